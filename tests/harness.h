@@ -1,0 +1,61 @@
+/* Tiny test harness shared by the test programs. Each test program is one translation unit that defines
+   RLX_IMPLEMENTATION, includes rlx.h and this file, and ends main() with `return th_summary("area");`, which
+   prints `area: N passed, N failed, N skipped` (the Makefile adds the lines up into the final summary).
+
+   TH_CHECK(cond, fmt, ...)  counts one pass or one failure (and prints the failure with file:line).
+   th_skip(fmt, ...)         counts one skip and prints why. A skipped case is never counted as passed.
+   th_close(a, b, atol, rtol) |a-b| <= atol + rtol*|b|, NaN equals NaN, inf equals the same inf.
+   th_rng / th_uniform        deterministic xorshift random numbers (never all zero). */
+#ifndef RLX_TEST_HARNESS_H
+#define RLX_TEST_HARNESS_H
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static int th_passed, th_failed, th_skipped;
+static int th_verbose;
+
+#define TH_CHECK(cond, ...) th_check_((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
+
+static void th_check_(int ok, const char* file, int line, const char* fmt, ...) {
+    if (ok) { th_passed++; return; }
+    th_failed++;
+    fprintf(stdout, "FAIL %s:%d: ", file, line);
+    { va_list ap; va_start(ap, fmt); vfprintf(stdout, fmt, ap); va_end(ap); }
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+static void th_skip(const char* fmt, ...) {
+    th_skipped++;
+    fputs("SKIP: ", stdout);
+    { va_list ap; va_start(ap, fmt); vfprintf(stdout, fmt, ap); va_end(ap); }
+    fputc('\n', stdout);
+}
+
+static int th_close(double a, double b, double atol, double rtol) {
+    if (a != a || b != b) return (a != a) && (b != b);
+    if (isinf(a) || isinf(b)) return a == b;
+    return fabs(a - b) <= atol + rtol * fabs(b);
+}
+
+static uint64_t th_state = 0x9E3779B97F4A7C15ull;
+static void th_seed(uint64_t s) { th_state = s ? s : 0x9E3779B97F4A7C15ull; }
+static uint64_t th_rng(void) {
+    uint64_t x = th_state;
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    th_state = x;
+    return x;
+}
+/* uniform in [lo, hi) */
+static double th_uniform(double lo, double hi) {
+    return lo + (hi - lo) * (double)(th_rng() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static int th_summary(const char* area) {
+    printf("%s: %d passed, %d failed, %d skipped\n", area, th_passed, th_failed, th_skipped);
+    return th_failed ? 1 : 0;
+}
+#endif
