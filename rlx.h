@@ -282,7 +282,8 @@ RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b);
 
 /* Reductions over a set of axes (negative axes count from the end; naxes = 0 means all axes). sum/prod of an
    integer or bool tensor give int64 (numpy's default), otherwise the input dtype; mean needs a float dtype.
-   argmax/argmin give int64 indices along one axis; ties go to the first index; NaN counts as the maximum. */
+   argmax/argmin give int64 indices along one axis; ties go to the first index; a NaN wins (the index of the
+   first NaN, as numpy). max/min reductions propagate NaN. */
 RLXDEF rlx_tensor rlx_reduce(rlx_graph* g, rlx_op op, rlx_tensor x, int naxes, const int* axes, int keepdims);
 RLXDEF rlx_tensor rlx_reduce_sum(rlx_graph* g, rlx_tensor x, int naxes, const int* axes, int keepdims);
 RLXDEF rlx_tensor rlx_reduce_mean(rlx_graph* g, rlx_tensor x, int naxes, const int* axes, int keepdims);
@@ -337,7 +338,10 @@ typedef enum rlx_device {
 enum {
     RLX_COMPILE_NO_FALLBACK = 1u << 0,  /* fail instead of falling back to another device              */
     RLX_COMPILE_NO_OPTIMIZE = 1u << 1,  /* skip constant folding, CSE and DCE (verify still runs)      */
-    RLX_COMPILE_NO_REUSE = 1u << 2      /* give every buffer its own memory (for debugging the planner) */
+    RLX_COMPILE_NO_REUSE = 1u << 2,     /* give every buffer its own memory (for debugging the planner) */
+    RLX_COMPILE_DECOMPOSE = 1u << 3     /* legalize as if the device lacked every composite op that has a
+                                           decomposition (gelu, silu, sigmoid, rsqrt, mean, softmax,
+                                           log_softmax, layernorm, rmsnorm): tests the GPU legalizer on the CPU */
 };
 
 /* Zero-initialise and set what you need. */
@@ -453,3 +457,4151 @@ RLXDEF size_t rlx_program_report(const rlx_program* p, char* buf, size_t cap);
 }
 #endif
 #endif /* RLX_H */
+
+/* ============================================================================================================
+   IMPLEMENTATION. Stop here if you only need the API.
+   ============================================================================================================ */
+#if defined(__INTELLISENSE__) || defined(__JETBRAINS_IDE__) || defined(Q_CREATOR_RUN) || defined(__CDT_PARSER__)
+#  ifndef RLX_IMPLEMENTATION
+#    define RLX_IMPLEMENTATION
+#  endif
+#endif
+
+#if defined(RLX_IMPLEMENTATION) && !defined(RLX_IMPLEMENTATION_INCLUDED)
+#define RLX_IMPLEMENTATION_INCLUDED
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>config
+   ------------------------------------------------------------------------------------------------------------ */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(RLX_MALLOC) && defined(RLX_REALLOC) && defined(RLX_FREE)
+/* all three given */
+#elif !defined(RLX_MALLOC) && !defined(RLX_REALLOC) && !defined(RLX_FREE)
+#  define RLX_MALLOC(sz) malloc(sz)
+#  define RLX_REALLOC(p, sz) realloc(p, sz)
+#  define RLX_FREE(p) free(p)
+#else
+#  error "rlx.h: define all of RLX_MALLOC, RLX_REALLOC and RLX_FREE, or none of them"
+#endif
+
+#ifndef RLX_ASSERT
+#  include <assert.h>
+#  define RLX_ASSERT(c) assert(c)
+#endif
+
+#ifndef RLX_MAX_THREADS
+#  define RLX_MAX_THREADS 64
+#endif
+
+#if !defined(RLX_NO_THREADS)
+#  if defined(_WIN32)
+#    ifndef WIN32_LEAN_AND_MEAN
+#      define WIN32_LEAN_AND_MEAN
+#    endif
+#    include <windows.h>
+#  else
+#    include <pthread.h>
+#    include <unistd.h>
+#  endif
+#endif
+
+#define RLX__ALIGN 64
+#define RLX__MIN(a, b) ((a) < (b) ? (a) : (b))
+#define RLX__MAX(a, b) ((a) > (b) ? (a) : (b))
+#define RLX__UNUSED(x) (void)(x)
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>alloc
+   ------------------------------------------------------------------------------------------------------------ */
+static void* rlx__alloc(const rlx_allocator* a, size_t n) {
+    if (n == 0) n = 1;
+    if (a && a->alloc) return a->alloc(n, a->user_data);
+    return RLX_MALLOC(n);
+}
+static void rlx__free(const rlx_allocator* a, void* p) {
+    if (!p) return;
+    if (a && a->free) { a->free(p, a->user_data); return; }
+    RLX_FREE(p);
+}
+static void* rlx__calloc(const rlx_allocator* a, size_t n) {
+    void* p = rlx__alloc(a, n);
+    if (p) memset(p, 0, n);
+    return p;
+}
+/* Grow a dynamic array to hold at least `need` elements of `esz` bytes. Returns 0 on out of memory. */
+static int rlx__grow(const rlx_allocator* a, void** arr, int* cap, int need, size_t esz) {
+    void* na;
+    int nc;
+    if (need <= *cap) return 1;
+    nc = *cap ? *cap * 2 : 16;
+    while (nc < need) nc *= 2;
+    na = rlx__alloc(a, (size_t)nc * esz);
+    if (!na) return 0;
+    if (*arr) { memcpy(na, *arr, (size_t)*cap * esz); rlx__free(a, *arr); }
+    *arr = na;
+    *cap = nc;
+    return 1;
+}
+static char* rlx__strdup(const rlx_allocator* a, const char* s) {
+    size_t n = strlen(s) + 1;
+    char* d = (char*)rlx__alloc(a, n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+/* 64-byte aligned block: returns the aligned pointer, *raw gets what to free. */
+static void* rlx__alloc_aligned(const rlx_allocator* a, size_t n, void** raw) {
+    unsigned char* r = (unsigned char*)rlx__alloc(a, n + RLX__ALIGN);
+    size_t mis;
+    *raw = r;
+    if (!r) return NULL;
+    mis = (size_t)((uintptr_t)r % RLX__ALIGN);
+    return r + (mis ? RLX__ALIGN - mis : 0);
+}
+static size_t rlx__align_up(size_t n) { return (n + (RLX__ALIGN - 1)) & ~(size_t)(RLX__ALIGN - 1); }
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>log  (messages, names)
+   ------------------------------------------------------------------------------------------------------------ */
+RLXDEF const char* rlx_version(void) { return RLX_VERSION_STRING; }
+
+RLXDEF const char* rlx_result_string(rlx_result r) {
+    switch (r) {
+    case RLX_OK: return "ok";
+    case RLX_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case RLX_ERROR_OUT_OF_MEMORY: return "out of memory";
+    case RLX_ERROR_INTERNAL: return "internal error";
+    case RLX_ERROR_SHAPE: return "invalid or incompatible shape";
+    case RLX_ERROR_DTYPE: return "invalid or mismatched dtype";
+    case RLX_ERROR_AXIS: return "axis out of range";
+    case RLX_ERROR_NOT_FOUND: return "name not found";
+    case RLX_ERROR_SIZE: return "size mismatch";
+    case RLX_ERROR_DUPLICATE: return "duplicate name";
+    case RLX_ERROR_BAD_GRAPH: return "graph cannot be compiled";
+    case RLX_ERROR_INVALID_TENSOR: return "invalid tensor handle";
+    case RLX_ERROR_NOT_SET: return "param or input not set";
+    case RLX_ERROR_DEVICE_UNAVAILABLE: return "device unavailable";
+    case RLX_ERROR_UNSUPPORTED: return "unsupported on this device";
+    default: return "unknown result code";
+    }
+}
+
+static const char* const rlx__op_names[] = {
+#define RLX__OP_NAME(n, s) s,
+    RLX_OP_LIST(RLX__OP_NAME)
+#undef RLX__OP_NAME
+};
+
+RLXDEF const char* rlx_op_name(rlx_op op) {
+    if ((int)op < 0 || (int)op >= (int)RLX_OP_COUNT) return "?";
+    return rlx__op_names[op];
+}
+
+static const char* const rlx__dtype_names[] = {"invalid", "f32", "f16", "bf16", "f64", "i8", "i16",
+                                               "i32", "i64", "u8", "u32", "bool"};
+static const unsigned char rlx__dtype_sizes[] = {0, 4, 2, 2, 8, 1, 2, 4, 8, 1, 4, 1};
+
+static int rlx__dtype_ok(rlx_dtype t) { return (int)t > 0 && (int)t < (int)RLX_DTYPE_COUNT; }
+RLXDEF const char* rlx_dtype_name(rlx_dtype t) { return rlx__dtype_ok(t) ? rlx__dtype_names[t] : "invalid"; }
+RLXDEF size_t rlx_dtype_size(rlx_dtype t) { return rlx__dtype_ok(t) ? rlx__dtype_sizes[t] : 0; }
+static int rlx__is_float(rlx_dtype t) { return t == RLX_F32 || t == RLX_F16 || t == RLX_BF16 || t == RLX_F64; }
+static int rlx__is_signed_int(rlx_dtype t) { return t == RLX_I8 || t == RLX_I16 || t == RLX_I32 || t == RLX_I64; }
+static int rlx__is_int(rlx_dtype t) { return rlx__is_signed_int(t) || t == RLX_U8 || t == RLX_U32; }
+
+RLXDEF const char* rlx_device_name(rlx_device d) {
+    switch (d) {
+    case RLX_DEVICE_AUTO: return "auto";
+    case RLX_DEVICE_CPU: return "cpu";
+    case RLX_DEVICE_VULKAN: return "vulkan";
+    case RLX_DEVICE_CUDA: return "cuda";
+    case RLX_DEVICE_HIP: return "hip";
+    default: return "invalid";
+    }
+}
+
+static void rlx__vfmt(char* buf, size_t cap, const char* fmt, va_list ap) {
+    vsnprintf(buf, cap, fmt, ap);
+}
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>convert  (element conversion: the one place that defines cast semantics)
+   ------------------------------------------------------------------------------------------------------------ */
+static uint64_t rlx__f64_bits(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+static float rlx__bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+/* Round a double to a small binary float with `mb` mantissa bits and `eb` exponent bits (f16: 10/5, bf16:
+   7/8), round to nearest even, overflow to inf, NaN stays NaN (quiet). Returns the bit pattern. */
+static uint16_t rlx__round_small_float(double d, int mb, int eb) {
+    uint64_t u = rlx__f64_bits(d);
+    uint16_t sign = (uint16_t)((u >> 63) << (mb + eb));
+    int e = (int)((u >> 52) & 0x7FF);
+    uint64_t m = u & 0xFFFFFFFFFFFFFull;
+    int bias = (1 << (eb - 1)) - 1, emax = (1 << eb) - 1;
+    int ue;
+    uint64_t full, keep, rem, half;
+    int shift;
+    if (e == 0x7FF) { /* inf / nan */
+        uint16_t r = (uint16_t)(sign | ((uint16_t)emax << mb));
+        if (m) r = (uint16_t)(r | (1u << (mb - 1)));
+        return r;
+    }
+    if (e == 0) return sign; /* double subnormals are far below any small float's range */
+    ue = e - 1023;           /* value = 1.m × 2^ue */
+    full = m | (1ull << 52); /* 53-bit significand */
+    if (ue + bias >= 1) {    /* normal range of the target */
+        shift = 52 - mb;
+    } else {                 /* subnormal in the target: value = full × 2^(ue-52); unit = 2^(1-bias-mb) */
+        shift = 52 - mb + (1 - bias - ue);
+        if (shift > 62) return sign;
+    }
+    keep = full >> shift;
+    rem = full & ((1ull << shift) - 1);
+    half = 1ull << (shift - 1);
+    if (rem > half || (rem == half && (keep & 1))) keep++;
+    if (ue + bias >= 1) {
+        /* keep holds 1.m with mb fraction bits; carry may have made it 2.0 */
+        int te = ue + bias;
+        if (keep >> (mb + 1)) { keep >>= 1; te++; }
+        if (te >= emax) return (uint16_t)(sign | ((uint16_t)emax << mb));
+        return (uint16_t)(sign | ((uint16_t)te << mb) | (uint16_t)(keep & ((1u << mb) - 1)));
+    }
+    /* subnormal: keep is the subnormal mantissa; rounding up to 1<<mb gives the smallest normal, which the
+       same bit pattern encodes */
+    return (uint16_t)(sign | (uint16_t)keep);
+}
+static double rlx__small_float_to_f64(uint16_t h, int mb, int eb) {
+    int bias = (1 << (eb - 1)) - 1, emax = (1 << eb) - 1;
+    int e = (h >> mb) & emax;
+    uint32_t m = h & ((1u << mb) - 1);
+    double s = (h >> (mb + eb)) ? -1.0 : 1.0;
+    if (e == emax) return m ? (double)NAN : s * (double)INFINITY;
+    if (e == 0) return s * ldexp((double)m, 1 - bias - mb);
+    return s * ldexp((double)(m | (1u << mb)), e - bias - mb);
+}
+static uint16_t rlx__f64_to_f16(double d) { return rlx__round_small_float(d, 10, 5); }
+static uint16_t rlx__f64_to_bf16(double d) { return rlx__round_small_float(d, 7, 8); }
+static float rlx__f16_to_f32(uint16_t h) { return (float)rlx__small_float_to_f64(h, 10, 5); }
+static float rlx__bf16_to_f32(uint16_t h) { return rlx__bits_f32((uint32_t)h << 16); }
+
+/* Load element i of any dtype as double (floats) or int64 (integers and bool). */
+static double rlx__load_f64(const void* p, rlx_dtype t, int64_t i) {
+    switch (t) {
+    case RLX_F32: return (double)((const float*)p)[i];
+    case RLX_F16: return (double)rlx__f16_to_f32(((const uint16_t*)p)[i]);
+    case RLX_BF16: return (double)rlx__bf16_to_f32(((const uint16_t*)p)[i]);
+    case RLX_F64: return ((const double*)p)[i];
+    case RLX_I8: return (double)((const int8_t*)p)[i];
+    case RLX_I16: return (double)((const int16_t*)p)[i];
+    case RLX_I32: return (double)((const int32_t*)p)[i];
+    case RLX_I64: return (double)((const int64_t*)p)[i];
+    case RLX_U8: return (double)((const uint8_t*)p)[i];
+    case RLX_U32: return (double)((const uint32_t*)p)[i];
+    case RLX_BOOL: return ((const uint8_t*)p)[i] ? 1.0 : 0.0;
+    default: return 0.0;
+    }
+}
+static int64_t rlx__load_i64(const void* p, rlx_dtype t, int64_t i) {
+    switch (t) {
+    case RLX_I8: return ((const int8_t*)p)[i];
+    case RLX_I16: return ((const int16_t*)p)[i];
+    case RLX_I32: return ((const int32_t*)p)[i];
+    case RLX_I64: return ((const int64_t*)p)[i];
+    case RLX_U8: return ((const uint8_t*)p)[i];
+    case RLX_U32: return ((const uint32_t*)p)[i];
+    case RLX_BOOL: return ((const uint8_t*)p)[i] ? 1 : 0;
+    default: return (int64_t)rlx__load_f64(p, t, i);
+    }
+}
+static int64_t rlx__sat_i64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+/* float → integer: truncate toward zero, saturate, NaN → 0 */
+static int64_t rlx__f64_to_int_sat(double d, int64_t lo, int64_t hi) {
+    if (d != d) return 0;
+    d = trunc(d);
+    if (d <= (double)lo) return lo;
+    if (d >= (double)hi) return hi; /* (double)INT64_MAX rounds up to 2^63, so >= catches it */
+    return (int64_t)d;
+}
+static void rlx__int_range(rlx_dtype t, int64_t* lo, int64_t* hi) {
+    switch (t) {
+    case RLX_I8: *lo = INT8_MIN; *hi = INT8_MAX; break;
+    case RLX_I16: *lo = INT16_MIN; *hi = INT16_MAX; break;
+    case RLX_I32: *lo = INT32_MIN; *hi = INT32_MAX; break;
+    case RLX_U8: *lo = 0; *hi = UINT8_MAX; break;
+    case RLX_U32: *lo = 0; *hi = (int64_t)UINT32_MAX; break;
+    case RLX_BOOL: *lo = 0; *hi = 1; break;
+    default: *lo = INT64_MIN; *hi = INT64_MAX; break;
+    }
+}
+/* Store a double into any dtype with the cast rules (saturating for integers). */
+static void rlx__store_f64(void* p, rlx_dtype t, int64_t i, double v) {
+    int64_t lo, hi;
+    switch (t) {
+    case RLX_F32: ((float*)p)[i] = (float)v; return;
+    case RLX_F16: ((uint16_t*)p)[i] = rlx__f64_to_f16(v); return;
+    case RLX_BF16: ((uint16_t*)p)[i] = rlx__f64_to_bf16(v); return;
+    case RLX_F64: ((double*)p)[i] = v; return;
+    case RLX_BOOL: ((uint8_t*)p)[i] = (uint8_t)(v != 0.0); return;
+    default: break;
+    }
+    rlx__int_range(t, &lo, &hi);
+    {
+        int64_t x = rlx__f64_to_int_sat(v, lo, hi);
+        switch (t) {
+        case RLX_I8: ((int8_t*)p)[i] = (int8_t)x; break;
+        case RLX_I16: ((int16_t*)p)[i] = (int16_t)x; break;
+        case RLX_I32: ((int32_t*)p)[i] = (int32_t)x; break;
+        case RLX_I64: ((int64_t*)p)[i] = x; break;
+        case RLX_U8: ((uint8_t*)p)[i] = (uint8_t)x; break;
+        case RLX_U32: ((uint32_t*)p)[i] = (uint32_t)x; break;
+        default: break;
+        }
+    }
+}
+/* Store an int64 into any dtype. sat != 0: saturate (cast rules); sat == 0: wrap (arithmetic results). */
+static void rlx__store_i64(void* p, rlx_dtype t, int64_t i, int64_t v, int sat) {
+    if (sat && rlx__is_int(t)) {
+        int64_t lo, hi;
+        rlx__int_range(t, &lo, &hi);
+        v = rlx__sat_i64(v, lo, hi);
+    }
+    switch (t) {
+    case RLX_F32: ((float*)p)[i] = (float)v; break;
+    case RLX_F64: ((double*)p)[i] = (double)v; break;
+    case RLX_F16: ((uint16_t*)p)[i] = rlx__f64_to_f16((double)v); break;
+    case RLX_BF16: ((uint16_t*)p)[i] = rlx__f64_to_bf16((double)v); break;
+    case RLX_I8: ((int8_t*)p)[i] = (int8_t)(uint8_t)(uint64_t)v; break;
+    case RLX_I16: ((int16_t*)p)[i] = (int16_t)(uint16_t)(uint64_t)v; break;
+    case RLX_I32: ((int32_t*)p)[i] = (int32_t)(uint32_t)(uint64_t)v; break;
+    case RLX_I64: ((int64_t*)p)[i] = v; break;
+    case RLX_U8: ((uint8_t*)p)[i] = (uint8_t)(uint64_t)v; break;
+    case RLX_U32: ((uint32_t*)p)[i] = (uint32_t)(uint64_t)v; break;
+    case RLX_BOOL: ((uint8_t*)p)[i] = (uint8_t)(v != 0); break;
+    default: break;
+    }
+}
+/* Convert one element between dtypes with the rules documented at rlx_cast. */
+static void rlx__convert_elem(void* dst, rlx_dtype dt, int64_t di, const void* src, rlx_dtype st, int64_t si) {
+    if (rlx__is_float(st)) rlx__store_f64(dst, dt, di, rlx__load_f64(src, st, si));
+    else rlx__store_i64(dst, dt, di, rlx__load_i64(src, st, si), 1);
+}
+/* Convert n contiguous elements. */
+static void rlx__convert(void* dst, rlx_dtype dt, const void* src, rlx_dtype st, int64_t n) {
+    int64_t i;
+    if (dt == st) { memcpy(dst, src, (size_t)n * rlx_dtype_size(dt)); return; }
+    if (st == RLX_F32 && dt == RLX_F16) {
+        for (i = 0; i < n; i++) ((uint16_t*)dst)[i] = rlx__f64_to_f16((double)((const float*)src)[i]);
+        return;
+    }
+    if (st == RLX_F16 && dt == RLX_F32) {
+        for (i = 0; i < n; i++) ((float*)dst)[i] = rlx__f16_to_f32(((const uint16_t*)src)[i]);
+        return;
+    }
+    for (i = 0; i < n; i++) rlx__convert_elem(dst, dt, i, src, st, i);
+}
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>ir
+   A graph is a list of nodes in topological order (every input precedes its user). Node ids are 1-based
+   indices; id 0 is "no tensor". Input ids of all nodes live in one pool (concat has any number).
+   ------------------------------------------------------------------------------------------------------------ */
+#define RLX__NIA 20
+
+typedef struct rlx__node {
+    rlx_op op;
+    rlx_dtype dtype;
+    int rank;
+    int64_t shape[RLX_MAX_RANK];
+    int nin;
+    int in_off;               /* first input id in graph->ins                                   */
+    int64_t ia[RLX__NIA];     /* integer attributes, meaning per op (see rlx__attr_doc)         */
+    double fa[2];             /* float attributes (eps, scalar value)                            */
+    char* name;               /* input / param name (owned)                                     */
+    void* data;               /* constant payload (owned), rank/shape/dtype as the node's       */
+} rlx__node;
+/* Integer attributes by op:
+   CAST: ia[0] = source dtype (for the dump only)      MATMUL: ia[0]/ia[1] = original ranks of a / b
+   reductions: ia[0] = keepdims, ia[1] = naxes, ia[2..] = normalised axes     ARGMAX/MIN: ia[0] axis, ia[1] keepdims
+   SOFTMAX/LOG_SOFTMAX: ia[0] axis        LAYERNORM: ia[0] axis, ia[1] has gamma, ia[2] has beta; fa[0] eps
+   RMSNORM: ia[1] has gamma, ia[2] has beta; fa[0] eps      TRANSPOSE: ia[0..rank) perm
+   SLICE: ia[0] axis, ia[1] start (normalised), ia[2] step      CONCAT: ia[0] axis      GATHER: ia[0] axis */
+
+typedef struct rlx__out { char* name; uint32_t id; } rlx__out;
+
+struct rlx_graph {
+    rlx_allocator al;
+    rlx__node* nodes;
+    int n, cap;
+    uint32_t* ins;
+    int nins, cap_ins;
+    rlx__out* outs;
+    int nouts, cap_outs;
+    rlx_result status;      /* first sticky builder error */
+    char msg[512];
+};
+
+static rlx__node* rlx__N(const rlx_graph* g, uint32_t id) { return &g->nodes[id - 1]; }
+static uint32_t rlx__in(const rlx_graph* g, const rlx__node* nd, int k) { return g->ins[nd->in_off + k]; }
+
+static int64_t rlx__numel(int rank, const int64_t* shape) {
+    int64_t n = 1;
+    int i;
+    for (i = 0; i < rank; i++) n *= shape[i];
+    return n;
+}
+static int64_t rlx__node_numel(const rlx__node* nd) { return rlx__numel(nd->rank, nd->shape); }
+static size_t rlx__node_bytes(const rlx__node* nd) { return (size_t)rlx__node_numel(nd) * rlx_dtype_size(nd->dtype); }
+
+/* Records an error on g. Builder errors are sticky (the first one wins); compile errors only set msg. */
+static rlx_result rlx__gerr(rlx_graph* g, rlx_result r, const char* fmt, ...) {
+    va_list ap;
+    if (!g) return r;
+    if (g->status != RLX_OK) return r;  /* keep the first message */
+    g->status = r;
+    va_start(ap, fmt);
+    rlx__vfmt(g->msg, sizeof g->msg, fmt, ap);
+    va_end(ap);
+    return r;
+}
+static void rlx__gmsg(rlx_graph* g, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    rlx__vfmt(g->msg, sizeof g->msg, fmt, ap);
+    va_end(ap);
+}
+
+RLXDEF rlx_graph* rlx_graph_create(const rlx_graph_desc* desc) {
+    rlx_allocator al;
+    rlx_graph* g;
+    memset(&al, 0, sizeof al);
+    if (desc) al = desc->allocator;
+    if ((al.alloc == NULL) != (al.free == NULL)) return NULL; /* all or none */
+    g = (rlx_graph*)rlx__calloc(&al, sizeof *g);
+    if (!g) return NULL;
+    g->al = al;
+    return g;
+}
+
+RLXDEF void rlx_graph_destroy(rlx_graph* g) {
+    int i;
+    if (!g) return;
+    for (i = 0; i < g->n; i++) {
+        rlx__free(&g->al, g->nodes[i].name);
+        rlx__free(&g->al, g->nodes[i].data);
+    }
+    for (i = 0; i < g->nouts; i++) rlx__free(&g->al, g->outs[i].name);
+    rlx__free(&g->al, g->nodes);
+    rlx__free(&g->al, g->ins);
+    rlx__free(&g->al, g->outs);
+    {
+        rlx_allocator al = g->al;
+        rlx__free(&al, g);
+    }
+}
+
+RLXDEF rlx_result rlx_graph_status(const rlx_graph* g) { return g ? g->status : RLX_ERROR_INVALID_ARGUMENT; }
+RLXDEF const char* rlx_graph_error(const rlx_graph* g) { return g ? g->msg : "graph is NULL"; }
+RLXDEF int rlx_graph_node_count(const rlx_graph* g) { return g ? g->n : 0; }
+
+RLXDEF rlx_dtype rlx_tensor_info(const rlx_graph* g, rlx_tensor t, int* rank, int64_t* shape) {
+    const rlx__node* nd;
+    if (!g || t.id == 0 || t.id > (uint32_t)g->n) return RLX_DTYPE_INVALID;
+    nd = rlx__N(g, t.id);
+    if (rank) *rank = nd->rank;
+    if (shape) memcpy(shape, nd->shape, sizeof(int64_t) * (size_t)nd->rank);
+    return nd->dtype;
+}
+
+/* Append a node; inputs are copied into the pool. Returns the new id or 0 (out of memory, error recorded). */
+static uint32_t rlx__add_node(rlx_graph* g, rlx_op op, rlx_dtype dt, int rank, const int64_t* shape, int nin,
+                              const uint32_t* ins) {
+    rlx__node* nd;
+    if (!rlx__grow(&g->al, (void**)&g->nodes, &g->cap, g->n + 1, sizeof(rlx__node)) ||
+        !rlx__grow(&g->al, (void**)&g->ins, &g->cap_ins, g->nins + nin, sizeof(uint32_t))) {
+        rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "out of memory while adding a %s node", rlx_op_name(op));
+        return 0;
+    }
+    nd = &g->nodes[g->n];
+    memset(nd, 0, sizeof *nd);
+    nd->op = op;
+    nd->dtype = dt;
+    nd->rank = rank;
+    if (rank) memcpy(nd->shape, shape, sizeof(int64_t) * (size_t)rank);
+    nd->nin = nin;
+    nd->in_off = g->nins;
+    if (nin) memcpy(g->ins + g->nins, ins, sizeof(uint32_t) * (size_t)nin);
+    g->nins += nin;
+    return (uint32_t)++g->n;
+}
+
+static rlx_tensor rlx__T(uint32_t id) { rlx_tensor t; t.id = id; return t; }
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>infer  (validation and shape inference of every builder)
+   ------------------------------------------------------------------------------------------------------------ */
+/* Common entry of every builder: graph non-NULL, no sticky error, every handle valid. */
+static int rlx__begin(rlx_graph* g, const char* what, int n, const rlx_tensor* ts) {
+    int i;
+    if (!g) return 0;
+    if (g->status != RLX_OK) return 0;
+    for (i = 0; i < n; i++) {
+        if (ts[i].id == 0 || ts[i].id > (uint32_t)g->n) {
+            rlx__gerr(g, RLX_ERROR_INVALID_TENSOR, "%s: input %d is not a tensor of this graph (id %u)", what, i,
+                      (unsigned)ts[i].id);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int rlx__check_shape(rlx_graph* g, const char* what, int rank, const int64_t* shape) {
+    int i;
+    int64_t n = 1;
+    if (rank < 0 || rank > RLX_MAX_RANK) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: rank %d is outside 0..%d", what, rank, RLX_MAX_RANK);
+        return 0;
+    }
+    if (rank > 0 && !shape) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: shape is NULL", what);
+        return 0;
+    }
+    for (i = 0; i < rank; i++) {
+        if (shape[i] < 1) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: dim %d is %lld; dims must be >= 1", what, i, (long long)shape[i]);
+            return 0;
+        }
+        if (n > INT64_MAX / shape[i] || (uint64_t)(n * shape[i]) > (uint64_t)(SIZE_MAX / 8)) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: element count overflows", what);
+            return 0;
+        }
+        n *= shape[i];
+    }
+    return 1;
+}
+
+static int rlx__norm_axis(rlx_graph* g, const char* what, int axis, int rank, int* out) {
+    int a = axis < 0 ? axis + rank : axis;
+    if (a < 0 || a >= rank) {
+        rlx__gerr(g, RLX_ERROR_AXIS, "%s: axis %d is out of range for rank %d", what, axis, rank);
+        return 0;
+    }
+    *out = a;
+    return 1;
+}
+
+static void rlx__shape_str(char* buf, size_t cap, int rank, const int64_t* shape) {
+    size_t o = 0;
+    int i;
+    o += (size_t)snprintf(buf + o, cap - o, "[");
+    for (i = 0; i < rank && o < cap; i++)
+        o += (size_t)snprintf(buf + o, cap - o, i ? ",%lld" : "%lld", (long long)shape[i]);
+    if (o < cap) snprintf(buf + o, cap - o, "]");
+}
+
+/* numpy broadcasting of two shapes into out. Returns 0 on mismatch. */
+static int rlx__broadcast(int ra, const int64_t* a, int rb, const int64_t* b, int* ro, int64_t* o) {
+    int r = RLX__MAX(ra, rb), i;
+    for (i = 0; i < r; i++) {
+        int64_t da = i < r - ra ? 1 : a[i - (r - ra)];
+        int64_t db = i < r - rb ? 1 : b[i - (r - rb)];
+        if (da != db && da != 1 && db != 1) return 0;
+        o[i] = da == 1 ? db : da;
+    }
+    *ro = r;
+    return 1;
+}
+
+static uint32_t rlx__source(rlx_graph* g, rlx_op op, const char* what, const char* name, rlx_dtype dt, int rank,
+                            const int64_t* shape) {
+    uint32_t id;
+    int i;
+    if (!g || g->status != RLX_OK) return 0;
+    if (!rlx__dtype_ok(dt)) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: invalid dtype %d", what, (int)dt);
+        return 0;
+    }
+    if (!rlx__check_shape(g, what, rank, shape)) return 0;
+    if (op != RLX_OP_CONSTANT) {
+        if (!name || !name[0]) {
+            rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: name is NULL or empty", what);
+            return 0;
+        }
+        for (i = 0; i < g->n; i++)
+            if (g->nodes[i].name && strcmp(g->nodes[i].name, name) == 0) {
+                rlx__gerr(g, RLX_ERROR_DUPLICATE, "%s: name '%s' is already used by an input or param", what, name);
+                return 0;
+            }
+    }
+    id = rlx__add_node(g, op, dt, rank, shape, 0, NULL);
+    if (id && name) {
+        rlx__N(g, id)->name = rlx__strdup(&g->al, name);
+        if (!rlx__N(g, id)->name) {
+            g->n--;
+            rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
+            return 0;
+        }
+    }
+    return id;
+}
+
+RLXDEF rlx_tensor rlx_input(rlx_graph* g, const char* name, rlx_dtype dtype, int rank, const int64_t* shape) {
+    return rlx__T(rlx__source(g, RLX_OP_INPUT, "input", name, dtype, rank, shape));
+}
+RLXDEF rlx_tensor rlx_param(rlx_graph* g, const char* name, rlx_dtype dtype, int rank, const int64_t* shape) {
+    return rlx__T(rlx__source(g, RLX_OP_PARAM, "param", name, dtype, rank, shape));
+}
+RLXDEF rlx_tensor rlx_constant(rlx_graph* g, rlx_dtype dtype, int rank, const int64_t* shape, const void* data) {
+    uint32_t id;
+    size_t bytes;
+    void* copy;
+    if (!g || g->status != RLX_OK) return rlx__T(0);
+    if (!data) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "constant: data is NULL");
+        return rlx__T(0);
+    }
+    id = rlx__source(g, RLX_OP_CONSTANT, "constant", NULL, dtype, rank, shape);
+    if (!id) return rlx__T(0);
+    bytes = rlx__node_bytes(rlx__N(g, id));
+    copy = rlx__alloc(&g->al, bytes);
+    if (!copy) {
+        g->n--;
+        rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "constant: out of memory for %zu bytes", bytes);
+        return rlx__T(0);
+    }
+    memcpy(copy, data, bytes);
+    rlx__N(g, id)->data = copy;
+    return rlx__T(id);
+}
+RLXDEF rlx_tensor rlx_scalar(rlx_graph* g, rlx_dtype dtype, double value) {
+    unsigned char buf[8];
+    if (!g || g->status != RLX_OK) return rlx__T(0);
+    if (!rlx__dtype_ok(dtype)) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "scalar: invalid dtype %d", (int)dtype);
+        return rlx__T(0);
+    }
+    rlx__store_f64(buf, dtype, 0, value);
+    return rlx_constant(g, dtype, 0, NULL, buf);
+}
+
+RLXDEF rlx_result rlx_output(rlx_graph* g, const char* name, rlx_tensor t) {
+    int i;
+    if (!g) return RLX_ERROR_INVALID_ARGUMENT;
+    if (g->status != RLX_OK) return g->status;
+    if (!name || !name[0]) return rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "output: name is NULL or empty");
+    if (!rlx__begin(g, "output", 1, &t)) return g->status;
+    for (i = 0; i < g->nouts; i++)
+        if (strcmp(g->outs[i].name, name) == 0)
+            return rlx__gerr(g, RLX_ERROR_DUPLICATE, "output: name '%s' is already an output", name);
+    if (!rlx__grow(&g->al, (void**)&g->outs, &g->cap_outs, g->nouts + 1, sizeof(rlx__out)))
+        return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "output: out of memory");
+    g->outs[g->nouts].name = rlx__strdup(&g->al, name);
+    if (!g->outs[g->nouts].name) return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "output: out of memory");
+    g->outs[g->nouts].id = t.id;
+    g->nouts++;
+    return RLX_OK;
+}
+
+/* ---- unary ---- */
+static int rlx__is_unary(rlx_op op) { return op >= RLX_OP_NEG && op <= RLX_OP_CEIL; }
+static int rlx__is_binary(rlx_op op) { return op >= RLX_OP_ADD && op <= RLX_OP_GE; }
+static int rlx__is_compare(rlx_op op) { return op >= RLX_OP_EQ && op <= RLX_OP_GE; }
+static int rlx__is_reduce(rlx_op op) { return op >= RLX_OP_SUM && op <= RLX_OP_PROD; }
+
+RLXDEF rlx_tensor rlx_unary(rlx_graph* g, rlx_op op, rlx_tensor x) {
+    const rlx__node* nx;
+    rlx_dtype dt;
+    if (g && g->status == RLX_OK && !rlx__is_unary(op)) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "unary: op %d (%s) is not a unary op", (int)op, rlx_op_name(op));
+        return rlx__T(0);
+    }
+    if (!rlx__begin(g, rlx_op_name(op), 1, &x)) return rlx__T(0);
+    nx = rlx__N(g, x.id);
+    dt = nx->dtype;
+    if (!rlx__is_float(dt)) {
+        int ok = (op == RLX_OP_NEG || op == RLX_OP_ABS || op == RLX_OP_RELU) && rlx__is_signed_int(dt);
+        if (!ok) {
+            rlx__gerr(g, RLX_ERROR_DTYPE, "%s: dtype %s is not allowed (needs a float%s)", rlx_op_name(op),
+                      rlx_dtype_name(dt), (op == RLX_OP_NEG || op == RLX_OP_ABS || op == RLX_OP_RELU) ?
+                      " or signed integer" : "");
+            return rlx__T(0);
+        }
+    }
+    return rlx__T(rlx__add_node(g, op, dt, nx->rank, nx->shape, 1, &x.id));
+}
+#define RLX__UNARY_FN(fname, OPC) \
+    RLXDEF rlx_tensor fname(rlx_graph* g, rlx_tensor x) { return rlx_unary(g, OPC, x); }
+RLX__UNARY_FN(rlx_neg, RLX_OP_NEG)
+RLX__UNARY_FN(rlx_abs, RLX_OP_ABS)
+RLX__UNARY_FN(rlx_exp, RLX_OP_EXP)
+RLX__UNARY_FN(rlx_log, RLX_OP_LOG)
+RLX__UNARY_FN(rlx_sqrt, RLX_OP_SQRT)
+RLX__UNARY_FN(rlx_rsqrt, RLX_OP_RSQRT)
+RLX__UNARY_FN(rlx_sin, RLX_OP_SIN)
+RLX__UNARY_FN(rlx_cos, RLX_OP_COS)
+RLX__UNARY_FN(rlx_tan, RLX_OP_TAN)
+RLX__UNARY_FN(rlx_atan, RLX_OP_ATAN)
+RLX__UNARY_FN(rlx_tanh, RLX_OP_TANH)
+RLX__UNARY_FN(rlx_sigmoid, RLX_OP_SIGMOID)
+RLX__UNARY_FN(rlx_relu, RLX_OP_RELU)
+RLX__UNARY_FN(rlx_gelu, RLX_OP_GELU)
+RLX__UNARY_FN(rlx_gelu_tanh, RLX_OP_GELU_TANH)
+RLX__UNARY_FN(rlx_silu, RLX_OP_SILU)
+RLX__UNARY_FN(rlx_erf, RLX_OP_ERF)
+RLX__UNARY_FN(rlx_round, RLX_OP_ROUND)
+RLX__UNARY_FN(rlx_floor, RLX_OP_FLOOR)
+RLX__UNARY_FN(rlx_ceil, RLX_OP_CEIL)
+
+/* ---- binary ---- */
+RLXDEF rlx_tensor rlx_binary(rlx_graph* g, rlx_op op, rlx_tensor a, rlx_tensor b) {
+    rlx_tensor ab[2];
+    const rlx__node *na, *nb;
+    int r;
+    int64_t shape[RLX_MAX_RANK];
+    uint32_t ids[2];
+    ab[0] = a;
+    ab[1] = b;
+    if (g && g->status == RLX_OK && !rlx__is_binary(op)) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "binary: op %d (%s) is not a binary op", (int)op, rlx_op_name(op));
+        return rlx__T(0);
+    }
+    if (!rlx__begin(g, rlx_op_name(op), 2, ab)) return rlx__T(0);
+    na = rlx__N(g, a.id);
+    nb = rlx__N(g, b.id);
+    if (na->dtype != nb->dtype) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: dtypes differ (%s vs %s); cast one operand first", rlx_op_name(op),
+                  rlx_dtype_name(na->dtype), rlx_dtype_name(nb->dtype));
+        return rlx__T(0);
+    }
+    if (na->dtype == RLX_BOOL && !(op == RLX_OP_EQ || op == RLX_OP_NE)) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: bool operands are only allowed for eq/ne", rlx_op_name(op));
+        return rlx__T(0);
+    }
+    if (!rlx__broadcast(na->rank, na->shape, nb->rank, nb->shape, &r, shape)) {
+        char sa[128], sb[128];
+        rlx__shape_str(sa, sizeof sa, na->rank, na->shape);
+        rlx__shape_str(sb, sizeof sb, nb->rank, nb->shape);
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: shapes %s and %s do not broadcast", rlx_op_name(op), sa, sb);
+        return rlx__T(0);
+    }
+    ids[0] = a.id;
+    ids[1] = b.id;
+    return rlx__T(rlx__add_node(g, op, rlx__is_compare(op) ? RLX_BOOL : na->dtype, r, shape, 2, ids));
+}
+#define RLX__BINARY_FN(fname, OPC) \
+    RLXDEF rlx_tensor fname(rlx_graph* g, rlx_tensor a, rlx_tensor b) { return rlx_binary(g, OPC, a, b); }
+RLX__BINARY_FN(rlx_add, RLX_OP_ADD)
+RLX__BINARY_FN(rlx_sub, RLX_OP_SUB)
+RLX__BINARY_FN(rlx_mul, RLX_OP_MUL)
+RLX__BINARY_FN(rlx_div, RLX_OP_DIV)
+RLX__BINARY_FN(rlx_pow, RLX_OP_POW)
+RLX__BINARY_FN(rlx_max, RLX_OP_MAX)
+RLX__BINARY_FN(rlx_min, RLX_OP_MIN)
+RLX__BINARY_FN(rlx_eq, RLX_OP_EQ)
+RLX__BINARY_FN(rlx_ne, RLX_OP_NE)
+RLX__BINARY_FN(rlx_lt, RLX_OP_LT)
+RLX__BINARY_FN(rlx_le, RLX_OP_LE)
+RLX__BINARY_FN(rlx_gt, RLX_OP_GT)
+RLX__BINARY_FN(rlx_ge, RLX_OP_GE)
+
+RLXDEF rlx_tensor rlx_where(rlx_graph* g, rlx_tensor cond, rlx_tensor a, rlx_tensor b) {
+    rlx_tensor t3[3];
+    const rlx__node *nc, *na, *nb;
+    int r1, r2;
+    int64_t s1[RLX_MAX_RANK], s2[RLX_MAX_RANK];
+    uint32_t ids[3];
+    t3[0] = cond; t3[1] = a; t3[2] = b;
+    if (!rlx__begin(g, "where", 3, t3)) return rlx__T(0);
+    nc = rlx__N(g, cond.id);
+    na = rlx__N(g, a.id);
+    nb = rlx__N(g, b.id);
+    if (nc->dtype != RLX_BOOL) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "where: cond must be bool, not %s", rlx_dtype_name(nc->dtype));
+        return rlx__T(0);
+    }
+    if (na->dtype != nb->dtype) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "where: a and b dtypes differ (%s vs %s)", rlx_dtype_name(na->dtype),
+                  rlx_dtype_name(nb->dtype));
+        return rlx__T(0);
+    }
+    if (!rlx__broadcast(nc->rank, nc->shape, na->rank, na->shape, &r1, s1) ||
+        !rlx__broadcast(r1, s1, nb->rank, nb->shape, &r2, s2)) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "where: cond, a and b shapes do not broadcast");
+        return rlx__T(0);
+    }
+    ids[0] = cond.id; ids[1] = a.id; ids[2] = b.id;
+    return rlx__T(rlx__add_node(g, RLX_OP_WHERE, na->dtype, r2, s2, 3, ids));
+}
+
+RLXDEF rlx_tensor rlx_cast(rlx_graph* g, rlx_tensor x, rlx_dtype to) {
+    const rlx__node* nx;
+    uint32_t id;
+    if (!rlx__begin(g, "cast", 1, &x)) return rlx__T(0);
+    if (!rlx__dtype_ok(to)) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "cast: invalid target dtype %d", (int)to);
+        return rlx__T(0);
+    }
+    nx = rlx__N(g, x.id);
+    id = rlx__add_node(g, RLX_OP_CAST, to, nx->rank, nx->shape, 1, &x.id);
+    if (id) rlx__N(g, id)->ia[0] = rlx__N(g, x.id)->dtype;
+    return rlx__T(id);
+}
+
+RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b) {
+    rlx_tensor ab[2];
+    const rlx__node *na, *nb;
+    int64_t as[RLX_MAX_RANK], bs[RLX_MAX_RANK], os[RLX_MAX_RANK];
+    int ra, rb, rbatch, i, ro = 0;
+    int64_t M, K, K2, N;
+    uint32_t ids[2], id;
+    ab[0] = a; ab[1] = b;
+    if (!rlx__begin(g, "matmul", 2, ab)) return rlx__T(0);
+    na = rlx__N(g, a.id);
+    nb = rlx__N(g, b.id);
+    if (na->dtype != nb->dtype || na->dtype == RLX_BOOL) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "matmul: operands must share a non-bool dtype (%s vs %s)",
+                  rlx_dtype_name(na->dtype), rlx_dtype_name(nb->dtype));
+        return rlx__T(0);
+    }
+    if (na->rank < 1 || nb->rank < 1) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "matmul: operands must have rank >= 1 (got %d and %d)", na->rank, nb->rank);
+        return rlx__T(0);
+    }
+    ra = na->rank; rb = nb->rank;
+    memcpy(as, na->shape, sizeof(int64_t) * (size_t)ra);
+    memcpy(bs, nb->shape, sizeof(int64_t) * (size_t)rb);
+    if (ra == 1) { as[1] = as[0]; as[0] = 1; ra = 2; }
+    if (rb == 1) { bs[1] = 1; rb = 2; }
+    M = as[ra - 2]; K = as[ra - 1]; K2 = bs[rb - 2]; N = bs[rb - 1];
+    if (K != K2) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "matmul: inner dims differ (%lld vs %lld)", (long long)K, (long long)K2);
+        return rlx__T(0);
+    }
+    if (!rlx__broadcast(ra - 2, as, rb - 2, bs, &rbatch, os)) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "matmul: batch dims do not broadcast");
+        return rlx__T(0);
+    }
+    ro = rbatch;
+    if (na->rank > 1) os[ro++] = M;
+    if (nb->rank > 1) os[ro++] = N;
+    for (i = 0; i < ro; i++) (void)0;
+    if (!rlx__check_shape(g, "matmul", ro, os)) return rlx__T(0);
+    ids[0] = a.id; ids[1] = b.id;
+    id = rlx__add_node(g, RLX_OP_MATMUL, na->dtype, ro, os, 2, ids);
+    if (id) { rlx__N(g, id)->ia[0] = na->rank; rlx__N(g, id)->ia[1] = nb->rank; }
+    return rlx__T(id);
+}
+
+RLXDEF rlx_tensor rlx_reduce(rlx_graph* g, rlx_op op, rlx_tensor x, int naxes, const int* axes, int keepdims) {
+    const rlx__node* nx;
+    int mark[RLX_MAX_RANK], i, ro = 0, cnt = 0;
+    int64_t os[RLX_MAX_RANK];
+    rlx_dtype dt;
+    uint32_t id;
+    if (g && g->status == RLX_OK && !rlx__is_reduce(op)) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "reduce: op %d (%s) is not a reduction", (int)op, rlx_op_name(op));
+        return rlx__T(0);
+    }
+    if (!rlx__begin(g, rlx_op_name(op), 1, &x)) return rlx__T(0);
+    nx = rlx__N(g, x.id);
+    if (naxes < 0 || naxes > nx->rank || (naxes > 0 && !axes)) {
+        rlx__gerr(g, RLX_ERROR_AXIS, "%s: %d axes given for rank %d%s", rlx_op_name(op), naxes, nx->rank,
+                  (naxes > 0 && !axes) ? " (axes is NULL)" : "");
+        return rlx__T(0);
+    }
+    memset(mark, 0, sizeof mark);
+    for (i = 0; i < naxes; i++) {
+        int a;
+        if (!rlx__norm_axis(g, rlx_op_name(op), axes[i], nx->rank, &a)) return rlx__T(0);
+        if (mark[a]) {
+            rlx__gerr(g, RLX_ERROR_AXIS, "%s: axis %d given twice", rlx_op_name(op), axes[i]);
+            return rlx__T(0);
+        }
+        mark[a] = 1;
+    }
+    if (naxes == 0)
+        for (i = 0; i < nx->rank; i++) mark[i] = 1;
+    dt = nx->dtype;
+    if (op == RLX_OP_MEAN && !rlx__is_float(dt)) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "mean: needs a float dtype, not %s", rlx_dtype_name(dt));
+        return rlx__T(0);
+    }
+    if ((op == RLX_OP_REDUCE_MAX || op == RLX_OP_REDUCE_MIN) && dt == RLX_BOOL) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: bool is not allowed", rlx_op_name(op));
+        return rlx__T(0);
+    }
+    if ((op == RLX_OP_SUM || op == RLX_OP_PROD) && (rlx__is_int(dt) || dt == RLX_BOOL)) dt = RLX_I64;
+    for (i = 0; i < nx->rank; i++) {
+        if (!mark[i]) os[ro++] = nx->shape[i];
+        else if (keepdims) os[ro++] = 1;
+    }
+    id = rlx__add_node(g, op, dt, ro, os, 1, &x.id);
+    if (id) {
+        rlx__node* nd = rlx__N(g, id);
+        nd->ia[0] = keepdims ? 1 : 0;
+        for (i = 0; i < nx->rank; i++)
+            if (mark[i]) nd->ia[2 + cnt++] = i;
+        nd->ia[1] = cnt;
+    }
+    return rlx__T(id);
+}
+RLXDEF rlx_tensor rlx_reduce_sum(rlx_graph* g, rlx_tensor x, int n, const int* axes, int keep) { return rlx_reduce(g, RLX_OP_SUM, x, n, axes, keep); }
+RLXDEF rlx_tensor rlx_reduce_mean(rlx_graph* g, rlx_tensor x, int n, const int* axes, int keep) { return rlx_reduce(g, RLX_OP_MEAN, x, n, axes, keep); }
+RLXDEF rlx_tensor rlx_reduce_max(rlx_graph* g, rlx_tensor x, int n, const int* axes, int keep) { return rlx_reduce(g, RLX_OP_REDUCE_MAX, x, n, axes, keep); }
+RLXDEF rlx_tensor rlx_reduce_min(rlx_graph* g, rlx_tensor x, int n, const int* axes, int keep) { return rlx_reduce(g, RLX_OP_REDUCE_MIN, x, n, axes, keep); }
+RLXDEF rlx_tensor rlx_reduce_prod(rlx_graph* g, rlx_tensor x, int n, const int* axes, int keep) { return rlx_reduce(g, RLX_OP_PROD, x, n, axes, keep); }
+
+static rlx_tensor rlx__arg(rlx_graph* g, rlx_op op, rlx_tensor x, int axis, int keepdims) {
+    const rlx__node* nx;
+    int a, i, ro = 0;
+    int64_t os[RLX_MAX_RANK];
+    uint32_t id;
+    if (!rlx__begin(g, rlx_op_name(op), 1, &x)) return rlx__T(0);
+    nx = rlx__N(g, x.id);
+    if (nx->dtype == RLX_BOOL) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: bool is not allowed", rlx_op_name(op));
+        return rlx__T(0);
+    }
+    if (nx->rank == 0) {
+        rlx__gerr(g, RLX_ERROR_AXIS, "%s: needs rank >= 1", rlx_op_name(op));
+        return rlx__T(0);
+    }
+    if (!rlx__norm_axis(g, rlx_op_name(op), axis, nx->rank, &a)) return rlx__T(0);
+    for (i = 0; i < nx->rank; i++) {
+        if (i != a) os[ro++] = nx->shape[i];
+        else if (keepdims) os[ro++] = 1;
+    }
+    id = rlx__add_node(g, op, RLX_I64, ro, os, 1, &x.id);
+    if (id) { rlx__N(g, id)->ia[0] = a; rlx__N(g, id)->ia[1] = keepdims ? 1 : 0; }
+    return rlx__T(id);
+}
+RLXDEF rlx_tensor rlx_argmax(rlx_graph* g, rlx_tensor x, int axis, int keepdims) { return rlx__arg(g, RLX_OP_ARGMAX, x, axis, keepdims); }
+RLXDEF rlx_tensor rlx_argmin(rlx_graph* g, rlx_tensor x, int axis, int keepdims) { return rlx__arg(g, RLX_OP_ARGMIN, x, axis, keepdims); }
+
+static rlx_tensor rlx__softmax(rlx_graph* g, rlx_op op, rlx_tensor x, int axis) {
+    const rlx__node* nx;
+    int a;
+    uint32_t id;
+    if (!rlx__begin(g, rlx_op_name(op), 1, &x)) return rlx__T(0);
+    nx = rlx__N(g, x.id);
+    if (!rlx__is_float(nx->dtype)) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: needs a float dtype, not %s", rlx_op_name(op), rlx_dtype_name(nx->dtype));
+        return rlx__T(0);
+    }
+    if (!rlx__norm_axis(g, rlx_op_name(op), axis, nx->rank, &a)) return rlx__T(0);
+    id = rlx__add_node(g, op, nx->dtype, nx->rank, nx->shape, 1, &x.id);
+    if (id) rlx__N(g, id)->ia[0] = a;
+    return rlx__T(id);
+}
+RLXDEF rlx_tensor rlx_softmax(rlx_graph* g, rlx_tensor x, int axis) { return rlx__softmax(g, RLX_OP_SOFTMAX, x, axis); }
+RLXDEF rlx_tensor rlx_log_softmax(rlx_graph* g, rlx_tensor x, int axis) { return rlx__softmax(g, RLX_OP_LOG_SOFTMAX, x, axis); }
+
+/* Shared by layernorm and rmsnorm: x float, optional gamma/beta of shape x.shape[axis:], same dtype. */
+static rlx_tensor rlx__norm(rlx_graph* g, rlx_op op, rlx_tensor x, rlx_tensor gamma, rlx_tensor beta, int axis,
+                            float eps) {
+    const rlx__node* nx;
+    rlx_tensor opt[2];
+    uint32_t ids[3], id;
+    int a, k, nin = 1;
+    const char* what = rlx_op_name(op);
+    if (!rlx__begin(g, what, 1, &x)) return rlx__T(0);
+    nx = rlx__N(g, x.id);
+    if (!rlx__is_float(nx->dtype)) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: needs a float dtype, not %s", what, rlx_dtype_name(nx->dtype));
+        return rlx__T(0);
+    }
+    if (nx->rank == 0) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: needs rank >= 1", what);
+        return rlx__T(0);
+    }
+    if (!rlx__norm_axis(g, what, axis, nx->rank, &a)) return rlx__T(0);
+    if (!(eps >= 0.0f) || isinf(eps)) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: eps must be finite and >= 0", what);
+        return rlx__T(0);
+    }
+    opt[0] = gamma; opt[1] = beta;
+    ids[0] = x.id;
+    for (k = 0; k < 2; k++) {
+        const rlx__node* np;
+        if (opt[k].id == 0) continue;
+        if (!rlx__begin(g, what, 1, &opt[k])) return rlx__T(0);
+        np = rlx__N(g, opt[k].id);
+        if (np->dtype != nx->dtype) {
+            rlx__gerr(g, RLX_ERROR_DTYPE, "%s: %s dtype %s differs from x dtype %s", what, k ? "beta" : "gamma",
+                      rlx_dtype_name(np->dtype), rlx_dtype_name(nx->dtype));
+            return rlx__T(0);
+        }
+        if (np->rank != nx->rank - a || memcmp(np->shape, nx->shape + a, sizeof(int64_t) * (size_t)np->rank) != 0) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: %s must have shape x.shape[%d:]", what, k ? "beta" : "gamma", a);
+            return rlx__T(0);
+        }
+        ids[nin++] = opt[k].id;
+    }
+    id = rlx__add_node(g, op, nx->dtype, nx->rank, nx->shape, nin, ids);
+    if (id) {
+        rlx__node* nd = rlx__N(g, id);
+        nd->ia[0] = a;
+        nd->ia[1] = gamma.id != 0;
+        nd->ia[2] = beta.id != 0;
+        nd->fa[0] = (double)eps;
+    }
+    return rlx__T(id);
+}
+RLXDEF rlx_tensor rlx_layernorm(rlx_graph* g, rlx_tensor x, rlx_tensor gamma, rlx_tensor beta, int axis, float eps) {
+    return rlx__norm(g, RLX_OP_LAYERNORM, x, gamma, beta, axis, eps);
+}
+RLXDEF rlx_tensor rlx_rmsnorm(rlx_graph* g, rlx_tensor x, rlx_tensor gamma, rlx_tensor beta, float eps) {
+    return rlx__norm(g, RLX_OP_RMSNORM, x, gamma, beta, -1, eps);
+}
+
+RLXDEF rlx_tensor rlx_reshape(rlx_graph* g, rlx_tensor x, int rank, const int64_t* shape) {
+    const rlx__node* nx;
+    int64_t os[RLX_MAX_RANK], known = 1;
+    int i, neg = -1;
+    if (!rlx__begin(g, "reshape", 1, &x)) return rlx__T(0);
+    nx = rlx__N(g, x.id);
+    if (rank < 0 || rank > RLX_MAX_RANK || (rank > 0 && !shape)) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "reshape: rank %d is outside 0..%d or shape is NULL", rank, RLX_MAX_RANK);
+        return rlx__T(0);
+    }
+    for (i = 0; i < rank; i++) {
+        os[i] = shape[i];
+        if (shape[i] == -1) {
+            if (neg >= 0) {
+                rlx__gerr(g, RLX_ERROR_SHAPE, "reshape: more than one -1");
+                return rlx__T(0);
+            }
+            neg = i;
+        } else if (shape[i] < 1) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "reshape: dim %d is %lld", i, (long long)shape[i]);
+            return rlx__T(0);
+        } else {
+            if (known > INT64_MAX / shape[i]) {
+                rlx__gerr(g, RLX_ERROR_SHAPE, "reshape: element count overflows");
+                return rlx__T(0);
+            }
+            known *= shape[i];
+        }
+    }
+    if (neg >= 0) {
+        if (rlx__node_numel(nx) % known != 0) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "reshape: %lld elements do not divide into the known dims (%lld)",
+                      (long long)rlx__node_numel(nx), (long long)known);
+            return rlx__T(0);
+        }
+        os[neg] = rlx__node_numel(nx) / known;
+        known *= os[neg];
+    }
+    if (known != rlx__node_numel(nx)) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "reshape: %lld elements cannot become %lld", (long long)rlx__node_numel(nx),
+                  (long long)known);
+        return rlx__T(0);
+    }
+    return rlx__T(rlx__add_node(g, RLX_OP_RESHAPE, nx->dtype, rank, os, 1, &x.id));
+}
+
+RLXDEF rlx_tensor rlx_transpose(rlx_graph* g, rlx_tensor x, const int* perm) {
+    const rlx__node* nx;
+    int p[RLX_MAX_RANK], seen[RLX_MAX_RANK], i;
+    int64_t os[RLX_MAX_RANK];
+    uint32_t id;
+    if (!rlx__begin(g, "transpose", 1, &x)) return rlx__T(0);
+    nx = rlx__N(g, x.id);
+    memset(seen, 0, sizeof seen);
+    for (i = 0; i < nx->rank; i++) {
+        p[i] = perm ? perm[i] : nx->rank - 1 - i;
+        if (p[i] < 0) p[i] += nx->rank;
+        if (p[i] < 0 || p[i] >= nx->rank || seen[p[i]]) {
+            rlx__gerr(g, RLX_ERROR_AXIS, "transpose: perm is not a permutation of 0..%d", nx->rank - 1);
+            return rlx__T(0);
+        }
+        seen[p[i]] = 1;
+        os[i] = nx->shape[p[i]];
+    }
+    id = rlx__add_node(g, RLX_OP_TRANSPOSE, nx->dtype, nx->rank, os, 1, &x.id);
+    if (id)
+        for (i = 0; i < nx->rank; i++) rlx__N(g, id)->ia[i] = p[i];
+    return rlx__T(id);
+}
+
+RLXDEF rlx_tensor rlx_slice(rlx_graph* g, rlx_tensor x, int axis, int64_t start, int64_t length, int64_t step) {
+    const rlx__node* nx;
+    int a;
+    int64_t os[RLX_MAX_RANK], dim;
+    uint32_t id;
+    if (!rlx__begin(g, "slice", 1, &x)) return rlx__T(0);
+    nx = rlx__N(g, x.id);
+    if (!rlx__norm_axis(g, "slice", axis, nx->rank, &a)) return rlx__T(0);
+    dim = nx->shape[a];
+    if (start < 0) start += dim;
+    if (step < 1 || length < 1 || start < 0 || start >= dim || (length - 1) > (dim - 1 - start) / step) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "slice: start %lld, length %lld, step %lld do not fit axis %d of size %lld",
+                  (long long)start, (long long)length, (long long)step, a, (long long)dim);
+        return rlx__T(0);
+    }
+    memcpy(os, nx->shape, sizeof(int64_t) * (size_t)nx->rank);
+    os[a] = length;
+    id = rlx__add_node(g, RLX_OP_SLICE, nx->dtype, nx->rank, os, 1, &x.id);
+    if (id) { rlx__N(g, id)->ia[0] = a; rlx__N(g, id)->ia[1] = start; rlx__N(g, id)->ia[2] = step; }
+    return rlx__T(id);
+}
+RLXDEF rlx_tensor rlx_narrow(rlx_graph* g, rlx_tensor x, int axis, int64_t start, int64_t length) {
+    return rlx_slice(g, x, axis, start, length, 1);
+}
+
+RLXDEF rlx_tensor rlx_concat(rlx_graph* g, int n, const rlx_tensor* xs, int axis) {
+    const rlx__node* n0;
+    int a, i, d;
+    int64_t os[RLX_MAX_RANK];
+    uint32_t* ids;
+    uint32_t id;
+    if (!g || g->status != RLX_OK) return rlx__T(0);
+    if (n < 1 || !xs) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "concat: needs n >= 1 tensors (n = %d%s)", n, xs ? "" : ", xs NULL");
+        return rlx__T(0);
+    }
+    if (!rlx__begin(g, "concat", n, xs)) return rlx__T(0);
+    n0 = rlx__N(g, xs[0].id);
+    if (!rlx__norm_axis(g, "concat", axis, n0->rank, &a)) return rlx__T(0);
+    memcpy(os, n0->shape, sizeof(int64_t) * (size_t)n0->rank);
+    for (i = 1; i < n; i++) {
+        const rlx__node* ni = rlx__N(g, xs[i].id);
+        if (ni->dtype != n0->dtype) {
+            rlx__gerr(g, RLX_ERROR_DTYPE, "concat: input %d dtype %s differs from %s", i, rlx_dtype_name(ni->dtype),
+                      rlx_dtype_name(n0->dtype));
+            return rlx__T(0);
+        }
+        if (ni->rank != n0->rank) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "concat: input %d has rank %d, not %d", i, ni->rank, n0->rank);
+            return rlx__T(0);
+        }
+        for (d = 0; d < n0->rank; d++)
+            if (d != a && ni->shape[d] != n0->shape[d]) {
+                rlx__gerr(g, RLX_ERROR_SHAPE, "concat: input %d differs in dim %d (%lld vs %lld)", i, d,
+                          (long long)ni->shape[d], (long long)n0->shape[d]);
+                return rlx__T(0);
+            }
+        os[a] += ni->shape[a];
+    }
+    if (!rlx__check_shape(g, "concat", n0->rank, os)) return rlx__T(0);
+    ids = (uint32_t*)rlx__alloc(&g->al, sizeof(uint32_t) * (size_t)n);
+    if (!ids) {
+        rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "concat: out of memory");
+        return rlx__T(0);
+    }
+    for (i = 0; i < n; i++) ids[i] = xs[i].id;
+    id = rlx__add_node(g, RLX_OP_CONCAT, n0->dtype, n0->rank, os, n, ids);
+    rlx__free(&g->al, ids);
+    if (id) rlx__N(g, id)->ia[0] = a;
+    return rlx__T(id);
+}
+
+RLXDEF rlx_tensor rlx_expand(rlx_graph* g, rlx_tensor x, int rank, const int64_t* shape) {
+    const rlx__node* nx;
+    int i;
+    if (!rlx__begin(g, "expand", 1, &x)) return rlx__T(0);
+    nx = rlx__N(g, x.id);
+    if (!rlx__check_shape(g, "expand", rank, shape)) return rlx__T(0);
+    if (rank < nx->rank) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "expand: target rank %d is below the input rank %d", rank, nx->rank);
+        return rlx__T(0);
+    }
+    for (i = 0; i < nx->rank; i++) {
+        int64_t d = nx->shape[i], t = shape[rank - nx->rank + i];
+        if (d != t && d != 1) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "expand: input dim %d (%lld) cannot broadcast to %lld", i, (long long)d,
+                      (long long)t);
+            return rlx__T(0);
+        }
+    }
+    return rlx__T(rlx__add_node(g, RLX_OP_EXPAND, nx->dtype, rank, shape, 1, &x.id));
+}
+
+RLXDEF rlx_tensor rlx_gather(rlx_graph* g, rlx_tensor x, rlx_tensor indices, int axis) {
+    rlx_tensor t2[2];
+    const rlx__node *nx, *ni;
+    int a, i, ro = 0;
+    int64_t os[RLX_MAX_RANK * 2];
+    uint32_t ids[2], id;
+    t2[0] = x; t2[1] = indices;
+    if (!rlx__begin(g, "gather", 2, t2)) return rlx__T(0);
+    nx = rlx__N(g, x.id);
+    ni = rlx__N(g, indices.id);
+    if (ni->dtype != RLX_I32 && ni->dtype != RLX_I64) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "gather: indices must be i32 or i64, not %s", rlx_dtype_name(ni->dtype));
+        return rlx__T(0);
+    }
+    if (nx->rank == 0) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "gather: x must have rank >= 1");
+        return rlx__T(0);
+    }
+    if (!rlx__norm_axis(g, "gather", axis, nx->rank, &a)) return rlx__T(0);
+    for (i = 0; i < a; i++) os[ro++] = nx->shape[i];
+    for (i = 0; i < ni->rank; i++) os[ro++] = ni->shape[i];
+    for (i = a + 1; i < nx->rank; i++) os[ro++] = nx->shape[i];
+    if (!rlx__check_shape(g, "gather", ro, os)) return rlx__T(0);
+    ids[0] = x.id; ids[1] = indices.id;
+    id = rlx__add_node(g, RLX_OP_GATHER, nx->dtype, ro, os, 2, ids);
+    if (id) rlx__N(g, id)->ia[0] = a;
+    return rlx__T(id);
+}
+
+/* ---- dumps ---- */
+typedef struct rlx__sb { char* buf; size_t cap, len; } rlx__sb;
+static void rlx__sbf(rlx__sb* s, const char* fmt, ...) {
+    va_list ap;
+    int n;
+    char* dst = s->buf && s->len < s->cap ? s->buf + s->len : NULL;
+    size_t room = s->buf && s->len < s->cap ? s->cap - s->len : 0;
+    va_start(ap, fmt);
+    n = vsnprintf(dst, room, fmt, ap);
+    va_end(ap);
+    if (n > 0) s->len += (size_t)n;
+}
+static size_t rlx__sb_done(rlx__sb* s) {
+    if (s->buf && s->cap) s->buf[s->len < s->cap ? s->len : s->cap - 1] = 0;
+    return s->len;
+}
+static void rlx__sb_type(rlx__sb* s, const rlx__node* nd) {
+    int i;
+    rlx__sbf(s, "%s[", rlx_dtype_name(nd->dtype));
+    for (i = 0; i < nd->rank; i++) rlx__sbf(s, i ? ",%lld" : "%lld", (long long)nd->shape[i]);
+    rlx__sbf(s, "]");
+}
+static void rlx__sb_attrs(rlx__sb* s, const rlx__node* nd) {
+    int i;
+    switch (nd->op) {
+    case RLX_OP_CAST: rlx__sbf(s, " from=%s", rlx_dtype_name((rlx_dtype)nd->ia[0])); break;
+    case RLX_OP_SUM: case RLX_OP_MEAN: case RLX_OP_REDUCE_MAX: case RLX_OP_REDUCE_MIN: case RLX_OP_PROD:
+        rlx__sbf(s, " axes=");
+        for (i = 0; i < (int)nd->ia[1]; i++) rlx__sbf(s, i ? ",%lld" : "%lld", (long long)nd->ia[2 + i]);
+        rlx__sbf(s, " keepdims=%d", (int)nd->ia[0]);
+        break;
+    case RLX_OP_ARGMAX: case RLX_OP_ARGMIN: rlx__sbf(s, " axis=%d keepdims=%d", (int)nd->ia[0], (int)nd->ia[1]); break;
+    case RLX_OP_SOFTMAX: case RLX_OP_LOG_SOFTMAX: case RLX_OP_CONCAT: case RLX_OP_GATHER:
+        rlx__sbf(s, " axis=%d", (int)nd->ia[0]); break;
+    case RLX_OP_LAYERNORM: rlx__sbf(s, " axis=%d eps=%g", (int)nd->ia[0], nd->fa[0]); break;
+    case RLX_OP_RMSNORM: rlx__sbf(s, " eps=%g", nd->fa[0]); break;
+    case RLX_OP_TRANSPOSE:
+        rlx__sbf(s, " perm=");
+        for (i = 0; i < nd->rank; i++) rlx__sbf(s, i ? ",%lld" : "%lld", (long long)nd->ia[i]);
+        break;
+    case RLX_OP_SLICE: rlx__sbf(s, " axis=%d start=%lld step=%lld", (int)nd->ia[0], (long long)nd->ia[1], (long long)nd->ia[2]); break;
+    default: break;
+    }
+}
+
+RLXDEF size_t rlx_graph_dump(const rlx_graph* g, char* buf, size_t cap) {
+    rlx__sb s;
+    int i, k;
+    s.buf = buf; s.cap = cap; s.len = 0;
+    if (!g) { rlx__sbf(&s, "(null graph)\n"); return rlx__sb_done(&s); }
+    for (i = 0; i < g->n; i++) {
+        const rlx__node* nd = &g->nodes[i];
+        rlx__sbf(&s, "%%%d = %s", i + 1, rlx_op_name(nd->op));
+        if (nd->name) rlx__sbf(&s, " \"%s\"", nd->name);
+        if (nd->nin) {
+            rlx__sbf(&s, "(");
+            for (k = 0; k < nd->nin; k++) rlx__sbf(&s, k ? ", %%%u" : "%%%u", (unsigned)rlx__in(g, nd, k));
+            rlx__sbf(&s, ")");
+        }
+        rlx__sb_attrs(&s, nd);
+        rlx__sbf(&s, " : ");
+        rlx__sb_type(&s, nd);
+        rlx__sbf(&s, "\n");
+    }
+    for (i = 0; i < g->nouts; i++) rlx__sbf(&s, "output \"%s\" = %%%u\n", g->outs[i].name, (unsigned)g->outs[i].id);
+    return rlx__sb_done(&s);
+}
+
+RLXDEF size_t rlx_graph_dump_dot(const rlx_graph* g, char* buf, size_t cap) {
+    rlx__sb s;
+    int i, k;
+    s.buf = buf; s.cap = cap; s.len = 0;
+    rlx__sbf(&s, "digraph rlx {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n");
+    if (g) {
+        for (i = 0; i < g->n; i++) {
+            const rlx__node* nd = &g->nodes[i];
+            const char* style = nd->op == RLX_OP_INPUT ? ", style=filled, fillcolor=\"#cfe8ff\"" :
+                                nd->op == RLX_OP_PARAM ? ", style=filled, fillcolor=\"#ffe9c2\"" :
+                                nd->op == RLX_OP_CONSTANT ? ", style=filled, fillcolor=\"#e6e6e6\"" : "";
+            rlx__sbf(&s, "  n%d [label=\"%%%d %s", i + 1, i + 1, rlx_op_name(nd->op));
+            if (nd->name) rlx__sbf(&s, " '%s'", nd->name);
+            rlx__sb_attrs(&s, nd);
+            rlx__sbf(&s, "\\n");
+            rlx__sb_type(&s, nd);
+            rlx__sbf(&s, "\"%s];\n", style);
+            for (k = 0; k < nd->nin; k++) rlx__sbf(&s, "  n%u -> n%d;\n", (unsigned)rlx__in(g, nd, k), i + 1);
+        }
+        for (i = 0; i < g->nouts; i++) {
+            rlx__sbf(&s, "  out%d [label=\"output '%s'\", shape=oval, style=filled, fillcolor=\"#d4f5d4\"];\n", i,
+                     g->outs[i].name);
+            rlx__sbf(&s, "  n%u -> out%d;\n", (unsigned)g->outs[i].id, i);
+        }
+    }
+    rlx__sbf(&s, "}\n");
+    return rlx__sb_done(&s);
+}
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>passes
+   Every pass reads a graph and writes a new one (the user's graph is never modified): verify → legalize →
+   constant folding → CSE → DCE. `remap[old id] = new id` carries node identity across a rewrite.
+   ------------------------------------------------------------------------------------------------------------ */
+typedef struct rlx__pool rlx__pool;
+static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws);
+static size_t rlx__node_workspace(const rlx_graph* g, const rlx__node* nd, int nthreads);
+
+/* Copy node nd of g into ng with inputs remapped; deep-copies name and data. Returns the new id or 0. */
+static uint32_t rlx__copy_node(rlx_graph* ng, const rlx_graph* g, const rlx__node* nd, const uint32_t* remap) {
+    uint32_t ins[64], *insp = ins, id;
+    int k;
+    if (nd->nin > 64) {
+        insp = (uint32_t*)rlx__alloc(&ng->al, sizeof(uint32_t) * (size_t)nd->nin);
+        if (!insp) { rlx__gerr(ng, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); return 0; }
+    }
+    for (k = 0; k < nd->nin; k++) insp[k] = remap[rlx__in(g, nd, k)];
+    id = rlx__add_node(ng, nd->op, nd->dtype, nd->rank, nd->shape, nd->nin, insp);
+    if (insp != ins) rlx__free(&ng->al, insp);
+    if (!id) return 0;
+    {
+        rlx__node* nn = rlx__N(ng, id);
+        int in_off = nn->in_off;
+        *nn = *nd;
+        nn->in_off = in_off;
+        nn->name = NULL;
+        nn->data = NULL;
+        if (nd->name && !(nn->name = rlx__strdup(&ng->al, nd->name))) {
+            rlx__gerr(ng, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+            return 0;
+        }
+        if (nd->data) {
+            size_t b = rlx__node_bytes(nd);
+            nn->data = rlx__alloc(&ng->al, b);
+            if (!nn->data) { rlx__gerr(ng, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); return 0; }
+            memcpy(nn->data, nd->data, b);
+        }
+    }
+    return id;
+}
+
+static rlx_graph* rlx__new_graph(const rlx_allocator* al) {
+    rlx_graph* g = (rlx_graph*)rlx__calloc(al, sizeof *g);
+    if (g) g->al = *al;
+    return g;
+}
+
+/* Copies the outputs of g into ng through remap. */
+static int rlx__copy_outputs(rlx_graph* ng, const rlx_graph* g, const uint32_t* remap) {
+    int i;
+    for (i = 0; i < g->nouts; i++) {
+        rlx_tensor t;
+        t.id = remap[g->outs[i].id];
+        if (rlx_output(ng, g->outs[i].name, t) != RLX_OK) return 0;
+    }
+    return 1;
+}
+
+/* verify: structural invariants the builders guarantee; a failure here is a bug, reported, never asserted. */
+static rlx_result rlx__verify(const rlx_graph* g, char* msg, size_t cap) {
+    int i, k;
+    for (i = 0; i < g->n; i++) {
+        const rlx__node* nd = &g->nodes[i];
+        if ((int)nd->op <= 0 || nd->op >= RLX_OP_COUNT || !rlx__dtype_ok(nd->dtype) || nd->rank < 0 ||
+            nd->rank > RLX_MAX_RANK) {
+            snprintf(msg, cap, "verify: node %%%d is malformed", i + 1);
+            return RLX_ERROR_INTERNAL;
+        }
+        for (k = 0; k < nd->nin; k++) {
+            uint32_t in = rlx__in(g, nd, k);
+            if (in == 0 || in > (uint32_t)i) {
+                snprintf(msg, cap, "verify: node %%%d reads %%%u, which does not precede it", i + 1, (unsigned)in);
+                return RLX_ERROR_INTERNAL;
+            }
+        }
+        if (nd->op == RLX_OP_CONSTANT && !nd->data) {
+            snprintf(msg, cap, "verify: constant %%%d has no data", i + 1);
+            return RLX_ERROR_INTERNAL;
+        }
+    }
+    for (i = 0; i < g->nouts; i++)
+        if (g->outs[i].id == 0 || g->outs[i].id > (uint32_t)g->n) {
+            snprintf(msg, cap, "verify: output '%s' refers to no node", g->outs[i].name);
+            return RLX_ERROR_INTERNAL;
+        }
+    return RLX_OK;
+}
+
+/* legalize: rewrite ops the target cannot run into ones it can. `has(op)` says what the target runs; with
+   decompose_all every op that has a decomposition is decomposed (used by tests to prove the rewrites). */
+typedef int (*rlx__has_op_fn)(rlx_op op);
+
+static int rlx__decomposable(rlx_op op) {
+    switch (op) {
+    case RLX_OP_GELU: case RLX_OP_GELU_TANH: case RLX_OP_SILU: case RLX_OP_SIGMOID: case RLX_OP_RSQRT:
+    case RLX_OP_MEAN: case RLX_OP_SOFTMAX: case RLX_OP_LOG_SOFTMAX: case RLX_OP_LAYERNORM: case RLX_OP_RMSNORM:
+        return 1;
+    default: return 0;
+    }
+}
+
+/* Emit the decomposition of nd (inputs already remapped to x[...]) into ng; returns the result tensor. */
+static rlx_tensor rlx__decompose(rlx_graph* ng, const rlx__node* nd, const rlx_tensor* x) {
+    rlx_dtype dt = nd->dtype;
+#define RLX__C(v) rlx_scalar(ng, dt, (v))
+    switch (nd->op) {
+    case RLX_OP_GELU:  /* 0.5·x·(1 + erf(x/√2)) */
+        return rlx_mul(ng, rlx_mul(ng, x[0], RLX__C(0.5)),
+                       rlx_add(ng, RLX__C(1.0), rlx_erf(ng, rlx_mul(ng, x[0], RLX__C(0.70710678118654752440)))));
+    case RLX_OP_GELU_TANH: { /* 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) */
+        rlx_tensor x3 = rlx_mul(ng, rlx_mul(ng, x[0], x[0]), x[0]);
+        rlx_tensor in = rlx_mul(ng, RLX__C(0.79788456080286535588), rlx_add(ng, x[0], rlx_mul(ng, RLX__C(0.044715), x3)));
+        return rlx_mul(ng, rlx_mul(ng, x[0], RLX__C(0.5)), rlx_add(ng, RLX__C(1.0), rlx_tanh(ng, in)));
+    }
+    case RLX_OP_SIGMOID:
+        return rlx_div(ng, RLX__C(1.0), rlx_add(ng, RLX__C(1.0), rlx_exp(ng, rlx_neg(ng, x[0]))));
+    case RLX_OP_SILU:
+        return rlx_div(ng, x[0], rlx_add(ng, RLX__C(1.0), rlx_exp(ng, rlx_neg(ng, x[0]))));
+    case RLX_OP_RSQRT:
+        return rlx_div(ng, RLX__C(1.0), rlx_sqrt(ng, x[0]));
+    case RLX_OP_MEAN: {
+        int axes[RLX_MAX_RANK], i, n = (int)nd->ia[1];
+        int64_t cnt = 1;
+        int rank;
+        int64_t shp[RLX_MAX_RANK];
+        rlx_tensor_info(ng, x[0], &rank, shp);
+        for (i = 0; i < n; i++) { axes[i] = (int)nd->ia[2 + i]; cnt *= shp[axes[i]]; }
+        return rlx_div(ng, rlx_reduce_sum(ng, x[0], n, axes, (int)nd->ia[0]), RLX__C((double)cnt));
+    }
+    case RLX_OP_SOFTMAX: case RLX_OP_LOG_SOFTMAX: {
+        int axis = (int)nd->ia[0];
+        rlx_tensor m = rlx_reduce_max(ng, x[0], 1, &axis, 1);
+        rlx_tensor sh = rlx_sub(ng, x[0], m);
+        rlx_tensor e = rlx_exp(ng, sh);
+        rlx_tensor s = rlx_reduce_sum(ng, e, 1, &axis, 1);
+        if (nd->op == RLX_OP_SOFTMAX) return rlx_div(ng, e, s);
+        return rlx_sub(ng, sh, rlx_log(ng, s));
+    }
+    case RLX_OP_LAYERNORM: case RLX_OP_RMSNORM: {
+        int rank, axes[RLX_MAX_RANK], n = 0, i, k = 1;
+        int64_t shp[RLX_MAX_RANK], cnt = 1;
+        rlx_tensor xc, var, y;
+        rlx_tensor_info(ng, x[0], &rank, shp);
+        for (i = (nd->op == RLX_OP_RMSNORM ? rank - 1 : (int)nd->ia[0]); i < rank; i++) { axes[n++] = i; cnt *= shp[i]; }
+        if (nd->op == RLX_OP_LAYERNORM) {
+            rlx_tensor mean = rlx_div(ng, rlx_reduce_sum(ng, x[0], n, axes, 1), RLX__C((double)cnt));
+            xc = rlx_sub(ng, x[0], mean);
+        } else {
+            xc = x[0];
+        }
+        var = rlx_div(ng, rlx_reduce_sum(ng, rlx_mul(ng, xc, xc), n, axes, 1), RLX__C((double)cnt));
+        y = rlx_div(ng, xc, rlx_sqrt(ng, rlx_add(ng, var, RLX__C(nd->fa[0]))));
+        if (nd->ia[1]) y = rlx_mul(ng, y, x[k++]);
+        if (nd->ia[2]) y = rlx_add(ng, y, x[k]);
+        return y;
+    }
+    default:
+        return rlx__T(0);
+    }
+#undef RLX__C
+}
+
+static rlx_graph* rlx__legalize(rlx_graph* g, rlx__has_op_fn has, int decompose_all, uint32_t* remap) {
+    rlx_graph* ng = rlx__new_graph(&g->al);
+    int i, k;
+    if (!ng) return NULL;
+    for (i = 0; i < g->n && ng->status == RLX_OK; i++) {
+        const rlx__node* nd = &g->nodes[i];
+        if (rlx__decomposable(nd->op) && (decompose_all || !has(nd->op))) {
+            rlx_tensor x[8];
+            for (k = 0; k < nd->nin && k < 8; k++) x[k] = rlx__T(remap[rlx__in(g, nd, k)]);
+            remap[i + 1] = rlx__decompose(ng, nd, x).id;
+        } else {
+            remap[i + 1] = rlx__copy_node(ng, g, nd, remap);
+        }
+    }
+    if (ng->status == RLX_OK) rlx__copy_outputs(ng, g, remap);
+    return ng;
+}
+
+/* constant folding: a node whose inputs are all constants is evaluated once at compile time (on the CPU
+   kernels) and replaced by a constant, unless its result would be large (expand of a scalar, say). */
+#define RLX__FOLD_MAX_BYTES ((size_t)16 << 20)
+
+static rlx_graph* rlx__fold(rlx_graph* g, uint32_t* remap) {
+    rlx_graph* ng = rlx__new_graph(&g->al);
+    int i, k;
+    if (!ng) return NULL;
+    for (i = 0; i < g->n && ng->status == RLX_OK; i++) {
+        const rlx__node* nd = &g->nodes[i];
+        int all_const = nd->nin > 0;
+        void* inptr[64];
+        for (k = 0; k < nd->nin; k++)
+            if (k >= 64 || rlx__N(ng, remap[rlx__in(g, nd, k)])->op != RLX_OP_CONSTANT) all_const = 0;
+        if (all_const && rlx__node_bytes(nd) <= RLX__FOLD_MAX_BYTES) {
+            uint32_t id = rlx__copy_node(ng, g, nd, remap);
+            size_t wsb;
+            void *data, *ws = NULL, *ws_raw = NULL;
+            rlx__node* nn;
+            if (!id) break;
+            nn = rlx__N(ng, id);
+            for (k = 0; k < nn->nin; k++) inptr[k] = rlx__N(ng, rlx__in(ng, nn, k))->data;
+            data = rlx__alloc(&g->al, rlx__node_bytes(nn));
+            wsb = rlx__node_workspace(ng, nn, 1);
+            if (wsb) ws = rlx__alloc_aligned(&g->al, wsb, &ws_raw);
+            if (!data || (wsb && !ws)) {
+                rlx__free(&g->al, data);
+                rlx__free(&g->al, ws_raw);
+                rlx__gerr(ng, RLX_ERROR_OUT_OF_MEMORY, "constant folding: out of memory");
+                break;
+            }
+            rlx__cpu_exec(ng, nn, inptr, data, NULL, ws);
+            rlx__free(&g->al, ws_raw);
+            nn = rlx__N(ng, id);
+            nn->op = RLX_OP_CONSTANT;
+            nn->nin = 0;
+            memset(nn->ia, 0, sizeof nn->ia);
+            memset(nn->fa, 0, sizeof nn->fa);
+            nn->data = data;
+            remap[i + 1] = id;
+        } else {
+            remap[i + 1] = rlx__copy_node(ng, g, nd, remap);
+        }
+    }
+    if (ng->status == RLX_OK) rlx__copy_outputs(ng, g, remap);
+    return ng;
+}
+
+/* CSE: two nodes with the same op, dtype, shape, inputs and attributes (and bytes, for constants) are one.
+   Inputs and params are never merged. Open-addressing hash table over the new graph's nodes. */
+static uint64_t rlx__hash_bytes(uint64_t h, const void* p, size_t n) {
+    const unsigned char* b = (const unsigned char*)p;
+    size_t i;
+    for (i = 0; i < n; i++) { h ^= b[i]; h *= 0x100000001B3ull; }
+    return h;
+}
+static uint64_t rlx__node_hash(const rlx_graph* g, const rlx__node* nd) {
+    uint64_t h = 0xCBF29CE484222325ull;
+    int k;
+    h = rlx__hash_bytes(h, &nd->op, sizeof nd->op);
+    h = rlx__hash_bytes(h, &nd->dtype, sizeof nd->dtype);
+    h = rlx__hash_bytes(h, nd->shape, sizeof(int64_t) * (size_t)nd->rank);
+    h = rlx__hash_bytes(h, nd->ia, sizeof nd->ia);
+    for (k = 0; k < nd->nin; k++) { uint32_t in = rlx__in(g, nd, k); h = rlx__hash_bytes(h, &in, sizeof in); }
+    if (nd->data) h = rlx__hash_bytes(h, nd->data, RLX__MIN(rlx__node_bytes(nd), (size_t)256));
+    return h;
+}
+static int rlx__node_same(const rlx_graph* g, const rlx__node* a, const rlx__node* b) {
+    int k;
+    if (a->op != b->op || a->dtype != b->dtype || a->rank != b->rank || a->nin != b->nin) return 0;
+    if (memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->rank) || memcmp(a->ia, b->ia, sizeof a->ia) ||
+        memcmp(a->fa, b->fa, sizeof a->fa))
+        return 0;
+    for (k = 0; k < a->nin; k++)
+        if (rlx__in(g, a, k) != rlx__in(g, b, k)) return 0;
+    if (a->data && memcmp(a->data, b->data, rlx__node_bytes(a))) return 0;
+    return 1;
+}
+
+static rlx_graph* rlx__cse(rlx_graph* g, uint32_t* remap) {
+    rlx_graph* ng = rlx__new_graph(&g->al);
+    uint32_t* table;
+    size_t cap = 16, mask, j;
+    int i;
+    if (!ng) return NULL;
+    while (cap < (size_t)g->n * 2) cap *= 2;
+    mask = cap - 1;
+    table = (uint32_t*)rlx__calloc(&g->al, cap * sizeof(uint32_t));
+    if (!table) { rlx_graph_destroy(ng); return NULL; }
+    for (i = 0; i < g->n && ng->status == RLX_OK; i++) {
+        const rlx__node* nd = &g->nodes[i];
+        uint32_t id = rlx__copy_node(ng, g, nd, remap);
+        rlx__node* nn;
+        if (!id) break;
+        remap[i + 1] = id;
+        nn = rlx__N(ng, id);
+        if (nn->op == RLX_OP_INPUT || nn->op == RLX_OP_PARAM) continue;
+        for (j = (size_t)rlx__node_hash(ng, nn) & mask;; j = (j + 1) & mask) {
+            if (table[j] == 0) { table[j] = id; break; }
+            if (rlx__node_same(ng, rlx__N(ng, table[j]), nn)) {
+                /* drop the duplicate we just appended (it is last) and point at the first one */
+                rlx__free(&ng->al, nn->data);
+                ng->nins -= nn->nin;
+                ng->n--;
+                remap[i + 1] = table[j];
+                break;
+            }
+        }
+    }
+    rlx__free(&g->al, table);
+    if (ng->status == RLX_OK) rlx__copy_outputs(ng, g, remap);
+    return ng;
+}
+
+/* DCE: keep what an output needs, plus every input and param (they are the program's interface). */
+static rlx_graph* rlx__dce(rlx_graph* g, uint32_t* remap) {
+    rlx_graph* ng = rlx__new_graph(&g->al);
+    unsigned char* live;
+    int i, k;
+    if (!ng) return NULL;
+    live = (unsigned char*)rlx__calloc(&g->al, (size_t)g->n + 1);
+    if (!live) { rlx_graph_destroy(ng); return NULL; }
+    for (i = 0; i < g->nouts; i++) live[g->outs[i].id] = 1;
+    for (i = g->n; i >= 1; i--) {
+        const rlx__node* nd = rlx__N(g, (uint32_t)i);
+        if (nd->op == RLX_OP_INPUT || nd->op == RLX_OP_PARAM) live[i] = 1;
+        if (!live[i]) continue;
+        for (k = 0; k < nd->nin; k++) live[rlx__in(g, nd, k)] = 1;
+    }
+    for (i = 1; i <= g->n && ng->status == RLX_OK; i++)
+        remap[i] = live[i] ? rlx__copy_node(ng, g, rlx__N(g, (uint32_t)i), remap) : 0;
+    rlx__free(&g->al, live);
+    if (ng->status == RLX_OK) rlx__copy_outputs(ng, g, remap);
+    return ng;
+}
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>planner
+   One buffer per node. Views (reshape, same-dtype cast, contiguous slice, identity transpose/expand) alias
+   their root. Inputs live for the whole run (they persist between runs), params and constants sit in a
+   separate weight block, outputs live to the end. Intermediates get arena offsets by greedy first-fit,
+   largest first: each goes to the lowest 64-aligned offset that overlaps no placed buffer whose live range
+   intersects its own. Intermediate addresses overlap by design.
+   ------------------------------------------------------------------------------------------------------------ */
+typedef struct rlx__buf {
+    rlx_buffer_kind kind;
+    int root;          /* node index (0-based) owning the memory; itself unless a view */
+    size_t offset;     /* arena / weight offset for roots; byte offset inside the root for views */
+    size_t bytes;
+    int first, last;   /* live range in steps */
+} rlx__buf;
+
+typedef struct rlx__plan {
+    rlx__buf* bufs;    /* one per node */
+    int* steps;        /* node index of each executed step */
+    int nsteps;
+    size_t arena_bytes, no_reuse_bytes, lower_bound_bytes, weight_bytes;
+} rlx__plan;
+
+/* Is node nd a view of its first input? Returns 1 and the byte offset if so. */
+static int rlx__view_offset(const rlx_graph* g, const rlx__node* nd, size_t* off) {
+    const rlx__node* x;
+    int i;
+    *off = 0;
+    if (nd->nin < 1) return 0;
+    x = rlx__N(g, rlx__in(g, nd, 0));
+    switch (nd->op) {
+    case RLX_OP_RESHAPE: return 1;
+    case RLX_OP_CAST: return nd->dtype == x->dtype;
+    case RLX_OP_EXPAND: return nd->rank == x->rank && !memcmp(nd->shape, x->shape, sizeof(int64_t) * (size_t)nd->rank);
+    case RLX_OP_TRANSPOSE: {
+        /* identity when the permuted non-1 dims keep their order */
+        int last = -1;
+        for (i = 0; i < nd->rank; i++) {
+            if (x->shape[nd->ia[i]] == 1) continue;
+            if ((int)nd->ia[i] < last) return 0;
+            last = (int)nd->ia[i];
+        }
+        return 1;
+    }
+    case RLX_OP_SLICE: {
+        int a = (int)nd->ia[0];
+        int64_t outer = 1, inner = 1;
+        for (i = 0; i < a; i++) outer *= x->shape[i];
+        for (i = a + 1; i < x->rank; i++) inner *= x->shape[i];
+        if (outer != 1 || (nd->ia[2] != 1 && nd->shape[a] != 1)) return 0;
+        *off = (size_t)(nd->ia[1] * inner) * rlx_dtype_size(x->dtype);
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
+static void rlx__plan_free(const rlx_allocator* al, rlx__plan* p) {
+    rlx__free(al, p->bufs);
+    rlx__free(al, p->steps);
+    memset(p, 0, sizeof *p);
+}
+
+static int rlx__overlap(size_t a0, size_t a1, size_t b0, size_t b1) { return a0 < b1 && b0 < a1; }
+
+static rlx_result rlx__plan_build(const rlx_graph* g, int no_reuse, rlx__plan* p) {
+    const rlx_allocator* al = &g->al;
+    int n = g->n, i, k, s, end;
+    int *order = NULL, *stepof = NULL;
+    size_t off;
+    memset(p, 0, sizeof *p);
+    p->bufs = (rlx__buf*)rlx__calloc(al, sizeof(rlx__buf) * (size_t)(n + 1));
+    p->steps = (int*)rlx__calloc(al, sizeof(int) * (size_t)(n + 1));
+    order = (int*)rlx__calloc(al, sizeof(int) * (size_t)(n + 1));
+    stepof = (int*)rlx__calloc(al, sizeof(int) * (size_t)(n + 1));
+    if (!p->bufs || !p->steps || !order || !stepof) {
+        rlx__free(al, order); rlx__free(al, stepof); rlx__plan_free(al, p);
+        return RLX_ERROR_OUT_OF_MEMORY;
+    }
+    /* 1. kinds, roots, steps */
+    for (i = 0; i < n; i++) {
+        const rlx__node* nd = &g->nodes[i];
+        rlx__buf* b = &p->bufs[i];
+        b->bytes = rlx__node_bytes(nd);
+        b->root = i;
+        stepof[i] = -1;
+        if (nd->op == RLX_OP_INPUT) b->kind = RLX_BUFFER_INPUT;
+        else if (nd->op == RLX_OP_PARAM) b->kind = RLX_BUFFER_PARAM;
+        else if (nd->op == RLX_OP_CONSTANT) b->kind = RLX_BUFFER_CONSTANT;
+        else if (rlx__view_offset(g, nd, &off)) {
+            int src = (int)rlx__in(g, nd, 0) - 1;
+            b->kind = RLX_BUFFER_VIEW;
+            b->root = p->bufs[src].root;
+            b->offset = (src == b->root ? 0 : p->bufs[src].offset) + off;
+        } else {
+            b->kind = RLX_BUFFER_INTERMEDIATE;
+            stepof[i] = p->nsteps;
+            p->steps[p->nsteps++] = i;
+        }
+    }
+    end = p->nsteps > 0 ? p->nsteps - 1 : 0;
+    /* 2. live ranges */
+    for (i = 0; i < n; i++) {
+        rlx__buf* b = &p->bufs[i];
+        if (b->kind == RLX_BUFFER_INTERMEDIATE) b->first = b->last = stepof[i];
+        else { b->first = 0; b->last = end; }
+    }
+    for (s = 0; s < p->nsteps; s++) {
+        const rlx__node* nd = &g->nodes[p->steps[s]];
+        for (k = 0; k < nd->nin; k++) {
+            rlx__buf* r = &p->bufs[p->bufs[rlx__in(g, nd, k) - 1].root];
+            if (s > r->last) r->last = s;
+        }
+    }
+    for (i = 0; i < g->nouts; i++) {
+        rlx__buf* r = &p->bufs[p->bufs[g->outs[i].id - 1].root];
+        r->last = end;
+        if (r->kind == RLX_BUFFER_INTERMEDIATE) r->kind = RLX_BUFFER_OUTPUT;
+    }
+    for (i = 0; i < n; i++) {   /* a view lives as long as its root (for reporting) */
+        rlx__buf* b = &p->bufs[i];
+        if (b->kind == RLX_BUFFER_VIEW) { b->first = p->bufs[b->root].first; b->last = p->bufs[b->root].last; }
+    }
+    /* 3. weights: sequential */
+    off = 0;
+    for (i = 0; i < n; i++) {
+        rlx__buf* b = &p->bufs[i];
+        if (b->kind != RLX_BUFFER_PARAM && b->kind != RLX_BUFFER_CONSTANT) continue;
+        b->offset = off;
+        off += rlx__align_up(b->bytes);
+    }
+    p->weight_bytes = off;
+    /* 4. arena: no-reuse sum, lower bound, then placement */
+    {
+        int cnt = 0, j;
+        size_t lb = 0;
+        for (i = 0; i < n; i++) {
+            rlx_buffer_kind kd = p->bufs[i].kind;
+            if (kd == RLX_BUFFER_INPUT || kd == RLX_BUFFER_INTERMEDIATE || kd == RLX_BUFFER_OUTPUT) {
+                order[cnt++] = i;
+                p->no_reuse_bytes += rlx__align_up(p->bufs[i].bytes);
+            }
+        }
+        for (s = 0; s <= end; s++) {
+            size_t live = 0;
+            for (j = 0; j < cnt; j++) {
+                const rlx__buf* b = &p->bufs[order[j]];
+                if (b->first <= s && s <= b->last) live += rlx__align_up(b->bytes);
+            }
+            if (live > lb) lb = live;
+        }
+        p->lower_bound_bytes = lb;
+        if (no_reuse) {
+            off = 0;
+            for (j = 0; j < cnt; j++) { p->bufs[order[j]].offset = off; off += rlx__align_up(p->bufs[order[j]].bytes); }
+            p->arena_bytes = off;
+        } else {
+            /* sort by size desc, then by first step (insertion sort keeps it dependency-free; n is modest) */
+            for (j = 1; j < cnt; j++) {
+                int v = order[j], t = j;
+                while (t > 0) {
+                    const rlx__buf *a = &p->bufs[order[t - 1]], *b = &p->bufs[v];
+                    if (a->bytes > b->bytes || (a->bytes == b->bytes && a->first <= b->first)) break;
+                    order[t] = order[t - 1];
+                    t--;
+                }
+                order[t] = v;
+            }
+            p->arena_bytes = 0;
+            for (j = 0; j < cnt; j++) {
+                rlx__buf* b = &p->bufs[order[j]];
+                size_t sz = rlx__align_up(b->bytes), cand = 0;
+                int moved = 1;
+                /* first fit: bump the candidate past any conflicting placed buffer until none conflicts */
+                while (moved) {
+                    moved = 0;
+                    for (k = 0; k < j; k++) {
+                        const rlx__buf* o = &p->bufs[order[k]];
+                        if (o->last < b->first || b->last < o->first) continue;
+                        if (rlx__overlap(cand, cand + sz, o->offset, o->offset + rlx__align_up(o->bytes))) {
+                            cand = o->offset + rlx__align_up(o->bytes);
+                            moved = 1;
+                        }
+                    }
+                }
+                b->offset = cand;
+                if (cand + sz > p->arena_bytes) p->arena_bytes = cand + sz;
+            }
+        }
+    }
+    rlx__free(al, order);
+    rlx__free(al, stepof);
+    return RLX_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>cpu
+   Thread pool: the caller is thread 0 and `n-1` workers wait on a condition variable. parallel_for hands out
+   task indices under one mutex (tasks are coarse: row blocks and matmul tiles).
+   ------------------------------------------------------------------------------------------------------------ */
+typedef void (*rlx__task_fn)(void* ctx, int64_t task, int thread);
+
+#if defined(RLX_NO_THREADS)
+struct rlx__pool { int n; };
+static int rlx__pool_threads(const rlx__pool* p) { RLX__UNUSED(p); return 1; }
+static void rlx__parallel_for(rlx__pool* p, int64_t ntasks, rlx__task_fn fn, void* ctx) {
+    int64_t t;
+    RLX__UNUSED(p);
+    for (t = 0; t < ntasks; t++) fn(ctx, t, 0);
+}
+static rlx__pool* rlx__pool_create(const rlx_allocator* al, int n) { RLX__UNUSED(al); RLX__UNUSED(n); return NULL; }
+static void rlx__pool_destroy(const rlx_allocator* al, rlx__pool* p) { RLX__UNUSED(al); RLX__UNUSED(p); }
+static int rlx__cpu_count(void) { return 1; }
+#else
+#  if defined(_WIN32)
+typedef HANDLE rlx__thread;
+typedef CRITICAL_SECTION rlx__mutex;
+typedef CONDITION_VARIABLE rlx__cond;
+#    define rlx__mutex_init(m) InitializeCriticalSection(m)
+#    define rlx__mutex_destroy(m) DeleteCriticalSection(m)
+#    define rlx__lock(m) EnterCriticalSection(m)
+#    define rlx__unlock(m) LeaveCriticalSection(m)
+#    define rlx__cond_init(c) InitializeConditionVariable(c)
+#    define rlx__cond_destroy(c) ((void)(c))
+#    define rlx__cond_wait(c, m) SleepConditionVariableCS(c, m, INFINITE)
+#    define rlx__cond_broadcast(c) WakeAllConditionVariable(c)
+static int rlx__cpu_count(void) { SYSTEM_INFO si; GetSystemInfo(&si); return (int)si.dwNumberOfProcessors; }
+#  else
+typedef pthread_t rlx__thread;
+typedef pthread_mutex_t rlx__mutex;
+typedef pthread_cond_t rlx__cond;
+#    define rlx__mutex_init(m) pthread_mutex_init(m, NULL)
+#    define rlx__mutex_destroy(m) pthread_mutex_destroy(m)
+#    define rlx__lock(m) pthread_mutex_lock(m)
+#    define rlx__unlock(m) pthread_mutex_unlock(m)
+#    define rlx__cond_init(c) pthread_cond_init(c, NULL)
+#    define rlx__cond_destroy(c) pthread_cond_destroy(c)
+#    define rlx__cond_wait(c, m) pthread_cond_wait(c, m)
+#    define rlx__cond_broadcast(c) pthread_cond_broadcast(c)
+static int rlx__cpu_count(void) { long n = sysconf(_SC_NPROCESSORS_ONLN); return n > 0 ? (int)n : 1; }
+#  endif
+
+typedef struct rlx__worker { struct rlx__pool* pool; int index; } rlx__worker;
+
+struct rlx__pool {
+    int n;                         /* threads including the caller */
+    rlx__thread th[RLX_MAX_THREADS];
+    rlx__worker wk[RLX_MAX_THREADS];
+    rlx__mutex mu;
+    rlx__cond start, done;
+    uint64_t gen;                  /* bumped for every parallel_for */
+    int busy;                      /* workers still inside the current job */
+    int quit;
+    rlx__task_fn fn;
+    void* ctx;
+    int64_t ntasks, next;
+};
+
+static int rlx__pool_threads(const rlx__pool* p) { return p ? p->n : 1; }
+
+/* Take tasks until none are left. */
+static void rlx__pool_drain(rlx__pool* p, int thread) {
+    for (;;) {
+        int64_t t;
+        rlx__lock(&p->mu);
+        t = p->next < p->ntasks ? p->next++ : -1;
+        rlx__unlock(&p->mu);
+        if (t < 0) return;
+        p->fn(p->ctx, t, thread);
+    }
+}
+
+#  if defined(_WIN32)
+static DWORD WINAPI rlx__worker_main(LPVOID arg)
+#  else
+static void* rlx__worker_main(void* arg)
+#  endif
+{
+    rlx__worker* w = (rlx__worker*)arg;
+    rlx__pool* p = w->pool;
+    uint64_t seen = 0;
+    for (;;) {
+        rlx__lock(&p->mu);
+        while (p->gen == seen && !p->quit) rlx__cond_wait(&p->start, &p->mu);
+        if (p->quit) { rlx__unlock(&p->mu); break; }
+        seen = p->gen;
+        rlx__unlock(&p->mu);
+        rlx__pool_drain(p, w->index);
+        rlx__lock(&p->mu);
+        if (--p->busy == 0) rlx__cond_broadcast(&p->done);
+        rlx__unlock(&p->mu);
+    }
+    return 0;
+}
+
+static void rlx__parallel_for(rlx__pool* p, int64_t ntasks, rlx__task_fn fn, void* ctx) {
+    int64_t t;
+    if (!p || p->n <= 1 || ntasks <= 1) {
+        for (t = 0; t < ntasks; t++) fn(ctx, t, 0);
+        return;
+    }
+    rlx__lock(&p->mu);
+    p->fn = fn;
+    p->ctx = ctx;
+    p->ntasks = ntasks;
+    p->next = 0;
+    p->busy = p->n - 1;
+    p->gen++;
+    rlx__cond_broadcast(&p->start);
+    rlx__unlock(&p->mu);
+    rlx__pool_drain(p, 0);
+    rlx__lock(&p->mu);
+    while (p->busy > 0) rlx__cond_wait(&p->done, &p->mu);
+    rlx__unlock(&p->mu);
+}
+
+static void rlx__pool_destroy(const rlx_allocator* al, rlx__pool* p) {
+    int i;
+    if (!p) return;
+    rlx__lock(&p->mu);
+    p->quit = 1;
+    rlx__cond_broadcast(&p->start);
+    rlx__unlock(&p->mu);
+    for (i = 1; i < p->n; i++) {
+#  if defined(_WIN32)
+        WaitForSingleObject(p->th[i], INFINITE);
+        CloseHandle(p->th[i]);
+#  else
+        pthread_join(p->th[i], NULL);
+#  endif
+    }
+    rlx__mutex_destroy(&p->mu);
+    rlx__cond_destroy(&p->start);
+    rlx__cond_destroy(&p->done);
+    rlx__free(al, p);
+}
+
+/* n threads including the caller; returns NULL for n <= 1 (serial) or when threads cannot be made. */
+static rlx__pool* rlx__pool_create(const rlx_allocator* al, int n) {
+    rlx__pool* p;
+    int i;
+    if (n <= 1) return NULL;
+    if (n > RLX_MAX_THREADS) n = RLX_MAX_THREADS;
+    p = (rlx__pool*)rlx__calloc(al, sizeof *p);
+    if (!p) return NULL;
+    rlx__mutex_init(&p->mu);
+    rlx__cond_init(&p->start);
+    rlx__cond_init(&p->done);
+    p->n = 1;
+    for (i = 1; i < n; i++) {
+        p->wk[i].pool = p;
+        p->wk[i].index = i;
+#  if defined(_WIN32)
+        p->th[i] = CreateThread(NULL, 0, rlx__worker_main, &p->wk[i], 0, NULL);
+        if (!p->th[i]) break;
+#  else
+        if (pthread_create(&p->th[i], NULL, rlx__worker_main, &p->wk[i]) != 0) break;
+#  endif
+        p->n++;
+    }
+    return p;
+}
+#endif /* RLX_NO_THREADS */
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>gemm  f32 matrix multiply  C[M,N] = A[M,K] · B[K,N]
+
+   Operands are described by strides, so a transposed A or B costs nothing extra: packing reads any layout.
+
+   Blocking (GotoBLAS/BLIS style, oriented for row-major C: vectors run along N, A values are broadcast):
+
+       rlx__parallel_for over a tm x tn grid of rectangles of C (one task per thread, no two touch the same C)
+         for jc in the task's columns, step NC
+           for pc in K, step KC                  B~ = B[pc:+KC, jc:+NC] packed into NR-wide column panels,
+             pack B~                                  kc x nc floats: stays in the core's L2
+             for ir in the task's rows, step MR  A~ = A[ir:+MR, pc:+KC] packed as one MR-row panel,
+               pack A~                                kc x MR floats: stays in L1 across the jr loop
+               for jr in nc, step NR
+                 microkernel: C[ir:+MR, jc+jr:+NR] (= on the first K block, += after) A~ · B~panel
+
+   The microkernel keeps the MR x NR tile of C in registers: per k it loads NR/W vectors of B~ and broadcasts
+   MR values of A~ (AVX-512: 12 x 32 in 24 zmm accumulators, AVX2+FMA: 6 x 16 in 12 ymm, NEON: 8 x 8,
+   portable C: 4 x 16). Panels are zero-padded to MR/NR, so edge tiles run the same kernel and only the
+   final store is masked (AVX-512) or goes through a small scratch tile.
+
+   M == 1 (x·W, the decode case) and N == 1 (W·x) skip packing: rlx__sgemv streams W once, either as rows
+   (axpy form, when W's columns are contiguous) or as columns (dot products, when W's rows are).
+
+   Dispatch: rlx__cpu_features() asks the CPU once per call (cheap) and rlx__sgemm picks the widest kernel.
+   SIMD code is compiled with per-function target attributes, so no -mavx flags are needed; RLX_NO_SIMD or a
+   compiler other than gcc/clang leaves only the portable C path. No memory is ever allocated: all scratch
+   lives in the caller's workspace, one slice per thread (rlx__sgemm_workspace_bytes).
+   ------------------------------------------------------------------------------------------------------------ */
+
+enum { RLX__CPU_AVX2 = 1, RLX__CPU_AVX512 = 2, RLX__CPU_NEON = 4 };
+
+#if !defined(RLX_NO_SIMD) && (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(_M_X64))
+#  define RLX__GEMM_X86 1
+#  include <immintrin.h>
+#  define RLX__TARGET_AVX2 __attribute__((target("avx2,fma")))
+#  define RLX__TARGET_AVX512 __attribute__((target("avx2,fma,avx512f")))
+#elif !defined(RLX_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON)
+#  define RLX__GEMM_NEON 1
+#  include <arm_neon.h>
+#endif
+
+/* Which SIMD kernels this CPU can run (RLX__CPU_* bits). AVX2 means AVX2 and FMA together; AVX512 implies
+   AVX2. The gcc/clang builtins read a table the runtime fills at start-up (it also checks that the OS saves
+   the wide registers), so this is a few loads and needs no cache of its own. */
+static unsigned rlx__cpu_features(void) {
+#if defined(RLX__GEMM_X86)
+    unsigned f = 0;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        f |= RLX__CPU_AVX2;
+        if (__builtin_cpu_supports("avx512f")) f |= RLX__CPU_AVX512;
+    }
+    return f;
+#elif defined(RLX__GEMM_NEON)
+    return RLX__CPU_NEON;
+#else
+    return 0;
+#endif
+}
+
+/* Name of the kernel family rlx__sgemm will use on this CPU. */
+static const char* rlx__cpu_simd_name(void) {
+    unsigned f = rlx__cpu_features();
+    if (f & RLX__CPU_AVX512) return "AVX-512";
+    if (f & RLX__CPU_AVX2) return "AVX2+FMA";
+    if (f & RLX__CPU_NEON) return "NEON";
+    return "scalar";
+}
+
+/* Microkernel: c[0:mr, 0:nr] (= if !acc, += if acc) sum over k < kc of a[k*MR + i] * b[k*NR + j], where a is a
+   packed A panel and b a packed B panel (both zero-padded); mr <= MR, nr <= NR; c has row stride ldc. */
+typedef void (*rlx__sgemm_kernel_fn)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int acc,
+                                     int mr, int nr);
+/* Packs `lines` (<= R) lines of kc elements into a panel of R lines: dst[k*R + r] = src[r*ls + k*ks], lines
+   past `lines` are zero. A panels are rows of A (ls = rsa, ks = csa), B panels columns of B (ls = csb, ks =
+   rsb). */
+typedef void (*rlx__sgemm_pack_fn)(int R, int lines, int64_t kc, const float* src, int64_t ls, int64_t ks,
+                                   float* dst);
+/* y[n*incy] = sum over k < K of x[k*incx] * w[k*rsw + n*csw] for n < N, for one of the two fast layouts. */
+typedef void (*rlx__sgemv_fn)(int64_t N, int64_t K, const float* x, int64_t incx, const float* w, int64_t rsw,
+                              int64_t csw, float* y, int64_t incy);
+
+/* One kernel family: register tile, cache blocks and the routines that go with them. */
+typedef struct rlx__sgemm_impl {
+    int mr, nr;                  /* register tile                                     */
+    int64_t kc, nc;              /* K block and N block (nc is a multiple of nr)      */
+    rlx__sgemm_kernel_fn kernel;
+    rlx__sgemm_pack_fn pack;
+    rlx__sgemv_fn gemv_rows;     /* w rows contiguous (csw == 1): axpy form           */
+    rlx__sgemv_fn gemv_cols;     /* w columns contiguous (rsw == 1, incx == 1): dots  */
+} rlx__sgemm_impl;
+
+static int64_t rlx__gemm_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t rlx__gemm_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* ---- portable C ------------------------------------------------------------------------------------------ */
+
+/* Generic packer for any strides (see rlx__sgemm_pack_fn). */
+static void rlx__sgemm_pack_c(int R, int lines, int64_t kc, const float* src, int64_t ls, int64_t ks, float* dst) {
+    int64_t k;
+    int r;
+    if (ks == 1) {                       /* each line contiguous in k: read line by line */
+        for (r = 0; r < lines; ++r) {
+            const float* s = src + r * ls;
+            for (k = 0; k < kc; ++k) dst[k * R + r] = s[k];
+        }
+    } else {
+        for (k = 0; k < kc; ++k) {
+            const float* s = src + k * ks;
+            for (r = 0; r < lines; ++r) dst[k * R + r] = s[r * ls];
+        }
+    }
+    if (lines < R)
+        for (k = 0; k < kc; ++k)
+            for (r = lines; r < R; ++r) dst[k * R + r] = 0.0f;
+}
+
+#define RLX__SGEMM_C_MR 4
+#define RLX__SGEMM_C_NR 16
+
+/* Portable 4 x 16 microkernel; plain loops over small fixed bounds that compilers vectorise on their own. */
+static void rlx__sgemm_kernel_c(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int acc, int mr,
+                                int nr) {
+    float t[RLX__SGEMM_C_MR][RLX__SGEMM_C_NR];
+    int64_t k;
+    int i, j;
+    for (i = 0; i < RLX__SGEMM_C_MR; ++i)
+        for (j = 0; j < RLX__SGEMM_C_NR; ++j) t[i][j] = 0.0f;
+    for (k = 0; k < kc; ++k) {
+        const float* ak = a + k * RLX__SGEMM_C_MR;
+        const float* bk = b + k * RLX__SGEMM_C_NR;
+        for (i = 0; i < RLX__SGEMM_C_MR; ++i) {
+            float av = ak[i];
+            for (j = 0; j < RLX__SGEMM_C_NR; ++j) t[i][j] += av * bk[j];
+        }
+    }
+    for (i = 0; i < mr; ++i) {
+        float* ci = c + i * ldc;
+        if (acc)
+            for (j = 0; j < nr; ++j) ci[j] += t[i][j];
+        else
+            for (j = 0; j < nr; ++j) ci[j] = t[i][j];
+    }
+}
+
+/* GEMV, rows of w contiguous: y = sum_k x[k] * w[k, :], 64 columns at a time kept in a local accumulator. */
+static void rlx__sgemv_rows_c(int64_t N, int64_t K, const float* x, int64_t incx, const float* w, int64_t rsw,
+                              int64_t csw, float* y, int64_t incy) {
+    float t[64];
+    int64_t n0, k;
+    int j, nb;
+    (void)csw;
+    for (n0 = 0; n0 < N; n0 += 64) {
+        nb = (int)rlx__gemm_min(64, N - n0);
+        for (j = 0; j < nb; ++j) t[j] = 0.0f;
+        for (k = 0; k < K; ++k) {
+            const float* wk = w + k * rsw + n0;
+            float xv = x[k * incx];
+            for (j = 0; j < nb; ++j) t[j] += xv * wk[j];
+        }
+        for (j = 0; j < nb; ++j) y[(n0 + j) * incy] = t[j];
+    }
+}
+
+/* GEMV, columns of w contiguous and x contiguous: y[n] = dot(x, w[:, n]) with 4 partial sums. */
+static void rlx__sgemv_cols_c(int64_t N, int64_t K, const float* x, int64_t incx, const float* w, int64_t rsw,
+                              int64_t csw, float* y, int64_t incy) {
+    int64_t n, k;
+    (void)incx; (void)rsw;
+    for (n = 0; n < N; ++n) {
+        const float* wn = w + n * csw;
+        float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+        for (k = 0; k + 4 <= K; k += 4) {
+            s0 += x[k] * wn[k]; s1 += x[k + 1] * wn[k + 1];
+            s2 += x[k + 2] * wn[k + 2]; s3 += x[k + 3] * wn[k + 3];
+        }
+        for (; k < K; ++k) s0 += x[k] * wn[k];
+        y[n * incy] = (s0 + s1) + (s2 + s3);
+    }
+}
+
+/* ---- x86: AVX2+FMA and AVX-512 ---------------------------------------------------------------------------- */
+#if defined(RLX__GEMM_X86)
+
+/* Transposes an 8x8 block: rows r0..r7 in, columns out (in place). */
+#define RLX__TRANSPOSE8(r0, r1, r2, r3, r4, r5, r6, r7) do {                                                    \
+        __m256 t0_ = _mm256_unpacklo_ps(r0, r1), t1_ = _mm256_unpackhi_ps(r0, r1);                            \
+        __m256 t2_ = _mm256_unpacklo_ps(r2, r3), t3_ = _mm256_unpackhi_ps(r2, r3);                            \
+        __m256 t4_ = _mm256_unpacklo_ps(r4, r5), t5_ = _mm256_unpackhi_ps(r4, r5);                            \
+        __m256 t6_ = _mm256_unpacklo_ps(r6, r7), t7_ = _mm256_unpackhi_ps(r6, r7);                            \
+        __m256 u0_ = _mm256_shuffle_ps(t0_, t2_, 0x44), u1_ = _mm256_shuffle_ps(t0_, t2_, 0xEE);              \
+        __m256 u2_ = _mm256_shuffle_ps(t1_, t3_, 0x44), u3_ = _mm256_shuffle_ps(t1_, t3_, 0xEE);              \
+        __m256 u4_ = _mm256_shuffle_ps(t4_, t6_, 0x44), u5_ = _mm256_shuffle_ps(t4_, t6_, 0xEE);              \
+        __m256 u6_ = _mm256_shuffle_ps(t5_, t7_, 0x44), u7_ = _mm256_shuffle_ps(t5_, t7_, 0xEE);              \
+        r0 = _mm256_permute2f128_ps(u0_, u4_, 0x20); r1 = _mm256_permute2f128_ps(u1_, u5_, 0x20);             \
+        r2 = _mm256_permute2f128_ps(u2_, u6_, 0x20); r3 = _mm256_permute2f128_ps(u3_, u7_, 0x20);             \
+        r4 = _mm256_permute2f128_ps(u0_, u4_, 0x31); r5 = _mm256_permute2f128_ps(u1_, u5_, 0x31);             \
+        r6 = _mm256_permute2f128_ps(u2_, u6_, 0x31); r7 = _mm256_permute2f128_ps(u3_, u7_, 0x31);             \
+    } while (0)
+
+/* Packer with AVX: lines contiguous in k (row-major A, or a transposed B) go through 8x8 transposes, 8 lines at a
+   time (R = 6 transposes 8 lines, the last two repeated, and stores 6 of each column); lines contiguous across r
+   (row-major B) are plain vector copies. Anything else, and partial panels, use the portable packer. */
+RLX__TARGET_AVX2
+static void rlx__sgemm_pack_avx2(int R, int lines, int64_t kc, const float* src, int64_t ls, int64_t ks,
+                                 float* dst) {
+    int64_t k;
+    if (lines == R && ks == 1 && (R % 8 == 0 || R == 6)) {
+        int r0;
+        for (r0 = 0; r0 < R; r0 += 8) {
+            const float* s0 = src + (int64_t)r0 * ls;
+            const float* s1 = s0 + ls;
+            const float* s2 = s1 + ls;
+            const float* s3 = s2 + ls;
+            const float* s4 = s3 + ls;
+            const float* s5 = s4 + ls;
+            const float* s6 = R == 6 ? s5 : s5 + ls;
+            const float* s7 = R == 6 ? s5 : s6 + ls;
+            float* d = dst + r0;
+            for (k = 0; k + 8 <= kc; k += 8) {
+                __m256 v0 = _mm256_loadu_ps(s0 + k), v1 = _mm256_loadu_ps(s1 + k);
+                __m256 v2 = _mm256_loadu_ps(s2 + k), v3 = _mm256_loadu_ps(s3 + k);
+                __m256 v4 = _mm256_loadu_ps(s4 + k), v5 = _mm256_loadu_ps(s5 + k);
+                __m256 v6 = _mm256_loadu_ps(s6 + k), v7 = _mm256_loadu_ps(s7 + k);
+                float* dk = d + k * R;
+                RLX__TRANSPOSE8(v0, v1, v2, v3, v4, v5, v6, v7);
+                if (R == 6) {
+#define RLX__PACK6_COL(q, v) _mm_storeu_ps(dk + (q) * 6, _mm256_castps256_ps128(v));                             \
+                             _mm_storel_pi((__m64*)(void*)(dk + (q) * 6 + 4), _mm256_extractf128_ps(v, 1))
+                    RLX__PACK6_COL(0, v0); RLX__PACK6_COL(1, v1); RLX__PACK6_COL(2, v2); RLX__PACK6_COL(3, v3);
+                    RLX__PACK6_COL(4, v4); RLX__PACK6_COL(5, v5); RLX__PACK6_COL(6, v6); RLX__PACK6_COL(7, v7);
+#undef RLX__PACK6_COL
+                } else {
+                    _mm256_storeu_ps(dk + 0 * R, v0); _mm256_storeu_ps(dk + 1 * R, v1);
+                    _mm256_storeu_ps(dk + 2 * R, v2); _mm256_storeu_ps(dk + 3 * R, v3);
+                    _mm256_storeu_ps(dk + 4 * R, v4); _mm256_storeu_ps(dk + 5 * R, v5);
+                    _mm256_storeu_ps(dk + 6 * R, v6); _mm256_storeu_ps(dk + 7 * R, v7);
+                }
+            }
+            for (; k < kc; ++k) {
+                int r, nl = R - r0 < 8 ? R - r0 : 8;
+                for (r = 0; r < nl; ++r) d[k * R + r] = src[(int64_t)(r0 + r) * ls + k];
+            }
+        }
+        return;
+    }
+    if (lines == R && ls == 1 && R % 8 == 0) {
+        for (k = 0; k < kc; ++k) {
+            const float* s = src + k * ks;
+            float* d = dst + k * R;
+            int r;
+            for (r = 0; r < R; r += 8) _mm256_storeu_ps(d + r, _mm256_loadu_ps(s + r));
+        }
+        return;
+    }
+    rlx__sgemm_pack_c(R, lines, kc, src, ls, ks, dst);
+}
+
+/* Row lists for the register tiles: X(i) once per row of the microkernel. */
+#define RLX__ROWS6(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#define RLX__ROWS8(X) RLX__ROWS6(X) X(6) X(7)
+#define RLX__ROWS12(X) RLX__ROWS8(X) X(8) X(9) X(10) X(11)
+#define RLX__ROWS14(X) RLX__ROWS12(X) X(12) X(13)
+
+/* AVX2+FMA 6 x 16 microkernel: 12 ymm accumulators, 2 ymm of B and one broadcast of A per row and k. */
+#define RLX__Y_MR 6
+#define RLX__Y_NR 16
+#define RLX__Y_ZERO(i) __m256 c##i##_0 = _mm256_setzero_ps(), c##i##_1 = _mm256_setzero_ps();
+#define RLX__Y_FMA(i) { __m256 t_ = _mm256_broadcast_ss(ak + (i));                                                  \
+                        c##i##_0 = _mm256_fmadd_ps(t_, b0, c##i##_0); c##i##_1 = _mm256_fmadd_ps(t_, b1, c##i##_1); }
+#define RLX__Y_STEP(u) { const float* ak = a + (u) * RLX__Y_MR;                                                     \
+                         __m256 b0 = _mm256_loadu_ps(b + (u) * RLX__Y_NR), b1 = _mm256_loadu_ps(b + (u) * RLX__Y_NR + 8); \
+                         RLX__ROWS6(RLX__Y_FMA) }
+#define RLX__Y_STORE(i) { float* r_ = c + (i) * ldc;                                                              \
+                          if (acc) { c##i##_0 = _mm256_add_ps(c##i##_0, _mm256_loadu_ps(r_));                      \
+                                     c##i##_1 = _mm256_add_ps(c##i##_1, _mm256_loadu_ps(r_ + 8)); }                 \
+                          _mm256_storeu_ps(r_, c##i##_0); _mm256_storeu_ps(r_ + 8, c##i##_1); }
+#define RLX__Y_SPILL(i) _mm256_storeu_ps(t + (i) * RLX__Y_NR, c##i##_0); _mm256_storeu_ps(t + (i) * RLX__Y_NR + 8, c##i##_1);
+#define RLX__Y_PREFETCH(i) _mm_prefetch((const char*)(c + (i) * ldc), _MM_HINT_T0);                                 \
+                           _mm_prefetch((const char*)(c + (i) * ldc + RLX__Y_NR - 1), _MM_HINT_T0);
+
+RLX__TARGET_AVX2
+static void rlx__sgemm_kernel_avx2(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int acc,
+                                   int mr, int nr) {
+    int64_t k;
+    RLX__ROWS6(RLX__Y_ZERO)
+    if (mr == RLX__Y_MR && nr == RLX__Y_NR) { RLX__ROWS6(RLX__Y_PREFETCH) }
+    for (k = 0; k + 4 <= kc; k += 4) {
+        RLX__Y_STEP(0) RLX__Y_STEP(1) RLX__Y_STEP(2) RLX__Y_STEP(3)
+        a += 4 * RLX__Y_MR;
+        b += 4 * RLX__Y_NR;
+    }
+    for (; k < kc; ++k) {
+        RLX__Y_STEP(0)
+        a += RLX__Y_MR;
+        b += RLX__Y_NR;
+    }
+    if (mr == RLX__Y_MR && nr == RLX__Y_NR) {
+        RLX__ROWS6(RLX__Y_STORE)
+    } else {                                   /* edge tile: through a scratch tile */
+        float t[RLX__Y_MR * RLX__Y_NR];
+        int i, j;
+        RLX__ROWS6(RLX__Y_SPILL)
+        for (i = 0; i < mr; ++i) {
+            float* ci = c + i * ldc;
+            const float* ti = t + i * RLX__Y_NR;
+            if (acc)
+                for (j = 0; j < nr; ++j) ci[j] += ti[j];
+            else
+                for (j = 0; j < nr; ++j) ci[j] = ti[j];
+        }
+    }
+}
+
+/* Sum of the 8 lanes of v. */
+RLX__TARGET_AVX2
+static float rlx__hsum_avx2(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+/* GEMV with rows of w contiguous (see rlx__sgemv_rows_c): 64 columns in 8 ymm accumulators, then 8 at a time,
+   then the last few in C. */
+RLX__TARGET_AVX2
+static void rlx__sgemv_rows_avx2(int64_t N, int64_t K, const float* x, int64_t incx, const float* w, int64_t rsw,
+                                 int64_t csw, float* y, int64_t incy) {
+    float t[64];
+    int64_t n0 = 0, k;
+    int j;
+    (void)csw;
+    for (; n0 + 64 <= N; n0 += 64) {
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(), s3 = _mm256_setzero_ps();
+        __m256 s4 = _mm256_setzero_ps(), s5 = _mm256_setzero_ps(), s6 = _mm256_setzero_ps(), s7 = _mm256_setzero_ps();
+        const float* wk = w + n0;
+        for (k = 0; k < K; ++k, wk += rsw) {
+            __m256 xv = _mm256_broadcast_ss(x + k * incx);
+            s0 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wk + 0), s0); s1 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wk + 8), s1);
+            s2 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wk + 16), s2); s3 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wk + 24), s3);
+            s4 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wk + 32), s4); s5 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wk + 40), s5);
+            s6 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wk + 48), s6); s7 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wk + 56), s7);
+        }
+        _mm256_storeu_ps(t + 0, s0); _mm256_storeu_ps(t + 8, s1); _mm256_storeu_ps(t + 16, s2);
+        _mm256_storeu_ps(t + 24, s3); _mm256_storeu_ps(t + 32, s4); _mm256_storeu_ps(t + 40, s5);
+        _mm256_storeu_ps(t + 48, s6); _mm256_storeu_ps(t + 56, s7);
+        for (j = 0; j < 64; ++j) y[(n0 + j) * incy] = t[j];
+    }
+    for (; n0 + 8 <= N; n0 += 8) {               /* 4 partial sums over k to hide the FMA latency */
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(), s3 = _mm256_setzero_ps();
+        const float* wk = w + n0;
+        for (k = 0; k + 4 <= K; k += 4, wk += 4 * rsw) {
+            s0 = _mm256_fmadd_ps(_mm256_broadcast_ss(x + k * incx), _mm256_loadu_ps(wk), s0);
+            s1 = _mm256_fmadd_ps(_mm256_broadcast_ss(x + (k + 1) * incx), _mm256_loadu_ps(wk + rsw), s1);
+            s2 = _mm256_fmadd_ps(_mm256_broadcast_ss(x + (k + 2) * incx), _mm256_loadu_ps(wk + 2 * rsw), s2);
+            s3 = _mm256_fmadd_ps(_mm256_broadcast_ss(x + (k + 3) * incx), _mm256_loadu_ps(wk + 3 * rsw), s3);
+        }
+        for (; k < K; ++k, wk += rsw) s0 = _mm256_fmadd_ps(_mm256_broadcast_ss(x + k * incx), _mm256_loadu_ps(wk), s0);
+        _mm256_storeu_ps(t, _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+        for (j = 0; j < 8; ++j) y[(n0 + j) * incy] = t[j];
+    }
+    if (n0 < N) rlx__sgemv_rows_c(N - n0, K, x, incx, w + n0, rsw, 1, y + n0 * incy, incy);
+}
+
+/* GEMV with columns of w contiguous and x contiguous: 4 dot products at a time, 8 lanes each. */
+RLX__TARGET_AVX2
+static void rlx__sgemv_cols_avx2(int64_t N, int64_t K, const float* x, int64_t incx, const float* w, int64_t rsw,
+                                 int64_t csw, float* y, int64_t incy) {
+    int64_t n = 0, k;
+    (void)incx; (void)rsw;
+    for (; n + 4 <= N; n += 4) {
+        const float* w0 = w + n * csw;
+        const float* w1 = w0 + csw;
+        const float* w2 = w1 + csw;
+        const float* w3 = w2 + csw;
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(), s3 = _mm256_setzero_ps();
+        float r0, r1, r2, r3;
+        for (k = 0; k + 8 <= K; k += 8) {
+            __m256 xv = _mm256_loadu_ps(x + k);
+            s0 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(w0 + k), s0);
+            s1 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(w1 + k), s1);
+            s2 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(w2 + k), s2);
+            s3 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(w3 + k), s3);
+        }
+        r0 = rlx__hsum_avx2(s0); r1 = rlx__hsum_avx2(s1); r2 = rlx__hsum_avx2(s2); r3 = rlx__hsum_avx2(s3);
+        for (; k < K; ++k) { r0 += x[k] * w0[k]; r1 += x[k] * w1[k]; r2 += x[k] * w2[k]; r3 += x[k] * w3[k]; }
+        y[n * incy] = r0; y[(n + 1) * incy] = r1; y[(n + 2) * incy] = r2; y[(n + 3) * incy] = r3;
+    }
+    if (n < N) rlx__sgemv_cols_c(N - n, K, x, 1, w + n * csw, 1, csw, y + n * incy, incy);
+}
+
+/* AVX-512 12 x 32 microkernel: 24 zmm accumulators, 2 zmm of B and one broadcast of A per row and k.
+   Edge tiles store through lane masks. */
+#define RLX__Z_MR 12
+#define RLX__Z_NR 32
+#define RLX__Z_ROWS RLX__ROWS12
+#define RLX__Z_ZERO(i) __m512 c##i##_0 = _mm512_setzero_ps(), c##i##_1 = _mm512_setzero_ps();
+#define RLX__Z_FMA(i) { __m512 t_ = _mm512_set1_ps(ak[i]);                                                          \
+                        c##i##_0 = _mm512_fmadd_ps(t_, b0, c##i##_0); c##i##_1 = _mm512_fmadd_ps(t_, b1, c##i##_1); }
+#define RLX__Z_STEP(u) { const float* ak = a + (u) * RLX__Z_MR;                                                     \
+                         __m512 b0 = _mm512_loadu_ps(b + (u) * RLX__Z_NR), b1 = _mm512_loadu_ps(b + (u) * RLX__Z_NR + 16); \
+                         RLX__Z_ROWS(RLX__Z_FMA) }
+#define RLX__Z_STORE(i) { float* r_ = c + (i) * ldc;                                                              \
+                          if (acc) { c##i##_0 = _mm512_add_ps(c##i##_0, _mm512_loadu_ps(r_));                      \
+                                     c##i##_1 = _mm512_add_ps(c##i##_1, _mm512_loadu_ps(r_ + 16)); }                \
+                          _mm512_storeu_ps(r_, c##i##_0); _mm512_storeu_ps(r_ + 16, c##i##_1); }
+#define RLX__Z_STORE_MASKED(i) if ((i) < mr) { float* r_ = c + (i) * ldc;                                         \
+                          if (acc) { c##i##_0 = _mm512_add_ps(c##i##_0, _mm512_maskz_loadu_ps(m0, r_));             \
+                                     c##i##_1 = _mm512_add_ps(c##i##_1, _mm512_maskz_loadu_ps(m1, r_ + 16)); }      \
+                          _mm512_mask_storeu_ps(r_, m0, c##i##_0); _mm512_mask_storeu_ps(r_ + 16, m1, c##i##_1); }
+#define RLX__Z_PREFETCH(i) _mm_prefetch((const char*)(c + (i) * ldc), _MM_HINT_T0);                                 \
+                           _mm_prefetch((const char*)(c + (i) * ldc + RLX__Z_NR - 1), _MM_HINT_T0);
+
+RLX__TARGET_AVX512
+static void rlx__sgemm_kernel_avx512(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int acc,
+                                     int mr, int nr) {
+    int64_t k;
+    RLX__Z_ROWS(RLX__Z_ZERO)
+    if (mr == RLX__Z_MR && nr == RLX__Z_NR) { RLX__Z_ROWS(RLX__Z_PREFETCH) }
+    for (k = 0; k + 4 <= kc; k += 4) {
+        RLX__Z_STEP(0) RLX__Z_STEP(1) RLX__Z_STEP(2) RLX__Z_STEP(3)
+        a += 4 * RLX__Z_MR;
+        b += 4 * RLX__Z_NR;
+    }
+    for (; k < kc; ++k) {
+        RLX__Z_STEP(0)
+        a += RLX__Z_MR;
+        b += RLX__Z_NR;
+    }
+    if (mr == RLX__Z_MR && nr == RLX__Z_NR) {
+        RLX__Z_ROWS(RLX__Z_STORE)
+    } else {
+        __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
+        __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFFu : nr > 16 ? (1u << (nr - 16)) - 1u : 0u);
+        RLX__Z_ROWS(RLX__Z_STORE_MASKED)
+    }
+}
+
+/* Packer for the AVX-512 tiles: full 32-wide B panels of a row-major B are two zmm copies per k; everything
+   else goes to the AVX packer (transposes for R = 8, 16, 32, ...; R = 12 as 8 + 4 lines through the C path). */
+RLX__TARGET_AVX512
+static void rlx__sgemm_pack_avx512(int R, int lines, int64_t kc, const float* src, int64_t ls, int64_t ks,
+                                   float* dst) {
+    int64_t k;
+    if (lines == R && ls == 1 && R == 32) {
+        for (k = 0; k < kc; ++k) {
+            const float* s = src + k * ks;
+            _mm512_storeu_ps(dst + k * 32, _mm512_loadu_ps(s));
+            _mm512_storeu_ps(dst + k * 32 + 16, _mm512_loadu_ps(s + 16));
+        }
+        return;
+    }
+    rlx__sgemm_pack_avx2(R, lines, kc, src, ls, ks, dst);
+}
+
+/* GEMV with rows of w contiguous: 128 columns in 8 zmm accumulators, then 16 at a time (masked at the end) with
+   4 partial sums over k. */
+RLX__TARGET_AVX512
+static void rlx__sgemv_rows_avx512(int64_t N, int64_t K, const float* x, int64_t incx, const float* w, int64_t rsw,
+                                   int64_t csw, float* y, int64_t incy) {
+    float t[128];
+    int64_t n0 = 0, k;
+    int j;
+    (void)csw;
+    for (; n0 + 128 <= N; n0 += 128) {
+        __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
+        __m512 s4 = _mm512_setzero_ps(), s5 = _mm512_setzero_ps(), s6 = _mm512_setzero_ps(), s7 = _mm512_setzero_ps();
+        const float* wk = w + n0;
+        for (k = 0; k < K; ++k, wk += rsw) {
+            __m512 xv = _mm512_set1_ps(x[k * incx]);
+            s0 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(wk + 0), s0); s1 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(wk + 16), s1);
+            s2 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(wk + 32), s2); s3 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(wk + 48), s3);
+            s4 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(wk + 64), s4); s5 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(wk + 80), s5);
+            s6 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(wk + 96), s6); s7 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(wk + 112), s7);
+        }
+        if (incy == 1) {
+            float* yn = y + n0;
+            _mm512_storeu_ps(yn + 0, s0); _mm512_storeu_ps(yn + 16, s1); _mm512_storeu_ps(yn + 32, s2);
+            _mm512_storeu_ps(yn + 48, s3); _mm512_storeu_ps(yn + 64, s4); _mm512_storeu_ps(yn + 80, s5);
+            _mm512_storeu_ps(yn + 96, s6); _mm512_storeu_ps(yn + 112, s7);
+        } else {
+            _mm512_storeu_ps(t + 0, s0); _mm512_storeu_ps(t + 16, s1); _mm512_storeu_ps(t + 32, s2);
+            _mm512_storeu_ps(t + 48, s3); _mm512_storeu_ps(t + 64, s4); _mm512_storeu_ps(t + 80, s5);
+            _mm512_storeu_ps(t + 96, s6); _mm512_storeu_ps(t + 112, s7);
+            for (j = 0; j < 128; ++j) y[(n0 + j) * incy] = t[j];
+        }
+    }
+    for (; n0 < N; n0 += 16) {
+        int nb = (int)rlx__gemm_min(16, N - n0);
+        __mmask16 m = (__mmask16)(nb == 16 ? 0xFFFFu : (1u << nb) - 1u);
+        __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
+        const float* wk = w + n0;
+        for (k = 0; k + 4 <= K; k += 4, wk += 4 * rsw) {
+            s0 = _mm512_fmadd_ps(_mm512_set1_ps(x[k * incx]), _mm512_maskz_loadu_ps(m, wk), s0);
+            s1 = _mm512_fmadd_ps(_mm512_set1_ps(x[(k + 1) * incx]), _mm512_maskz_loadu_ps(m, wk + rsw), s1);
+            s2 = _mm512_fmadd_ps(_mm512_set1_ps(x[(k + 2) * incx]), _mm512_maskz_loadu_ps(m, wk + 2 * rsw), s2);
+            s3 = _mm512_fmadd_ps(_mm512_set1_ps(x[(k + 3) * incx]), _mm512_maskz_loadu_ps(m, wk + 3 * rsw), s3);
+        }
+        for (; k < K; ++k, wk += rsw) s0 = _mm512_fmadd_ps(_mm512_set1_ps(x[k * incx]), _mm512_maskz_loadu_ps(m, wk), s0);
+        s0 = _mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3));
+        if (incy == 1) {
+            _mm512_mask_storeu_ps(y + n0, m, s0);
+        } else {
+            _mm512_storeu_ps(t, s0);
+            for (j = 0; j < nb; ++j) y[(n0 + j) * incy] = t[j];
+        }
+    }
+}
+
+/* GEMV with columns of w contiguous and x contiguous: 4 dot products at a time, 16 lanes each, masked k tail. */
+RLX__TARGET_AVX512
+static void rlx__sgemv_cols_avx512(int64_t N, int64_t K, const float* x, int64_t incx, const float* w,
+                                   int64_t rsw, int64_t csw, float* y, int64_t incy) {
+    int64_t n = 0, k;
+    int kt = (int)(K % 16);
+    __mmask16 mt = (__mmask16)((1u << kt) - 1u);
+    (void)incx; (void)rsw;
+    for (; n < N; n += 4) {
+        int nn = (int)rlx__gemm_min(4, N - n), q;
+        const float* w0 = w + n * csw;
+        const float* w1 = nn > 1 ? w0 + csw : w0;        /* a short group repeats its first column */
+        const float* w2 = nn > 2 ? w0 + 2 * csw : w0;
+        const float* w3 = nn > 3 ? w0 + 3 * csw : w0;
+        __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
+        float r[4];
+        for (k = 0; k + 16 <= K; k += 16) {
+            __m512 xv = _mm512_loadu_ps(x + k);
+            s0 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(w0 + k), s0);
+            s1 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(w1 + k), s1);
+            s2 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(w2 + k), s2);
+            s3 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(w3 + k), s3);
+        }
+        if (kt) {
+            __m512 xv = _mm512_maskz_loadu_ps(mt, x + k);
+            s0 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(mt, w0 + k), s0);
+            s1 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(mt, w1 + k), s1);
+            s2 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(mt, w2 + k), s2);
+            s3 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(mt, w3 + k), s3);
+        }
+        r[0] = _mm512_reduce_add_ps(s0); r[1] = _mm512_reduce_add_ps(s1);
+        r[2] = _mm512_reduce_add_ps(s2); r[3] = _mm512_reduce_add_ps(s3);
+        for (q = 0; q < nn; ++q) y[(n + q) * incy] = r[q];
+    }
+}
+
+#endif /* RLX__GEMM_X86 */
+
+/* ---- aarch64: NEON ---------------------------------------------------------------------------------------- */
+#if defined(RLX__GEMM_NEON)
+
+/* NEON 8 x 8 microkernel: 16 q-register accumulators; per k, 2 vectors of B and 2 of A (used lane by lane). */
+#define RLX__N_MR 8
+#define RLX__N_NR 8
+static void rlx__sgemm_kernel_neon(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int acc,
+                                   int mr, int nr) {
+    float32x4_t c0_0 = vdupq_n_f32(0.0f), c0_1 = c0_0, c1_0 = c0_0, c1_1 = c0_0, c2_0 = c0_0, c2_1 = c0_0;
+    float32x4_t c3_0 = c0_0, c3_1 = c0_0, c4_0 = c0_0, c4_1 = c0_0, c5_0 = c0_0, c5_1 = c0_0;
+    float32x4_t c6_0 = c0_0, c6_1 = c0_0, c7_0 = c0_0, c7_1 = c0_0;
+    float t[RLX__N_MR * RLX__N_NR];
+    int64_t k;
+    int i, j;
+    for (k = 0; k < kc; ++k) {
+        float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4);
+        float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
+        c0_0 = vfmaq_laneq_f32(c0_0, b0, a0, 0); c0_1 = vfmaq_laneq_f32(c0_1, b1, a0, 0);
+        c1_0 = vfmaq_laneq_f32(c1_0, b0, a0, 1); c1_1 = vfmaq_laneq_f32(c1_1, b1, a0, 1);
+        c2_0 = vfmaq_laneq_f32(c2_0, b0, a0, 2); c2_1 = vfmaq_laneq_f32(c2_1, b1, a0, 2);
+        c3_0 = vfmaq_laneq_f32(c3_0, b0, a0, 3); c3_1 = vfmaq_laneq_f32(c3_1, b1, a0, 3);
+        c4_0 = vfmaq_laneq_f32(c4_0, b0, a1, 0); c4_1 = vfmaq_laneq_f32(c4_1, b1, a1, 0);
+        c5_0 = vfmaq_laneq_f32(c5_0, b0, a1, 1); c5_1 = vfmaq_laneq_f32(c5_1, b1, a1, 1);
+        c6_0 = vfmaq_laneq_f32(c6_0, b0, a1, 2); c6_1 = vfmaq_laneq_f32(c6_1, b1, a1, 2);
+        c7_0 = vfmaq_laneq_f32(c7_0, b0, a1, 3); c7_1 = vfmaq_laneq_f32(c7_1, b1, a1, 3);
+        a += RLX__N_MR;
+        b += RLX__N_NR;
+    }
+    vst1q_f32(t + 0, c0_0); vst1q_f32(t + 4, c0_1); vst1q_f32(t + 8, c1_0); vst1q_f32(t + 12, c1_1);
+    vst1q_f32(t + 16, c2_0); vst1q_f32(t + 20, c2_1); vst1q_f32(t + 24, c3_0); vst1q_f32(t + 28, c3_1);
+    vst1q_f32(t + 32, c4_0); vst1q_f32(t + 36, c4_1); vst1q_f32(t + 40, c5_0); vst1q_f32(t + 44, c5_1);
+    vst1q_f32(t + 48, c6_0); vst1q_f32(t + 52, c6_1); vst1q_f32(t + 56, c7_0); vst1q_f32(t + 60, c7_1);
+    for (i = 0; i < mr; ++i) {
+        float* ci = c + i * ldc;
+        const float* ti = t + i * RLX__N_NR;
+        if (nr == RLX__N_NR) {
+            float32x4_t v0 = vld1q_f32(ti), v1 = vld1q_f32(ti + 4);
+            if (acc) { v0 = vaddq_f32(v0, vld1q_f32(ci)); v1 = vaddq_f32(v1, vld1q_f32(ci + 4)); }
+            vst1q_f32(ci, v0); vst1q_f32(ci + 4, v1);
+        } else if (acc) {
+            for (j = 0; j < nr; ++j) ci[j] += ti[j];
+        } else {
+            for (j = 0; j < nr; ++j) ci[j] = ti[j];
+        }
+    }
+}
+#endif /* RLX__GEMM_NEON */
+
+/* ---- driver ----------------------------------------------------------------------------------------------- */
+
+/* Fills *im with the kernel family for the given RLX__CPU_* bits (portable C when none applies). */
+static void rlx__sgemm_pick(unsigned features, rlx__sgemm_impl* im) {
+    im->mr = RLX__SGEMM_C_MR; im->nr = RLX__SGEMM_C_NR; im->kc = 256; im->nc = 512;
+    im->kernel = rlx__sgemm_kernel_c;
+    im->pack = rlx__sgemm_pack_c;
+    im->gemv_rows = rlx__sgemv_rows_c;
+    im->gemv_cols = rlx__sgemv_cols_c;
+#if defined(RLX__GEMM_X86)
+    if (features & RLX__CPU_AVX512) {
+        im->mr = RLX__Z_MR; im->nr = RLX__Z_NR; im->kc = 384; im->nc = 512;
+        im->kernel = rlx__sgemm_kernel_avx512;
+        im->pack = rlx__sgemm_pack_avx512;
+        im->gemv_rows = rlx__sgemv_rows_avx512;
+        im->gemv_cols = rlx__sgemv_cols_avx512;
+    } else if (features & RLX__CPU_AVX2) {
+        im->mr = RLX__Y_MR; im->nr = RLX__Y_NR; im->kc = 256; im->nc = 512;
+        im->kernel = rlx__sgemm_kernel_avx2;
+        im->pack = rlx__sgemm_pack_avx2;
+        im->gemv_rows = rlx__sgemv_rows_avx2;
+        im->gemv_cols = rlx__sgemv_cols_avx2;
+    }
+#elif defined(RLX__GEMM_NEON)
+    if (features & RLX__CPU_NEON) {
+        im->mr = RLX__N_MR; im->nr = RLX__N_NR; im->kc = 256; im->nc = 512;
+        im->kernel = rlx__sgemm_kernel_neon;
+    }
+#else
+    (void)features;
+#endif
+}
+
+/* Floats of one thread's workspace slice: a packed B block, a packed A panel, rounded to 64 bytes. */
+static size_t rlx__sgemm_slice_floats(const rlx__sgemm_impl* im) {
+    size_t n = (size_t)(im->kc * im->nc + im->kc * im->mr);
+    return (n + 15) & ~(size_t)15;
+}
+
+/* Workspace rlx__sgemm needs with nthreads threads: one slice per thread, sized for the largest kernel family
+   compiled in, so the bound does not depend on the CPU, on M, N or K. */
+static size_t rlx__sgemm_workspace_bytes(int nthreads) {
+    static const unsigned sets[4] = {0u, RLX__CPU_AVX2, RLX__CPU_AVX2 | RLX__CPU_AVX512, RLX__CPU_NEON};
+    size_t most = 0;
+    int i;
+    for (i = 0; i < 4; ++i) {
+        rlx__sgemm_impl im;
+        size_t s;
+        rlx__sgemm_pick(sets[i], &im);
+        s = rlx__sgemm_slice_floats(&im);
+        if (s > most) most = s;
+    }
+    return (size_t)(nthreads < 1 ? 1 : nthreads) * most * sizeof(float);
+}
+
+/* One rlx__sgemm call split into tasks: task t computes the C rectangle at grid cell (t / tn, t % tn). */
+typedef struct rlx__sgemm_job {
+    rlx__sgemm_impl im;
+    int64_t M, N, K;
+    const float* A;
+    int64_t rsa, csa;
+    const float* B;
+    int64_t rsb, csb;
+    float* C;
+    int64_t ldc;
+    float* ws;
+    size_t slice;            /* floats per thread                             */
+    int64_t tn;              /* grid columns                                  */
+    int64_t mstep, nstep;    /* rows and columns per task (multiples of mr, nr) */
+} rlx__sgemm_job;
+
+/* C[m0:m1, n0:n1] = A[m0:m1, :] · B[:, n0:n1] with the packed-panel loop nest; bp and ap are this thread's
+   packing buffers. */
+static void rlx__sgemm_rect(const rlx__sgemm_job* j, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float* bp,
+                            float* ap) {
+    const rlx__sgemm_impl* im = &j->im;
+    const int MR = im->mr, NR = im->nr;
+    int64_t nblk = rlx__gemm_cdiv(n1 - n0, im->nc), kblk = rlx__gemm_cdiv(j->K, im->kc);
+    int64_t ncs = rlx__gemm_cdiv(rlx__gemm_cdiv(n1 - n0, nblk), NR) * NR;   /* balanced blocks */
+    int64_t kcs = rlx__gemm_cdiv(j->K, kblk);
+    int64_t jc, pc, ir, jr;
+    for (jc = n0; jc < n1; jc += ncs) {
+        int64_t nc = rlx__gemm_min(ncs, n1 - jc);
+        for (pc = 0; pc < j->K; pc += kcs) {
+            int64_t kc = rlx__gemm_min(kcs, j->K - pc);
+            const float* bsrc = j->B + pc * j->rsb + jc * j->csb;
+            for (jr = 0; jr < nc; jr += NR)
+                im->pack(NR, (int)rlx__gemm_min(NR, nc - jr), kc, bsrc + jr * j->csb, j->csb, j->rsb, bp + jr * kc);
+            for (ir = m0; ir < m1; ir += MR) {
+                int mr = (int)rlx__gemm_min(MR, m1 - ir);
+                float* crow = j->C + ir * j->ldc + jc;
+                im->pack(MR, mr, kc, j->A + ir * j->rsa + pc * j->csa, j->rsa, j->csa, ap);
+                for (jr = 0; jr < nc; jr += NR)
+                    im->kernel(kc, ap, bp + jr * kc, crow + jr, j->ldc, pc > 0, mr, (int)rlx__gemm_min(NR, nc - jr));
+            }
+        }
+    }
+}
+
+/* rlx__task_fn for the packed path: one grid cell, using the calling thread's workspace slice. */
+static void rlx__sgemm_task(void* ctx, int64_t task, int thread) {
+    const rlx__sgemm_job* j = (const rlx__sgemm_job*)ctx;
+    int64_t m0 = (task / j->tn) * j->mstep, n0 = (task % j->tn) * j->nstep;
+    float* bp = j->ws + (size_t)thread * j->slice;
+    if (m0 >= j->M || n0 >= j->N) return;
+    rlx__sgemm_rect(j, m0, rlx__gemm_min(j->M, m0 + j->mstep), n0, rlx__gemm_min(j->N, n0 + j->nstep), bp,
+                    bp + j->im.kc * j->im.nc);
+}
+
+/* One GEMV split by output columns. */
+typedef struct rlx__sgemv_job {
+    rlx__sgemv_fn fn;
+    int64_t N, K;
+    const float* x;
+    int64_t incx;
+    const float* w;
+    int64_t rsw, csw;
+    float* y;
+    int64_t incy, step;
+} rlx__sgemv_job;
+
+/* rlx__task_fn for the GEMV path: output columns [task*step, task*step + step). */
+static void rlx__sgemv_task(void* ctx, int64_t task, int thread) {
+    const rlx__sgemv_job* j = (const rlx__sgemv_job*)ctx;
+    int64_t n0 = task * j->step;
+    (void)thread;
+    if (n0 >= j->N) return;
+    j->fn(rlx__gemm_min(j->step, j->N - n0), j->K, j->x, j->incx, j->w + n0 * j->csw, j->rsw, j->csw,
+          j->y + n0 * j->incy, j->incy);
+}
+
+/* Picks the task grid for the packed path: the cheapest (tm, tn) with tm * tn <= nthreads, counting the
+   largest task's multiply-adds, its packing work and a fixed cost per extra task. */
+static void rlx__sgemm_grid(rlx__sgemm_job* j, int nthreads) {
+    const rlx__sgemm_impl* im = &j->im;
+    double best = -1.0;
+    int64_t mt = rlx__gemm_cdiv(j->M, im->mr), nt = rlx__gemm_cdiv(j->N, im->nr);   /* tiles */
+    double pa = j->csa == 1 ? 0.5 : 1.0, pb = j->csb == 1 ? 0.125 : 1.0;          /* cycles per packed float */
+    double rate = im->mr * im->nr >= 64 ? 16.0 : 2.0;                              /* multiply-adds per cycle */
+    int tasks, tm;
+    j->tn = 1; j->mstep = j->M; j->nstep = j->N;
+    for (tasks = 1; tasks <= nthreads; ++tasks) {
+        for (tm = 1; tm <= tasks; ++tm) {
+            int64_t tn = tasks / tm, ms, ns;
+            double cost;
+            if (tm * tn != tasks || tm > mt || tn > nt) continue;
+            ms = rlx__gemm_cdiv(mt, tm) * im->mr;
+            ns = rlx__gemm_cdiv(nt, tn) * im->nr;
+            cost = (double)ms * (double)ns * (double)j->K / rate
+                 + pa * (double)ms * (double)j->K * (double)rlx__gemm_cdiv(ns, im->nc)
+                 + pb * (double)ns * (double)j->K + 20000.0 * (double)(tasks - 1);
+            if (best < 0.0 || cost < best) { best = cost; j->tn = tn; j->mstep = ms; j->nstep = ns; }
+        }
+    }
+}
+
+/* Same contract as rlx__sgemm, with the kernel family chosen by `features` (RLX__CPU_* bits). */
+static void rlx__sgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_t M, int64_t N, int64_t K,
+                            const float* A, int64_t rsa, int64_t csa, const float* B, int64_t rsb, int64_t csb,
+                            float* C, int64_t ldc) {
+    rlx__sgemm_job j;
+    int nthreads = rlx__pool_threads(pool);
+    if (M <= 0 || N <= 0) return;
+    if (K <= 0) {
+        int64_t i, n;
+        for (i = 0; i < M; ++i)
+            for (n = 0; n < N; ++n) C[i * ldc + n] = 0.0f;
+        return;
+    }
+    rlx__sgemm_pick(features, &j.im);
+    if (M == 1 || N == 1) {
+        /* y[n*incy] = sum_k x[k*incx] * w[k*rsw + n*csw]: M == 1 is x = A's row and w = B; N == 1 is the
+           transposed problem, x = B's column and w = A^T. */
+        rlx__sgemv_job g;
+        if (M == 1) {
+            g.N = N; g.x = A; g.incx = csa; g.w = B; g.rsw = rsb; g.csw = csb; g.y = C; g.incy = 1;
+        } else {
+            g.N = M; g.x = B; g.incx = rsb; g.w = A; g.rsw = csa; g.csw = rsa; g.y = C; g.incy = ldc;
+        }
+        g.K = K;
+        g.fn = NULL;
+        if (g.rsw == 1 && g.incx == 1 && (g.csw != 1 || g.N < 16)) g.fn = j.im.gemv_cols;
+        else if (g.csw == 1) g.fn = j.im.gemv_rows;
+        if (g.fn) {
+            int64_t tasks = nthreads;
+            if (g.N * K < 65536 * (int64_t)2 || g.N < 128) tasks = 1;
+            g.step = rlx__gemm_cdiv(rlx__gemm_cdiv(g.N, tasks), 16) * 16;
+            tasks = rlx__gemm_cdiv(g.N, g.step);
+            if (tasks <= 1) g.fn(g.N, K, g.x, g.incx, g.w, g.rsw, g.csw, g.y, g.incy);
+            else rlx__parallel_for(pool, tasks, rlx__sgemv_task, &g);
+            return;
+        }
+    }
+    j.M = M; j.N = N; j.K = K;
+    j.A = A; j.rsa = rsa; j.csa = csa;
+    j.B = B; j.rsb = rsb; j.csb = csb;
+    j.C = C; j.ldc = ldc;
+    j.ws = (float*)ws;
+    j.slice = rlx__sgemm_slice_floats(&j.im);
+    rlx__sgemm_grid(&j, nthreads);
+    {
+        int64_t tasks = rlx__gemm_cdiv(M, j.mstep) * j.tn;
+        if (tasks <= 1) rlx__sgemm_task(&j, 0, 0);
+        else rlx__parallel_for(pool, tasks, rlx__sgemm_task, &j);
+    }
+}
+
+/* C[M,N] = A[M,K] · B[K,N] in f32, overwriting C. A(i,k) = A[i*rsa + k*csa], B(k,n) = B[k*rsb + n*csb], C is
+   row-major with leading dimension ldc. ws: rlx__sgemm_workspace_bytes(rlx__pool_threads(pool)) bytes,
+   64-byte aligned. Never allocates. */
+static void rlx__sgemm(rlx__pool* pool, void* ws, int64_t M, int64_t N, int64_t K, const float* A, int64_t rsa,
+                       int64_t csa, const float* B, int64_t rsb, int64_t csb, float* C, int64_t ldc) {
+    rlx__sgemm_with(rlx__cpu_features(), pool, ws, M, N, K, A, rsa, csa, B, rsb, csb, C, ldc);
+}
+/* ---- strided iteration shared by elementwise, cast and layout kernels ----
+   Operand 0 is the output (contiguous), operands 1.. are inputs with arbitrary element strides (0 for a
+   broadcast dim). Dims are collapsed where every operand is contiguous across them; the innermost dim is
+   handed to an `inner` function, outer rows are split across threads. */
+typedef struct rlx__iter {
+    int rank, nops;
+    int64_t dims[RLX_MAX_RANK];
+    int64_t st[4][RLX_MAX_RANK];
+    char* base[4];
+    size_t esz[4];
+} rlx__iter;
+
+typedef void (*rlx__inner_fn)(const void* ctx, int64_t n, char* const* ptr, const int64_t* st);
+
+/* Set operand k's strides so that input of (rank r, shape s) broadcasts to the iterator's dims; `st` may
+   override the natural contiguous strides (transpose, slice). */
+static void rlx__iter_operand(rlx__iter* it, int k, void* base, size_t esz, int r, const int64_t* s,
+                              const int64_t* st) {
+    int i, off = it->rank - r;
+    int64_t acc = 1;
+    int64_t nat[RLX_MAX_RANK];
+    for (i = r - 1; i >= 0; i--) { nat[i] = acc; acc *= s[i]; }
+    for (i = 0; i < it->rank; i++) {
+        if (i < off) it->st[k][i] = 0;
+        else if (s[i - off] == 1 && it->dims[i] != 1) it->st[k][i] = 0;
+        else it->st[k][i] = st ? st[i - off] : nat[i - off];
+    }
+    it->base[k] = (char*)base;
+    it->esz[k] = esz;
+}
+
+static void rlx__iter_init(rlx__iter* it, int nops, void* out, size_t esz, int rank, const int64_t* dims) {
+    memset(it, 0, sizeof *it);
+    it->nops = nops;
+    it->rank = rank;
+    if (rank) memcpy(it->dims, dims, sizeof(int64_t) * (size_t)rank);
+    rlx__iter_operand(it, 0, out, esz, rank, dims, NULL);
+}
+
+static void rlx__iter_collapse(rlx__iter* it) {
+    int i, k, r = 0;
+    rlx__iter c = *it;
+    /* drop size-1 dims */
+    for (i = 0; i < it->rank; i++) {
+        if (it->dims[i] == 1) continue;
+        c.dims[r] = it->dims[i];
+        for (k = 0; k < it->nops; k++) c.st[k][r] = it->st[k][i];
+        r++;
+    }
+    c.rank = r;
+    /* merge i into i+1 when contiguous for every operand */
+    r = 0;
+    for (i = 0; i < c.rank; i++) {
+        int can = r > 0;
+        for (k = 0; k < c.nops && can; k++)
+            if (c.st[k][r - 1] != c.st[k][i] * c.dims[i]) can = 0;
+        if (can) {
+            c.dims[r - 1] *= c.dims[i];
+            for (k = 0; k < c.nops; k++) c.st[k][r - 1] = c.st[k][i];
+        } else {
+            c.dims[r] = c.dims[i];
+            for (k = 0; k < c.nops; k++) c.st[k][r] = c.st[k][i];
+            r++;
+        }
+    }
+    if (r == 0) { c.dims[0] = 1; for (k = 0; k < c.nops; k++) c.st[k][0] = 1; r = 1; }
+    c.rank = r;
+    *it = c;
+}
+
+typedef struct rlx__iter_job { const rlx__iter* it; rlx__inner_fn fn; const void* ctx; int64_t rows, per; } rlx__iter_job;
+
+static void rlx__iter_rows(const rlx__iter* it, rlx__inner_fn fn, const void* ctx, int64_t r0, int64_t r1) {
+    int64_t idx[RLX_MAX_RANK], rem = r0, row;
+    int i, k, outer = it->rank - 1;
+    char* ptr[4];
+    int64_t ist[4];
+    for (i = outer - 1; i >= 0; i--) { idx[i] = rem % it->dims[i]; rem /= it->dims[i]; }
+    for (k = 0; k < it->nops; k++) ist[k] = it->st[k][outer];
+    for (row = r0; row < r1; row++) {
+        for (k = 0; k < it->nops; k++) {
+            int64_t o = 0;
+            for (i = 0; i < outer; i++) o += idx[i] * it->st[k][i];
+            ptr[k] = it->base[k] + o * (int64_t)it->esz[k];
+        }
+        fn(ctx, it->dims[outer], ptr, ist);
+        for (i = outer - 1; i >= 0; i--) {
+            if (++idx[i] < it->dims[i]) break;
+            idx[i] = 0;
+        }
+    }
+}
+static void rlx__iter_task(void* vjob, int64_t t, int thread) {
+    const rlx__iter_job* j = (const rlx__iter_job*)vjob;
+    int64_t r0 = t * j->per, r1 = RLX__MIN(j->rows, r0 + j->per);
+    RLX__UNUSED(thread);
+    rlx__iter_rows(j->it, j->fn, j->ctx, r0, r1);
+}
+static void rlx__iter_run(rlx__iter* it, rlx__inner_fn fn, const void* ctx, rlx__pool* pool) {
+    int64_t rows = 1, total, tasks;
+    int i;
+    rlx__iter_collapse(it);
+    for (i = 0; i < it->rank - 1; i++) rows *= it->dims[i];
+    total = rows * it->dims[it->rank - 1];
+    tasks = rlx__pool_threads(pool) > 1 && total >= 32768 ? RLX__MIN(rows, (int64_t)rlx__pool_threads(pool) * 4) : 1;
+    if (tasks <= 1) {
+        rlx__iter_rows(it, fn, ctx, 0, rows);
+    } else {
+        rlx__iter_job j;
+        j.it = it; j.fn = fn; j.ctx = ctx; j.rows = rows; j.per = (rows + tasks - 1) / tasks;
+        rlx__parallel_for(pool, (rows + j.per - 1) / j.per, rlx__iter_task, &j);
+    }
+}
+
+/* ---- element math (the reference semantics every backend must match) ---- */
+static double rlx__gelu_d(double x) { return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440)); }
+static double rlx__gelu_tanh_d(double x) {
+    return 0.5 * x * (1.0 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
+}
+static double rlx__sigmoid_d(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+static double rlx__unary_d(rlx_op op, double x) {
+    switch (op) {
+    case RLX_OP_NEG: return -x;
+    case RLX_OP_ABS: return fabs(x);
+    case RLX_OP_EXP: return exp(x);
+    case RLX_OP_LOG: return log(x);
+    case RLX_OP_SQRT: return sqrt(x);
+    case RLX_OP_RSQRT: return 1.0 / sqrt(x);
+    case RLX_OP_SIN: return sin(x);
+    case RLX_OP_COS: return cos(x);
+    case RLX_OP_TAN: return tan(x);
+    case RLX_OP_ATAN: return atan(x);
+    case RLX_OP_TANH: return tanh(x);
+    case RLX_OP_SIGMOID: return rlx__sigmoid_d(x);
+    case RLX_OP_RELU: return x > 0.0 ? x : (x != x ? x : 0.0);
+    case RLX_OP_GELU: return rlx__gelu_d(x);
+    case RLX_OP_GELU_TANH: return rlx__gelu_tanh_d(x);
+    case RLX_OP_SILU: return x * rlx__sigmoid_d(x);
+    case RLX_OP_ERF: return erf(x);
+    case RLX_OP_ROUND: return nearbyint(x);  /* default rounding mode: half to even */
+    case RLX_OP_FLOOR: return floor(x);
+    case RLX_OP_CEIL: return ceil(x);
+    default: return x;
+    }
+}
+static float rlx__unary_f(rlx_op op, float x) {
+    switch (op) {
+    case RLX_OP_NEG: return -x;
+    case RLX_OP_ABS: return fabsf(x);
+    case RLX_OP_EXP: return expf(x);
+    case RLX_OP_LOG: return logf(x);
+    case RLX_OP_SQRT: return sqrtf(x);
+    case RLX_OP_RSQRT: return 1.0f / sqrtf(x);
+    case RLX_OP_SIN: return sinf(x);
+    case RLX_OP_COS: return cosf(x);
+    case RLX_OP_TAN: return tanf(x);
+    case RLX_OP_ATAN: return atanf(x);
+    case RLX_OP_TANH: return tanhf(x);
+    case RLX_OP_SIGMOID: return 1.0f / (1.0f + expf(-x));
+    case RLX_OP_RELU: return x > 0.0f ? x : (x != x ? x : 0.0f);
+    case RLX_OP_GELU: return 0.5f * x * (1.0f + erff(x * 0.70710678f));
+    case RLX_OP_GELU_TANH: return 0.5f * x * (1.0f + tanhf(0.79788456f * (x + 0.044715f * x * x * x)));
+    case RLX_OP_SILU: return x / (1.0f + expf(-x));
+    case RLX_OP_ERF: return erff(x);
+    case RLX_OP_ROUND: return nearbyintf(x);
+    case RLX_OP_FLOOR: return floorf(x);
+    case RLX_OP_CEIL: return ceilf(x);
+    default: return x;
+    }
+}
+static int64_t rlx__unary_i(rlx_op op, int64_t x) {
+    switch (op) {
+    case RLX_OP_NEG: return (int64_t)(0u - (uint64_t)x);
+    case RLX_OP_ABS: return x < 0 ? (int64_t)(0u - (uint64_t)x) : x;
+    case RLX_OP_RELU: return x > 0 ? x : 0;
+    default: return x;
+    }
+}
+
+static double rlx__binary_d(rlx_op op, double a, double b) {
+    switch (op) {
+    case RLX_OP_ADD: return a + b;
+    case RLX_OP_SUB: return a - b;
+    case RLX_OP_MUL: return a * b;
+    case RLX_OP_DIV: return a / b;
+    case RLX_OP_POW: return pow(a, b);
+    case RLX_OP_MAX: return (a != a || b != b) ? (double)NAN : (a > b ? a : b);
+    case RLX_OP_MIN: return (a != a || b != b) ? (double)NAN : (a < b ? a : b);
+    case RLX_OP_EQ: return a == b;
+    case RLX_OP_NE: return a != b;
+    case RLX_OP_LT: return a < b;
+    case RLX_OP_LE: return a <= b;
+    case RLX_OP_GT: return a > b;
+    case RLX_OP_GE: return a >= b;
+    default: return 0.0;
+    }
+}
+static int64_t rlx__ipow(int64_t a, int64_t b) {
+    uint64_t r = 1, base = (uint64_t)a;
+    if (b < 0) return 0;
+    while (b) { if (b & 1) r *= base; base *= base; b >>= 1; }
+    return (int64_t)r;
+}
+static int64_t rlx__binary_i(rlx_op op, int64_t a, int64_t b) {
+    switch (op) {
+    case RLX_OP_ADD: return (int64_t)((uint64_t)a + (uint64_t)b);
+    case RLX_OP_SUB: return (int64_t)((uint64_t)a - (uint64_t)b);
+    case RLX_OP_MUL: return (int64_t)((uint64_t)a * (uint64_t)b);
+    case RLX_OP_DIV: return b == 0 ? 0 : (b == -1 ? (int64_t)(0u - (uint64_t)a) : a / b);
+    case RLX_OP_POW: return rlx__ipow(a, b);
+    case RLX_OP_MAX: return a > b ? a : b;
+    case RLX_OP_MIN: return a < b ? a : b;
+    case RLX_OP_EQ: return a == b;
+    case RLX_OP_NE: return a != b;
+    case RLX_OP_LT: return a < b;
+    case RLX_OP_LE: return a <= b;
+    case RLX_OP_GT: return a > b;
+    case RLX_OP_GE: return a >= b;
+    default: return 0;
+    }
+}
+static float rlx__binary_f(rlx_op op, float a, float b) {
+    switch (op) {
+    case RLX_OP_ADD: return a + b;
+    case RLX_OP_SUB: return a - b;
+    case RLX_OP_MUL: return a * b;
+    case RLX_OP_DIV: return a / b;
+    case RLX_OP_POW: return powf(a, b);
+    case RLX_OP_MAX: return (a != a || b != b) ? NAN : (a > b ? a : b);
+    case RLX_OP_MIN: return (a != a || b != b) ? NAN : (a < b ? a : b);
+    default: return 0.0f;
+    }
+}
+
+/* ---- inner functions for the iterator ---- */
+typedef struct rlx__ew_ctx { rlx_op op; rlx_dtype in_dt, out_dt; size_t esz; } rlx__ew_ctx;
+
+static void rlx__inner_unary(const void* vc, int64_t n, char* const* p, const int64_t* st) {
+    const rlx__ew_ctx* c = (const rlx__ew_ctx*)vc;
+    int64_t i;
+    if (c->in_dt == RLX_F32) {
+        float* o = (float*)p[0];
+        const float* x = (const float*)p[1];
+        if (st[1] == 1) {
+            switch (c->op) { /* the common activations get a loop of their own */
+            case RLX_OP_RELU: for (i = 0; i < n; i++) o[i] = x[i] > 0.0f ? x[i] : (x[i] != x[i] ? x[i] : 0.0f); return;
+            case RLX_OP_NEG: for (i = 0; i < n; i++) o[i] = -x[i]; return;
+            case RLX_OP_EXP: for (i = 0; i < n; i++) o[i] = expf(x[i]); return;
+            case RLX_OP_SILU: for (i = 0; i < n; i++) o[i] = x[i] / (1.0f + expf(-x[i])); return;
+            default: for (i = 0; i < n; i++) o[i] = rlx__unary_f(c->op, x[i]); return;
+            }
+        }
+        for (i = 0; i < n; i++) o[i] = rlx__unary_f(c->op, x[i * st[1]]);
+        return;
+    }
+    if (rlx__is_float(c->in_dt)) {
+        for (i = 0; i < n; i++) rlx__store_f64(p[0], c->out_dt, i, rlx__unary_d(c->op, rlx__load_f64(p[1], c->in_dt, i * st[1])));
+    } else {
+        for (i = 0; i < n; i++) rlx__store_i64(p[0], c->out_dt, i, rlx__unary_i(c->op, rlx__load_i64(p[1], c->in_dt, i * st[1])), 0);
+    }
+}
+
+static void rlx__inner_binary(const void* vc, int64_t n, char* const* p, const int64_t* st) {
+    const rlx__ew_ctx* c = (const rlx__ew_ctx*)vc;
+    int64_t i, sa = st[1], sb = st[2];
+    if (c->in_dt == RLX_F32 && c->out_dt == RLX_F32) {
+        float* o = (float*)p[0];
+        const float *a = (const float*)p[1], *b = (const float*)p[2];
+        if (sa == 1 && sb == 1) {
+            switch (c->op) {
+            case RLX_OP_ADD: for (i = 0; i < n; i++) o[i] = a[i] + b[i]; return;
+            case RLX_OP_SUB: for (i = 0; i < n; i++) o[i] = a[i] - b[i]; return;
+            case RLX_OP_MUL: for (i = 0; i < n; i++) o[i] = a[i] * b[i]; return;
+            case RLX_OP_DIV: for (i = 0; i < n; i++) o[i] = a[i] / b[i]; return;
+            default: break;
+            }
+        } else if (sa == 1 && sb == 0) {
+            float bv = b[0];
+            switch (c->op) {
+            case RLX_OP_ADD: for (i = 0; i < n; i++) o[i] = a[i] + bv; return;
+            case RLX_OP_SUB: for (i = 0; i < n; i++) o[i] = a[i] - bv; return;
+            case RLX_OP_MUL: for (i = 0; i < n; i++) o[i] = a[i] * bv; return;
+            case RLX_OP_DIV: for (i = 0; i < n; i++) o[i] = a[i] / bv; return;
+            default: break;
+            }
+        } else if (sa == 0 && sb == 1) {
+            float av = a[0];
+            switch (c->op) {
+            case RLX_OP_ADD: for (i = 0; i < n; i++) o[i] = av + b[i]; return;
+            case RLX_OP_SUB: for (i = 0; i < n; i++) o[i] = av - b[i]; return;
+            case RLX_OP_MUL: for (i = 0; i < n; i++) o[i] = av * b[i]; return;
+            case RLX_OP_DIV: for (i = 0; i < n; i++) o[i] = av / b[i]; return;
+            default: break;
+            }
+        }
+        for (i = 0; i < n; i++) o[i] = rlx__binary_f(c->op, a[i * sa], b[i * sb]);
+        return;
+    }
+    if (rlx__is_float(c->in_dt)) {
+        for (i = 0; i < n; i++) {
+            double r = rlx__binary_d(c->op, rlx__load_f64(p[1], c->in_dt, i * sa), rlx__load_f64(p[2], c->in_dt, i * sb));
+            rlx__store_f64(p[0], c->out_dt, i, r);
+        }
+    } else {
+        for (i = 0; i < n; i++) {
+            int64_t r = rlx__binary_i(c->op, rlx__load_i64(p[1], c->in_dt, i * sa), rlx__load_i64(p[2], c->in_dt, i * sb));
+            rlx__store_i64(p[0], c->out_dt, i, r, 0);
+        }
+    }
+}
+
+static void rlx__inner_where(const void* vc, int64_t n, char* const* p, const int64_t* st) {
+    const rlx__ew_ctx* c = (const rlx__ew_ctx*)vc;
+    int64_t i;
+    size_t e = c->esz;
+    const uint8_t* cond = (const uint8_t*)p[1];
+    for (i = 0; i < n; i++) {
+        const char* src = cond[i * st[1]] ? p[2] + i * st[2] * (int64_t)e : p[3] + i * st[3] * (int64_t)e;
+        memcpy(p[0] + i * (int64_t)e, src, e);
+    }
+}
+
+static void rlx__inner_cast(const void* vc, int64_t n, char* const* p, const int64_t* st) {
+    const rlx__ew_ctx* c = (const rlx__ew_ctx*)vc;
+    int64_t i;
+    if (st[1] == 1) { rlx__convert(p[0], c->out_dt, p[1], c->in_dt, n); return; }
+    for (i = 0; i < n; i++) rlx__convert_elem(p[0], c->out_dt, i, p[1], c->in_dt, i * st[1]);
+}
+
+static void rlx__inner_copy(const void* vc, int64_t n, char* const* p, const int64_t* st) {
+    const rlx__ew_ctx* c = (const rlx__ew_ctx*)vc;
+    int64_t i;
+    size_t e = c->esz;
+    if (st[1] == 1) { memcpy(p[0], p[1], (size_t)n * e); return; }
+    switch (e) {
+    case 4: for (i = 0; i < n; i++) memcpy(p[0] + i * 4, p[1] + i * st[1] * 4, 4); break;
+    case 2: for (i = 0; i < n; i++) memcpy(p[0] + i * 2, p[1] + i * st[1] * 2, 2); break;
+    default: for (i = 0; i < n; i++) memcpy(p[0] + i * (int64_t)e, p[1] + i * st[1] * (int64_t)e, e); break;
+    }
+}
+
+/* Copy x (viewed with custom strides `st` and base offset) into a contiguous out of shape (rank, dims). */
+static void rlx__strided_copy(void* out, const void* x, size_t esz, int rank, const int64_t* dims,
+                              const int64_t* st, rlx__pool* pool) {
+    rlx__iter it;
+    rlx__ew_ctx c;
+    memset(&c, 0, sizeof c);
+    c.esz = esz;
+    rlx__iter_init(&it, 2, out, esz, rank, dims);
+    rlx__iter_operand(&it, 1, (void*)(uintptr_t)x, esz, rank, dims, st);
+    rlx__iter_run(&it, rlx__inner_copy, &c, pool);
+}
+
+/* ---- kernels ---- */
+static void rlx__contig_strides(int rank, const int64_t* s, int64_t* st) {
+    int64_t acc = 1;
+    int i;
+    for (i = rank - 1; i >= 0; i--) { st[i] = acc; acc *= s[i]; }
+}
+
+/* matmul f32 through the packed GEMM; generic dtypes through a plain triple loop */
+typedef struct rlx__mm_geo {
+    int rb;                                       /* batch rank of the output */
+    int64_t bdims[RLX_MAX_RANK], ast[RLX_MAX_RANK], bst[RLX_MAX_RANK];
+    int64_t M, N, K, nbatch;
+} rlx__mm_geo;
+
+static void rlx__mm_geometry(const rlx_graph* g, const rlx__node* nd, rlx__mm_geo* m) {
+    const rlx__node *na = rlx__N(g, rlx__in(g, nd, 0)), *nb = rlx__N(g, rlx__in(g, nd, 1));
+    int64_t as[RLX_MAX_RANK], bs[RLX_MAX_RANK];
+    int ra = na->rank, rb = nb->rank, i, rbatch;
+    memcpy(as, na->shape, sizeof(int64_t) * (size_t)ra);
+    memcpy(bs, nb->shape, sizeof(int64_t) * (size_t)rb);
+    if (ra == 1) { as[1] = as[0]; as[0] = 1; ra = 2; }
+    if (rb == 1) { bs[1] = 1; rb = 2; }
+    m->M = as[ra - 2]; m->K = as[ra - 1]; m->N = bs[rb - 1];
+    rlx__broadcast(ra - 2, as, rb - 2, bs, &rbatch, m->bdims);
+    m->rb = rbatch;
+    m->nbatch = rlx__numel(rbatch, m->bdims);
+    {   /* batch strides in matrices (0 where broadcast) */
+        int64_t acc = 1;
+        for (i = rbatch - 1; i >= 0; i--) {
+            int j = i - (rbatch - (ra - 2));
+            m->ast[i] = (j < 0 || as[j] == 1) ? 0 : acc;
+            if (j >= 0) acc *= as[j];
+        }
+        acc = 1;
+        for (i = rbatch - 1; i >= 0; i--) {
+            int j = i - (rbatch - (rb - 2));
+            m->bst[i] = (j < 0 || bs[j] == 1) ? 0 : acc;
+            if (j >= 0) acc *= bs[j];
+        }
+    }
+}
+static void rlx__mm_batch_offsets(const rlx__mm_geo* m, int64_t b, int64_t* ao, int64_t* bo) {
+    int i;
+    *ao = *bo = 0;
+    for (i = m->rb - 1; i >= 0; i--) {
+        int64_t idx = b % m->bdims[i];
+        b /= m->bdims[i];
+        *ao += idx * m->ast[i];
+        *bo += idx * m->bst[i];
+    }
+}
+
+typedef struct rlx__mm_job {
+    const rlx__mm_geo* m;
+    const char *a, *b;
+    char* c;
+    rlx_dtype dt;
+} rlx__mm_job;
+
+/* generic matmul: one task per (batch, row) */
+static void rlx__mm_generic_task(void* vj, int64_t t, int thread) {
+    const rlx__mm_job* j = (const rlx__mm_job*)vj;
+    const rlx__mm_geo* m = j->m;
+    int64_t b = t / m->M, i = t % m->M, ao, bo, n, k;
+    size_t e = rlx_dtype_size(j->dt);
+    const char *A, *B;
+    char* C;
+    RLX__UNUSED(thread);
+    rlx__mm_batch_offsets(m, b, &ao, &bo);
+    A = j->a + (size_t)(ao * m->M * m->K) * e;
+    B = j->b + (size_t)(bo * m->K * m->N) * e;
+    C = j->c + (size_t)(b * m->M * m->N) * e;
+    for (n = 0; n < m->N; n++) {
+        if (j->dt == RLX_F64) {
+            double s = 0;
+            for (k = 0; k < m->K; k++) s += ((const double*)A)[i * m->K + k] * ((const double*)B)[k * m->N + n];
+            ((double*)C)[i * m->N + n] = s;
+        } else if (rlx__is_float(j->dt)) {
+            float s = 0;
+            for (k = 0; k < m->K; k++)
+                s += (float)rlx__load_f64(A, j->dt, i * m->K + k) * (float)rlx__load_f64(B, j->dt, k * m->N + n);
+            rlx__store_f64(C, j->dt, i * m->N + n, (double)s);
+        } else {
+            uint64_t s = 0;
+            for (k = 0; k < m->K; k++)
+                s += (uint64_t)rlx__load_i64(A, j->dt, i * m->K + k) * (uint64_t)rlx__load_i64(B, j->dt, k * m->N + n);
+            rlx__store_i64(C, j->dt, i * m->N + n, (int64_t)s, 0);
+        }
+    }
+}
+
+static void rlx__k_matmul(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
+    rlx__mm_geo m;
+    int64_t b;
+    rlx__mm_geometry(g, nd, &m);
+    if (nd->dtype == RLX_F32) {
+        for (b = 0; b < m.nbatch; b++) {
+            int64_t ao, bo;
+            rlx__mm_batch_offsets(&m, b, &ao, &bo);
+            rlx__sgemm(pool, ws, m.M, m.N, m.K, (const float*)in[0] + ao * m.M * m.K, m.K, 1,
+                       (const float*)in[1] + bo * m.K * m.N, m.N, 1, (float*)out + b * m.M * m.N, m.N);
+        }
+    } else {
+        rlx__mm_job j;
+        j.m = &m; j.a = (const char*)in[0]; j.b = (const char*)in[1]; j.c = (char*)out; j.dt = nd->dtype;
+        rlx__parallel_for(m.M * m.nbatch * m.N * m.K >= 65536 ? pool : NULL, m.nbatch * m.M, rlx__mm_generic_task, &j);
+    }
+}
+
+/* reductions: for each output element, walk the reduced sub-tensor */
+typedef struct rlx__red_job {
+    const rlx__node* nd;
+    rlx_dtype in_dt;
+    const char* x;
+    char* out;
+    int nk, nr;                      /* kept / reduced dims */
+    int64_t kd[RLX_MAX_RANK], ks[RLX_MAX_RANK], rd[RLX_MAX_RANK], rs[RLX_MAX_RANK];
+    int64_t nout, per, count;
+} rlx__red_job;
+
+static void rlx__red_task(void* vj, int64_t t, int thread) {
+    const rlx__red_job* j = (const rlx__red_job*)vj;
+    int64_t o0 = t * j->per, o1 = RLX__MIN(j->nout, o0 + j->per), o;
+    rlx_op op = j->nd->op;
+    int isf = rlx__is_float(j->in_dt);
+    RLX__UNUSED(thread);
+    for (o = o0; o < o1; o++) {
+        int64_t base = 0, rem = o, idx[RLX_MAX_RANK], e;
+        int i;
+        double accd = (op == RLX_OP_PROD) ? 1.0 : 0.0;
+        uint64_t acci = (op == RLX_OP_PROD) ? 1u : 0u;
+        int64_t mi = 0;
+        int first = 1, nan = 0;
+        for (i = j->nk - 1; i >= 0; i--) { base += (rem % j->kd[i]) * j->ks[i]; rem /= j->kd[i]; }
+        memset(idx, 0, sizeof idx);
+        for (e = 0; e < j->count; e++) {
+            int64_t off = base;
+            for (i = 0; i < j->nr; i++) off += idx[i] * j->rs[i];
+            if (isf) {
+                double v = rlx__load_f64(j->x, j->in_dt, off);
+                switch (op) {
+                case RLX_OP_SUM: case RLX_OP_MEAN: accd += v; break;
+                case RLX_OP_PROD: accd *= v; break;
+                case RLX_OP_REDUCE_MAX: if (v != v) nan = 1; else if (first || v > accd) accd = v; break;
+                case RLX_OP_REDUCE_MIN: if (v != v) nan = 1; else if (first || v < accd) accd = v; break;
+                default: break;
+                }
+            } else {
+                int64_t v = rlx__load_i64(j->x, j->in_dt, off);
+                switch (op) {
+                case RLX_OP_SUM: acci += (uint64_t)v; break;
+                case RLX_OP_PROD: acci *= (uint64_t)v; break;
+                case RLX_OP_REDUCE_MAX: if (first || v > mi) mi = v; break;
+                case RLX_OP_REDUCE_MIN: if (first || v < mi) mi = v; break;
+                default: break;
+                }
+            }
+            first = 0;
+            for (i = j->nr - 1; i >= 0; i--) {
+                if (++idx[i] < j->rd[i]) break;
+                idx[i] = 0;
+            }
+        }
+        if (isf) {
+            if (op == RLX_OP_MEAN) accd /= (double)j->count;
+            if (nan) accd = (double)NAN;
+            rlx__store_f64(j->out, j->nd->dtype, o, accd);
+        } else {
+            rlx__store_i64(j->out, j->nd->dtype, o,
+                           (op == RLX_OP_SUM || op == RLX_OP_PROD) ? (int64_t)acci : mi, 0);
+        }
+    }
+}
+
+static void rlx__k_reduce(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool) {
+    const rlx__node* nx = rlx__N(g, rlx__in(g, nd, 0));
+    rlx__red_job j;
+    int64_t st[RLX_MAX_RANK];
+    int mark[RLX_MAX_RANK], i, tasks;
+    memset(&j, 0, sizeof j);
+    memset(mark, 0, sizeof mark);
+    for (i = 0; i < (int)nd->ia[1]; i++) mark[nd->ia[2 + i]] = 1;
+    rlx__contig_strides(nx->rank, nx->shape, st);
+    j.count = 1;
+    for (i = 0; i < nx->rank; i++) {
+        if (mark[i]) { j.rd[j.nr] = nx->shape[i]; j.rs[j.nr++] = st[i]; j.count *= nx->shape[i]; }
+        else { j.kd[j.nk] = nx->shape[i]; j.ks[j.nk++] = st[i]; }
+    }
+    j.nd = nd; j.in_dt = nx->dtype; j.x = (const char*)in[0]; j.out = (char*)out;
+    j.nout = rlx__node_numel(nd);
+    tasks = (j.nout * j.count >= 65536) ? rlx__pool_threads(pool) * 4 : 1;
+    j.per = (j.nout + tasks - 1) / tasks;
+    rlx__parallel_for(pool, (j.nout + j.per - 1) / j.per, rlx__red_task, &j);
+}
+
+/* Rows along one axis: outer × axis × inner. Used by arg-reductions, softmax, norms. */
+typedef struct rlx__row_job {
+    const rlx__node* nd;
+    rlx_dtype dt;
+    const char* x;
+    const char *gamma, *beta;
+    char* out;
+    int64_t outer, len, inner, per;
+} rlx__row_job;
+
+static void rlx__arg_task(void* vj, int64_t t, int thread) {
+    const rlx__row_job* j = (const rlx__row_job*)vj;
+    int64_t r0 = t * j->per, r1 = RLX__MIN(j->outer * j->inner, r0 + j->per), r, k;
+    int ismax = j->nd->op == RLX_OP_ARGMAX, isf = rlx__is_float(j->dt);
+    RLX__UNUSED(thread);
+    for (r = r0; r < r1; r++) {
+        int64_t o = r / j->inner, i = r % j->inner, base = o * j->len * j->inner + i, best = 0;
+        double bd = 0;
+        int64_t bi = 0;
+        for (k = 0; k < j->len; k++) {
+            int64_t off = base + k * j->inner;
+            if (isf) {
+                double v = rlx__load_f64(j->x, j->dt, off);
+                if (v != v) { best = k; break; }   /* the first NaN wins, as in numpy */
+                if (k == 0 || (ismax ? v > bd : v < bd)) { bd = v; best = k; }
+            } else {
+                int64_t v = rlx__load_i64(j->x, j->dt, off);
+                if (k == 0 || (ismax ? v > bi : v < bi)) { bi = v; best = k; }
+            }
+        }
+        ((int64_t*)j->out)[r] = best;
+    }
+}
+
+static void rlx__softmax_task(void* vj, int64_t t, int thread) {
+    const rlx__row_job* j = (const rlx__row_job*)vj;
+    int64_t r0 = t * j->per, r1 = RLX__MIN(j->outer * j->inner, r0 + j->per), r, k;
+    int islog = j->nd->op == RLX_OP_LOG_SOFTMAX;
+    RLX__UNUSED(thread);
+    for (r = r0; r < r1; r++) {
+        int64_t o = r / j->inner, i = r % j->inner, base = o * j->len * j->inner + i;
+        if (j->dt == RLX_F32 && j->inner == 1) {
+            const float* x = (const float*)j->x + base;
+            float* y = (float*)j->out + base;
+            float mx = x[0];
+            double s = 0;
+            for (k = 1; k < j->len; k++) mx = x[k] > mx ? x[k] : mx;
+            if (islog) {
+                float ls;
+                for (k = 0; k < j->len; k++) s += (double)expf(x[k] - mx);
+                ls = (float)log(s);
+                for (k = 0; k < j->len; k++) y[k] = x[k] - mx - ls;
+            } else {
+                float inv;
+                for (k = 0; k < j->len; k++) { y[k] = expf(x[k] - mx); s += (double)y[k]; }
+                inv = (float)(1.0 / s);
+                for (k = 0; k < j->len; k++) y[k] *= inv;
+            }
+        } else {
+            double mx = rlx__load_f64(j->x, j->dt, base), s = 0;
+            for (k = 1; k < j->len; k++) {
+                double v = rlx__load_f64(j->x, j->dt, base + k * j->inner);
+                mx = v > mx ? v : mx;
+            }
+            for (k = 0; k < j->len; k++) s += exp(rlx__load_f64(j->x, j->dt, base + k * j->inner) - mx);
+            for (k = 0; k < j->len; k++) {
+                double v = rlx__load_f64(j->x, j->dt, base + k * j->inner) - mx;
+                rlx__store_f64(j->out, j->dt, base + k * j->inner, islog ? v - log(s) : exp(v) / s);
+            }
+        }
+    }
+}
+
+/* layernorm / rmsnorm over contiguous rows of length len (inner == 1) */
+static void rlx__norm_task(void* vj, int64_t t, int thread) {
+    const rlx__row_job* j = (const rlx__row_job*)vj;
+    int64_t r0 = t * j->per, r1 = RLX__MIN(j->outer, r0 + j->per), r, k;
+    int ln = j->nd->op == RLX_OP_LAYERNORM;
+    double eps = j->nd->fa[0];
+    RLX__UNUSED(thread);
+    for (r = r0; r < r1; r++) {
+        int64_t base = r * j->len;
+        double mean = 0, var = 0, inv;
+        if (j->dt == RLX_F32) {
+            const float* x = (const float*)j->x + base;
+            float* y = (float*)j->out + base;
+            const float *gm = (const float*)j->gamma, *bt = (const float*)j->beta;
+            if (ln) {
+                for (k = 0; k < j->len; k++) mean += (double)x[k];
+                mean /= (double)j->len;
+            }
+            for (k = 0; k < j->len; k++) { double d = (double)x[k] - mean; var += d * d; }
+            var /= (double)j->len;
+            inv = 1.0 / sqrt(var + eps);
+            for (k = 0; k < j->len; k++) {
+                float v = (float)(((double)x[k] - mean) * inv);
+                if (gm) v *= gm[k];
+                if (bt) v += bt[k];
+                y[k] = v;
+            }
+        } else {
+            if (ln) {
+                for (k = 0; k < j->len; k++) mean += rlx__load_f64(j->x, j->dt, base + k);
+                mean /= (double)j->len;
+            }
+            for (k = 0; k < j->len; k++) { double d = rlx__load_f64(j->x, j->dt, base + k) - mean; var += d * d; }
+            var /= (double)j->len;
+            inv = 1.0 / sqrt(var + eps);
+            for (k = 0; k < j->len; k++) {
+                double v = (rlx__load_f64(j->x, j->dt, base + k) - mean) * inv;
+                if (j->gamma) v *= rlx__load_f64(j->gamma, j->dt, k);
+                if (j->beta) v += rlx__load_f64(j->beta, j->dt, k);
+                rlx__store_f64(j->out, j->dt, base + k, v);
+            }
+        }
+    }
+}
+
+static void rlx__k_rows(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool) {
+    const rlx__node* nx = rlx__N(g, rlx__in(g, nd, 0));
+    rlx__row_job j;
+    int axis = (int)nd->ia[0], i, tasks;
+    int64_t rows, work;
+    rlx__task_fn fn;
+    memset(&j, 0, sizeof j);
+    j.nd = nd; j.dt = nx->dtype; j.x = (const char*)in[0]; j.out = (char*)out;
+    j.outer = 1; j.inner = 1;
+    if (nd->op == RLX_OP_LAYERNORM || nd->op == RLX_OP_RMSNORM) {
+        int k = 1;
+        if (nd->op == RLX_OP_RMSNORM) axis = nx->rank - 1;
+        for (i = 0; i < axis; i++) j.outer *= nx->shape[i];
+        j.len = rlx__numel(nx->rank - axis, nx->shape + axis);
+        if (nd->ia[1]) j.gamma = (const char*)in[k++];
+        if (nd->ia[2]) j.beta = (const char*)in[k];
+        rows = j.outer;
+        fn = rlx__norm_task;
+    } else {
+        for (i = 0; i < axis; i++) j.outer *= nx->shape[i];
+        for (i = axis + 1; i < nx->rank; i++) j.inner *= nx->shape[i];
+        j.len = nx->shape[axis];
+        rows = j.outer * j.inner;
+        fn = (nd->op == RLX_OP_ARGMAX || nd->op == RLX_OP_ARGMIN) ? rlx__arg_task : rlx__softmax_task;
+    }
+    work = rows * j.len;
+    tasks = work >= 32768 ? rlx__pool_threads(pool) * 4 : 1;
+    j.per = (rows + tasks - 1) / tasks;
+    rlx__parallel_for(pool, (rows + j.per - 1) / j.per, fn, &j);
+}
+
+static void rlx__k_gather(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out) {
+    const rlx__node *nx = rlx__N(g, rlx__in(g, nd, 0)), *ni = rlx__N(g, rlx__in(g, nd, 1));
+    int axis = (int)nd->ia[0], i;
+    int64_t outer = 1, inner = 1, dim = nx->shape[axis], nidx = rlx__node_numel(ni), o, k;
+    size_t e = rlx_dtype_size(nd->dtype), row;
+    for (i = 0; i < axis; i++) outer *= nx->shape[i];
+    for (i = axis + 1; i < nx->rank; i++) inner *= nx->shape[i];
+    row = (size_t)inner * e;
+    for (o = 0; o < outer; o++)
+        for (k = 0; k < nidx; k++) {
+            int64_t v = rlx__load_i64(in[1], ni->dtype, k);
+            char* dst = (char*)out + ((size_t)(o * nidx + k)) * row;
+            if (v < 0) v += dim;
+            if (v < 0 || v >= dim) memset(dst, 0, row);
+            else memcpy(dst, (const char*)in[0] + ((size_t)(o * dim + v)) * row, row);
+        }
+}
+
+static void rlx__k_concat(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out) {
+    int axis = (int)nd->ia[0], i, k;
+    int64_t outer = 1, inner = 1, o, pos = 0;
+    size_t e = rlx_dtype_size(nd->dtype);
+    for (i = 0; i < axis; i++) outer *= nd->shape[i];
+    for (i = axis + 1; i < nd->rank; i++) inner *= nd->shape[i];
+    for (k = 0; k < nd->nin; k++) {
+        const rlx__node* nk = rlx__N(g, rlx__in(g, nd, k));
+        size_t chunk = (size_t)(nk->shape[axis] * inner) * e;
+        for (o = 0; o < outer; o++)
+            memcpy((char*)out + ((size_t)(o * nd->shape[axis] + pos) * (size_t)inner) * e,
+                   (const char*)in[k] + (size_t)o * chunk, chunk);
+        pos += nk->shape[axis];
+    }
+}
+
+static size_t rlx__node_workspace(const rlx_graph* g, const rlx__node* nd, int nthreads) {
+    RLX__UNUSED(g);
+    if (nd->op == RLX_OP_MATMUL && nd->dtype == RLX_F32) return rlx__sgemm_workspace_bytes(nthreads);
+    return 0;
+}
+
+/* Execute one node: inputs in[k], output out (both in the node's own dtypes, contiguous). */
+static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
+    rlx__iter it;
+    rlx__ew_ctx c;
+    const rlx__node* n0 = nd->nin ? rlx__N(g, rlx__in(g, nd, 0)) : NULL;
+    size_t e = rlx_dtype_size(nd->dtype);
+    int k;
+    memset(&c, 0, sizeof c);
+    c.op = nd->op;
+    c.out_dt = nd->dtype;
+    c.esz = e;
+    if (rlx__is_unary(nd->op) || nd->op == RLX_OP_CAST) {
+        c.in_dt = n0->dtype;
+        rlx__iter_init(&it, 2, out, e, nd->rank, nd->shape);
+        rlx__iter_operand(&it, 1, in[0], rlx_dtype_size(n0->dtype), n0->rank, n0->shape, NULL);
+        rlx__iter_run(&it, nd->op == RLX_OP_CAST ? rlx__inner_cast : rlx__inner_unary, &c, pool);
+        return;
+    }
+    if (rlx__is_binary(nd->op) || nd->op == RLX_OP_WHERE) {
+        int first = nd->op == RLX_OP_WHERE ? 1 : 0;
+        c.in_dt = rlx__N(g, rlx__in(g, nd, first))->dtype;
+        rlx__iter_init(&it, nd->nin + 1, out, e, nd->rank, nd->shape);
+        for (k = 0; k < nd->nin; k++) {
+            const rlx__node* nk = rlx__N(g, rlx__in(g, nd, k));
+            rlx__iter_operand(&it, k + 1, in[k], rlx_dtype_size(nk->dtype), nk->rank, nk->shape, NULL);
+        }
+        rlx__iter_run(&it, nd->op == RLX_OP_WHERE ? rlx__inner_where : rlx__inner_binary, &c, pool);
+        return;
+    }
+    switch (nd->op) {
+    case RLX_OP_MATMUL: rlx__k_matmul(g, nd, in, out, pool, ws); return;
+    case RLX_OP_SUM: case RLX_OP_MEAN: case RLX_OP_REDUCE_MAX: case RLX_OP_REDUCE_MIN: case RLX_OP_PROD:
+        rlx__k_reduce(g, nd, in, out, pool);
+        return;
+    case RLX_OP_ARGMAX: case RLX_OP_ARGMIN: case RLX_OP_SOFTMAX: case RLX_OP_LOG_SOFTMAX:
+    case RLX_OP_LAYERNORM: case RLX_OP_RMSNORM:
+        rlx__k_rows(g, nd, in, out, pool);
+        return;
+    case RLX_OP_RESHAPE:
+        if (out != in[0]) memcpy(out, in[0], rlx__node_bytes(nd));
+        return;
+    case RLX_OP_EXPAND: {
+        rlx__iter_init(&it, 2, out, e, nd->rank, nd->shape);
+        rlx__iter_operand(&it, 1, in[0], e, n0->rank, n0->shape, NULL);
+        rlx__iter_run(&it, rlx__inner_copy, &c, pool);
+        return;
+    }
+    case RLX_OP_TRANSPOSE: {
+        int64_t xs[RLX_MAX_RANK], st[RLX_MAX_RANK];
+        rlx__contig_strides(n0->rank, n0->shape, xs);
+        for (k = 0; k < nd->rank; k++) st[k] = xs[nd->ia[k]];
+        rlx__strided_copy(out, in[0], e, nd->rank, nd->shape, st, pool);
+        return;
+    }
+    case RLX_OP_SLICE: {
+        int64_t st[RLX_MAX_RANK];
+        int a = (int)nd->ia[0];
+        const char* base;
+        rlx__contig_strides(n0->rank, n0->shape, st);
+        base = (const char*)in[0] + (size_t)(nd->ia[1] * st[a]) * e;
+        st[a] *= nd->ia[2];
+        rlx__strided_copy(out, base, e, nd->rank, nd->shape, st, pool);
+        return;
+    }
+    case RLX_OP_CONCAT: rlx__k_concat(g, nd, in, out); return;
+    case RLX_OP_GATHER: rlx__k_gather(g, nd, in, out); return;
+    default: RLX_ASSERT(0 && "rlx: no CPU kernel for op"); return;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>runtime
+   A program = an immutable compiled core (optimised graph + plan + step list, shared by clones) + weights
+   (params and constants; shared or copied by clones) + its own arena, workspace, thread pool and pointers.
+   ------------------------------------------------------------------------------------------------------------ */
+#if defined(__GNUC__) || defined(__clang__)
+#  define RLX__ATOMIC_ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
+#else
+#  define RLX__ATOMIC_ADD(p, v) (*(p) += (v))
+#endif
+
+typedef struct rlx__core {
+    rlx_allocator al;
+    int refs;
+    rlx_graph* ir;          /* optimised graph: the program's nodes, names and outputs */
+    rlx__plan plan;
+    int* in_off;            /* per step: first entry of its input list in a program's stepin[] */
+    int nstepin;
+} rlx__core;
+
+typedef struct rlx__weights {
+    rlx_allocator al;
+    int refs;
+    void* raw;
+    unsigned char* base;
+    unsigned char* set;     /* per node: param was set */
+} rlx__weights;
+
+struct rlx_program {
+    rlx_allocator al;
+    rlx__core* core;
+    rlx__weights* w;
+    void *arena_raw, *ws_raw;
+    unsigned char* arena;
+    void* ws;
+    size_t ws_bytes;
+    rlx__pool* pool;
+    int nthreads;
+    void** ptr;              /* per node: where its data lives */
+    void** stepin;           /* per step input pointers, resolved once */
+    unsigned char* input_set;/* per node */
+    int ran;
+    rlx_device device;
+    char reason[160];
+    char msg[512];
+};
+
+static rlx_result rlx__perr(rlx_program* p, rlx_result r, const char* fmt, ...) {
+    va_list ap;
+    if (!p) return r;
+    va_start(ap, fmt);
+    rlx__vfmt(p->msg, sizeof p->msg, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+static void rlx__core_release(rlx__core* c) {
+    rlx_allocator al;
+    if (!c || RLX__ATOMIC_ADD(&c->refs, -1) > 0) return;
+    al = c->al;
+    rlx__plan_free(&al, &c->plan);
+    rlx_graph_destroy(c->ir);
+    rlx__free(&al, c->in_off);
+    rlx__free(&al, c);
+}
+static void rlx__weights_release(rlx__weights* w) {
+    rlx_allocator al;
+    if (!w || RLX__ATOMIC_ADD(&w->refs, -1) > 0) return;
+    al = w->al;
+    rlx__free(&al, w->raw);
+    rlx__free(&al, w->set);
+    rlx__free(&al, w);
+}
+static rlx__weights* rlx__weights_new(const rlx_allocator* al, const rlx__core* c) {
+    rlx__weights* w = (rlx__weights*)rlx__calloc(al, sizeof *w);
+    if (!w) return NULL;
+    w->al = *al;
+    w->refs = 1;
+    w->base = (unsigned char*)rlx__alloc_aligned(al, c->plan.weight_bytes, &w->raw);
+    w->set = (unsigned char*)rlx__calloc(al, (size_t)c->ir->n + 1);
+    if (!w->base || !w->set) { rlx__weights_release(w); return NULL; }
+    return w;
+}
+
+RLXDEF void rlx_program_destroy(rlx_program* p) {
+    rlx_allocator al;
+    if (!p) return;
+    al = p->al;
+    rlx__pool_destroy(&al, p->pool);
+    rlx__weights_release(p->w);
+    rlx__core_release(p->core);
+    rlx__free(&al, p->arena_raw);
+    rlx__free(&al, p->ws_raw);
+    rlx__free(&al, p->ptr);
+    rlx__free(&al, p->stepin);
+    rlx__free(&al, p->input_set);
+    rlx__free(&al, p);
+}
+
+/* Make the per-program parts (arena, workspace, pool, pointer tables) for core c with weights w. */
+static rlx_result rlx__program_new(const rlx_allocator* al, rlx__core* c, rlx__weights* w, int nthreads,
+                                   rlx_program** out) {
+    rlx_program* p = (rlx_program*)rlx__calloc(al, sizeof *p);
+    const rlx_graph* ir = c->ir;
+    int i, s, k;
+    if (!p) return RLX_ERROR_OUT_OF_MEMORY;
+    p->al = *al;
+    p->core = c;
+    p->w = w;
+    RLX__ATOMIC_ADD(&c->refs, 1);
+    RLX__ATOMIC_ADD(&w->refs, 1);
+    p->nthreads = nthreads;
+    p->pool = rlx__pool_create(al, nthreads);
+    p->nthreads = rlx__pool_threads(p->pool);
+    p->ws_bytes = 0;
+    for (s = 0; s < c->plan.nsteps; s++) {
+        size_t b = rlx__node_workspace(ir, &ir->nodes[c->plan.steps[s]], p->nthreads);
+        if (b > p->ws_bytes) p->ws_bytes = b;
+    }
+    p->arena = (unsigned char*)rlx__alloc_aligned(al, c->plan.arena_bytes, &p->arena_raw);
+    p->ws = p->ws_bytes ? rlx__alloc_aligned(al, p->ws_bytes, &p->ws_raw) : NULL;
+    p->ptr = (void**)rlx__calloc(al, sizeof(void*) * (size_t)(ir->n + 1));
+    p->stepin = (void**)rlx__calloc(al, sizeof(void*) * (size_t)(c->nstepin + 1));
+    p->input_set = (unsigned char*)rlx__calloc(al, (size_t)ir->n + 1);
+    if (!p->arena || (p->ws_bytes && !p->ws) || !p->ptr || !p->stepin || !p->input_set) {
+        rlx_program_destroy(p);
+        return RLX_ERROR_OUT_OF_MEMORY;
+    }
+    for (i = 0; i < ir->n; i++) {
+        const rlx__buf* b = &c->plan.bufs[i];
+        if (b->kind == RLX_BUFFER_VIEW) p->ptr[i] = (char*)p->ptr[b->root] + b->offset;
+        else if (b->kind == RLX_BUFFER_PARAM || b->kind == RLX_BUFFER_CONSTANT) p->ptr[i] = w->base + b->offset;
+        else p->ptr[i] = p->arena + b->offset;
+    }
+    for (s = 0; s < c->plan.nsteps; s++) {
+        const rlx__node* nd = &ir->nodes[c->plan.steps[s]];
+        for (k = 0; k < nd->nin; k++) p->stepin[c->in_off[s] + k] = p->ptr[rlx__in(ir, nd, k) - 1];
+    }
+    *out = p;
+    return RLX_OK;
+}
+
+static int rlx__cpu_has_op(rlx_op op) { RLX__UNUSED(op); return 1; }
+
+/* Runs the pass pipeline; returns the optimised graph or NULL with a message in g. */
+static rlx_graph* rlx__optimize(rlx_graph* g, uint32_t flags, rlx__has_op_fn has) {
+    rlx_graph *cur = g, *next;
+    int stage, nstages = (flags & RLX_COMPILE_NO_OPTIMIZE) ? 1 : 4;
+    static const char* const names[] = {"legalize", "constant folding", "CSE", "DCE"};
+    for (stage = 0; stage < nstages; stage++) {
+        uint32_t* remap = (uint32_t*)rlx__calloc(&g->al, sizeof(uint32_t) * ((size_t)cur->n + 1));
+        if (!remap) next = NULL;
+        else if (stage == 0) next = rlx__legalize(cur, has, (flags & RLX_COMPILE_DECOMPOSE) != 0, remap);
+        else if (stage == 1) next = rlx__fold(cur, remap);
+        else if (stage == 2) next = rlx__cse(cur, remap);
+        else next = rlx__dce(cur, remap);
+        rlx__free(&g->al, remap);
+        if (!next || next->status != RLX_OK) {
+            rlx__gmsg(g, "compile: %s failed: %s", names[stage], next ? next->msg : "out of memory");
+            rlx_graph_destroy(next);
+            if (cur != g) rlx_graph_destroy(cur);
+            return NULL;
+        }
+        if (cur != g) rlx_graph_destroy(cur);
+        cur = next;
+    }
+    return cur;
+}
+
+RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_program** out) {
+    rlx_compile_desc d;
+    rlx_allocator al;
+    rlx__core* c;
+    rlx__weights* w;
+    rlx_program* p = NULL;
+    rlx_result r;
+    char reason[160];
+    int i, s, nthreads;
+    if (out) *out = NULL;
+    if (!g) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!out) { rlx__gmsg(g, "compile: out is NULL"); return RLX_ERROR_INVALID_ARGUMENT; }
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (g->status != RLX_OK) {
+        char first[512];
+        memcpy(first, g->msg, sizeof first);
+        first[sizeof first - 1] = 0;
+        snprintf(g->msg, sizeof g->msg, "compile: the graph has a builder error: %.400s", first);
+        return RLX_ERROR_BAD_GRAPH;
+    }
+    if (g->n == 0) { rlx__gmsg(g, "compile: the graph is empty"); return RLX_ERROR_BAD_GRAPH; }
+    if (g->nouts == 0) { rlx__gmsg(g, "compile: the graph has no outputs (call rlx_output)"); return RLX_ERROR_BAD_GRAPH; }
+    if ((int)d.device < 0 || (int)d.device >= (int)RLX_DEVICE_COUNT) {
+        rlx__gmsg(g, "compile: invalid device %d", (int)d.device);
+        return RLX_ERROR_INVALID_ARGUMENT;
+    }
+    if (d.num_threads < 0 || d.device_index < 0) {
+        rlx__gmsg(g, "compile: num_threads and device_index must be >= 0");
+        return RLX_ERROR_INVALID_ARGUMENT;
+    }
+    if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) {
+        rlx__gmsg(g, "compile: allocator needs both alloc and free, or neither");
+        return RLX_ERROR_INVALID_ARGUMENT;
+    }
+    al = d.allocator.alloc ? d.allocator : g->al;
+    /* device choice: only the CPU backend exists in this version */
+    switch (d.device) {
+    case RLX_DEVICE_AUTO:
+        snprintf(reason, sizeof reason, "auto: CPU chosen (this build of rlx.h has no GPU backend)");
+        break;
+    case RLX_DEVICE_CPU:
+        if (d.device_index != 0) {
+            rlx__gmsg(g, "compile: the CPU is device 0; device_index %d does not exist", d.device_index);
+            return RLX_ERROR_DEVICE_UNAVAILABLE;
+        }
+        snprintf(reason, sizeof reason, "cpu: requested");
+        break;
+    default:
+        if (d.flags & RLX_COMPILE_NO_FALLBACK) {
+            rlx__gmsg(g, "compile: device %s is unavailable: this version of rlx.h has no %s backend, and "
+                      "RLX_COMPILE_NO_FALLBACK forbids falling back to the CPU", rlx_device_name(d.device),
+                      rlx_device_name(d.device));
+            return RLX_ERROR_DEVICE_UNAVAILABLE;
+        }
+        snprintf(reason, sizeof reason, "%s requested but unavailable (no %s backend in this version); fell back "
+                 "to the CPU", rlx_device_name(d.device), rlx_device_name(d.device));
+        break;
+    }
+    nthreads = d.num_threads ? d.num_threads : rlx__cpu_count();
+    if (nthreads > RLX_MAX_THREADS) nthreads = RLX_MAX_THREADS;
+    {
+        char vmsg[256];
+        r = rlx__verify(g, vmsg, sizeof vmsg);
+        if (r != RLX_OK) { rlx__gmsg(g, "compile: %s", vmsg); return r; }
+    }
+    c = (rlx__core*)rlx__calloc(&al, sizeof *c);
+    if (!c) { rlx__gmsg(g, "compile: out of memory"); return RLX_ERROR_OUT_OF_MEMORY; }
+    c->al = al;
+    c->refs = 1;
+    {
+        rlx_allocator gal = g->al;   /* passes allocate with the program's allocator */
+        g->al = al;
+        c->ir = rlx__optimize(g, d.flags, rlx__cpu_has_op);
+        g->al = gal;
+    }
+    if (!c->ir) { rlx__core_release(c); return RLX_ERROR_OUT_OF_MEMORY; }
+    r = rlx__plan_build(c->ir, (d.flags & RLX_COMPILE_NO_REUSE) != 0, &c->plan);
+    c->in_off = (int*)rlx__calloc(&al, sizeof(int) * (size_t)(c->plan.nsteps + 1));
+    if (r != RLX_OK || !c->in_off) {
+        rlx__gmsg(g, "compile: out of memory while planning");
+        rlx__core_release(c);
+        return RLX_ERROR_OUT_OF_MEMORY;
+    }
+    for (s = 0; s < c->plan.nsteps; s++) {
+        c->in_off[s] = c->nstepin;
+        c->nstepin += c->ir->nodes[c->plan.steps[s]].nin;
+    }
+    w = rlx__weights_new(&al, c);
+    if (!w) { rlx__gmsg(g, "compile: out of memory for %zu weight bytes", c->plan.weight_bytes); rlx__core_release(c); return RLX_ERROR_OUT_OF_MEMORY; }
+    for (i = 0; i < c->ir->n; i++) {   /* constants move into the weight block */
+        rlx__node* nd = &c->ir->nodes[i];
+        if (nd->op != RLX_OP_CONSTANT) continue;
+        memcpy(w->base + c->plan.bufs[i].offset, nd->data, rlx__node_bytes(nd));
+        rlx__free(&al, nd->data);
+        nd->data = NULL;
+    }
+    {
+        size_t arena_bytes = c->plan.arena_bytes;
+        r = rlx__program_new(&al, c, w, nthreads, &p);
+        rlx__weights_release(w);
+        rlx__core_release(c);
+        if (r != RLX_OK) {
+            rlx__gmsg(g, "compile: out of memory for the arena (%zu bytes)", arena_bytes);
+            return r;
+        }
+    }
+    p->device = RLX_DEVICE_CPU;
+    snprintf(p->reason, sizeof p->reason, "%s", reason);
+    *out = p;
+    return RLX_OK;
+}
+
+RLXDEF const char* rlx_program_error(const rlx_program* p) { return p ? p->msg : "program is NULL"; }
+RLXDEF rlx_device rlx_program_device(const rlx_program* p) { return p ? p->device : RLX_DEVICE_AUTO; }
+RLXDEF const char* rlx_program_device_reason(const rlx_program* p) { return p ? p->reason : "program is NULL"; }
+
+RLXDEF rlx_result rlx_program_clone(rlx_program* p, int share_weights, rlx_program** out) {
+    rlx__weights* w;
+    rlx_program* q = NULL;
+    rlx_result r;
+    int i;
+    if (out) *out = NULL;
+    if (!p) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!out) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "clone: out is NULL");
+    if (share_weights) {
+        w = p->w;
+        RLX__ATOMIC_ADD(&w->refs, 1);
+    } else {
+        w = rlx__weights_new(&p->al, p->core);
+        if (!w) return rlx__perr(p, RLX_ERROR_OUT_OF_MEMORY, "clone: out of memory for weights");
+        memcpy(w->base, p->w->base, p->core->plan.weight_bytes);
+        memcpy(w->set, p->w->set, (size_t)p->core->ir->n + 1);
+    }
+    r = rlx__program_new(&p->al, p->core, w, p->nthreads, &q);
+    rlx__weights_release(w);
+    if (r != RLX_OK) return rlx__perr(p, r, "clone: out of memory");
+    /* inputs carry over, so the clone can run at once */
+    for (i = 0; i < p->core->ir->n; i++)
+        if (p->core->plan.bufs[i].kind == RLX_BUFFER_INPUT && p->input_set[i]) {
+            memcpy(q->ptr[i], p->ptr[i], p->core->plan.bufs[i].bytes);
+            q->input_set[i] = 1;
+        }
+    q->device = p->device;
+    memcpy(q->reason, p->reason, sizeof q->reason);
+    *out = q;
+    return RLX_OK;
+}
+
+/* Find a source node (input or param) by name; 0-based index or -1. */
+static int rlx__find_source(const rlx_program* p, rlx_op op, const char* name) {
+    const rlx_graph* ir = p->core->ir;
+    int i;
+    for (i = 0; i < ir->n; i++)
+        if (ir->nodes[i].op == op && ir->nodes[i].name && strcmp(ir->nodes[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* Shared checks of set_param / set_input / get_output: arguments, byte size. */
+static rlx_result rlx__io_check(rlx_program* p, const char* what, const char* name, rlx_dtype dtype,
+                                const void* data, size_t bytes, const rlx__node* nd) {
+    size_t want;
+    if (!rlx__dtype_ok(dtype)) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "%s '%s': invalid dtype %d", what, name, (int)dtype);
+    if (!data) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "%s '%s': data is NULL", what, name);
+    want = (size_t)rlx__node_numel(nd) * rlx_dtype_size(dtype);
+    if (bytes != want)
+        return rlx__perr(p, RLX_ERROR_SIZE, "%s '%s': got %zu bytes, expected %zu (%lld elements of %s)", what, name,
+                         bytes, want, (long long)rlx__node_numel(nd), rlx_dtype_name(dtype));
+    return RLX_OK;
+}
+
+static rlx_result rlx__set_source(rlx_program* p, rlx_op op, const char* name, rlx_dtype dtype, const void* data,
+                                  size_t bytes, int raw) {
+    const char* what = op == RLX_OP_PARAM ? "set_param" : "set_input";
+    const rlx__node* nd;
+    int i;
+    rlx_result r;
+    if (!p) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!name) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "%s: name is NULL", what);
+    i = rlx__find_source(p, op, name);
+    if (i < 0)
+        return rlx__perr(p, RLX_ERROR_NOT_FOUND, "%s: the program has no %s named '%s'", what,
+                         op == RLX_OP_PARAM ? "param" : "input", name);
+    nd = &p->core->ir->nodes[i];
+    if (raw) dtype = nd->dtype;
+    r = rlx__io_check(p, what, name, dtype, data, bytes, nd);
+    if (r != RLX_OK) return r;
+    rlx__convert(p->ptr[i], nd->dtype, data, dtype, rlx__node_numel(nd));
+    if (op == RLX_OP_PARAM) p->w->set[i] = 1;
+    else p->input_set[i] = 1;
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_set_param(rlx_program* p, const char* name, rlx_dtype dtype, const void* data, size_t bytes) {
+    return rlx__set_source(p, RLX_OP_PARAM, name, dtype, data, bytes, 0);
+}
+RLXDEF rlx_result rlx_set_param_raw(rlx_program* p, const char* name, const void* data, size_t bytes) {
+    return rlx__set_source(p, RLX_OP_PARAM, name, RLX_DTYPE_INVALID, data, bytes, 1);
+}
+#define RLX__COUNT_BYTES(count, T) ((count) > SIZE_MAX / sizeof(T) ? SIZE_MAX : (count) * sizeof(T))
+RLXDEF rlx_result rlx_set_param_f32(rlx_program* p, const char* n, const float* d, size_t c) { return rlx_set_param(p, n, RLX_F32, d, RLX__COUNT_BYTES(c, float)); }
+RLXDEF rlx_result rlx_set_param_f64(rlx_program* p, const char* n, const double* d, size_t c) { return rlx_set_param(p, n, RLX_F64, d, RLX__COUNT_BYTES(c, double)); }
+RLXDEF rlx_result rlx_set_param_f16(rlx_program* p, const char* n, const uint16_t* d, size_t c) { return rlx_set_param(p, n, RLX_F16, d, RLX__COUNT_BYTES(c, uint16_t)); }
+RLXDEF rlx_result rlx_set_param_bf16(rlx_program* p, const char* n, const uint16_t* d, size_t c) { return rlx_set_param(p, n, RLX_BF16, d, RLX__COUNT_BYTES(c, uint16_t)); }
+RLXDEF rlx_result rlx_set_param_i32(rlx_program* p, const char* n, const int32_t* d, size_t c) { return rlx_set_param(p, n, RLX_I32, d, RLX__COUNT_BYTES(c, int32_t)); }
+RLXDEF rlx_result rlx_set_param_i64(rlx_program* p, const char* n, const int64_t* d, size_t c) { return rlx_set_param(p, n, RLX_I64, d, RLX__COUNT_BYTES(c, int64_t)); }
+RLXDEF rlx_result rlx_set_input(rlx_program* p, const char* name, rlx_dtype dtype, const void* data, size_t bytes) {
+    return rlx__set_source(p, RLX_OP_INPUT, name, dtype, data, bytes, 0);
+}
+RLXDEF rlx_result rlx_set_input_f32(rlx_program* p, const char* n, const float* d, size_t c) { return rlx_set_input(p, n, RLX_F32, d, RLX__COUNT_BYTES(c, float)); }
+RLXDEF rlx_result rlx_set_input_i32(rlx_program* p, const char* n, const int32_t* d, size_t c) { return rlx_set_input(p, n, RLX_I32, d, RLX__COUNT_BYTES(c, int32_t)); }
+RLXDEF rlx_result rlx_set_input_i64(rlx_program* p, const char* n, const int64_t* d, size_t c) { return rlx_set_input(p, n, RLX_I64, d, RLX__COUNT_BYTES(c, int64_t)); }
+
+RLXDEF rlx_result rlx_run(rlx_program* p) {
+    const rlx__core* c;
+    const rlx_graph* ir;
+    int i, s;
+    if (!p) return RLX_ERROR_INVALID_ARGUMENT;
+    c = p->core;
+    ir = c->ir;
+    for (i = 0; i < ir->n; i++) {
+        const rlx__node* nd = &ir->nodes[i];
+        if (nd->op == RLX_OP_PARAM && !p->w->set[i])
+            return rlx__perr(p, RLX_ERROR_NOT_SET, "run: param '%s' was never set (rlx_set_param)", nd->name);
+        if (nd->op == RLX_OP_INPUT && !p->input_set[i])
+            return rlx__perr(p, RLX_ERROR_NOT_SET, "run: input '%s' was never set (rlx_set_input)", nd->name);
+    }
+    for (s = 0; s < c->plan.nsteps; s++) {
+        int ni = c->plan.steps[s];
+        rlx__cpu_exec(ir, &ir->nodes[ni], p->stepin + c->in_off[s], p->ptr[ni], p->pool, p->ws);
+    }
+    p->ran = 1;
+    return RLX_OK;
+}
+
+static int rlx__find_output(rlx_program* p, const char* what, const char* name, int* node) {
+    const rlx_graph* ir = p->core->ir;
+    int i;
+    if (!name) { rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "%s: name is NULL", what); return 0; }
+    for (i = 0; i < ir->nouts; i++)
+        if (strcmp(ir->outs[i].name, name) == 0) { *node = (int)ir->outs[i].id - 1; return 1; }
+    rlx__perr(p, RLX_ERROR_NOT_FOUND, "%s: the program has no output named '%s'", what, name);
+    return 0;
+}
+
+RLXDEF rlx_result rlx_get_output(rlx_program* p, const char* name, rlx_dtype dtype, void* dst, size_t bytes) {
+    int i;
+    rlx_result r;
+    const rlx__node* nd;
+    if (!p) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!rlx__find_output(p, "get_output", name, &i)) return name ? RLX_ERROR_NOT_FOUND : RLX_ERROR_INVALID_ARGUMENT;
+    nd = &p->core->ir->nodes[i];
+    r = rlx__io_check(p, "get_output", name, dtype, dst, bytes, nd);
+    if (r != RLX_OK) return r;
+    if (!p->ran) return rlx__perr(p, RLX_ERROR_NOT_SET, "get_output '%s': the program has not run yet", name);
+    rlx__convert(dst, dtype, p->ptr[i], nd->dtype, rlx__node_numel(nd));
+    return RLX_OK;
+}
+RLXDEF rlx_result rlx_get_output_f32(rlx_program* p, const char* n, float* d, size_t c) { return rlx_get_output(p, n, RLX_F32, d, RLX__COUNT_BYTES(c, float)); }
+RLXDEF rlx_result rlx_get_output_i64(rlx_program* p, const char* n, int64_t* d, size_t c) { return rlx_get_output(p, n, RLX_I64, d, RLX__COUNT_BYTES(c, int64_t)); }
+
+RLXDEF rlx_result rlx_output_ptr(rlx_program* p, const char* name, const void** data, rlx_dtype* dtype, int* rank,
+                                 int64_t* shape) {
+    int i;
+    const rlx__node* nd;
+    if (!p) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!data) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "output_ptr: data is NULL");
+    *data = NULL;
+    if (!rlx__find_output(p, "output_ptr", name, &i)) return name ? RLX_ERROR_NOT_FOUND : RLX_ERROR_INVALID_ARGUMENT;
+    if (!p->ran) return rlx__perr(p, RLX_ERROR_NOT_SET, "output_ptr '%s': the program has not run yet", name);
+    nd = &p->core->ir->nodes[i];
+    *data = p->ptr[i];
+    if (dtype) *dtype = nd->dtype;
+    if (rank) *rank = nd->rank;
+    if (shape) memcpy(shape, nd->shape, sizeof(int64_t) * (size_t)nd->rank);
+    return RLX_OK;
+}
+
+/* ---- devices and introspection ---- */
+RLXDEF int rlx_devices(rlx_device_info* out, int cap) {
+    int n = 0, d;
+    for (d = RLX_DEVICE_CPU; d < RLX_DEVICE_COUNT; d++, n++) {
+        rlx_device_info info;
+        if (!out || n >= cap) continue;
+        memset(&info, 0, sizeof info);
+        info.device = (rlx_device)d;
+        if (d == RLX_DEVICE_CPU) {
+            info.available = 1;
+            snprintf(info.name, sizeof info.name, "CPU (%s, %d threads)", rlx__cpu_simd_name(), rlx__cpu_count());
+            snprintf(info.reason, sizeof info.reason, "always available");
+        } else {
+            snprintf(info.name, sizeof info.name, "%s", rlx_device_name((rlx_device)d));
+            snprintf(info.reason, sizeof info.reason, "this version of rlx.h has no %s backend yet",
+                     rlx_device_name((rlx_device)d));
+        }
+        out[n] = info;
+    }
+    return n;
+}
+
+RLXDEF rlx_result rlx_program_plan(const rlx_program* p, rlx_plan_info* info) {
+    if (!p || !info) return RLX_ERROR_INVALID_ARGUMENT;
+    memset(info, 0, sizeof *info);
+    info->arena_bytes = p->core->plan.arena_bytes;
+    info->no_reuse_bytes = p->core->plan.no_reuse_bytes;
+    info->lower_bound_bytes = p->core->plan.lower_bound_bytes;
+    info->weight_bytes = p->core->plan.weight_bytes;
+    info->workspace_bytes = p->ws_bytes;
+    info->num_steps = p->core->plan.nsteps;
+    info->num_buffers = p->core->ir->n;
+    info->num_threads = p->nthreads;
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_program_buffer(const rlx_program* p, int index, rlx_buffer_info* info) {
+    const rlx_graph* ir;
+    const rlx__buf* b;
+    const rlx__node* nd;
+    int i;
+    if (!p || !info) return RLX_ERROR_INVALID_ARGUMENT;
+    ir = p->core->ir;
+    if (index < 0 || index >= ir->n) return RLX_ERROR_INVALID_ARGUMENT;
+    b = &p->core->plan.bufs[index];
+    nd = &ir->nodes[index];
+    memset(info, 0, sizeof *info);
+    info->kind = b->kind;
+    info->parent = b->kind == RLX_BUFFER_VIEW ? b->root : -1;
+    info->offset = b->offset;
+    info->bytes = b->bytes;
+    info->first_step = b->first;
+    info->last_step = b->last;
+    snprintf(info->name, sizeof info->name, "%s", nd->name ? nd->name : rlx_op_name(nd->op));
+    for (i = 0; i < ir->nouts; i++)
+        if ((int)ir->outs[i].id - 1 == index) { snprintf(info->name, sizeof info->name, "%s", ir->outs[i].name); break; }
+    return RLX_OK;
+}
+
+RLXDEF size_t rlx_program_report(const rlx_program* p, char* buf, size_t cap) {
+    rlx__sb sb;
+    int s;
+    static const char* const kinds[] = {"?", "input", "param", "constant", "intermediate", "output", "view"};
+    sb.buf = buf; sb.cap = cap; sb.len = 0;
+    if (!p) { rlx__sbf(&sb, "(null program)\n"); return rlx__sb_done(&sb); }
+    rlx__sbf(&sb, "device: %s (%s), %d thread(s)\n", rlx_device_name(p->device), p->reason, p->nthreads);
+    for (s = 0; s < p->core->plan.nsteps; s++) {
+        int ni = p->core->plan.steps[s];
+        const rlx__node* nd = &p->core->ir->nodes[ni];
+        const rlx__buf* b = &p->core->plan.bufs[ni];
+        rlx__sbf(&sb, "step %3d: %%%d %-12s ", s, ni + 1, rlx_op_name(nd->op));
+        rlx__sb_type(&sb, nd);
+        rlx__sbf(&sb, " -> %s @%zu (%zu B) live %d..%d\n", kinds[b->kind], b->offset, b->bytes, b->first, b->last);
+    }
+    rlx__sbf(&sb, "steps %d, arena %zu B (no reuse %zu B, lower bound %zu B), weights %zu B, workspace %zu B\n",
+             p->core->plan.nsteps, p->core->plan.arena_bytes, p->core->plan.no_reuse_bytes,
+             p->core->plan.lower_bound_bytes, p->core->plan.weight_bytes, p->ws_bytes);
+    return rlx__sb_done(&sb);
+}
+
+#endif /* RLX_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------------------------------------------
+This software is available under 2 licenses -- choose whichever you prefer.
+------------------------------------------------------------------------------------------------------------------
+ALTERNATIVE A - MIT License
+Copyright (c) 2026 the rlx.h authors
+Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated
+documentation files (the "Software"), to deal in the Software without restriction, including without limitation the
+rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software, and to permit
+persons to whom the Software is furnished to do so, subject to the following conditions:
+The above copyright notice and this permission notice shall be included in all copies or substantial portions of the
+Software.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE
+WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR
+COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR
+OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+------------------------------------------------------------------------------------------------------------------
+ALTERNATIVE B - Public Domain (www.unlicense.org)
+This is free and unencumbered software released into the public domain.
+Anyone is free to copy, modify, publish, use, compile, sell, or distribute this software, either in source code form or
+as a compiled binary, for any purpose, commercial or non-commercial, and by any means.
+In jurisdictions that recognize copyright laws, the author or authors of this software dedicate any and all copyright
+interest in the software to the public domain. We make this dedication for the benefit of the public at large and to
+the detriment of our heirs and successors. We intend this dedication to be an overt act of relinquishment in
+perpetuity of all present and future rights to this software under copyright law.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE
+WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS BE
+LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT
+OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+------------------------------------------------------------------------------------------------------------------
+*/
