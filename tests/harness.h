@@ -14,12 +14,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#  define TH_MAYBE_UNUSED __attribute__((unused))
+#else
+#  define TH_MAYBE_UNUSED
+#endif
+
 static int th_passed, th_failed, th_skipped;
-static int th_verbose;
 
 #define TH_CHECK(cond, ...) th_check_((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
 
-static void th_check_(int ok, const char* file, int line, const char* fmt, ...) {
+static TH_MAYBE_UNUSED void th_check_(int ok, const char* file, int line, const char* fmt, ...) {
     if (ok) { th_passed++; return; }
     th_failed++;
     fprintf(stdout, "FAIL %s:%d: ", file, line);
@@ -28,33 +33,33 @@ static void th_check_(int ok, const char* file, int line, const char* fmt, ...) 
     fflush(stdout);
 }
 
-static void th_skip(const char* fmt, ...) {
+static TH_MAYBE_UNUSED void th_skip(const char* fmt, ...) {
     th_skipped++;
     fputs("SKIP: ", stdout);
     { va_list ap; va_start(ap, fmt); vfprintf(stdout, fmt, ap); va_end(ap); }
     fputc('\n', stdout);
 }
 
-static int th_close(double a, double b, double atol, double rtol) {
+static TH_MAYBE_UNUSED int th_close(double a, double b, double atol, double rtol) {
     if (a != a || b != b) return (a != a) && (b != b);
     if (isinf(a) || isinf(b)) return a == b;
     return fabs(a - b) <= atol + rtol * fabs(b);
 }
 
 static uint64_t th_state = 0x9E3779B97F4A7C15ull;
-static void th_seed(uint64_t s) { th_state = s ? s : 0x9E3779B97F4A7C15ull; }
-static uint64_t th_rng(void) {
+static TH_MAYBE_UNUSED void th_seed(uint64_t s) { th_state = s ? s : 0x9E3779B97F4A7C15ull; }
+static TH_MAYBE_UNUSED uint64_t th_rng(void) {
     uint64_t x = th_state;
     x ^= x << 13; x ^= x >> 7; x ^= x << 17;
     th_state = x;
     return x;
 }
 /* uniform in [lo, hi) */
-static double th_uniform(double lo, double hi) {
+static TH_MAYBE_UNUSED double th_uniform(double lo, double hi) {
     return lo + (hi - lo) * (double)(th_rng() >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static int th_summary(const char* area) {
+static TH_MAYBE_UNUSED int th_summary(const char* area) {
     printf("%s: %d passed, %d failed, %d skipped\n", area, th_passed, th_failed, th_skipped);
     return th_failed ? 1 : 0;
 }

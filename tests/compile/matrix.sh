@@ -1,0 +1,63 @@
+#!/bin/sh
+# Compile matrix for rlx.h: each configuration must compile without a warning (-Werror), link and run.
+#   gcc and clang (clang only if installed) x C99 and C++11 x {plain, RLX_STATIC, RLX_NO_SIMD+RLX_NO_THREADS,
+#   two translation units with rlx.h included twice}.
+# Usage: tests/compile/matrix.sh [BUILD_DIR]   (default build/compile)
+# Prints one line per configuration and ends with `compile: N passed, N failed, N skipped`.
+out=${1:-build/compile}
+src=$(dirname "$0")
+mkdir -p "$out"
+case $out in /*) ;; *) out=./$out ;; esac
+
+WARN="-Wall -Wextra -Wpedantic -Werror -Wshadow"
+OPT="-O2"
+LIBS="-lm -lpthread -ldl"
+pass=0 fail=0 skip=0
+
+# try LABEL BINARY COMMAND...: run the build COMMAND, then the BINARY it made
+try() {
+    label=$1 bin=$2
+    shift 2
+    rm -f "$bin"
+    if "$@" >"$bin.log" 2>&1 && "$bin" >>"$bin.log" 2>&1; then
+        pass=$((pass + 1))
+        echo "compile: ok   $label"
+    else
+        fail=$((fail + 1))
+        echo "compile: FAIL $label"
+        sed 's/^/    /' "$bin.log"
+    fi
+}
+
+# twice COMPILER STDFLAGS BINARY: both translation units of twice.c, then link them
+twice() {
+    "$1" $2 $WARN $OPT -c "$src/twice.c" -o "$3.a.o" &&
+    "$1" $2 $WARN $OPT -DRLX_TWICE_SECOND_TU -c "$src/twice.c" -o "$3.b.o" &&
+    "$1" "$3.a.o" "$3.b.o" -o "$3" $LIBS
+}
+
+# matrix NAME CC CXX
+matrix() {
+    name=$1 cc=$2 cxx=$3
+    if ! command -v "$cc" >/dev/null 2>&1 || ! command -v "$cxx" >/dev/null 2>&1; then
+        echo "compile: $name not found, skipped"
+        skip=$((skip + 1))
+        return
+    fi
+    c="-x c -std=c99"
+    cpp="-x c++ -std=c++11"
+    try "$name C99 plain"                 "$out/$name-c99"        $cc $c $WARN $OPT "$src/rlx.c" -o "$out/$name-c99" $LIBS
+    try "$name C99 RLX_STATIC"            "$out/$name-c99-static" $cc $c $WARN $OPT "$src/static.c" -o "$out/$name-c99-static" $LIBS
+    try "$name C99 RLX_NO_SIMD+NO_THREADS" "$out/$name-c99-nosimd" $cc $c $WARN $OPT "$src/nosimd.c" -o "$out/$name-c99-nosimd" $LIBS
+    try "$name C99 two TUs, included twice" "$out/$name-c99-twice" twice $cc "$c" "$out/$name-c99-twice"
+    try "$name C++11 plain (rlx.cc)"      "$out/$name-cxx11"      $cxx -std=c++11 $WARN $OPT "$src/rlx.cc" -o "$out/$name-cxx11" $LIBS
+    try "$name C++11 RLX_STATIC"          "$out/$name-cxx11-static" $cxx $cpp $WARN $OPT "$src/static.c" -x none -o "$out/$name-cxx11-static" $LIBS
+    try "$name C++11 RLX_NO_SIMD+NO_THREADS" "$out/$name-cxx11-nosimd" $cxx $cpp $WARN $OPT "$src/nosimd.c" -x none -o "$out/$name-cxx11-nosimd" $LIBS
+    try "$name C++11 two TUs, included twice" "$out/$name-cxx11-twice" twice $cxx "$cpp" "$out/$name-cxx11-twice"
+}
+
+matrix gcc gcc g++
+matrix clang clang clang++
+
+echo "compile: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
