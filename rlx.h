@@ -1760,6 +1760,7 @@ static size_t rlx__node_workspace(const rlx_graph* g, const rlx__node* nd, int n
 static uint32_t rlx__copy_node(rlx_graph* ng, const rlx_graph* g, const rlx__node* nd, const uint32_t* remap) {
     uint32_t ins[64], *insp = ins, id;
     int k;
+    ins[0] = 0;
     if (nd->nin > 64) {
         insp = (uint32_t*)rlx__alloc(&ng->al, sizeof(uint32_t) * (size_t)nd->nin);
         if (!insp) { rlx__gerr(ng, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); return 0; }
@@ -1871,7 +1872,7 @@ static rlx_tensor rlx__decompose(rlx_graph* ng, const rlx__node* nd, const rlx_t
     case RLX_OP_MEAN: {
         int axes[RLX_MAX_RANK], i, n = (int)nd->ia[1];
         int64_t cnt = 1;
-        int rank;
+        int rank = 0;
         int64_t shp[RLX_MAX_RANK];
         rlx_tensor_info(ng, x[0], &rank, shp);
         for (i = 0; i < n; i++) { axes[i] = (int)nd->ia[2 + i]; cnt *= shp[axes[i]]; }
@@ -1887,7 +1888,7 @@ static rlx_tensor rlx__decompose(rlx_graph* ng, const rlx__node* nd, const rlx_t
         return rlx_sub(ng, sh, rlx_log(ng, s));
     }
     case RLX_OP_LAYERNORM: case RLX_OP_RMSNORM: {
-        int rank, axes[RLX_MAX_RANK], n = 0, i, k = 1;
+        int rank = 0, axes[RLX_MAX_RANK], n = 0, i, k = 1;
         int64_t shp[RLX_MAX_RANK], cnt = 1;
         rlx_tensor xc, var, y;
         rlx_tensor_info(ng, x[0], &rank, shp);
@@ -3608,7 +3609,7 @@ typedef struct rlx__mm_geo {
 static void rlx__mm_geometry(const rlx_graph* g, const rlx__node* nd, rlx__mm_geo* m) {
     const rlx__node *na = rlx__N(g, rlx__in(g, nd, 0)), *nb = rlx__N(g, rlx__in(g, nd, 1));
     int64_t as[RLX_MAX_RANK], bs[RLX_MAX_RANK];
-    int ra = na->rank, rb = nb->rank, i, rbatch;
+    int ra = na->rank, rb = nb->rank, i, rbatch = 0;
     memcpy(as, na->shape, sizeof(int64_t) * (size_t)ra);
     memcpy(bs, nb->shape, sizeof(int64_t) * (size_t)rb);
     if (ra == 1) { as[1] = as[0]; as[0] = 1; ra = 2; }

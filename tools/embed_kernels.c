@@ -1,0 +1,418 @@
+/* embed_kernels.c - turns compiled GPU kernels into a C header that rlx.h can include.
+
+   Usage:
+       embed_kernels [--version X] spv OUT.h [kernel.spv ...]
+       embed_kernels [--version X] ptx OUT.h [kernel.ptx ...]
+
+   Each input becomes one kernel named after its file (the base name without the extension, which must be a C
+   identifier). SPIR-V files are binary: their size must be a non-zero multiple of 4 and the first word the
+   SPIR-V magic number 0x07230203 (either byte order; words are written in host-independent form). PTX files
+   are text without NUL bytes. Kernels are sorted by name.
+
+   The header defines (for spv; ptx is the same with ptx/PTX):
+       #define RLX_KERNELS_SPV_VERSION "X"                     X defaults to "0.1.0" and must equal rlx.h's
+                                                               RLX_VERSION_STRING
+       static const uint32_t rlx__spv_NAME[] = {...};          one per kernel
+       static const char rlx__ptx_NAME[] = "...";              (ptx)
+       static const rlx__kernel_blob rlx__spv_kernels[];       {name, data, size in bytes}, sorted by name
+       static const int rlx__spv_kernel_count;                 with no kernels: 0, and the table holds one
+                                                               {NULL, NULL, 0} entry (C has no empty arrays)
+   The output is only written when its content changes. Exit status 0 on success, 1 on any error.
+
+   Build: cc -std=c99 -O2 tools/embed_kernels.c -o build/embed_kernels
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EK_MAX_INPUT_BYTES ((size_t)256 << 20) /* refuse inputs above 256 MiB */
+#define EK_SPV_MAGIC 0x07230203ul
+#define EK_EM_DASH "\xE2\x80\x94"              /* UTF-8 em dash, kept out of this file's source text */
+
+typedef struct ek_kernel {
+    char* name;          /* C identifier derived from the file name */
+    const char* path;    /* as given on the command line */
+    unsigned char* data; /* file contents */
+    size_t size;         /* bytes */
+} ek_kernel;
+
+typedef struct ek_buf {
+    char* p;
+    size_t len, cap;
+    int oom;
+} ek_buf;
+
+static void ek_put(ek_buf* b, const char* s, size_t n) {
+    if (b->oom) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        char* np;
+        while (b->len + n + 1 > cap) cap *= 2;
+        np = (char*)realloc(b->p, cap);
+        if (!np) { b->oom = 1; return; }
+        b->p = np;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void ek_puts(ek_buf* b, const char* s) { ek_put(b, s, strlen(s)); }
+
+static void ek_putf_ul(ek_buf* b, const char* fmt, unsigned long v) {
+    char tmp[64];
+    sprintf(tmp, fmt, v);
+    ek_puts(b, tmp);
+}
+
+/* Reads a whole file. Returns 0 on success; on failure prints why and returns 1. */
+static int ek_read_file(const char* path, unsigned char** out, size_t* size) {
+    FILE* f = fopen(path, "rb");
+    unsigned char* data = NULL;
+    size_t len = 0, cap = 0;
+    *out = NULL;
+    *size = 0;
+    if (!f) {
+        fprintf(stderr, "embed_kernels: cannot open %s\n", path);
+        return 1;
+    }
+    for (;;) {
+        size_t got;
+        if (len == cap) {
+            unsigned char* nd;
+            cap = cap ? cap * 2 : 65536;
+            nd = (unsigned char*)realloc(data, cap + 1);
+            if (!nd) {
+                fprintf(stderr, "embed_kernels: out of memory reading %s\n", path);
+                free(data);
+                fclose(f);
+                return 1;
+            }
+            data = nd;
+        }
+        got = fread(data + len, 1, cap - len, f);
+        len += got;
+        if (len > EK_MAX_INPUT_BYTES) {
+            fprintf(stderr, "embed_kernels: %s is larger than %lu bytes\n", path, (unsigned long)EK_MAX_INPUT_BYTES);
+            free(data);
+            fclose(f);
+            return 1;
+        }
+        if (got == 0) break;
+    }
+    if (ferror(f)) {
+        fprintf(stderr, "embed_kernels: error reading %s\n", path);
+        free(data);
+        fclose(f);
+        return 1;
+    }
+    fclose(f);
+    data[len] = 0;
+    *out = data;
+    *size = len;
+    return 0;
+}
+
+static int ek_is_ident(const char* s) {
+    const char* c;
+    if (!s[0]) return 0;
+    if (!(s[0] == '_' || (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z'))) return 0;
+    for (c = s + 1; *c; c++)
+        if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+            return 0;
+    return 1;
+}
+
+/* "dir/sub/add_f32.spv" -> "add_f32" (malloc'ed). Strips the last extension only. */
+static char* ek_kernel_name(const char* path) {
+    const char* base = path;
+    const char* c;
+    const char* dot = NULL;
+    size_t n;
+    char* name;
+    for (c = path; *c; c++)
+        if (*c == '/' || *c == '\\') base = c + 1;
+    for (c = base; *c; c++)
+        if (*c == '.') dot = c;
+    n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    name = (char*)malloc(n + 1);
+    if (!name) return NULL;
+    memcpy(name, base, n);
+    name[n] = '\0';
+    return name;
+}
+
+static unsigned long ek_word(const unsigned char* p, int big_endian) {
+    if (big_endian)
+        return ((unsigned long)p[0] << 24) | ((unsigned long)p[1] << 16) | ((unsigned long)p[2] << 8) | p[3];
+    return ((unsigned long)p[3] << 24) | ((unsigned long)p[2] << 16) | ((unsigned long)p[1] << 8) | p[0];
+}
+
+static int ek_cmp_kernel(const void* a, const void* b) {
+    return strcmp(((const ek_kernel*)a)->name, ((const ek_kernel*)b)->name);
+}
+
+/* PTX text as adjacent string literals, one source line per literal (long lines are split). */
+static void ek_emit_ptx_string(ek_buf* b, const unsigned char* s, size_t n) {
+    size_t i, col = 0;
+    int open = 0;
+    if (n == 0) { ek_puts(b, "    \"\""); return; }
+    for (i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        char esc[8];
+        if (!open) { ek_puts(b, "    \""); open = 1; col = 0; }
+        switch (c) {
+        case '\n': strcpy(esc, "\\n"); break;
+        case '\t': strcpy(esc, "\\t"); break;
+        case '\r': strcpy(esc, "\\r"); break;
+        case '\\': strcpy(esc, "\\\\"); break;
+        case '"': strcpy(esc, "\\\""); break;
+        case '?': strcpy(esc, "\\?"); break; /* no trigraphs */
+        default:
+            if (c >= 0x20 && c < 0x7F) { esc[0] = (char)c; esc[1] = '\0'; }
+            else sprintf(esc, "\\%03o", (unsigned)c); /* always 3 octal digits: never absorbs a following digit */
+        }
+        ek_puts(b, esc);
+        col += strlen(esc);
+        if (c == '\n' || col >= 100) {
+            ek_puts(b, "\"");
+            if (i + 1 < n) ek_puts(b, "\n");
+            open = 0;
+        }
+    }
+    if (open) ek_puts(b, "\"");
+}
+
+static int ek_generate(ek_buf* b, int ptx, const char* version, const ek_kernel* ks, int nk) {
+    const char* lo = ptx ? "ptx" : "spv";
+    const char* up = ptx ? "PTX" : "SPV";
+    char tmp[1024]; /* kernel names are at most 200 characters */
+    size_t longest = 0;
+    int i;
+
+    for (i = 0; i < nk; i++)
+        if (ks[i].size > longest) longest = ks[i].size;
+
+    sprintf(tmp, "/* GENERATED by tools/embed_kernels.c " EK_EM_DASH " do not edit.\n"
+                 "   %s kernels for rlx.h (%d), %s. Regenerate with `make kernels`. */\n",
+            ptx ? "PTX" : "SPIR-V", nk, ptx ? "embedded as NUL-terminated text" : "embedded as 32-bit words");
+    ek_puts(b, tmp);
+    sprintf(tmp, "#ifndef RLX_KERNELS_%s_H\n#define RLX_KERNELS_%s_H\n\n", up, up);
+    ek_puts(b, tmp);
+    ek_puts(b, "#include <stddef.h>\n");
+    if (!ptx) ek_puts(b, "#include <stdint.h>\n");
+    sprintf(tmp, "\n#define RLX_KERNELS_%s_VERSION \"%s\" /* must equal RLX_VERSION_STRING */\n\n", up, version);
+    ek_puts(b, tmp);
+    ek_puts(b, "#ifndef RLX__KERNEL_BLOB_DEFINED\n"
+               "#define RLX__KERNEL_BLOB_DEFINED\n"
+               "/* One embedded kernel. data: uint32_t words (SPIR-V) or NUL-terminated text (PTX); size: bytes\n"
+               "   (for PTX without the NUL). */\n"
+               "typedef struct rlx__kernel_blob {\n"
+               "    const char* name;\n"
+               "    const void* data;\n"
+               "    size_t size;\n"
+               "} rlx__kernel_blob;\n"
+               "#endif\n\n");
+    sprintf(tmp, "#if defined(__GNUC__) || defined(__clang__)\n"
+                 "#define RLX__KERNELS_%s_UNUSED __attribute__((unused))\n"
+                 "#else\n"
+                 "#define RLX__KERNELS_%s_UNUSED\n"
+                 "#endif\n\n", up, up);
+    ek_puts(b, tmp);
+    /* C99 only promises string literals of 4095 characters; gcc and clang take any length but warn under
+       -Wpedantic, so silence that one warning around the PTX text. */
+    if (ptx && longest > 4095)
+        ek_puts(b, "#if defined(__GNUC__) || defined(__clang__)\n"
+                   "#pragma GCC diagnostic push\n"
+                   "#pragma GCC diagnostic ignored \"-Woverlength-strings\"\n"
+                   "#endif\n\n");
+
+    for (i = 0; i < nk; i++) {
+        const ek_kernel* k = &ks[i];
+        if (!ptx) {
+            size_t w, nw = k->size / 4;
+            int big = ek_word(k->data, 0) != EK_SPV_MAGIC;
+            sprintf(tmp, "/* %s: %lu words */\nstatic const uint32_t rlx__spv_%s[] RLX__KERNELS_SPV_UNUSED = {",
+                    k->name, (unsigned long)nw, k->name);
+            ek_puts(b, tmp);
+            for (w = 0; w < nw; w++) {
+                ek_puts(b, w % 8 == 0 ? "\n    " : " ");
+                ek_putf_ul(b, "0x%08lx", ek_word(k->data + 4 * w, big));
+                if (w + 1 < nw) ek_puts(b, ",");
+            }
+            ek_puts(b, "\n};\n\n");
+        } else {
+            sprintf(tmp, "/* %s: %lu bytes */\nstatic const char rlx__ptx_%s[] RLX__KERNELS_PTX_UNUSED =\n", k->name,
+                    (unsigned long)k->size, k->name);
+            ek_puts(b, tmp);
+            ek_emit_ptx_string(b, k->data, k->size);
+            ek_puts(b, ";\n\n");
+        }
+    }
+    if (ptx && longest > 4095)
+        ek_puts(b, "#if defined(__GNUC__) || defined(__clang__)\n#pragma GCC diagnostic pop\n#endif\n\n");
+
+    sprintf(tmp, "/* Sorted by name. */\nstatic const rlx__kernel_blob rlx__%s_kernels[] RLX__KERNELS_%s_UNUSED = {\n",
+            lo, up);
+    ek_puts(b, tmp);
+    if (nk == 0) ek_puts(b, "    {NULL, NULL, 0} /* no kernels: C has no empty arrays */\n");
+    for (i = 0; i < nk; i++) {
+        if (ptx)
+            sprintf(tmp, "    {\"%s\", rlx__ptx_%s, sizeof(rlx__ptx_%s) - 1}%s\n", ks[i].name, ks[i].name,
+                    ks[i].name, i + 1 < nk ? "," : "");
+        else
+            sprintf(tmp, "    {\"%s\", rlx__spv_%s, sizeof(rlx__spv_%s)}%s\n", ks[i].name, ks[i].name, ks[i].name,
+                    i + 1 < nk ? "," : "");
+        ek_puts(b, tmp);
+    }
+    ek_puts(b, "};\n");
+    sprintf(tmp, "static const int rlx__%s_kernel_count RLX__KERNELS_%s_UNUSED = %d;\n\n", lo, up, nk);
+    ek_puts(b, tmp);
+    sprintf(tmp, "#endif /* RLX_KERNELS_%s_H */\n", up);
+    ek_puts(b, tmp);
+    ek_puts(b, "/* rlx.h kernels " EK_EM_DASH " public domain or MIT, see rlx.h */\n");
+    return b->oom ? 1 : 0;
+}
+
+/* Writes `text` to path unless the file already holds exactly that. */
+static int ek_write_if_changed(const char* path, const char* text, size_t len) {
+    unsigned char* old = NULL;
+    size_t old_len = 0;
+    FILE* f = fopen(path, "rb");
+    if (f) {
+        fclose(f);
+        if (ek_read_file(path, &old, &old_len) == 0 && old_len == len && memcmp(old, text, len) == 0) {
+            free(old);
+            printf("%s unchanged\n", path);
+            return 0;
+        }
+        free(old);
+    }
+    f = fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "embed_kernels: cannot write %s\n", path);
+        return 1;
+    }
+    if (fwrite(text, 1, len, f) != len) {
+        fprintf(stderr, "embed_kernels: error writing %s\n", path);
+        fclose(f);
+        remove(path);
+        return 1;
+    }
+    if (fclose(f) != 0) {
+        fprintf(stderr, "embed_kernels: error writing %s\n", path);
+        remove(path);
+        return 1;
+    }
+    printf("wrote %s\n", path);
+    return 0;
+}
+
+static int ek_usage(void) {
+    fprintf(stderr, "usage: embed_kernels [--version X] spv OUT.h [kernel.spv ...]\n"
+                    "       embed_kernels [--version X] ptx OUT.h [kernel.ptx ...]\n");
+    return 1;
+}
+
+int main(int argc, char** argv) {
+    const char* version = "0.1.0";
+    const char* mode = NULL;
+    const char* out = NULL;
+    const char** files;
+    ek_kernel* ks;
+    ek_buf b = {NULL, 0, 0, 0};
+    int nfiles = 0, nk = 0, ptx, i, rc = 1;
+    const char* c;
+
+    files = (const char**)malloc(sizeof(char*) * (size_t)(argc > 0 ? argc : 1));
+    if (!files) { fprintf(stderr, "embed_kernels: out of memory\n"); return 1; }
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--version") == 0) {
+            if (i + 1 >= argc) { free(files); return ek_usage(); }
+            version = argv[++i];
+        } else if (!mode) {
+            mode = argv[i];
+        } else if (!out) {
+            out = argv[i];
+        } else {
+            files[nfiles++] = argv[i];
+        }
+    }
+    if (!mode || !out || (strcmp(mode, "spv") != 0 && strcmp(mode, "ptx") != 0)) { free(files); return ek_usage(); }
+    ptx = strcmp(mode, "ptx") == 0;
+    if (!version[0] || strlen(version) > 64) {
+        fprintf(stderr, "embed_kernels: bad --version \"%s\"\n", version);
+        free(files);
+        return 1;
+    }
+    for (c = version; *c; c++) {
+        if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '.' ||
+              *c == '-' || *c == '+')) {
+            fprintf(stderr, "embed_kernels: bad --version \"%s\" (use digits, letters, '.', '-', '+')\n", version);
+            free(files);
+            return 1;
+        }
+    }
+
+    ks = (ek_kernel*)calloc((size_t)(nfiles > 0 ? nfiles : 1), sizeof(ek_kernel));
+    if (!ks) { fprintf(stderr, "embed_kernels: out of memory\n"); free(files); return 1; }
+
+    for (i = 0; i < nfiles; i++) {
+        ek_kernel* k = &ks[nk];
+        k->path = files[i];
+        k->name = ek_kernel_name(files[i]);
+        if (!k->name) { fprintf(stderr, "embed_kernels: out of memory\n"); goto done; }
+        nk++;
+        if (!ek_is_ident(k->name) || strlen(k->name) > 200) {
+            fprintf(stderr, "embed_kernels: %s: kernel name \"%s\" (the file name without its extension) is not a C identifier\n",
+                    files[i], k->name);
+            goto done;
+        }
+        if (strcmp(k->name, "kernels") == 0 || strcmp(k->name, "kernel_count") == 0) {
+            fprintf(stderr, "embed_kernels: %s: the kernel name \"%s\" is reserved\n", files[i], k->name);
+            goto done;
+        }
+        if (ek_read_file(files[i], &k->data, &k->size)) goto done;
+        if (!ptx) {
+            if (k->size == 0 || k->size % 4 != 0) {
+                fprintf(stderr, "embed_kernels: %s: size %lu is not a non-zero multiple of 4, not SPIR-V\n", files[i],
+                        (unsigned long)k->size);
+                goto done;
+            }
+            if (ek_word(k->data, 0) != EK_SPV_MAGIC && ek_word(k->data, 1) != EK_SPV_MAGIC) {
+                fprintf(stderr, "embed_kernels: %s: bad SPIR-V magic 0x%08lx (want 0x%08lx)\n", files[i],
+                        ek_word(k->data, 0), EK_SPV_MAGIC);
+                goto done;
+            }
+        } else {
+            if (memchr(k->data, 0, k->size)) {
+                fprintf(stderr, "embed_kernels: %s: contains a NUL byte, not PTX text\n", files[i]);
+                goto done;
+            }
+        }
+    }
+    qsort(ks, (size_t)nk, sizeof(ek_kernel), ek_cmp_kernel);
+    for (i = 1; i < nk; i++) {
+        if (strcmp(ks[i - 1].name, ks[i].name) == 0) {
+            fprintf(stderr, "embed_kernels: %s and %s give the same kernel name \"%s\"\n", ks[i - 1].path, ks[i].path,
+                    ks[i].name);
+            goto done;
+        }
+    }
+    if (ek_generate(&b, ptx, version, ks, nk)) {
+        fprintf(stderr, "embed_kernels: out of memory\n");
+        goto done;
+    }
+    rc = ek_write_if_changed(out, b.p, b.len);
+
+done:
+    for (i = 0; i < nk; i++) {
+        free(ks[i].name);
+        free(ks[i].data);
+    }
+    free(ks);
+    free(files);
+    free(b.p);
+    return rc;
+}
