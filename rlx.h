@@ -171,7 +171,8 @@ RLXDEF const char* rlx_version(void);
 /* ============================================================================================================
    >>builder
    Every builder validates its inputs and infers the output shape and dtype. Shapes are arrays of int64_t of
-   length `rank` (0 ≤ rank ≤ 8); every dim must be ≥ 1 and the element count must fit in int64 and size_t.
+   length `rank` (0 ≤ rank ≤ 8); every dim must be ≥ 1 and the element count must not exceed SIZE_MAX / 8
+   (so the byte size of any dtype fits in size_t).
    ============================================================================================================ */
 
 typedef struct rlx_graph_desc {
@@ -921,6 +922,9 @@ RLXDEF rlx_dtype rlx_tensor_info(const rlx_graph* g, rlx_tensor t, int* rank, in
 static uint32_t rlx__add_node(rlx_graph* g, rlx_op op, rlx_dtype dt, int rank, const int64_t* shape, int nin,
                               const uint32_t* ins) {
     rlx__node* nd;
+    int64_t shp[RLX_MAX_RANK];
+    /* shape and ins may point into g's own arrays, which growing can move: copy the shape first */
+    if (rank) memcpy(shp, shape, sizeof(int64_t) * (size_t)rank);
     if (!rlx__grow(&g->al, (void**)&g->nodes, &g->cap, g->n + 1, sizeof(rlx__node)) ||
         !rlx__grow(&g->al, (void**)&g->ins, &g->cap_ins, g->nins + nin, sizeof(uint32_t))) {
         rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "out of memory while adding a %s node", rlx_op_name(op));
@@ -931,7 +935,7 @@ static uint32_t rlx__add_node(rlx_graph* g, rlx_op op, rlx_dtype dt, int rank, c
     nd->op = op;
     nd->dtype = dt;
     nd->rank = rank;
-    if (rank) memcpy(nd->shape, shape, sizeof(int64_t) * (size_t)rank);
+    if (rank) memcpy(nd->shape, shp, sizeof(int64_t) * (size_t)rank);
     nd->nin = nin;
     nd->in_off = g->nins;
     if (nin) memcpy(g->ins + g->nins, ins, sizeof(uint32_t) * (size_t)nin);
@@ -1188,6 +1192,7 @@ RLXDEF rlx_tensor rlx_binary(rlx_graph* g, rlx_op op, rlx_tensor a, rlx_tensor b
         rlx__gerr(g, RLX_ERROR_SHAPE, "%s: shapes %s and %s do not broadcast", rlx_op_name(op), sa, sb);
         return rlx__T(0);
     }
+    if (!rlx__check_shape(g, rlx_op_name(op), r, shape)) return rlx__T(0);
     ids[0] = a.id;
     ids[1] = b.id;
     return rlx__T(rlx__add_node(g, op, rlx__is_compare(op) ? RLX_BOOL : na->dtype, r, shape, 2, ids));
@@ -1233,6 +1238,7 @@ RLXDEF rlx_tensor rlx_where(rlx_graph* g, rlx_tensor cond, rlx_tensor a, rlx_ten
         rlx__gerr(g, RLX_ERROR_SHAPE, "where: cond, a and b shapes do not broadcast");
         return rlx__T(0);
     }
+    if (!rlx__check_shape(g, "where", r2, s2)) return rlx__T(0);
     ids[0] = cond.id; ids[1] = a.id; ids[2] = b.id;
     return rlx__T(rlx__add_node(g, RLX_OP_WHERE, na->dtype, r2, s2, 3, ids));
 }
@@ -1255,7 +1261,7 @@ RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b) {
     rlx_tensor ab[2];
     const rlx__node *na, *nb;
     int64_t as[RLX_MAX_RANK], bs[RLX_MAX_RANK], os[RLX_MAX_RANK];
-    int ra, rb, rbatch, i, ro = 0;
+    int ra, rb, rbatch = 0, ro = 0;
     int64_t M, K, K2, N;
     uint32_t ids[2], id;
     ab[0] = a; ab[1] = b;
@@ -1288,11 +1294,13 @@ RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b) {
     ro = rbatch;
     if (na->rank > 1) os[ro++] = M;
     if (nb->rank > 1) os[ro++] = N;
-    for (i = 0; i < ro; i++) (void)0;
     if (!rlx__check_shape(g, "matmul", ro, os)) return rlx__T(0);
     ids[0] = a.id; ids[1] = b.id;
-    id = rlx__add_node(g, RLX_OP_MATMUL, na->dtype, ro, os, 2, ids);
-    if (id) { rlx__N(g, id)->ia[0] = na->rank; rlx__N(g, id)->ia[1] = nb->rank; }
+    {
+        int64_t ra0 = na->rank, rb0 = nb->rank;
+        id = rlx__add_node(g, RLX_OP_MATMUL, na->dtype, ro, os, 2, ids);
+        if (id) { rlx__N(g, id)->ia[0] = ra0; rlx__N(g, id)->ia[1] = rb0; }
+    }
     return rlx__T(id);
 }
 
@@ -1309,7 +1317,7 @@ RLXDEF rlx_tensor rlx_reduce(rlx_graph* g, rlx_op op, rlx_tensor x, int naxes, c
     if (!rlx__begin(g, rlx_op_name(op), 1, &x)) return rlx__T(0);
     nx = rlx__N(g, x.id);
     if (naxes < 0 || naxes > nx->rank || (naxes > 0 && !axes)) {
-        rlx__gerr(g, RLX_ERROR_AXIS, "%s: %d axes given for rank %d%s", rlx_op_name(op), naxes, nx->rank,
+        rlx__gerr(g, (naxes < 0 || (naxes > 0 && !axes)) ? RLX_ERROR_INVALID_ARGUMENT : RLX_ERROR_AXIS, "%s: %d axes given for rank %d%s", rlx_op_name(op), naxes, nx->rank,
                   (naxes > 0 && !axes) ? " (axes is NULL)" : "");
         return rlx__T(0);
     }
@@ -1339,13 +1347,17 @@ RLXDEF rlx_tensor rlx_reduce(rlx_graph* g, rlx_op op, rlx_tensor x, int naxes, c
         if (!mark[i]) os[ro++] = nx->shape[i];
         else if (keepdims) os[ro++] = 1;
     }
-    id = rlx__add_node(g, op, dt, ro, os, 1, &x.id);
-    if (id) {
-        rlx__node* nd = rlx__N(g, id);
-        nd->ia[0] = keepdims ? 1 : 0;
-        for (i = 0; i < nx->rank; i++)
-            if (mark[i]) nd->ia[2 + cnt++] = i;
-        nd->ia[1] = cnt;
+    {
+        int xr = nx->rank;
+        id = rlx__add_node(g, op, dt, ro, os, 1, &x.id);
+        nx = NULL; /* the node array may have moved */
+        if (id) {
+            rlx__node* nd = rlx__N(g, id);
+            nd->ia[0] = keepdims ? 1 : 0;
+            for (i = 0; i < xr; i++)
+                if (mark[i]) nd->ia[2 + cnt++] = i;
+            nd->ia[1] = cnt;
+        }
     }
     return rlx__T(id);
 }
@@ -1464,8 +1476,12 @@ RLXDEF rlx_tensor rlx_reshape(rlx_graph* g, rlx_tensor x, int rank, const int64_
     int i, neg = -1;
     if (!rlx__begin(g, "reshape", 1, &x)) return rlx__T(0);
     nx = rlx__N(g, x.id);
-    if (rank < 0 || rank > RLX_MAX_RANK || (rank > 0 && !shape)) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "reshape: rank %d is outside 0..%d or shape is NULL", rank, RLX_MAX_RANK);
+    if (rank > 0 && rank <= RLX_MAX_RANK && !shape) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "reshape: shape is NULL");
+        return rlx__T(0);
+    }
+    if (rank < 0 || rank > RLX_MAX_RANK) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "reshape: rank %d is outside 0..%d", rank, RLX_MAX_RANK);
         return rlx__T(0);
     }
     for (i = 0; i < rank; i++) {
@@ -1514,7 +1530,6 @@ RLXDEF rlx_tensor rlx_transpose(rlx_graph* g, rlx_tensor x, const int* perm) {
     memset(seen, 0, sizeof seen);
     for (i = 0; i < nx->rank; i++) {
         p[i] = perm ? perm[i] : nx->rank - 1 - i;
-        if (p[i] < 0) p[i] += nx->rank;
         if (p[i] < 0 || p[i] >= nx->rank || seen[p[i]]) {
             rlx__gerr(g, RLX_ERROR_AXIS, "transpose: perm is not a permutation of 0..%d", nx->rank - 1);
             return rlx__T(0);
@@ -1523,8 +1538,9 @@ RLXDEF rlx_tensor rlx_transpose(rlx_graph* g, rlx_tensor x, const int* perm) {
         os[i] = nx->shape[p[i]];
     }
     id = rlx__add_node(g, RLX_OP_TRANSPOSE, nx->dtype, nx->rank, os, 1, &x.id);
+    nx = NULL; /* the node array may have moved */
     if (id)
-        for (i = 0; i < nx->rank; i++) rlx__N(g, id)->ia[i] = p[i];
+        for (i = 0; i < rlx__N(g, id)->rank; i++) rlx__N(g, id)->ia[i] = p[i];
     return rlx__T(id);
 }
 
@@ -1585,6 +1601,10 @@ RLXDEF rlx_tensor rlx_concat(rlx_graph* g, int n, const rlx_tensor* xs, int axis
                           (long long)ni->shape[d], (long long)n0->shape[d]);
                 return rlx__T(0);
             }
+        if (os[a] > INT64_MAX - ni->shape[a]) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "concat: the size along axis %d overflows", a);
+            return rlx__T(0);
+        }
         os[a] += ni->shape[a];
     }
     if (!rlx__check_shape(g, "concat", n0->rank, os)) return rlx__T(0);
@@ -2613,64 +2633,69 @@ static void rlx__sgemv_cols_c(int64_t N, int64_t K, const float* x, int64_t incx
 /* ---- x86: AVX2+FMA and AVX-512 ---------------------------------------------------------------------------- */
 #if defined(RLX__GEMM_X86)
 
-/* Transposes an 8x8 block: rows r0..r7 in, columns out (in place). */
-#define RLX__TRANSPOSE8(r0, r1, r2, r3, r4, r5, r6, r7) do {                                                    \
-        __m256 t0_ = _mm256_unpacklo_ps(r0, r1), t1_ = _mm256_unpackhi_ps(r0, r1);                            \
-        __m256 t2_ = _mm256_unpacklo_ps(r2, r3), t3_ = _mm256_unpackhi_ps(r2, r3);                            \
-        __m256 t4_ = _mm256_unpacklo_ps(r4, r5), t5_ = _mm256_unpackhi_ps(r4, r5);                            \
-        __m256 t6_ = _mm256_unpacklo_ps(r6, r7), t7_ = _mm256_unpackhi_ps(r6, r7);                            \
-        __m256 u0_ = _mm256_shuffle_ps(t0_, t2_, 0x44), u1_ = _mm256_shuffle_ps(t0_, t2_, 0xEE);              \
-        __m256 u2_ = _mm256_shuffle_ps(t1_, t3_, 0x44), u3_ = _mm256_shuffle_ps(t1_, t3_, 0xEE);              \
-        __m256 u4_ = _mm256_shuffle_ps(t4_, t6_, 0x44), u5_ = _mm256_shuffle_ps(t4_, t6_, 0xEE);              \
-        __m256 u6_ = _mm256_shuffle_ps(t5_, t7_, 0x44), u7_ = _mm256_shuffle_ps(t5_, t7_, 0xEE);              \
-        r0 = _mm256_permute2f128_ps(u0_, u4_, 0x20); r1 = _mm256_permute2f128_ps(u1_, u5_, 0x20);             \
-        r2 = _mm256_permute2f128_ps(u2_, u6_, 0x20); r3 = _mm256_permute2f128_ps(u3_, u7_, 0x20);             \
-        r4 = _mm256_permute2f128_ps(u0_, u4_, 0x31); r5 = _mm256_permute2f128_ps(u1_, u5_, 0x31);             \
-        r6 = _mm256_permute2f128_ps(u2_, u6_, 0x31); r7 = _mm256_permute2f128_ps(u3_, u7_, 0x31);             \
-    } while (0)
+/* Stores the first n (1..8) lanes of v at p. */
+RLX__TARGET_AVX2
+static void rlx__store_first_avx2(float* p, __m256 v, int n) {
+    __m128 h;
+    if (n == 8) { _mm256_storeu_ps(p, v); return; }
+    h = _mm256_castps256_ps128(v);
+    if (n >= 4) { _mm_storeu_ps(p, h); h = _mm256_extractf128_ps(v, 1); p += 4; n -= 4; }
+    if (n >= 2) { _mm_storel_pi((__m64*)(void*)p, h); h = _mm_movehl_ps(h, h); p += 2; n -= 2; }
+    if (n) _mm_store_ss(p, h);
+}
 
-/* Packer with AVX: lines contiguous in k (row-major A, or a transposed B) go through 8x8 transposes, 8 lines at a
-   time (R = 6 transposes 8 lines, the last two repeated, and stores 6 of each column); lines contiguous across r
-   (row-major B) are plain vector copies. Anything else, and partial panels, use the portable packer. */
+/* Packer with AVX: lines contiguous in k (row-major A, or a transposed B) go through 8x4 transposes, 8 lines at
+   a time (a last group of fewer lines repeats its last line and stores only its own lanes); lines contiguous
+   across r (row-major B) are plain vector copies. Anything else uses the portable packer. */
 RLX__TARGET_AVX2
 static void rlx__sgemm_pack_avx2(int R, int lines, int64_t kc, const float* src, int64_t ls, int64_t ks,
                                  float* dst) {
     int64_t k;
-    if (lines == R && ks == 1 && (R % 8 == 0 || R == 6)) {
-        int r0;
+    if (ks == 1 && kc >= 4) {
+        int r0, r, q;
         for (r0 = 0; r0 < R; r0 += 8) {
-            const float* s0 = src + (int64_t)r0 * ls;
-            const float* s1 = s0 + ls;
-            const float* s2 = s1 + ls;
-            const float* s3 = s2 + ls;
-            const float* s4 = s3 + ls;
-            const float* s5 = s4 + ls;
-            const float* s6 = R == 6 ? s5 : s5 + ls;
-            const float* s7 = R == 6 ? s5 : s6 + ls;
+            int nl = lines - r0 < 0 ? 0 : lines - r0 < 8 ? lines - r0 : 8;   /* real lines in this group  */
+            int width = R - r0 < 8 ? R - r0 : 8;                              /* lanes stored per k         */
             float* d = dst + r0;
-            for (k = 0; k + 8 <= kc; k += 8) {
-                __m256 v0 = _mm256_loadu_ps(s0 + k), v1 = _mm256_loadu_ps(s1 + k);
-                __m256 v2 = _mm256_loadu_ps(s2 + k), v3 = _mm256_loadu_ps(s3 + k);
-                __m256 v4 = _mm256_loadu_ps(s4 + k), v5 = _mm256_loadu_ps(s5 + k);
-                __m256 v6 = _mm256_loadu_ps(s6 + k), v7 = _mm256_loadu_ps(s7 + k);
-                float* dk = d + k * R;
-                RLX__TRANSPOSE8(v0, v1, v2, v3, v4, v5, v6, v7);
-                if (R == 6) {
-#define RLX__PACK6_COL(q, v) _mm_storeu_ps(dk + (q) * 6, _mm256_castps256_ps128(v));                             \
-                             _mm_storel_pi((__m64*)(void*)(dk + (q) * 6 + 4), _mm256_extractf128_ps(v, 1))
-                    RLX__PACK6_COL(0, v0); RLX__PACK6_COL(1, v1); RLX__PACK6_COL(2, v2); RLX__PACK6_COL(3, v3);
-                    RLX__PACK6_COL(4, v4); RLX__PACK6_COL(5, v5); RLX__PACK6_COL(6, v6); RLX__PACK6_COL(7, v7);
-#undef RLX__PACK6_COL
-                } else {
-                    _mm256_storeu_ps(dk + 0 * R, v0); _mm256_storeu_ps(dk + 1 * R, v1);
-                    _mm256_storeu_ps(dk + 2 * R, v2); _mm256_storeu_ps(dk + 3 * R, v3);
-                    _mm256_storeu_ps(dk + 4 * R, v4); _mm256_storeu_ps(dk + 5 * R, v5);
-                    _mm256_storeu_ps(dk + 6 * R, v6); _mm256_storeu_ps(dk + 7 * R, v7);
+            if (nl == 0) {
+                for (k = 0; k < kc; ++k) rlx__store_first_avx2(d + k * R, _mm256_setzero_ps(), width);
+            } else {
+                const float* s[8];
+                __m256 keep = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(nl),
+                                                                     _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
+                for (q = 0; q < 8; ++q) s[q] = src + (int64_t)(r0 + (q < nl ? q : nl - 1)) * ls;
+                for (k = 0; k + 4 <= kc; k += 4) {   /* 8 lines x 4 k: two 4x4 transposes side by side */
+                    __m256 v0 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(s[0] + k)), _mm_loadu_ps(s[4] + k), 1);
+                    __m256 v1 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(s[1] + k)), _mm_loadu_ps(s[5] + k), 1);
+                    __m256 v2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(s[2] + k)), _mm_loadu_ps(s[6] + k), 1);
+                    __m256 v3 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(s[3] + k)), _mm_loadu_ps(s[7] + k), 1);
+                    __m256 t0 = _mm256_unpacklo_ps(v0, v1), t1 = _mm256_unpackhi_ps(v0, v1);
+                    __m256 t2 = _mm256_unpacklo_ps(v2, v3), t3 = _mm256_unpackhi_ps(v2, v3);
+                    float* dk = d + k * R;
+                    v0 = _mm256_shuffle_ps(t0, t2, 0x44); v1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+                    v2 = _mm256_shuffle_ps(t1, t3, 0x44); v3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+                    if (nl == 8 && width == 8) {
+                        _mm256_storeu_ps(dk, v0); _mm256_storeu_ps(dk + R, v1);
+                        _mm256_storeu_ps(dk + 2 * R, v2); _mm256_storeu_ps(dk + 3 * R, v3);
+                    } else if (width == 8) {   /* lanes past the real lines become the zero padding */
+                        _mm256_storeu_ps(dk, _mm256_and_ps(v0, keep));
+                        _mm256_storeu_ps(dk + R, _mm256_and_ps(v1, keep));
+                        _mm256_storeu_ps(dk + 2 * R, _mm256_and_ps(v2, keep));
+                        _mm256_storeu_ps(dk + 3 * R, _mm256_and_ps(v3, keep));
+                    } else if (width == 4) {
+                        _mm_storeu_ps(dk, _mm256_castps256_ps128(_mm256_and_ps(v0, keep)));
+                        _mm_storeu_ps(dk + R, _mm256_castps256_ps128(_mm256_and_ps(v1, keep)));
+                        _mm_storeu_ps(dk + 2 * R, _mm256_castps256_ps128(_mm256_and_ps(v2, keep)));
+                        _mm_storeu_ps(dk + 3 * R, _mm256_castps256_ps128(_mm256_and_ps(v3, keep)));
+                    } else {
+                        rlx__store_first_avx2(dk, _mm256_and_ps(v0, keep), width);
+                        rlx__store_first_avx2(dk + R, _mm256_and_ps(v1, keep), width);
+                        rlx__store_first_avx2(dk + 2 * R, _mm256_and_ps(v2, keep), width);
+                        rlx__store_first_avx2(dk + 3 * R, _mm256_and_ps(v3, keep), width);
+                    }
                 }
-            }
-            for (; k < kc; ++k) {
-                int r, nl = R - r0 < 8 ? R - r0 : 8;
-                for (r = 0; r < nl; ++r) d[k * R + r] = src[(int64_t)(r0 + r) * ls + k];
+                for (; k < kc; ++k)
+                    for (r = 0; r < width; ++r) d[k * R + r] = r < nl ? s[r][k] : 0.0f;
             }
         }
         return;
@@ -2822,9 +2847,9 @@ static void rlx__sgemv_cols_avx2(int64_t N, int64_t K, const float* x, int64_t i
 
 /* AVX-512 12 x 32 microkernel: 24 zmm accumulators, 2 zmm of B and one broadcast of A per row and k.
    Edge tiles store through lane masks. */
-#define RLX__Z_MR 12
+#define RLX__Z_MR 8
 #define RLX__Z_NR 32
-#define RLX__Z_ROWS RLX__ROWS12
+#define RLX__Z_ROWS RLX__ROWS8
 #define RLX__Z_ZERO(i) __m512 c##i##_0 = _mm512_setzero_ps(), c##i##_1 = _mm512_setzero_ps();
 #define RLX__Z_FMA(i) { __m512 t_ = _mm512_set1_ps(ak[i]);                                                          \
                         c##i##_0 = _mm512_fmadd_ps(t_, b0, c##i##_0); c##i##_1 = _mm512_fmadd_ps(t_, b1, c##i##_1); }

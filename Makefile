@@ -1,0 +1,93 @@
+# rlx.h: build examples, tests and benchmarks; run the test suites.
+#
+#   make / make all   build examples and tests into build/
+#   make run          build and run examples/mlp.c
+#   make test         compile matrix (gcc, clang; C99, C++11; RLX_STATIC; RLX_NO_SIMD+RLX_NO_THREADS), then every
+#                     tests/test_*.c at -O2; the last line is `N passed, N failed, N skipped`
+#   make asan         the test programs under AddressSanitizer + UndefinedBehaviorSanitizer (leaks included)
+#   make bench        build and run bench/*.c
+#   make examples     build examples/*.c
+#   make kernels      embed compiled GPU kernels into rlx_kernels_spv.h / rlx_kernels_ptx.h
+#   make clean
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARNINGS = -Wall -Wextra
+LDLIBS = -lm -lpthread -ldl
+BUILD = build
+
+TEST_CFLAGS = -O2 -g
+ASAN_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
+ASAN_ENV = UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1
+BENCH_CFLAGS = -O3 -g
+
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+BENCHES := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
+TEST_NAMES := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
+TESTS := $(TEST_NAMES:%=$(BUILD)/tests/%)
+ASAN_TESTS := $(TEST_NAMES:%=$(BUILD)/asan/%)
+
+SUMMARIZE = sh tests/summarize.sh
+
+.PHONY: all examples tests asan-tests run test asan bench kernels clean
+
+all: examples tests
+
+examples: $(EXAMPLES)
+tests: $(TESTS)
+asan-tests: $(ASAN_TESTS)
+
+$(BUILD)/examples/%: examples/%.c rlx.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARNINGS) -I. -o $@ $< $(LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c rlx.h
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) $(WARNINGS) -I. -o $@ $< $(LDLIBS)
+
+# A test that fails to build must not leave an older binary behind (it would be run instead).
+$(BUILD)/tests/%: tests/%.c rlx.h tests/harness.h
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(CC) $(TEST_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
+
+$(BUILD)/asan/%: tests/%.c rlx.h tests/harness.h
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
+
+run: $(BUILD)/examples/mlp
+	./$(BUILD)/examples/mlp
+
+# Every step appends its result lines to the log; a test that does not build or crashes counts as failed.
+test:
+	@mkdir -p $(BUILD)
+	@: > $(BUILD)/test.log
+	@$(SUMMARIZE) run $(BUILD)/test.log compile sh tests/compile/matrix.sh $(BUILD)/compile
+	@-$(MAKE) --no-print-directory -k tests
+	@for t in $(TEST_NAMES); do $(SUMMARIZE) run $(BUILD)/test.log $$t ./$(BUILD)/tests/$$t; done
+	@$(SUMMARIZE) total $(BUILD)/test.log
+
+asan:
+	@mkdir -p $(BUILD)
+	@: > $(BUILD)/asan.log
+	@-$(MAKE) --no-print-directory -k asan-tests
+	@for t in $(TEST_NAMES); do $(SUMMARIZE) run $(BUILD)/asan.log $$t env $(ASAN_ENV) ./$(BUILD)/asan/$$t; done
+	@$(SUMMARIZE) total $(BUILD)/asan.log
+
+bench: $(BENCHES)
+	@for b in $(BENCHES); do echo "== $$b"; ./$$b || exit 1; done
+
+# GPU kernels. For now this only embeds whatever is already in build/kernels/; the GPU backends will add rules
+# that compile kernels/vulkan/*.comp to build/kernels/*.spv and kernels/cuda/*.cu to build/kernels/*.ptx.
+kernels: $(BUILD)/embed_kernels
+	@mkdir -p $(BUILD)/kernels
+	$(BUILD)/embed_kernels spv rlx_kernels_spv.h $(wildcard $(BUILD)/kernels/*.spv)
+	$(BUILD)/embed_kernels ptx rlx_kernels_ptx.h $(wildcard $(BUILD)/kernels/*.ptx)
+
+$(BUILD)/embed_kernels: tools/embed_kernels.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARNINGS) -o $@ $<
+
+clean:
+	rm -rf $(BUILD)
