@@ -211,7 +211,12 @@ RLXDEF rlx_result rlx_output(rlx_graph* g, const char* name, rlx_tensor t);
     X(ARGMAX, "argmax") X(ARGMIN, "argmin") X(SOFTMAX, "softmax") X(LOG_SOFTMAX, "log_softmax") \
     X(LAYERNORM, "layernorm") X(RMSNORM, "rmsnorm") \
     X(RESHAPE, "reshape") X(TRANSPOSE, "transpose") X(SLICE, "slice") X(CONCAT, "concat") \
-    X(EXPAND, "expand") X(GATHER, "gather")
+    X(EXPAND, "expand") X(GATHER, "gather") \
+    X(ATTENTION, "attention") X(ROPE, "rope") X(CUMSUM, "cumsum") X(TOPK, "topk") X(SAMPLE, "sample") \
+    X(CONV, "conv") X(CONV_TRANSPOSE, "conv_transpose") X(POOL, "pool") X(GROUP_NORM, "group_norm") \
+    X(RESIZE, "resize") X(PAD, "pad") \
+    X(LINEAR, "linear") X(ADD_NORM, "add_norm") X(SWIGLU, "swiglu") X(GEGLU, "geglu") X(FUSED_EW, "fused_ew") \
+    X(STATE, "state") X(STATE_WRITE, "state_write")
 
 typedef enum rlx_op {
 #define RLX__OP_ENUM(n, s) RLX_OP_##n,
@@ -317,6 +322,166 @@ RLXDEF rlx_tensor rlx_concat(rlx_graph* g, int n, const rlx_tensor* xs, int axis
 RLXDEF rlx_tensor rlx_expand(rlx_graph* g, rlx_tensor x, int rank, const int64_t* shape);
 RLXDEF rlx_tensor rlx_gather(rlx_graph* g, rlx_tensor x, rlx_tensor indices, int axis);
 
+/* ---- model ops: attention, rope, sampling ----------------------------------------------------------------- */
+
+typedef enum rlx_layout {
+    RLX_LAYOUT_BSHD = 0,   /* [B, S, H·D]: heads packed in the last dim (needs num_heads) */
+    RLX_LAYOUT_BHSD,       /* [B, H, S, D]                                                 */
+    RLX_LAYOUT_COUNT,
+    RLX_LAYOUT_FORCE_U32 = 0x7FFFFFFF
+} rlx_layout;
+
+/* Attention. q: [B, Sq, H·D] or [B, H, Sq, D]; k: [B, Sk, Hkv·D] / [B, Hkv, Sk, D]; v: the same with Dv;
+   output: [B, Sq, H·Dv] / [B, H, Sq, Dv] in q's dtype (float; computed in f32). Grouped-query attention is
+   native: query head h reads kv head h / (H / Hkv); K and V are never copied. Every mask below combines:
+     - kv_len (optional i32/i64 scalar tensor, default Sk): keys j >= kv_len are masked. The causal offset is
+       off = kv_len - Sq, so query i sits at position i + off (decoding with a fixed-size KV cache);
+     - causal: key j is visible to query i iff j <= i + off;
+     - window > 0 (sliding window, implies causal): also j > i + off - window;
+     - keep_mask (optional bool [B, Sk] or [B, Sq, Sk]): false hides key j;
+     - bias (optional, q's dtype, broadcastable to [B, H, Sq, Sk]): added to the logits.
+   Logits: s = scale · q·k (scale 0 = 1/sqrt(D)); if softcap > 0, s = softcap · tanh(s / softcap); then s += bias.
+   A query that sees no key at all outputs zeros (never NaN). */
+typedef struct rlx_attention_desc {
+    rlx_layout layout;
+    int num_heads;        /* H: required for BSHD; for BHSD 0 or equal to q.shape[1]   */
+    int num_kv_heads;     /* Hkv: 0 = derived from k (BHSD) or = num_heads (BSHD)      */
+    int causal;
+    int window;
+    rlx_tensor keep_mask;
+    rlx_tensor bias;
+    rlx_tensor kv_len;
+    float scale;
+    float softcap;
+} rlx_attention_desc;
+RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_tensor v, const rlx_attention_desc* desc);
+
+typedef enum rlx_rope_kind {
+    RLX_ROPE_NEOX = 0,     /* rotate-half: pairs (i, i + n_rot/2)  */
+    RLX_ROPE_GPTJ,         /* interleaved: pairs (2i, 2i + 1)       */
+    RLX_ROPE_KIND_COUNT,
+    RLX_ROPE_KIND_FORCE_U32 = 0x7FFFFFFF
+} rlx_rope_kind;
+
+/* Rotary position embedding. x: [B, S, H·D] (BSHD, needs num_heads) or [B, H, S, D]. cos/sin: [P, n_rot/2] in
+   x's dtype (see rlx_rope_tables). Pair p of a token at position t: (a, b) → (a·cos[t,p] − b·sin[t,p],
+   b·cos[t,p] + a·sin[t,p]). Dims past n_rot pass through. Positions come from `positions` (i32/i64 [S] or
+   [B, S]) or, without it, position_offset + s. A position outside [0, P) leaves its token unrotated. */
+typedef struct rlx_rope_desc {
+    rlx_rope_kind kind;
+    rlx_layout layout;
+    int num_heads;
+    int n_rot;                 /* rotated dims, even, <= D; 0 = D */
+    rlx_tensor positions;
+    int64_t position_offset;
+} rlx_rope_desc;
+RLXDEF rlx_tensor rlx_rope(rlx_graph* g, rlx_tensor x, rlx_tensor cos, rlx_tensor sin, const rlx_rope_desc* desc);
+/* Fills cos/sin tables of max_pos × n_rot/2 floats: angle(t, p) = t · theta^(−2p / n_rot). */
+RLXDEF rlx_result rlx_rope_tables(float* cos_out, float* sin_out, int max_pos, int n_rot, double theta);
+
+/* Cumulative sum along axis (sum dtype rules as rlx_reduce_sum). exclusive: element i gets the sum of the
+   elements before it; reverse: sums run from the end. */
+RLXDEF rlx_tensor rlx_cumsum(rlx_graph* g, rlx_tensor x, int axis, int exclusive, int reverse);
+/* Top-k along axis: values (x's dtype) and int64 indices, sorted best first; ties go to the smaller index;
+   largest = 0 selects the smallest. NaN counts as larger than every number. Either out pointer may be NULL. */
+RLXDEF rlx_result rlx_topk(rlx_graph* g, rlx_tensor x, int k, int axis, int largest, rlx_tensor* values,
+                           rlx_tensor* indices);
+
+/* Sampling from logits [..., V] → int64 token ids [...]. Reproducible on every backend: row r draws
+   u = rlx_uniform(seed, counter, r) from a counter-based generator (splitmix64 of seed, counter and row;
+   24 bits → [0, 1)), where counter is an i64 scalar tensor you advance per step. Steps: temperature <= 0
+   means greedy (argmax, first index on ties); else candidates are the top_k largest logits (0 = all; ties
+   to the smaller index), probabilities softmax(logit / temperature) over candidates in that order, top_p < 1
+   keeps the shortest prefix whose probability mass reaches top_p, and the token is the first candidate whose
+   cumulative (renormalised) probability exceeds u. */
+typedef struct rlx_sample_desc {
+    float temperature;
+    int top_k;
+    float top_p;          /* 0 or >= 1: off */
+    uint64_t seed;
+} rlx_sample_desc;
+RLXDEF rlx_tensor rlx_sample(rlx_graph* g, rlx_tensor logits, rlx_tensor counter, const rlx_sample_desc* desc);
+RLXDEF float rlx_uniform(uint64_t seed, int64_t counter, int64_t row);
+
+/* ---- vision and audio ops (NCHW / NCL) -------------------------------------------------------------------- */
+
+/* conv: x [N, C, L] (1D) or [N, C, H, W] (2D); w [O, C/groups, K] or [O, C/groups, KH, KW]; optional bias [O].
+   conv_transpose (2D): x [N, C, H, W]; w [C, O/groups, KH, KW]; out = (in−1)·stride − pad_begin − pad_end +
+   dilation·(K−1) + output_padding + 1. Arrays are per spatial dim ([0] only for 1D); zero means the default
+   (stride 1, dilation 1, groups 1, padding 0). Float dtypes. */
+typedef struct rlx_conv_desc {
+    int stride[2];
+    int dilation[2];
+    int pad_begin[2];
+    int pad_end[2];
+    int output_padding[2];  /* conv_transpose only, < stride */
+    int groups;
+} rlx_conv_desc;
+RLXDEF rlx_tensor rlx_conv(rlx_graph* g, rlx_tensor x, rlx_tensor w, rlx_tensor bias, const rlx_conv_desc* desc);
+RLXDEF rlx_tensor rlx_conv_transpose(rlx_graph* g, rlx_tensor x, rlx_tensor w, rlx_tensor bias, const rlx_conv_desc* desc);
+
+typedef enum rlx_pool_kind { RLX_POOL_INVALID = 0, RLX_POOL_MAX, RLX_POOL_AVG, RLX_POOL_KIND_COUNT,
+                             RLX_POOL_KIND_FORCE_U32 = 0x7FFFFFFF } rlx_pool_kind;
+/* Pooling over the spatial dims of [N, C, L] or [N, C, H, W]. stride 0 = kernel size. Max pooling ignores
+   padding; average pooling divides by the window size including padding when count_include_pad, else by the
+   number of real elements. global = 1 pools each whole plane (kernel/stride/padding ignored). */
+typedef struct rlx_pool_desc {
+    rlx_pool_kind kind;
+    int kernel[2];
+    int stride[2];
+    int pad_begin[2];
+    int pad_end[2];
+    int count_include_pad;
+    int global;
+} rlx_pool_desc;
+RLXDEF rlx_tensor rlx_pool(rlx_graph* g, rlx_tensor x, const rlx_pool_desc* desc);
+
+/* group_norm: x [N, C, ...], C divisible by groups; normalised over each group's channels and spatial dims;
+   optional gamma/beta [C]. */
+RLXDEF rlx_tensor rlx_group_norm(rlx_graph* g, rlx_tensor x, int groups, rlx_tensor gamma, rlx_tensor beta, float eps);
+
+typedef enum rlx_resize_mode { RLX_RESIZE_INVALID = 0, RLX_RESIZE_NEAREST, RLX_RESIZE_BILINEAR,
+                               RLX_RESIZE_MODE_COUNT, RLX_RESIZE_MODE_FORCE_U32 = 0x7FFFFFFF } rlx_resize_mode;
+/* resize of [N, C, H, W] to [N, C, out_h, out_w]. nearest: src = floor(dst · in / out). bilinear:
+   align_corners = 0 uses half-pixel centres (src = (dst + 0.5) · in / out − 0.5, clamped at the edges),
+   1 maps corner to corner. */
+RLXDEF rlx_tensor rlx_resize(rlx_graph* g, rlx_tensor x, int64_t out_h, int64_t out_w, rlx_resize_mode mode,
+                             int align_corners);
+
+typedef enum rlx_pad_mode { RLX_PAD_INVALID = 0, RLX_PAD_CONSTANT, RLX_PAD_REFLECT, RLX_PAD_EDGE,
+                            RLX_PAD_MODE_COUNT, RLX_PAD_MODE_FORCE_U32 = 0x7FFFFFFF } rlx_pad_mode;
+/* pad: before[i]/after[i] >= 0 elements on each axis (arrays of x's rank). reflect mirrors without repeating
+   the edge (needs pad < dim), edge repeats it, constant fills `value`. */
+RLXDEF rlx_tensor rlx_pad(rlx_graph* g, rlx_tensor x, const int64_t* before, const int64_t* after, rlx_pad_mode mode,
+                          double value);
+
+/* ---- fused ops (built directly or formed by the fusion pass) ---------------------------------------------- */
+
+typedef enum rlx_activation { RLX_ACT_NONE = 0, RLX_ACT_RELU, RLX_ACT_GELU, RLX_ACT_GELU_TANH, RLX_ACT_SILU,
+                              RLX_ACT_COUNT, RLX_ACT_FORCE_U32 = 0x7FFFFFFF } rlx_activation;
+/* act(x · w + bias): x [..., K], w [K, N], optional bias [N]; f32 only. */
+RLXDEF rlx_tensor rlx_linear(rlx_graph* g, rlx_tensor x, rlx_tensor w, rlx_tensor bias, rlx_activation act);
+/* norm(x + residual) in one step (x and residual of one shape); if sum_out is non-NULL it receives x + residual
+   from the same step. rmsnorm / layernorm semantics as the plain ops. */
+RLXDEF rlx_tensor rlx_add_rmsnorm(rlx_graph* g, rlx_tensor x, rlx_tensor residual, rlx_tensor gamma, rlx_tensor beta,
+                                  float eps, rlx_tensor* sum_out);
+RLXDEF rlx_tensor rlx_add_layernorm(rlx_graph* g, rlx_tensor x, rlx_tensor residual, rlx_tensor gamma, rlx_tensor beta,
+                                    int axis, float eps, rlx_tensor* sum_out);
+/* swiglu = silu(gate) · up; geglu = gelu(gate) · up (erf gelu); same shapes and float dtype. */
+RLXDEF rlx_tensor rlx_swiglu(rlx_graph* g, rlx_tensor gate, rlx_tensor up);
+RLXDEF rlx_tensor rlx_geglu(rlx_graph* g, rlx_tensor gate, rlx_tensor up);
+
+/* ---- state (incremental decoding) ------------------------------------------------------------------------- */
+
+/* A state tensor persists across runs of one program (zeros after compile; clones copy it). Read and write
+   it from the host with rlx_set_state / rlx_get_state. */
+RLXDEF rlx_tensor rlx_state(rlx_graph* g, const char* name, rlx_dtype dtype, int rank, const int64_t* shape);
+/* Writes `update` into `state` in place along `axis`, starting at the value of `offset` (an i32/i64 scalar
+   tensor, read at run time); update has the state's shape except along axis. Rows that would land outside the
+   state are dropped. Returns the updated state: every later reader must use the returned tensor (a reader of
+   the old handle sees either version). The write always runs, even when nothing reads the result. */
+RLXDEF rlx_tensor rlx_state_write(rlx_graph* g, rlx_tensor state, rlx_tensor update, int axis, rlx_tensor offset);
+
 /* Dumps. Write into buf (always NUL-terminated when cap > 0) and return the length the full text needs (not
    counting the NUL), like snprintf: call with buf = NULL, cap = 0 to size the buffer. */
 RLXDEF size_t rlx_graph_dump(const rlx_graph* g, char* buf, size_t cap);
@@ -400,6 +565,9 @@ RLXDEF rlx_result rlx_get_output_i64(rlx_program* p, const char* name, int64_t* 
    rlx_run, rlx_set_* or rlx_program_destroy on p. dtype/rank/shape may be NULL. */
 RLXDEF rlx_result rlx_output_ptr(rlx_program* p, const char* name, const void** data, rlx_dtype* dtype, int* rank,
                                  int64_t* shape);
+/* States (see rlx_state): same conversion and size rules as params. */
+RLXDEF rlx_result rlx_set_state(rlx_program* p, const char* name, rlx_dtype dtype, const void* data, size_t bytes);
+RLXDEF rlx_result rlx_get_state(rlx_program* p, const char* name, rlx_dtype dtype, void* dst, size_t bytes);
 
 /* ============================================================================================================
    >>devices
@@ -423,6 +591,7 @@ typedef struct rlx_plan_info {
     size_t lower_bound_bytes;  /* max over steps of the bytes live at that step: no plan can beat it    */
     size_t weight_bytes;       /* params + constants                                                    */
     size_t workspace_bytes;    /* kernel scratch (matmul packing)                                       */
+    size_t state_bytes;        /* persistent states (rlx_state)                                         */
     int num_steps;             /* steps executed per run (views are free and not counted)               */
     int num_buffers;           /* entries readable with rlx_program_buffer                              */
     int num_threads;
@@ -434,6 +603,7 @@ typedef enum rlx_buffer_kind {
     RLX_BUFFER_INVALID = 0,
     RLX_BUFFER_INPUT, RLX_BUFFER_PARAM, RLX_BUFFER_CONSTANT, RLX_BUFFER_INTERMEDIATE, RLX_BUFFER_OUTPUT,
     RLX_BUFFER_VIEW,              /* aliases `parent` at byte `offset` relative to the parent's start */
+    RLX_BUFFER_STATE,             /* persistent per-program state (offset into the state block)        */
     RLX_BUFFER_KIND_COUNT,
     RLX_BUFFER_KIND_FORCE_U32 = 0x7FFFFFFF
 } rlx_buffer_kind;
@@ -922,7 +1092,7 @@ RLXDEF rlx_dtype rlx_tensor_info(const rlx_graph* g, rlx_tensor t, int* rank, in
 static uint32_t rlx__add_node(rlx_graph* g, rlx_op op, rlx_dtype dt, int rank, const int64_t* shape, int nin,
                               const uint32_t* ins) {
     rlx__node* nd;
-    int64_t shp[RLX_MAX_RANK];
+    int64_t shp[RLX_MAX_RANK] = {0};
     /* shape and ins may point into g's own arrays, which growing can move: copy the shape first */
     if (rank) memcpy(shp, shape, sizeof(int64_t) * (size_t)rank);
     if (!rlx__grow(&g->al, (void**)&g->nodes, &g->cap, g->n + 1, sizeof(rlx__node)) ||
@@ -1165,7 +1335,7 @@ RLXDEF rlx_tensor rlx_binary(rlx_graph* g, rlx_op op, rlx_tensor a, rlx_tensor b
     rlx_tensor ab[2];
     const rlx__node *na, *nb;
     int r;
-    int64_t shape[RLX_MAX_RANK];
+    int64_t shape[RLX_MAX_RANK] = {0};
     uint32_t ids[2];
     ab[0] = a;
     ab[1] = b;
@@ -1217,7 +1387,7 @@ RLXDEF rlx_tensor rlx_where(rlx_graph* g, rlx_tensor cond, rlx_tensor a, rlx_ten
     rlx_tensor t3[3];
     const rlx__node *nc, *na, *nb;
     int r1, r2;
-    int64_t s1[RLX_MAX_RANK], s2[RLX_MAX_RANK];
+    int64_t s1[RLX_MAX_RANK] = {0}, s2[RLX_MAX_RANK] = {0};
     uint32_t ids[3];
     t3[0] = cond; t3[1] = a; t3[2] = b;
     if (!rlx__begin(g, "where", 3, t3)) return rlx__T(0);
@@ -1260,7 +1430,7 @@ RLXDEF rlx_tensor rlx_cast(rlx_graph* g, rlx_tensor x, rlx_dtype to) {
 RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b) {
     rlx_tensor ab[2];
     const rlx__node *na, *nb;
-    int64_t as[RLX_MAX_RANK], bs[RLX_MAX_RANK], os[RLX_MAX_RANK];
+    int64_t as[RLX_MAX_RANK] = {0}, bs[RLX_MAX_RANK] = {0}, os[RLX_MAX_RANK] = {0};
     int ra, rb, rbatch = 0, ro = 0;
     int64_t M, K, K2, N;
     uint32_t ids[2], id;
@@ -1307,7 +1477,7 @@ RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b) {
 RLXDEF rlx_tensor rlx_reduce(rlx_graph* g, rlx_op op, rlx_tensor x, int naxes, const int* axes, int keepdims) {
     const rlx__node* nx;
     int mark[RLX_MAX_RANK], i, ro = 0, cnt = 0;
-    int64_t os[RLX_MAX_RANK];
+    int64_t os[RLX_MAX_RANK] = {0};
     rlx_dtype dt;
     uint32_t id;
     if (g && g->status == RLX_OK && !rlx__is_reduce(op)) {
@@ -1370,7 +1540,7 @@ RLXDEF rlx_tensor rlx_reduce_prod(rlx_graph* g, rlx_tensor x, int n, const int* 
 static rlx_tensor rlx__arg(rlx_graph* g, rlx_op op, rlx_tensor x, int axis, int keepdims) {
     const rlx__node* nx;
     int a, i, ro = 0;
-    int64_t os[RLX_MAX_RANK];
+    int64_t os[RLX_MAX_RANK] = {0};
     uint32_t id;
     if (!rlx__begin(g, rlx_op_name(op), 1, &x)) return rlx__T(0);
     nx = rlx__N(g, x.id);
@@ -1472,7 +1642,7 @@ RLXDEF rlx_tensor rlx_rmsnorm(rlx_graph* g, rlx_tensor x, rlx_tensor gamma, rlx_
 
 RLXDEF rlx_tensor rlx_reshape(rlx_graph* g, rlx_tensor x, int rank, const int64_t* shape) {
     const rlx__node* nx;
-    int64_t os[RLX_MAX_RANK], known = 1;
+    int64_t os[RLX_MAX_RANK] = {0}, known = 1;
     int i, neg = -1;
     if (!rlx__begin(g, "reshape", 1, &x)) return rlx__T(0);
     nx = rlx__N(g, x.id);
@@ -1523,7 +1693,7 @@ RLXDEF rlx_tensor rlx_reshape(rlx_graph* g, rlx_tensor x, int rank, const int64_
 RLXDEF rlx_tensor rlx_transpose(rlx_graph* g, rlx_tensor x, const int* perm) {
     const rlx__node* nx;
     int p[RLX_MAX_RANK], seen[RLX_MAX_RANK], i;
-    int64_t os[RLX_MAX_RANK];
+    int64_t os[RLX_MAX_RANK] = {0};
     uint32_t id;
     if (!rlx__begin(g, "transpose", 1, &x)) return rlx__T(0);
     nx = rlx__N(g, x.id);
@@ -1547,7 +1717,7 @@ RLXDEF rlx_tensor rlx_transpose(rlx_graph* g, rlx_tensor x, const int* perm) {
 RLXDEF rlx_tensor rlx_slice(rlx_graph* g, rlx_tensor x, int axis, int64_t start, int64_t length, int64_t step) {
     const rlx__node* nx;
     int a;
-    int64_t os[RLX_MAX_RANK], dim;
+    int64_t os[RLX_MAX_RANK] = {0}, dim;
     uint32_t id;
     if (!rlx__begin(g, "slice", 1, &x)) return rlx__T(0);
     nx = rlx__N(g, x.id);
@@ -1572,7 +1742,7 @@ RLXDEF rlx_tensor rlx_narrow(rlx_graph* g, rlx_tensor x, int axis, int64_t start
 RLXDEF rlx_tensor rlx_concat(rlx_graph* g, int n, const rlx_tensor* xs, int axis) {
     const rlx__node* n0;
     int a, i, d;
-    int64_t os[RLX_MAX_RANK];
+    int64_t os[RLX_MAX_RANK] = {0};
     uint32_t* ids;
     uint32_t id;
     if (!g || g->status != RLX_OK) return rlx__T(0);
@@ -1645,7 +1815,7 @@ RLXDEF rlx_tensor rlx_gather(rlx_graph* g, rlx_tensor x, rlx_tensor indices, int
     rlx_tensor t2[2];
     const rlx__node *nx, *ni;
     int a, i, ro = 0;
-    int64_t os[RLX_MAX_RANK * 2];
+    int64_t os[RLX_MAX_RANK * 2] = {0};
     uint32_t ids[2], id;
     t2[0] = x; t2[1] = indices;
     if (!rlx__begin(g, "gather", 2, t2)) return rlx__T(0);
@@ -1765,6 +1935,640 @@ RLXDEF size_t rlx_graph_dump_dot(const rlx_graph* g, char* buf, size_t cap) {
     }
     rlx__sbf(&s, "}\n");
     return rlx__sb_done(&s);
+}
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>infer (model ops)
+   Attribute layout of the model ops (ia = integer attributes, fa = float attributes; inputs in order):
+   ATTENTION  in: q, k, v, [keep_mask], [bias], [kv_len]
+              ia: 0 layout, 1 H, 2 Hkv, 3 causal, 4 window, 5 has_keep, 6 has_bias, 7 has_kv_len, 8 D, 9 Dv,
+                  10 B, 11 Sq, 12 Sk, 13 keep_mask rank (2 or 3)          fa: 0 scale (resolved), 1 softcap
+   ROPE       in: x, cos, sin, [positions]
+              ia: 0 kind, 1 layout, 2 H, 3 n_rot, 4 has_positions, 5 position_offset, 6 D, 7 B, 8 S, 9 P (rows)
+   CUMSUM     ia: 0 axis, 1 exclusive, 2 reverse
+   TOPK       ia: 0 axis, 1 k, 2 largest, 3 which (0 values, 1 indices)
+   SAMPLE     in: logits, counter   ia: 0 top_k, 1 seed (bits of the uint64)   fa: 0 temperature, 1 top_p
+   CONV, CONV_TRANSPOSE  in: x, w, [bias]
+              ia: 0 nspatial (1|2), 1-2 stride, 3-4 dilation, 5-6 pad_begin, 7-8 pad_end, 9 groups, 10 has_bias,
+                  11-12 output_padding (all resolved: no zeros meaning "default")
+   POOL       ia: 0 nspatial, 1 kind, 2-3 kernel, 4-5 stride, 6-7 pad_begin, 8-9 pad_end, 10 count_include_pad
+              (global pooling is resolved into kernel = plane, stride = kernel, no padding)
+   GROUP_NORM in: x, [gamma], [beta]   ia: 0 groups, 1 has_gamma, 2 has_beta   fa: 0 eps
+   RESIZE     ia: 0 mode, 1 align_corners
+   PAD        ia: 0 mode, 1-8 before[axis], 9-16 after[axis]   fa: 0 value
+   LINEAR     in: x, w, [bias]   ia: 0 activation, 1 has_bias
+   ADD_NORM   in: x, residual, [gamma], [beta]
+              ia: 0 axis (first normalised axis), 1 has_gamma, 2 has_beta, 3 kind (0 rmsnorm, 1 layernorm),
+                  4 emit_sum   fa: 0 eps. With emit_sum the node's shape is [2, x.shape...]: [0] = norm, [1] = sum
+              (the builder returns contiguous views of both halves).
+   SWIGLU, GEGLU  in: gate, up (same shape)
+   FUSED_EW   in: up to 8 tensors, each of the output's shape or a single element; ia: 0 = instruction count n,
+              1..n = instructions (op | a << 8 | b << 16; operand r < 8 is input r, r >= 8 is the result of
+              instruction r - 8), the last instruction is the result
+   STATE      source with a name (persistent per program)
+   STATE_WRITE in: state, update, offset   ia: 0 axis
+   ------------------------------------------------------------------------------------------------------------ */
+
+static int rlx__opt_tensor(rlx_graph* g, const char* what, rlx_tensor t) {
+    if (t.id == 0) return 1;
+    return rlx__begin(g, what, 1, &t);
+}
+
+static int rlx__is_int_scalar(const rlx__node* n) {
+    return (n->dtype == RLX_I32 || n->dtype == RLX_I64) && rlx__node_numel(n) == 1;
+}
+
+RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_tensor v, const rlx_attention_desc* desc) {
+    rlx_tensor t3[3];
+    const rlx__node *nq, *nk, *nv;
+    int64_t B, Sq, Sk, H, Hkv, D, Dk, Dv, os[4];
+    int orank;
+    uint32_t ids[6], id;
+    int nin = 3;
+    rlx_attention_desc d;
+    t3[0] = q; t3[1] = k; t3[2] = v;
+    if (!rlx__begin(g, "attention", 3, t3)) return rlx__T(0);
+    if (!desc) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "attention: desc is NULL"); return rlx__T(0); }
+    d = *desc;
+    nq = rlx__N(g, q.id); nk = rlx__N(g, k.id); nv = rlx__N(g, v.id);
+    if (!rlx__is_float(nq->dtype) || nk->dtype != nq->dtype || nv->dtype != nq->dtype) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "attention: q, k, v must share a float dtype");
+        return rlx__T(0);
+    }
+    if ((int)d.layout < 0 || d.layout >= RLX_LAYOUT_COUNT) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "attention: invalid layout %d", (int)d.layout);
+        return rlx__T(0);
+    }
+    if (d.window < 0 || d.num_heads < 0 || d.num_kv_heads < 0 || !(d.scale >= 0.0f) || !(d.softcap >= 0.0f) ||
+        isinf(d.scale) || isinf(d.softcap)) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "attention: window, heads, scale and softcap must be >= 0 and finite");
+        return rlx__T(0);
+    }
+    if (d.layout == RLX_LAYOUT_BSHD) {
+        if (nq->rank != 3 || nk->rank != 3 || nv->rank != 3) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: BSHD layout needs rank-3 q, k, v");
+            return rlx__T(0);
+        }
+        H = d.num_heads;
+        Hkv = d.num_kv_heads ? d.num_kv_heads : H;
+        if (H < 1) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "attention: BSHD layout needs num_heads"); return rlx__T(0); }
+        B = nq->shape[0]; Sq = nq->shape[1]; Sk = nk->shape[1];
+        if (nq->shape[2] % H || nk->shape[2] % Hkv || nv->shape[2] % Hkv) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: last dims of q/k/v are not divisible by the head counts");
+            return rlx__T(0);
+        }
+        D = nq->shape[2] / H; Dk = nk->shape[2] / Hkv; Dv = nv->shape[2] / Hkv;
+        if (nk->shape[0] != B || nv->shape[0] != B || nv->shape[1] != Sk) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: batch or key length of q, k, v differ");
+            return rlx__T(0);
+        }
+        os[0] = B; os[1] = Sq; os[2] = H * Dv; orank = 3;
+    } else {
+        if (nq->rank != 4 || nk->rank != 4 || nv->rank != 4) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: BHSD layout needs rank-4 q, k, v");
+            return rlx__T(0);
+        }
+        B = nq->shape[0]; H = nq->shape[1]; Sq = nq->shape[2]; D = nq->shape[3];
+        Hkv = nk->shape[1]; Sk = nk->shape[2]; Dk = nk->shape[3]; Dv = nv->shape[3];
+        if ((d.num_heads && d.num_heads != H) || (d.num_kv_heads && d.num_kv_heads != Hkv)) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: num_heads/num_kv_heads disagree with q/k shapes");
+            return rlx__T(0);
+        }
+        if (nk->shape[0] != B || nv->shape[0] != B || nv->shape[1] != Hkv || nv->shape[2] != Sk) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: batch, kv heads or key length of q, k, v differ");
+            return rlx__T(0);
+        }
+        os[0] = B; os[1] = H; os[2] = Sq; os[3] = Dv; orank = 4;
+    }
+    if (Dk != D) { rlx__gerr(g, RLX_ERROR_SHAPE, "attention: q head dim %lld != k head dim %lld", (long long)D, (long long)Dk); return rlx__T(0); }
+    if (Hkv < 1 || H % Hkv) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "attention: kv heads (%lld) must divide heads (%lld)", (long long)Hkv, (long long)H);
+        return rlx__T(0);
+    }
+    ids[0] = q.id; ids[1] = k.id; ids[2] = v.id;
+    if (!rlx__opt_tensor(g, "attention keep_mask", d.keep_mask) || !rlx__opt_tensor(g, "attention bias", d.bias) ||
+        !rlx__opt_tensor(g, "attention kv_len", d.kv_len))
+        return rlx__T(0);
+    if (d.keep_mask.id) {
+        const rlx__node* m = rlx__N(g, d.keep_mask.id);
+        int ok = m->dtype == RLX_BOOL && ((m->rank == 2 && m->shape[0] == B && m->shape[1] == Sk) ||
+                                          (m->rank == 3 && m->shape[0] == B && m->shape[1] == Sq && m->shape[2] == Sk));
+        if (!ok) { rlx__gerr(g, RLX_ERROR_SHAPE, "attention: keep_mask must be bool [B, Sk] or [B, Sq, Sk]"); return rlx__T(0); }
+        ids[nin++] = d.keep_mask.id;
+    }
+    if (d.bias.id) {
+        const rlx__node* m = rlx__N(g, d.bias.id);
+        int64_t full[4] = {0}, bs[RLX_MAX_RANK] = {0};
+        int r;
+        full[0] = B; full[1] = H; full[2] = Sq; full[3] = Sk;
+        if (m->dtype != nq->dtype || m->rank > 4 || !rlx__broadcast(m->rank, m->shape, 4, full, &r, bs) ||
+            memcmp(bs, full, sizeof full) != 0) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: bias must have q's dtype and broadcast to [B, H, Sq, Sk]");
+            return rlx__T(0);
+        }
+        ids[nin++] = d.bias.id;
+    }
+    if (d.kv_len.id) {
+        if (!rlx__is_int_scalar(rlx__N(g, d.kv_len.id))) {
+            rlx__gerr(g, RLX_ERROR_DTYPE, "attention: kv_len must be a single i32/i64 element");
+            return rlx__T(0);
+        }
+        ids[nin++] = d.kv_len.id;
+    }
+    {
+        int64_t keep_rank = d.keep_mask.id ? rlx__N(g, d.keep_mask.id)->rank : 0;
+        id = rlx__add_node(g, RLX_OP_ATTENTION, nq->dtype, orank, os, nin, ids);
+        if (id) {
+            rlx__node* nd = rlx__N(g, id);
+            nd->ia[0] = d.layout; nd->ia[1] = H; nd->ia[2] = Hkv; nd->ia[3] = d.causal || d.window > 0;
+            nd->ia[4] = d.window; nd->ia[5] = d.keep_mask.id != 0; nd->ia[6] = d.bias.id != 0;
+            nd->ia[7] = d.kv_len.id != 0; nd->ia[8] = D; nd->ia[9] = Dv; nd->ia[10] = B; nd->ia[11] = Sq;
+            nd->ia[12] = Sk; nd->ia[13] = keep_rank;
+            nd->fa[0] = d.scale > 0.0f ? (double)d.scale : 1.0 / sqrt((double)D);
+            nd->fa[1] = (double)d.softcap;
+        }
+    }
+    return rlx__T(id);
+}
+
+RLXDEF rlx_tensor rlx_rope(rlx_graph* g, rlx_tensor x, rlx_tensor cs, rlx_tensor sn, const rlx_rope_desc* desc) {
+    rlx_tensor t3[3];
+    const rlx__node *nx, *nc, *ns;
+    rlx_rope_desc d;
+    int64_t B, S, H, D, nrot;
+    uint32_t ids[4], id;
+    int nin = 3;
+    t3[0] = x; t3[1] = cs; t3[2] = sn;
+    if (!rlx__begin(g, "rope", 3, t3)) return rlx__T(0);
+    if (!desc) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rope: desc is NULL"); return rlx__T(0); }
+    d = *desc;
+    nx = rlx__N(g, x.id); nc = rlx__N(g, cs.id); ns = rlx__N(g, sn.id);
+    if (!rlx__is_float(nx->dtype) || nc->dtype != nx->dtype || ns->dtype != nx->dtype) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "rope: x, cos and sin must share a float dtype");
+        return rlx__T(0);
+    }
+    if ((int)d.kind < 0 || d.kind >= RLX_ROPE_KIND_COUNT || (int)d.layout < 0 || d.layout >= RLX_LAYOUT_COUNT) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rope: invalid kind or layout");
+        return rlx__T(0);
+    }
+    if (d.layout == RLX_LAYOUT_BSHD) {
+        if (nx->rank != 3 || d.num_heads < 1 || nx->shape[2] % d.num_heads) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "rope: BSHD layout needs rank-3 x and num_heads dividing its last dim");
+            return rlx__T(0);
+        }
+        B = nx->shape[0]; S = nx->shape[1]; H = d.num_heads; D = nx->shape[2] / H;
+    } else {
+        if (nx->rank != 4 || (d.num_heads && d.num_heads != nx->shape[1])) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "rope: BHSD layout needs rank-4 x (and num_heads 0 or x.shape[1])");
+            return rlx__T(0);
+        }
+        B = nx->shape[0]; H = nx->shape[1]; S = nx->shape[2]; D = nx->shape[3];
+    }
+    nrot = d.n_rot ? d.n_rot : D;
+    if (nrot < 2 || nrot % 2 || nrot > D) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "rope: n_rot %lld must be even, >= 2 and <= head dim %lld", (long long)nrot, (long long)D);
+        return rlx__T(0);
+    }
+    if (nc->rank != 2 || ns->rank != 2 || nc->shape[1] != nrot / 2 || ns->shape[1] != nrot / 2 || ns->shape[0] != nc->shape[0]) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "rope: cos and sin must be [P, n_rot/2] = [P, %lld]", (long long)(nrot / 2));
+        return rlx__T(0);
+    }
+    ids[0] = x.id; ids[1] = cs.id; ids[2] = sn.id;
+    if (d.positions.id) {
+        const rlx__node* np;
+        if (!rlx__begin(g, "rope positions", 1, &d.positions)) return rlx__T(0);
+        np = rlx__N(g, d.positions.id);
+        if ((np->dtype != RLX_I32 && np->dtype != RLX_I64) ||
+            !((np->rank == 1 && np->shape[0] == S) || (np->rank == 2 && np->shape[0] == B && np->shape[1] == S))) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "rope: positions must be i32/i64 [S] or [B, S]");
+            return rlx__T(0);
+        }
+        ids[nin++] = d.positions.id;
+    }
+    {
+        int64_t P = nc->shape[0];
+        id = rlx__add_node(g, RLX_OP_ROPE, nx->dtype, nx->rank, nx->shape, nin, ids);
+        if (id) {
+            rlx__node* nd = rlx__N(g, id);
+            nd->ia[0] = d.kind; nd->ia[1] = d.layout; nd->ia[2] = H; nd->ia[3] = nrot; nd->ia[4] = d.positions.id != 0;
+            nd->ia[5] = d.position_offset; nd->ia[6] = D; nd->ia[7] = B; nd->ia[8] = S; nd->ia[9] = P;
+        }
+    }
+    return rlx__T(id);
+}
+
+RLXDEF rlx_tensor rlx_cumsum(rlx_graph* g, rlx_tensor x, int axis, int exclusive, int reverse) {
+    const rlx__node* nx;
+    int a;
+    rlx_dtype dt;
+    uint32_t id;
+    if (!rlx__begin(g, "cumsum", 1, &x)) return rlx__T(0);
+    nx = rlx__N(g, x.id);
+    if (!rlx__norm_axis(g, "cumsum", axis, nx->rank, &a)) return rlx__T(0);
+    dt = (rlx__is_int(nx->dtype) || nx->dtype == RLX_BOOL) ? RLX_I64 : nx->dtype;
+    id = rlx__add_node(g, RLX_OP_CUMSUM, dt, nx->rank, nx->shape, 1, &x.id);
+    if (id) { rlx__node* nd = rlx__N(g, id); nd->ia[0] = a; nd->ia[1] = exclusive != 0; nd->ia[2] = reverse != 0; }
+    return rlx__T(id);
+}
+
+RLXDEF rlx_result rlx_topk(rlx_graph* g, rlx_tensor x, int k, int axis, int largest, rlx_tensor* values,
+                           rlx_tensor* indices) {
+    const rlx__node* nx;
+    int a, w;
+    int64_t os[RLX_MAX_RANK] = {0};
+    rlx_dtype xdt;
+    if (values) values->id = 0;
+    if (indices) indices->id = 0;
+    if (!g) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!rlx__begin(g, "topk", 1, &x)) return g->status;
+    nx = rlx__N(g, x.id);
+    if (nx->dtype == RLX_BOOL) return rlx__gerr(g, RLX_ERROR_DTYPE, "topk: bool is not allowed");
+    if (!rlx__norm_axis(g, "topk", axis, nx->rank, &a)) return g->status;
+    if (k < 1 || k > nx->shape[a])
+        return rlx__gerr(g, RLX_ERROR_SHAPE, "topk: k = %d is outside 1..%lld", k, (long long)nx->shape[a]);
+    memcpy(os, nx->shape, sizeof(int64_t) * (size_t)nx->rank);
+    os[a] = k;
+    xdt = nx->dtype;
+    for (w = 0; w < 2; w++) {
+        rlx_tensor* dst = w ? indices : values;
+        uint32_t id;
+        if (!dst) continue;
+        id = rlx__add_node(g, RLX_OP_TOPK, w ? RLX_I64 : xdt, rlx__N(g, x.id)->rank, os, 1, &x.id);
+        if (!id) return g->status;
+        { rlx__node* nd = rlx__N(g, id); nd->ia[0] = a; nd->ia[1] = k; nd->ia[2] = largest != 0; nd->ia[3] = w; }
+        dst->id = id;
+    }
+    return RLX_OK;
+}
+
+RLXDEF rlx_tensor rlx_sample(rlx_graph* g, rlx_tensor logits, rlx_tensor counter, const rlx_sample_desc* desc) {
+    rlx_tensor t2[2];
+    const rlx__node* nl;
+    uint32_t ids[2], id;
+    t2[0] = logits; t2[1] = counter;
+    if (!rlx__begin(g, "sample", 2, t2)) return rlx__T(0);
+    if (!desc) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "sample: desc is NULL"); return rlx__T(0); }
+    nl = rlx__N(g, logits.id);
+    if (!rlx__is_float(nl->dtype) || nl->rank < 1) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "sample: logits must be a float tensor of rank >= 1");
+        return rlx__T(0);
+    }
+    if (!rlx__is_int_scalar(rlx__N(g, counter.id))) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "sample: counter must be a single i32/i64 element");
+        return rlx__T(0);
+    }
+    if (desc->top_k < 0 || desc->temperature != desc->temperature || desc->top_p != desc->top_p ||
+        isinf(desc->temperature) || desc->top_p < 0.0f) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "sample: top_k must be >= 0, temperature finite, top_p >= 0");
+        return rlx__T(0);
+    }
+    ids[0] = logits.id; ids[1] = counter.id;
+    id = rlx__add_node(g, RLX_OP_SAMPLE, RLX_I64, nl->rank - 1, nl->shape, 2, ids);
+    if (id) {
+        rlx__node* nd = rlx__N(g, id);
+        uint64_t s = desc->seed;
+        nd->ia[0] = desc->top_k;
+        memcpy(&nd->ia[1], &s, sizeof s);
+        nd->fa[0] = (double)desc->temperature;
+        nd->fa[1] = (double)desc->top_p;
+    }
+    return rlx__T(id);
+}
+
+/* ---- vision ---- */
+static int rlx__conv_common(rlx_graph* g, rlx_op op, rlx_tensor x, rlx_tensor w, rlx_tensor bias,
+                            const rlx_conv_desc* desc, int64_t* ia, int64_t* os, int* orank) {
+    const char* what = rlx_op_name(op);
+    const rlx__node *nx, *nw;
+    rlx_tensor t2[2];
+    int ns, i;
+    int64_t C, O, groups;
+    rlx_conv_desc d;
+    t2[0] = x; t2[1] = w;
+    if (!rlx__begin(g, what, 2, t2) || !rlx__opt_tensor(g, what, bias)) return 0;
+    if (!desc) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: desc is NULL", what); return 0; }
+    d = *desc;
+    nx = rlx__N(g, x.id); nw = rlx__N(g, w.id);
+    if (!rlx__is_float(nx->dtype) || nw->dtype != nx->dtype || (bias.id && rlx__N(g, bias.id)->dtype != nx->dtype)) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: x, w (and bias) must share a float dtype", what);
+        return 0;
+    }
+    ns = nx->rank - 2;
+    if (ns < 1 || ns > 2 || (op == RLX_OP_CONV_TRANSPOSE && ns != 2) || nw->rank != nx->rank) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x must be [N, C, L]%s and w of the same rank", what,
+                  op == RLX_OP_CONV ? " or [N, C, H, W]" : " (no) / [N, C, H, W]");
+        return 0;
+    }
+    groups = d.groups ? d.groups : 1;
+    C = nx->shape[1];
+    if (groups < 1 || C % groups) { rlx__gerr(g, RLX_ERROR_SHAPE, "%s: groups %lld must divide C %lld", what, (long long)groups, (long long)C); return 0; }
+    if (op == RLX_OP_CONV) {
+        O = nw->shape[0];
+        if (nw->shape[1] != C / groups || O % groups) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: w must be [O, C/groups, ...] with O divisible by groups", what);
+            return 0;
+        }
+    } else {
+        if (nw->shape[0] != C) { rlx__gerr(g, RLX_ERROR_SHAPE, "%s: w must be [C, O/groups, KH, KW]", what); return 0; }
+        O = nw->shape[1] * groups;
+    }
+    if (bias.id) {
+        const rlx__node* nb = rlx__N(g, bias.id);
+        if (nb->rank != 1 || nb->shape[0] != O) { rlx__gerr(g, RLX_ERROR_SHAPE, "%s: bias must be [O] = [%lld]", what, (long long)O); return 0; }
+    }
+    memset(ia, 0, sizeof(int64_t) * RLX__NIA);
+    ia[0] = ns; ia[9] = groups; ia[10] = bias.id != 0;
+    os[0] = nx->shape[0]; os[1] = O;
+    for (i = 0; i < ns; i++) {
+        int64_t s = d.stride[i] ? d.stride[i] : 1, dl = d.dilation[i] ? d.dilation[i] : 1;
+        int64_t pb = d.pad_begin[i], pe = d.pad_end[i], op_ = d.output_padding[i];
+        int64_t in = nx->shape[2 + i], K = nw->shape[2 + i], out;
+        if (s < 1 || dl < 1 || pb < 0 || pe < 0 || op_ < 0 || (op == RLX_OP_CONV && op_ != 0) || (op_ && op_ >= s)) {
+            rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: stride/dilation must be >= 1, padding >= 0, output_padding < stride", what);
+            return 0;
+        }
+        if (op == RLX_OP_CONV) out = (in + pb + pe - dl * (K - 1) - 1) / s + 1;
+        else out = (in - 1) * s - pb - pe + dl * (K - 1) + op_ + 1;
+        if ((op == RLX_OP_CONV && in + pb + pe < dl * (K - 1) + 1) || out < 1) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: spatial dim %d gives no output (in %lld, kernel %lld)", what, i, (long long)in, (long long)K);
+            return 0;
+        }
+        ia[1 + i] = s; ia[3 + i] = dl; ia[5 + i] = pb; ia[7 + i] = pe; ia[11 + i] = op_;
+        os[2 + i] = out;
+    }
+    *orank = 2 + ns;
+    return rlx__check_shape(g, what, *orank, os);
+}
+
+static rlx_tensor rlx__conv_build(rlx_graph* g, rlx_op op, rlx_tensor x, rlx_tensor w, rlx_tensor bias, const rlx_conv_desc* desc) {
+    int64_t ia[RLX__NIA] = {0}, os[RLX_MAX_RANK] = {0};
+    int orank;
+    uint32_t ids[3], id;
+    if (!rlx__conv_common(g, op, x, w, bias, desc, ia, os, &orank)) return rlx__T(0);
+    ids[0] = x.id; ids[1] = w.id; ids[2] = bias.id;
+    id = rlx__add_node(g, op, rlx__N(g, x.id)->dtype, orank, os, bias.id ? 3 : 2, ids);
+    if (id) memcpy(rlx__N(g, id)->ia, ia, sizeof ia);
+    return rlx__T(id);
+}
+RLXDEF rlx_tensor rlx_conv(rlx_graph* g, rlx_tensor x, rlx_tensor w, rlx_tensor bias, const rlx_conv_desc* desc) {
+    return rlx__conv_build(g, RLX_OP_CONV, x, w, bias, desc);
+}
+RLXDEF rlx_tensor rlx_conv_transpose(rlx_graph* g, rlx_tensor x, rlx_tensor w, rlx_tensor bias, const rlx_conv_desc* desc) {
+    return rlx__conv_build(g, RLX_OP_CONV_TRANSPOSE, x, w, bias, desc);
+}
+
+RLXDEF rlx_tensor rlx_pool(rlx_graph* g, rlx_tensor x, const rlx_pool_desc* desc) {
+    const rlx__node* nx;
+    int64_t os[RLX_MAX_RANK] = {0}, ia[RLX__NIA] = {0};
+    int ns, i;
+    uint32_t id;
+    rlx_pool_desc d;
+    if (!rlx__begin(g, "pool", 1, &x)) return rlx__T(0);
+    if (!desc) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "pool: desc is NULL"); return rlx__T(0); }
+    d = *desc;
+    nx = rlx__N(g, x.id);
+    if (!rlx__is_float(nx->dtype)) { rlx__gerr(g, RLX_ERROR_DTYPE, "pool: needs a float dtype"); return rlx__T(0); }
+    if (d.kind != RLX_POOL_MAX && d.kind != RLX_POOL_AVG) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "pool: invalid kind %d", (int)d.kind); return rlx__T(0); }
+    ns = nx->rank - 2;
+    if (ns < 1 || ns > 2) { rlx__gerr(g, RLX_ERROR_SHAPE, "pool: x must be [N, C, L] or [N, C, H, W]"); return rlx__T(0); }
+    memset(ia, 0, sizeof ia);
+    ia[0] = ns; ia[1] = d.kind; ia[10] = d.count_include_pad != 0;
+    os[0] = nx->shape[0]; os[1] = nx->shape[1];
+    for (i = 0; i < ns; i++) {
+        int64_t in = nx->shape[2 + i];
+        int64_t K = d.global ? in : d.kernel[i], s = d.global ? in : (d.stride[i] ? d.stride[i] : K);
+        int64_t pb = d.global ? 0 : d.pad_begin[i], pe = d.global ? 0 : d.pad_end[i];
+        if (K < 1 || s < 1 || pb < 0 || pe < 0 || pb >= K || pe >= K || in + pb + pe < K) {
+            rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "pool: kernel %lld, stride %lld, padding %lld/%lld invalid for size %lld",
+                      (long long)K, (long long)s, (long long)pb, (long long)pe, (long long)in);
+            return rlx__T(0);
+        }
+        ia[2 + i] = K; ia[4 + i] = s; ia[6 + i] = pb; ia[8 + i] = pe;
+        os[2 + i] = (in + pb + pe - K) / s + 1;
+    }
+    id = rlx__add_node(g, RLX_OP_POOL, nx->dtype, nx->rank, os, 1, &x.id);
+    if (id) memcpy(rlx__N(g, id)->ia, ia, sizeof ia);
+    return rlx__T(id);
+}
+
+RLXDEF rlx_tensor rlx_group_norm(rlx_graph* g, rlx_tensor x, int groups, rlx_tensor gamma, rlx_tensor beta, float eps) {
+    const rlx__node* nx;
+    rlx_tensor opt[2];
+    uint32_t ids[3], id;
+    int nin = 1, k;
+    if (!rlx__begin(g, "group_norm", 1, &x)) return rlx__T(0);
+    nx = rlx__N(g, x.id);
+    if (!rlx__is_float(nx->dtype)) { rlx__gerr(g, RLX_ERROR_DTYPE, "group_norm: needs a float dtype"); return rlx__T(0); }
+    if (nx->rank < 2 || groups < 1 || nx->shape[1] % groups) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "group_norm: x must be [N, C, ...] with groups (%d) dividing C", groups);
+        return rlx__T(0);
+    }
+    if (!(eps >= 0.0f) || isinf(eps)) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "group_norm: eps must be finite and >= 0"); return rlx__T(0); }
+    opt[0] = gamma; opt[1] = beta;
+    ids[0] = x.id;
+    for (k = 0; k < 2; k++) {
+        const rlx__node* np;
+        if (!opt[k].id) continue;
+        if (!rlx__begin(g, "group_norm", 1, &opt[k])) return rlx__T(0);
+        np = rlx__N(g, opt[k].id);
+        if (np->dtype != nx->dtype || np->rank != 1 || np->shape[0] != nx->shape[1]) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "group_norm: %s must be [C] of x's dtype", k ? "beta" : "gamma");
+            return rlx__T(0);
+        }
+        ids[nin++] = opt[k].id;
+    }
+    id = rlx__add_node(g, RLX_OP_GROUP_NORM, nx->dtype, nx->rank, nx->shape, nin, ids);
+    if (id) {
+        rlx__node* nd = rlx__N(g, id);
+        nd->ia[0] = groups; nd->ia[1] = gamma.id != 0; nd->ia[2] = beta.id != 0; nd->fa[0] = (double)eps;
+    }
+    return rlx__T(id);
+}
+
+RLXDEF rlx_tensor rlx_resize(rlx_graph* g, rlx_tensor x, int64_t out_h, int64_t out_w, rlx_resize_mode mode, int align_corners) {
+    const rlx__node* nx;
+    int64_t os[4] = {0};
+    uint32_t id;
+    if (!rlx__begin(g, "resize", 1, &x)) return rlx__T(0);
+    nx = rlx__N(g, x.id);
+    if (!rlx__is_float(nx->dtype)) { rlx__gerr(g, RLX_ERROR_DTYPE, "resize: needs a float dtype"); return rlx__T(0); }
+    if (mode != RLX_RESIZE_NEAREST && mode != RLX_RESIZE_BILINEAR) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "resize: invalid mode %d", (int)mode); return rlx__T(0); }
+    if (nx->rank != 4) { rlx__gerr(g, RLX_ERROR_SHAPE, "resize: x must be [N, C, H, W]"); return rlx__T(0); }
+    os[0] = nx->shape[0]; os[1] = nx->shape[1]; os[2] = out_h; os[3] = out_w;
+    if (!rlx__check_shape(g, "resize", 4, os)) return rlx__T(0);
+    id = rlx__add_node(g, RLX_OP_RESIZE, nx->dtype, 4, os, 1, &x.id);
+    if (id) { rlx__N(g, id)->ia[0] = mode; rlx__N(g, id)->ia[1] = align_corners != 0; }
+    return rlx__T(id);
+}
+
+RLXDEF rlx_tensor rlx_pad(rlx_graph* g, rlx_tensor x, const int64_t* before, const int64_t* after, rlx_pad_mode mode, double value) {
+    const rlx__node* nx;
+    int64_t os[RLX_MAX_RANK] = {0};
+    int i;
+    uint32_t id;
+    if (!rlx__begin(g, "pad", 1, &x)) return rlx__T(0);
+    nx = rlx__N(g, x.id);
+    if (nx->rank > 0 && (!before || !after)) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "pad: before/after is NULL"); return rlx__T(0); }
+    if (mode != RLX_PAD_CONSTANT && mode != RLX_PAD_REFLECT && mode != RLX_PAD_EDGE) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "pad: invalid mode %d", (int)mode);
+        return rlx__T(0);
+    }
+    for (i = 0; i < nx->rank; i++) {
+        if (before[i] < 0 || after[i] < 0 || before[i] > INT64_MAX / 4 || after[i] > INT64_MAX / 4) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "pad: padding of axis %d must be >= 0", i);
+            return rlx__T(0);
+        }
+        if (mode == RLX_PAD_REFLECT && (before[i] >= nx->shape[i] || after[i] >= nx->shape[i])) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "pad: reflect padding of axis %d must be < its size %lld", i, (long long)nx->shape[i]);
+            return rlx__T(0);
+        }
+        os[i] = nx->shape[i] + before[i] + after[i];
+    }
+    if (!rlx__check_shape(g, "pad", nx->rank, os)) return rlx__T(0);
+    {
+        int r = nx->rank;
+        id = rlx__add_node(g, RLX_OP_PAD, nx->dtype, r, os, 1, &x.id);
+        if (id) {
+            rlx__node* nd = rlx__N(g, id);
+            nd->ia[0] = mode;
+            for (i = 0; i < r; i++) { nd->ia[1 + i] = before[i]; nd->ia[9 + i] = after[i]; }
+            nd->fa[0] = value;
+        }
+    }
+    return rlx__T(id);
+}
+
+/* ---- fused ---- */
+RLXDEF rlx_tensor rlx_linear(rlx_graph* g, rlx_tensor x, rlx_tensor w, rlx_tensor bias, rlx_activation act) {
+    rlx_tensor t2[2];
+    const rlx__node *nx, *nw;
+    int64_t os[RLX_MAX_RANK] = {0};
+    uint32_t ids[3], id;
+    t2[0] = x; t2[1] = w;
+    if (!rlx__begin(g, "linear", 2, t2) || !rlx__opt_tensor(g, "linear", bias)) return rlx__T(0);
+    nx = rlx__N(g, x.id); nw = rlx__N(g, w.id);
+    if (nx->dtype != RLX_F32 || nw->dtype != RLX_F32 || (bias.id && rlx__N(g, bias.id)->dtype != RLX_F32)) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "linear: x, w and bias must be f32");
+        return rlx__T(0);
+    }
+    if ((int)act < 0 || act >= RLX_ACT_COUNT) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "linear: invalid activation %d", (int)act); return rlx__T(0); }
+    if (nx->rank < 1 || nw->rank != 2 || nx->shape[nx->rank - 1] != nw->shape[0]) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "linear: x must be [..., K] and w [K, N]");
+        return rlx__T(0);
+    }
+    if (bias.id) {
+        const rlx__node* nb = rlx__N(g, bias.id);
+        if (nb->rank != 1 || nb->shape[0] != nw->shape[1]) { rlx__gerr(g, RLX_ERROR_SHAPE, "linear: bias must be [N]"); return rlx__T(0); }
+    }
+    memcpy(os, nx->shape, sizeof(int64_t) * (size_t)nx->rank);
+    os[nx->rank - 1] = nw->shape[1];
+    ids[0] = x.id; ids[1] = w.id; ids[2] = bias.id;
+    id = rlx__add_node(g, RLX_OP_LINEAR, RLX_F32, nx->rank, os, bias.id ? 3 : 2, ids);
+    if (id) { rlx__N(g, id)->ia[0] = act; rlx__N(g, id)->ia[1] = bias.id != 0; }
+    return rlx__T(id);
+}
+
+static rlx_tensor rlx__add_norm(rlx_graph* g, int kind, rlx_tensor x, rlx_tensor res, rlx_tensor gamma, rlx_tensor beta,
+                                int axis, float eps, rlx_tensor* sum_out) {
+    const char* what = kind ? "add_layernorm" : "add_rmsnorm";
+    rlx_tensor t2[2], opt[2];
+    const rlx__node *nx, *nr;
+    int a, k, nin = 2, rank;
+    int64_t os[RLX_MAX_RANK] = {0}, xs[RLX_MAX_RANK] = {0};
+    uint32_t ids[4], id;
+    if (sum_out) sum_out->id = 0;
+    t2[0] = x; t2[1] = res;
+    if (!rlx__begin(g, what, 2, t2)) return rlx__T(0);
+    nx = rlx__N(g, x.id); nr = rlx__N(g, res.id);
+    if (!rlx__is_float(nx->dtype) || nr->dtype != nx->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "%s: x and residual must share a float dtype", what); return rlx__T(0); }
+    if (nx->rank < 1 || nx->rank != nr->rank || memcmp(nx->shape, nr->shape, sizeof(int64_t) * (size_t)nx->rank)) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x and residual must have one shape of rank >= 1", what);
+        return rlx__T(0);
+    }
+    if (nx->rank == RLX_MAX_RANK && sum_out) { rlx__gerr(g, RLX_ERROR_SHAPE, "%s: emitting the sum needs rank < 8", what); return rlx__T(0); }
+    if (!rlx__norm_axis(g, what, kind ? axis : -1, nx->rank, &a)) return rlx__T(0);
+    if (!(eps >= 0.0f) || isinf(eps)) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: eps must be finite and >= 0", what); return rlx__T(0); }
+    opt[0] = gamma; opt[1] = beta;
+    ids[0] = x.id; ids[1] = res.id;
+    for (k = 0; k < 2; k++) {
+        const rlx__node* np;
+        if (!opt[k].id) continue;
+        if (!rlx__begin(g, what, 1, &opt[k])) return rlx__T(0);
+        np = rlx__N(g, opt[k].id);
+        if (np->dtype != nx->dtype || np->rank != nx->rank - a || memcmp(np->shape, nx->shape + a, sizeof(int64_t) * (size_t)np->rank)) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: %s must have shape x.shape[%d:] and x's dtype", what, k ? "beta" : "gamma", a);
+            return rlx__T(0);
+        }
+        ids[nin++] = opt[k].id;
+    }
+    rank = nx->rank;
+    memcpy(xs, nx->shape, sizeof(int64_t) * (size_t)rank);
+    if (sum_out) { os[0] = 2; memcpy(os + 1, xs, sizeof(int64_t) * (size_t)rank); }
+    else memcpy(os, xs, sizeof(int64_t) * (size_t)rank);
+    id = rlx__add_node(g, RLX_OP_ADD_NORM, nx->dtype, sum_out ? rank + 1 : rank, os, nin, ids);
+    if (!id) return rlx__T(0);
+    {
+        rlx__node* nd = rlx__N(g, id);
+        nd->ia[0] = a; nd->ia[1] = gamma.id != 0; nd->ia[2] = beta.id != 0; nd->ia[3] = kind; nd->ia[4] = sum_out != NULL;
+        nd->fa[0] = (double)eps;
+    }
+    if (!sum_out) return rlx__T(id);
+    *sum_out = rlx_reshape(g, rlx_narrow(g, rlx__T(id), 0, 1, 1), rank, xs);
+    return rlx_reshape(g, rlx_narrow(g, rlx__T(id), 0, 0, 1), rank, xs);
+}
+RLXDEF rlx_tensor rlx_add_rmsnorm(rlx_graph* g, rlx_tensor x, rlx_tensor residual, rlx_tensor gamma, rlx_tensor beta,
+                                  float eps, rlx_tensor* sum_out) {
+    return rlx__add_norm(g, 0, x, residual, gamma, beta, -1, eps, sum_out);
+}
+RLXDEF rlx_tensor rlx_add_layernorm(rlx_graph* g, rlx_tensor x, rlx_tensor residual, rlx_tensor gamma, rlx_tensor beta,
+                                    int axis, float eps, rlx_tensor* sum_out) {
+    return rlx__add_norm(g, 1, x, residual, gamma, beta, axis, eps, sum_out);
+}
+
+static rlx_tensor rlx__glu(rlx_graph* g, rlx_op op, rlx_tensor gate, rlx_tensor up) {
+    rlx_tensor t2[2];
+    const rlx__node *ng, *nu;
+    uint32_t ids[2];
+    t2[0] = gate; t2[1] = up;
+    if (!rlx__begin(g, rlx_op_name(op), 2, t2)) return rlx__T(0);
+    ng = rlx__N(g, gate.id); nu = rlx__N(g, up.id);
+    if (!rlx__is_float(ng->dtype) || nu->dtype != ng->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "%s: gate and up must share a float dtype", rlx_op_name(op)); return rlx__T(0); }
+    if (ng->rank != nu->rank || memcmp(ng->shape, nu->shape, sizeof(int64_t) * (size_t)ng->rank)) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: gate and up must have one shape", rlx_op_name(op));
+        return rlx__T(0);
+    }
+    ids[0] = gate.id; ids[1] = up.id;
+    return rlx__T(rlx__add_node(g, op, ng->dtype, ng->rank, ng->shape, 2, ids));
+}
+RLXDEF rlx_tensor rlx_swiglu(rlx_graph* g, rlx_tensor gate, rlx_tensor up) { return rlx__glu(g, RLX_OP_SWIGLU, gate, up); }
+RLXDEF rlx_tensor rlx_geglu(rlx_graph* g, rlx_tensor gate, rlx_tensor up) { return rlx__glu(g, RLX_OP_GEGLU, gate, up); }
+
+/* ---- state ---- */
+RLXDEF rlx_tensor rlx_state(rlx_graph* g, const char* name, rlx_dtype dtype, int rank, const int64_t* shape) {
+    return rlx__T(rlx__source(g, RLX_OP_STATE, "state", name, dtype, rank, shape));
+}
+
+RLXDEF rlx_tensor rlx_state_write(rlx_graph* g, rlx_tensor state, rlx_tensor update, int axis, rlx_tensor offset) {
+    rlx_tensor t3[3];
+    const rlx__node *ns, *nu, *root;
+    int a, i;
+    uint32_t ids[3], id;
+    t3[0] = state; t3[1] = update; t3[2] = offset;
+    if (!rlx__begin(g, "state_write", 3, t3)) return rlx__T(0);
+    ns = rlx__N(g, state.id); nu = rlx__N(g, update.id);
+    root = ns;
+    while (root->op == RLX_OP_STATE_WRITE) root = rlx__N(g, rlx__in(g, root, 0));
+    if (root->op != RLX_OP_STATE) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "state_write: the first argument is not a state"); return rlx__T(0); }
+    if (nu->dtype != ns->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "state_write: update dtype %s differs from the state's %s", rlx_dtype_name(nu->dtype), rlx_dtype_name(ns->dtype)); return rlx__T(0); }
+    if (!rlx__is_int_scalar(rlx__N(g, offset.id))) { rlx__gerr(g, RLX_ERROR_DTYPE, "state_write: offset must be a single i32/i64 element"); return rlx__T(0); }
+    if (!rlx__norm_axis(g, "state_write", axis, ns->rank, &a)) return rlx__T(0);
+    if (nu->rank != ns->rank) { rlx__gerr(g, RLX_ERROR_SHAPE, "state_write: update rank differs from the state's"); return rlx__T(0); }
+    for (i = 0; i < ns->rank; i++)
+        if (i != a && nu->shape[i] != ns->shape[i]) { rlx__gerr(g, RLX_ERROR_SHAPE, "state_write: update differs from the state in dim %d", i); return rlx__T(0); }
+    ids[0] = state.id; ids[1] = update.id; ids[2] = offset.id;
+    id = rlx__add_node(g, RLX_OP_STATE_WRITE, ns->dtype, ns->rank, ns->shape, 3, ids);
+    if (id) rlx__N(g, id)->ia[0] = a;
+    return rlx__T(id);
 }
 
 /* ------------------------------------------------------------------------------------------------------------
@@ -2045,7 +2849,8 @@ static rlx_graph* rlx__cse(rlx_graph* g, uint32_t* remap) {
         if (!id) break;
         remap[i + 1] = id;
         nn = rlx__N(ng, id);
-        if (nn->op == RLX_OP_INPUT || nn->op == RLX_OP_PARAM) continue;
+        if (nn->op == RLX_OP_INPUT || nn->op == RLX_OP_PARAM || nn->op == RLX_OP_STATE || nn->op == RLX_OP_STATE_WRITE)
+            continue;
         for (j = (size_t)rlx__node_hash(ng, nn) & mask;; j = (j + 1) & mask) {
             if (table[j] == 0) { table[j] = id; break; }
             if (rlx__node_same(ng, rlx__N(ng, table[j]), nn)) {
@@ -2063,7 +2868,8 @@ static rlx_graph* rlx__cse(rlx_graph* g, uint32_t* remap) {
     return ng;
 }
 
-/* DCE: keep what an output needs, plus every input and param (they are the program's interface). */
+/* DCE: keep what an output needs, every input, param and state (the program's interface), and every state
+   write (a side effect) with what it needs. */
 static rlx_graph* rlx__dce(rlx_graph* g, uint32_t* remap) {
     rlx_graph* ng = rlx__new_graph(&g->al);
     unsigned char* live;
@@ -2074,7 +2880,8 @@ static rlx_graph* rlx__dce(rlx_graph* g, uint32_t* remap) {
     for (i = 0; i < g->nouts; i++) live[g->outs[i].id] = 1;
     for (i = g->n; i >= 1; i--) {
         const rlx__node* nd = rlx__N(g, (uint32_t)i);
-        if (nd->op == RLX_OP_INPUT || nd->op == RLX_OP_PARAM) live[i] = 1;
+        if (nd->op == RLX_OP_INPUT || nd->op == RLX_OP_PARAM || nd->op == RLX_OP_STATE || nd->op == RLX_OP_STATE_WRITE)
+            live[i] = 1;
         if (!live[i]) continue;
         for (k = 0; k < nd->nin; k++) live[rlx__in(g, nd, k)] = 1;
     }
@@ -2105,7 +2912,7 @@ typedef struct rlx__plan {
     rlx__buf* bufs;    /* one per node */
     int* steps;        /* node index of each executed step */
     int nsteps;
-    size_t arena_bytes, no_reuse_bytes, lower_bound_bytes, weight_bytes;
+    size_t arena_bytes, no_reuse_bytes, lower_bound_bytes, weight_bytes, state_bytes;
 } rlx__plan;
 
 /* Is node nd a view of its first input? Returns 1 and the byte offset if so. */
@@ -2174,7 +2981,15 @@ static rlx_result rlx__plan_build(const rlx_graph* g, int no_reuse, rlx__plan* p
         if (nd->op == RLX_OP_INPUT) b->kind = RLX_BUFFER_INPUT;
         else if (nd->op == RLX_OP_PARAM) b->kind = RLX_BUFFER_PARAM;
         else if (nd->op == RLX_OP_CONSTANT) b->kind = RLX_BUFFER_CONSTANT;
-        else if (rlx__view_offset(g, nd, &off)) {
+        else if (nd->op == RLX_OP_STATE) b->kind = RLX_BUFFER_STATE;
+        else if (nd->op == RLX_OP_STATE_WRITE) {   /* in place: a view of the state that also runs */
+            int src = (int)rlx__in(g, nd, 0) - 1;
+            b->kind = RLX_BUFFER_VIEW;
+            b->root = p->bufs[src].root;
+            b->offset = 0;
+            stepof[i] = p->nsteps;
+            p->steps[p->nsteps++] = i;
+        } else if (rlx__view_offset(g, nd, &off)) {
             int src = (int)rlx__in(g, nd, 0) - 1;
             b->kind = RLX_BUFFER_VIEW;
             b->root = p->bufs[src].root;
@@ -2217,6 +3032,14 @@ static rlx_result rlx__plan_build(const rlx_graph* g, int no_reuse, rlx__plan* p
         off += rlx__align_up(b->bytes);
     }
     p->weight_bytes = off;
+    off = 0;
+    for (i = 0; i < n; i++) {
+        rlx__buf* b = &p->bufs[i];
+        if (b->kind != RLX_BUFFER_STATE) continue;
+        b->offset = off;
+        off += rlx__align_up(b->bytes);
+    }
+    p->state_bytes = off;
     /* 4. arena: no-reuse sum, lower bound, then placement */
     {
         int cnt = 0, j;
@@ -2594,22 +3417,36 @@ static void rlx__sgemm_kernel_c(int64_t kc, const float* a, const float* b, floa
     }
 }
 
-/* GEMV, rows of w contiguous: y = sum_k x[k] * w[k, :], 64 columns at a time kept in a local accumulator. */
+/* Columns per pass of the row-form GEMV: the partial sums of one pass (8 KB) stay in L1 while K rows stream by. */
+#define RLX__GEMV_NB 2048
+
+/* GEMV, rows of w contiguous: y = sum_k x[k] * w[k, :]. Each pass over RLX__GEMV_NB columns walks K four rows at a
+   time, so W is read as a few long sequential streams; the partial sums live in y itself when it is contiguous,
+   else in a local buffer. */
 static void rlx__sgemv_rows_c(int64_t N, int64_t K, const float* x, int64_t incx, const float* w, int64_t rsw,
                               int64_t csw, float* y, int64_t incy) {
-    float t[64];
-    int64_t n0, k;
-    int j, nb;
+    float t[RLX__GEMV_NB];
+    int64_t n0, k, j;
     (void)csw;
-    for (n0 = 0; n0 < N; n0 += 64) {
-        nb = (int)rlx__gemm_min(64, N - n0);
-        for (j = 0; j < nb; ++j) t[j] = 0.0f;
-        for (k = 0; k < K; ++k) {
-            const float* wk = w + k * rsw + n0;
-            float xv = x[k * incx];
-            for (j = 0; j < nb; ++j) t[j] += xv * wk[j];
+    for (n0 = 0; n0 < N; n0 += RLX__GEMV_NB) {
+        int64_t nb = rlx__gemm_min(RLX__GEMV_NB, N - n0);
+        float* acc = incy == 1 ? y + n0 : t;
+        for (j = 0; j < nb; ++j) acc[j] = 0.0f;
+        for (k = 0; k + 4 <= K; k += 4) {
+            const float* w0 = w + k * rsw + n0;
+            const float* w1 = w0 + rsw;
+            const float* w2 = w1 + rsw;
+            const float* w3 = w2 + rsw;
+            float x0 = x[k * incx], x1 = x[(k + 1) * incx], x2 = x[(k + 2) * incx], x3 = x[(k + 3) * incx];
+            for (j = 0; j < nb; ++j) acc[j] += x0 * w0[j] + x1 * w1[j] + x2 * w2[j] + x3 * w3[j];
         }
-        for (j = 0; j < nb; ++j) y[(n0 + j) * incy] = t[j];
+        for (; k < K; ++k) {
+            const float* w0 = w + k * rsw + n0;
+            float x0 = x[k * incx];
+            for (j = 0; j < nb; ++j) acc[j] += x0 * w0[j];
+        }
+        if (incy != 1)
+            for (j = 0; j < nb; ++j) y[(n0 + j) * incy] = t[j];
     }
 }
 
@@ -2777,45 +3614,54 @@ static float rlx__hsum_avx2(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
-/* GEMV with rows of w contiguous (see rlx__sgemv_rows_c): 64 columns in 8 ymm accumulators, then 8 at a time,
-   then the last few in C. */
+/* GEMV with rows of w contiguous (see rlx__sgemv_rows_c): 8 rows of W per step, 32 columns in 4 ymm sums. */
+#define RLX__GV8(OP) OP(0) OP(1) OP(2) OP(3) OP(4) OP(5) OP(6) OP(7)
+#define RLX__GVY_X(r) __m256 x##r = _mm256_broadcast_ss(x + (k + r) * incx);
+#define RLX__GVY_ROW(r) { const float* wr = w0 + (r) * rsw + j;                                                    \
+        a0 = _mm256_fmadd_ps(x##r, _mm256_loadu_ps(wr), a0); a1 = _mm256_fmadd_ps(x##r, _mm256_loadu_ps(wr + 8), a1); \
+        a2 = _mm256_fmadd_ps(x##r, _mm256_loadu_ps(wr + 16), a2); a3 = _mm256_fmadd_ps(x##r, _mm256_loadu_ps(wr + 24), a3); }
+#define RLX__GVY_ROW1(r) a0 = _mm256_fmadd_ps(x##r, _mm256_loadu_ps(w0 + (r) * rsw + j), a0);
 RLX__TARGET_AVX2
 static void rlx__sgemv_rows_avx2(int64_t N, int64_t K, const float* x, int64_t incx, const float* w, int64_t rsw,
                                  int64_t csw, float* y, int64_t incy) {
-    float t[64];
-    int64_t n0 = 0, k;
-    int j;
+    float t[RLX__GEMV_NB];
+    int64_t n0, k, j, r;
     (void)csw;
-    for (; n0 + 64 <= N; n0 += 64) {
-        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(), s3 = _mm256_setzero_ps();
-        __m256 s4 = _mm256_setzero_ps(), s5 = _mm256_setzero_ps(), s6 = _mm256_setzero_ps(), s7 = _mm256_setzero_ps();
-        const float* wk = w + n0;
-        for (k = 0; k < K; ++k, wk += rsw) {
-            __m256 xv = _mm256_broadcast_ss(x + k * incx);
-            s0 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wk + 0), s0); s1 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wk + 8), s1);
-            s2 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wk + 16), s2); s3 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wk + 24), s3);
-            s4 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wk + 32), s4); s5 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wk + 40), s5);
-            s6 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wk + 48), s6); s7 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wk + 56), s7);
+    for (n0 = 0; n0 < N; n0 += RLX__GEMV_NB) {
+        int64_t nb = rlx__gemm_min(RLX__GEMV_NB, N - n0), nv = nb & ~(int64_t)7;
+        float* acc = incy == 1 ? y + n0 : t;
+        for (j = 0; j < nb; ++j) acc[j] = 0.0f;
+        for (k = 0; k + 8 <= K; k += 8) {
+            const float* w0 = w + k * rsw + n0;
+            RLX__GV8(RLX__GVY_X)
+            for (j = 0; j + 32 <= nv; j += 32) {
+                __m256 a0 = _mm256_loadu_ps(acc + j), a1 = _mm256_loadu_ps(acc + j + 8);
+                __m256 a2 = _mm256_loadu_ps(acc + j + 16), a3 = _mm256_loadu_ps(acc + j + 24);
+                RLX__GV8(RLX__GVY_ROW)
+                _mm256_storeu_ps(acc + j, a0); _mm256_storeu_ps(acc + j + 8, a1);
+                _mm256_storeu_ps(acc + j + 16, a2); _mm256_storeu_ps(acc + j + 24, a3);
+            }
+            for (; j < nv; j += 8) {
+                __m256 a0 = _mm256_loadu_ps(acc + j);
+                RLX__GV8(RLX__GVY_ROW1)
+                _mm256_storeu_ps(acc + j, a0);
+            }
+            for (; j < nb; ++j)
+                for (r = 0; r < 8; ++r) acc[j] += x[(k + r) * incx] * w0[r * rsw + j];
         }
-        _mm256_storeu_ps(t + 0, s0); _mm256_storeu_ps(t + 8, s1); _mm256_storeu_ps(t + 16, s2);
-        _mm256_storeu_ps(t + 24, s3); _mm256_storeu_ps(t + 32, s4); _mm256_storeu_ps(t + 40, s5);
-        _mm256_storeu_ps(t + 48, s6); _mm256_storeu_ps(t + 56, s7);
-        for (j = 0; j < 64; ++j) y[(n0 + j) * incy] = t[j];
-    }
-    for (; n0 + 8 <= N; n0 += 8) {               /* 4 partial sums over k to hide the FMA latency */
-        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(), s3 = _mm256_setzero_ps();
-        const float* wk = w + n0;
-        for (k = 0; k + 4 <= K; k += 4, wk += 4 * rsw) {
-            s0 = _mm256_fmadd_ps(_mm256_broadcast_ss(x + k * incx), _mm256_loadu_ps(wk), s0);
-            s1 = _mm256_fmadd_ps(_mm256_broadcast_ss(x + (k + 1) * incx), _mm256_loadu_ps(wk + rsw), s1);
-            s2 = _mm256_fmadd_ps(_mm256_broadcast_ss(x + (k + 2) * incx), _mm256_loadu_ps(wk + 2 * rsw), s2);
-            s3 = _mm256_fmadd_ps(_mm256_broadcast_ss(x + (k + 3) * incx), _mm256_loadu_ps(wk + 3 * rsw), s3);
+        for (; k < K; ++k) {
+            const float* w0 = w + k * rsw + n0;
+            __m256 x0 = _mm256_broadcast_ss(x + k * incx);
+            for (j = 0; j < nv; j += 8) {
+                __m256 a0 = _mm256_loadu_ps(acc + j);
+                RLX__GVY_ROW1(0)
+                _mm256_storeu_ps(acc + j, a0);
+            }
+            for (; j < nb; ++j) acc[j] += x[k * incx] * w0[j];
         }
-        for (; k < K; ++k, wk += rsw) s0 = _mm256_fmadd_ps(_mm256_broadcast_ss(x + k * incx), _mm256_loadu_ps(wk), s0);
-        _mm256_storeu_ps(t, _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
-        for (j = 0; j < 8; ++j) y[(n0 + j) * incy] = t[j];
+        if (incy != 1)
+            for (j = 0; j < nb; ++j) y[(n0 + j) * incy] = t[j];
     }
-    if (n0 < N) rlx__sgemv_rows_c(N - n0, K, x, incx, w + n0, rsw, 1, y + n0 * incy, incy);
 }
 
 /* GEMV with columns of w contiguous and x contiguous: 4 dot products at a time, 8 lanes each. */
@@ -2909,57 +3755,52 @@ static void rlx__sgemm_pack_avx512(int R, int lines, int64_t kc, const float* sr
     rlx__sgemm_pack_avx2(R, lines, kc, src, ls, ks, dst);
 }
 
-/* GEMV with rows of w contiguous: 128 columns in 8 zmm accumulators, then 16 at a time (masked at the end) with
-   4 partial sums over k. */
+/* GEMV with rows of w contiguous (see rlx__sgemv_rows_c): 8 rows of W per step, 64 columns in 4 zmm sums, a
+   masked vector at the end of a pass. */
+#define RLX__GVZ_X(r) __m512 x##r = _mm512_set1_ps(x[(k + r) * incx]);
+#define RLX__GVZ_ROW(r) { const float* wr = w0 + (r) * rsw + j;                                                    \
+        a0 = _mm512_fmadd_ps(x##r, _mm512_loadu_ps(wr), a0); a1 = _mm512_fmadd_ps(x##r, _mm512_loadu_ps(wr + 16), a1); \
+        a2 = _mm512_fmadd_ps(x##r, _mm512_loadu_ps(wr + 32), a2); a3 = _mm512_fmadd_ps(x##r, _mm512_loadu_ps(wr + 48), a3); }
+#define RLX__GVZ_ROW1(r) a0 = _mm512_fmadd_ps(x##r, _mm512_maskz_loadu_ps(m, w0 + (r) * rsw + j), a0);
 RLX__TARGET_AVX512
 static void rlx__sgemv_rows_avx512(int64_t N, int64_t K, const float* x, int64_t incx, const float* w, int64_t rsw,
                                    int64_t csw, float* y, int64_t incy) {
-    float t[128];
-    int64_t n0 = 0, k;
-    int j;
+    float t[RLX__GEMV_NB];
+    int64_t n0, k, j;
     (void)csw;
-    for (; n0 + 128 <= N; n0 += 128) {
-        __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
-        __m512 s4 = _mm512_setzero_ps(), s5 = _mm512_setzero_ps(), s6 = _mm512_setzero_ps(), s7 = _mm512_setzero_ps();
-        const float* wk = w + n0;
-        for (k = 0; k < K; ++k, wk += rsw) {
-            __m512 xv = _mm512_set1_ps(x[k * incx]);
-            s0 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(wk + 0), s0); s1 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(wk + 16), s1);
-            s2 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(wk + 32), s2); s3 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(wk + 48), s3);
-            s4 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(wk + 64), s4); s5 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(wk + 80), s5);
-            s6 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(wk + 96), s6); s7 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(wk + 112), s7);
+    for (n0 = 0; n0 < N; n0 += RLX__GEMV_NB) {
+        int64_t nb = rlx__gemm_min(RLX__GEMV_NB, N - n0);
+        float* acc = incy == 1 ? y + n0 : t;
+        for (j = 0; j < nb; ++j) acc[j] = 0.0f;
+        for (k = 0; k + 8 <= K; k += 8) {
+            const float* w0 = w + k * rsw + n0;
+            RLX__GV8(RLX__GVZ_X)
+            for (j = 0; j + 64 <= nb; j += 64) {
+                __m512 a0 = _mm512_loadu_ps(acc + j), a1 = _mm512_loadu_ps(acc + j + 16);
+                __m512 a2 = _mm512_loadu_ps(acc + j + 32), a3 = _mm512_loadu_ps(acc + j + 48);
+                RLX__GV8(RLX__GVZ_ROW)
+                _mm512_storeu_ps(acc + j, a0); _mm512_storeu_ps(acc + j + 16, a1);
+                _mm512_storeu_ps(acc + j + 32, a2); _mm512_storeu_ps(acc + j + 48, a3);
+            }
+            for (; j < nb; j += 16) {
+                __mmask16 m = (__mmask16)(nb - j >= 16 ? 0xFFFFu : (1u << (nb - j)) - 1u);
+                __m512 a0 = _mm512_maskz_loadu_ps(m, acc + j);
+                RLX__GV8(RLX__GVZ_ROW1)
+                _mm512_mask_storeu_ps(acc + j, m, a0);
+            }
         }
-        if (incy == 1) {
-            float* yn = y + n0;
-            _mm512_storeu_ps(yn + 0, s0); _mm512_storeu_ps(yn + 16, s1); _mm512_storeu_ps(yn + 32, s2);
-            _mm512_storeu_ps(yn + 48, s3); _mm512_storeu_ps(yn + 64, s4); _mm512_storeu_ps(yn + 80, s5);
-            _mm512_storeu_ps(yn + 96, s6); _mm512_storeu_ps(yn + 112, s7);
-        } else {
-            _mm512_storeu_ps(t + 0, s0); _mm512_storeu_ps(t + 16, s1); _mm512_storeu_ps(t + 32, s2);
-            _mm512_storeu_ps(t + 48, s3); _mm512_storeu_ps(t + 64, s4); _mm512_storeu_ps(t + 80, s5);
-            _mm512_storeu_ps(t + 96, s6); _mm512_storeu_ps(t + 112, s7);
-            for (j = 0; j < 128; ++j) y[(n0 + j) * incy] = t[j];
+        for (; k < K; ++k) {
+            const float* w0 = w + k * rsw + n0;
+            __m512 x0 = _mm512_set1_ps(x[k * incx]);
+            for (j = 0; j < nb; j += 16) {
+                __mmask16 m = (__mmask16)(nb - j >= 16 ? 0xFFFFu : (1u << (nb - j)) - 1u);
+                __m512 a0 = _mm512_maskz_loadu_ps(m, acc + j);
+                RLX__GVZ_ROW1(0)
+                _mm512_mask_storeu_ps(acc + j, m, a0);
+            }
         }
-    }
-    for (; n0 < N; n0 += 16) {
-        int nb = (int)rlx__gemm_min(16, N - n0);
-        __mmask16 m = (__mmask16)(nb == 16 ? 0xFFFFu : (1u << nb) - 1u);
-        __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
-        const float* wk = w + n0;
-        for (k = 0; k + 4 <= K; k += 4, wk += 4 * rsw) {
-            s0 = _mm512_fmadd_ps(_mm512_set1_ps(x[k * incx]), _mm512_maskz_loadu_ps(m, wk), s0);
-            s1 = _mm512_fmadd_ps(_mm512_set1_ps(x[(k + 1) * incx]), _mm512_maskz_loadu_ps(m, wk + rsw), s1);
-            s2 = _mm512_fmadd_ps(_mm512_set1_ps(x[(k + 2) * incx]), _mm512_maskz_loadu_ps(m, wk + 2 * rsw), s2);
-            s3 = _mm512_fmadd_ps(_mm512_set1_ps(x[(k + 3) * incx]), _mm512_maskz_loadu_ps(m, wk + 3 * rsw), s3);
-        }
-        for (; k < K; ++k, wk += rsw) s0 = _mm512_fmadd_ps(_mm512_set1_ps(x[k * incx]), _mm512_maskz_loadu_ps(m, wk), s0);
-        s0 = _mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3));
-        if (incy == 1) {
-            _mm512_mask_storeu_ps(y + n0, m, s0);
-        } else {
-            _mm512_storeu_ps(t, s0);
+        if (incy != 1)
             for (j = 0; j < nb; ++j) y[(n0 + j) * incy] = t[j];
-        }
     }
 }
 
@@ -3995,10 +4836,224 @@ static void rlx__k_concat(const rlx_graph* g, const rlx__node* nd, void* const* 
     }
 }
 
-static size_t rlx__node_workspace(const rlx_graph* g, const rlx__node* nd, int nthreads) {
+/* ---- fused ops and state ---- */
+static float rlx__act_f(rlx_activation act, float x) {
+    switch (act) {
+    case RLX_ACT_RELU: return rlx__unary_f(RLX_OP_RELU, x);
+    case RLX_ACT_GELU: return rlx__unary_f(RLX_OP_GELU, x);
+    case RLX_ACT_GELU_TANH: return rlx__unary_f(RLX_OP_GELU_TANH, x);
+    case RLX_ACT_SILU: return rlx__unary_f(RLX_OP_SILU, x);
+    default: return x;
+    }
+}
+
+typedef struct rlx__lin_job { float* y; const float* bias; int64_t rows, n, per; rlx_activation act; } rlx__lin_job;
+static void rlx__lin_epilogue(void* vj, int64_t t, int thread) {
+    const rlx__lin_job* j = (const rlx__lin_job*)vj;
+    int64_t r0 = t * j->per, r1 = RLX__MIN(j->rows, r0 + j->per), r, c;
+    RLX__UNUSED(thread);
+    for (r = r0; r < r1; r++) {
+        float* y = j->y + r * j->n;
+        if (j->bias) for (c = 0; c < j->n; c++) y[c] += j->bias[c];
+        if (j->act != RLX_ACT_NONE) for (c = 0; c < j->n; c++) y[c] = rlx__act_f(j->act, y[c]);
+    }
+}
+/* linear: one GEMM over all leading dims, then bias and activation in a parallel epilogue */
+static void rlx__k_linear(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
+    const rlx__node* nw = rlx__N(g, rlx__in(g, nd, 1));
+    int64_t K = nw->shape[0], N = nw->shape[1], M = rlx__node_numel(nd) / N;
+    rlx__lin_job j;
+    int tasks;
+    rlx__sgemm(pool, ws, M, N, K, (const float*)in[0], K, 1, (const float*)in[1], N, 1, (float*)out, N);
+    j.y = (float*)out; j.bias = nd->ia[1] ? (const float*)in[2] : NULL; j.rows = M; j.n = N;
+    j.act = (rlx_activation)nd->ia[0];
+    if (!j.bias && j.act == RLX_ACT_NONE) return;
+    tasks = M * N >= 32768 ? rlx__pool_threads(pool) * 4 : 1;
+    j.per = (M + tasks - 1) / tasks;
+    rlx__parallel_for(pool, (M + j.per - 1) / j.per, rlx__lin_epilogue, &j);
+}
+
+/* add + norm: rows of the normalised trailing dims; the sum goes to the second half when emitted */
+typedef struct rlx__an_job {
+    const rlx__node* nd;
+    rlx_dtype dt;
+    const char *x, *r, *gamma, *beta;
+    char *y, *sum;
+    int64_t rows, len, per;
+} rlx__an_job;
+static void rlx__an_task(void* vj, int64_t t, int thread) {
+    const rlx__an_job* j = (const rlx__an_job*)vj;
+    int64_t r0 = t * j->per, r1 = RLX__MIN(j->rows, r0 + j->per), r, k;
+    int ln = j->nd->ia[3] == 1;
+    double eps = j->nd->fa[0];
+    RLX__UNUSED(thread);
+    for (r = r0; r < r1; r++) {
+        int64_t base = r * j->len;
+        double mean = 0, var = 0, inv;
+        if (j->dt == RLX_F32) {
+            const float *x = (const float*)j->x + base, *res = (const float*)j->r + base;
+            const float *gm = (const float*)j->gamma, *bt = (const float*)j->beta;
+            float* y = (float*)j->y + base;
+            float* sm = j->sum ? (float*)j->sum + base : y;   /* without a sum output, y holds it first */
+            for (k = 0; k < j->len; k++) { sm[k] = x[k] + res[k]; mean += (double)sm[k]; }
+            mean = ln ? mean / (double)j->len : 0.0;
+            for (k = 0; k < j->len; k++) { double d = (double)sm[k] - mean; var += d * d; }
+            inv = 1.0 / sqrt(var / (double)j->len + eps);
+            for (k = 0; k < j->len; k++) {
+                float v = (float)(((double)sm[k] - mean) * inv);
+                if (gm) v *= gm[k];
+                if (bt) v += bt[k];
+                y[k] = v;
+            }
+        } else {
+            for (k = 0; k < j->len; k++) {
+                double s = rlx__load_f64(j->x, j->dt, base + k) + rlx__load_f64(j->r, j->dt, base + k);
+                rlx__store_f64(j->sum ? j->sum : j->y, j->dt, base + k, s);
+            }
+            for (k = 0; k < j->len; k++) mean += rlx__load_f64(j->sum ? j->sum : j->y, j->dt, base + k);
+            mean = ln ? mean / (double)j->len : 0.0;
+            for (k = 0; k < j->len; k++) { double d = rlx__load_f64(j->sum ? j->sum : j->y, j->dt, base + k) - mean; var += d * d; }
+            inv = 1.0 / sqrt(var / (double)j->len + eps);
+            for (k = 0; k < j->len; k++) {
+                double v = (rlx__load_f64(j->sum ? j->sum : j->y, j->dt, base + k) - mean) * inv;
+                if (j->gamma) v *= rlx__load_f64(j->gamma, j->dt, k);
+                if (j->beta) v += rlx__load_f64(j->beta, j->dt, k);
+                rlx__store_f64(j->y, j->dt, base + k, v);
+            }
+        }
+    }
+}
+static void rlx__k_add_norm(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool) {
+    const rlx__node* nx = rlx__N(g, rlx__in(g, nd, 0));
+    rlx__an_job j;
+    int k = 2, tasks;
+    int64_t n = rlx__node_numel(nx);
+    memset(&j, 0, sizeof j);
+    j.nd = nd; j.dt = nd->dtype; j.x = (const char*)in[0]; j.r = (const char*)in[1];
+    if (nd->ia[1]) j.gamma = (const char*)in[k++];
+    if (nd->ia[2]) j.beta = (const char*)in[k];
+    j.y = (char*)out;
+    j.sum = nd->ia[4] ? (char*)out + (size_t)n * rlx_dtype_size(nd->dtype) : NULL;
+    j.len = rlx__numel(nx->rank - (int)nd->ia[0], nx->shape + nd->ia[0]);
+    j.rows = n / j.len;
+    tasks = n >= 32768 ? rlx__pool_threads(pool) * 4 : 1;
+    j.per = (j.rows + tasks - 1) / tasks;
+    rlx__parallel_for(pool, (j.rows + j.per - 1) / j.per, rlx__an_task, &j);
+}
+
+/* FUSED_EW: a small register program over f32 inputs (each of the output's size or a single element),
+   evaluated in blocks so every instruction is a tight loop over the block */
+#define RLX__EW_BLOCK 256
+#define RLX__EW_MAXI (RLX__NIA - 1)
+typedef struct rlx__few_job { const rlx__node* nd; const float* in[8]; int64_t inn[8]; float* out; int64_t n, per; } rlx__few_job;
+static void rlx__few_task(void* vj, int64_t t, int thread) {
+    const rlx__few_job* j = (const rlx__few_job*)vj;
+    int64_t e0 = t * j->per, e1 = RLX__MIN(j->n, e0 + j->per), b;
+    int ninst = (int)j->nd->ia[0], k;
+    float reg[RLX__EW_MAXI][RLX__EW_BLOCK];
+    RLX__UNUSED(thread);
+    for (b = e0; b < e1; b += RLX__EW_BLOCK) {
+        int64_t m = RLX__MIN((int64_t)RLX__EW_BLOCK, e1 - b), i;
+        for (k = 0; k < ninst; k++) {
+            int64_t code = j->nd->ia[1 + k];
+            rlx_op op = (rlx_op)(code & 0xFF);
+            int ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF);
+            float av[RLX__EW_BLOCK], bv[RLX__EW_BLOCK];
+            const float *a, *bb = NULL;
+            float* o = reg[k];
+            if (ra < 8) {
+                if (j->inn[ra] == 1) { for (i = 0; i < m; i++) av[i] = j->in[ra][0]; a = av; }
+                else a = j->in[ra] + b;
+            } else a = reg[ra - 8];
+            if (rlx__is_binary(op)) {
+                if (rb < 8) {
+                    if (j->inn[rb] == 1) { for (i = 0; i < m; i++) bv[i] = j->in[rb][0]; bb = bv; }
+                    else bb = j->in[rb] + b;
+                } else bb = reg[rb - 8];
+                switch (op) {
+                case RLX_OP_ADD: for (i = 0; i < m; i++) o[i] = a[i] + bb[i]; break;
+                case RLX_OP_SUB: for (i = 0; i < m; i++) o[i] = a[i] - bb[i]; break;
+                case RLX_OP_MUL: for (i = 0; i < m; i++) o[i] = a[i] * bb[i]; break;
+                case RLX_OP_DIV: for (i = 0; i < m; i++) o[i] = a[i] / bb[i]; break;
+                default: for (i = 0; i < m; i++) o[i] = rlx__binary_f(op, a[i], bb[i]); break;
+                }
+            } else {
+                for (i = 0; i < m; i++) o[i] = rlx__unary_f(op, a[i]);
+            }
+        }
+        memcpy(j->out + b, reg[ninst - 1], sizeof(float) * (size_t)m);
+    }
+}
+static void rlx__k_fused_ew(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool) {
+    rlx__few_job j;
+    int k, tasks;
+    memset(&j, 0, sizeof j);
+    j.nd = nd;
+    for (k = 0; k < nd->nin; k++) {
+        j.in[k] = (const float*)in[k];
+        j.inn[k] = rlx__node_numel(rlx__N(g, rlx__in(g, nd, k)));
+    }
+    j.out = (float*)out;
+    j.n = rlx__node_numel(nd);
+    tasks = j.n >= 32768 ? rlx__pool_threads(pool) * 4 : 1;
+    j.per = ((j.n + tasks - 1) / tasks + RLX__EW_BLOCK - 1) / RLX__EW_BLOCK * RLX__EW_BLOCK;
+    rlx__parallel_for(pool, (j.n + j.per - 1) / j.per, rlx__few_task, &j);
+}
+
+static void rlx__k_glu(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out) {
+    int64_t n = rlx__node_numel(nd), i;
+    int swi = nd->op == RLX_OP_SWIGLU;
     RLX__UNUSED(g);
-    if (nd->op == RLX_OP_MATMUL && nd->dtype == RLX_F32) return rlx__sgemm_workspace_bytes(nthreads);
-    return 0;
+    if (nd->dtype == RLX_F32) {
+        const float *gt = (const float*)in[0], *up = (const float*)in[1];
+        float* y = (float*)out;
+        if (swi) for (i = 0; i < n; i++) y[i] = gt[i] / (1.0f + expf(-gt[i])) * up[i];
+        else for (i = 0; i < n; i++) y[i] = rlx__unary_f(RLX_OP_GELU, gt[i]) * up[i];
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        double gv = rlx__load_f64(in[0], nd->dtype, i);
+        rlx__store_f64(out, nd->dtype, i, rlx__unary_d(swi ? RLX_OP_SILU : RLX_OP_GELU, gv) * rlx__load_f64(in[1], nd->dtype, i));
+    }
+}
+
+/* state_write: out aliases the state; copy the update rows that land inside it */
+static void rlx__k_state_write(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out) {
+    const rlx__node *nu = rlx__N(g, rlx__in(g, nd, 1)), *no = rlx__N(g, rlx__in(g, nd, 2));
+    int a = (int)nd->ia[0], i;
+    int64_t outer = 1, inner = 1, dim = nd->shape[a], len = nu->shape[a], off = rlx__load_i64(in[2], no->dtype, 0), o, r;
+    size_t e = rlx_dtype_size(nd->dtype);
+    for (i = 0; i < a; i++) outer *= nd->shape[i];
+    for (i = a + 1; i < nd->rank; i++) inner *= nd->shape[i];
+    if (out != in[0]) memcpy(out, in[0], rlx__node_bytes(nd));
+    for (o = 0; o < outer; o++)
+        for (r = 0; r < len; r++) {
+            int64_t dr = off + r;
+            if (dr < 0 || dr >= dim) continue;
+            memcpy((char*)out + (size_t)((o * dim + dr) * inner) * e, (const char*)in[1] + (size_t)((o * len + r) * inner) * e,
+                   (size_t)inner * e);
+        }
+}
+
+/* kernels in later fragments */
+static size_t rlx__ws_vision(const rlx_graph* g, const rlx__node* nd, int nthreads);
+static void rlx__k_vision(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws);
+static size_t rlx__ws_attn(const rlx_graph* g, const rlx__node* nd, int nthreads);
+static void rlx__k_attn(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws);
+static size_t rlx__ws_misc(const rlx_graph* g, const rlx__node* nd, int nthreads);
+static void rlx__k_misc(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws);
+
+static size_t rlx__node_workspace(const rlx_graph* g, const rlx__node* nd, int nthreads) {
+    switch (nd->op) {
+    case RLX_OP_MATMUL: return nd->dtype == RLX_F32 ? rlx__sgemm_workspace_bytes(nthreads) : 0;
+    case RLX_OP_LINEAR: return rlx__sgemm_workspace_bytes(nthreads);
+    case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE: case RLX_OP_POOL: case RLX_OP_GROUP_NORM: case RLX_OP_RESIZE:
+    case RLX_OP_PAD:
+        return rlx__ws_vision(g, nd, nthreads);
+    case RLX_OP_ATTENTION: case RLX_OP_ROPE: return rlx__ws_attn(g, nd, nthreads);
+    case RLX_OP_CUMSUM: case RLX_OP_TOPK: case RLX_OP_SAMPLE: return rlx__ws_misc(g, nd, nthreads);
+    default: return 0;
+    }
 }
 
 /* Execute one node: inputs in[k], output out (both in the node's own dtypes, contiguous). */
@@ -4067,8 +5122,57 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
     }
     case RLX_OP_CONCAT: rlx__k_concat(g, nd, in, out); return;
     case RLX_OP_GATHER: rlx__k_gather(g, nd, in, out); return;
+    case RLX_OP_LINEAR: rlx__k_linear(g, nd, in, out, pool, ws); return;
+    case RLX_OP_ADD_NORM: rlx__k_add_norm(g, nd, in, out, pool); return;
+    case RLX_OP_SWIGLU: case RLX_OP_GEGLU: rlx__k_glu(g, nd, in, out); return;
+    case RLX_OP_FUSED_EW: rlx__k_fused_ew(g, nd, in, out, pool); return;
+    case RLX_OP_STATE_WRITE: rlx__k_state_write(g, nd, in, out); return;
+    case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE: case RLX_OP_POOL: case RLX_OP_GROUP_NORM: case RLX_OP_RESIZE:
+    case RLX_OP_PAD:
+        rlx__k_vision(g, nd, in, out, pool, ws);
+        return;
+    case RLX_OP_ATTENTION: case RLX_OP_ROPE: rlx__k_attn(g, nd, in, out, pool, ws); return;
+    case RLX_OP_CUMSUM: case RLX_OP_TOPK: case RLX_OP_SAMPLE: rlx__k_misc(g, nd, in, out, pool, ws); return;
     default: RLX_ASSERT(0 && "rlx: no CPU kernel for op"); return;
     }
+}
+
+/* ---- CPU kernels: conv, conv_transpose, pool, group_norm, resize, pad (placeholder) ---- */
+static size_t rlx__ws_vision(const rlx_graph* g, const rlx__node* nd, int nthreads) {
+    RLX__UNUSED(g); RLX__UNUSED(nd); RLX__UNUSED(nthreads);
+    return 0;
+}
+static void rlx__k_vision(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
+    RLX__UNUSED(g); RLX__UNUSED(nd); RLX__UNUSED(in); RLX__UNUSED(out); RLX__UNUSED(pool); RLX__UNUSED(ws);
+    RLX_ASSERT(0 && "vision kernels not implemented");
+}
+
+/* ---- CPU kernels: attention, rope (placeholder) ---- */
+static size_t rlx__ws_attn(const rlx_graph* g, const rlx__node* nd, int nthreads) {
+    RLX__UNUSED(g); RLX__UNUSED(nd); RLX__UNUSED(nthreads);
+    return 0;
+}
+static void rlx__k_attn(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
+    RLX__UNUSED(g); RLX__UNUSED(nd); RLX__UNUSED(in); RLX__UNUSED(out); RLX__UNUSED(pool); RLX__UNUSED(ws);
+    RLX_ASSERT(0 && "attention kernels not implemented");
+}
+RLXDEF rlx_result rlx_rope_tables(float* cos_out, float* sin_out, int max_pos, int n_rot, double theta) {
+    RLX__UNUSED(cos_out); RLX__UNUSED(sin_out); RLX__UNUSED(max_pos); RLX__UNUSED(n_rot); RLX__UNUSED(theta);
+    return RLX_ERROR_UNSUPPORTED;
+}
+
+/* ---- CPU kernels: cumsum, topk, sample (placeholder) ---- */
+static size_t rlx__ws_misc(const rlx_graph* g, const rlx__node* nd, int nthreads) {
+    RLX__UNUSED(g); RLX__UNUSED(nd); RLX__UNUSED(nthreads);
+    return 0;
+}
+static void rlx__k_misc(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
+    RLX__UNUSED(g); RLX__UNUSED(nd); RLX__UNUSED(in); RLX__UNUSED(out); RLX__UNUSED(pool); RLX__UNUSED(ws);
+    RLX_ASSERT(0 && "misc kernels not implemented");
+}
+RLXDEF float rlx_uniform(uint64_t seed, int64_t counter, int64_t row) {
+    RLX__UNUSED(seed); RLX__UNUSED(counter); RLX__UNUSED(row);
+    return 0.0f;
 }
 
 /* ------------------------------------------------------------------------------------------------------------
@@ -4103,8 +5207,9 @@ struct rlx_program {
     rlx_allocator al;
     rlx__core* core;
     rlx__weights* w;
-    void *arena_raw, *ws_raw;
+    void *arena_raw, *ws_raw, *state_raw;
     unsigned char* arena;
+    unsigned char* state;    /* persistent states, zero after compile */
     void* ws;
     size_t ws_bytes;
     rlx__pool* pool;
@@ -4164,6 +5269,7 @@ RLXDEF void rlx_program_destroy(rlx_program* p) {
     rlx__core_release(p->core);
     rlx__free(&al, p->arena_raw);
     rlx__free(&al, p->ws_raw);
+    rlx__free(&al, p->state_raw);
     rlx__free(&al, p->ptr);
     rlx__free(&al, p->stepin);
     rlx__free(&al, p->input_set);
@@ -4192,10 +5298,12 @@ static rlx_result rlx__program_new(const rlx_allocator* al, rlx__core* c, rlx__w
     }
     p->arena = (unsigned char*)rlx__alloc_aligned(al, c->plan.arena_bytes, &p->arena_raw);
     p->ws = p->ws_bytes ? rlx__alloc_aligned(al, p->ws_bytes, &p->ws_raw) : NULL;
+    p->state = (unsigned char*)rlx__alloc_aligned(al, c->plan.state_bytes, &p->state_raw);
+    if (p->state) memset(p->state, 0, c->plan.state_bytes);
     p->ptr = (void**)rlx__calloc(al, sizeof(void*) * (size_t)(ir->n + 1));
     p->stepin = (void**)rlx__calloc(al, sizeof(void*) * (size_t)(c->nstepin + 1));
     p->input_set = (unsigned char*)rlx__calloc(al, (size_t)ir->n + 1);
-    if (!p->arena || (p->ws_bytes && !p->ws) || !p->ptr || !p->stepin || !p->input_set) {
+    if (!p->arena || (p->ws_bytes && !p->ws) || !p->state || !p->ptr || !p->stepin || !p->input_set) {
         rlx_program_destroy(p);
         return RLX_ERROR_OUT_OF_MEMORY;
     }
@@ -4203,6 +5311,7 @@ static rlx_result rlx__program_new(const rlx_allocator* al, rlx__core* c, rlx__w
         const rlx__buf* b = &c->plan.bufs[i];
         if (b->kind == RLX_BUFFER_VIEW) p->ptr[i] = (char*)p->ptr[b->root] + b->offset;
         else if (b->kind == RLX_BUFFER_PARAM || b->kind == RLX_BUFFER_CONSTANT) p->ptr[i] = w->base + b->offset;
+        else if (b->kind == RLX_BUFFER_STATE) p->ptr[i] = p->state + b->offset;
         else p->ptr[i] = p->arena + b->offset;
     }
     for (s = 0; s < c->plan.nsteps; s++) {
@@ -4377,6 +5486,7 @@ RLXDEF rlx_result rlx_program_clone(rlx_program* p, int share_weights, rlx_progr
     r = rlx__program_new(&p->al, p->core, w, p->nthreads, &q);
     rlx__weights_release(w);
     if (r != RLX_OK) return rlx__perr(p, r, "clone: out of memory");
+    memcpy(q->state, p->state, p->core->plan.state_bytes);
     /* inputs carry over, so the clone can run at once */
     for (i = 0; i < p->core->ir->n; i++)
         if (p->core->plan.bufs[i].kind == RLX_BUFFER_INPUT && p->input_set[i]) {
@@ -4413,7 +5523,7 @@ static rlx_result rlx__io_check(rlx_program* p, const char* what, const char* na
 
 static rlx_result rlx__set_source(rlx_program* p, rlx_op op, const char* name, rlx_dtype dtype, const void* data,
                                   size_t bytes, int raw) {
-    const char* what = op == RLX_OP_PARAM ? "set_param" : "set_input";
+    const char* what = op == RLX_OP_PARAM ? "set_param" : op == RLX_OP_STATE ? "set_state" : "set_input";
     const rlx__node* nd;
     int i;
     rlx_result r;
@@ -4422,14 +5532,14 @@ static rlx_result rlx__set_source(rlx_program* p, rlx_op op, const char* name, r
     i = rlx__find_source(p, op, name);
     if (i < 0)
         return rlx__perr(p, RLX_ERROR_NOT_FOUND, "%s: the program has no %s named '%s'", what,
-                         op == RLX_OP_PARAM ? "param" : "input", name);
+                         op == RLX_OP_PARAM ? "param" : op == RLX_OP_STATE ? "state" : "input", name);
     nd = &p->core->ir->nodes[i];
     if (raw) dtype = nd->dtype;
     r = rlx__io_check(p, what, name, dtype, data, bytes, nd);
     if (r != RLX_OK) return r;
     rlx__convert(p->ptr[i], nd->dtype, data, dtype, rlx__node_numel(nd));
     if (op == RLX_OP_PARAM) p->w->set[i] = 1;
-    else p->input_set[i] = 1;
+    else if (op == RLX_OP_INPUT) p->input_set[i] = 1;
     return RLX_OK;
 }
 
@@ -4452,6 +5562,24 @@ RLXDEF rlx_result rlx_set_input(rlx_program* p, const char* name, rlx_dtype dtyp
 RLXDEF rlx_result rlx_set_input_f32(rlx_program* p, const char* n, const float* d, size_t c) { return rlx_set_input(p, n, RLX_F32, d, RLX__COUNT_BYTES(c, float)); }
 RLXDEF rlx_result rlx_set_input_i32(rlx_program* p, const char* n, const int32_t* d, size_t c) { return rlx_set_input(p, n, RLX_I32, d, RLX__COUNT_BYTES(c, int32_t)); }
 RLXDEF rlx_result rlx_set_input_i64(rlx_program* p, const char* n, const int64_t* d, size_t c) { return rlx_set_input(p, n, RLX_I64, d, RLX__COUNT_BYTES(c, int64_t)); }
+
+RLXDEF rlx_result rlx_set_state(rlx_program* p, const char* name, rlx_dtype dtype, const void* data, size_t bytes) {
+    return rlx__set_source(p, RLX_OP_STATE, name, dtype, data, bytes, 0);
+}
+RLXDEF rlx_result rlx_get_state(rlx_program* p, const char* name, rlx_dtype dtype, void* dst, size_t bytes) {
+    int i;
+    rlx_result r;
+    const rlx__node* nd;
+    if (!p) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!name) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "get_state: name is NULL");
+    i = rlx__find_source(p, RLX_OP_STATE, name);
+    if (i < 0) return rlx__perr(p, RLX_ERROR_NOT_FOUND, "get_state: the program has no state named '%s'", name);
+    nd = &p->core->ir->nodes[i];
+    r = rlx__io_check(p, "get_state", name, dtype, dst, bytes, nd);
+    if (r != RLX_OK) return r;
+    rlx__convert(dst, dtype, p->ptr[i], nd->dtype, rlx__node_numel(nd));
+    return RLX_OK;
+}
 
 RLXDEF rlx_result rlx_run(rlx_program* p) {
     const rlx__core* c;
@@ -4548,6 +5676,7 @@ RLXDEF rlx_result rlx_program_plan(const rlx_program* p, rlx_plan_info* info) {
     info->lower_bound_bytes = p->core->plan.lower_bound_bytes;
     info->weight_bytes = p->core->plan.weight_bytes;
     info->workspace_bytes = p->ws_bytes;
+    info->state_bytes = p->core->plan.state_bytes;
     info->num_steps = p->core->plan.nsteps;
     info->num_buffers = p->core->ir->n;
     info->num_threads = p->nthreads;
@@ -4580,7 +5709,7 @@ RLXDEF rlx_result rlx_program_buffer(const rlx_program* p, int index, rlx_buffer
 RLXDEF size_t rlx_program_report(const rlx_program* p, char* buf, size_t cap) {
     rlx__sb sb;
     int s;
-    static const char* const kinds[] = {"?", "input", "param", "constant", "intermediate", "output", "view"};
+    static const char* const kinds[] = {"?", "input", "param", "constant", "intermediate", "output", "view", "state"};
     sb.buf = buf; sb.cap = cap; sb.len = 0;
     if (!p) { rlx__sbf(&sb, "(null program)\n"); return rlx__sb_done(&sb); }
     rlx__sbf(&sb, "device: %s (%s), %d thread(s)\n", rlx_device_name(p->device), p->reason, p->nthreads);
