@@ -505,9 +505,12 @@ enum {
     RLX_COMPILE_NO_FALLBACK = 1u << 0,  /* fail instead of falling back to another device              */
     RLX_COMPILE_NO_OPTIMIZE = 1u << 1,  /* skip constant folding, CSE and DCE (verify still runs)      */
     RLX_COMPILE_NO_REUSE = 1u << 2,     /* give every buffer its own memory (for debugging the planner) */
-    RLX_COMPILE_DECOMPOSE = 1u << 3     /* legalize as if the device lacked every composite op that has a
+    RLX_COMPILE_DECOMPOSE = 1u << 3,    /* legalize as if the device lacked every composite op that has a
                                            decomposition (gelu, silu, sigmoid, rsqrt, mean, softmax,
-                                           log_softmax, layernorm, rmsnorm): tests the GPU legalizer on the CPU */
+                                           log_softmax, layernorm, rmsnorm, linear, add+norm, swiglu, geglu,
+                                           fused elementwise): tests the GPU legalizer on the CPU */
+    RLX_COMPILE_NO_FUSION = 1u << 4     /* skip the fusion pass (matmul+bias+act, add+norm, GLUs, elementwise
+                                           chains); RLX_COMPILE_NO_OPTIMIZE implies it */
 };
 
 /* Zero-initialise and set what you need. */
@@ -2669,8 +2672,19 @@ static int rlx__decomposable(rlx_op op) {
     switch (op) {
     case RLX_OP_GELU: case RLX_OP_GELU_TANH: case RLX_OP_SILU: case RLX_OP_SIGMOID: case RLX_OP_RSQRT:
     case RLX_OP_MEAN: case RLX_OP_SOFTMAX: case RLX_OP_LOG_SOFTMAX: case RLX_OP_LAYERNORM: case RLX_OP_RMSNORM:
+    case RLX_OP_LINEAR: case RLX_OP_ADD_NORM: case RLX_OP_SWIGLU: case RLX_OP_GEGLU: case RLX_OP_FUSED_EW:
         return 1;
     default: return 0;
+    }
+}
+
+static rlx_tensor rlx__act_build(rlx_graph* ng, rlx_activation act, rlx_tensor y) {
+    switch (act) {
+    case RLX_ACT_RELU: return rlx_relu(ng, y);
+    case RLX_ACT_GELU: return rlx_gelu(ng, y);
+    case RLX_ACT_GELU_TANH: return rlx_gelu_tanh(ng, y);
+    case RLX_ACT_SILU: return rlx_silu(ng, y);
+    default: return y;
     }
 }
 
@@ -2728,6 +2742,40 @@ static rlx_tensor rlx__decompose(rlx_graph* ng, const rlx__node* nd, const rlx_t
         if (nd->ia[1]) y = rlx_mul(ng, y, x[k++]);
         if (nd->ia[2]) y = rlx_add(ng, y, x[k]);
         return y;
+    }
+    case RLX_OP_LINEAR: {
+        rlx_tensor y = rlx_matmul(ng, x[0], x[1]);
+        if (nd->ia[1]) y = rlx_add(ng, y, x[2]);
+        return rlx__act_build(ng, (rlx_activation)nd->ia[0], y);
+    }
+    case RLX_OP_SWIGLU: return rlx_mul(ng, rlx_silu(ng, x[0]), x[1]);
+    case RLX_OP_GEGLU: return rlx_mul(ng, rlx_gelu(ng, x[0]), x[1]);
+    case RLX_OP_ADD_NORM: {
+        rlx_tensor s = rlx_add(ng, x[0], x[1]), none = rlx__T(0), y;
+        int k = 2, rank = 0;
+        int64_t shp[RLX_MAX_RANK + 1];
+        rlx_tensor gm = nd->ia[1] ? x[k++] : none, bt = nd->ia[2] ? x[k] : none, parts[2];
+        y = nd->ia[3] ? rlx_layernorm(ng, s, gm, bt, (int)nd->ia[0], (float)nd->fa[0])
+                      : rlx_rmsnorm(ng, s, gm, bt, (float)nd->fa[0]);
+        if (!nd->ia[4]) return y;
+        rlx_tensor_info(ng, s, &rank, shp + 1);
+        shp[0] = 1;
+        parts[0] = rlx_reshape(ng, y, rank + 1, shp);
+        parts[1] = rlx_reshape(ng, s, rank + 1, shp);
+        return rlx_concat(ng, 2, parts, 0);
+    }
+    case RLX_OP_FUSED_EW: {
+        rlx_tensor reg[RLX__NIA];
+        int n = (int)nd->ia[0], i;
+        for (i = 0; i < n && i < RLX__NIA - 1; i++) {
+            int64_t code = nd->ia[1 + i];
+            rlx_op op = (rlx_op)(code & 0xFF);
+            int ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF);
+            rlx_tensor a = ra < 8 ? x[ra] : reg[ra - 8];
+            if (rlx__is_binary(op)) reg[i] = rlx_binary(ng, op, a, rb < 8 ? x[rb] : reg[rb - 8]);
+            else reg[i] = rlx_unary(ng, op, a);
+        }
+        return n > 0 ? reg[n - 1] : rlx__T(0);
     }
     default:
         return rlx__T(0);
@@ -2889,6 +2937,185 @@ static rlx_graph* rlx__dce(rlx_graph* g, uint32_t* remap) {
         remap[i] = live[i] ? rlx__copy_node(ng, g, rlx__N(g, (uint32_t)i), remap) : 0;
     rlx__free(&g->al, live);
     if (ng->status == RLX_OK) rlx__copy_outputs(ng, g, remap);
+    return ng;
+}
+
+/* fusion: forms linear (matmul + bias + activation), add + rmsnorm/layernorm (emitting the sum when the sum
+   has later readers), swiglu/geglu, and fused elementwise chains (f32). It only absorbs intermediates that
+   have a single reader and are not graph outputs (except the add of add+norm, whose other readers switch to
+   the emitted sum). `has(op)` says which fused ops the target runs. The absorbed producers are left dead
+   for the DCE that follows. */
+typedef struct rlx__ewgroup {
+    int ninst, nin;
+    int64_t inst[RLX__NIA - 1];
+    uint32_t in[8];            /* ids in the new graph */
+} rlx__ewgroup;
+
+static int rlx__ew_fusable(const rlx_graph* g, const rlx__node* nd) {
+    int k;
+    if (nd->dtype != RLX_F32) return 0;
+    if (!(rlx__is_unary(nd->op) || (rlx__is_binary(nd->op) && !rlx__is_compare(nd->op)))) return 0;
+    for (k = 0; k < nd->nin; k++) {
+        const rlx__node* in = rlx__N(g, rlx__in(g, nd, k));
+        int same = in->rank == nd->rank && !memcmp(in->shape, nd->shape, sizeof(int64_t) * (size_t)nd->rank);
+        if (in->dtype != RLX_F32 || !(same || (rlx__node_numel(in) == 1 && in->rank <= nd->rank))) return 0;
+    }
+    return 1;
+}
+
+/* Operand index of new-graph tensor id in group gr (adding it as an input); -1 when full. */
+static int rlx__ew_operand(rlx__ewgroup* gr, uint32_t id) {
+    int i;
+    for (i = 0; i < gr->nin; i++)
+        if (gr->in[i] == id) return i;
+    if (gr->nin >= 8) return -1;
+    gr->in[gr->nin] = id;
+    return gr->nin++;
+}
+
+/* Append producer group p into gr; returns the register holding p's result, or -1 if it does not fit. */
+static int rlx__ew_inline(rlx__ewgroup* gr, const rlx__ewgroup* p) {
+    rlx__ewgroup save = *gr;
+    int base = gr->ninst, i;
+    if (gr->ninst + p->ninst > RLX__NIA - 2) return -1;
+    for (i = 0; i < p->ninst; i++) {
+        int64_t code = p->inst[i];
+        int op = (int)(code & 0xFF), ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF);
+        ra = ra < 8 ? rlx__ew_operand(gr, p->in[ra]) : ra + base;
+        rb = rb < 8 ? (rlx__is_binary((rlx_op)op) ? rlx__ew_operand(gr, p->in[rb]) : 0) : rb + base;
+        if (ra < 0 || rb < 0) { *gr = save; return -1; }
+        gr->inst[gr->ninst++] = op | ((int64_t)ra << 8) | ((int64_t)rb << 16);
+    }
+    return 8 + gr->ninst - 1;
+}
+
+static rlx_graph* rlx__fuse(rlx_graph* g, rlx__has_op_fn has, uint32_t* remap) {
+    rlx_graph* ng = rlx__new_graph(&g->al);
+    int *uses = NULL, *first_use = NULL, i, k;
+    unsigned char* isout = NULL;
+    rlx__ewgroup* grp = NULL;        /* per old node: its elementwise group (ninst 0 = none) */
+    if (!ng) return NULL;
+    uses = (int*)rlx__calloc(&g->al, sizeof(int) * ((size_t)g->n + 1));
+    first_use = (int*)rlx__calloc(&g->al, sizeof(int) * ((size_t)g->n + 1));
+    isout = (unsigned char*)rlx__calloc(&g->al, (size_t)g->n + 1);
+    grp = (rlx__ewgroup*)rlx__calloc(&g->al, sizeof(rlx__ewgroup) * ((size_t)g->n + 1));
+    if (!uses || !first_use || !isout || !grp) { rlx__gerr(ng, RLX_ERROR_OUT_OF_MEMORY, "fusion: out of memory"); goto done; }
+    for (i = 1; i <= g->n; i++) {
+        const rlx__node* nd = rlx__N(g, (uint32_t)i);
+        for (k = 0; k < nd->nin; k++) {
+            uint32_t in = rlx__in(g, nd, k);
+            if (!uses[in]++) first_use[in] = i;
+        }
+    }
+    for (i = 0; i < g->nouts; i++) isout[g->outs[i].id] = 1;
+#define RLX__SOLE(id) (uses[id] == 1 && !isout[id])
+    for (i = 1; i <= g->n && ng->status == RLX_OK; i++) {
+        const rlx__node* nd = rlx__N(g, (uint32_t)i);
+        uint32_t fused = 0;
+        /* linear: [act](add(matmul(x, w), bias)) */
+        if (has(RLX_OP_LINEAR) && nd->dtype == RLX_F32) {
+            const rlx__node* add = NULL;
+            rlx_activation act = RLX_ACT_NONE;
+            uint32_t add_id = 0;
+            switch (nd->op) {
+            case RLX_OP_RELU: act = RLX_ACT_RELU; break;
+            case RLX_OP_GELU: act = RLX_ACT_GELU; break;
+            case RLX_OP_GELU_TANH: act = RLX_ACT_GELU_TANH; break;
+            case RLX_OP_SILU: act = RLX_ACT_SILU; break;
+            default: break;
+            }
+            if (act != RLX_ACT_NONE && rlx__N(g, rlx__in(g, nd, 0))->op == RLX_OP_ADD && RLX__SOLE(rlx__in(g, nd, 0)))
+                add_id = rlx__in(g, nd, 0);
+            else if (nd->op == RLX_OP_ADD) {
+                /* fuse at the add only when no activation will take it */
+                const rlx__node* c = uses[i] == 1 && !isout[i] ? rlx__N(g, (uint32_t)first_use[i]) : NULL;
+                int act_next = c && (c->op == RLX_OP_RELU || c->op == RLX_OP_GELU || c->op == RLX_OP_GELU_TANH || c->op == RLX_OP_SILU);
+                if (!act_next) add_id = (uint32_t)i;
+            }
+            if (add_id) add = rlx__N(g, add_id);
+            if (add) {
+                for (k = 0; k < 2 && !fused; k++) {
+                    uint32_t mm = rlx__in(g, add, k), b = rlx__in(g, add, 1 - k);
+                    const rlx__node *nm = rlx__N(g, mm), *nb = rlx__N(g, b);
+                    if (nm->op != RLX_OP_MATMUL || !RLX__SOLE(mm) || nm->dtype != RLX_F32) continue;
+                    if (rlx__N(g, rlx__in(g, nm, 1))->rank != 2 || nm->ia[1] != 2) continue;
+                    if (nb->rank != 1 || nm->rank < 1 || nb->shape[0] != nm->shape[nm->rank - 1]) continue;
+                    if (add->rank != nm->rank) continue;
+                    fused = rlx_linear(ng, rlx__T(remap[rlx__in(g, nm, 0)]), rlx__T(remap[rlx__in(g, nm, 1)]),
+                                       rlx__T(remap[b]), act).id;
+                }
+            }
+        }
+        /* add + norm */
+        if (!fused && has(RLX_OP_ADD_NORM) && (nd->op == RLX_OP_RMSNORM || nd->op == RLX_OP_LAYERNORM)) {
+            uint32_t a = rlx__in(g, nd, 0);
+            const rlx__node* na = rlx__N(g, a);
+            if (na->op == RLX_OP_ADD && first_use[a] == i) {
+                const rlx__node *x0 = rlx__N(g, rlx__in(g, na, 0)), *x1 = rlx__N(g, rlx__in(g, na, 1));
+                int same = x0->rank == na->rank && x1->rank == na->rank && na->rank < RLX_MAX_RANK &&
+                           !memcmp(x0->shape, na->shape, sizeof(int64_t) * (size_t)na->rank) &&
+                           !memcmp(x1->shape, na->shape, sizeof(int64_t) * (size_t)na->rank);
+                if (same) {
+                    rlx_tensor gm = rlx__T(nd->ia[1] ? remap[rlx__in(g, nd, 1)] : 0);
+                    rlx_tensor bt = rlx__T(nd->ia[2] ? remap[rlx__in(g, nd, nd->ia[1] ? 2 : 1)] : 0);
+                    rlx_tensor x = rlx__T(remap[rlx__in(g, na, 0)]), r = rlx__T(remap[rlx__in(g, na, 1)]), sum;
+                    int sole = RLX__SOLE(a);
+                    if (nd->op == RLX_OP_RMSNORM) fused = rlx_add_rmsnorm(ng, x, r, gm, bt, (float)nd->fa[0], sole ? NULL : &sum).id;
+                    else fused = rlx_add_layernorm(ng, x, r, gm, bt, (int)nd->ia[0], (float)nd->fa[0], sole ? NULL : &sum).id;
+                    if (fused && !sole) remap[a] = sum.id;   /* later readers of the add read the emitted sum */
+                }
+            }
+        }
+        /* swiglu / geglu: mul(silu|gelu(g), up) */
+        if (!fused && nd->op == RLX_OP_MUL && rlx__is_float(nd->dtype)) {
+            for (k = 0; k < 2 && !fused; k++) {
+                uint32_t ga = rlx__in(g, nd, k), up = rlx__in(g, nd, 1 - k);
+                const rlx__node *na = rlx__N(g, ga), *nu = rlx__N(g, up);
+                rlx_op want = na->op == RLX_OP_SILU ? RLX_OP_SWIGLU : na->op == RLX_OP_GELU ? RLX_OP_GEGLU : RLX_OP_INVALID;
+                if (want == RLX_OP_INVALID || !has(want) || !RLX__SOLE(ga)) continue;
+                if (nu->rank != nd->rank || na->rank != nd->rank || memcmp(nu->shape, nd->shape, sizeof(int64_t) * (size_t)nd->rank) ||
+                    memcmp(na->shape, nd->shape, sizeof(int64_t) * (size_t)nd->rank))
+                    continue;
+                fused = (want == RLX_OP_SWIGLU ? rlx_swiglu : rlx_geglu)(ng, rlx__T(remap[rlx__in(g, na, 0)]), rlx__T(remap[up])).id;
+            }
+        }
+        /* elementwise chains */
+        if (!fused && has(RLX_OP_FUSED_EW) && rlx__ew_fusable(g, nd)) {
+            rlx__ewgroup gr;
+            int regs[2] = {0, 0}, ok = 1, absorbed = 0;
+            memset(&gr, 0, sizeof gr);
+            for (k = 0; k < nd->nin && ok; k++) {
+                uint32_t in = rlx__in(g, nd, k);
+                if (grp[in].ninst > 0 && RLX__SOLE(in)) {
+                    regs[k] = rlx__ew_inline(&gr, &grp[in]);
+                    if (regs[k] >= 0) { absorbed++; continue; }
+                }
+                regs[k] = rlx__ew_operand(&gr, remap[in]);
+                if (regs[k] < 0) ok = 0;
+            }
+            if (ok && gr.ninst < RLX__NIA - 1) {
+                gr.inst[gr.ninst++] = (int64_t)nd->op | ((int64_t)regs[0] << 8) | ((int64_t)(nd->nin > 1 ? regs[1] : 0) << 16);
+                grp[i] = gr;
+                if (absorbed) {
+                    uint32_t id = rlx__add_node(ng, RLX_OP_FUSED_EW, RLX_F32, nd->rank, nd->shape, gr.nin, gr.in);
+                    if (id) {
+                        rlx__node* nn = rlx__N(ng, id);
+                        nn->ia[0] = gr.ninst;
+                        memcpy(nn->ia + 1, gr.inst, sizeof(int64_t) * (size_t)gr.ninst);
+                    }
+                    fused = id;
+                }
+            }
+        }
+        remap[i] = fused ? fused : rlx__copy_node(ng, g, nd, remap);
+    }
+#undef RLX__SOLE
+    if (ng->status == RLX_OK) rlx__copy_outputs(ng, g, remap);
+done:
+    rlx__free(&g->al, uses);
+    rlx__free(&g->al, first_use);
+    rlx__free(&g->al, isout);
+    rlx__free(&g->al, grp);
     return ng;
 }
 
@@ -3417,19 +3644,21 @@ static void rlx__sgemm_kernel_c(int64_t kc, const float* a, const float* b, floa
     }
 }
 
-/* Columns per pass of the row-form GEMV: the partial sums of one pass (8 KB) stay in L1 while K rows stream by. */
-#define RLX__GEMV_NB 2048
+/* Columns per pass of the row-form GEMV: the partial sums of one pass (16 KB) stay in L1 while the K rows stream
+   by. They are kept in y itself when y is contiguous, else in a small local buffer (passes of 512 columns). */
+#define RLX__GEMV_NB 4096
+#define RLX__GEMV_NB_STRIDED 512
 
 /* GEMV, rows of w contiguous: y = sum_k x[k] * w[k, :]. Each pass over RLX__GEMV_NB columns walks K four rows at a
-   time, so W is read as a few long sequential streams; the partial sums live in y itself when it is contiguous,
-   else in a local buffer. */
+   time, so W is read as a few long sequential streams. */
 static void rlx__sgemv_rows_c(int64_t N, int64_t K, const float* x, int64_t incx, const float* w, int64_t rsw,
                               int64_t csw, float* y, int64_t incy) {
-    float t[RLX__GEMV_NB];
+    float t[RLX__GEMV_NB_STRIDED];
     int64_t n0, k, j;
     (void)csw;
-    for (n0 = 0; n0 < N; n0 += RLX__GEMV_NB) {
-        int64_t nb = rlx__gemm_min(RLX__GEMV_NB, N - n0);
+    int64_t step = incy == 1 ? RLX__GEMV_NB : RLX__GEMV_NB_STRIDED;
+    for (n0 = 0; n0 < N; n0 += step) {
+        int64_t nb = rlx__gemm_min(step, N - n0);
         float* acc = incy == 1 ? y + n0 : t;
         for (j = 0; j < nb; ++j) acc[j] = 0.0f;
         for (k = 0; k + 4 <= K; k += 4) {
@@ -3624,11 +3853,12 @@ static float rlx__hsum_avx2(__m256 v) {
 RLX__TARGET_AVX2
 static void rlx__sgemv_rows_avx2(int64_t N, int64_t K, const float* x, int64_t incx, const float* w, int64_t rsw,
                                  int64_t csw, float* y, int64_t incy) {
-    float t[RLX__GEMV_NB];
+    float t[RLX__GEMV_NB_STRIDED];
     int64_t n0, k, j, r;
     (void)csw;
-    for (n0 = 0; n0 < N; n0 += RLX__GEMV_NB) {
-        int64_t nb = rlx__gemm_min(RLX__GEMV_NB, N - n0), nv = nb & ~(int64_t)7;
+    int64_t step = incy == 1 ? RLX__GEMV_NB : RLX__GEMV_NB_STRIDED;
+    for (n0 = 0; n0 < N; n0 += step) {
+        int64_t nb = rlx__gemm_min(step, N - n0), nv = nb & ~(int64_t)7;
         float* acc = incy == 1 ? y + n0 : t;
         for (j = 0; j < nb; ++j) acc[j] = 0.0f;
         for (k = 0; k + 8 <= K; k += 8) {
@@ -3765,11 +3995,12 @@ static void rlx__sgemm_pack_avx512(int R, int lines, int64_t kc, const float* sr
 RLX__TARGET_AVX512
 static void rlx__sgemv_rows_avx512(int64_t N, int64_t K, const float* x, int64_t incx, const float* w, int64_t rsw,
                                    int64_t csw, float* y, int64_t incy) {
-    float t[RLX__GEMV_NB];
+    float t[RLX__GEMV_NB_STRIDED];
     int64_t n0, k, j;
     (void)csw;
-    for (n0 = 0; n0 < N; n0 += RLX__GEMV_NB) {
-        int64_t nb = rlx__gemm_min(RLX__GEMV_NB, N - n0);
+    int64_t step = incy == 1 ? RLX__GEMV_NB : RLX__GEMV_NB_STRIDED;
+    for (n0 = 0; n0 < N; n0 += step) {
+        int64_t nb = rlx__gemm_min(step, N - n0);
         float* acc = incy == 1 ? y + n0 : t;
         for (j = 0; j < nb; ++j) acc[j] = 0.0f;
         for (k = 0; k + 8 <= K; k += 8) {
@@ -4040,7 +4271,7 @@ static void rlx__sgemm_grid(rlx__sgemm_job* j, int nthreads) {
             ns = rlx__gemm_cdiv(nt, tn) * im->nr;
             cost = (double)ms * (double)ns * (double)j->K / rate
                  + pa * (double)ms * (double)j->K * (double)rlx__gemm_cdiv(ns, im->nc)
-                 + pb * (double)ns * (double)j->K + 20000.0 * (double)(tasks - 1);
+                 + pb * (double)ns * (double)j->K + 50000.0 * (double)(tasks - 1);
             if (best < 0.0 || cost < best) { best = cost; j->tn = tn; j->mstep = ms; j->nstep = ns; }
         }
     }
@@ -4075,7 +4306,7 @@ static void rlx__sgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
         else if (g.csw == 1) g.fn = j.im.gemv_rows;
         if (g.fn) {
             int64_t tasks = nthreads;
-            if (g.N * K < 65536 * (int64_t)2 || g.N < 128) tasks = 1;
+            if (g.N * K < ((int64_t)1 << 19) || g.N < 128) tasks = 1;   /* under 2 MB of W: not worth a wake-up */
             g.step = rlx__gemm_cdiv(rlx__gemm_cdiv(g.N, tasks), 16) * 16;
             tasks = rlx__gemm_cdiv(g.N, g.step);
             if (tasks <= 1) g.fn(g.N, K, g.x, g.incx, g.w, g.rsw, g.csw, g.y, g.incy);
@@ -5324,17 +5555,21 @@ static rlx_result rlx__program_new(const rlx_allocator* al, rlx__core* c, rlx__w
 
 static int rlx__cpu_has_op(rlx_op op) { RLX__UNUSED(op); return 1; }
 
-/* Runs the pass pipeline; returns the optimised graph or NULL with a message in g. */
+/* Runs the pass pipeline; returns the optimised graph or NULL with a message in g.
+   verify (before) → legalize → constant folding → CSE → DCE → fusion → DCE. */
 static rlx_graph* rlx__optimize(rlx_graph* g, uint32_t flags, rlx__has_op_fn has) {
     rlx_graph *cur = g, *next;
-    int stage, nstages = (flags & RLX_COMPILE_NO_OPTIMIZE) ? 1 : 4;
-    static const char* const names[] = {"legalize", "constant folding", "CSE", "DCE"};
-    for (stage = 0; stage < nstages; stage++) {
+    int stage, last = 0;
+    static const char* const names[] = {"legalize", "constant folding", "CSE", "DCE", "fusion", "DCE"};
+    if (!(flags & RLX_COMPILE_NO_OPTIMIZE))
+        last = (flags & (RLX_COMPILE_NO_FUSION | RLX_COMPILE_DECOMPOSE)) ? 3 : 5;
+    for (stage = 0; stage <= last; stage++) {
         uint32_t* remap = (uint32_t*)rlx__calloc(&g->al, sizeof(uint32_t) * ((size_t)cur->n + 1));
         if (!remap) next = NULL;
         else if (stage == 0) next = rlx__legalize(cur, has, (flags & RLX_COMPILE_DECOMPOSE) != 0, remap);
         else if (stage == 1) next = rlx__fold(cur, remap);
         else if (stage == 2) next = rlx__cse(cur, remap);
+        else if (stage == 4) next = rlx__fuse(cur, has, remap);
         else next = rlx__dce(cur, remap);
         rlx__free(&g->al, remap);
         if (!next || next->status != RLX_OK) {
