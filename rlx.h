@@ -2271,11 +2271,12 @@ static int rlx__conv_common(rlx_graph* g, rlx_op op, rlx_tensor x, rlx_tensor w,
     }
     ns = nx->rank - 2;
     if (ns < 1 || ns > 2 || (op == RLX_OP_CONV_TRANSPOSE && ns != 2) || nw->rank != nx->rank) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x must be [N, C, L]%s and w of the same rank", what,
-                  op == RLX_OP_CONV ? " or [N, C, H, W]" : " (no) / [N, C, H, W]");
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x must be %s and w of the same rank", what,
+                  op == RLX_OP_CONV ? "[N, C, L] or [N, C, H, W]" : "[N, C, H, W]");
         return 0;
     }
     groups = d.groups ? d.groups : 1;
+    if (groups < 1) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: groups must be >= 1 (0 = 1)", what); return 0; }
     C = nx->shape[1];
     if (groups < 1 || C % groups) { rlx__gerr(g, RLX_ERROR_SHAPE, "%s: groups %lld must divide C %lld", what, (long long)groups, (long long)C); return 0; }
     if (op == RLX_OP_CONV) {
@@ -2387,8 +2388,13 @@ RLXDEF rlx_tensor rlx_group_norm(rlx_graph* g, rlx_tensor x, int groups, rlx_ten
         if (!opt[k].id) continue;
         if (!rlx__begin(g, "group_norm", 1, &opt[k])) return rlx__T(0);
         np = rlx__N(g, opt[k].id);
-        if (np->dtype != nx->dtype || np->rank != 1 || np->shape[0] != nx->shape[1]) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "group_norm: %s must be [C] of x's dtype", k ? "beta" : "gamma");
+        if (np->dtype != nx->dtype) {
+            rlx__gerr(g, RLX_ERROR_DTYPE, "group_norm: %s dtype %s differs from x dtype %s", k ? "beta" : "gamma",
+                      rlx_dtype_name(np->dtype), rlx_dtype_name(nx->dtype));
+            return rlx__T(0);
+        }
+        if (np->rank != 1 || np->shape[0] != nx->shape[1]) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "group_norm: %s must be [C]", k ? "beta" : "gamma");
             return rlx__T(0);
         }
         ids[nin++] = opt[k].id;
@@ -5401,14 +5407,611 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
     }
 }
 
-/* ---- CPU kernels: conv, conv_transpose, pool, group_norm, resize, pad (placeholder) ---- */
-static size_t rlx__ws_vision(const rlx_graph* g, const rlx__node* nd, int nthreads) {
-    RLX__UNUSED(g); RLX__UNUSED(nd); RLX__UNUSED(nthreads);
-    return 0;
+/* ------------------------------------------------------------------------------------------------------------
+   >>cpu vision kernels: conv, conv_transpose, pool, group_norm, resize, pad
+   Layout NCHW; the 1D forms ([N, C, L]) run as 2D with H = 1. f32 convolutions are GEMMs on rlx__sgemm:
+   im2col (conv) or col2im (conv_transpose) over chunks of pixels, so the column scratch stays bounded; an f32
+   conv with one input channel per group (depthwise) is a direct loop. f16/bf16/f64 convolutions take a direct
+   loop in double. pool, group_norm and resize compute in double from any float dtype. pad copies bytes, so
+   it takes every dtype. Work is split over planes (or GEMM units) with rlx__parallel_for when it is large.
+   ------------------------------------------------------------------------------------------------------------ */
+
+/* Geometry shared by conv, conv_transpose and pool: x [N, C, H, W] → y [N, O, OH, OW], window KH×KW with
+   stride, dilation and leading padding. Grouped convs: G groups of Cg input and Og output channels. */
+typedef struct rlx__win {
+    int64_t N, C, H, W, O, OH, OW;
+    int64_t KH, KW, sh, sw, dh, dw, ph, pw;
+    int64_t G, Cg, Og;
+} rlx__win;
+
+/* Reads a per-spatial-dim attribute pair at ia[base..]: for 1D only the W value exists (H gets `one`). */
+static void rlx__win_attr(const int64_t* ia, int base, int two, int64_t one, int64_t* h, int64_t* w) {
+    *h = two ? ia[base] : one;
+    *w = ia[base + two];
 }
+
+static void rlx__win_init(const rlx_graph* g, const rlx__node* nd, rlx__win* v) {
+    const rlx__node* x = rlx__N(g, rlx__in(g, nd, 0));
+    int two = nd->ia[0] == 2, r = x->rank;
+    v->N = x->shape[0]; v->C = x->shape[1]; v->H = two ? x->shape[2] : 1; v->W = x->shape[r - 1];
+    v->O = nd->shape[1]; v->OH = two ? nd->shape[2] : 1; v->OW = nd->shape[r - 1];
+    if (nd->op == RLX_OP_POOL) {
+        rlx__win_attr(nd->ia, 2, two, 1, &v->KH, &v->KW);
+        rlx__win_attr(nd->ia, 4, two, 1, &v->sh, &v->sw);
+        rlx__win_attr(nd->ia, 6, two, 0, &v->ph, &v->pw);
+        v->dh = v->dw = 1;
+        v->G = v->C; v->Cg = v->Og = 1;
+    } else {
+        const rlx__node* w = rlx__N(g, rlx__in(g, nd, 1));
+        v->KH = two ? w->shape[2] : 1; v->KW = w->shape[r - 1];
+        rlx__win_attr(nd->ia, 1, two, 1, &v->sh, &v->sw);
+        rlx__win_attr(nd->ia, 3, two, 1, &v->dh, &v->dw);
+        rlx__win_attr(nd->ia, 5, two, 0, &v->ph, &v->pw);
+        v->G = nd->ia[9]; v->Cg = v->C / v->G; v->Og = v->O / v->G;
+    }
+}
+
+/* Output positions o in [0, n_out) whose source o*stride + off lies in [0, n_in): the range [*lo, *hi). */
+static void rlx__win_valid(int64_t n_out, int64_t stride, int64_t off, int64_t n_in, int64_t* lo, int64_t* hi) {
+    *lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
+    *hi = n_in - 1 - off < 0 ? 0 : RLX__MIN((n_in - 1 - off) / stride + 1, n_out);
+    if (*lo > n_out) *lo = n_out;
+    if (*hi < *lo) *hi = *lo;
+}
+
+/* Element i of a float tensor as double (f32 without the dtype switch). */
+static double rlx__vld(const void* p, rlx_dtype t, int64_t i) {
+    return t == RLX_F32 ? (double)((const float*)p)[i] : rlx__load_f64(p, t, i);
+}
+static void rlx__vst(void* p, rlx_dtype t, int64_t i, double v) {
+    if (t == RLX_F32) ((float*)p)[i] = (float)v;
+    else rlx__store_f64(p, t, i, v);
+}
+
+/* y[i] += a · x[i]. Written so that gcc and clang vectorise it at -O2 (all loads of a block before its stores). */
+static void rlx__vaxpy(float* y, const float* x, float a, int64_t n) {
+    int64_t i = 0, k;
+    for (; i + 8 <= n; i += 8) {
+        float t[8];
+        for (k = 0; k < 8; k++) t[k] = y[i + k] + a * x[i + k];
+        for (k = 0; k < 8; k++) y[i + k] = t[k];
+    }
+    for (; i < n; i++) y[i] += a * x[i];
+}
+
+/* fn(ctx, i, thread) for every i in [0, n), in contiguous ranges over the pool when `work` (about one unit
+   per element operation) is large enough to pay for the threads. pool may be NULL. */
+typedef void (*rlx__vfn)(const void* ctx, int64_t i, int thread);
+typedef struct rlx__vrange { rlx__vfn fn; const void* ctx; int64_t n, per; } rlx__vrange;
+
+static void rlx__vrange_task(void* c, int64_t t, int thread) {
+    const rlx__vrange* r = (const rlx__vrange*)c;
+    int64_t i, end = RLX__MIN(r->n, (t + 1) * r->per);
+    for (i = t * r->per; i < end; i++) r->fn(r->ctx, i, thread);
+}
+
+static void rlx__vfor(rlx__pool* pool, int64_t n, double work, rlx__vfn fn, const void* ctx) {
+    rlx__vrange r;
+    int64_t T = rlx__pool_threads(pool), tasks = (T > 1 && work >= 32768.0) ? RLX__MIN(n, T * 4) : 1;
+    if (n <= 0) return;
+    r.fn = fn; r.ctx = ctx; r.n = n;
+    r.per = (n + tasks - 1) / tasks;
+    rlx__parallel_for(tasks > 1 ? pool : NULL, (n + r.per - 1) / r.per, rlx__vrange_task, &r);
+}
+
+/* ---- convolution ------------------------------------------------------------------------------------------ */
+
+#define RLX__VCOL_FLOATS ((int64_t)1 << 19)   /* target size of one thread's column chunk (2 MiB) */
+
+typedef struct rlx__conv_job {
+    rlx__win v;
+    int transpose;
+    rlx_dtype dt;
+    const void *x, *w, *b;      /* b NULL without bias */
+    void* y;
+    /* f32 GEMM path */
+    int64_t rows, chunk;        /* column matrix: rows × chunk pixels */
+    int direct_b;               /* 1x1 conv without stride or padding: x itself is the column matrix */
+    float* col;                 /* one column buffer per thread (col_floats each) */
+    size_t col_floats;
+    char* gws;                  /* sgemm workspace, one slice (gslice bytes) per thread */
+    size_t gslice;
+    rlx__pool* inner;           /* pool for the work inside one GEMM unit (NULL when units run in parallel) */
+} rlx__conv_job;
+
+static int rlx__conv_is_direct(const rlx__win* v, int transpose) { return !transpose && v->Cg == 1; }
+
+/* Column matrix and chunk of an f32 GEMM conv: conv has rows (c, kh, kw) and output pixels as columns;
+   conv_transpose has rows (o, kh, kw) and input pixels as columns. */
+static void rlx__conv_cols(const rlx__win* v, int transpose, int64_t* rows, int64_t* chunk, int* direct_b) {
+    int64_t pixels = transpose ? v->H * v->W : v->OH * v->OW, c;
+    *rows = (transpose ? v->Og : v->Cg) * v->KH * v->KW;
+    *direct_b = !transpose && v->KH == 1 && v->KW == 1 && v->sh == 1 && v->sw == 1 && v->ph == 0 && v->pw == 0 &&
+                v->OH == v->H && v->OW == v->W;
+    c = RLX__MAX(RLX__VCOL_FLOATS / *rows, (int64_t)256);
+    *chunk = RLX__MIN(c, pixels);
+}
+
+static size_t rlx__vround64(size_t b) { return (b + 63) & ~(size_t)63; }
+
+/* im2col row r = (c, kh, kw) of the pixel chunk [p0, p0 + np): col[r][p - p0] = x[c, ih, iw], 0 in the padding. */
+typedef struct rlx__im2col_ctx { const rlx__conv_job* j; const float* x; float* col; int64_t p0, np; } rlx__im2col_ctx;
+
+static void rlx__im2col_row(const void* vc, int64_t r, int thread) {
+    const rlx__im2col_ctx* c = (const rlx__im2col_ctx*)vc;
+    const rlx__win* v = &c->j->v;
+    int64_t kw = r % v->KW, kh = (r / v->KW) % v->KH, ci = r / (v->KW * v->KH);
+    int64_t p = c->p0, end = c->p0 + c->np, lo, hi, ow;
+    const float* xc = c->x + ci * v->H * v->W;
+    float* dst = c->col + r * c->np;
+    RLX__UNUSED(thread);
+    rlx__win_valid(v->OW, v->sw, kw * v->dw - v->pw, v->W, &lo, &hi);
+    while (p < end) {
+        int64_t oh = p / v->OW, ow0 = p % v->OW, ow1 = RLX__MIN(v->OW, ow0 + (end - p));
+        int64_t ih = oh * v->sh - v->ph + kh * v->dh;
+        /* zeros, then the valid columns [a, b), then zeros */
+        int64_t a = RLX__MIN(RLX__MAX(lo, ow0), ow1), b = RLX__MAX(RLX__MIN(hi, ow1), a);
+        if (ih < 0 || ih >= v->H) a = b = ow1;
+        for (ow = ow0; ow < a; ow++) *dst++ = 0.0f;
+        if (b > a) {
+            const float* xr = xc + ih * v->W;
+            int64_t off = kw * v->dw - v->pw;
+            if (v->sw == 1) memcpy(dst, xr + a + off, (size_t)(b - a) * sizeof(float));
+            else
+                for (ow = a; ow < b; ow++) dst[ow - a] = xr[ow * v->sw + off];
+            dst += b - a;
+        }
+        for (ow = b; ow < ow1; ow++) *dst++ = 0.0f;
+        p += ow1 - ow0;
+    }
+}
+
+/* col2im for output plane o of the group (Og planes): y[o, oh, ow] += col[(o, kh, kw)][input pixel]. */
+typedef struct rlx__col2im_ctx { const rlx__conv_job* j; const float* col; float* y; int64_t p0, np; } rlx__col2im_ctx;
+
+static void rlx__col2im_plane(const void* vc, int64_t o, int thread) {
+    const rlx__col2im_ctx* c = (const rlx__col2im_ctx*)vc;
+    const rlx__win* v = &c->j->v;
+    float* y = c->y + o * v->OH * v->OW;
+    int64_t kh, kw;
+    RLX__UNUSED(thread);
+    for (kh = 0; kh < v->KH; kh++)
+        for (kw = 0; kw < v->KW; kw++) {
+            const float* src = c->col + ((o * v->KH + kh) * v->KW + kw) * c->np;
+            int64_t p = c->p0, end = c->p0 + c->np, lo, hi, iw;
+            /* input columns iw whose target ow = iw*sw - pw + kw*dw lies inside the output */
+            rlx__win_valid(v->W, v->sw, kw * v->dw - v->pw, v->OW, &lo, &hi);
+            while (p < end) {
+                int64_t ih = p / v->W, iw0 = p % v->W, iw1 = RLX__MIN(v->W, iw0 + (end - p));
+                int64_t oh = ih * v->sh - v->ph + kh * v->dh;
+                if (oh >= 0 && oh < v->OH) {
+                    float* yr = y + oh * v->OW;
+                    int64_t off = kw * v->dw - v->pw, a = RLX__MAX(iw0, lo), b = RLX__MIN(iw1, hi);
+                    if (v->sw == 1 && b > a) rlx__vaxpy(yr + a + off, src + (a - iw0), 1.0f, b - a);
+                    else
+                        for (iw = a; iw < b; iw++) yr[iw * v->sw + off] += src[iw - iw0];
+                }
+                src += iw1 - iw0;
+                p += iw1 - iw0;
+            }
+        }
+}
+
+/* One GEMM unit u = (n, group) of an f32 conv or conv_transpose. */
+static void rlx__conv_unit(const void* vj, int64_t u, int thread) {
+    const rlx__conv_job* j = (const rlx__conv_job*)vj;
+    const rlx__win* v = &j->v;
+    int64_t n = u / v->G, gi = u % v->G, HW = v->H * v->W, P = v->OH * v->OW, p0, o, i;
+    const float* x = (const float*)j->x + (n * v->C + gi * v->Cg) * HW;
+    const float* b = j->b ? (const float*)j->b + gi * v->Og : NULL;
+    float* y = (float*)j->y + (n * v->O + gi * v->Og) * P;
+    float* col = j->col + (size_t)thread * j->col_floats;
+    char* gws = j->gws + (size_t)thread * j->gslice;
+    if (!j->transpose) {
+        /* y[Og, P] = w_g[Og, Cg·KH·KW] · col[Cg·KH·KW, P] */
+        const float* w = (const float*)j->w + gi * v->Og * j->rows;
+        for (p0 = 0; p0 < P; p0 += j->chunk) {
+            int64_t np = RLX__MIN(j->chunk, P - p0);
+            if (j->direct_b) {
+                rlx__sgemm(j->inner, gws, v->Og, np, j->rows, w, j->rows, 1, x + p0, HW, 1, y + p0, P);
+            } else {
+                rlx__im2col_ctx c;
+                c.j = j; c.x = x; c.col = col; c.p0 = p0; c.np = np;
+                rlx__vfor(j->inner, j->rows, (double)(j->rows * np), rlx__im2col_row, &c);
+                rlx__sgemm(j->inner, gws, v->Og, np, j->rows, w, j->rows, 1, col, np, 1, y + p0, P);
+            }
+        }
+        if (b)
+            for (o = 0; o < v->Og; o++)
+                for (i = 0; i < P; i++) y[o * P + i] += b[o];
+    } else {
+        /* col[Og·KH·KW, HW] = w_g^T · x_g with w_g [Cg, Og·KH·KW], then scattered into y */
+        const float* w = (const float*)j->w + gi * v->Cg * j->rows;
+        for (o = 0; o < v->Og; o++)
+            for (i = 0; i < P; i++) y[o * P + i] = b ? b[o] : 0.0f;
+        for (p0 = 0; p0 < HW; p0 += j->chunk) {
+            int64_t np = RLX__MIN(j->chunk, HW - p0);
+            rlx__col2im_ctx c;
+            rlx__sgemm(j->inner, gws, j->rows, np, v->Cg, w, 1, j->rows, x + p0, HW, 1, col, np);
+            c.j = j; c.col = col; c.y = y; c.p0 = p0; c.np = np;
+            rlx__vfor(j->inner, v->Og, (double)(j->rows * np), rlx__col2im_plane, &c);
+        }
+    }
+}
+
+/* Direct f32 conv of output plane (n, o) for one input channel per group: y = b + Σ_kh,kw w·shifted x rows. */
+static void rlx__conv_direct_plane(const void* vj, int64_t u, int thread) {
+    const rlx__conv_job* j = (const rlx__conv_job*)vj;
+    const rlx__win* v = &j->v;
+    int64_t n = u / v->O, o = u % v->O, P = v->OH * v->OW, i, kh, kw, oh, ow;
+    const float* x = (const float*)j->x + (n * v->C + o / v->Og) * v->H * v->W;
+    const float* w = (const float*)j->w + o * v->KH * v->KW;
+    float* y = (float*)j->y + u * P;
+    float b = j->b ? ((const float*)j->b)[o] : 0.0f;
+    RLX__UNUSED(thread);
+    for (i = 0; i < P; i++) y[i] = b;
+    for (kw = 0; kw < v->KW; kw++) {
+        int64_t lo, hi, off = kw * v->dw - v->pw;
+        rlx__win_valid(v->OW, v->sw, off, v->W, &lo, &hi);
+        for (kh = 0; kh < v->KH; kh++) {
+            float wv = w[kh * v->KW + kw];
+            for (oh = 0; oh < v->OH; oh++) {
+                int64_t ih = oh * v->sh - v->ph + kh * v->dh;
+                const float* xr;
+                float* yr = y + oh * v->OW;
+                if (ih < 0 || ih >= v->H) continue;
+                xr = x + ih * v->W;
+                if (v->sw == 1) {
+                    if (hi > lo) rlx__vaxpy(yr + lo, xr + lo + off, wv, hi - lo);
+                } else
+                    for (ow = lo; ow < hi; ow++) yr[ow] += wv * xr[ow * v->sw + off];
+            }
+        }
+    }
+}
+
+/* Source index of output position `o` under kernel tap k, or -1: conv reads o*s - p + k*d; conv_transpose
+   gathers from the input position i with i*s - p + k*d == o. */
+static int64_t rlx__conv_src(int transpose, int64_t o, int64_t k, int64_t s, int64_t d, int64_t p, int64_t n_in) {
+    int64_t i;
+    if (!transpose) i = o * s - p + k * d;
+    else {
+        int64_t t = o + p - k * d;
+        if (t < 0 || t % s) return -1;
+        i = t / s;
+    }
+    return i >= 0 && i < n_in ? i : -1;
+}
+
+/* Generic (f16, bf16, f64) conv and conv_transpose of output plane (n, o), accumulated in double. */
+static void rlx__conv_generic_plane(const void* vj, int64_t u, int thread) {
+    const rlx__conv_job* j = (const rlx__conv_job*)vj;
+    const rlx__win* v = &j->v;
+    int64_t n = u / v->O, o = u % v->O, gi = o / v->Og, oh, ow, ci, kh, kw;
+    rlx_dtype dt = j->dt;
+    RLX__UNUSED(thread);
+    for (oh = 0; oh < v->OH; oh++)
+        for (ow = 0; ow < v->OW; ow++) {
+            double acc = j->b ? rlx__vld(j->b, dt, o) : 0.0;
+            for (ci = 0; ci < v->Cg; ci++) {
+                int64_t c = gi * v->Cg + ci;
+                /* weight [O, Cg, KH, KW] (conv) or [C, Og, KH, KW] (conv_transpose) */
+                int64_t wbase = (j->transpose ? c * v->Og + o % v->Og : o * v->Cg + ci) * v->KH * v->KW;
+                for (kh = 0; kh < v->KH; kh++) {
+                    int64_t ih = rlx__conv_src(j->transpose, oh, kh, v->sh, v->dh, v->ph, v->H);
+                    if (ih < 0) continue;
+                    for (kw = 0; kw < v->KW; kw++) {
+                        int64_t iw = rlx__conv_src(j->transpose, ow, kw, v->sw, v->dw, v->pw, v->W);
+                        if (iw < 0) continue;
+                        acc += rlx__vld(j->x, dt, ((n * v->C + c) * v->H + ih) * v->W + iw) *
+                               rlx__vld(j->w, dt, wbase + kh * v->KW + kw);
+                    }
+                }
+            }
+            rlx__vst(j->y, dt, u * v->OH * v->OW + oh * v->OW + ow, acc);
+        }
+}
+
+static size_t rlx__conv_ws(const rlx__win* v, int transpose, int nthreads, size_t* col_floats) {
+    int64_t rows, chunk;
+    int direct_b;
+    rlx__conv_cols(v, transpose, &rows, &chunk, &direct_b);
+    *col_floats = direct_b ? 0 : rlx__vround64((size_t)(rows * chunk) * sizeof(float)) / sizeof(float);
+    return rlx__sgemm_workspace_bytes(nthreads) + (size_t)RLX__MAX(nthreads, 1) * *col_floats * sizeof(float);
+}
+
+static void rlx__k_conv(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
+    rlx__conv_job j;
+    const rlx__win* v = &j.v;
+    int64_t T = rlx__pool_threads(pool), units;
+    double flops;
+    memset(&j, 0, sizeof j);
+    rlx__win_init(g, nd, &j.v);
+    j.transpose = nd->op == RLX_OP_CONV_TRANSPOSE;
+    j.dt = nd->dtype;
+    j.x = in[0]; j.w = in[1]; j.b = nd->ia[10] ? in[2] : NULL; j.y = out;
+    flops = (double)rlx__node_numel(nd) * (double)(v->Cg * v->KH * v->KW);
+    if (nd->dtype != RLX_F32) {
+        rlx__vfor(pool, v->N * v->O, flops * 4.0, rlx__conv_generic_plane, &j);
+        return;
+    }
+    if (rlx__conv_is_direct(v, j.transpose)) {
+        rlx__vfor(pool, v->N * v->O, flops, rlx__conv_direct_plane, &j);
+        return;
+    }
+    rlx__conv_cols(v, j.transpose, &j.rows, &j.chunk, &j.direct_b);
+    rlx__conv_ws(v, j.transpose, (int)T, &j.col_floats);
+    j.gws = (char*)ws;
+    j.gslice = rlx__sgemm_workspace_bytes(1);
+    j.col = (float*)(void*)((char*)ws + rlx__sgemm_workspace_bytes((int)T));
+    /* Many units: one per thread, each GEMM serial. Few: one unit at a time, each GEMM on all threads. */
+    units = v->N * v->G;
+    if (T > 1 && (units >= 4 * T || units % T == 0)) {
+        j.inner = NULL;
+        rlx__vfor(pool, units, flops, rlx__conv_unit, &j);
+    } else {
+        int64_t u;
+        j.inner = pool;
+        for (u = 0; u < units; u++) rlx__conv_unit(&j, u, 0);
+    }
+}
+
+/* ---- pooling ---------------------------------------------------------------------------------------------- */
+
+typedef struct rlx__pool_job { rlx__win v; int is_max, include_pad; rlx_dtype dt; const void* x; void* y; } rlx__pool_job;
+
+/* Max or sum over rows [h0, h1) and columns [w0, w1) of a plane at element offset xo. Max propagates NaN. */
+static double rlx__pool_window(const rlx__pool_job* j, int64_t xo, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
+    int64_t W = j->v.W, ih, iw;
+    double acc = j->is_max ? -HUGE_VAL : 0.0;
+    int saw_nan = 0;
+    for (ih = h0; ih < h1; ih++)
+        for (iw = w0; iw < w1; iw++) {
+            double e = rlx__vld(j->x, j->dt, xo + ih * W + iw);
+            if (j->is_max) { saw_nan |= e != e; acc = e > acc ? e : acc; }
+            else acc += e;
+        }
+    return saw_nan ? (double)NAN : acc;
+}
+
+/* One plane (n, c): max ignores the padding; avg divides by KH·KW with count_include_pad, else by the real
+   elements in the window (never zero: the builder keeps padding below the kernel size). */
+static void rlx__pool_plane(const void* vj, int64_t u, int thread) {
+    const rlx__pool_job* j = (const rlx__pool_job*)vj;
+    const rlx__win* v = &j->v;
+    int64_t oh, ow, yo = u * v->OH * v->OW;
+    RLX__UNUSED(thread);
+    for (oh = 0; oh < v->OH; oh++) {
+        int64_t h0 = oh * v->sh - v->ph, h1 = RLX__MIN(h0 + v->KH, v->H);
+        h0 = RLX__MAX(h0, (int64_t)0);
+        for (ow = 0; ow < v->OW; ow++) {
+            int64_t w0 = ow * v->sw - v->pw, w1 = RLX__MIN(w0 + v->KW, v->W);
+            double r;
+            w0 = RLX__MAX(w0, (int64_t)0);
+            r = rlx__pool_window(j, u * v->H * v->W, h0, h1, w0, w1);
+            if (!j->is_max) r /= (double)(j->include_pad ? v->KH * v->KW : (h1 - h0) * (w1 - w0));
+            rlx__vst(j->y, j->dt, yo + oh * v->OW + ow, r);
+        }
+    }
+}
+
+static void rlx__k_pool(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool) {
+    rlx__pool_job j;
+    rlx__win_init(g, nd, &j.v);
+    j.is_max = nd->ia[1] == RLX_POOL_MAX;
+    j.include_pad = nd->ia[10] != 0;
+    j.dt = nd->dtype;
+    j.x = in[0]; j.y = out;
+    rlx__vfor(pool, j.v.N * j.v.C, (double)rlx__node_numel(nd) * (double)(j.v.KH * j.v.KW), rlx__pool_plane, &j);
+}
+
+/* ---- group_norm ------------------------------------------------------------------------------------------- */
+
+typedef struct rlx__gn_job {
+    int64_t C, G, S;            /* channels, groups, spatial size */
+    rlx_dtype dt;
+    const void *x, *gamma, *beta;
+    void* y;
+    double* stats;              /* mean and 1/std per (n, group) */
+    double eps;
+} rlx__gn_job;
+
+/* Mean and 1/sqrt(var + eps) (biased variance, two passes) of block (n, group): Cg·S contiguous elements. */
+static void rlx__gn_stats(const void* vj, int64_t u, int thread) {
+    const rlx__gn_job* j = (const rlx__gn_job*)vj;
+    int64_t cnt = (j->C / j->G) * j->S, base = u * cnt, i;
+    double mean = 0.0, var = 0.0;
+    RLX__UNUSED(thread);
+    for (i = 0; i < cnt; i++) mean += rlx__vld(j->x, j->dt, base + i);
+    mean /= (double)cnt;
+    for (i = 0; i < cnt; i++) {
+        double d = rlx__vld(j->x, j->dt, base + i) - mean;
+        var += d * d;
+    }
+    j->stats[2 * u] = mean;
+    j->stats[2 * u + 1] = 1.0 / sqrt(var / (double)cnt + j->eps);
+}
+
+/* Normalise plane (n, c) with its group's statistics, then scale and shift. */
+static void rlx__gn_plane(const void* vj, int64_t u, int thread) {
+    const rlx__gn_job* j = (const rlx__gn_job*)vj;
+    int64_t n = u / j->C, c = u % j->C, gu = n * j->G + c / (j->C / j->G), i;
+    double mean = j->stats[2 * gu], rstd = j->stats[2 * gu + 1];
+    double ga = j->gamma ? rlx__vld(j->gamma, j->dt, c) : 1.0, be = j->beta ? rlx__vld(j->beta, j->dt, c) : 0.0;
+    RLX__UNUSED(thread);
+    for (i = u * j->S; i < (u + 1) * j->S; i++) rlx__vst(j->y, j->dt, i, (rlx__vld(j->x, j->dt, i) - mean) * rstd * ga + be);
+}
+
+static void rlx__k_group_norm(const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
+    rlx__gn_job j;
+    int k = 1;
+    double work = (double)rlx__node_numel(nd);
+    j.C = nd->shape[1]; j.G = nd->ia[0]; j.S = rlx__node_numel(nd) / (nd->shape[0] * j.C);
+    j.dt = nd->dtype; j.eps = nd->fa[0];
+    j.x = in[0];
+    j.gamma = nd->ia[1] ? in[k++] : NULL;
+    j.beta = nd->ia[2] ? in[k++] : NULL;
+    j.y = out;
+    j.stats = (double*)ws;
+    rlx__vfor(pool, nd->shape[0] * j.G, work * 2.0, rlx__gn_stats, &j);
+    rlx__vfor(pool, nd->shape[0] * j.C, work, rlx__gn_plane, &j);
+}
+
+/* ---- resize ----------------------------------------------------------------------------------------------- */
+
+/* Source of one output index along an axis: neighbours i0, i1 and the weight t of i1 (nearest: i0 = i1). */
+typedef struct rlx__rs_src { int64_t i0, i1; double t; } rlx__rs_src;
+
+/* nearest: floor(d · in / out) in exact integer arithmetic. bilinear: half-pixel centres clamped to [0, in−1]
+   (align = 0) or corner to corner (align = 1). */
+static rlx__rs_src rlx__rs_coord(int64_t d, int64_t in, int64_t out, int bilinear, int align) {
+    rlx__rs_src r;
+    double s;
+    if (!bilinear) {
+        r.i0 = r.i1 = d * in / out;
+        r.t = 0.0;
+        return r;
+    }
+    if (align) s = out > 1 ? (double)d * (double)(in - 1) / (double)(out - 1) : 0.0;
+    else s = ((double)d + 0.5) * (double)in / (double)out - 0.5;
+    if (s < 0.0) s = 0.0;
+    if (s > (double)(in - 1)) s = (double)(in - 1);
+    r.i0 = (int64_t)s;
+    r.i1 = RLX__MIN(r.i0 + 1, in - 1);
+    r.t = s - (double)r.i0;
+    return r;
+}
+
+typedef struct rlx__rs_job {
+    int64_t H, W, OH, OW;
+    int bilinear, align;
+    rlx_dtype dt;
+    const void* x;
+    void* y;
+    const rlx__rs_src* cols;    /* source of every output column, computed once */
+} rlx__rs_job;
+
+/* One plane (n, c): blend the two source rows, each blended between its two columns. */
+static void rlx__rs_plane(const void* vj, int64_t u, int thread) {
+    const rlx__rs_job* j = (const rlx__rs_job*)vj;
+    int64_t oh, ow, xo = u * j->H * j->W, yo = u * j->OH * j->OW;
+    RLX__UNUSED(thread);
+    for (oh = 0; oh < j->OH; oh++) {
+        rlx__rs_src r = rlx__rs_coord(oh, j->H, j->OH, j->bilinear, j->align);
+        int64_t r0 = xo + r.i0 * j->W, r1 = xo + r.i1 * j->W;
+        for (ow = 0; ow < j->OW; ow++) {
+            const rlx__rs_src* c = &j->cols[ow];
+            double a = rlx__vld(j->x, j->dt, r0 + c->i0), v = a;
+            if (j->bilinear) {
+                double b = rlx__vld(j->x, j->dt, r0 + c->i1), e = rlx__vld(j->x, j->dt, r1 + c->i0);
+                double f = rlx__vld(j->x, j->dt, r1 + c->i1), top = a + (b - a) * c->t, bot = e + (f - e) * c->t;
+                v = top + (bot - top) * r.t;
+            }
+            rlx__vst(j->y, j->dt, yo + oh * j->OW + ow, v);
+        }
+    }
+}
+
+static void rlx__k_resize(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
+    const rlx__node* x = rlx__N(g, rlx__in(g, nd, 0));
+    rlx__rs_job j;
+    rlx__rs_src* cols = (rlx__rs_src*)ws;
+    int64_t ow;
+    j.H = x->shape[2]; j.W = x->shape[3]; j.OH = nd->shape[2]; j.OW = nd->shape[3];
+    j.bilinear = nd->ia[0] == RLX_RESIZE_BILINEAR; j.align = nd->ia[1] != 0;
+    j.dt = nd->dtype; j.x = in[0]; j.y = out;
+    for (ow = 0; ow < j.OW; ow++) cols[ow] = rlx__rs_coord(ow, j.W, j.OW, j.bilinear, j.align);
+    j.cols = cols;
+    rlx__vfor(pool, nd->shape[0] * nd->shape[1], (double)rlx__node_numel(nd) * 4.0, rlx__rs_plane, &j);
+}
+
+/* ---- pad -------------------------------------------------------------------------------------------------- */
+
+typedef struct rlx__pad_job {
+    int rank, mode;
+    size_t e;                                 /* element bytes */
+    int64_t xs[RLX_MAX_RANK], xst[RLX_MAX_RANK], os[RLX_MAX_RANK], before[RLX_MAX_RANK];
+    unsigned char fill[16];                   /* the constant in the tensor's dtype */
+    const char* x;
+    char* y;
+} rlx__pad_job;
+
+/* Source index along an axis of size n for the unpadded position s, or -1 for the constant. */
+static int64_t rlx__pad_src(int64_t s, int64_t n, int mode) {
+    if (s >= 0 && s < n) return s;
+    if (mode == RLX_PAD_CONSTANT) return -1;
+    if (mode == RLX_PAD_EDGE) return s < 0 ? 0 : n - 1;
+    return s < 0 ? -s : 2 * (n - 1) - s;      /* reflect (the builder keeps the padding below n) */
+}
+
+/* Output row `row` (all axes but the last): constant fill, or the source row with its last axis padded. */
+static void rlx__pad_row(const void* vj, int64_t row, int thread) {
+    const rlx__pad_job* j = (const rlx__pad_job*)vj;
+    int last = j->rank - 1, a;
+    int64_t rem = row, src = 0, i, n = j->xs[last], b = j->before[last], OL = j->os[last];
+    char* dst = j->y + (size_t)(row * OL) * j->e;
+    RLX__UNUSED(thread);
+    for (a = last - 1; a >= 0; a--) {
+        int64_t s = rlx__pad_src(rem % j->os[a] - j->before[a], j->xs[a], j->mode);
+        rem /= j->os[a];
+        if (s < 0) src = -1;
+        if (src >= 0) src += s * j->xst[a];
+    }
+    for (i = 0; i < OL; i++) {
+        int64_t s = src < 0 ? -1 : rlx__pad_src(i - b, n, j->mode);
+        if (s < 0) memcpy(dst + (size_t)i * j->e, j->fill, j->e);
+        else if (i == b) {                    /* the unpadded middle in one copy */
+            memcpy(dst + (size_t)i * j->e, j->x + (size_t)src * j->e, (size_t)n * j->e);
+            i += n - 1;
+        } else memcpy(dst + (size_t)i * j->e, j->x + (size_t)(src + s) * j->e, j->e);
+    }
+}
+
+static void rlx__k_pad(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool) {
+    const rlx__node* x = rlx__N(g, rlx__in(g, nd, 0));
+    rlx__pad_job j;
+    int a;
+    int64_t acc = 1;
+    memset(&j, 0, sizeof j);
+    j.e = rlx_dtype_size(nd->dtype);
+    if (nd->rank == 0) { memcpy(out, in[0], j.e); return; }
+    j.rank = nd->rank; j.mode = (int)nd->ia[0];
+    for (a = j.rank - 1; a >= 0; a--) {
+        j.xs[a] = x->shape[a]; j.os[a] = nd->shape[a]; j.before[a] = nd->ia[1 + a];
+        j.xst[a] = acc;
+        acc *= x->shape[a];
+    }
+    rlx__store_f64(j.fill, nd->dtype, 0, nd->fa[0]);
+    j.x = (const char*)in[0]; j.y = (char*)out;
+    rlx__vfor(pool, rlx__node_numel(nd) / j.os[j.rank - 1], (double)rlx__node_bytes(nd) / 4.0, rlx__pad_row, &j);
+}
+
+/* ---- entry points ----------------------------------------------------------------------------------------- */
+
+static size_t rlx__ws_vision(const rlx_graph* g, const rlx__node* nd, int nthreads) {
+    rlx__win v;
+    size_t col;
+    switch (nd->op) {
+    case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE:
+        if (nd->dtype != RLX_F32) return 0;
+        rlx__win_init(g, nd, &v);
+        if (rlx__conv_is_direct(&v, nd->op == RLX_OP_CONV_TRANSPOSE)) return 0;
+        return rlx__conv_ws(&v, nd->op == RLX_OP_CONV_TRANSPOSE, nthreads, &col);
+    case RLX_OP_GROUP_NORM: return (size_t)(nd->shape[0] * nd->ia[0]) * 2 * sizeof(double);
+    case RLX_OP_RESIZE: return (size_t)nd->shape[3] * sizeof(rlx__rs_src);
+    default: return 0;
+    }
+}
+
 static void rlx__k_vision(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
-    RLX__UNUSED(g); RLX__UNUSED(nd); RLX__UNUSED(in); RLX__UNUSED(out); RLX__UNUSED(pool); RLX__UNUSED(ws);
-    RLX_ASSERT(0 && "vision kernels not implemented");
+    switch (nd->op) {
+    case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE: rlx__k_conv(g, nd, in, out, pool, ws); return;
+    case RLX_OP_POOL: rlx__k_pool(g, nd, in, out, pool); return;
+    case RLX_OP_GROUP_NORM: rlx__k_group_norm(nd, in, out, pool, ws); return;
+    case RLX_OP_RESIZE: rlx__k_resize(g, nd, in, out, pool, ws); return;
+    case RLX_OP_PAD: rlx__k_pad(g, nd, in, out, pool); return;
+    default: RLX_ASSERT(0 && "rlx__k_vision: not a vision op"); return;
+    }
 }
 
 /* ---- CPU kernels: attention, rope (placeholder) ---- */
