@@ -6049,7 +6049,7 @@ RLXDEF rlx_result rlx_rope_tables(float* cos_out, float* sin_out, int max_pos, i
      index node stores the int64 index along the axis. The order is total, so any correct selection algorithm
      gives the same output.
 
-   rlx_uniform(seed, counter, row). With splitmix64 as in Vigna's reference generator,
+   rlx_uniform(seed, counter, row). With splitmix64 the output function of the SplitMix64 generator,
          splitmix64(x): z = x + 0x9E3779B97F4A7C15; z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9;
                         z = (z ^ (z >> 27)) * 0x94D049BB133111EB; return z ^ (z >> 31)
      (all arithmetic mod 2^64), it computes
@@ -6086,7 +6086,14 @@ RLXDEF float rlx_uniform(uint64_t seed, int64_t counter, int64_t row) {
     return (float)(h >> 40) * (1.0f / 16777216.0f);
 }
 
-/* ---- ordering keys: one uint64 per element, larger = better; ties broken by the smaller index ---- */
+/* ---- selection of the k best elements of a row ----
+   Two representations, both giving the documented order:
+   - packed (every dtype but f64 and i64, rows shorter than 2^32): one uint64 per element,
+     (~key32) << 32 | index, where key32 grows with "better"; smaller packed value = better, and equal keys
+     fall back to the smaller index by construction;
+   - wide (f64, i64): {key64, index}, larger key = better, ties to the smaller index.
+   Small k: a heap of the k best (O(n log k)). Large k: a stable LSD radix sort of the whole row on the key
+   (rows are filled in index order, so equal keys stay index-ascending). */
 typedef struct rlx__kv { uint64_t key; int64_t idx; } rlx__kv;
 
 #define RLX__KV_SIGN 0x8000000000000000ull
@@ -6095,7 +6102,7 @@ typedef struct rlx__kv { uint64_t key; int64_t idx; } rlx__kv;
 #define RLX__RADIX_PASSES 6                       /* 6 x 11 bits >= 64 */
 #define RLX__RADIX_HIST_BYTES ((size_t)RLX__RADIX_PASSES * RLX__RADIX_BINS * sizeof(int64_t))
 
-/* Monotone map of a double to uint64 (NaN -> nan_key, -0 -> +0). */
+/* Monotone maps to unsigned keys (NaN -> nan_key, -0 -> +0). */
 static uint64_t rlx__fkey(double v, uint64_t nan_key) {
     uint64_t b;
     if (v != v) return nan_key;
@@ -6103,27 +6110,113 @@ static uint64_t rlx__fkey(double v, uint64_t nan_key) {
     memcpy(&b, &v, sizeof b);
     return (b >> 63) ? ~b : (b | RLX__KV_SIGN);
 }
+static uint32_t rlx__fkey32(float v, uint32_t nan_key) {
+    uint32_t b;
+    if (v != v) return nan_key;
+    if (v == 0.0f) v = 0.0f;
+    memcpy(&b, &v, sizeof b);
+    return (b >> 31) ? ~b : (b | 0x80000000u);
+}
 
+static int rlx__sel_packed(rlx_dtype t, int64_t n) { return t != RLX_F64 && t != RLX_I64 && n <= (int64_t)0xFFFFFFFF; }
+static int rlx__sel_use_radix(int64_t n, int64_t k) { return n >= 512 && k * 16 > n; }
+static size_t rlx__sel_esz(rlx_dtype t, int64_t n) { return rlx__sel_packed(t, n) ? sizeof(uint64_t) : sizeof(rlx__kv); }
+
+/* Scratch of one selection of k out of n: the items, then (radix sort) n more items and the histograms. */
+static size_t rlx__sel_scratch(rlx_dtype t, int64_t n, int64_t k) {
+    size_t b = (size_t)n * rlx__sel_esz(t, n);
+    if (rlx__sel_use_radix(n, k)) b += (size_t)n * rlx__sel_esz(t, n) + RLX__RADIX_HIST_BYTES;
+    return b;
+}
+
+/* ---- packed ---- */
+static void rlx__pk_fill(uint64_t* a, const void* base, rlx_dtype t, int64_t off, int64_t stride, int64_t n,
+                         uint32_t nan_key, uint32_t flip) {
+    int64_t j;
+#define RLX__PK_LOOP(KEY) for (j = 0; j < n; j++) a[j] = ((uint64_t)(uint32_t)~((KEY) ^ flip) << 32) | (uint64_t)j
+    switch (t) {
+    case RLX_F32: { const float* p = (const float*)base + off; RLX__PK_LOOP(rlx__fkey32(p[j * stride], nan_key)); break; }
+    case RLX_F16: {
+        const uint16_t* p = (const uint16_t*)base + off;
+        RLX__PK_LOOP(rlx__fkey32(rlx__f16_to_f32(p[j * stride]), nan_key));
+        break;
+    }
+    case RLX_BF16: {
+        const uint16_t* p = (const uint16_t*)base + off;
+        RLX__PK_LOOP(rlx__fkey32(rlx__bf16_to_f32(p[j * stride]), nan_key));
+        break;
+    }
+    case RLX_I32: { const int32_t* p = (const int32_t*)base + off; RLX__PK_LOOP((uint32_t)p[j * stride] ^ 0x80000000u); break; }
+    case RLX_I16: { const int16_t* p = (const int16_t*)base + off; RLX__PK_LOOP((uint32_t)(int32_t)p[j * stride] ^ 0x80000000u); break; }
+    case RLX_I8: { const int8_t* p = (const int8_t*)base + off; RLX__PK_LOOP((uint32_t)(int32_t)p[j * stride] ^ 0x80000000u); break; }
+    case RLX_U32: { const uint32_t* p = (const uint32_t*)base + off; RLX__PK_LOOP(p[j * stride]); break; }
+    default: { const uint8_t* p = (const uint8_t*)base + off; RLX__PK_LOOP((uint32_t)p[j * stride]); break; } /* u8, bool */
+    }
+#undef RLX__PK_LOOP
+}
+
+/* max-heap (worst = largest at the root) */
+static void rlx__pk_sift(uint64_t* h, int64_t m, int64_t i) {
+    uint64_t v = h[i];
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= m) break;
+        if (c + 1 < m && h[c + 1] > h[c]) c++;
+        if (h[c] <= v) break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = v;
+}
+
+static void rlx__pk_heap_select(uint64_t* a, int64_t n, int64_t k) {
+    int64_t i, j;
+    for (i = k / 2 - 1; i >= 0; i--) rlx__pk_sift(a, k, i);
+    for (j = k; j < n; j++)
+        if (a[j] < a[0]) { a[0] = a[j]; rlx__pk_sift(a, k, 0); }
+    for (i = k - 1; i > 0; i--) {
+        uint64_t t = a[0];
+        a[0] = a[i];
+        a[i] = t;
+        rlx__pk_sift(a, i, 0);
+    }
+}
+
+/* Stable LSD radix sort, ascending on the top 32 bits (3 digits); constant digits are skipped. */
+static uint64_t* rlx__pk_radix(uint64_t* a, uint64_t* tmp, int64_t n, int64_t* hist) {
+    int p;
+    int64_t j;
+    memset(hist, 0, 3 * RLX__RADIX_BINS * sizeof(int64_t));
+    for (j = 0; j < n; j++)
+        for (p = 0; p < 3; p++) hist[p * RLX__RADIX_BINS + (int)((a[j] >> (32 + RLX__RADIX_BITS * p)) & (RLX__RADIX_BINS - 1))]++;
+    for (p = 0; p < 3; p++) {
+        int64_t* h = hist + p * RLX__RADIX_BINS;
+        int sh = 32 + RLX__RADIX_BITS * p, b;
+        int64_t s = 0;
+        uint64_t* t;
+        if (h[(int)((a[0] >> sh) & (RLX__RADIX_BINS - 1))] == n) continue;
+        for (b = 0; b < RLX__RADIX_BINS; b++) { int64_t c = h[b]; h[b] = s; s += c; }
+        for (j = 0; j < n; j++) tmp[h[(int)((a[j] >> sh) & (RLX__RADIX_BINS - 1))]++] = a[j];
+        t = a; a = tmp; tmp = t;
+    }
+    return a;
+}
+
+/* ---- wide ---- */
 static int rlx__kv_better(const rlx__kv* a, const rlx__kv* b) {
     return a->key > b->key || (a->key == b->key && a->idx < b->idx);
 }
 
-/* Keys of n elements base[off + j*stride], j = 0..n-1, in the index order. */
 static void rlx__kv_fill(rlx__kv* a, const void* base, rlx_dtype t, int64_t off, int64_t stride, int64_t n,
                          uint64_t nan_key, uint64_t flip) {
     int64_t j;
     switch (t) {
-    case RLX_F32: {
-        const float* p = (const float*)base + off;
-        for (j = 0; j < n; j++) { a[j].key = rlx__fkey((double)p[j * stride], nan_key) ^ flip; a[j].idx = j; }
-        break;
-    }
     case RLX_F64: {
         const double* p = (const double*)base + off;
         for (j = 0; j < n; j++) { a[j].key = rlx__fkey(p[j * stride], nan_key) ^ flip; a[j].idx = j; }
         break;
     }
-    case RLX_F16: case RLX_BF16:
+    case RLX_F32: case RLX_F16: case RLX_BF16:   /* only for rows of 2^32 elements or more */
         for (j = 0; j < n; j++) {
             a[j].key = rlx__fkey(rlx__load_f64(base, t, off + j * stride), nan_key) ^ flip;
             a[j].idx = j;
@@ -6138,7 +6231,7 @@ static void rlx__kv_fill(rlx__kv* a, const void* base, rlx_dtype t, int64_t off,
     }
 }
 
-/* Heap with the worst element at the root. */
+/* heap with the worst element at the root */
 static void rlx__kv_sift(rlx__kv* h, int64_t m, int64_t i) {
     rlx__kv v = h[i];
     for (;;) {
@@ -6152,7 +6245,6 @@ static void rlx__kv_sift(rlx__kv* h, int64_t m, int64_t i) {
     h[i] = v;
 }
 
-/* a[0..k) = the k best of a[0..n), best first. O(n log k). */
 static void rlx__kv_heap_select(rlx__kv* a, int64_t n, int64_t k) {
     int64_t i, j;
     for (i = k / 2 - 1; i >= 0; i--) rlx__kv_sift(a, k, i);
@@ -6166,8 +6258,7 @@ static void rlx__kv_heap_select(rlx__kv* a, int64_t n, int64_t k) {
     }
 }
 
-/* Stable LSD radix sort by key descending (a must be in index order, so ties stay index-ascending). Passes
-   whose digit is the same for every element are skipped. Returns a or tmp, whichever holds the result. */
+/* Stable LSD radix sort by key descending (ascending on ~key); constant digits are skipped. */
 static rlx__kv* rlx__kv_radix(rlx__kv* a, rlx__kv* tmp, int64_t n, int64_t* hist) {
     int p;
     int64_t j;
@@ -6189,24 +6280,38 @@ static rlx__kv* rlx__kv_radix(rlx__kv* a, rlx__kv* tmp, int64_t n, int64_t* hist
     return a;
 }
 
-static int rlx__kv_use_radix(int64_t n, int64_t k) { return n > 256 && k > 64 && k * 8 > n; }
-
-/* Scratch of one selection of k out of n: the keys, plus a second buffer and histograms for the radix sort. */
-static size_t rlx__kv_scratch(int64_t n, int64_t k) {
-    size_t b = (size_t)n * sizeof(rlx__kv);
-    if (rlx__kv_use_radix(n, k)) b += (size_t)n * sizeof(rlx__kv) + RLX__RADIX_HIST_BYTES;
-    return b;
+/* ---- one entry point ---- */
+/* Selects the k best of the n elements base[off + j*stride] into the scratch `a` (rlx__sel_scratch bytes):
+   afterwards rlx__sel_index(a, packed, i) is the index of the i-th best, i < k. nan_low: NaN ranks as -inf
+   (else above +inf); smallest: the order is reversed (NaN handling included). */
+static void rlx__sel_run(void* a, const void* base, rlx_dtype t, int64_t off, int64_t stride, int64_t n, int64_t k,
+                         int nan_low, int smallest) {
+    int radix = rlx__sel_use_radix(n, k);
+    if (rlx__sel_packed(t, n)) {
+        uint64_t* p = (uint64_t*)a;
+        rlx__pk_fill(p, base, t, off, stride, n, nan_low ? rlx__fkey32(-INFINITY, 0) : 0xFFFFFFFFu,
+                     smallest ? 0xFFFFFFFFu : 0u);
+        if (radix) {
+            uint64_t* r = rlx__pk_radix(p, p + n, n, (int64_t*)(void*)(p + 2 * n));
+            if (r != p) memcpy(p, r, (size_t)k * sizeof(uint64_t));
+        } else {
+            rlx__pk_heap_select(p, n, k);
+        }
+    } else {
+        rlx__kv* w = (rlx__kv*)a;
+        rlx__kv_fill(w, base, t, off, stride, n, nan_low ? rlx__fkey(-(double)INFINITY, 0) : ~(uint64_t)0,
+                     smallest ? ~(uint64_t)0 : 0);
+        if (radix) {
+            rlx__kv* r = rlx__kv_radix(w, w + n, n, (int64_t*)(void*)(w + 2 * n));
+            if (r != w) memcpy(w, r, (size_t)k * sizeof(rlx__kv));
+        } else {
+            rlx__kv_heap_select(w, n, k);
+        }
+    }
 }
 
-/* a[0..k) = the k best of the n keys in a (index order), best first. a heads rlx__kv_scratch(n, k) bytes:
-   for the radix sort, n more entries and the histograms follow the keys. */
-static void rlx__kv_select(rlx__kv* a, int64_t n, int64_t k) {
-    if (rlx__kv_use_radix(n, k)) {
-        rlx__kv* r = rlx__kv_radix(a, a + n, n, (int64_t*)(void*)(a + 2 * n));
-        if (r != a) memcpy(a, r, (size_t)k * sizeof(rlx__kv));
-    } else {
-        rlx__kv_heap_select(a, n, k);
-    }
+static int64_t rlx__sel_index(const void* a, int packed, int64_t i) {
+    return packed ? (int64_t)(((const uint64_t*)a)[i] & 0xFFFFFFFFu) : ((const rlx__kv*)a)[i].idx;
 }
 
 /* ---- shared helpers ---- */
@@ -6238,7 +6343,7 @@ typedef struct rlx__misc_job {
     /* topk */
     int64_t k;
     int which;
-    uint64_t flip;
+    int smallest;
     size_t esz;
     /* sample */
     int64_t top_k, counter;
@@ -6314,19 +6419,18 @@ static void rlx__cumsum_units(const rlx__misc_job* j, int64_t u0, int64_t u1) {
 /* ---- topk ---- */
 static void rlx__topk_rows(const rlx__misc_job* j, int64_t r0, int64_t r1, char* slice) {
     int64_t n = j->n, k = j->k, inner = j->inner, r, s;
-    rlx__kv* a = (rlx__kv*)slice;
+    int packed = rlx__sel_packed(j->xt, n);
     for (r = r0; r < r1; r++) {
         int64_t o = r / inner, i = r % inner;
         int64_t off = o * n * inner + i, ooff = o * k * inner + i;
-        rlx__kv_fill(a, j->x, j->xt, off, inner, n, ~(uint64_t)0, j->flip);
-        rlx__kv_select(a, n, k);
+        rlx__sel_run(slice, j->x, j->xt, off, inner, n, k, 0, j->smallest);
         if (j->which) {
             int64_t* y = (int64_t*)j->out;
-            for (s = 0; s < k; s++) y[ooff + s * inner] = a[s].idx;
+            for (s = 0; s < k; s++) y[ooff + s * inner] = rlx__sel_index(slice, packed, s);
         } else {
             for (s = 0; s < k; s++)
                 memcpy((char*)j->out + (size_t)(ooff + s * inner) * j->esz,
-                       (const char*)j->x + (size_t)(off + a[s].idx * inner) * j->esz, j->esz);
+                       (const char*)j->x + (size_t)(off + rlx__sel_index(slice, packed, s) * inner) * j->esz, j->esz);
         }
     }
 }
@@ -6339,7 +6443,7 @@ static double rlx__sample_logit(const void* x, rlx_dtype t, int64_t i) {
 
 static int64_t rlx__sample_row(const rlx__misc_job* j, int64_t r, char* slice) {
     int64_t V = j->n, off = r * V, i, m, mk;
-    rlx__kv* a;
+    int packed = rlx__sel_packed(j->xt, V);
     double lmax, S, tgt, *cs;
     if (!(j->temp > 0.0)) {  /* greedy: first maximum, a NaN wins */
         int64_t bi = 0;
@@ -6353,15 +6457,14 @@ static int64_t rlx__sample_row(const rlx__misc_job* j, int64_t r, char* slice) {
         return bi;
     }
     m = (j->top_k > 0 && j->top_k < V) ? j->top_k : V;
-    a = (rlx__kv*)slice;
-    rlx__kv_fill(a, j->x, j->xt, off, 1, V, rlx__fkey(-(double)INFINITY, 0), 0);
-    rlx__kv_select(a, V, m);
-    lmax = rlx__sample_logit(j->x, j->xt, off + a[0].idx);
-    if (lmax == -(double)INFINITY) return a[0].idx;
-    cs = (double*)(void*)(a + V);  /* running sums, after the keys (the radix buffer is free by now) */
+    rlx__sel_run(slice, j->x, j->xt, off, 1, V, m, 1, 0);
+    lmax = rlx__sample_logit(j->x, j->xt, off + rlx__sel_index(slice, packed, 0));
+    if (lmax == -(double)INFINITY) return rlx__sel_index(slice, packed, 0);
+    /* running sums after the items (the radix buffer is free by now) */
+    cs = (double*)(void*)(slice + (size_t)V * rlx__sel_esz(j->xt, V));
     S = 0.0;
     for (i = 0; i < m; i++) {
-        double l = rlx__sample_logit(j->x, j->xt, off + a[i].idx);
+        double l = rlx__sample_logit(j->x, j->xt, off + rlx__sel_index(slice, packed, i));
         S += l == lmax ? 1.0 : exp((l - lmax) / j->temp);
         cs[i] = S;
     }
@@ -6373,17 +6476,18 @@ static int64_t rlx__sample_row(const rlx__misc_job* j, int64_t r, char* slice) {
     }
     tgt = (double)rlx_uniform(j->seed, j->counter, r) * cs[mk - 1];
     for (i = 0; i < mk; i++)
-        if (cs[i] > tgt) return a[i].idx;
-    return a[mk - 1].idx;
+        if (cs[i] > tgt) return rlx__sel_index(slice, packed, i);
+    return rlx__sel_index(slice, packed, mk - 1);
 }
 
-static size_t rlx__sample_scratch(const rlx__node* nd, int64_t V) {
+static size_t rlx__sample_scratch(const rlx__node* nd, rlx_dtype t, int64_t V) {
     int64_t m;
+    size_t b;
     if (!(nd->fa[0] > 0.0)) return 0;
     m = (nd->ia[0] > 0 && nd->ia[0] < V) ? nd->ia[0] : V;
-    /* keys, then the radix buffer (or the running sums when there is none), then the histograms */
-    if (rlx__kv_use_radix(V, m)) return rlx__kv_scratch(V, m);
-    return (size_t)V * sizeof(rlx__kv) + (size_t)m * sizeof(double);
+    /* the selection, and room for m running sums after its items */
+    b = rlx__sel_scratch(t, V, m);
+    return RLX__MAX(b, (size_t)V * rlx__sel_esz(t, V) + (size_t)m * sizeof(double));
 }
 
 /* ---- dispatch ---- */
@@ -6420,11 +6524,11 @@ static size_t rlx__misc_setup(const rlx_graph* g, const rlx__node* nd, rlx__misc
     case RLX_OP_TOPK:
         rlx__misc_axis(x, (int)nd->ia[0], &j->outer, &j->n, &j->inner);
         j->k = nd->ia[1];
-        j->flip = nd->ia[2] ? 0 : ~(uint64_t)0;
+        j->smallest = nd->ia[2] == 0;
         j->which = nd->ia[3] != 0;
         j->esz = rlx_dtype_size(x->dtype);
         j->rows = j->outer * j->inner;
-        slice = rlx__kv_scratch(j->n, j->k);
+        slice = rlx__sel_scratch(j->xt, j->n, j->k);
         break;
     case RLX_OP_SAMPLE: {
         uint64_t seed;
@@ -6435,7 +6539,7 @@ static size_t rlx__misc_setup(const rlx_graph* g, const rlx__node* nd, rlx__misc
         j->seed = seed;
         j->temp = nd->fa[0];
         j->top_p = nd->fa[1];
-        slice = rlx__sample_scratch(nd, j->n);
+        slice = rlx__sample_scratch(nd, j->xt, j->n);
         break;
     }
     default: RLX_ASSERT(0 && "not a misc op"); break;
