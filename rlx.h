@@ -2067,7 +2067,9 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
         return rlx__T(0);
     if (d.keep_mask.id) {
         const rlx__node* m = rlx__N(g, d.keep_mask.id);
-        int ok = m->dtype == RLX_BOOL && ((m->rank == 2 && m->shape[0] == B && m->shape[1] == Sk) ||
+        int ok;
+        if (m->dtype != RLX_BOOL) { rlx__gerr(g, RLX_ERROR_DTYPE, "attention: keep_mask must be bool, not %s", rlx_dtype_name(m->dtype)); return rlx__T(0); }
+        ok = ((m->rank == 2 && m->shape[0] == B && m->shape[1] == Sk) ||
                                           (m->rank == 3 && m->shape[0] == B && m->shape[1] == Sq && m->shape[2] == Sk));
         if (!ok) { rlx__gerr(g, RLX_ERROR_SHAPE, "attention: keep_mask must be bool [B, Sk] or [B, Sq, Sk]"); return rlx__T(0); }
         ids[nin++] = d.keep_mask.id;
@@ -2077,7 +2079,8 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
         int64_t full[4] = {0}, bs[RLX_MAX_RANK] = {0};
         int r;
         full[0] = B; full[1] = H; full[2] = Sq; full[3] = Sk;
-        if (m->dtype != nq->dtype || m->rank > 4 || !rlx__broadcast(m->rank, m->shape, 4, full, &r, bs) ||
+        if (m->dtype != nq->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "attention: bias dtype %s differs from q's %s", rlx_dtype_name(m->dtype), rlx_dtype_name(nq->dtype)); return rlx__T(0); }
+        if (m->rank > 4 || !rlx__broadcast(m->rank, m->shape, 4, full, &r, bs) ||
             memcmp(bs, full, sizeof full) != 0) {
             rlx__gerr(g, RLX_ERROR_SHAPE, "attention: bias must have q's dtype and broadcast to [B, H, Sq, Sk]");
             return rlx__T(0);
@@ -2128,7 +2131,8 @@ RLXDEF rlx_tensor rlx_rope(rlx_graph* g, rlx_tensor x, rlx_tensor cs, rlx_tensor
         return rlx__T(0);
     }
     if (d.layout == RLX_LAYOUT_BSHD) {
-        if (nx->rank != 3 || d.num_heads < 1 || nx->shape[2] % d.num_heads) {
+        if (d.num_heads < 1) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rope: BSHD layout needs num_heads"); return rlx__T(0); }
+        if (nx->rank != 3 || nx->shape[2] % d.num_heads) {
             rlx__gerr(g, RLX_ERROR_SHAPE, "rope: BSHD layout needs rank-3 x and num_heads dividing its last dim");
             return rlx__T(0);
         }
@@ -2154,8 +2158,8 @@ RLXDEF rlx_tensor rlx_rope(rlx_graph* g, rlx_tensor x, rlx_tensor cs, rlx_tensor
         const rlx__node* np;
         if (!rlx__begin(g, "rope positions", 1, &d.positions)) return rlx__T(0);
         np = rlx__N(g, d.positions.id);
-        if ((np->dtype != RLX_I32 && np->dtype != RLX_I64) ||
-            !((np->rank == 1 && np->shape[0] == S) || (np->rank == 2 && np->shape[0] == B && np->shape[1] == S))) {
+        if (np->dtype != RLX_I32 && np->dtype != RLX_I64) { rlx__gerr(g, RLX_ERROR_DTYPE, "rope: positions must be i32 or i64"); return rlx__T(0); }
+        if (!((np->rank == 1 && np->shape[0] == S) || (np->rank == 2 && np->shape[0] == B && np->shape[1] == S))) {
             rlx__gerr(g, RLX_ERROR_SHAPE, "rope: positions must be i32/i64 [S] or [B, S]");
             return rlx__T(0);
         }
@@ -4291,27 +4295,40 @@ static void rlx__sgemv_task(void* ctx, int64_t task, int thread) {
           j->y + n0 * j->incy, j->incy);
 }
 
-/* Picks the task grid for the packed path: the cheapest (tm, tn) with tm * tn <= nthreads, counting the
-   largest task's multiply-adds, its packing work and a fixed cost per extra task. */
+/* Picks the task grid for the packed path. A task's cost is its multiply-adds plus its packing work (cycles);
+   with more tasks than threads they run in rounds. The cheapest grid with at most nthreads tasks sets the bar;
+   the grid with the most tasks (up to 4 per thread) within 4% of it is taken, because finer tasks let a thread
+   that is slowed down (another process on its core) hand its share to the others. */
 static void rlx__sgemm_grid(rlx__sgemm_job* j, int nthreads) {
     const rlx__sgemm_impl* im = &j->im;
-    double best = -1.0;
     int64_t mt = rlx__gemm_cdiv(j->M, im->mr), nt = rlx__gemm_cdiv(j->N, im->nr);   /* tiles */
     double pa = j->csa == 1 ? 0.5 : 1.0, pb = j->csb == 1 ? 0.125 : 1.0;          /* cycles per packed float */
     double rate = im->mr * im->nr >= 64 ? 16.0 : 2.0;                              /* multiply-adds per cycle */
-    int tasks, tm;
+    double best = -1.0, chosen = 0.0;
+    int pass, tasks, tm, ntasks = 1;
     j->tn = 1; j->mstep = j->M; j->nstep = j->N;
-    for (tasks = 1; tasks <= nthreads; ++tasks) {
-        for (tm = 1; tm <= tasks; ++tm) {
-            int64_t tn = tasks / tm, ms, ns;
-            double cost;
-            if (tm * tn != tasks || tm > mt || tn > nt) continue;
-            ms = rlx__gemm_cdiv(mt, tm) * im->mr;
-            ns = rlx__gemm_cdiv(nt, tn) * im->nr;
-            cost = (double)ms * (double)ns * (double)j->K / rate
-                 + pa * (double)ms * (double)j->K * (double)rlx__gemm_cdiv(ns, im->nc)
-                 + pb * (double)ns * (double)j->K + 50000.0 * (double)(tasks - 1);
-            if (best < 0.0 || cost < best) { best = cost; j->tn = tn; j->mstep = ms; j->nstep = ns; }
+    for (pass = 0; pass < (nthreads > 1 ? 2 : 1); ++pass) {
+        for (tasks = 1; tasks <= 4 * nthreads; ++tasks) {
+            if (pass == 0 ? tasks > nthreads : tasks <= nthreads || tasks % nthreads != 0) continue;
+            for (tm = 1; tm <= tasks; ++tm) {
+                int64_t tn = tasks / tm, ms, ns;
+                double cost;
+                if (tm * tn != tasks || tm > mt || tn > nt) continue;
+                ms = rlx__gemm_cdiv(mt, tm) * im->mr;
+                ns = rlx__gemm_cdiv(nt, tn) * im->nr;
+                if (rlx__gemm_cdiv(j->M, ms) * rlx__gemm_cdiv(j->N, ns) != tasks) continue;   /* no empty tasks */
+                cost = (double)rlx__gemm_cdiv(tasks, nthreads) *
+                           ((double)ms * (double)ns * (double)j->K / rate +
+                            pa * (double)ms * (double)j->K * (double)rlx__gemm_cdiv(ns, im->nc) +
+                            pb * (double)ns * (double)j->K + 2000.0) +
+                       (tasks > 1 ? 50000.0 * (double)(rlx__gemm_min(tasks, nthreads) - 1) : 0.0);
+                if (pass == 0 ? (best < 0.0 || cost < best)
+                              : (cost <= 1.04 * best && (tasks > ntasks || cost < chosen))) {
+                    if (pass == 0) best = cost;
+                    chosen = cost; ntasks = tasks;
+                    j->tn = tn; j->mstep = ms; j->nstep = ns;
+                }
+            }
         }
     }
 }
@@ -6014,18 +6031,420 @@ static void rlx__k_vision(const rlx_graph* g, const rlx__node* nd, void* const* 
     }
 }
 
-/* ---- CPU kernels: attention, rope (placeholder) ---- */
+/* ------------------------------------------------------------------------------------------------------------
+   CPU kernels: attention, rope
+   Attention: a task is a block of M rows that share one kv head: queries of one head, or (a single query per
+   head, the decode case) the query heads of one kv head. Each task computes its scores S = Q·K^T over the union
+   [lo, hi) of its rows' key ranges with rlx__sgemm (serial, in this thread's workspace slice), turns each row
+   into softmax weights in place (masked keys weigh 0, max-subtracted), then O = P·V, scaled by 1 / sum per row.
+   f32 reads Q, K and V in place and writes O straight into the output; other dtypes convert Q rows and chunks
+   of K/V rows to f32 first and store the result through the rounding helpers. The task split depends on the
+   shapes only, so any thread count gives the same bits. A row that sees no key is zeros. Keys at or past kv_len
+   are never read; a key hidden by causality, the window or keep_mask inside [lo, hi) still has its V row
+   multiplied by a weight of exactly 0 (so only a NaN or inf stored there could show through).
+   RoPE: one task per block of rows (a row = one head of one token); f32 computes in f32, other dtypes in double.
+   ------------------------------------------------------------------------------------------------------------ */
+
+/* f16 bits → f32 (exact). */
+static float rlx__attn_h2f(uint16_t h) {
+    uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (uint32_t)(h >> 10) & 0x1Fu, m = (uint32_t)h & 0x3FFu;
+    if (e == 0) {
+        float f = (float)m * (1.0f / 16777216.0f); /* subnormal (or zero): m · 2^-24 */
+        return s ? -f : f;
+    }
+    if (e == 31) return rlx__bits_f32(s | 0x7F800000u | (m << 13));
+    return rlx__bits_f32(s | ((e + 112u) << 23) | (m << 13));
+}
+
+/* n elements of a float tensor starting at element i → f32. */
+static void rlx__attn_row_f32(float* dst, const void* src, rlx_dtype t, int64_t i, int64_t n) {
+    int64_t k;
+    switch (t) {
+    case RLX_F32: memcpy(dst, (const float*)src + i, (size_t)n * sizeof(float)); break;
+    case RLX_F64: for (k = 0; k < n; k++) dst[k] = (float)((const double*)src)[i + k]; break;
+    case RLX_F16: for (k = 0; k < n; k++) dst[k] = rlx__attn_h2f(((const uint16_t*)src)[i + k]); break;
+    case RLX_BF16:
+        for (k = 0; k < n; k++) dst[k] = rlx__bits_f32((uint32_t)((const uint16_t*)src)[i + k] << 16);
+        break;
+    default: for (k = 0; k < n; k++) dst[k] = (float)rlx__load_f64(src, t, i + k); break;
+    }
+}
+
+static float rlx__attn_load1(const void* src, rlx_dtype t, int64_t i) {
+    switch (t) {
+    case RLX_F32: return ((const float*)src)[i];
+    case RLX_F64: return (float)((const double*)src)[i];
+    case RLX_F16: return rlx__attn_h2f(((const uint16_t*)src)[i]);
+    case RLX_BF16: return rlx__bits_f32((uint32_t)((const uint16_t*)src)[i] << 16);
+    default: return (float)rlx__load_f64(src, t, i);
+    }
+}
+
+#define RLX__ATTN_CHUNK 256   /* keys converted to f32 at a time (non-f32 dtypes) */
+
+typedef struct rlx__attn_job {
+    const void *q, *k, *v, *bias;
+    const uint8_t* keep;
+    void* out;
+    rlx_dtype dt;
+    int64_t B, H, Hkv, group, D, Dv, Sq, Sk;
+    int64_t kv_valid, off, window;
+    int causal;
+    float scale, softcap;
+    /* element strides: batch, head, sequence (the last dim is contiguous) */
+    int64_t qb, qh, qs, kb, kh, ks, vb, vh, vs, ob, oh, os;
+    int64_t bb, bh, bq, bk;   /* bias strides over [B, H, Sq, Sk]; 0 where broadcast */
+    int64_t mb, mq;           /* keep_mask strides over [B, Sq]; the key stride is 1 */
+    /* task split: a function of the shapes only, never of the thread count */
+    int rows_are_heads;       /* Sq == 1 and H > Hkv: a task takes up to `rows` query heads of one kv head */
+    int64_t rows;             /* rows per task */
+    int64_t nblk;             /* tasks per (batch, head) or per (batch, kv head) */
+    char* ws;
+    size_t ws_thread;         /* bytes per thread */
+} rlx__attn_job;
+
+/* Most rows one task holds: up to 64, fewer for long keys (a score block of at most 256K floats). */
+static int64_t rlx__attn_rows_max(int64_t Sk) {
+    int64_t r = ((int64_t)1 << 18) / (Sk > 0 ? Sk : 1);
+    return r < 1 ? 1 : (r > 64 ? 64 : r);
+}
+
+/* Per-thread workspace slice, in this order: matmul workspace, scores [Rm, Sk], row lo/hi (int64), row 1/sum
+   (f32), row state (byte); non-f32 dtypes add Q rows [Rm, D], a chunk of K/V rows, O [Rm, Dv] and a partial O. */
+typedef struct rlx__attn_slice { size_t sc, rlo, rhi, inv, state, qf, kv, oacc, otmp, total; } rlx__attn_slice;
+
+static void rlx__attn_layout(rlx_dtype dt, int64_t Sk, int64_t D, int64_t Dv, rlx__attn_slice* L) {
+    const size_t Rm = (size_t)rlx__attn_rows_max(Sk), f = sizeof(float);
+    const size_t wide = (size_t)(D > Dv ? D : Dv);
+    size_t o = rlx__align_up(rlx__sgemm_workspace_bytes(1));
+    L->sc = o;    o += rlx__align_up(Rm * (size_t)Sk * f);
+    L->rlo = o;   o += rlx__align_up(Rm * sizeof(int64_t));
+    L->rhi = o;   o += rlx__align_up(Rm * sizeof(int64_t));
+    L->inv = o;   o += rlx__align_up(Rm * f);
+    L->state = o; o += rlx__align_up(Rm);
+    L->qf = L->kv = L->oacc = L->otmp = o;
+    if (dt != RLX_F32) {
+        L->qf = o;   o += rlx__align_up(Rm * (size_t)D * f);
+        L->kv = o;   o += rlx__align_up((size_t)RLX__ATTN_CHUNK * wide * f);
+        L->oacc = o; o += rlx__align_up(Rm * (size_t)Dv * f);
+        L->otmp = o; o += rlx__align_up(Rm * (size_t)Dv * f);
+    }
+    L->total = o;
+}
+
+/* Visible keys of query i are [*lo, *hi) before keep_mask: kv_len, causal and window bounds. */
+static void rlx__attn_range(const rlx__attn_job* j, int64_t i, int64_t* lo, int64_t* hi) {
+    const int64_t pos = i + j->off;
+    *lo = 0;
+    *hi = j->kv_valid;
+    if (j->causal && pos + 1 < *hi) *hi = pos + 1;
+    if (j->window > 0 && pos - j->window + 1 > *lo) *lo = pos - j->window + 1;
+}
+
+static void rlx__attn_task(void* ctx, int64_t task, int thread) {
+    const rlx__attn_job* j = (const rlx__attn_job*)ctx;
+    rlx__attn_slice L;
+    char* slice = j->ws + (size_t)thread * j->ws_thread;
+    float *sc, *inv, *qf, *kvf, *oacc, *otmp, *outp = NULL;
+    int64_t *rlo, *rhi;
+    unsigned char* state; /* per row: 0 normal, 1 no visible key (zeros), 2 NaN logits and no finite one */
+    const int f32 = j->dt == RLX_F32;
+    const int64_t R = j->rows, D = j->D, Dv = j->Dv;
+    int64_t b, hk, h0, dh, i0, di, M, lo = -1, hi = -1, N, r, n, d, c0;
+    int64_t qrs, ors, obase;
+    rlx__attn_layout(j->dt, j->Sk, D, Dv, &L);
+    sc = (float*)(void*)(slice + L.sc);
+    rlo = (int64_t*)(void*)(slice + L.rlo);
+    rhi = (int64_t*)(void*)(slice + L.rhi);
+    inv = (float*)(void*)(slice + L.inv);
+    state = (unsigned char*)(slice + L.state);
+    qf = (float*)(void*)(slice + L.qf);
+    kvf = (float*)(void*)(slice + L.kv);
+    oacc = (float*)(void*)(slice + L.oacc);
+    otmp = (float*)(void*)(slice + L.otmp);
+    if (j->rows_are_heads) {
+        const int64_t blk = task % j->nblk, bk = task / j->nblk;
+        hk = bk % j->Hkv; b = bk / j->Hkv;
+        h0 = hk * j->group + blk * R; dh = 1; i0 = 0; di = 0;
+        M = RLX__MIN(R, (hk + 1) * j->group - h0);
+    } else {
+        const int64_t blk = task % j->nblk, bh_ = task / j->nblk;
+        h0 = bh_ % j->H; b = bh_ / j->H; hk = h0 / j->group;
+        dh = 0; i0 = blk * R; di = 1;
+        M = RLX__MIN(R, j->Sq - i0);
+    }
+    if (M <= 0) return;
+    for (r = 0; r < M; r++) {
+        rlx__attn_range(j, i0 + r * di, &rlo[r], &rhi[r]);
+        if (rlo[r] < rhi[r]) {
+            if (lo < 0 || rlo[r] < lo) lo = rlo[r];
+            if (rhi[r] > hi) hi = rhi[r];
+        }
+    }
+    ors = dh * j->oh + di * j->os;
+    obase = b * j->ob + h0 * j->oh + i0 * j->os;
+    if (f32) outp = (float*)j->out + obase;
+    if (lo < 0) { /* no row sees a key */
+        for (r = 0; r < M; r++)
+            for (d = 0; d < Dv; d++) {
+                if (f32) outp[r * ors + d] = 0.0f;
+                else rlx__store_f64(j->out, j->dt, obase + r * ors + d, 0.0);
+            }
+        return;
+    }
+    N = hi - lo;
+    /* S = Q·K^T over keys [lo, hi) */
+    qrs = dh * j->qh + di * j->qs;
+    if (f32) {
+        rlx__sgemm(NULL, slice, M, N, D, (const float*)j->q + b * j->qb + h0 * j->qh + i0 * j->qs, qrs, 1,
+                   (const float*)j->k + b * j->kb + hk * j->kh + lo * j->ks, 1, j->ks, sc, N);
+    } else {
+        for (r = 0; r < M; r++) rlx__attn_row_f32(qf + r * D, j->q, j->dt, b * j->qb + h0 * j->qh + i0 * j->qs + r * qrs, D);
+        for (c0 = lo; c0 < hi; c0 += RLX__ATTN_CHUNK) {
+            const int64_t nb = RLX__MIN((int64_t)RLX__ATTN_CHUNK, hi - c0);
+            for (n = 0; n < nb; n++) rlx__attn_row_f32(kvf + n * D, j->k, j->dt, b * j->kb + hk * j->kh + (c0 + n) * j->ks, D);
+            rlx__sgemm(NULL, slice, M, nb, D, qf, D, 1, kvf, 1, D, sc + (c0 - lo), N);
+        }
+    }
+    /* rows → softmax weights */
+    for (r = 0; r < M; r++) {
+        const int64_t h = h0 + r * dh, i = i0 + r * di, bbase = b * j->bb + h * j->bh + i * j->bq;
+        const uint8_t* keep = j->keep ? j->keep + b * j->mb + i * j->mq : NULL;
+        float* srow = sc + r * N;
+        float mx = -INFINITY, sum = 0.0f;
+        int nan = 0;
+        for (n = 0; n < N; n++) {
+            const int64_t key = lo + n;
+            float s;
+            if (key < rlo[r] || key >= rhi[r] || (keep && !keep[key])) { srow[n] = -INFINITY; continue; }
+            s = j->scale * srow[n];
+            if (j->softcap > 0.0f) s = j->softcap * tanhf(s / j->softcap);
+            if (j->bias) s += rlx__attn_load1(j->bias, j->dt, bbase + key * j->bk);
+            srow[n] = s;
+            if (s > mx) mx = s;
+            else if (s != s) nan = 1;
+        }
+        if (!(mx > -INFINITY)) {
+            state[r] = (unsigned char)(nan ? 2 : 1);
+            for (n = 0; n < N; n++) srow[n] = 0.0f;
+            continue;
+        }
+        for (n = 0; n < N; n++) {
+            const float p = srow[n] == -INFINITY ? 0.0f : expf(srow[n] - mx);
+            srow[n] = p;
+            sum += p;
+        }
+        state[r] = 0;
+        inv[r] = 1.0f / sum;
+    }
+    /* O = P·V, then 1/sum per row */
+    if (f32) {
+        rlx__sgemm(NULL, slice, M, Dv, N, sc, N, 1, (const float*)j->v + b * j->vb + hk * j->vh + lo * j->vs, j->vs, 1,
+                   outp, ors);
+        for (r = 0; r < M; r++) {
+            float* orow = outp + r * ors;
+            if (state[r]) {
+                const float fill = state[r] == 2 ? NAN : 0.0f;
+                for (d = 0; d < Dv; d++) orow[d] = fill;
+            } else {
+                const float f = inv[r];
+                for (d = 0; d < Dv; d++) orow[d] *= f;
+            }
+        }
+        return;
+    }
+    for (c0 = lo; c0 < hi; c0 += RLX__ATTN_CHUNK) {
+        const int64_t nb = RLX__MIN((int64_t)RLX__ATTN_CHUNK, hi - c0);
+        for (n = 0; n < nb; n++) rlx__attn_row_f32(kvf + n * Dv, j->v, j->dt, b * j->vb + hk * j->vh + (c0 + n) * j->vs, Dv);
+        rlx__sgemm(NULL, slice, M, Dv, nb, sc + (c0 - lo), N, 1, kvf, Dv, 1, c0 == lo ? oacc : otmp, Dv);
+        if (c0 != lo)
+            for (n = 0; n < M * Dv; n++) oacc[n] += otmp[n];
+    }
+    for (r = 0; r < M; r++)
+        for (d = 0; d < Dv; d++) {
+            const double x = state[r] == 2 ? (double)NAN : (state[r] ? 0.0 : (double)(oacc[r * Dv + d] * inv[r]));
+            rlx__store_f64(j->out, j->dt, obase + r * ors + d, x);
+        }
+}
+
+static void rlx__k_attention(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool,
+                             void* ws) {
+    rlx__attn_job j;
+    rlx__attn_slice L;
+    const int layout = (int)nd->ia[0], has_keep = nd->ia[5] != 0, has_bias = nd->ia[6] != 0, has_kv = nd->ia[7] != 0;
+    const int64_t H = nd->ia[1], Hkv = nd->ia[2], D = nd->ia[8], Dv = nd->ia[9], B = nd->ia[10];
+    const int64_t Sq = nd->ia[11], Sk = nd->ia[12];
+    int slot = 3;
+    int64_t ntasks, work;
+    memset(&j, 0, sizeof j);
+    j.q = in[0]; j.k = in[1]; j.v = in[2]; j.out = out;
+    j.dt = nd->dtype;
+    j.B = B; j.H = H; j.Hkv = Hkv; j.group = H / Hkv; j.D = D; j.Dv = Dv; j.Sq = Sq; j.Sk = Sk;
+    j.causal = nd->ia[3] != 0;
+    j.window = nd->ia[4];
+    j.scale = (float)nd->fa[0];
+    j.softcap = (float)nd->fa[1];
+    if (layout == RLX_LAYOUT_BSHD) {
+        j.qs = H * D;    j.qh = D;  j.qb = Sq * j.qs;
+        j.ks = Hkv * D;  j.kh = D;  j.kb = Sk * j.ks;
+        j.vs = Hkv * Dv; j.vh = Dv; j.vb = Sk * j.vs;
+        j.os = H * Dv;   j.oh = Dv; j.ob = Sq * j.os;
+    } else {
+        j.qs = D;  j.qh = Sq * D;  j.qb = H * j.qh;
+        j.ks = D;  j.kh = Sk * D;  j.kb = Hkv * j.kh;
+        j.vs = Dv; j.vh = Sk * Dv; j.vb = Hkv * j.vh;
+        j.os = Dv; j.oh = Sq * Dv; j.ob = H * j.oh;
+    }
+    if (has_keep) {
+        j.keep = (const uint8_t*)in[slot++];
+        if (nd->ia[13] == 3) { j.mq = Sk; j.mb = Sq * Sk; }
+        else { j.mq = 0; j.mb = Sk; }
+    }
+    if (has_bias) {
+        const rlx__node* nb = rlx__N(g, rlx__in(g, nd, slot));
+        int64_t st[4] = {0, 0, 0, 0}, acc = 1;
+        int r;
+        for (r = nb->rank - 1; r >= 0; r--) {
+            const int a = 4 - nb->rank + r;
+            st[a] = nb->shape[r] == 1 ? 0 : acc;
+            acc *= nb->shape[r];
+        }
+        j.bias = in[slot++];
+        j.bb = st[0]; j.bh = st[1]; j.bq = st[2]; j.bk = st[3];
+    }
+    j.kv_valid = Sk;
+    if (has_kv) {
+        const rlx__node* nl = rlx__N(g, rlx__in(g, nd, slot));
+        const int64_t kv = rlx__load_i64(in[slot], nl->dtype, 0);
+        j.kv_valid = kv < 0 ? 0 : (kv > Sk ? Sk : kv);
+    }
+    j.off = j.kv_valid - Sq;
+    j.ws = (char*)ws;
+    rlx__attn_layout(j.dt, Sk, D, Dv, &L);
+    j.ws_thread = L.total;
+    work = B * H * Sq * Sk * (D + Dv);
+    if (Sq == 1 && j.group > 1) {
+        j.rows_are_heads = 1;
+        /* up to rows_max heads per task, fewer (down to 4) while there are under 64 tasks */
+        j.rows = RLX__MIN(j.group, rlx__attn_rows_max(Sk));
+        while (j.rows > 4 && B * Hkv * ((j.group + j.rows - 1) / j.rows) < 64) j.rows = (j.rows + 1) / 2;
+        j.nblk = (j.group + j.rows - 1) / j.rows;
+        j.rows = (j.group + j.nblk - 1) / j.nblk;
+        ntasks = B * Hkv * j.nblk;
+    } else {
+        /* balanced query blocks of at most rows_max, smaller (down to 16) while there are under 64 tasks */
+        j.rows = RLX__MIN(Sq, rlx__attn_rows_max(Sk));
+        while (j.rows > 16 && B * H * ((Sq + j.rows - 1) / j.rows) < 64) j.rows = (j.rows + 1) / 2;
+        j.nblk = (Sq + j.rows - 1) / j.rows;
+        j.rows = (Sq + j.nblk - 1) / j.nblk;
+        ntasks = B * H * j.nblk;
+    }
+    rlx__parallel_for(work >= 32768 ? pool : NULL, ntasks, rlx__attn_task, &j);
+}
+
+typedef struct rlx__rope_job {
+    const void *x, *cs, *sn, *pos;
+    void* out;
+    rlx_dtype dt, pdt;
+    int kind, layout, pos_rank;
+    int64_t H, D, S, P, nrot, offset, rows, per;
+} rlx__rope_job;
+
+static void rlx__rope_task(void* ctx, int64_t task, int thread) {
+    const rlx__rope_job* j = (const rlx__rope_job*)ctx;
+    const int64_t half = j->nrot / 2, r0 = task * j->per, r1 = RLX__MIN(j->rows, r0 + j->per);
+    const size_t e = rlx_dtype_size(j->dt);
+    int64_t r, p;
+    RLX__UNUSED(thread);
+    for (r = r0; r < r1; r++) {
+        int64_t b, s, base, t;
+        int ok;
+        if (j->layout == RLX_LAYOUT_BSHD) { s = (r / j->H) % j->S; b = r / (j->H * j->S); }
+        else { s = r % j->S; b = r / (j->S * j->H); }
+        base = r * j->D; /* rows are contiguous D-element runs in both layouts */
+        if (j->pos) {
+            t = rlx__load_i64(j->pos, j->pdt, j->pos_rank == 2 ? b * j->S + s : s);
+            ok = t >= 0 && t < j->P;
+        } else {
+            ok = j->offset >= -s && j->offset < j->P - s;
+            t = ok ? j->offset + s : 0;
+        }
+        if (!ok) {
+            memcpy((char*)j->out + (size_t)base * e, (const char*)j->x + (size_t)base * e, (size_t)j->D * e);
+            continue;
+        }
+        if (j->nrot < j->D)
+            memcpy((char*)j->out + (size_t)(base + j->nrot) * e, (const char*)j->x + (size_t)(base + j->nrot) * e,
+                   (size_t)(j->D - j->nrot) * e);
+        for (p = 0; p < half; p++) {
+            const int64_t ia = base + (j->kind == RLX_ROPE_NEOX ? p : 2 * p);
+            const int64_t ib = base + (j->kind == RLX_ROPE_NEOX ? p + half : 2 * p + 1);
+            const int64_t it = t * half + p;
+            if (j->dt == RLX_F32) {
+                const float a = ((const float*)j->x)[ia], bv = ((const float*)j->x)[ib];
+                const float c = ((const float*)j->cs)[it], sn = ((const float*)j->sn)[it];
+                ((float*)j->out)[ia] = a * c - bv * sn;
+                ((float*)j->out)[ib] = bv * c + a * sn;
+            } else {
+                const double a = rlx__load_f64(j->x, j->dt, ia), bv = rlx__load_f64(j->x, j->dt, ib);
+                const double c = rlx__load_f64(j->cs, j->dt, it), sn = rlx__load_f64(j->sn, j->dt, it);
+                rlx__store_f64(j->out, j->dt, ia, a * c - bv * sn);
+                rlx__store_f64(j->out, j->dt, ib, bv * c + a * sn);
+            }
+        }
+    }
+}
+
+static void rlx__k_rope(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool) {
+    rlx__rope_job j;
+    int64_t total, ntasks, nth = rlx__pool_threads(pool);
+    memset(&j, 0, sizeof j);
+    j.x = in[0]; j.cs = in[1]; j.sn = in[2]; j.out = out;
+    j.dt = nd->dtype;
+    j.kind = (int)nd->ia[0]; j.layout = (int)nd->ia[1];
+    j.H = nd->ia[2]; j.nrot = nd->ia[3]; j.offset = nd->ia[5]; j.D = nd->ia[6]; j.S = nd->ia[8]; j.P = nd->ia[9];
+    if (nd->ia[4]) {
+        const rlx__node* np = rlx__N(g, rlx__in(g, nd, 3));
+        j.pos = in[3]; j.pdt = np->dtype; j.pos_rank = np->rank;
+    }
+    j.rows = nd->ia[7] * j.H * j.S;
+    total = j.rows * j.D;
+    ntasks = nth > 1 && total >= 32768 ? RLX__MIN(j.rows, nth * 4) : 1;
+    if (ntasks < 1) ntasks = 1;
+    j.per = (j.rows + ntasks - 1) / ntasks;
+    if (j.per < 1) j.per = 1;
+    rlx__parallel_for(ntasks > 1 ? pool : NULL, (j.rows + j.per - 1) / j.per, rlx__rope_task, &j);
+}
+
 static size_t rlx__ws_attn(const rlx_graph* g, const rlx__node* nd, int nthreads) {
-    RLX__UNUSED(g); RLX__UNUSED(nd); RLX__UNUSED(nthreads);
-    return 0;
+    rlx__attn_slice L;
+    RLX__UNUSED(g);
+    if (nd->op != RLX_OP_ATTENTION) return 0;
+    rlx__attn_layout(nd->dtype, nd->ia[12], nd->ia[8], nd->ia[9], &L);
+    return (size_t)(nthreads < 1 ? 1 : nthreads) * L.total;
 }
+
 static void rlx__k_attn(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
-    RLX__UNUSED(g); RLX__UNUSED(nd); RLX__UNUSED(in); RLX__UNUSED(out); RLX__UNUSED(pool); RLX__UNUSED(ws);
-    RLX_ASSERT(0 && "attention kernels not implemented");
+    switch (nd->op) {
+    case RLX_OP_ATTENTION: rlx__k_attention(g, nd, in, out, pool, ws); return;
+    case RLX_OP_ROPE: rlx__k_rope(g, nd, in, out, pool); return;
+    default: RLX_ASSERT(0 && "rlx__k_attn: not an attention op"); return;
+    }
 }
+
 RLXDEF rlx_result rlx_rope_tables(float* cos_out, float* sin_out, int max_pos, int n_rot, double theta) {
-    RLX__UNUSED(cos_out); RLX__UNUSED(sin_out); RLX__UNUSED(max_pos); RLX__UNUSED(n_rot); RLX__UNUSED(theta);
-    return RLX_ERROR_UNSUPPORTED;
+    int t, p, half;
+    if (!cos_out || !sin_out || max_pos < 1 || n_rot < 2 || n_rot % 2 || !(theta > 0.0)) return RLX_ERROR_INVALID_ARGUMENT;
+    half = n_rot / 2;
+    for (p = 0; p < half; p++) {
+        const double inv_freq = pow(theta, -2.0 * (double)p / (double)n_rot);
+        for (t = 0; t < max_pos; t++) {
+            const double a = (double)t * inv_freq;
+            cos_out[(size_t)t * (size_t)half + (size_t)p] = (float)cos(a);
+            sin_out[(size_t)t * (size_t)half + (size_t)p] = (float)sin(a);
+        }
+    }
+    return RLX_OK;
 }
 
 /* ------------------------------------------------------------------------------------------------------------
