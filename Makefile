@@ -37,21 +37,21 @@ examples: $(EXAMPLES)
 tests: $(TESTS)
 asan-tests: $(ASAN_TESTS)
 
-$(BUILD)/examples/%: examples/%.c rlx.h
+$(BUILD)/examples/%: examples/%.c rlx.h examples/transformer_model.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARNINGS) -I. -o $@ $< $(LDLIBS)
 
-$(BUILD)/bench/%: bench/%.c rlx.h
+$(BUILD)/bench/%: bench/%.c rlx.h examples/transformer_model.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) $(WARNINGS) -I. -o $@ $< $(LDLIBS)
 
 # A test that fails to build must not leave an older binary behind (it would be run instead).
-$(BUILD)/tests/%: tests/%.c rlx.h tests/harness.h
+$(BUILD)/tests/%: tests/%.c rlx.h tests/harness.h examples/transformer_model.h
 	@mkdir -p $(@D)
 	@rm -f $@
 	$(CC) $(TEST_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
 
-$(BUILD)/asan/%: tests/%.c rlx.h tests/harness.h
+$(BUILD)/asan/%: tests/%.c rlx.h tests/harness.h examples/transformer_model.h
 	@mkdir -p $(@D)
 	@rm -f $@
 	$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
@@ -78,12 +78,26 @@ asan:
 bench: $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; ./$$b || exit 1; done
 
-# GPU kernels. For now this only embeds whatever is already in build/kernels/; the GPU backends will add rules
-# that compile kernels/vulkan/*.comp to build/kernels/*.spv and kernels/cuda/*.cu to build/kernels/*.ptx.
-kernels: $(BUILD)/embed_kernels
+# GPU kernels. SPIR-V: embeds whatever is already in build/kernels/. CUDA: when nvcc is found (on PATH or in
+# /usr/local/cuda/bin), kernels/cuda/*.cu compile to build/kernels/*.ptx (compute_75, the oldest target of CUDA 13;
+# matmul_tc.cu needs compute_80 for mma.sync on TF32) and are embedded into rlx_kernels_ptx.h; without nvcc the
+# committed rlx_kernels_ptx.h is kept.
+NVCC := $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+NVCC_FLAGS = -ptx -O3 --std=c++14 -Werror all-warnings
+CUDA_PTX := $(patsubst kernels/cuda/%.cu,$(BUILD)/kernels/%.ptx,$(wildcard kernels/cuda/*.cu))
+
+kernels: $(BUILD)/embed_kernels $(if $(NVCC),$(CUDA_PTX))
 	@mkdir -p $(BUILD)/kernels
 	$(BUILD)/embed_kernels spv rlx_kernels_spv.h $(wildcard $(BUILD)/kernels/*.spv)
-	$(BUILD)/embed_kernels ptx rlx_kernels_ptx.h $(wildcard $(BUILD)/kernels/*.ptx)
+ifneq ($(NVCC),)
+	$(BUILD)/embed_kernels ptx rlx_kernels_ptx.h $(CUDA_PTX)
+else
+	@echo "kernels: nvcc not found (PATH, /usr/local/cuda/bin): kept the committed rlx_kernels_ptx.h"
+endif
+
+$(BUILD)/kernels/%.ptx: kernels/cuda/%.cu kernels/cuda/common.cuh
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCC_FLAGS) -arch=$(if $(filter matmul_tc,$*),compute_80,compute_75) -o $@ $<
 
 $(BUILD)/embed_kernels: tools/embed_kernels.c
 	@mkdir -p $(@D)

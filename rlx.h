@@ -219,7 +219,7 @@ RLXDEF rlx_result rlx_output(rlx_graph* g, const char* name, rlx_tensor t);
     X(CONV, "conv") X(CONV_TRANSPOSE, "conv_transpose") X(POOL, "pool") X(GROUP_NORM, "group_norm") \
     X(RESIZE, "resize") X(PAD, "pad") \
     X(LINEAR, "linear") X(ADD_NORM, "add_norm") X(SWIGLU, "swiglu") X(GEGLU, "geglu") X(FUSED_EW, "fused_ew") \
-    X(STATE, "state") X(STATE_WRITE, "state_write")
+    X(STATE, "state") X(STATE_WRITE, "state_write") X(EXTRA, "extra")
 
 typedef enum rlx_op {
 #define RLX__OP_ENUM(n, s) RLX_OP_##n,
@@ -1972,11 +1972,13 @@ RLXDEF size_t rlx_graph_dump_dot(const rlx_graph* g, char* buf, size_t cap) {
    GROUP_NORM in: x, [gamma], [beta]   ia: 0 groups, 1 has_gamma, 2 has_beta   fa: 0 eps
    RESIZE     ia: 0 mode, 1 align_corners
    PAD        ia: 0 mode, 1-8 before[axis], 9-16 after[axis]   fa: 0 value
-   LINEAR     in: x, w, [bias]   ia: 0 activation, 1 has_bias
+   LINEAR     in: x, w, [bias], [gate]   ia: 0 activation, 1 has_bias, 2 has_gate, 3 gate activation
+              y = act(x·w + bias), times act_gate(gate) when gated (formed only by the fusion pass)
    ADD_NORM   in: x, residual, [gamma], [beta]
               ia: 0 axis (first normalised axis), 1 has_gamma, 2 has_beta, 3 kind (0 rmsnorm, 1 layernorm),
-                  4 emit_sum   fa: 0 eps. With emit_sum the node's shape is [2, x.shape...]: [0] = norm, [1] = sum
-              (the builder returns contiguous views of both halves).
+                  4 emit_sum   fa: 0 eps. The node is the norm; with emit_sum an EXTRA node (input: the ADD_NORM)
+              stands for the sum, a second output written by the same step into a buffer of its own.
+   EXTRA      in: the node whose second output it is (no step of its own; see rlx__extra_of)
    SWIGLU, GEGLU  in: gate, up (same shape)
    FUSED_EW   in: up to 8 tensors, each of the output's shape or a single element; ia: 0 = instruction count n,
               1..n = instructions (op | a << 8 | b << 16; operand r < 8 is input r, r >= 8 is the result of
@@ -2500,7 +2502,7 @@ static rlx_tensor rlx__add_norm(rlx_graph* g, int kind, rlx_tensor x, rlx_tensor
     rlx_tensor t2[2], opt[2];
     const rlx__node *nx, *nr;
     int a, k, nin = 2, rank;
-    int64_t os[RLX_MAX_RANK] = {0}, xs[RLX_MAX_RANK] = {0};
+    int64_t xs[RLX_MAX_RANK] = {0};
     uint32_t ids[4], id;
     if (sum_out) sum_out->id = 0;
     t2[0] = x; t2[1] = res;
@@ -2511,7 +2513,6 @@ static rlx_tensor rlx__add_norm(rlx_graph* g, int kind, rlx_tensor x, rlx_tensor
         rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x and residual must have one shape of rank >= 1", what);
         return rlx__T(0);
     }
-    if (nx->rank == RLX_MAX_RANK && sum_out) { rlx__gerr(g, RLX_ERROR_SHAPE, "%s: emitting the sum needs rank < 8", what); return rlx__T(0); }
     if (!rlx__norm_axis(g, what, kind ? axis : -1, nx->rank, &a)) return rlx__T(0);
     if (!(eps >= 0.0f) || isinf(eps)) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: eps must be finite and >= 0", what); return rlx__T(0); }
     opt[0] = gamma; opt[1] = beta;
@@ -2529,18 +2530,18 @@ static rlx_tensor rlx__add_norm(rlx_graph* g, int kind, rlx_tensor x, rlx_tensor
     }
     rank = nx->rank;
     memcpy(xs, nx->shape, sizeof(int64_t) * (size_t)rank);
-    if (sum_out) { os[0] = 2; memcpy(os + 1, xs, sizeof(int64_t) * (size_t)rank); }
-    else memcpy(os, xs, sizeof(int64_t) * (size_t)rank);
-    id = rlx__add_node(g, RLX_OP_ADD_NORM, nx->dtype, sum_out ? rank + 1 : rank, os, nin, ids);
+    id = rlx__add_node(g, RLX_OP_ADD_NORM, nx->dtype, rank, xs, nin, ids);
     if (!id) return rlx__T(0);
     {
         rlx__node* nd = rlx__N(g, id);
         nd->ia[0] = a; nd->ia[1] = gamma.id != 0; nd->ia[2] = beta.id != 0; nd->ia[3] = kind; nd->ia[4] = sum_out != NULL;
         nd->fa[0] = (double)eps;
     }
-    if (!sum_out) return rlx__T(id);
-    *sum_out = rlx_reshape(g, rlx_narrow(g, rlx__T(id), 0, 1, 1), rank, xs);
-    return rlx_reshape(g, rlx_narrow(g, rlx__T(id), 0, 0, 1), rank, xs);
+    if (sum_out) {
+        rlx_dtype dt = rlx__N(g, id)->dtype;
+        sum_out->id = rlx__add_node(g, RLX_OP_EXTRA, dt, rank, xs, 1, &id);
+    }
+    return rlx__T(id);
 }
 RLXDEF rlx_tensor rlx_add_rmsnorm(rlx_graph* g, rlx_tensor x, rlx_tensor residual, rlx_tensor gamma, rlx_tensor beta,
                                   float eps, rlx_tensor* sum_out) {
@@ -2694,6 +2695,7 @@ typedef struct rlx__target {
     int (*supports)(const rlx_graph* g, const rlx__node* nd, int sm);
     int sm;        /* device generation passed to supports (CUDA: compute capability × 10) */
     int fuse;      /* the device runs every fused op (linear, add_norm, swiglu, geglu, fused_ew) */
+    int fuse_gated;/* ... and linear with a gate input (the matmul epilogue multiplies by act(gate)) */
 } rlx__target;
 static int rlx__target_has(const rlx__target* t, const rlx_graph* g, const rlx__node* nd) {
     return !t->supports || t->supports(g, nd, t->sm);
@@ -2719,8 +2721,9 @@ static rlx_tensor rlx__act_build(rlx_graph* ng, rlx_activation act, rlx_tensor y
     }
 }
 
-/* Emit the decomposition of nd (inputs already remapped to x[...]) into ng; returns the result tensor. */
-static rlx_tensor rlx__decompose(rlx_graph* ng, const rlx__node* nd, const rlx_tensor* x) {
+/* Emit the decomposition of nd (inputs already remapped to x[...]) into ng; returns the result tensor
+   (and, for add+norm, the sum through *sum). */
+static rlx_tensor rlx__decompose(rlx_graph* ng, const rlx__node* nd, const rlx_tensor* x, rlx_tensor* sum) {
     rlx_dtype dt = nd->dtype;
 #define RLX__C(v) rlx_scalar(ng, dt, (v))
     switch (nd->op) {
@@ -2777,23 +2780,20 @@ static rlx_tensor rlx__decompose(rlx_graph* ng, const rlx__node* nd, const rlx_t
     case RLX_OP_LINEAR: {
         rlx_tensor y = rlx_matmul(ng, x[0], x[1]);
         if (nd->ia[1]) y = rlx_add(ng, y, x[2]);
-        return rlx__act_build(ng, (rlx_activation)nd->ia[0], y);
+        y = rlx__act_build(ng, (rlx_activation)nd->ia[0], y);
+        if (nd->ia[2]) y = rlx_mul(ng, rlx__act_build(ng, (rlx_activation)nd->ia[3], x[nd->ia[1] ? 3 : 2]), y);
+        return y;
     }
     case RLX_OP_SWIGLU: return rlx_mul(ng, rlx_silu(ng, x[0]), x[1]);
     case RLX_OP_GEGLU: return rlx_mul(ng, rlx_gelu(ng, x[0]), x[1]);
     case RLX_OP_ADD_NORM: {
         rlx_tensor s = rlx_add(ng, x[0], x[1]), none = rlx__T(0), y;
-        int k = 2, rank = 0;
-        int64_t shp[RLX_MAX_RANK + 1];
-        rlx_tensor gm = nd->ia[1] ? x[k++] : none, bt = nd->ia[2] ? x[k] : none, parts[2];
+        int k = 2;
+        rlx_tensor gm = nd->ia[1] ? x[k++] : none, bt = nd->ia[2] ? x[k] : none;
         y = nd->ia[3] ? rlx_layernorm(ng, s, gm, bt, (int)nd->ia[0], (float)nd->fa[0])
                       : rlx_rmsnorm(ng, s, gm, bt, (float)nd->fa[0]);
-        if (!nd->ia[4]) return y;
-        rlx_tensor_info(ng, s, &rank, shp + 1);
-        shp[0] = 1;
-        parts[0] = rlx_reshape(ng, y, rank + 1, shp);
-        parts[1] = rlx_reshape(ng, s, rank + 1, shp);
-        return rlx_concat(ng, 2, parts, 0);
+        if (sum) *sum = s;
+        return y;
     }
     case RLX_OP_FUSED_EW: {
         rlx_tensor reg[RLX__NIA];
@@ -2816,18 +2816,35 @@ static rlx_tensor rlx__decompose(rlx_graph* ng, const rlx__node* nd, const rlx_t
 
 static rlx_graph* rlx__legalize(rlx_graph* g, const rlx__target* t, int decompose_all, uint32_t* remap) {
     rlx_graph* ng = rlx__new_graph(&g->al);
+    uint32_t* sums;     /* per decomposed add+norm: the tensor its EXTRA (sum) becomes */
     int i, k;
     if (!ng) return NULL;
+    sums = (uint32_t*)rlx__calloc(&g->al, sizeof(uint32_t) * ((size_t)g->n + 1));
+    if (!sums) { rlx_graph_destroy(ng); return NULL; }
     for (i = 0; i < g->n && ng->status == RLX_OK; i++) {
         const rlx__node* nd = &g->nodes[i];
-        if (rlx__decomposable(nd->op) && (decompose_all || !rlx__target_has(t, g, nd))) {
-            rlx_tensor x[8];
+        if (nd->op == RLX_OP_EXTRA && sums[rlx__in(g, nd, 0)]) {
+            remap[i + 1] = sums[rlx__in(g, nd, 0)];
+        } else if (rlx__decomposable(nd->op) && (decompose_all || !rlx__target_has(t, g, nd))) {
+            rlx_tensor x[8], s = rlx__T(0);
             for (k = 0; k < nd->nin && k < 8; k++) x[k] = rlx__T(remap[rlx__in(g, nd, k)]);
-            remap[i + 1] = rlx__decompose(ng, nd, x).id;
+            if (nd->dtype == RLX_F16 || nd->dtype == RLX_BF16) {
+                /* half types compute in f32 (as their kernels do) and round once at the end */
+                rlx__node wide = *nd;
+                wide.dtype = RLX_F32;
+                for (k = 0; k < nd->nin && k < 8; k++)
+                    if (rlx__N(g, rlx__in(g, nd, k))->dtype == nd->dtype) x[k] = rlx_cast(ng, x[k], RLX_F32);
+                remap[i + 1] = rlx_cast(ng, rlx__decompose(ng, &wide, x, &s), nd->dtype).id;
+                if (s.id) s = rlx_cast(ng, s, nd->dtype);
+            } else {
+                remap[i + 1] = rlx__decompose(ng, nd, x, &s).id;
+            }
+            sums[i + 1] = s.id;
         } else {
             remap[i + 1] = rlx__copy_node(ng, g, nd, remap);
         }
     }
+    rlx__free(&g->al, sums);
     if (ng->status == RLX_OK) rlx__copy_outputs(ng, g, remap);
     return ng;
 }
@@ -2843,9 +2860,10 @@ static rlx_graph* rlx__fold(rlx_graph* g, uint32_t* remap) {
     for (i = 0; i < g->n && ng->status == RLX_OK; i++) {
         const rlx__node* nd = &g->nodes[i];
         int all_const = nd->nin > 0;
-        void* inptr[64];
+        void* inptr[65];
         for (k = 0; k < nd->nin; k++)
             if (k >= 64 || rlx__N(ng, remap[rlx__in(g, nd, k)])->op != RLX_OP_CONSTANT) all_const = 0;
+        if (nd->op == RLX_OP_EXTRA || (nd->op == RLX_OP_ADD_NORM && nd->ia[4])) all_const = 0;
         if (all_const && rlx__node_bytes(nd) <= RLX__FOLD_MAX_BYTES) {
             uint32_t id = rlx__copy_node(ng, g, nd, remap);
             size_t wsb;
@@ -2854,6 +2872,7 @@ static rlx_graph* rlx__fold(rlx_graph* g, uint32_t* remap) {
             if (!id) break;
             nn = rlx__N(ng, id);
             for (k = 0; k < nn->nin; k++) inptr[k] = rlx__N(ng, rlx__in(ng, nn, k))->data;
+            inptr[nn->nin] = NULL;   /* no second output */
             data = rlx__alloc(&g->al, rlx__node_bytes(nn));
             wsb = rlx__node_workspace(ng, nn, 1);
             if (wsb) ws = rlx__alloc_aligned(&g->al, wsb, &ws_raw);
@@ -3020,7 +3039,7 @@ static int rlx__ew_inline(rlx__ewgroup* gr, const rlx__ewgroup* p) {
     return 8 + gr->ninst - 1;
 }
 
-static rlx_graph* rlx__fuse(rlx_graph* g, uint32_t* remap) {
+static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap) {
     rlx_graph* ng = rlx__new_graph(&g->al);
     int *uses = NULL, *first_use = NULL, i, k;
     unsigned char* isout = NULL;
@@ -3107,6 +3126,25 @@ static rlx_graph* rlx__fuse(rlx_graph* g, uint32_t* remap) {
                 if (nu->rank != nd->rank || na->rank != nd->rank || memcmp(nu->shape, nd->shape, sizeof(int64_t) * (size_t)nd->rank) ||
                     memcmp(na->shape, nd->shape, sizeof(int64_t) * (size_t)nd->rank))
                     continue;
+                if (t->fuse_gated && nu->op == RLX_OP_MATMUL && RLX__SOLE(up) && nu->dtype == RLX_F32 && nu->ia[1] == 2 &&
+                    rlx__N(g, rlx__in(g, nu, 1))->rank == 2) {
+                    /* the up projection's epilogue multiplies by act(gate): `up` is never stored */
+                    rlx_tensor lin = rlx_linear(ng, rlx__T(remap[rlx__in(g, nu, 0)]), rlx__T(remap[rlx__in(g, nu, 1)]),
+                                                rlx__T(0), RLX_ACT_NONE);
+                    if (lin.id) {
+                        uint32_t gin = remap[rlx__in(g, na, 0)];
+                        rlx__node* nl = rlx__N(ng, lin.id);
+                        if (rlx__grow(&ng->al, (void**)&ng->ins, &ng->cap_ins, ng->nins + 1, sizeof(uint32_t))) {
+                            ng->ins[ng->nins++] = gin;   /* the linear is the last node: its inputs end the pool */
+                            nl = rlx__N(ng, lin.id);
+                            nl->nin++;
+                            nl->ia[2] = 1;
+                            nl->ia[3] = want == RLX_OP_SWIGLU ? RLX_ACT_SILU : RLX_ACT_GELU;
+                            fused = lin.id;
+                        }
+                    }
+                    if (fused) continue;
+                }
                 fused = (want == RLX_OP_SWIGLU ? rlx_swiglu : rlx_geglu)(ng, rlx__T(remap[rlx__in(g, na, 0)]), rlx__T(remap[up])).id;
             }
         }
@@ -3240,7 +3278,10 @@ static rlx_result rlx__plan_build(const rlx_graph* g, int no_reuse, rlx__plan* p
         else if (nd->op == RLX_OP_PARAM) b->kind = RLX_BUFFER_PARAM;
         else if (nd->op == RLX_OP_CONSTANT) b->kind = RLX_BUFFER_CONSTANT;
         else if (nd->op == RLX_OP_STATE) b->kind = RLX_BUFFER_STATE;
-        else if (nd->op == RLX_OP_STATE_WRITE) {   /* in place: a view of the state that also runs */
+        else if (nd->op == RLX_OP_EXTRA) {          /* second output: its producer's step writes it */
+            b->kind = RLX_BUFFER_INTERMEDIATE;
+            stepof[i] = stepof[rlx__in(g, nd, 0) - 1];
+        } else if (nd->op == RLX_OP_STATE_WRITE) {   /* in place: a view of the state that also runs */
             int src = (int)rlx__in(g, nd, 0) - 1;
             b->kind = RLX_BUFFER_VIEW;
             b->root = p->bufs[src].root;
@@ -5134,7 +5175,12 @@ static float rlx__act_f(rlx_activation act, float x) {
     }
 }
 
-typedef struct rlx__lin_job { float* y; const float* bias; int64_t rows, n, per; rlx_activation act; } rlx__lin_job;
+typedef struct rlx__lin_job {
+    float* y;
+    const float *bias, *gate;
+    int64_t rows, n, per;
+    rlx_activation act, gate_act;
+} rlx__lin_job;
 static void rlx__lin_epilogue(void* vj, int64_t t, int thread) {
     const rlx__lin_job* j = (const rlx__lin_job*)vj;
     int64_t r0 = t * j->per, r1 = RLX__MIN(j->rows, r0 + j->per), r, c;
@@ -5143,6 +5189,11 @@ static void rlx__lin_epilogue(void* vj, int64_t t, int thread) {
         float* y = j->y + r * j->n;
         if (j->bias) for (c = 0; c < j->n; c++) y[c] += j->bias[c];
         if (j->act != RLX_ACT_NONE) for (c = 0; c < j->n; c++) y[c] = rlx__act_f(j->act, y[c]);
+        if (j->gate) {
+            const float* gt = j->gate + r * j->n;
+            if (j->gate_act == RLX_ACT_SILU) for (c = 0; c < j->n; c++) y[c] *= gt[c] / (1.0f + expf(-gt[c]));
+            else for (c = 0; c < j->n; c++) y[c] *= rlx__act_f(j->gate_act, gt[c]);
+        }
     }
 }
 /* linear: one GEMM over all leading dims, then bias and activation in a parallel epilogue */
@@ -5154,7 +5205,9 @@ static void rlx__k_linear(const rlx_graph* g, const rlx__node* nd, void* const* 
     rlx__sgemm(pool, ws, M, N, K, (const float*)in[0], K, 1, (const float*)in[1], N, 1, (float*)out, N);
     j.y = (float*)out; j.bias = nd->ia[1] ? (const float*)in[2] : NULL; j.rows = M; j.n = N;
     j.act = (rlx_activation)nd->ia[0];
-    if (!j.bias && j.act == RLX_ACT_NONE) return;
+    j.gate = nd->ia[2] ? (const float*)in[nd->ia[1] ? 3 : 2] : NULL;
+    j.gate_act = (rlx_activation)nd->ia[3];
+    if (!j.bias && j.act == RLX_ACT_NONE && !j.gate) return;
     tasks = M * N >= 32768 ? rlx__pool_threads(pool) * 4 : 1;
     j.per = (M + tasks - 1) / tasks;
     rlx__parallel_for(pool, (M + j.per - 1) / j.per, rlx__lin_epilogue, &j);
@@ -5220,7 +5273,7 @@ static void rlx__k_add_norm(const rlx_graph* g, const rlx__node* nd, void* const
     if (nd->ia[1]) j.gamma = (const char*)in[k++];
     if (nd->ia[2]) j.beta = (const char*)in[k];
     j.y = (char*)out;
-    j.sum = nd->ia[4] ? (char*)out + (size_t)n * rlx_dtype_size(nd->dtype) : NULL;
+    j.sum = nd->ia[4] ? (char*)in[nd->nin] : NULL;   /* the second output (EXTRA), NULL when unused */
     j.len = rlx__numel(nx->rank - (int)nd->ia[0], nx->shape + nd->ia[0]);
     j.rows = n / j.len;
     tasks = n >= 32768 ? rlx__pool_threads(pool) * 4 : 1;
@@ -7048,8 +7101,10 @@ typedef struct rlx__core {
     int refs;
     rlx_graph* ir;          /* optimised graph: the program's nodes, names and outputs */
     rlx__plan plan;
-    int* in_off;            /* per step: first entry of its input list in a program's stepin[] */
+    int* in_off;            /* per step: first entry of its input list in a program's stepin[]; the list has
+                               nin + 1 entries: the last is the step's second output (EXTRA) or NULL */
     int nstepin;
+    int* extra_of;          /* per node: index of its EXTRA (second output) node, or -1 */
 } rlx__core;
 
 typedef struct rlx__weights {
@@ -7098,6 +7153,7 @@ static void rlx__core_release(rlx__core* c) {
     rlx__plan_free(&al, &c->plan);
     rlx_graph_destroy(c->ir);
     rlx__free(&al, c->in_off);
+    rlx__free(&al, c->extra_of);
     rlx__free(&al, c);
 }
 static void rlx__weights_release(rlx__weights* w) {
@@ -7152,8 +7208,10 @@ static void rlx__program_bind(rlx_program* p) {
         else p->ptr[i] = p->arena + b->offset;
     }
     for (s = 0; s < c->plan.nsteps; s++) {
-        const rlx__node* nd = &ir->nodes[c->plan.steps[s]];
+        int ni = c->plan.steps[s];
+        const rlx__node* nd = &ir->nodes[ni];
         for (k = 0; k < nd->nin; k++) p->stepin[c->in_off[s] + k] = p->ptr[rlx__in(ir, nd, k) - 1];
+        p->stepin[c->in_off[s] + nd->nin] = c->extra_of[ni] >= 0 ? p->ptr[c->extra_of[ni]] : NULL;
     }
 }
 
@@ -7777,7 +7835,7 @@ static rlx_graph* rlx__optimize(rlx_graph* g, uint32_t flags, const rlx__target*
         else if (stage == 0) next = rlx__legalize(cur, t, (flags & RLX_COMPILE_DECOMPOSE) != 0, remap);
         else if (stage == 1) next = rlx__fold(cur, remap);
         else if (stage == 2) next = rlx__cse(cur, remap);
-        else if (stage == 4) next = rlx__fuse(cur, remap);
+        else if (stage == 4) next = rlx__fuse(cur, t, remap);
         else next = rlx__dce(cur, remap);
         rlx__free(&g->al, remap);
         if (!next || next->status != RLX_OK) {
@@ -7828,6 +7886,7 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
     int i, s;
     memset(&t, 0, sizeof t);
     t.fuse = 1;
+    t.fuse_gated = dev == RLX_DEVICE_CPU;
     t.sm = sm;
 #if !defined(RLX_NO_CUDA)
     if (dev == RLX_DEVICE_CUDA) t.supports = rlx__cuda_supports;
@@ -7856,11 +7915,15 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
     }
     r = rlx__plan_build(c->ir, (d->flags & RLX_COMPILE_NO_REUSE) != 0, &c->plan);
     c->in_off = (int*)rlx__calloc(al, sizeof(int) * (size_t)(c->plan.nsteps + 1));
-    if (r != RLX_OK || !c->in_off) { snprintf(msg, cap, "out of memory while planning"); rlx__core_release(c); return RLX_ERROR_OUT_OF_MEMORY; }
+    c->extra_of = (int*)rlx__calloc(al, sizeof(int) * (size_t)(c->ir->n + 1));
+    if (r != RLX_OK || !c->in_off || !c->extra_of) { snprintf(msg, cap, "out of memory while planning"); rlx__core_release(c); return RLX_ERROR_OUT_OF_MEMORY; }
     for (s = 0; s < c->plan.nsteps; s++) {
         c->in_off[s] = c->nstepin;
-        c->nstepin += c->ir->nodes[c->plan.steps[s]].nin;
+        c->nstepin += c->ir->nodes[c->plan.steps[s]].nin + 1;
     }
+    for (i = 0; i < c->ir->n; i++) c->extra_of[i] = -1;
+    for (i = 0; i < c->ir->n; i++)
+        if (c->ir->nodes[i].op == RLX_OP_EXTRA) c->extra_of[rlx__in(c->ir, &c->ir->nodes[i], 0) - 1] = i;
     w = rlx__weights_new(al, c);
     if (!w) { snprintf(msg, cap, "out of memory for %zu weight bytes", c->plan.weight_bytes); rlx__core_release(c); return RLX_ERROR_OUT_OF_MEMORY; }
     for (i = 0; i < c->ir->n; i++) {   /* constants move into the weight block */

@@ -5,8 +5,10 @@
 #       Runs COMMAND, shows its output and appends it to LOG. A program that cannot be run, or exits non-zero
 #       without reporting a failure (a crash, a sanitizer report after its summary, ...), or prints no
 #       `NAME: N passed, N failed, N skipped` line, gets an extra `NAME: 0 passed, 1 failed, 0 skipped` line.
+#       The program's LAST such line is its tally (earlier ones, e.g. per-backend lines, are details); it is
+#       recorded in LOG as `= NAME: ...`.
 #   tests/summarize.sh total LOG...
-#       Adds up every `area: N passed, N failed, N skipped` line of the LOGs and prints
+#       Adds up the tallies of the LOGs and prints
 #       `N passed, N failed, N skipped` as its last line; exits non-zero if anything failed.
 LINE='^[A-Za-z0-9_.+-]*: [0-9][0-9]* passed, [0-9][0-9]* failed, [0-9][0-9]* skipped$'
 
@@ -24,21 +26,23 @@ run)
     fi
     cat "$tmp"
     cat "$tmp" >>"$log"
-    lines=$(grep -c "$LINE" "$tmp")
-    failed=$(grep "$LINE" "$tmp" | awk '{ f += $4 } END { print f + 0 }')
+    last=$(grep "$LINE" "$tmp" | tail -n 1)
+    failed=$(echo "$last" | awk '{ f += $4 } END { print f + 0 }')
     rm -f "$tmp"
-    if [ "$lines" -eq 0 ]; then
+    if [ -z "$last" ]; then
         echo "$name: no summary line (exit status $rc)" | tee -a "$log"
-        echo "$name: 0 passed, 1 failed, 0 skipped" | tee -a "$log"
+        echo "= $name: 0 passed, 1 failed, 0 skipped" >>"$log"
     elif [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
         echo "$name: exit status $rc after reporting no failure" | tee -a "$log"
-        echo "$name: 0 passed, 1 failed, 0 skipped" | tee -a "$log"
+        echo "= $name: 0 passed, 1 failed, 0 skipped" >>"$log"
+    else
+        echo "= $last" >>"$log"
     fi
     exit 0
     ;;
 total)
     shift
-    cat "$@" 2>/dev/null | grep "$LINE" |
+    cat "$@" 2>/dev/null | grep '^= ' | sed 's/^= //' | grep "$LINE" |
         awk '{ p += $2; f += $4; s += $6 } END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }'
     ;;
 *)

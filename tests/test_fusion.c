@@ -12,14 +12,15 @@
 
 enum { C_LINEAR_RELU, C_LINEAR_GELU, C_LINEAR_SILU, C_LINEAR_NOACT, C_LINEAR_BATCHED, C_ADD_RMSNORM,
        C_ADD_RMSNORM_SUM, C_ADD_LAYERNORM_SUM, C_SWIGLU, C_GEGLU, C_EW_CHAIN, C_EW_LONG, C_EW_SCALAR,
-       C_NO_FUSE_OUTPUT, C_DIRECT_LINEAR, C_DIRECT_ADDNORM, C_DIRECT_GLU, C_COUNT };
+       C_NO_FUSE_OUTPUT, C_GATED_SILU, C_GATED_GELU, C_DIRECT_LINEAR, C_DIRECT_ADDNORM, C_DIRECT_GLU, C_COUNT };
 static const char* const cname[C_COUNT] = {
     "linear+relu", "linear+gelu", "linear+silu", "linear (no act)", "linear batched", "add+rmsnorm",
     "add+rmsnorm (sum reused)", "add+layernorm (sum reused)", "swiglu", "geglu", "elementwise chain",
-    "long elementwise chain", "chain with scalar", "intermediate is an output (no fusion)", "rlx_linear",
+    "long elementwise chain", "chain with scalar", "intermediate is an output (no fusion)",
+    "silu(y) * (x·w) (gated linear)", "(x·w) * gelu(y) (gated linear)", "rlx_linear",
     "rlx_add_rmsnorm", "rlx_swiglu/geglu"};
 /* whether the fusion pass must reduce the number of steps for the case */
-static const int must_shrink[C_COUNT] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0};
+static const int must_shrink[C_COUNT] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0};
 
 static float X[2 * M * K], W[K * N], B[N], Y[M * N], Z[M * N], G[N];
 
@@ -63,6 +64,8 @@ static void build(rlx_graph* g, int c) {
         rlx_output(g, "o", rlx_relu(g, t));
         rlx_output(g, "pre", t);
         break;
+    case C_GATED_SILU: rlx_output(g, "o", rlx_mul(g, rlx_silu(g, y), mm)); break;
+    case C_GATED_GELU: rlx_output(g, "o", rlx_mul(g, mm, rlx_gelu(g, y))); break;
     case C_DIRECT_LINEAR: rlx_output(g, "o", rlx_linear(g, x, w, b, RLX_ACT_GELU_TANH)); break;
     case C_DIRECT_ADDNORM:
         rlx_output(g, "o", rlx_add_rmsnorm(g, y, z, gm, none, 1e-5f, &sum));
@@ -168,6 +171,15 @@ int main(void) {
             if (bad < 0 && !th_close(fused[0][i], ref, 1e-6, 1e-5)) bad = i;
         }
         TH_CHECK(bad < 0, "swiglu vs double reference at %d", bad);
+        bad = -1;
+        run(C_GATED_SILU, 0, fused);
+        for (i = 0; i < M * N; i++) {
+            int r = i / N, col = i % N, kk;
+            double acc = 0, yv = Y[i];
+            for (kk = 0; kk < K; kk++) acc += (double)X[r * K + kk] * W[kk * N + col];
+            if (bad < 0 && !th_close(fused[0][i], yv / (1 + exp(-yv)) * acc, 1e-5, 1e-5)) bad = i;
+        }
+        TH_CHECK(bad < 0, "gated linear vs double reference at %d", bad);
     }
     return th_summary("fusion");
 }

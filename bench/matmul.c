@@ -1,0 +1,222 @@
+/* matmul benchmark: rlx.h against OpenBLAS on square f32 matrices.
+
+   Build (from the repository root):
+       cc -O2 -I. bench/matmul.c -o build/bench_matmul -lm -lpthread -ldl
+   Run:
+       ./build/bench_matmul
+
+   For n = 64, 256, 512, 1024 and 1 and 2 threads it compiles y = matmul(a, b) with a, b f32 inputs [n, n],
+   times rlx_run (inputs are set once, before timing) and cblas_sgemm on the same data, checks that both agree
+   and prints GFLOP/s. OpenBLAS is not linked: it is loaded at run time with dlopen (libopenblas.so.0, then
+   libopenblas.so). Without it only the rlx numbers are printed and the ratio column reads n/a.
+   Each figure is the best of 3 batches of at least 0.1 s each (>= 0.3 s of timing per figure).
+   Exit status: 0 when every run succeeded and the two results agree, 1 otherwise. */
+#if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
+#define _POSIX_C_SOURCE 200809L
+#endif
+#define RLX_IMPLEMENTATION
+#include "../rlx.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* cblas_sgemm and openblas_set_num_threads, resolved with dlsym. The CBLAS enums are passed as int. */
+typedef void (*bench_sgemm_fn)(int order, int transa, int transb, int m, int n, int k, float alpha, const float* a,
+                               int lda, const float* b, int ldb, float beta, float* c, int ldc);
+typedef void (*bench_threads_fn)(int n);
+enum { BENCH_ROW_MAJOR = 101, BENCH_NO_TRANS = 111 };
+
+static bench_sgemm_fn blas_sgemm;
+static bench_threads_fn blas_set_threads;
+
+static int load_openblas(void) {
+    static const char* names[2] = {"libopenblas.so.0", "libopenblas.so"};
+    int i;
+    for (i = 0; i < 2; i++) {
+        void* lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        void* f;
+        void* t;
+        if (!lib) continue;
+        f = dlsym(lib, "cblas_sgemm");
+        t = dlsym(lib, "openblas_set_num_threads");
+        if (f && t) {
+            /* copy the addresses: ISO C has no cast between object and function pointers */
+            memcpy(&blas_sgemm, &f, sizeof blas_sgemm);
+            memcpy(&blas_set_threads, &t, sizeof blas_set_threads);
+            return 1;
+        }
+        dlclose(lib);
+    }
+    return 0;
+}
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void sleep_ms(long ms) {
+    struct timespec ts;
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (ms % 1000) * 1000000L;
+    nanosleep(&ts, NULL);
+}
+
+/* uniform in [-1, 1), never 0 */
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+static float random_value(void) {
+    float v;
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    v = (float)((double)(rng >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+    return v == 0.0f ? 0.25f : v;
+}
+
+/* The SIMD part of the CPU device name, e.g. "AVX-512" from "CPU (AVX-512, 2 threads)". */
+static void cpu_simd_name(char* out, size_t cap) {
+    rlx_device_info info[RLX_DEVICE_COUNT];
+    int n = rlx_devices(info, RLX_DEVICE_COUNT), i;
+    snprintf(out, cap, "unknown");
+    for (i = 0; i < n && i < RLX_DEVICE_COUNT; i++) {
+        const char* open;
+        size_t len;
+        if (info[i].device != RLX_DEVICE_CPU) continue;
+        open = strchr(info[i].name, '(');
+        if (!open) { snprintf(out, cap, "%s", info[i].name); return; }
+        open++;
+        len = strcspn(open, ",)");
+        snprintf(out, cap, "%.*s", (int)len, open);
+        return;
+    }
+}
+
+/* Best GFLOP/s of rlx_run over 3 batches of >= 0.1 s each; 0 on failure. */
+static double time_rlx(rlx_program* p, int n) {
+    double flops = 2.0 * (double)n * (double)n * (double)n, best = 0.0;
+    int batch;
+    for (batch = 0; batch < 3; batch++) {
+        long reps = 0;
+        double t0 = now_seconds(), t;
+        do {
+            if (rlx_run(p) != RLX_OK) return 0.0;
+            reps++;
+            t = now_seconds() - t0;
+        } while (t < 0.1);
+        if (flops * (double)reps / t * 1e-9 > best) best = flops * (double)reps / t * 1e-9;
+    }
+    return best;
+}
+
+static double time_openblas(int n, const float* a, const float* b, float* c) {
+    double flops = 2.0 * (double)n * (double)n * (double)n, best = 0.0;
+    int batch;
+    for (batch = 0; batch < 3; batch++) {
+        long reps = 0;
+        double t0 = now_seconds(), t;
+        do {
+            blas_sgemm(BENCH_ROW_MAJOR, BENCH_NO_TRANS, BENCH_NO_TRANS, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+            reps++;
+            t = now_seconds() - t0;
+        } while (t < 0.1);
+        if (flops * (double)reps / t * 1e-9 > best) best = flops * (double)reps / t * 1e-9;
+    }
+    return best;
+}
+
+int main(void) {
+    static const int sizes[4] = {64, 256, 512, 1024};
+    char simd[64], lines[8][128];
+    int have_blas = load_openblas(), nlines = 0, failed = 0, si, threads, i;
+
+    cpu_simd_name(simd, sizeof simd);
+    if (!have_blas) printf("openblas: not found (apt-get install libopenblas-dev)\n");
+    for (si = 0; si < 4; si++) {
+        int n = sizes[si];
+        size_t count = (size_t)n * (size_t)n;
+        float* a = (float*)malloc(count * sizeof(float));
+        float* b = (float*)malloc(count * sizeof(float));
+        float* y = (float*)malloc(count * sizeof(float));
+        float* ref = (float*)malloc(count * sizeof(float));
+        if (!a || !b || !y || !ref) { printf("out of memory\n"); return 1; }
+        for (i = 0; i < (int)count; i++) { a[i] = random_value(); b[i] = random_value(); }
+
+        for (threads = 1; threads <= 2; threads++) {
+            int64_t shape[2];
+            rlx_graph* g = rlx_graph_create(NULL);
+            rlx_program* p = NULL;
+            rlx_compile_desc cd;
+            rlx_tensor ta, tb;
+            double gf_rlx = 0.0, gf_blas = 0.0, max_err = 0.0, max_ref = 0.0;
+            int w;
+            shape[0] = n;
+            shape[1] = n;
+            if (!g) { printf("out of memory\n"); return 1; }
+            ta = rlx_input(g, "a", RLX_F32, 2, shape);
+            tb = rlx_input(g, "b", RLX_F32, 2, shape);
+            rlx_output(g, "y", rlx_matmul(g, ta, tb));
+            memset(&cd, 0, sizeof cd);
+            cd.num_threads = threads;
+            if (rlx_compile(g, &cd, &p) != RLX_OK) {
+                printf("n=%d threads=%d: compile failed: %s\n", n, threads, rlx_graph_error(g));
+                rlx_graph_destroy(g);
+                failed = 1;
+                continue;
+            }
+            rlx_graph_destroy(g);
+            if (rlx_set_input_f32(p, "a", a, count) != RLX_OK || rlx_set_input_f32(p, "b", b, count) != RLX_OK) {
+                printf("n=%d threads=%d: set input failed: %s\n", n, threads, rlx_program_error(p));
+                rlx_program_destroy(p);
+                failed = 1;
+                continue;
+            }
+            for (w = 0; w < 3; w++) rlx_run(p);                      /* warm up */
+            gf_rlx = time_rlx(p, n);
+            if (gf_rlx == 0.0 || rlx_get_output_f32(p, "y", y, count) != RLX_OK) {
+                printf("n=%d threads=%d: run failed: %s\n", n, threads, rlx_program_error(p));
+                rlx_program_destroy(p);
+                failed = 1;
+                continue;
+            }
+            rlx_program_destroy(p);
+
+            if (have_blas) {
+                blas_set_threads(threads);
+                for (w = 0; w < 3; w++)
+                    blas_sgemm(BENCH_ROW_MAJOR, BENCH_NO_TRANS, BENCH_NO_TRANS, n, n, n, 1.0f, a, n, b, n, 0.0f, ref, n);
+                gf_blas = time_openblas(n, a, b, ref);
+                for (i = 0; i < (int)count; i++) {
+                    double e = fabs((double)y[i] - (double)ref[i]);
+                    if (e > max_err) max_err = e;
+                    if (fabs((double)ref[i]) > max_ref) max_ref = fabs((double)ref[i]);
+                }
+                max_err = max_ref > 0.0 ? max_err / max_ref : max_err;
+                if (max_err > 1e-4) {
+                    printf("n=%d threads=%d: rlx and openblas disagree (max rel error %.3g)\n", n, threads, max_err);
+                    failed = 1;
+                }
+                sleep_ms(200);                         /* let OpenBLAS's spinning threads go idle */
+                snprintf(lines[nlines], sizeof lines[nlines], "%5d %8d %9.1f %9.1f %7.2f    %.1e", n, threads,
+                         gf_rlx, gf_blas, gf_rlx / gf_blas, max_err);
+            } else {
+                snprintf(lines[nlines], sizeof lines[nlines], "%5d %8d %9.1f %9s %7s", n, threads, gf_rlx, "-",
+                         "n/a");
+            }
+            nlines++;
+        }
+        free(a);
+        free(b);
+        free(y);
+        free(ref);
+    }
+
+    printf("matmul f32 (CPU: %s), GFLOP/s\n", simd);
+    printf("    n  threads       rlx  openblas   ratio%s\n", have_blas ? "  max rel err" : "");
+    for (i = 0; i < nlines; i++) printf("%s\n", lines[i]);
+    return failed;
+}
