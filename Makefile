@@ -7,7 +7,7 @@
 #   make asan         the test programs under AddressSanitizer + UndefinedBehaviorSanitizer (leaks included)
 #   make bench        build and run bench/*.c
 #   make examples     build examples/*.c
-#   make kernels      embed compiled GPU kernels into rlx_kernels_spv.h / rlx_kernels_ptx.h
+#   make kernels      embed compiled GPU kernels into rlx_kernels_spv.h / rlx_kernels_ptx.h (with the HIP sources)
 #   make clean
 
 CC ?= cc
@@ -81,18 +81,22 @@ bench: $(BENCHES)
 # GPU kernels. SPIR-V: embeds whatever is already in build/kernels/. CUDA: when nvcc is found (on PATH or in
 # /usr/local/cuda/bin), kernels/cuda/*.cu compile to build/kernels/*.ptx (compute_75, the oldest target of CUDA 13;
 # matmul_tc.cu needs compute_80 for mma.sync on TF32) and are embedded into rlx_kernels_ptx.h; without nvcc the
-# committed rlx_kernels_ptx.h is kept.
+# PTX of the committed rlx_kernels_ptx.h is kept. HIP: the CUDA C sources themselves (common.cuh and every .cu but
+# the CUDA-only matmul_tc.cu) are embedded into rlx_kernels_ptx.h too, with or without nvcc; the HIP backend
+# compiles them with hipRTC at run time for the device's architecture.
 NVCC := $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 NVCC_FLAGS = -ptx -O3 --std=c++14 -Werror all-warnings
 CUDA_PTX := $(patsubst kernels/cuda/%.cu,$(BUILD)/kernels/%.ptx,$(wildcard kernels/cuda/*.cu))
+HIP_SOURCES := kernels/cuda/common.cuh $(filter-out kernels/cuda/matmul_tc.cu,$(wildcard kernels/cuda/*.cu))
 
 kernels: $(BUILD)/embed_kernels $(if $(NVCC),$(CUDA_PTX))
 	@mkdir -p $(BUILD)/kernels
 	$(BUILD)/embed_kernels spv rlx_kernels_spv.h $(wildcard $(BUILD)/kernels/*.spv)
 ifneq ($(NVCC),)
-	$(BUILD)/embed_kernels ptx rlx_kernels_ptx.h $(CUDA_PTX)
+	$(BUILD)/embed_kernels ptx rlx_kernels_ptx.h $(CUDA_PTX) --source $(HIP_SOURCES)
 else
-	@echo "kernels: nvcc not found (PATH, /usr/local/cuda/bin): kept the committed rlx_kernels_ptx.h"
+	@echo "kernels: nvcc not found (PATH, /usr/local/cuda/bin): kept the PTX of the committed rlx_kernels_ptx.h"
+	$(BUILD)/embed_kernels ptx rlx_kernels_ptx.h --keep-ptx --source $(HIP_SOURCES)
 endif
 
 $(BUILD)/kernels/%.ptx: kernels/cuda/%.cu kernels/cuda/common.cuh

@@ -689,6 +689,12 @@ RLXDEF size_t rlx_program_report(const rlx_program* p, char* buf, size_t cap);
 #  endif
 #endif
 
+#if defined(__GNUC__) || defined(__clang__)
+#  define RLX__MAYBE_UNUSED __attribute__((unused))
+#else
+#  define RLX__MAYBE_UNUSED
+#endif
+
 #define RLX__ALIGN 64
 #define RLX__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define RLX__MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -3603,7 +3609,10 @@ static rlx__pool* rlx__pool_create(const rlx_allocator* al, int n) {
 
 enum { RLX__CPU_AVX2 = 1, RLX__CPU_AVX512 = 2, RLX__CPU_NEON = 4 };
 
-#if !defined(RLX_NO_SIMD) && (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(_M_X64))
+/* x86 SIMD needs gcc/clang (target attributes, __builtin_cpu_supports). Not with MSVC or clang-cl (no
+   __builtin_cpu_supports runtime), nor with MinGW gcc (it spills 32/64-byte vectors to a 16-byte aligned stack). */
+#if !defined(RLX_NO_SIMD) && (defined(__GNUC__) || defined(__clang__)) && !defined(_MSC_VER) &&                  \
+    !(defined(_WIN32) && !defined(__clang__)) && (defined(__x86_64__) || defined(_M_X64))
 #  define RLX__GEMM_X86 1
 #  include <immintrin.h>
 #  define RLX__TARGET_AVX2 __attribute__((target("avx2,fma")))
@@ -7048,8 +7057,24 @@ static void rlx__k_misc(const rlx_graph* g, const rlx__node* nd, void* const* in
     else rlx__parallel_for(pool, (j.rows + j.per - 1) / j.per, rlx__misc_task, &j);
 }
 
-/* ---- CUDA lowering (placeholder until the kernels land: no node is supported, so compiling for CUDA
-   falls back with a clear reason) ---- */
+#if !defined(RLX_NO_CUDA) || !defined(RLX_NO_HIP)
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>cuda lowering: graph nodes → launches of the kernels in kernels/cuda (one PTX module per .cu file)
+   Every kernel takes one rlx__kargs by value (the mirror of rlx_kargs in kernels/cuda/common.cuh; a test checks
+   size and offsets). For each node the host picks the kernel, grid and block once at compile time:
+     elementwise.cu  ew_unary ew_binary ew_where ew_cast ew_copy concat gather pad state_write glu fused_ew
+     reduce.cu       reduce_thread reduce_block reduce_final arg_reduce softmax norm_rows add_norm group_norm
+                     cumsum topk sample
+     matmul.cu       matmul_f32 gemv_f32 matmul_generic
+     matmul_tc.cu    matmul_tc matmul_tc_big (sm_80 and later)
+     attention.cu    attention rope
+     conv.cu         conv_direct conv_gemm pool resize
+   Elementwise operands use the CPU's iteration (rlx__iter): size-1 dims dropped, dims merged where every
+   operand is contiguous across them, broadcast dims with stride 0. The attribute layout each kernel reads from
+   ia[]/fa[] is documented at the kernel. Every op the CPU backend executes runs natively, in every dtype its
+   builder allows; nothing needs the legalizer.
+   ------------------------------------------------------------------------------------------------------------ */
 typedef struct rlx__kargs {
     unsigned long long out;
     unsigned long long in[8];
@@ -7064,26 +7089,729 @@ typedef struct rlx__kargs {
     long long ia[24];
     double fa[4];
 } rlx__kargs;
+
 typedef struct rlx__launch {
-    const char* module;
-    const char* kernel;
+    const char* module;      /* PTX module = .cu file base name, e.g. "elementwise" */
+    const char* kernel;      /* extern "C" kernel name */
     unsigned grid[3], block[3], shmem;
     rlx__kargs args;
 } rlx__launch;
-static int rlx__cuda_supports(const rlx_graph* g, const rlx__node* nd, int sm) {
-    RLX__UNUSED(g); RLX__UNUSED(nd); RLX__UNUSED(sm);
-    return 0;
+
+/* f32 matrix products on sm_80+ (tensor cores): 0 = three TF32 products per step (measured at least as accurate
+   as the f32 SIMT kernel), 1 = one (faster, 10-bit mantissas). */
+#ifndef RLX_CUDA_TF32
+#  define RLX_CUDA_TF32 0
+#endif
+
+#define RLX__CU_THREADS 256u
+#define RLX__CU_GRID_CAP (65535u * 16u)  /* grid.x of grid-stride kernels */
+#define RLX__CU_SMEM 49152u              /* shared memory a block may use without opting in */
+#define RLX__CU_SORT_SMEM 32768u         /* topk/sample sort buffers above this go to scratch */
+#define RLX__CU_SORT_BLOCKS 1024u        /* topk/sample blocks when the buffers are in scratch */
+
+/* Launch list under construction. Writes past `max` are counted but dropped; `scratch` sums the device
+   scratch the launches use (the same code path computes rlx__cuda_scratch). */
+typedef struct rlx__cl {
+    rlx__launch* out;
+    int max, n;
+    size_t scratch;
+    uint64_t scratch_addr;
+    rlx__launch spare;
+} rlx__cl;
+
+static int64_t rlx__cl_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static unsigned rlx__cl_cap(int64_t v, unsigned cap) { return v < 1 ? 1u : (v > (int64_t)cap ? cap : (unsigned)v); }
+static unsigned rlx__cl_pow2(int64_t v, unsigned lo, unsigned hi) {  /* smallest power of two >= v, in [lo, hi] */
+    unsigned p = lo;
+    while (p < hi && (int64_t)p < v) p <<= 1;
+    return p;
 }
-static size_t rlx__cuda_scratch(const rlx_graph* g, const rlx__node* nd, int sm) {
-    RLX__UNUSED(g); RLX__UNUSED(nd); RLX__UNUSED(sm);
-    return 0;
+
+static rlx__launch* rlx__cl_add(rlx__cl* w, const char* module, const char* kernel, const rlx__node* nd) {
+    rlx__launch* L = (w->out && w->n < w->max) ? &w->out[w->n] : &w->spare;
+    w->n++;
+    memset(L, 0, sizeof *L);
+    L->module = module;
+    L->kernel = kernel;
+    L->grid[0] = L->grid[1] = L->grid[2] = 1;
+    L->block[0] = RLX__CU_THREADS;
+    L->block[1] = L->block[2] = 1;
+    L->args.op = (int)nd->op;
+    L->args.dt_out = (int)nd->dtype;
+    L->args.n = rlx__node_numel(nd);
+    L->args.rank = 1;
+    L->args.dims[0] = 1;
+    return L;
 }
-static int rlx__cuda_lower(const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, uint64_t scratch, int sm,
+/* grid-stride launch over `work` items, `threads` per block */
+static void rlx__cl_flat(rlx__launch* L, int64_t work, unsigned threads) {
+    L->block[0] = threads;
+    L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(work, threads), RLX__CU_GRID_CAP);
+}
+/* one block per row (grid-stride over rows) */
+static void rlx__cl_rows(rlx__launch* L, int64_t rows, unsigned threads) {
+    L->block[0] = threads;
+    L->grid[0] = rlx__cl_cap(rows, RLX__CU_GRID_CAP);
+}
+/* reserve `bytes` of this node's scratch; returns its device address */
+static uint64_t rlx__cl_scratch(rlx__cl* w, size_t bytes) {
+    uint64_t a = w->scratch_addr ? w->scratch_addr + w->scratch : 0;
+    w->scratch += (bytes + 255) & ~(size_t)255;
+    return a;
+}
+
+static const rlx__node* rlx__cl_x(const rlx_graph* g, const rlx__node* nd, int k) { return rlx__N(g, rlx__in(g, nd, k)); }
+static uint64_t rlx__cl_addr(const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, int k) {
+    return addr ? addr[rlx__in(g, nd, k) - 1] : 0;
+}
+
+/* Collapsed iteration of the output over nin inputs into A's rank/dims/st (st[k] = input k). Input k has
+   shape (rank[k], shape[k]) broadcast to the output, or the output's shape with explicit strides cst[k]. */
+static void rlx__cl_iter(rlx__kargs* A, const rlx__node* nd, int nin, const int* rank, const int64_t* const* shape,
+                         const int64_t* const* cst) {
+    rlx__iter it;
+    int k, i;
+    rlx__iter_init(&it, nin + 1, NULL, 1, nd->rank, nd->shape);
+    for (k = 0; k < nin; k++) rlx__iter_operand(&it, k + 1, NULL, 1, rank[k], shape[k], cst ? cst[k] : NULL);
+    rlx__iter_collapse(&it);
+    A->rank = it.rank;
+    for (i = 0; i < it.rank; i++) {
+        A->dims[i] = it.dims[i];
+        for (k = 0; k < nin; k++) A->st[k][i] = it.st[k + 1][i];
+    }
+}
+/* the common case: inputs 0..nin-1 of nd broadcast to its shape */
+static void rlx__cl_iter_inputs(rlx__kargs* A, const rlx_graph* g, const rlx__node* nd, int nin) {
+    int rank[4], k;
+    const int64_t* shape[4];
+    for (k = 0; k < nin; k++) {
+        const rlx__node* x = rlx__cl_x(g, nd, k);
+        rank[k] = x->rank;
+        shape[k] = x->shape;
+    }
+    rlx__cl_iter(A, nd, nin, rank, shape, NULL);
+}
+/* strided copy of x (element strides cst over nd's shape) starting at byte address src */
+static void rlx__cl_strided_copy(rlx__cl* w, const rlx__node* nd, uint64_t src, uint64_t dst, const int64_t* cst) {
+    rlx__launch* L = rlx__cl_add(w, "elementwise", "ew_copy", nd);
+    int rank = nd->rank;
+    const int64_t* shape = nd->shape;
+    L->args.in[0] = src;
+    L->args.out = dst;
+    rlx__cl_iter(&L->args, nd, 1, &rank, &shape, &cst);
+    rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
+}
+
+/* outer × len × inner around axis a of x */
+static void rlx__cl_axis(const rlx__node* x, int a, int64_t* outer, int64_t* len, int64_t* inner) {
+    int i;
+    *outer = 1;
+    *inner = 1;
+    *len = x->rank ? x->shape[a] : 1;
+    for (i = 0; i < a; i++) *outer *= x->shape[i];
+    for (i = a + 1; i < x->rank; i++) *inner *= x->shape[i];
+}
+
+/* ---- matrix products ---- */
+static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, int sm) {
+    rlx__launch* L;
+    int64_t M, N, K, nb = 1;
+    int i, lin = nd->op == RLX_OP_LINEAR, f32 = nd->dtype == RLX_F32;
+    rlx__kargs A;
+    memset(&A, 0, sizeof A);
+    A.rank = 1;
+    A.dims[0] = 1;
+    if (lin) {
+        const rlx__node* nw = rlx__cl_x(g, nd, 1);
+        K = nw->shape[0];
+        N = nw->shape[1];
+        M = rlx__node_numel(nd) / N;
+        A.ia[4] = nd->ia[1];
+        A.ia[5] = nd->ia[0];
+        A.ia[7] = nd->ia[2];
+        A.ia[8] = nd->ia[3];
+        if (nd->ia[1]) A.in[2] = rlx__cl_addr(g, nd, addr, 2);
+        if (nd->ia[2]) A.in[3] = rlx__cl_addr(g, nd, addr, nd->ia[1] ? 3 : 2);   /* gate [M, N] */
+    } else {
+        rlx__mm_geo m;
+        rlx__mm_geometry(g, nd, &m);
+        M = m.M; N = m.N; K = m.K; nb = m.nbatch;
+        if (m.rb > 0) {
+            A.rank = m.rb;
+            for (i = 0; i < m.rb; i++) {
+                A.dims[i] = m.bdims[i];
+                A.st[0][i] = m.ast[i] * M * K;
+                A.st[1][i] = m.bst[i] * K * N;
+            }
+        }
+    }
+    A.ia[0] = M; A.ia[1] = N; A.ia[2] = K; A.ia[3] = nb;
+    A.ia[6] = RLX_CUDA_TF32;
+    A.in[0] = rlx__cl_addr(g, nd, addr, 0);
+    A.in[1] = rlx__cl_addr(g, nd, addr, 1);
+    A.dt_in[0] = A.dt_in[1] = (int)rlx__cl_x(g, nd, 0)->dtype;
+    if (f32 && M <= 8) {
+        L = rlx__cl_add(w, "matmul", "gemv_f32", nd);
+        L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 32), 65535u * 1024u);
+    } else if (f32 && sm >= 80) {   /* tensor cores; 128x128 tiles once there are enough of them */
+        const int big = rlx__cl_cdiv(M, 128) * rlx__cl_cdiv(N, 128) * nb >= 256;
+        const int64_t t = big ? 128 : 64;
+        L = rlx__cl_add(w, "matmul_tc", big ? "matmul_tc_big" : "matmul_tc", nd);
+        L->block[0] = big ? 256 : 128;
+        L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, t), 65535u * 1024u);
+        L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, t), 65535u);
+    } else if (f32) {
+        L = rlx__cl_add(w, "matmul", "matmul_f32", nd);
+        L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 64), 65535u * 1024u);
+        L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, 64), 65535u);
+    } else {
+        L = rlx__cl_add(w, "matmul", "matmul_generic", nd);
+        L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 16), 65535u * 1024u);
+        L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, 16), 65535u);
+    }
+    L->grid[2] = rlx__cl_cap(nb, 65535u);
+    A.op = L->args.op; A.dt_out = L->args.dt_out; A.n = L->args.n;
+    A.out = addr ? addr[(nd - g->nodes)] : 0;
+    L->args = A;
+}
+
+/* ---- reductions over axes ---- */
+static void rlx__cl_reduce(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, uint64_t out) {
+    const rlx__node* x = rlx__cl_x(g, nd, 0);
+    int64_t xs[RLX_MAX_RANK] = {0}, kd[RLX_MAX_RANK] = {0}, ks[RLX_MAX_RANK] = {0}, rd[RLX_MAX_RANK] = {0},
+            rs[RLX_MAX_RANK] = {0};
+    int mark[RLX_MAX_RANK], nk = 0, nr = 0, i, block;
+    int64_t count = 1, nout = rlx__node_numel(nd), splits = 1, per;
+    rlx__launch* L;
+    memset(mark, 0, sizeof mark);
+    for (i = 0; i < (int)nd->ia[1]; i++) mark[nd->ia[2 + i]] = 1;
+    rlx__contig_strides(x->rank, x->shape, xs);
+    /* kept and reduced dims in order, size-1 dims dropped, neighbours merged where contiguous */
+    for (i = 0; i < x->rank; i++) {
+        int64_t d = x->shape[i], s = xs[i];
+        int64_t* dd = mark[i] ? rd : kd;
+        int64_t* ss = mark[i] ? rs : ks;
+        int* cnt = mark[i] ? &nr : &nk;
+        if (d == 1) continue;
+        if (mark[i]) count *= d;
+        if (*cnt > 0 && ss[*cnt - 1] == s * d) { dd[*cnt - 1] *= d; ss[*cnt - 1] = s; }
+        else { dd[*cnt] = d; ss[*cnt] = s; (*cnt)++; }
+    }
+    block = count >= 32 && ((nr > 0 && rs[nr - 1] == 1) || nout < 1024);
+    if (block && nout < 64 && count >= 65536) {
+        splits = 512 / nout;
+        if (splits > rlx__cl_cdiv(count, 8192)) splits = rlx__cl_cdiv(count, 8192);
+        if (splits < 1) splits = 1;
+    }
+    per = rlx__cl_cdiv(count, splits);
+    splits = rlx__cl_cdiv(count, per);
+    L = rlx__cl_add(w, "reduce", block ? "reduce_block" : "reduce_thread", nd);
+    L->args.out = out;
+    L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+    L->args.dt_in[0] = (int)x->dtype;
+    if (nk > 0) {
+        L->args.rank = nk;
+        for (i = 0; i < nk; i++) { L->args.dims[i] = kd[i]; L->args.st[0][i] = ks[i]; }
+    }
+    for (i = 0; i < nr; i++) { L->args.ia[i] = rd[i]; L->args.ia[8 + i] = rs[i]; }
+    L->args.ia[16] = nr;
+    L->args.ia[17] = count;
+    if (!block) { rlx__cl_flat(L, nout, RLX__CU_THREADS); return; }
+    rlx__cl_rows(L, nout * splits, rlx__cl_pow2(count, 32, RLX__CU_THREADS));
+    if (splits > 1) {
+        rlx__kargs A = L->args;
+        L->args.ia[18] = splits;
+        L->args.ia[19] = per;
+        L->args.in[1] = rlx__cl_scratch(w, (size_t)(nout * splits) * 16);
+        A.ia[18] = splits;
+        A.in[1] = L->args.in[1];
+        L = rlx__cl_add(w, "reduce", "reduce_final", nd);
+        L->args = A;
+        rlx__cl_flat(L, nout, RLX__CU_THREADS);
+    }
+}
+
+/* topk / sample: sort buffer of P entries (8-byte keys + 4-byte indices) in shared memory or scratch */
+static void rlx__cl_sortbuf(rlx__cl* w, rlx__launch* L, int64_t rows, int64_t P, int ia_global, int ia_slice,
+                            int scratch_slot) {
+    size_t bytes = (size_t)P * 12;
+    if (bytes <= RLX__CU_SORT_SMEM) {
+        L->shmem = (unsigned)bytes;
+        L->grid[0] = rlx__cl_cap(rows, RLX__CU_GRID_CAP);
+    } else {
+        size_t slice = (bytes + 255) & ~(size_t)255;
+        L->grid[0] = rlx__cl_cap(rows, RLX__CU_SORT_BLOCKS);
+        L->args.ia[ia_global] = 1;
+        L->args.ia[ia_slice] = (long long)slice;
+        L->args.in[scratch_slot] = rlx__cl_scratch(w, slice * L->grid[0]);
+    }
+}
+
+/* ---- attention ---- */
+static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, uint64_t out) {
+    rlx__launch* L = rlx__cl_add(w, "attention", "attention", nd);
+    rlx__kargs* A = &L->args;
+    const int64_t H = nd->ia[1], Hkv = nd->ia[2], D = nd->ia[8], Dv = nd->ia[9], B = nd->ia[10], Sq = nd->ia[11];
+    const int64_t Sk = nd->ia[12], dvc = Dv < 256 ? Dv : 256;
+    int64_t W = Sq < 8 ? Sq : 8, TK = 32, nqb;
+    int slot = 3;
+    A->out = out;
+    A->in[0] = rlx__cl_addr(g, nd, addr, 0);
+    A->in[1] = rlx__cl_addr(g, nd, addr, 1);
+    A->in[2] = rlx__cl_addr(g, nd, addr, 2);
+    A->dt_in[0] = A->dt_in[1] = A->dt_in[2] = (int)nd->dtype;
+    if (nd->ia[0] == RLX_LAYOUT_BSHD) {
+        A->st[0][0] = Sq * H * D;    A->st[0][1] = D;  A->st[0][2] = H * D;
+        A->st[1][0] = Sk * Hkv * D;  A->st[1][1] = D;  A->st[1][2] = Hkv * D;
+        A->st[2][0] = Sk * Hkv * Dv; A->st[2][1] = Dv; A->st[2][2] = Hkv * Dv;
+        A->st[3][0] = Sq * H * Dv;   A->st[3][1] = Dv; A->st[3][2] = H * Dv;
+    } else {
+        A->st[0][0] = H * Sq * D;    A->st[0][1] = Sq * D;  A->st[0][2] = D;
+        A->st[1][0] = Hkv * Sk * D;  A->st[1][1] = Sk * D;  A->st[1][2] = D;
+        A->st[2][0] = Hkv * Sk * Dv; A->st[2][1] = Sk * Dv; A->st[2][2] = Dv;
+        A->st[3][0] = H * Sq * Dv;   A->st[3][1] = Sq * Dv; A->st[3][2] = Dv;
+    }
+    if (nd->ia[5]) {   /* keep_mask [B, Sk] or [B, Sq, Sk] */
+        A->in[3] = rlx__cl_addr(g, nd, addr, slot++);
+        A->dt_in[3] = RLX_BOOL;
+        A->dims[4] = nd->ia[13] == 3 ? Sq * Sk : Sk;
+        A->dims[5] = nd->ia[13] == 3 ? Sk : 0;
+    }
+    if (nd->ia[6]) {   /* bias broadcast to [B, H, Sq, Sk] */
+        const rlx__node* nb = rlx__cl_x(g, nd, slot);
+        int64_t acc = 1;
+        int r;
+        for (r = nb->rank - 1; r >= 0; r--) {
+            A->dims[4 - nb->rank + r] = nb->shape[r] == 1 ? 0 : acc;
+            acc *= nb->shape[r];
+        }
+        A->in[4] = rlx__cl_addr(g, nd, addr, slot++);
+        A->dt_in[4] = (int)nb->dtype;
+    }
+    if (nd->ia[7]) {   /* kv_len scalar */
+        A->dt_in[5] = (int)rlx__cl_x(g, nd, slot)->dtype;
+        A->in[5] = rlx__cl_addr(g, nd, addr, slot++);
+    }
+    /* W queries per block, TK keys per tile: shrink the tile, then the block, until the rows fit */
+    while (TK > 1 && (size_t)(W * D + TK * D + TK * dvc) * 4 > RLX__CU_SMEM) TK /= 2;
+    while (W > 1 && (size_t)(W * D + TK * D + TK * dvc) * 4 > RLX__CU_SMEM) W /= 2;
+    if ((size_t)(W * D + TK * D + TK * dvc) * 4 > RLX__CU_SMEM) {
+        TK = 32;
+        A->ia[15] = 1;
+    } else {
+        L->shmem = (unsigned)((W * D + TK * D + TK * dvc) * 4);
+    }
+    nqb = rlx__cl_cdiv(Sq, W);
+    A->ia[0] = H; A->ia[1] = H / Hkv; A->ia[2] = D; A->ia[3] = Dv; A->ia[4] = Sq; A->ia[5] = Sk;
+    A->ia[6] = nd->ia[3]; A->ia[7] = nd->ia[4]; A->ia[8] = nd->ia[5]; A->ia[9] = nd->ia[6]; A->ia[10] = nd->ia[7];
+    A->ia[11] = TK; A->ia[12] = W; A->ia[13] = B; A->ia[14] = nqb;
+    A->fa[0] = nd->fa[0];
+    A->fa[1] = nd->fa[1];
+    L->block[0] = (unsigned)(32 * W);
+    L->grid[0] = rlx__cl_cap(nqb * H * B, RLX__CU_GRID_CAP);
+}
+
+/* ---- convolution geometry (see conv.cu): x [N, C, (H), W], output [N, O, (OH), OW] ---- */
+static void rlx__cl_convgeo(rlx__kargs* A, const rlx_graph* g, const rlx__node* nd) {
+    const rlx__node* x = rlx__cl_x(g, nd, 0);
+    const rlx__node* wt = rlx__cl_x(g, nd, 1);
+    const int two = nd->ia[0] == 2, r = x->rank;
+    A->ia[0] = x->shape[0]; A->ia[1] = x->shape[1];
+    A->ia[2] = two ? x->shape[2] : 1; A->ia[3] = x->shape[r - 1];
+    A->ia[4] = nd->shape[1]; A->ia[5] = two ? nd->shape[2] : 1; A->ia[6] = nd->shape[r - 1];
+    A->ia[7] = two ? wt->shape[2] : 1; A->ia[8] = wt->shape[r - 1];
+    A->ia[9] = two ? nd->ia[1] : 1;   A->ia[10] = nd->ia[1 + two];
+    A->ia[11] = two ? nd->ia[3] : 1;  A->ia[12] = nd->ia[3 + two];
+    A->ia[13] = two ? nd->ia[5] : 0;  A->ia[14] = nd->ia[5 + two];
+    A->ia[15] = nd->ia[9];
+    A->ia[16] = nd->op == RLX_OP_CONV_TRANSPOSE;
+    A->ia[17] = nd->ia[10];
+}
+
+/* Does the CUDA backend run this node natively? Every op of the CPU backend, in every dtype its builder
+   allows (sources, views and EXTRA need no kernel of their own); linear with or without a gate. */
+static RLX__MAYBE_UNUSED int rlx__cuda_supports(const rlx_graph* g, const rlx__node* nd, int sm) {
+    RLX__UNUSED(sm);
+    if (rlx__is_unary(nd->op) || rlx__is_binary(nd->op)) return 1;
+    switch (nd->op) {
+    case RLX_OP_INPUT: case RLX_OP_PARAM: case RLX_OP_CONSTANT: case RLX_OP_STATE:
+    case RLX_OP_WHERE: case RLX_OP_CAST: case RLX_OP_MATMUL:
+    case RLX_OP_SUM: case RLX_OP_MEAN: case RLX_OP_REDUCE_MAX: case RLX_OP_REDUCE_MIN: case RLX_OP_PROD:
+    case RLX_OP_ARGMAX: case RLX_OP_ARGMIN: case RLX_OP_SOFTMAX: case RLX_OP_LOG_SOFTMAX:
+    case RLX_OP_LAYERNORM: case RLX_OP_RMSNORM:
+    case RLX_OP_RESHAPE: case RLX_OP_TRANSPOSE: case RLX_OP_SLICE: case RLX_OP_CONCAT: case RLX_OP_EXPAND:
+    case RLX_OP_GATHER: case RLX_OP_ATTENTION: case RLX_OP_ROPE: case RLX_OP_CUMSUM:
+    case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE: case RLX_OP_POOL: case RLX_OP_GROUP_NORM: case RLX_OP_RESIZE:
+    case RLX_OP_PAD: case RLX_OP_LINEAR: case RLX_OP_ADD_NORM: case RLX_OP_SWIGLU: case RLX_OP_GEGLU:
+    case RLX_OP_FUSED_EW: case RLX_OP_STATE_WRITE: case RLX_OP_EXTRA:
+        return 1;
+    case RLX_OP_TOPK: {   /* 32-bit indices inside the sort */
+        const rlx__node* x = rlx__cl_x(g, nd, 0);
+        return x->shape[nd->ia[0]] < 0x7FFFFFFF;
+    }
+    case RLX_OP_SAMPLE: {
+        const rlx__node* x = rlx__cl_x(g, nd, 0);
+        return x->shape[x->rank - 1] < 0x7FFFFFFF;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* The launches of one node (addr may be NULL: then only the count and the scratch are computed). */
+static void rlx__cl_node(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, int sm) {
+    const uint64_t out = addr ? addr[nd - g->nodes] : 0;
+    const rlx__node* x = nd->nin ? rlx__cl_x(g, nd, 0) : NULL;
+    const size_t e = rlx_dtype_size(nd->dtype);
+    rlx__launch* L;
+    int k;
+    int64_t outer, len, inner;
+    if (rlx__is_unary(nd->op) || rlx__is_binary(nd->op) || nd->op == RLX_OP_WHERE ||
+        (nd->op == RLX_OP_CAST && nd->dtype != x->dtype) || nd->op == RLX_OP_EXPAND) {
+        const char* kern = rlx__is_unary(nd->op) ? "ew_unary" : rlx__is_binary(nd->op) ? "ew_binary" :
+                           nd->op == RLX_OP_WHERE ? "ew_where" : nd->op == RLX_OP_CAST ? "ew_cast" : "ew_copy";
+        L = rlx__cl_add(w, "elementwise", kern, nd);
+        L->args.out = out;
+        for (k = 0; k < nd->nin; k++) {
+            L->args.in[k] = rlx__cl_addr(g, nd, addr, k);
+            L->args.dt_in[k] = (int)rlx__cl_x(g, nd, k)->dtype;
+        }
+        rlx__cl_iter_inputs(&L->args, g, nd, nd->nin);
+        rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
+        return;
+    }
+    switch (nd->op) {
+    case RLX_OP_INPUT: case RLX_OP_PARAM: case RLX_OP_CONSTANT: case RLX_OP_STATE:
+    case RLX_OP_EXTRA:   /* a second output, written by its producer's launch */
+        return;
+    case RLX_OP_RESHAPE: case RLX_OP_CAST: {   /* views; a copy only if the planner placed them apart */
+        const uint64_t src = rlx__cl_addr(g, nd, addr, 0);
+        if (addr && src == out) return;
+        rlx__cl_strided_copy(w, nd, src, out, NULL);
+        return;
+    }
+    case RLX_OP_TRANSPOSE: {
+        int64_t xs[RLX_MAX_RANK] = {0}, st[RLX_MAX_RANK] = {0};
+        rlx__contig_strides(x->rank, x->shape, xs);
+        for (k = 0; k < nd->rank; k++) st[k] = xs[nd->ia[k]];
+        rlx__cl_strided_copy(w, nd, rlx__cl_addr(g, nd, addr, 0), out, st);
+        return;
+    }
+    case RLX_OP_SLICE: {
+        int64_t st[RLX_MAX_RANK] = {0};
+        const int a = (int)nd->ia[0];
+        uint64_t base = rlx__cl_addr(g, nd, addr, 0);
+        rlx__contig_strides(x->rank, x->shape, st);
+        if (addr) base += (uint64_t)(nd->ia[1] * st[a]) * e;
+        st[a] *= nd->ia[2];
+        rlx__cl_strided_copy(w, nd, base, out, st);
+        return;
+    }
+    case RLX_OP_CONCAT: {
+        const int a = (int)nd->ia[0];
+        int64_t pos = 0;
+        int k0;
+        rlx__cl_axis(nd, a, &outer, &len, &inner);
+        for (k0 = 0; k0 < nd->nin; k0 += 8) {
+            int cnt = nd->nin - k0 < 8 ? nd->nin - k0 : 8;
+            int64_t glen = 0;
+            L = rlx__cl_add(w, "elementwise", "concat", nd);
+            L->args.out = out;
+            for (k = 0; k < cnt; k++) {
+                const int64_t lk = rlx__cl_x(g, nd, k0 + k)->shape[a];
+                L->args.in[k] = rlx__cl_addr(g, nd, addr, k0 + k);
+                L->args.dt_in[k] = (int)nd->dtype;
+                L->args.ia[8 + k] = lk;
+                glen += lk;
+            }
+            L->args.ia[0] = outer; L->args.ia[1] = inner; L->args.ia[2] = len; L->args.ia[3] = pos;
+            L->args.ia[4] = glen; L->args.ia[5] = cnt;
+            L->args.n = outer * glen * inner;
+            rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
+            pos += glen;
+        }
+        return;
+    }
+    case RLX_OP_GATHER: {
+        const rlx__node* ni = rlx__cl_x(g, nd, 1);
+        rlx__cl_axis(x, (int)nd->ia[0], &outer, &len, &inner);
+        L = rlx__cl_add(w, "elementwise", "gather", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+        L->args.in[1] = rlx__cl_addr(g, nd, addr, 1);
+        L->args.dt_in[0] = (int)x->dtype;
+        L->args.dt_in[1] = (int)ni->dtype;
+        L->args.ia[0] = outer; L->args.ia[1] = rlx__node_numel(ni); L->args.ia[2] = inner; L->args.ia[3] = len;
+        rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
+        return;
+    }
+    case RLX_OP_PAD: {
+        int64_t xs[RLX_MAX_RANK] = {0};
+        unsigned char fill[8];
+        uint64_t bits = 0;
+        size_t b;
+        L = rlx__cl_add(w, "elementwise", "pad", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+        L->args.dt_in[0] = (int)x->dtype;
+        L->args.ia[0] = nd->ia[0];
+        if (nd->rank == 0) {   /* a scalar: one element copied */
+            L->args.ia[9] = 1;
+            L->args.st[0][0] = 1;
+        } else {
+            rlx__contig_strides(x->rank, x->shape, xs);
+            L->args.rank = nd->rank;
+            for (k = 0; k < nd->rank; k++) {
+                L->args.dims[k] = nd->shape[k];
+                L->args.st[0][k] = xs[k];
+                L->args.ia[1 + k] = nd->ia[1 + k];
+                L->args.ia[9 + k] = x->shape[k];
+            }
+        }
+        memset(fill, 0, sizeof fill);
+        rlx__store_f64(fill, nd->dtype, 0, nd->fa[0]);
+        for (b = 0; b < e; b++) bits |= (uint64_t)fill[b] << (8 * b);
+        L->args.ia[17] = (long long)bits;
+        rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
+        return;
+    }
+    case RLX_OP_STATE_WRITE: {
+        const rlx__node* nu = rlx__cl_x(g, nd, 1);
+        const uint64_t st0 = rlx__cl_addr(g, nd, addr, 0);
+        if (addr && st0 != out) rlx__cl_strided_copy(w, nd, st0, out, NULL);   /* not in place: copy first */
+        rlx__cl_axis(nd, (int)nd->ia[0], &outer, &len, &inner);
+        L = rlx__cl_add(w, "elementwise", "state_write", nd);
+        L->args.out = out;
+        L->args.in[0] = st0;
+        L->args.in[1] = rlx__cl_addr(g, nd, addr, 1);
+        L->args.in[2] = rlx__cl_addr(g, nd, addr, 2);
+        L->args.dt_in[0] = L->args.dt_in[1] = (int)nd->dtype;
+        L->args.dt_in[2] = (int)rlx__cl_x(g, nd, 2)->dtype;
+        L->args.ia[0] = outer; L->args.ia[1] = nu->shape[nd->ia[0]]; L->args.ia[2] = inner; L->args.ia[3] = len;
+        L->args.n = outer * nu->shape[nd->ia[0]] * inner;
+        rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
+        return;
+    }
+    case RLX_OP_SWIGLU: case RLX_OP_GEGLU: case RLX_OP_FUSED_EW: {
+        L = rlx__cl_add(w, "elementwise", nd->op == RLX_OP_FUSED_EW ? "fused_ew" : "glu", nd);
+        L->args.out = out;
+        if (nd->op == RLX_OP_FUSED_EW)   /* ia[0] count, ia[1..19] program, ia[20] single-element inputs */
+            for (k = 0; k < 20; k++) L->args.ia[k] = nd->ia[k];
+        for (k = 0; k < nd->nin && k < 8; k++) {
+            const rlx__node* xk = rlx__cl_x(g, nd, k);
+            L->args.in[k] = rlx__cl_addr(g, nd, addr, k);
+            L->args.dt_in[k] = (int)xk->dtype;
+            if (nd->op == RLX_OP_FUSED_EW && rlx__node_numel(xk) == 1) L->args.ia[20] |= 1ll << k;
+        }
+        rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
+        return;
+    }
+    case RLX_OP_MATMUL: case RLX_OP_LINEAR:
+        rlx__cl_matmul(w, g, nd, addr, sm);
+        return;
+    case RLX_OP_SUM: case RLX_OP_MEAN: case RLX_OP_REDUCE_MAX: case RLX_OP_REDUCE_MIN: case RLX_OP_PROD:
+        rlx__cl_reduce(w, g, nd, addr, out);
+        return;
+    case RLX_OP_ARGMAX: case RLX_OP_ARGMIN: case RLX_OP_SOFTMAX: case RLX_OP_LOG_SOFTMAX: {
+        const int arg = nd->op == RLX_OP_ARGMAX || nd->op == RLX_OP_ARGMIN;
+        rlx__cl_axis(x, (int)nd->ia[0], &outer, &len, &inner);
+        L = rlx__cl_add(w, "reduce", arg ? "arg_reduce" : "softmax", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+        L->args.dt_in[0] = (int)x->dtype;
+        L->args.ia[0] = outer * inner; L->args.ia[1] = len; L->args.ia[2] = inner;
+        if (arg && !(inner == 1 && len >= 64)) {
+            rlx__cl_flat(L, outer * inner, RLX__CU_THREADS);   /* thread per row, the CPU's order */
+        } else {
+            L->args.ia[3] = 1;
+            rlx__cl_rows(L, outer * inner, arg ? RLX__CU_THREADS : rlx__cl_pow2(len, 32, RLX__CU_THREADS));
+        }
+        return;
+    }
+    case RLX_OP_LAYERNORM: case RLX_OP_RMSNORM: case RLX_OP_ADD_NORM: {
+        const int an = nd->op == RLX_OP_ADD_NORM;
+        const int axis = nd->op == RLX_OP_RMSNORM ? x->rank - 1 : (int)nd->ia[0];
+        int slot = an ? 2 : 1;
+        const int64_t nx = rlx__node_numel(x);
+        len = rlx__numel(x->rank - axis, x->shape + axis);
+        L = rlx__cl_add(w, "reduce", an ? "add_norm" : "norm_rows", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+        if (an) L->args.in[1] = rlx__cl_addr(g, nd, addr, 1);
+        if (nd->ia[1]) L->args.in[an ? 2 : 1] = rlx__cl_addr(g, nd, addr, slot++);
+        if (nd->ia[2]) L->args.in[an ? 3 : 2] = rlx__cl_addr(g, nd, addr, slot++);
+        if (an && nd->ia[4] && addr) {   /* the sum: the buffer of the EXTRA node that stands for it */
+            const uint32_t id = (uint32_t)(nd - g->nodes) + 1;
+            int i;
+            for (i = (int)id; i < g->n; i++)
+                if (g->nodes[i].op == RLX_OP_EXTRA && rlx__in(g, &g->nodes[i], 0) == id) { L->args.in[4] = addr[i]; break; }
+        }
+        for (k = 0; k < 5; k++) L->args.dt_in[k] = (int)nd->dtype;
+        L->args.ia[0] = nx / len;
+        L->args.ia[1] = len;
+        L->args.ia[2] = an ? nd->ia[3] == 1 : nd->op == RLX_OP_LAYERNORM;
+        L->args.fa[0] = nd->fa[0];
+        rlx__cl_rows(L, nx / len, rlx__cl_pow2(len, 32, RLX__CU_THREADS));
+        return;
+    }
+    case RLX_OP_GROUP_NORM: {
+        const int64_t N = nd->shape[0], C = nd->shape[1], G = nd->ia[0], S = rlx__node_numel(nd) / (N * C);
+        int slot = 1;
+        L = rlx__cl_add(w, "reduce", "group_norm", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+        if (nd->ia[1]) L->args.in[1] = rlx__cl_addr(g, nd, addr, slot++);
+        if (nd->ia[2]) L->args.in[2] = rlx__cl_addr(g, nd, addr, slot++);
+        for (k = 0; k < 3; k++) L->args.dt_in[k] = (int)nd->dtype;
+        L->args.ia[0] = N * G; L->args.ia[1] = C; L->args.ia[2] = G; L->args.ia[3] = S;
+        L->args.fa[0] = nd->fa[0];
+        rlx__cl_rows(L, N * G, rlx__cl_pow2((C / G) * S, 32, RLX__CU_THREADS));
+        return;
+    }
+    case RLX_OP_CUMSUM: {
+        rlx__cl_axis(x, (int)nd->ia[0], &outer, &len, &inner);
+        L = rlx__cl_add(w, "reduce", "cumsum", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+        L->args.dt_in[0] = (int)x->dtype;
+        L->args.ia[0] = outer; L->args.ia[1] = len; L->args.ia[2] = inner; L->args.ia[3] = nd->ia[1];
+        L->args.ia[4] = nd->ia[2];
+        L->args.n = outer * inner;
+        rlx__cl_flat(L, outer * inner, RLX__CU_THREADS);
+        return;
+    }
+    case RLX_OP_TOPK: {
+        const int64_t kk = nd->ia[1];
+        rlx__cl_axis(x, (int)nd->ia[0], &outer, &len, &inner);
+        L = rlx__cl_add(w, "reduce", "topk", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+        L->args.dt_in[0] = (int)x->dtype;
+        L->args.ia[0] = outer * inner; L->args.ia[1] = len; L->args.ia[2] = inner; L->args.ia[3] = kk;
+        L->args.ia[4] = nd->ia[2]; L->args.ia[5] = nd->ia[3];
+        L->args.ia[6] = rlx__cl_pow2(kk, 1, 0x80000000u);
+        rlx__cl_sortbuf(w, L, outer * inner, L->args.ia[6], 7, 8, 1);
+        return;
+    }
+    case RLX_OP_SAMPLE: {
+        const int64_t V = x->shape[x->rank - 1], rows = rlx__node_numel(x) / V;
+        const int64_t m = (nd->ia[0] > 0 && nd->ia[0] < V) ? nd->ia[0] : V;
+        L = rlx__cl_add(w, "reduce", "sample", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+        L->args.in[2] = rlx__cl_addr(g, nd, addr, 1);
+        L->args.dt_in[0] = (int)x->dtype;
+        L->args.dt_in[2] = (int)rlx__cl_x(g, nd, 1)->dtype;
+        L->args.ia[0] = rows; L->args.ia[1] = V; L->args.ia[2] = m;
+        L->args.ia[3] = rlx__cl_pow2(m, 1, 0x80000000u);
+        L->args.ia[6] = nd->ia[1];
+        L->args.fa[0] = nd->fa[0];
+        L->args.fa[1] = nd->fa[1];
+        if (nd->fa[0] > 0.0) rlx__cl_sortbuf(w, L, rows, L->args.ia[3], 4, 5, 1);
+        else L->grid[0] = rlx__cl_cap(rows, RLX__CU_GRID_CAP);
+        return;
+    }
+    case RLX_OP_ATTENTION:
+        rlx__cl_attention(w, g, nd, addr, out);
+        return;
+    case RLX_OP_ROPE: {
+        const int64_t H = nd->ia[2], nrot = nd->ia[3], D = nd->ia[6], B = nd->ia[7], S = nd->ia[8];
+        L = rlx__cl_add(w, "attention", "rope", nd);
+        L->args.out = out;
+        for (k = 0; k < nd->nin; k++) {
+            L->args.in[k] = rlx__cl_addr(g, nd, addr, k);
+            L->args.dt_in[k] = (int)rlx__cl_x(g, nd, k)->dtype;
+        }
+        for (k = 0; k < 10; k++) L->args.ia[k] = nd->ia[k];
+        if (nd->ia[4]) L->args.ia[10] = rlx__cl_x(g, nd, 3)->rank;
+        L->args.n = B * H * S * (nrot / 2 + D - nrot);
+        rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
+        return;
+    }
+    case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE: {
+        rlx__kargs A;
+        int64_t Og, Kd, NP;
+        memset(&A, 0, sizeof A);
+        rlx__cl_convgeo(&A, g, nd);
+        Og = A.ia[4] / A.ia[15];
+        Kd = (A.ia[1] / A.ia[15]) * A.ia[7] * A.ia[8];
+        NP = A.ia[0] * A.ia[5] * A.ia[6];
+        L = rlx__cl_add(w, "conv", Og >= 16 && Kd >= 16 ? "conv_gemm" : "conv_direct", nd);
+        A.op = L->args.op; A.dt_out = L->args.dt_out; A.n = L->args.n; A.rank = 1; A.dims[0] = 1;
+        A.out = out;
+        for (k = 0; k < nd->nin; k++) {
+            A.in[k] = rlx__cl_addr(g, nd, addr, k);
+            A.dt_in[k] = (int)nd->dtype;
+        }
+        L->args = A;
+        if (Og >= 16 && Kd >= 16) {
+            L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(NP, 64), 65535u * 1024u);
+            L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(Og, 64), 65535u);
+            L->grid[2] = rlx__cl_cap(A.ia[15], 65535u);
+        } else {
+            rlx__cl_flat(L, A.n, RLX__CU_THREADS);
+        }
+        return;
+    }
+    case RLX_OP_POOL: {
+        const int two = nd->ia[0] == 2, r = x->rank;
+        L = rlx__cl_add(w, "conv", "pool", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+        L->args.dt_in[0] = (int)x->dtype;
+        L->args.ia[0] = x->shape[0] * x->shape[1];
+        L->args.ia[1] = two ? x->shape[2] : 1; L->args.ia[2] = x->shape[r - 1];
+        L->args.ia[3] = two ? nd->shape[2] : 1; L->args.ia[4] = nd->shape[r - 1];
+        L->args.ia[5] = two ? nd->ia[2] : 1; L->args.ia[6] = nd->ia[2 + two];
+        L->args.ia[7] = two ? nd->ia[4] : 1; L->args.ia[8] = nd->ia[4 + two];
+        L->args.ia[9] = two ? nd->ia[6] : 0; L->args.ia[10] = nd->ia[6 + two];
+        L->args.ia[11] = nd->ia[1] == RLX_POOL_MAX;
+        L->args.ia[12] = nd->ia[10];
+        rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
+        return;
+    }
+    case RLX_OP_RESIZE: {
+        L = rlx__cl_add(w, "conv", "resize", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+        L->args.dt_in[0] = (int)x->dtype;
+        L->args.ia[0] = x->shape[0] * x->shape[1];
+        L->args.ia[1] = x->shape[2]; L->args.ia[2] = x->shape[3];
+        L->args.ia[3] = nd->shape[2]; L->args.ia[4] = nd->shape[3];
+        L->args.ia[5] = nd->ia[0] == RLX_RESIZE_BILINEAR;
+        L->args.ia[6] = nd->ia[1];
+        rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+/* Device scratch bytes a node needs (0 if none). */
+static RLX__MAYBE_UNUSED size_t rlx__cuda_scratch(const rlx_graph* g, const rlx__node* nd, int sm) {
+    rlx__cl w;
+    memset(&w, 0, sizeof w);
+    rlx__cl_node(&w, g, nd, NULL, sm);
+    return w.scratch;
+}
+
+/* Fills up to `max` launches for node nd and returns how many the node needs: 0 for sources, EXTRA nodes and
+   views that need no copy, else >= 1 (at most 2, except concat: one launch per 8 inputs). When the result exceeds
+   max, only the first max were written: call again with room for all. addr[i] is the device address of node
+   id i + 1 (views resolved); scratch the node's rlx__cuda_scratch bytes (0 if none). */
+static RLX__MAYBE_UNUSED int rlx__cuda_lower(const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, uint64_t scratch, int sm,
                            rlx__launch* out, int max) {
-    RLX__UNUSED(g); RLX__UNUSED(nd); RLX__UNUSED(addr); RLX__UNUSED(scratch); RLX__UNUSED(sm); RLX__UNUSED(out);
-    RLX__UNUSED(max);
-    return 0;
+    rlx__cl w;
+    memset(&w, 0, sizeof w);
+    w.out = out;
+    w.max = max;
+    w.scratch_addr = scratch;
+    rlx__cl_node(&w, g, nd, addr, sm);
+    return w.n;
 }
+
+#endif /* CUDA or HIP */
 
 /* ------------------------------------------------------------------------------------------------------------
    >>runtime
@@ -7263,8 +7991,8 @@ static rlx_result rlx__program_new(const rlx_allocator* al, rlx__core* c, rlx__w
 #      define WIN32_LEAN_AND_MEAN
 #    endif
 #    include <windows.h>
-static void* rlx__dlopen(const char* name) { return (void*)LoadLibraryA(name); }
-static void* rlx__dlsym_raw(void* lib, const char* name) {
+static RLX__MAYBE_UNUSED void* rlx__dlopen(const char* name) { return (void*)LoadLibraryA(name); }
+static RLX__MAYBE_UNUSED void* rlx__dlsym_raw(void* lib, const char* name) {
     FARPROC f = GetProcAddress((HMODULE)lib, name);
     void* p;
     memcpy(&p, &f, sizeof p);
@@ -7272,11 +8000,11 @@ static void* rlx__dlsym_raw(void* lib, const char* name) {
 }
 #  else
 #    include <dlfcn.h>
-static void* rlx__dlopen(const char* name) { return dlopen(name, RTLD_NOW | RTLD_LOCAL); }
-static void* rlx__dlsym_raw(void* lib, const char* name) { return dlsym(lib, name); }
+static RLX__MAYBE_UNUSED void* rlx__dlopen(const char* name) { return dlopen(name, RTLD_NOW | RTLD_LOCAL); }
+static RLX__MAYBE_UNUSED void* rlx__dlsym_raw(void* lib, const char* name) { return dlsym(lib, name); }
 #  endif
 /* Opens the first library of a NULL-terminated list; `which` receives its name. */
-static void* rlx__dlopen_first(const char* const* names, const char** which) {
+static RLX__MAYBE_UNUSED void* rlx__dlopen_first(const char* const* names, const char** which) {
     int i;
     for (i = 0; names[i]; i++) {
         void* h = rlx__dlopen(names[i]);
@@ -7290,11 +8018,11 @@ static void* rlx__dlopen_first(const char* const* names, const char** which) {
     (rlx__dl_tmp = rlx__dlsym_raw((lib), (name)), memcpy(&(var), &rlx__dl_tmp, sizeof(var)), rlx__dl_tmp != NULL)
 
 #  if !defined(RLX_NO_THREADS) && !defined(_WIN32)
-static pthread_mutex_t rlx__dl_mutex = PTHREAD_MUTEX_INITIALIZER;
+static RLX__MAYBE_UNUSED pthread_mutex_t rlx__dl_mutex = PTHREAD_MUTEX_INITIALIZER;
 #    define RLX__DL_LOCK() pthread_mutex_lock(&rlx__dl_mutex)
 #    define RLX__DL_UNLOCK() pthread_mutex_unlock(&rlx__dl_mutex)
 #  elif !defined(RLX_NO_THREADS) && defined(_WIN32)
-static SRWLOCK rlx__dl_lock = SRWLOCK_INIT;
+static RLX__MAYBE_UNUSED SRWLOCK rlx__dl_lock = SRWLOCK_INIT;
 #    define RLX__DL_LOCK() AcquireSRWLockExclusive(&rlx__dl_lock)
 #    define RLX__DL_UNLOCK() ReleaseSRWLockExclusive(&rlx__dl_lock)
 #  else
@@ -7355,11 +8083,11 @@ typedef struct rlx__gpu_prog {
     int sm;
 } rlx__gpu_prog;
 
-static rlx_result rlx__gpu_fail(rlx_program* p, const rlx__gpuapi* api, rlx_result r, const char* what) {
+static RLX__MAYBE_UNUSED rlx_result rlx__gpu_fail(rlx_program* p, const rlx__gpuapi* api, rlx_result r, const char* what) {
     return rlx__perr(p, r, "%s: %s failed: %s", rlx_device_name(api->kind), what, api->last_error());
 }
 
-static void rlx__gpu_destroy(rlx_program* p) {
+static RLX__MAYBE_UNUSED void rlx__gpu_destroy(rlx_program* p) {
     rlx__gpu_prog* gp = (rlx__gpu_prog*)p->gpu;
     int i;
     if (!gp) return;
@@ -7377,7 +8105,7 @@ static void rlx__gpu_destroy(rlx_program* p) {
 }
 
 /* Module handle for `name`, loaded on first use and cached per program. */
-static rlx_result rlx__gpu_module(rlx_program* p, rlx__gpu_prog* gp, const char* name, void** mod) {
+static RLX__MAYBE_UNUSED rlx_result rlx__gpu_module(rlx_program* p, rlx__gpu_prog* gp, const char* name, void** mod) {
     int i;
     rlx_result r;
     char msg[256];
@@ -7392,7 +8120,7 @@ static rlx_result rlx__gpu_module(rlx_program* p, rlx__gpu_prog* gp, const char*
     return RLX_OK;
 }
 
-static rlx_result rlx__gpu_launch_all(rlx__gpu_prog* gp) {
+static RLX__MAYBE_UNUSED rlx_result rlx__gpu_launch_all(rlx__gpu_prog* gp) {
     int i;
     for (i = 0; i < gp->nlaunch; i++) {
         rlx__launch* L = &gp->launches[i];
@@ -7406,7 +8134,7 @@ static rlx_result rlx__gpu_launch_all(rlx__gpu_prog* gp) {
 }
 
 /* Sets up device memory and lowers every step; p's host structures (mirrors, ptr table) already exist. */
-static rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpuapi* api, int index, int sm,
+static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpuapi* api, int index, int sm,
                                 size_t (*scratch)(const rlx_graph*, const rlx__node*, int),
                                 int (*lower)(const rlx_graph*, const rlx__node*, const uint64_t*, uint64_t, int, rlx__launch*, int)) {
     const rlx__core* c = p->core;
@@ -7454,13 +8182,13 @@ static rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpuapi* api, int inde
         }
     }
     /* lower every step */
-    cap = c->plan.nsteps * 4 + 4;
+    cap = c->plan.nsteps * 4 + 128;
     gp->launches = (rlx__launch*)rlx__calloc(&p->al, sizeof(rlx__launch) * (size_t)cap);
     if (!gp->launches) { rlx__free(&p->al, node_scratch); return rlx__perr(p, RLX_ERROR_OUT_OF_MEMORY, "gpu: out of memory"); }
     for (s = 0; s < c->plan.nsteps; s++) {
         int ni = c->plan.steps[s], n;
         uint64_t scr = node_scratch[ni] ? gp->dmem + node_scratch[ni] : 0;
-        if (gp->nlaunch + 8 > cap) {
+        if (gp->nlaunch + 96 > cap) {
             rlx__launch* nl = (rlx__launch*)rlx__calloc(&p->al, sizeof(rlx__launch) * (size_t)cap * 2);
             if (!nl) { rlx__free(&p->al, node_scratch); return rlx__perr(p, RLX_ERROR_OUT_OF_MEMORY, "gpu: out of memory"); }
             memcpy(nl, gp->launches, sizeof(rlx__launch) * (size_t)gp->nlaunch);
@@ -7468,7 +8196,12 @@ static rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpuapi* api, int inde
             gp->launches = nl;
             cap *= 2;
         }
-        n = lower(ir, &ir->nodes[ni], gp->addr, scr, sm, gp->launches + gp->nlaunch, 8);
+        n = lower(ir, &ir->nodes[ni], gp->addr, scr, sm, gp->launches + gp->nlaunch, 96);
+        if (n > 96) {
+            rlx__free(&p->al, node_scratch);
+            return rlx__perr(p, RLX_ERROR_UNSUPPORTED, "%s: %s needs %d launches (more than 96)", rlx_device_name(api->kind),
+                             rlx_op_name(ir->nodes[ni].op), n);
+        }
         if (n <= 0) {
             rlx__free(&p->al, node_scratch);
             return rlx__perr(p, RLX_ERROR_UNSUPPORTED, "%s: no kernel for %s (%s)", rlx_device_name(api->kind),
@@ -7511,24 +8244,24 @@ static rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpuapi* api, int inde
 }
 
 /* Host mirror of node i ↔ device. */
-static rlx_result rlx__gpu_upload(rlx_program* p, int i) {
+static RLX__MAYBE_UNUSED rlx_result rlx__gpu_upload(rlx_program* p, int i) {
     rlx__gpu_prog* gp = (rlx__gpu_prog*)p->gpu;
     rlx_result r = gp->api->htod(gp->addr[i], p->ptr[i], p->core->plan.bufs[i].bytes);
     return r == RLX_OK ? r : rlx__gpu_fail(p, gp->api, r, "upload");
 }
-static rlx_result rlx__gpu_download(rlx_program* p, int i) {
+static RLX__MAYBE_UNUSED rlx_result rlx__gpu_download(rlx_program* p, int i) {
     rlx__gpu_prog* gp = (rlx__gpu_prog*)p->gpu;
     rlx_result r = gp->api->dtoh(p->ptr[i], gp->addr[i], rlx__node_bytes(&p->core->ir->nodes[i]));
     return r == RLX_OK ? r : rlx__gpu_fail(p, gp->api, r, "download");
 }
 
-static rlx_result rlx__gpu_download_states(rlx_program* p) {
+static RLX__MAYBE_UNUSED rlx_result rlx__gpu_download_states(rlx_program* p) {
     rlx__gpu_prog* gp = (rlx__gpu_prog*)p->gpu;
     rlx_result r = gp->api->dtoh(p->state, gp->dmem + gp->off_state, p->core->plan.state_bytes);
     return r == RLX_OK ? r : rlx__gpu_fail(p, gp->api, r, "download");
 }
 
-static rlx_result rlx__gpu_run(rlx_program* p) {
+static RLX__MAYBE_UNUSED rlx_result rlx__gpu_run(rlx_program* p) {
     rlx__gpu_prog* gp = (rlx__gpu_prog*)p->gpu;
     rlx_result r;
     if (gp->weights_gen != p->w->gen) {   /* a program sharing these weights changed them */
@@ -7541,7 +8274,7 @@ static rlx_result rlx__gpu_run(rlx_program* p) {
     return RLX_OK;
 }
 #else
-static void rlx__gpu_destroy(rlx_program* p) { RLX__UNUSED(p); }
+static RLX__MAYBE_UNUSED void rlx__gpu_destroy(rlx_program* p) { RLX__UNUSED(p); }
 #endif /* RLX__HAS_GPU */
 
 /* ------------------------------------------------------------------------------------------------------------
@@ -7886,7 +8619,7 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
     int i, s;
     memset(&t, 0, sizeof t);
     t.fuse = 1;
-    t.fuse_gated = dev == RLX_DEVICE_CPU;
+    t.fuse_gated = 1;   /* the CPU and the CUDA/HIP kernels run gated linears */
     t.sm = sm;
 #if !defined(RLX_NO_CUDA)
     if (dev == RLX_DEVICE_CUDA) t.supports = rlx__cuda_supports;
@@ -8070,6 +8803,7 @@ RLXDEF rlx_result rlx_program_clone(rlx_program* p, int share_weights, rlx_progr
 #if defined(RLX__HAS_GPU)
     if (p->gpu) {
         const rlx__gpu_prog* gp = (const rlx__gpu_prog*)p->gpu;
+        RLX__UNUSED(gp);
 #  if !defined(RLX_NO_CUDA)
         if (p->device == RLX_DEVICE_CUDA) r = rlx__gpu_init(q, gp->api, gp->index, gp->sm, rlx__cuda_scratch, rlx__cuda_lower);
 #  endif

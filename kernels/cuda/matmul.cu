@@ -1,0 +1,176 @@
+/* matmul.cu - matrix products of the CUDA backend (SIMT kernels; the tensor-core kernel for sm_80+ is in
+   matmul_tc.cu).
+
+   All kernels compute C[z] = A[z] · B[z] for row-major A [M, K], B [K, N], C [M, N] with broadcast batch dims:
+   batch z starts A at rlx_mm_batch's offset (a.dims / a.st[0]), B at a.st[1], and C at z · M · N.
+   in: 0 A, 1 B, 2 bias [N], 3 gate [M, N] (linear only).
+   ia: 0 M, 1 N, 2 K, 3 batch count, 4 has bias, 5 activation (rlx_activation), 7 has gate, 8 gate activation:
+   the linear epilogue act(acc + bias[n]) · act_gate(gate[m, n]) (rlx_epilogue) applied by the f32 kernels.
+   Tiles are walked with grid-stride loops in every grid dimension, so any shape fits the grid limits.
+*/
+#include "common.cuh"
+
+/* ---- matmul_f32: 64x64 tiles, k-steps of 16, 256 threads each computing a 4x4 block of C (rows ty + 16i,
+   columns tx + 16j). A is staged transposed in shared memory; the next k-step is prefetched into registers
+   while the current one is multiplied. f32 accumulation. -------------------------------------------------- */
+#define RLX_MM_BM 64
+#define RLX_MM_BN 64
+#define RLX_MM_BK 16
+extern "C" __global__ void __launch_bounds__(256) matmul_f32(rlx_kargs a) {
+    __shared__ float As[RLX_MM_BK][RLX_MM_BM + 4];
+    __shared__ float Bs[RLX_MM_BK][RLX_MM_BN + 4];
+    const rlx_i64 M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
+    const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
+    const rlx_i64 tm = (M + RLX_MM_BM - 1) / RLX_MM_BM, tn = (N + RLX_MM_BN - 1) / RLX_MM_BN;
+    for (rlx_i64 z = blockIdx.z; z < nb; z += gridDim.z) {
+        rlx_i64 ao, bo;
+        rlx_mm_batch(a, z, &ao, &bo);
+        const float* A = (const float*)a.in[0] + ao;
+        const float* B = (const float*)a.in[1] + bo;
+        float* C = (float*)a.out + z * M * N;
+        for (rlx_i64 bm = blockIdx.y; bm < tm; bm += gridDim.y)
+            for (rlx_i64 bn = blockIdx.x; bn < tn; bn += gridDim.x) {
+                const rlx_i64 m0 = bm * RLX_MM_BM, n0 = bn * RLX_MM_BN;
+                float acc[4][4];
+                float ra[4], rb[4];
+#pragma unroll
+                for (int i = 0; i < 4; i++)
+#pragma unroll
+                    for (int j = 0; j < 4; j++) acc[i][j] = 0.0f;
+                /* loader coordinates: A rows (tid / 16) + 16i, column tid % 16; B rows (tid / 64) + 4i,
+                   column tid % 64 */
+                const int ac = tid & 15, ar = tid >> 4, bc = tid & 63, br = tid >> 6;
+#define RLX_MM_LOAD(k0)                                                                                          \
+    for (int i = 0; i < 4; i++) {                                                                                \
+        const rlx_i64 r = m0 + ar + 16 * i, c = (k0) + ac;                                                       \
+        ra[i] = (r < M && c < K) ? A[r * K + c] : 0.0f;                                                          \
+        const rlx_i64 kr = (k0) + br + 4 * i, nc = n0 + bc;                                                      \
+        rb[i] = (kr < K && nc < N) ? B[kr * N + nc] : 0.0f;                                                      \
+    }
+                RLX_MM_LOAD(0)
+                for (rlx_i64 k0 = 0; k0 < K; k0 += RLX_MM_BK) {
+#pragma unroll
+                    for (int i = 0; i < 4; i++) {
+                        As[ac][ar + 16 * i] = ra[i];
+                        Bs[br + 4 * i][bc] = rb[i];
+                    }
+                    __syncthreads();
+                    if (k0 + RLX_MM_BK < K) { RLX_MM_LOAD(k0 + RLX_MM_BK) }
+#pragma unroll
+                    for (int kk = 0; kk < RLX_MM_BK; kk++) {
+                        float av[4], bv[4];
+#pragma unroll
+                        for (int i = 0; i < 4; i++) { av[i] = As[kk][ty + 16 * i]; bv[i] = Bs[kk][tx + 16 * i]; }
+#pragma unroll
+                        for (int i = 0; i < 4; i++)
+#pragma unroll
+                            for (int j = 0; j < 4; j++) acc[i][j] += av[i] * bv[j];
+                    }
+                    __syncthreads();
+                }
+#undef RLX_MM_LOAD
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    const rlx_i64 r = m0 + ty + 16 * i;
+                    if (r >= M) continue;
+#pragma unroll
+                    for (int j = 0; j < 4; j++) {
+                        const rlx_i64 c = n0 + tx + 16 * j;
+                        if (c >= N) continue;
+                        C[r * N + c] = rlx_epilogue(a, acc[i][j], r, c, N);
+                    }
+                }
+            }
+    }
+}
+
+/* ---- gemv_f32: few rows (M <= 8). A block of 256 threads owns 32 columns: thread (tx = tid % 32, ty =
+   tid / 32) accumulates rows 0..M-1 over k = ty, ty + 8, ...; the 8 partial sums of a column are added in
+   order through shared memory. Reads of B are coalesced 128-byte rows. --------------------------------------- */
+#define RLX_GEMV_MAXM 8
+extern "C" __global__ void __launch_bounds__(256) gemv_f32(rlx_kargs a) {
+    __shared__ float part[RLX_GEMV_MAXM][8][33];
+    const rlx_i64 M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
+    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+    const rlx_i64 tn = (N + 31) / 32;
+    for (rlx_i64 z = blockIdx.z; z < nb; z += gridDim.z) {
+        rlx_i64 ao, bo;
+        rlx_mm_batch(a, z, &ao, &bo);
+        const float* A = (const float*)a.in[0] + ao;
+        const float* B = (const float*)a.in[1] + bo;
+        float* C = (float*)a.out + z * M * N;
+        for (rlx_i64 bn = blockIdx.x; bn < tn; bn += gridDim.x) {
+            const rlx_i64 col = bn * 32 + tx;
+            float acc[RLX_GEMV_MAXM];
+#pragma unroll
+            for (int m = 0; m < RLX_GEMV_MAXM; m++) acc[m] = 0.0f;
+            if (col < N) {
+                for (rlx_i64 k = ty; k < K; k += 8) {
+                    const float bv = B[k * N + col];
+#pragma unroll
+                    for (int m = 0; m < RLX_GEMV_MAXM; m++)
+                        if (m < M) acc[m] += A[m * K + k] * bv;
+                }
+            }
+#pragma unroll
+            for (int m = 0; m < RLX_GEMV_MAXM; m++) part[m][ty][tx] = acc[m];
+            __syncthreads();
+            if (ty == 0 && col < N) {
+                for (int m = 0; m < M; m++) {
+                    float v = 0.0f;
+                    for (int q = 0; q < 8; q++) v += part[m][q][tx];
+                    C[m * N + col] = rlx_epilogue(a, v, m, col, N);
+                }
+            }
+            __syncthreads();
+        }
+    }
+}
+
+/* ---- matmul_generic: every other dtype. 16x16 output tiles, one output per thread, k-steps of 16 staged in
+   shared memory in the accumulator type. Each output adds its products in k order like the CPU: f64 in
+   double, f16/bf16 in f32 (stored rounded), integers in uint64 with wrap-around (stored wrapped). ----------- */
+template <class ACC>
+RLX_D ACC rlx_mm_ld(const void* p, int dt, rlx_i64 i);
+template <> RLX_D double rlx_mm_ld<double>(const void* p, int dt, rlx_i64 i) { (void)dt; return ((const double*)p)[i]; }
+template <> RLX_D float rlx_mm_ld<float>(const void* p, int dt, rlx_i64 i) { return rlx_ld_f(p, dt, i); }
+template <> RLX_D rlx_u64 rlx_mm_ld<rlx_u64>(const void* p, int dt, rlx_i64 i) { return (rlx_u64)rlx_ld_i(p, dt, i); }
+RLX_D void rlx_mm_st(void* p, int dt, rlx_i64 i, double v) { ((double*)p)[i] = v; (void)dt; }
+RLX_D void rlx_mm_st(void* p, int dt, rlx_i64 i, float v) { rlx_st_from_f(p, dt, i, v); }
+RLX_D void rlx_mm_st(void* p, int dt, rlx_i64 i, rlx_u64 v) { rlx_st_from_i(p, dt, i, (rlx_i64)v, 0); }
+
+template <class ACC>
+RLX_D void rlx_mm_generic_body(const rlx_kargs& a) {
+    __shared__ ACC As[16][17];
+    __shared__ ACC Bs[16][17];
+    const rlx_i64 M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
+    const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4, dt = a.dt_in[0];
+    const rlx_i64 tm = (M + 15) / 16, tn = (N + 15) / 16;
+    for (rlx_i64 z = blockIdx.z; z < nb; z += gridDim.z) {
+        rlx_i64 ao, bo;
+        rlx_mm_batch(a, z, &ao, &bo);
+        const void* A = (const void*)a.in[0];
+        const void* B = (const void*)a.in[1];
+        for (rlx_i64 bm = blockIdx.y; bm < tm; bm += gridDim.y)
+            for (rlx_i64 bn = blockIdx.x; bn < tn; bn += gridDim.x) {
+                const rlx_i64 r = bm * 16 + ty, c = bn * 16 + tx;
+                ACC acc = ACC(0);
+                for (rlx_i64 k0 = 0; k0 < K; k0 += 16) {
+                    As[ty][tx] = (r < M && k0 + tx < K) ? rlx_mm_ld<ACC>(A, dt, ao + r * K + k0 + tx) : ACC(0);
+                    Bs[ty][tx] = (k0 + ty < K && c < N) ? rlx_mm_ld<ACC>(B, dt, bo + (k0 + ty) * N + c) : ACC(0);
+                    __syncthreads();
+                    const int kn = K - k0 < 16 ? (int)(K - k0) : 16;
+                    for (int kk = 0; kk < kn; kk++) acc += As[ty][kk] * Bs[kk][tx];
+                    __syncthreads();
+                }
+                if (r < M && c < N) rlx_mm_st((void*)a.out, a.dt_out, z * M * N + r * N + c, acc);
+            }
+    }
+}
+extern "C" __global__ void __launch_bounds__(256) matmul_generic(rlx_kargs a) {
+    switch (a.dt_in[0]) {
+    case RLX_DT_F64: rlx_mm_generic_body<double>(a); break;
+    case RLX_DT_F32: case RLX_DT_F16: case RLX_DT_BF16: rlx_mm_generic_body<float>(a); break;
+    default: rlx_mm_generic_body<rlx_u64>(a); break;
+    }
+}
