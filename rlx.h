@@ -512,8 +512,10 @@ enum {
                                            decomposition (gelu, silu, sigmoid, rsqrt, mean, softmax,
                                            log_softmax, layernorm, rmsnorm, linear, add+norm, swiglu, geglu,
                                            fused elementwise): tests the GPU legalizer on the CPU */
-    RLX_COMPILE_NO_FUSION = 1u << 4     /* skip the fusion pass (matmul+bias+act, add+norm, GLUs, elementwise
+    RLX_COMPILE_NO_FUSION = 1u << 4,    /* skip the fusion pass (matmul+bias+act, add+norm, GLUs, elementwise
                                            chains); RLX_COMPILE_NO_OPTIMIZE implies it */
+    RLX_COMPILE_TF32 = 1u << 5          /* GPUs may run f32 matmuls in TF32 (10-bit mantissa inputs, ~1e-3
+                                           relative error) on tensor cores; by default they keep f32 accuracy */
 };
 
 /* Zero-initialise and set what you need. */
@@ -7246,7 +7248,7 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
         }
     }
     A.ia[0] = M; A.ia[1] = N; A.ia[2] = K; A.ia[3] = nb;
-    A.ia[6] = RLX_CUDA_TF32;
+    A.ia[6] = RLX_CUDA_TF32 || nd->ia[10];   /* ia[10]: RLX_COMPILE_TF32 (set by rlx_compile) */
     A.in[0] = rlx__cl_addr(g, nd, addr, 0);
     A.in[1] = rlx__cl_addr(g, nd, addr, 1);
     A.dt_in[0] = A.dt_in[1] = (int)rlx__cl_x(g, nd, 0)->dtype;
@@ -8646,6 +8648,9 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
         rlx__core_release(c);
         return RLX_ERROR_UNSUPPORTED;
     }
+    if (d->flags & RLX_COMPILE_TF32)   /* the GPU lowering reads this per node */
+        for (i = 0; i < c->ir->n; i++)
+            if (c->ir->nodes[i].op == RLX_OP_MATMUL || c->ir->nodes[i].op == RLX_OP_LINEAR) c->ir->nodes[i].ia[10] = 1;
     r = rlx__plan_build(c->ir, (d->flags & RLX_COMPILE_NO_REUSE) != 0, &c->plan);
     c->in_off = (int*)rlx__calloc(al, sizeof(int) * (size_t)(c->plan.nsteps + 1));
     c->extra_of = (int*)rlx__calloc(al, sizeof(int) * (size_t)(c->ir->n + 1));

@@ -123,6 +123,9 @@ int main(int argc, char** argv) {
     double fl_pre, fl_dec;
 
     if (argc > 1) budget_s = atof(argv[1]);
+    /* RLX_BENCH_DEVICE=cuda times the block on the CUDA backend (threads then only affect nothing); default cpu */
+    tm_device = getenv("RLX_BENCH_DEVICE") && strcmp(getenv("RLX_BENCH_DEVICE"), "cuda") == 0 ? RLX_DEVICE_CUDA
+                                                                                                : RLX_DEVICE_CPU;
     if (!(budget_s > 0.0)) budget_s = 0.5;
     cfg = tm_config_small();
     cfg.d_model = 512; cfg.n_layers = 1; cfg.n_heads = 8; cfg.n_kv_heads = 2; cfg.head_dim = 64;
@@ -137,8 +140,8 @@ int main(int argc, char** argv) {
     fl_dec = block_flops(1, PREFILL + 1);
 
     printf("one decoder block: d_model %d, %d query heads / %d kv heads of %d, SwiGLU %d, RoPE, rmsnorm, "
-           "KV cache %d (f32, CPU)\n", cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.head_dim, cfg.ffn_hidden,
-           cfg.max_ctx);
+           "KV cache %d (f32, %s)\n", cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.head_dim, cfg.ffn_hidden,
+           cfg.max_ctx, rlx_device_name(tm_device));
     printf("FLOPs per run: prefill S=%d %.1f M, decode at pos %d %.2f M; times are medians [best]\n\n", PREFILL,
            fl_pre * 1e-6, PREFILL, fl_dec * 1e-6);
     printf("%7s  %-15s  %-19s  %7s  %-19s  %7s  %13s  %9s  %13s  %s\n", "threads", "run", "fused ms [best]",

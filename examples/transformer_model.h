@@ -393,6 +393,9 @@ TM_FN rlx_graph* tm_build_graph(const tm_config* c, const tm_build* b, rlx_resul
 
 /* Builds the graph, compiles it with num_threads (0 = one per core) and flags, and destroys the graph. On
    failure *out is NULL and err holds the message (rlx_graph_error's text). */
+/* Device the tm_compile programs ask for (AUTO by default: the best available, falling back to the CPU). */
+static rlx_device tm_device = RLX_DEVICE_AUTO;
+
 TM_FN rlx_result tm_compile(const tm_config* c, const tm_build* b, int num_threads, uint32_t flags, rlx_program** out,
                             char* err, size_t errcap) {
     rlx_result tr = RLX_OK, r;
@@ -409,6 +412,7 @@ TM_FN rlx_result tm_compile(const tm_config* c, const tm_build* b, int num_threa
     memset(&cd, 0, sizeof cd);
     cd.num_threads = num_threads;
     cd.flags = flags;
+    cd.device = tm_device;
     r = rlx_compile(g, &cd, out);
     if (r != RLX_OK) snprintf(err, errcap, "%s", rlx_graph_error(g));
     rlx_graph_destroy(g);
