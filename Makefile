@@ -29,7 +29,7 @@ ASAN_TESTS := $(TEST_NAMES:%=$(BUILD)/asan/%)
 
 SUMMARIZE = sh tests/summarize.sh
 
-.PHONY: all examples tests asan-tests run test asan bench kernels clean
+.PHONY: all examples tests asan-tests run test asan bench kernels kernels-check clean
 
 all: examples tests
 
@@ -99,9 +99,30 @@ else
 	$(BUILD)/embed_kernels ptx rlx_kernels_ptx.h --keep-ptx --source $(HIP_SOURCES)
 endif
 
+# The embedded PTX is stamped with ISA 7.8 (CUDA 11.8) instead of the toolkit's own, so drivers from CUDA 11.8 on
+# can load it; rlx.h checks the driver version against the same number (RLX__CUDA_MIN_DRIVER), and
+# kernels-check assembles the result with ptxas to prove nothing newer is used.
+PTX_ISA = 7.8
 $(BUILD)/kernels/%.ptx: kernels/cuda/%.cu kernels/cuda/common.cuh
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCC_FLAGS) -arch=$(if $(filter matmul_tc,$*),compute_80,compute_75) -o $@ $<
+	$(NVCC) $(NVCC_FLAGS) -arch=$(if $(filter matmul_tc,$*),compute_80,compute_75) -o $@.tmp $<
+	sed 's/^\.version .*/.version $(PTX_ISA)/' $@.tmp > $@ && rm -f $@.tmp
+
+# CI: where nvcc exists, the committed rlx_kernels_ptx.h must equal a fresh build, and its PTX must assemble with
+# ptxas for sm_75, sm_80 and sm_90 (the tensor-core module for sm_80+ only).
+PTXAS := $(if $(NVCC),$(dir $(NVCC))ptxas)
+kernels-check: $(BUILD)/embed_kernels $(if $(NVCC),$(CUDA_PTX))
+ifneq ($(NVCC),)
+	$(BUILD)/embed_kernels ptx $(BUILD)/kernels_ptx_fresh.h $(CUDA_PTX) --source $(HIP_SOURCES)
+	@cmp -s $(BUILD)/kernels_ptx_fresh.h rlx_kernels_ptx.h || { echo "kernels-check: rlx_kernels_ptx.h is stale: run make kernels and commit it"; exit 1; }
+	@for p in $(CUDA_PTX); do for a in sm_75 sm_80 sm_90; do \
+	    case $$p:$$a in *matmul_tc.ptx:sm_75) continue;; esac; \
+	    $(PTXAS) -arch=$$a --warning-as-error $$p -o $(BUILD)/kernels/check.cubin || { echo "kernels-check: ptxas $$a $$p failed"; exit 1; }; \
+	done; done
+	@echo "kernels-check: rlx_kernels_ptx.h is current; PTX (ISA $(PTX_ISA)) assembles for sm_75, sm_80, sm_90"
+else
+	@echo "kernels-check: nvcc not found: skipped (the committed rlx_kernels_ptx.h is used as is)"
+endif
 
 $(BUILD)/embed_kernels: tools/embed_kernels.c
 	@mkdir -p $(@D)

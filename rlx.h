@@ -7383,6 +7383,7 @@ static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* n
         const rlx__node* nb = rlx__cl_x(g, nd, slot);
         int64_t acc = 1;
         int r;
+        for (r = 0; r < 4; r++) A->dims[r] = 0;   /* missing leading dims broadcast */
         for (r = nb->rank - 1; r >= 0; r--) {
             A->dims[4 - nb->rank + r] = nb->shape[r] == 1 ? 0 : acc;
             acc *= nb->shape[r];
@@ -8107,18 +8108,42 @@ static RLX__MAYBE_UNUSED void rlx__gpu_destroy(rlx_program* p) {
 }
 
 /* Module handle for `name`, loaded on first use and cached per program. */
+/* Kernel modules are loaded once per process and device (JIT of embedded PTX or a hipRTC compile costs far
+   more than a program's setup) and stay loaded; the cache holds one extra reference on the device context so
+   they outlive every program. */
+typedef struct rlx__modcache_entry { rlx_device kind; int index; const char* name; void* mod; } rlx__modcache_entry;
+static RLX__MAYBE_UNUSED rlx__modcache_entry rlx__modcache[64];
+static RLX__MAYBE_UNUSED int rlx__modcache_n;
+
 static RLX__MAYBE_UNUSED rlx_result rlx__gpu_module(rlx_program* p, rlx__gpu_prog* gp, const char* name, void** mod) {
-    int i;
+    int i, have_ctx = 0;
     rlx_result r;
     char msg[256];
-    for (i = 0; i < gp->nmods; i++)
-        if (strcmp(gp->modnames[i], name) == 0) { *mod = gp->mods[i]; return RLX_OK; }
-    if (gp->nmods >= 16) return rlx__perr(p, RLX_ERROR_INTERNAL, "gpu: too many kernel modules");
+    RLX__DL_LOCK();
+    for (i = 0; i < rlx__modcache_n; i++) {
+        const rlx__modcache_entry* e = &rlx__modcache[i];
+        if (e->kind == gp->api->kind && e->index == gp->index) {
+            have_ctx = 1;
+            if (strcmp(e->name, name) == 0) { *mod = e->mod; RLX__DL_UNLOCK(); return RLX_OK; }
+        }
+    }
+    if (rlx__modcache_n >= 64) { RLX__DL_UNLOCK(); return rlx__perr(p, RLX_ERROR_INTERNAL, "gpu: too many kernel modules"); }
+    if (!have_ctx) {   /* the cache's own reference on the context */
+        void* ctx = NULL;
+        if ((r = gp->api->set_device(gp->index, &ctx)) != RLX_OK) { RLX__DL_UNLOCK(); return rlx__gpu_fail(p, gp->api, r, "selecting the device"); }
+    }
     msg[0] = 0;
     r = gp->api->module_load(name, gp->sm, mod, msg, sizeof msg);
-    if (r != RLX_OK) return rlx__perr(p, r, "%s: loading kernel module '%s' failed: %s", rlx_device_name(gp->api->kind), name, msg);
-    gp->mods[gp->nmods] = *mod;
-    gp->modnames[gp->nmods++] = name;
+    if (r != RLX_OK) {
+        RLX__DL_UNLOCK();
+        return rlx__perr(p, r, "%s: loading kernel module '%s' failed: %s", rlx_device_name(gp->api->kind), name, msg);
+    }
+    rlx__modcache[rlx__modcache_n].kind = gp->api->kind;
+    rlx__modcache[rlx__modcache_n].index = gp->index;
+    rlx__modcache[rlx__modcache_n].name = name;
+    rlx__modcache[rlx__modcache_n].mod = *mod;
+    rlx__modcache_n++;
+    RLX__DL_UNLOCK();
     return RLX_OK;
 }
 
@@ -8556,6 +8581,850 @@ static int rlx__cuda_probe(int index, char* name, size_t ncap, char* reason, siz
     return 1;
 }
 #endif /* !RLX_NO_CUDA */
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>hip  (HIP runtime opened at run time; the kernels are the CUDA C sources of kernels/cuda, embedded in
+   rlx_kernels_ptx.h and compiled with hipRTC for the device's gfx architecture on first use; no HIP header)
+
+   Libraries: libamdhip64.so.7/.6/.5/.so (amdhip64_6.dll / amdhip64.dll on Windows), or the one named by the
+   environment variable RLX_HIP_LIBRARY. hipRTC lives inside libamdhip64 up to ROCm 5.x and in libhiprtc from
+   ROCm 6 on (RLX_HIPRTC_LIBRARY names it explicitly). A successful load is kept for the process; a failed one
+   is retried (reading the environment again) on the next probe.
+
+   Architecture: hipDeviceGetAttribute has no string attributes, so the gfx name (e.g. "gfx90a:sramecc+:xnack-")
+   comes from hipGetDeviceProperties. Its struct layout depends on the HIP version, so the call writes into a
+   16 KiB zeroed buffer (larger than every layout) and gcnArchName is read at its offset in the R0000 layout of
+   ROCm 5.x (396), which ROCm 6 keeps for the unversioned symbol, if a well-formed "gfx..." name is there;
+   otherwise the buffer past the 256-byte device name is searched for the one such name (hipDeviceGetAttribute
+   is not used at all: its enum values changed between HIP versions).
+
+   hipRTC of ROCm 5.x aborts the process when asked for an architecture its compiler does not know, so the
+   requested architecture is first checked against the ISA list of libamd_comgr (the compiler library hipRTC
+   uses) where that library can be opened; an unknown architecture makes the device unavailable instead.
+
+   Code objects are cached in memory per (module, architecture) for the process, and on disk under
+   $RLX_HIP_CACHE, else $XDG_CACHE_HOME/rlx, else ~/.cache/rlx (%LOCALAPPDATA%\rlx on Windows), keyed by a hash
+   of the sources, the architecture, the compile options, the runtime library and the runtime, hipRTC and
+   comgr versions; RLX_HIP_CACHE=0 (or defining RLX_NO_HIP_DISK_CACHE) turns the disk cache off. A damaged
+   cache file is detected (size and checksum) and recompiled. No graphs: the launches are issued one by one on
+   a blocking stream.
+   ------------------------------------------------------------------------------------------------------------ */
+#if !defined(RLX_NO_HIP)
+#include "rlx_kernels_ptx.h"
+#if !defined(RLX_KERNELS_PTX_VERSION)
+#  error "rlx.h: rlx_kernels_ptx.h is not a generated kernel header"
+#endif
+#if defined(RLX_KERNELS_HIP_SOURCES)
+#  define RLX__HIP_SOURCES rlx__hip_sources
+#  define RLX__HIP_SOURCE_COUNT rlx__hip_source_count
+#else /* a header generated without --source: the HIP backend reports itself unavailable */
+static const rlx__kernel_blob rlx__hip_no_sources[1] = {{NULL, NULL, 0}};
+#  define RLX__HIP_SOURCES rlx__hip_no_sources
+#  define RLX__HIP_SOURCE_COUNT 0
+#endif
+#if !defined(RLX_NO_HIP_DISK_CACHE)
+#  if defined(_WIN32)
+#    include <direct.h>
+#    include <process.h>
+#    define RLX__HIP_MKDIR(p) _mkdir(p)
+#    define RLX__HIP_GETPID() ((long)_getpid())
+#  else
+#    include <sys/stat.h>
+#    include <unistd.h>
+#    define RLX__HIP_MKDIR(p) mkdir((p), 0755)
+#    define RLX__HIP_GETPID() ((long)getpid())
+#  endif
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#  define RLX__HIP_MAYBE_UNUSED __attribute__((unused))
+#else
+#  define RLX__HIP_MAYBE_UNUSED
+#endif
+
+typedef int rlx__hipError;
+typedef int rlx__hiprtcResult;
+#define RLX__HIP_MAX_DEVICES 64
+#define RLX__HIP_ARCH_CAP 64
+#define RLX__HIP_PROPS_BYTES 16384
+#define RLX__HIP_PROPS_ARCH_OFFSET 396   /* gcnArchName in hipDeviceProp_t (R0000 layout) */
+/* the options every module is compiled with (besides --offload-arch); part of the disk cache key */
+#define RLX__HIP_OPTIONS "-O3", "-std=c++14"
+#define RLX__HIP_OPTIONS_KEY "-O3 -std=c++14"
+
+typedef struct rlx__hip_api {
+    void* lib;
+    void* rtclib;                  /* NULL: hipRTC is inside lib */
+    void* comgr;                   /* libamd_comgr, for the ISA list (optional) */
+    int loaded;                    /* library opened, entry points resolved */
+    int ok;                        /* hipInit succeeded and a device exists */
+    int comgr_tried;
+    int device_count, runtime_version, rtc_major, rtc_minor;
+    char libname[160];
+    char arch[RLX__HIP_MAX_DEVICES][RLX__HIP_ARCH_CAP]; /* gcnArchName per device ("" until asked) */
+    rlx__hipError (*hipInit)(unsigned);
+    rlx__hipError (*hipGetDeviceCount)(int*);
+    rlx__hipError (*hipDeviceGet)(int*, int);
+    rlx__hipError (*hipDeviceGetName)(char*, int, int);
+    rlx__hipError (*hipGetDeviceProperties)(void*, int);
+    rlx__hipError (*hipRuntimeGetVersion)(int*);
+    rlx__hipError (*hipSetDevice)(int);
+    rlx__hipError (*hipGetDevice)(int*);
+    rlx__hipError (*hipMalloc)(void**, size_t);
+    rlx__hipError (*hipFree)(void*);
+    rlx__hipError (*hipMemcpyHtoD)(void*, void*, size_t);
+    rlx__hipError (*hipMemcpyDtoH)(void*, void*, size_t);
+    rlx__hipError (*hipMemset)(void*, int, size_t);
+    rlx__hipError (*hipHostMalloc)(void**, size_t, unsigned);
+    rlx__hipError (*hipHostFree)(void*);
+    rlx__hipError (*hipModuleLoadData)(void**, const void*);
+    rlx__hipError (*hipModuleUnload)(void*);
+    rlx__hipError (*hipModuleGetFunction)(void**, void*, const char*);
+    rlx__hipError (*hipModuleLaunchKernel)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                           void*, void**, void**);
+    rlx__hipError (*hipStreamCreateWithFlags)(void**, unsigned);
+    rlx__hipError (*hipStreamDestroy)(void*);
+    rlx__hipError (*hipStreamSynchronize)(void*);
+    const char* (*hipGetErrorName)(rlx__hipError);
+    const char* (*hipGetErrorString)(rlx__hipError);
+    /* hipRTC */
+    rlx__hiprtcResult (*hiprtcCreateProgram)(void**, const char*, const char*, int, const char**, const char**);
+    rlx__hiprtcResult (*hiprtcCompileProgram)(void*, int, const char**);
+    rlx__hiprtcResult (*hiprtcGetProgramLogSize)(void*, size_t*);
+    rlx__hiprtcResult (*hiprtcGetProgramLog)(void*, char*);
+    rlx__hiprtcResult (*hiprtcGetCodeSize)(void*, size_t*);
+    rlx__hiprtcResult (*hiprtcGetCode)(void*, char*);
+    rlx__hiprtcResult (*hiprtcDestroyProgram)(void**);
+    const char* (*hiprtcGetErrorString)(rlx__hiprtcResult);
+    rlx__hiprtcResult (*hiprtcVersion)(int*, int*);   /* optional */
+    /* libamd_comgr (optional) */
+    int (*amd_comgr_get_isa_count)(size_t*);
+    int (*amd_comgr_get_isa_name)(size_t, const char**);
+    void (*amd_comgr_get_version)(size_t*, size_t*);
+} rlx__hip_api;
+
+static rlx__hip_api rlx__hip;
+#if !defined(RLX_NO_THREADS) && !defined(_WIN32)
+static __thread char rlx__hip_err[192];
+static pthread_mutex_t rlx__hip_code_mutex = PTHREAD_MUTEX_INITIALIZER;
+#  define RLX__HIP_CODE_LOCK() pthread_mutex_lock(&rlx__hip_code_mutex)
+#  define RLX__HIP_CODE_UNLOCK() pthread_mutex_unlock(&rlx__hip_code_mutex)
+#elif !defined(RLX_NO_THREADS) && defined(_WIN32)
+static char rlx__hip_err[192];
+static SRWLOCK rlx__hip_code_lock = SRWLOCK_INIT;
+#  define RLX__HIP_CODE_LOCK() AcquireSRWLockExclusive(&rlx__hip_code_lock)
+#  define RLX__HIP_CODE_UNLOCK() ReleaseSRWLockExclusive(&rlx__hip_code_lock)
+#else
+static char rlx__hip_err[192];
+#  define RLX__HIP_CODE_LOCK() ((void)0)
+#  define RLX__HIP_CODE_UNLOCK() ((void)0)
+#endif
+
+static const char* rlx__hip_last_error(void) { return rlx__hip_err; }
+static const char* rlx__hiprtc_error(rlx__hiprtcResult e) {
+    const char* s = rlx__hip.hiprtcGetErrorString ? rlx__hip.hiprtcGetErrorString(e) : NULL;
+    return s ? s : "?";
+}
+static rlx_result rlx__hip_check(rlx__hipError e, const char* call) {
+    const char* name = NULL;
+    const char* text = NULL;
+    if (e == 0) return RLX_OK;
+    if (rlx__hip.hipGetErrorName) name = rlx__hip.hipGetErrorName(e);
+    if (rlx__hip.hipGetErrorString) text = rlx__hip.hipGetErrorString(e);
+    if (text && name && strcmp(text, name) != 0)
+        snprintf(rlx__hip_err, sizeof rlx__hip_err, "%s returned %s (%d: %.80s)", call, name, e, text);
+    else
+        snprintf(rlx__hip_err, sizeof rlx__hip_err, "%s returned %s (%d)", call, name ? name : "?", e);
+    if (e == 2) return RLX_ERROR_OUT_OF_MEMORY;                          /* hipErrorOutOfMemory */
+    if (e == 100 || e == 101) return RLX_ERROR_DEVICE_UNAVAILABLE;       /* NoDevice, InvalidDevice */
+    if (e == 700 || e == 719 || e == 999) return RLX_ERROR_DEVICE_LOST;  /* IllegalAddress, LaunchFailure, Unknown */
+    return RLX_ERROR_LAUNCH;
+}
+
+/* Opens `env` when it is set and not empty, else the first of `names` that opens; *which gets the name. */
+static void* rlx__hip_open(const char* env, const char* const* names, const char** which) {
+    const char* one[2];
+    one[0] = env;
+    one[1] = NULL;
+    return rlx__dlopen_first(env && env[0] ? one : names, which);
+}
+
+/* Opens libamdhip64 and resolves the runtime and hipRTC entry points (once per process; a failure is retried
+   on the next call). Needs no device: hipRTC compiles without one. */
+static int rlx__hip_load_lib(char* why, size_t cap) {
+    static const char* const names[] = {
+#if defined(_WIN32)
+        "amdhip64_6.dll", "amdhip64.dll",
+#else
+        "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so",
+#endif
+        NULL};
+    static const char* const rtc_names[] = {
+#if defined(_WIN32)
+        "hiprtc0605.dll", "hiprtc0604.dll", "hiprtc0603.dll", "hiprtc0602.dll", "hiprtc0601.dll", "hiprtc0600.dll",
+        "hiprtc0507.dll", "hiprtc.dll",
+#else
+        "libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so.5", "libhiprtc.so",
+#endif
+        NULL};
+    const char* env = getenv("RLX_HIP_LIBRARY");
+    const char* which = NULL;
+    void* rlx__dl_tmp;
+    void* rtc;
+    int ok = 1;
+    rlx__hip_api* a = &rlx__hip;
+    RLX__DL_LOCK();
+    if (a->loaded) { RLX__DL_UNLOCK(); return 1; }
+    a->lib = rlx__hip_open(env, names, &which);
+    if (!a->lib) {
+        if (env && env[0]) snprintf(why, cap, "%.150s not found (RLX_HIP_LIBRARY)", env);
+#if defined(_WIN32)
+        else snprintf(why, cap, "amdhip64_6.dll / amdhip64.dll not found");
+#else
+        else snprintf(why, cap, "libamdhip64.so.5 not found (nor .so.7, .so.6, .so)");
+#endif
+        RLX__DL_UNLOCK();
+        return 0;
+    }
+    rlx__strlcpy(a->libname, sizeof a->libname, which);
+#define RLX__HIP_REQ(lib, field, sym) ok = ok && RLX__DLSYM(lib, a->field, sym)
+    RLX__HIP_REQ(a->lib, hipInit, "hipInit");
+    RLX__HIP_REQ(a->lib, hipGetDeviceCount, "hipGetDeviceCount");
+    RLX__HIP_REQ(a->lib, hipDeviceGet, "hipDeviceGet");
+    RLX__HIP_REQ(a->lib, hipDeviceGetName, "hipDeviceGetName");
+    RLX__HIP_REQ(a->lib, hipRuntimeGetVersion, "hipRuntimeGetVersion");
+    RLX__HIP_REQ(a->lib, hipSetDevice, "hipSetDevice");
+    RLX__HIP_REQ(a->lib, hipGetDevice, "hipGetDevice");
+    RLX__HIP_REQ(a->lib, hipMalloc, "hipMalloc");
+    RLX__HIP_REQ(a->lib, hipFree, "hipFree");
+    RLX__HIP_REQ(a->lib, hipMemcpyHtoD, "hipMemcpyHtoD");
+    RLX__HIP_REQ(a->lib, hipMemcpyDtoH, "hipMemcpyDtoH");
+    RLX__HIP_REQ(a->lib, hipMemset, "hipMemset");
+    RLX__HIP_REQ(a->lib, hipHostMalloc, "hipHostMalloc");
+    RLX__HIP_REQ(a->lib, hipHostFree, "hipHostFree");
+    RLX__HIP_REQ(a->lib, hipModuleLoadData, "hipModuleLoadData");
+    RLX__HIP_REQ(a->lib, hipModuleUnload, "hipModuleUnload");
+    RLX__HIP_REQ(a->lib, hipModuleGetFunction, "hipModuleGetFunction");
+    RLX__HIP_REQ(a->lib, hipModuleLaunchKernel, "hipModuleLaunchKernel");
+    RLX__HIP_REQ(a->lib, hipStreamCreateWithFlags, "hipStreamCreateWithFlags");
+    RLX__HIP_REQ(a->lib, hipStreamDestroy, "hipStreamDestroy");
+    RLX__HIP_REQ(a->lib, hipStreamSynchronize, "hipStreamSynchronize");
+    RLX__HIP_REQ(a->lib, hipGetErrorName, "hipGetErrorName");
+    RLX__HIP_REQ(a->lib, hipGetErrorString, "hipGetErrorString");
+    /* the unversioned symbol keeps the R0000 layout; newer runtimes may only have the R0600 one */
+    if (!RLX__DLSYM(a->lib, a->hipGetDeviceProperties, "hipGetDeviceProperties"))
+        RLX__HIP_REQ(a->lib, hipGetDeviceProperties, "hipGetDevicePropertiesR0600");
+    if (!ok) {
+        snprintf(why, cap, "%.120s lacks a required entry point (runtime too old?)", which);
+        goto fail;
+    }
+    /* hipRTC: inside libamdhip64 (ROCm <= 5), else libhiprtc */
+    rtc = a->lib;
+    if (!RLX__DLSYM(rtc, a->hiprtcCreateProgram, "hiprtcCreateProgram")) {
+        const char* rtc_env = getenv("RLX_HIPRTC_LIBRARY");
+        const char* rtc_which = NULL;
+        rtc = a->rtclib = rlx__hip_open(rtc_env, rtc_names, &rtc_which);
+        if (!rtc) {
+            if (rtc_env && rtc_env[0]) snprintf(why, cap, "hipRTC: %.150s not found (RLX_HIPRTC_LIBRARY)", rtc_env);
+            else snprintf(why, cap, "hipRTC not found (%.60s has none; libhiprtc.so.7/.so.6/.so.5/.so not found)", which);
+            goto fail;
+        }
+    }
+    RLX__HIP_REQ(rtc, hiprtcCreateProgram, "hiprtcCreateProgram");
+    RLX__HIP_REQ(rtc, hiprtcCompileProgram, "hiprtcCompileProgram");
+    RLX__HIP_REQ(rtc, hiprtcGetProgramLogSize, "hiprtcGetProgramLogSize");
+    RLX__HIP_REQ(rtc, hiprtcGetProgramLog, "hiprtcGetProgramLog");
+    RLX__HIP_REQ(rtc, hiprtcGetCodeSize, "hiprtcGetCodeSize");
+    RLX__HIP_REQ(rtc, hiprtcGetCode, "hiprtcGetCode");
+    RLX__HIP_REQ(rtc, hiprtcDestroyProgram, "hiprtcDestroyProgram");
+    RLX__HIP_REQ(rtc, hiprtcGetErrorString, "hiprtcGetErrorString");
+#undef RLX__HIP_REQ
+    if (!ok) {
+        snprintf(why, cap, "the hipRTC of %.100s lacks a required entry point", which);
+        goto fail;
+    }
+    if (RLX__DLSYM(rtc, a->hiprtcVersion, "hiprtcVersion")) a->hiprtcVersion(&a->rtc_major, &a->rtc_minor);
+    if (a->hipRuntimeGetVersion(&a->runtime_version) != 0) a->runtime_version = 0;
+    a->loaded = 1;
+    RLX__DL_UNLOCK();
+    return 1;
+fail:
+    /* the handles stay open (unloading a half-initialised runtime is not safe); the next call tries again */
+    a->lib = a->rtclib = NULL;
+    RLX__DL_UNLOCK();
+    return 0;
+}
+
+/* The library, hipInit and at least one device (success is cached; a failure is retried). */
+static int rlx__hip_load(char* why, size_t cap) {
+    rlx__hip_api* a = &rlx__hip;
+    rlx__hipError e;
+    if (!rlx__hip_load_lib(why, cap)) return 0;
+    RLX__DL_LOCK();
+    if (a->ok) { RLX__DL_UNLOCK(); return 1; }
+    if ((e = a->hipInit(0)) != 0) {
+        rlx__hip_check(e, "hipInit");
+        snprintf(why, cap, "%s", rlx__hip_err);
+        RLX__DL_UNLOCK();
+        return 0;
+    }
+    a->device_count = 0;
+    if ((e = a->hipGetDeviceCount(&a->device_count)) != 0) {
+        rlx__hip_check(e, "hipGetDeviceCount");
+        snprintf(why, cap, "%s", rlx__hip_err);
+        RLX__DL_UNLOCK();
+        return 0;
+    }
+    if (a->device_count < 1) {
+        snprintf(why, cap, "no HIP device (hipGetDeviceCount found none)");
+        RLX__DL_UNLOCK();
+        return 0;
+    }
+    a->ok = 1;
+    RLX__DL_UNLOCK();
+    return 1;
+}
+
+/* Is s a target name like "gfx90a" or "gfx90a:sramecc+:xnack-" (at most cap-1 characters)? */
+static int rlx__hip_arch_ok(const char* s, size_t cap) {
+    size_t i;
+    if (strncmp(s, "gfx", 3) != 0 || !(s[3] >= '0' && s[3] <= '9')) return 0;
+    for (i = 3; i < cap && s[i]; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') || s[i] == ':' || s[i] == '+' ||
+              s[i] == '-' || s[i] == '_'))
+            return 0;
+    return i < cap;
+}
+
+/* gcnArchName of device `dev` into out (see the top of this section); 0 when it cannot be read. */
+static int rlx__hip_device_arch(int dev, char* out, size_t cap) {
+    unsigned char* props;
+    size_t o, at;
+    int found = 0;
+    out[0] = 0;
+    if (dev >= 0 && dev < RLX__HIP_MAX_DEVICES) {
+        RLX__DL_LOCK();
+        rlx__strlcpy(out, cap, rlx__hip.arch[dev]);
+        RLX__DL_UNLOCK();
+        if (out[0]) return 1;
+    }
+    props = (unsigned char*)calloc(1, RLX__HIP_PROPS_BYTES);
+    if (!props) return 0;
+    if (rlx__hip.hipGetDeviceProperties(props, dev) == 0) {
+        at = RLX__HIP_PROPS_ARCH_OFFSET;
+        found = rlx__hip_arch_ok((const char*)props + at, RLX__HIP_ARCH_CAP);
+        for (o = 256; !found && o + RLX__HIP_ARCH_CAP < RLX__HIP_PROPS_BYTES; o++) {
+            unsigned char prev = props[o - 1];
+            int start = !((prev >= '0' && prev <= '9') || (prev >= 'a' && prev <= 'z') || (prev >= 'A' && prev <= 'Z'));
+            if (props[o] == 'g' && start && rlx__hip_arch_ok((const char*)props + o, RLX__HIP_ARCH_CAP)) {
+                found = 1;
+                at = o;
+            }
+        }
+        if (found) rlx__strlcpy(out, cap, (const char*)props + at);
+    }
+    free(props);
+    if (found && dev >= 0 && dev < RLX__HIP_MAX_DEVICES) {
+        RLX__DL_LOCK();
+        rlx__strlcpy(rlx__hip.arch[dev], sizeof rlx__hip.arch[dev], out);
+        RLX__DL_UNLOCK();
+    }
+    return found;
+}
+
+/* Does the compiler behind hipRTC know `arch` (features after ':' ignored)? 1 yes, 0 no, -1 cannot tell
+   (libamd_comgr not found). */
+static int rlx__hip_arch_known(const char* arch) {
+    static const char* const names[] = {
+#if defined(_WIN32)
+        "amd_comgr_3.dll", "amd_comgr_2.dll", "amd_comgr.dll",
+#else
+        "libamd_comgr.so.3", "libamd_comgr.so.2", "libamd_comgr.so",
+#endif
+        NULL};
+    rlx__hip_api* a = &rlx__hip;
+    size_t n = 0, i, base = strcspn(arch, ":");
+    int known = 0;
+    void* rlx__dl_tmp;
+    RLX__DL_LOCK();
+    if (!a->comgr_tried) {
+        char path[256];
+        const char* slash = strrchr(a->libname, '/');
+        a->comgr_tried = 1;
+        /* the comgr next to an explicitly named runtime first: that is the one its hipRTC loads */
+        for (i = 0; slash && names[i] && !a->comgr; i++) {
+            snprintf(path, sizeof path, "%.*s/%s", (int)(slash - a->libname), a->libname, names[i]);
+            a->comgr = rlx__dlopen(path);
+        }
+        if (!a->comgr) a->comgr = rlx__dlopen_first(names, NULL);
+        if (a->comgr && (!RLX__DLSYM(a->comgr, a->amd_comgr_get_isa_count, "amd_comgr_get_isa_count") ||
+                         !RLX__DLSYM(a->comgr, a->amd_comgr_get_isa_name, "amd_comgr_get_isa_name")))
+            a->comgr = NULL;
+        if (a->comgr) (void)RLX__DLSYM(a->comgr, a->amd_comgr_get_version, "amd_comgr_get_version");
+    }
+    if (!a->comgr || a->amd_comgr_get_isa_count(&n) != 0) { RLX__DL_UNLOCK(); return -1; }
+    for (i = 0; i < n && !known; i++) {
+        const char* isa = NULL;
+        const char* t;
+        if (a->amd_comgr_get_isa_name(i, &isa) != 0 || !isa) continue;
+        t = strstr(isa, "--");   /* "amdgcn-amd-amdhsa--gfx90a" */
+        t = t ? t + 2 : isa;
+        known = strncmp(t, arch, base) == 0 && (t[base] == 0 || t[base] == ':');
+    }
+    RLX__DL_UNLOCK();
+    return known;
+}
+
+/* hipRTC logs name the sources by temporary paths ("/tmp/comgr-1a2b3c/input/CompileSource:12:3",
+   "/tmp/comgr-1a2b3c/include/common.cuh:4:1"); shorten them to "MODULE.cu:12:3" and "common.cuh:4:1". */
+static void rlx__hip_tidy_log(char* log, const char* module) {
+    char* p = log;
+    while ((p = strstr(p, "comgr-")) != NULL) {
+        char* start = p;
+        char* seg;
+        char* nl;
+        while (start > log && start[-1] != ' ' && start[-1] != '\n' && start[-1] != '\t') start--;
+        nl = strchr(p, '\n');
+        seg = strchr(p, '/');
+        if (!seg || (nl && nl < seg)) { p += 6; continue; }
+        seg = strchr(seg + 1, '/');   /* after "input" or "include" */
+        if (!seg) break;
+        seg++;
+        if (strncmp(seg, "CompileSource", 13) == 0) {
+            char name[48];
+            size_t len;
+            snprintf(name, sizeof name, "%.40s.cu", module);
+            len = strlen(name);
+            seg += 13;
+            if ((size_t)(seg - start) >= len) {
+                memcpy(start, name, len);
+                memmove(start + len, seg, strlen(seg) + 1);
+                p = start + len;
+                continue;
+            }
+        }
+        memmove(start, seg, strlen(seg) + 1);
+        p = start;
+    }
+}
+
+/* Compiles CUDA C source `src` (named `module`; every embedded header can be #included) with hipRTC for
+   `arch`. On success *code (RLX_MALLOC'ed, the caller frees it with RLX_FREE) holds the code object and `log`
+   the compiler's messages (normally empty). Errors: RLX_ERROR_DEVICE_UNAVAILABLE (no runtime), RLX_ERROR_UNSUPPORTED
+   (an architecture the compiler does not know), RLX_ERROR_KERNEL_COMPILE (the log says why), out of memory. */
+static rlx_result rlx__hip_compile_source(const char* module, const char* src, const char* arch, void** code,
+                                          size_t* size, char* log, size_t cap) {
+    const char* hdrs[8];
+    const char* hnames[8];
+    static const char* const fixed[] = {RLX__HIP_OPTIONS};
+    const char* opts[3];
+    char archopt[96];
+    void* prog = NULL;
+    size_t lsize = 0, csize = 0;
+    int nh = 0, i, known;
+    rlx__hiprtcResult e;
+    rlx_result r = RLX_OK;
+    *code = NULL;
+    *size = 0;
+    if (cap) log[0] = 0;
+    if (!rlx__hip_load_lib(log, cap)) return RLX_ERROR_DEVICE_UNAVAILABLE;
+    if (!rlx__hip_arch_ok(arch, RLX__HIP_ARCH_CAP)) {
+        snprintf(log, cap, "'%.64s' is not a gfx target name", arch);
+        return RLX_ERROR_INVALID_ARGUMENT;
+    }
+    known = rlx__hip_arch_known(arch);
+    if (known == 0) {
+        snprintf(log, cap, "the hipRTC of %s (runtime %d.%d) cannot compile for %.64s (its compiler does not know it)",
+                 rlx__hip.libname, rlx__hip.runtime_version / 10000000, rlx__hip.runtime_version / 100000 % 100, arch);
+        return RLX_ERROR_UNSUPPORTED;
+    }
+    for (i = 0; i < RLX__HIP_SOURCE_COUNT && nh < 8; i++)
+        if (strchr(RLX__HIP_SOURCES[i].name, '.')) {
+            hdrs[nh] = (const char*)RLX__HIP_SOURCES[i].data;
+            hnames[nh++] = RLX__HIP_SOURCES[i].name;
+        }
+    snprintf(archopt, sizeof archopt, "--offload-arch=%s", arch);
+    opts[0] = archopt;
+    opts[1] = fixed[0];
+    opts[2] = fixed[1];
+    RLX__HIP_CODE_LOCK();   /* hipRTC is not reliably thread-safe in older runtimes: one compile at a time */
+    e = rlx__hip.hiprtcCreateProgram(&prog, src, module, nh, nh ? hdrs : NULL, nh ? hnames : NULL);
+    if (e != 0) {
+        snprintf(log, cap, "hiprtcCreateProgram returned %s (%d)", rlx__hiprtc_error(e), e);
+        RLX__HIP_CODE_UNLOCK();
+        return e == 1 ? RLX_ERROR_OUT_OF_MEMORY : RLX_ERROR_KERNEL_COMPILE;
+    }
+    e = rlx__hip.hiprtcCompileProgram(prog, 3, opts);
+    if (rlx__hip.hiprtcGetProgramLogSize(prog, &lsize) == 0 && lsize > 1) {
+        char* full = (char*)RLX_MALLOC(lsize + 1);
+        if (full && rlx__hip.hiprtcGetProgramLog(prog, full) == 0) {
+            full[lsize] = 0;
+            rlx__hip_tidy_log(full, module);
+            if (e != 0) snprintf(log, cap, "hipRTC (%s): %s", arch, full);
+            else rlx__strlcpy(log, cap, full);
+        }
+        RLX_FREE(full);
+    }
+    if (e != 0) {
+        if (!cap || !log[0])
+            snprintf(log, cap, "hiprtcCompileProgram returned %s (%d)", rlx__hiprtc_error(e), e);
+        r = e == 1 ? RLX_ERROR_OUT_OF_MEMORY : RLX_ERROR_KERNEL_COMPILE;
+    } else if (rlx__hip.hiprtcGetCodeSize(prog, &csize) != 0 || csize == 0) {
+        snprintf(log, cap, "hipRTC produced no code object for %s", arch);
+        r = RLX_ERROR_KERNEL_COMPILE;
+    } else if (!(*code = RLX_MALLOC(csize))) {
+        r = RLX_ERROR_OUT_OF_MEMORY;
+    } else if ((e = rlx__hip.hiprtcGetCode(prog, (char*)*code)) != 0) {
+        snprintf(log, cap, "hiprtcGetCode returned %s (%d)", rlx__hiprtc_error(e), e);
+        RLX_FREE(*code);
+        *code = NULL;
+        r = RLX_ERROR_KERNEL_COMPILE;
+    } else {
+        *size = csize;
+    }
+    rlx__hip.hiprtcDestroyProgram(&prog);
+    RLX__HIP_CODE_UNLOCK();
+    return r;
+}
+
+/* The embedded source of `module` (NULL if there is none). */
+static const rlx__kernel_blob* rlx__hip_source(const char* module) {
+    int i;
+    for (i = 0; i < RLX__HIP_SOURCE_COUNT; i++)
+        if (!strchr(RLX__HIP_SOURCES[i].name, '.') && strcmp(RLX__HIP_SOURCES[i].name, module) == 0)
+            return &RLX__HIP_SOURCES[i];
+    return NULL;
+}
+
+/* Compiles the embedded kernel module `module` (e.g. "elementwise") for `arch`, without any cache. */
+static rlx_result rlx__hip_compile(const char* module, const char* arch, void** code, size_t* size, char* log,
+                                   size_t cap) {
+    const rlx__kernel_blob* s = rlx__hip_source(module);
+    if (!s) {
+        *code = NULL;
+        *size = 0;
+        snprintf(log, cap, "no embedded HIP source for kernel module '%.40s' (regenerate rlx_kernels_ptx.h with `make kernels`)", module);
+        return RLX_ERROR_UNSUPPORTED;
+    }
+    return rlx__hip_compile_source(module, (const char*)s->data, arch, code, size, log, cap);
+}
+
+/* ---- code objects cached for the process (memory) and across processes (disk) ---- */
+typedef struct rlx__hip_code {
+    struct rlx__hip_code* next;
+    char module[48];
+    char arch[RLX__HIP_ARCH_CAP];
+    void* code;
+    size_t size;
+} rlx__hip_code;
+static rlx__hip_code* rlx__hip_codes;   /* kept for the life of the process */
+
+#if !defined(RLX_NO_HIP_DISK_CACHE)
+static uint64_t rlx__hip_fnv(uint64_t h, const void* p, size_t n) {
+    const unsigned char* s = (const unsigned char*)p;
+    size_t i;
+    for (i = 0; i < n; i++) { h ^= s[i]; h *= 0x100000001B3ull; }
+    return h;
+}
+
+/* Cache file of (module, arch) with the key of everything that determines its code; 0 when caching is off. */
+static int rlx__hip_cache_file(const char* module, const char* arch, char* path, size_t cap, uint64_t* key) {
+    const char* env = getenv("RLX_HIP_CACHE");
+    const rlx__kernel_blob* s = rlx__hip_source(module);
+    char dir[400], a[RLX__HIP_ARCH_CAP];
+    uint64_t h = 0xCBF29CE484222325ull;
+    int i, v[3];
+    size_t k, cv[2] = {0, 0};
+    if (!s || (env && strcmp(env, "0") == 0)) return 0;
+    if (env && env[0]) {
+        snprintf(dir, sizeof dir, "%s", env);
+        RLX__HIP_MKDIR(dir);
+    } else {
+#if defined(_WIN32)
+        const char* base = getenv("LOCALAPPDATA");
+        if (!base || !base[0]) return 0;
+        snprintf(dir, sizeof dir, "%s\\rlx", base);
+#else
+        const char* xdg = getenv("XDG_CACHE_HOME");
+        const char* home = getenv("HOME");
+        if (xdg && xdg[0] == '/') {
+            snprintf(dir, sizeof dir, "%s", xdg);
+        } else if (home && home[0]) {
+            snprintf(dir, sizeof dir, "%s/.cache", home);
+        } else {
+            return 0;
+        }
+        RLX__HIP_MKDIR(dir);
+        k = strlen(dir);
+        snprintf(dir + k, sizeof dir - k, "/rlx");
+#endif
+        RLX__HIP_MKDIR(dir);
+    }
+    /* key: format tag, sources (module and every header), arch, options, runtime and hipRTC versions */
+    h = rlx__hip_fnv(h, "rlx-hip-code-1", 15);
+    h = rlx__hip_fnv(h, s->data, s->size + 1);
+    for (i = 0; i < RLX__HIP_SOURCE_COUNT; i++)
+        if (strchr(RLX__HIP_SOURCES[i].name, '.')) {
+            h = rlx__hip_fnv(h, RLX__HIP_SOURCES[i].name, strlen(RLX__HIP_SOURCES[i].name) + 1);
+            h = rlx__hip_fnv(h, RLX__HIP_SOURCES[i].data, RLX__HIP_SOURCES[i].size + 1);
+        }
+    h = rlx__hip_fnv(h, arch, strlen(arch) + 1);
+    h = rlx__hip_fnv(h, RLX__HIP_OPTIONS_KEY, sizeof RLX__HIP_OPTIONS_KEY);
+    v[0] = rlx__hip.runtime_version;
+    v[1] = rlx__hip.rtc_major;
+    v[2] = rlx__hip.rtc_minor;
+    h = rlx__hip_fnv(h, v, sizeof v);
+    if (rlx__hip_arch_known(arch) >= 0 && rlx__hip.amd_comgr_get_version) rlx__hip.amd_comgr_get_version(&cv[0], &cv[1]);
+    h = rlx__hip_fnv(h, cv, sizeof cv);
+    h = rlx__hip_fnv(h, rlx__hip.libname, strlen(rlx__hip.libname) + 1);
+    for (k = 0; arch[k] && k + 1 < sizeof a; k++) a[k] = arch[k] == ':' ? '_' : arch[k];
+    a[k] = 0;
+    *key = h;
+    k = (size_t)snprintf(path, cap, "%s%c%.40s-%s-%016llx.hsaco", dir,
+#if defined(_WIN32)
+                         '\\',
+#else
+                         '/',
+#endif
+                         module, a, (unsigned long long)h);
+    return k < cap;
+}
+
+static void rlx__hip_put64(unsigned char* p, uint64_t v) {
+    int i;
+    for (i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static uint64_t rlx__hip_get64(const unsigned char* p) {
+    uint64_t v = 0;
+    int i;
+    for (i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+/* File: "RLXHSACO", key, size, FNV-1a of the code (8 bytes each, little endian), then the code object. */
+static int rlx__hip_cache_read(const char* path, uint64_t key, void** code, size_t* size) {
+    unsigned char hdr[32];
+    FILE* f = fopen(path, "rb");
+    uint64_t n;
+    void* buf;
+    if (!f) return 0;
+    if (fread(hdr, 1, 32, f) != 32 || memcmp(hdr, "RLXHSACO", 8) != 0 || rlx__hip_get64(hdr + 8) != key ||
+        (n = rlx__hip_get64(hdr + 16)) == 0 || n > ((uint64_t)1 << 31) || !(buf = RLX_MALLOC((size_t)n))) {
+        fclose(f);
+        return 0;
+    }
+    if (fread(buf, 1, (size_t)n, f) != (size_t)n || fgetc(f) != EOF ||
+        rlx__hip_fnv(0xCBF29CE484222325ull, buf, (size_t)n) != rlx__hip_get64(hdr + 24)) {
+        RLX_FREE(buf);
+        fclose(f);
+        return 0;
+    }
+    fclose(f);
+    *code = buf;
+    *size = (size_t)n;
+    return 1;
+}
+
+static void rlx__hip_cache_write(const char* path, uint64_t key, const void* code, size_t size) {
+    unsigned char hdr[32];
+    char tmp[560];
+    FILE* f;
+    int ok;
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, RLX__HIP_GETPID());
+    if (!(f = fopen(tmp, "wb"))) return;
+    memcpy(hdr, "RLXHSACO", 8);
+    rlx__hip_put64(hdr + 8, key);
+    rlx__hip_put64(hdr + 16, (uint64_t)size);
+    rlx__hip_put64(hdr + 24, rlx__hip_fnv(0xCBF29CE484222325ull, code, size));
+    ok = fwrite(hdr, 1, 32, f) == 32 && fwrite(code, 1, size, f) == size;
+    ok = fclose(f) == 0 && ok;
+    if (ok && rename(tmp, path) != 0) {   /* Windows does not replace an existing file */
+        remove(path);
+        ok = rename(tmp, path) == 0;
+    }
+    if (!ok) remove(tmp);
+}
+#endif /* !RLX_NO_HIP_DISK_CACHE */
+
+/* The code object of `module` for `arch`: from the process cache, else the disk cache, else compiled (and
+   stored in both). The returned code belongs to the cache. */
+static rlx_result rlx__hip_code_get(const char* module, const char* arch, const void** code, size_t* size, char* log,
+                                    size_t cap) {
+    rlx__hip_code* c;
+    void* buf = NULL;
+    size_t n = 0;
+    rlx_result r = RLX_OK;
+#if !defined(RLX_NO_HIP_DISK_CACHE)
+    char path[512];
+    uint64_t key = 0;
+    int disk;
+#endif
+    if (cap) log[0] = 0;
+    RLX__DL_LOCK();
+    for (c = rlx__hip_codes; c; c = c->next)
+        if (strcmp(c->module, module) == 0 && strcmp(c->arch, arch) == 0) break;
+    RLX__DL_UNLOCK();
+    if (c) { *code = c->code; *size = c->size; return RLX_OK; }
+    if (strlen(module) >= sizeof c->module || strlen(arch) >= sizeof c->arch) {
+        snprintf(log, cap, "kernel module or target name too long");
+        return RLX_ERROR_INVALID_ARGUMENT;
+    }
+    if (!rlx__hip_load_lib(log, cap)) return RLX_ERROR_DEVICE_UNAVAILABLE;
+#if !defined(RLX_NO_HIP_DISK_CACHE)
+    disk = rlx__hip_cache_file(module, arch, path, sizeof path, &key);
+    if (!disk || !rlx__hip_cache_read(path, key, &buf, &n)) {
+        r = rlx__hip_compile(module, arch, &buf, &n, log, cap);
+        if (r == RLX_OK && disk) rlx__hip_cache_write(path, key, buf, n);
+    }
+#else
+    r = rlx__hip_compile(module, arch, &buf, &n, log, cap);
+#endif
+    if (r != RLX_OK) return r;
+    c = (rlx__hip_code*)RLX_MALLOC(sizeof *c);
+    if (!c) { RLX_FREE(buf); return RLX_ERROR_OUT_OF_MEMORY; }
+    memset(c, 0, sizeof *c);
+    rlx__strlcpy(c->module, sizeof c->module, module);
+    rlx__strlcpy(c->arch, sizeof c->arch, arch);
+    c->code = buf;
+    c->size = n;
+    RLX__DL_LOCK();
+    {
+        rlx__hip_code* d;   /* another thread may have added it meanwhile: keep the first */
+        for (d = rlx__hip_codes; d; d = d->next)
+            if (strcmp(d->module, module) == 0 && strcmp(d->arch, arch) == 0) break;
+        if (!d) { c->next = rlx__hip_codes; rlx__hip_codes = c; d = c; }
+        *code = d->code;
+        *size = d->size;
+        RLX__DL_UNLOCK();
+        if (d != c) { RLX_FREE(c->code); RLX_FREE(c); }
+    }
+    return RLX_OK;
+}
+
+/* Drops the process cache of code objects (loaded modules keep working: the driver copied the code). */
+static RLX__HIP_MAYBE_UNUSED void rlx__hip_code_clear(void) {
+    rlx__hip_code* c;
+    RLX__DL_LOCK();
+    c = rlx__hip_codes;
+    rlx__hip_codes = NULL;
+    RLX__DL_UNLOCK();
+    while (c) {
+        rlx__hip_code* next = c->next;
+        RLX_FREE(c->code);
+        RLX_FREE(c);
+        c = next;
+    }
+}
+
+/* ---- the rlx__gpuapi table ---- */
+static rlx_result rlx__hip_set_device(int index, void** ctx) {
+    *ctx = NULL;   /* HIP has no context to retain: the device is current per thread */
+    return rlx__hip_check(rlx__hip.hipSetDevice(index), "hipSetDevice");
+}
+static void rlx__hip_release_device(int index, void* ctx) { RLX__UNUSED(index); RLX__UNUSED(ctx); }
+static rlx_result rlx__hip_mem_alloc(uint64_t* p, size_t n) {
+    void* d = NULL;
+    rlx_result r = rlx__hip_check(rlx__hip.hipMalloc(&d, n), "hipMalloc");
+    *p = (uint64_t)(uintptr_t)d;
+    return r;
+}
+static void rlx__hip_mem_free(uint64_t p) { rlx__hip.hipFree((void*)(uintptr_t)p); }
+static rlx_result rlx__hip_htod(uint64_t d, const void* s, size_t n) {
+    return n ? rlx__hip_check(rlx__hip.hipMemcpyHtoD((void*)(uintptr_t)d, (void*)(uintptr_t)s, n), "hipMemcpyHtoD") : RLX_OK;
+}
+static rlx_result rlx__hip_dtoh(void* d, uint64_t s, size_t n) {
+    return n ? rlx__hip_check(rlx__hip.hipMemcpyDtoH(d, (void*)(uintptr_t)s, n), "hipMemcpyDtoH") : RLX_OK;
+}
+static rlx_result rlx__hip_memset0(uint64_t d, size_t n) {
+    return rlx__hip_check(rlx__hip.hipMemset((void*)(uintptr_t)d, 0, n), "hipMemset");
+}
+static void* rlx__hip_host_alloc(size_t n) {
+    void* p = NULL;
+    return rlx__hip.hipHostMalloc(&p, n ? n : 1, 0 /* hipHostMallocDefault */) == 0 ? p : NULL;
+}
+static void rlx__hip_host_free(void* p) { rlx__hip.hipHostFree(p); }
+/* Compiles (or finds cached) the module for the architecture of the current device, then loads it. */
+static rlx_result rlx__hip_module_load(const char* module, int sm, void** mod, char* msg, size_t cap) {
+    char arch[RLX__HIP_ARCH_CAP];
+    const void* code = NULL;
+    size_t size = 0;
+    int dev = 0;
+    rlx_result r;
+    RLX__UNUSED(sm);
+    if ((r = rlx__hip_check(rlx__hip.hipGetDevice(&dev), "hipGetDevice")) != RLX_OK) {
+        snprintf(msg, cap, "%s", rlx__hip_err);
+        return r;
+    }
+    if (!rlx__hip_device_arch(dev, arch, sizeof arch)) {
+        snprintf(msg, cap, "cannot read the gfx architecture of HIP device %d", dev);
+        return RLX_ERROR_UNSUPPORTED;
+    }
+    if ((r = rlx__hip_code_get(module, arch, &code, &size, msg, cap)) != RLX_OK) return r;
+    if ((r = rlx__hip_check(rlx__hip.hipModuleLoadData(mod, code), "hipModuleLoadData")) != RLX_OK) {
+        snprintf(msg, cap, "%s (%s code object, %zu bytes)", rlx__hip_err, arch, size);
+        return r == RLX_ERROR_OUT_OF_MEMORY ? r : RLX_ERROR_KERNEL_COMPILE;
+    }
+    return RLX_OK;
+}
+static void rlx__hip_module_unload(void* m) { rlx__hip.hipModuleUnload(m); }
+static rlx_result rlx__hip_function(void* mod, const char* name, void** fn) {
+    return rlx__hip_check(rlx__hip.hipModuleGetFunction(fn, mod, name), "hipModuleGetFunction");
+}
+static rlx_result rlx__hip_launch(void* fn, const unsigned* g, const unsigned* b, unsigned shmem, void* s, void* args) {
+    return rlx__hip_check(rlx__hip.hipModuleLaunchKernel(fn, g[0], g[1], g[2], b[0], b[1], b[2], shmem, s, (void**)args, NULL),
+                          "hipModuleLaunchKernel");
+}
+static rlx_result rlx__hip_stream_create(void** s) {
+    /* a blocking stream (hipStreamDefault): ordered with the null-stream copies and memsets of the wrappers above */
+    return rlx__hip_check(rlx__hip.hipStreamCreateWithFlags(s, 0), "hipStreamCreateWithFlags");
+}
+static void rlx__hip_stream_destroy(void* s) { rlx__hip.hipStreamDestroy(s); }
+static rlx_result rlx__hip_sync(void* s) { return rlx__hip_check(rlx__hip.hipStreamSynchronize(s), "hipStreamSynchronize"); }
+
+/* No graphs: stream capture of hipModuleLaunchKernel is missing or unreliable in the runtimes this supports,
+   so the launches are issued one by one. */
+static const rlx__gpuapi rlx__hip_gpuapi = {
+    RLX_DEVICE_HIP, rlx__hip_set_device, rlx__hip_release_device, rlx__hip_mem_alloc, rlx__hip_mem_free, rlx__hip_htod,
+    rlx__hip_dtoh, rlx__hip_memset0, rlx__hip_host_alloc, rlx__hip_host_free, rlx__hip_module_load,
+    rlx__hip_module_unload, rlx__hip_function, rlx__hip_launch, rlx__hip_stream_create, rlx__hip_stream_destroy,
+    rlx__hip_sync, NULL, NULL, NULL, NULL, rlx__hip_last_error};
+
+/* Availability of HIP device `index`: name "NAME (gfxARCH)", a reason; *sm is 0 (the architecture is kept in
+   the per-process HIP state and used when the kernels are compiled). */
+static int rlx__hip_probe(int index, char* name, size_t ncap, char* reason, size_t rcap, int* sm) {
+    char nm[96], arch[RLX__HIP_ARCH_CAP];
+    int dev = 0, v;
+    *sm = 0;
+    snprintf(name, ncap, "hip device %d", index);
+    if (!rlx__hip_load(reason, rcap)) return 0;
+    v = rlx__hip.runtime_version;
+    if (index >= rlx__hip.device_count) {
+        snprintf(reason, rcap, "HIP device %d does not exist (%d found)", index, rlx__hip.device_count);
+        return 0;
+    }
+    if (rlx__hip.hipDeviceGet(&dev, index) != 0 || rlx__hip.hipDeviceGetName(nm, (int)sizeof nm, dev) != 0) {
+        snprintf(reason, rcap, "hipDeviceGet/hipDeviceGetName failed for device %d", index);
+        return 0;
+    }
+    nm[sizeof nm - 1] = 0;
+    if (!rlx__hip_device_arch(index, arch, sizeof arch)) {
+        snprintf(name, ncap, "%.80s", nm);
+        snprintf(reason, rcap, "cannot read the gfx architecture of %.80s (hipGetDeviceProperties)", nm);
+        return 0;
+    }
+    snprintf(name, ncap, "%.60s (%.30s)", nm, arch);
+    if (RLX__HIP_SOURCE_COUNT == 0) {
+        snprintf(reason, rcap, "rlx_kernels_ptx.h has no HIP kernel sources (regenerate it with `make kernels`)");
+        return 0;
+    }
+    if (rlx__hip_arch_known(arch) == 0) {
+        snprintf(reason, rcap, "the hipRTC of HIP runtime %d.%d cannot compile for %s", v / 10000000, v / 100000 % 100, arch);
+        return 0;
+    }
+    snprintf(reason, rcap, "HIP runtime %d.%d, %d device(s), kernels compiled by hipRTC", v / 10000000,
+             v / 100000 % 100, rlx__hip.device_count);
+    return 1;
+}
+#endif /* !RLX_NO_HIP */
 /* Runs the pass pipeline; returns the optimised graph or NULL with a message in g.
    verify (before) → legalize → constant folding → CSE → DCE → fusion → DCE. */
 static rlx_graph* rlx__optimize(rlx_graph* g, uint32_t flags, const rlx__target* t) {
@@ -8603,6 +9472,14 @@ static int rlx__device_probe(rlx_device d, int index, char* name, size_t ncap, c
         snprintf(reason, rcap, "disabled at build time (RLX_NO_CUDA)");
         return 0;
 #endif
+    case RLX_DEVICE_HIP:
+#if !defined(RLX_NO_HIP)
+        return rlx__hip_probe(index, name, ncap, reason, rcap, sm);
+#else
+        snprintf(name, ncap, "hip");
+        snprintf(reason, rcap, "disabled at build time (RLX_NO_HIP)");
+        return 0;
+#endif
     default:
         snprintf(name, ncap, "%s", rlx_device_name(d));
         snprintf(reason, rcap, "this version of rlx.h has no %s backend yet", rlx_device_name(d));
@@ -8625,6 +9502,9 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
     t.sm = sm;
 #if !defined(RLX_NO_CUDA)
     if (dev == RLX_DEVICE_CUDA) t.supports = rlx__cuda_supports;
+#endif
+#if !defined(RLX_NO_HIP)
+    if (dev == RLX_DEVICE_HIP) t.supports = rlx__cuda_supports;   /* the same kernels, compiled by hipRTC */
 #endif
     c = (rlx__core*)rlx__calloc(al, sizeof *c);
     if (!c) { snprintf(msg, cap, "out of memory"); return RLX_ERROR_OUT_OF_MEMORY; }
@@ -8679,6 +9559,16 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
 #if !defined(RLX_NO_CUDA)
     if (dev == RLX_DEVICE_CUDA) {
         r = rlx__gpu_init(p, &rlx__cuda_gpuapi, d->device_index, sm, rlx__cuda_scratch, rlx__cuda_lower);
+        if (r != RLX_OK) {
+            rlx__strlcpy(msg, cap, p->msg);
+            rlx_program_destroy(p);
+            return r;
+        }
+    }
+#endif
+#if !defined(RLX_NO_HIP)
+    if (dev == RLX_DEVICE_HIP) {
+        r = rlx__gpu_init(p, &rlx__hip_gpuapi, d->device_index, sm, rlx__cuda_scratch, rlx__cuda_lower);
         if (r != RLX_OK) {
             rlx__strlcpy(msg, cap, p->msg);
             rlx_program_destroy(p);
@@ -8811,6 +9701,9 @@ RLXDEF rlx_result rlx_program_clone(rlx_program* p, int share_weights, rlx_progr
         RLX__UNUSED(gp);
 #  if !defined(RLX_NO_CUDA)
         if (p->device == RLX_DEVICE_CUDA) r = rlx__gpu_init(q, gp->api, gp->index, gp->sm, rlx__cuda_scratch, rlx__cuda_lower);
+#  endif
+#  if !defined(RLX_NO_HIP)
+        if (p->device == RLX_DEVICE_HIP) r = rlx__gpu_init(q, gp->api, gp->index, gp->sm, rlx__cuda_scratch, rlx__cuda_lower);
 #  endif
         if (r == RLX_OK) r = rlx__gpu_download_states(p);
         if (r == RLX_OK) memcpy(q->state, p->state, p->core->plan.state_bytes);
