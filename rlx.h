@@ -9,7 +9,9 @@
        #define RLX_IMPLEMENTATION
        #include "rlx.h"
 
-   Link with: -lm -lpthread (and -ldl on older glibc). Nothing else: no BLAS, no GPU SDK.
+   Link with: -lm -lpthread (and -ldl on older glibc). Nothing else: no BLAS, no GPU SDK. GPU drivers (CUDA's
+   libcuda, HIP's libamdhip64) are opened at run time; their kernels come from the companion header
+   rlx_kernels_ptx.h, which must sit next to rlx.h (unless both RLX_NO_CUDA and RLX_NO_HIP are defined).
 
    rlx.h builds a graph of tensor operations, optimises it (constant folding, common subexpressions, dead code),
    plans every intermediate buffer into one arena by liveness, lowers the graph once to a flat list of steps,
@@ -23,7 +25,7 @@
        rlx_tensor w = rlx_param(g, "w", RLX_F32, 2, ws);
        rlx_output(g, "y", rlx_relu(g, rlx_matmul(g, x, w)));   // builder errors are sticky
        rlx_program* p = NULL;
-       rlx_compile_desc cd = {0};                              // zero means default: AUTO device
+       rlx_compile_desc cd = {0};                              // zero means default: AUTO device (C++: = {})
        if (rlx_compile(g, &cd, &p) != RLX_OK) { puts(rlx_graph_error(g)); return 1; }
        float wv[12] = {...}, xv[4] = {1, 2, 3, 4}, yv[3];
        rlx_set_param_f32(p, "w", wv, 12);
@@ -43,6 +45,13 @@
        RLX_NO_THREADS          no worker threads; everything runs on the calling thread
        RLX_NO_SIMD             portable scalar kernels only (no AVX2/AVX-512/NEON paths)
        RLX_MAX_THREADS         upper bound on CPU worker threads (default 64)
+       RLX_NO_CUDA             leave out the CUDA backend (and the need for rlx_kernels_ptx.h, with RLX_NO_HIP)
+       RLX_NO_HIP              leave out the HIP backend
+       RLX_NO_HIP_DISK_CACHE   never cache hipRTC code objects on disk
+
+   ENVIRONMENT (read at run time)
+       RLX_CUDA_LIBRARY, RLX_HIP_LIBRARY, RLX_HIPRTC_LIBRARY   driver library to open instead of the default
+       RLX_HIP_CACHE           directory of the hipRTC code-object cache (0 = off)
 
    CONTENTS
        1. Types, results, dtypes                     >>types
@@ -56,6 +65,8 @@
        8. Memory planner                             >>planner
        9. CPU backend (threads, SIMD, kernels)       >>cpu
       10. Runtime (compile, run, I/O)                >>runtime
+      11. Driver loading, shared GPU layer           >>dl >>gpu
+      12. CUDA and HIP backends                      >>cuda >>hip
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
@@ -74,7 +85,7 @@
    SECURITY
        Graphs built through this API are validated: shapes, dtypes, axes, byte sizes. There is no file loader yet.
 
-   rlx.h does NOT: train (no autodiff yet), load model files (yet), run on a GPU (yet), use BLAS.
+   rlx.h does NOT: train (no autodiff yet), load model files (yet), run on Vulkan (yet), use BLAS.
 */
 #ifndef RLX_H
 #define RLX_H
@@ -4349,8 +4360,8 @@ static void rlx__sgemv_task(void* ctx, int64_t task, int thread) {
 
 /* Picks the task grid for the packed path. A task's cost is its multiply-adds plus its packing work (cycles);
    with more tasks than threads they run in rounds. The cheapest grid with at most nthreads tasks sets the bar;
-   the grid with the most tasks (up to 4 per thread) within 4% of it is taken, because finer tasks let a thread
-   that is slowed down (another process on its core) hand its share to the others. */
+   a grid of twice as many tasks is taken if it costs at most 4% more, because finer tasks let a thread that is
+   slowed down (another process on its core) hand part of its share to the others. */
 static void rlx__sgemm_grid(rlx__sgemm_job* j, int nthreads) {
     const rlx__sgemm_impl* im = &j->im;
     int64_t mt = rlx__gemm_cdiv(j->M, im->mr), nt = rlx__gemm_cdiv(j->N, im->nr);   /* tiles */
@@ -4360,7 +4371,7 @@ static void rlx__sgemm_grid(rlx__sgemm_job* j, int nthreads) {
     int pass, tasks, tm, ntasks = 1;
     j->tn = 1; j->mstep = j->M; j->nstep = j->N;
     for (pass = 0; pass < (nthreads > 1 ? 2 : 1); ++pass) {
-        for (tasks = 1; tasks <= 4 * nthreads; ++tasks) {
+        for (tasks = 1; tasks <= 2 * nthreads; ++tasks) {
             if (pass == 0 ? tasks > nthreads : tasks <= nthreads || tasks % nthreads != 0) continue;
             for (tm = 1; tm <= tasks; ++tm) {
                 int64_t tn = tasks / tm, ms, ns;
