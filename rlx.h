@@ -1031,7 +1031,9 @@ typedef struct rlx__node {
     void* data;               /* constant payload (owned), rank/shape/dtype as the node's       */
 } rlx__node;
 /* Integer attributes by op:
-   CAST: ia[0] = source dtype (for the dump only)      MATMUL: ia[0]/ia[1] = original ranks of a / b
+   CAST: ia[0] = source dtype (for the dump only)
+   MATMUL: ia[0]/ia[1] = original ranks of a / b; ia[3] = b is stored with its last two dims swapped (set by
+           fusion, CPU only); ia[10] = TF32 allowed (set by rlx_compile for GPUs)
    reductions: ia[0] = keepdims, ia[1] = naxes, ia[2..] = normalised axes     ARGMAX/MIN: ia[0] axis, ia[1] keepdims
    SOFTMAX/LOG_SOFTMAX: ia[0] axis        LAYERNORM: ia[0] axis, ia[1] has gamma, ia[2] has beta; fa[0] eps
    RMSNORM: ia[1] has gamma, ia[2] has beta; fa[0] eps      TRANSPOSE: ia[0..rank) perm
@@ -2715,6 +2717,7 @@ typedef struct rlx__target {
     int sm;        /* device generation passed to supports (CUDA: compute capability × 10) */
     int fuse;      /* the device runs every fused op (linear, add_norm, swiglu, geglu, fused_ew) */
     int fuse_gated;/* ... and linear with a gate input (the matmul epilogue multiplies by act(gate)) */
+    int fuse_transpose; /* ... and f32 matmul reading a transposed b in place (MATMUL ia[3]) */
 } rlx__target;
 static int rlx__target_has(const rlx__target* t, const rlx_graph* g, const rlx__node* nd) {
     return !t->supports || t->supports(g, nd, t->sm);
@@ -3196,6 +3199,18 @@ static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap)
             }
         }
         remap[i] = fused ? fused : rlx__copy_node(ng, g, nd, remap);
+        /* matmul(a, transpose(w)) with the last two dims swapped: the GEMM reads w through strides */
+        if (!fused && remap[i] && t->fuse_transpose && nd->op == RLX_OP_MATMUL && nd->dtype == RLX_F32 && nd->ia[1] >= 2) {
+            const rlx__node* tb = rlx__N(g, rlx__in(g, nd, 1));
+            int r = tb->rank, ok = tb->op == RLX_OP_TRANSPOSE && r >= 2 && tb->ia[r - 1] == r - 2 && tb->ia[r - 2] == r - 1;
+            for (k = 0; ok && k < r - 2; k++)
+                if (tb->ia[k] != k) ok = 0;
+            if (ok) {
+                rlx__node* nn = rlx__N(ng, remap[i]);
+                ng->ins[nn->in_off + 1] = remap[rlx__in(g, tb, 0)];
+                nn->ia[3] = 1;
+            }
+        }
     }
 #undef RLX__SOLE
     if (ng->status == RLX_OK) rlx__copy_outputs(ng, g, remap);
@@ -4830,6 +4845,7 @@ static void rlx__mm_geometry(const rlx_graph* g, const rlx__node* nd, rlx__mm_ge
     memcpy(bs, nb->shape, sizeof(int64_t) * (size_t)rb);
     if (ra == 1) { as[1] = as[0]; as[0] = 1; ra = 2; }
     if (rb == 1) { bs[1] = 1; rb = 2; }
+    if (nd->ia[3]) { int64_t t = bs[rb - 1]; bs[rb - 1] = bs[rb - 2]; bs[rb - 2] = t; }   /* b stored [..., N, K] */
     m->M = as[ra - 2]; m->K = as[ra - 1]; m->N = bs[rb - 1];
     rlx__broadcast(ra - 2, as, rb - 2, bs, &rbatch, m->bdims);
     m->rb = rbatch;
@@ -4908,7 +4924,8 @@ static void rlx__k_matmul(const rlx_graph* g, const rlx__node* nd, void* const* 
             int64_t ao, bo;
             rlx__mm_batch_offsets(&m, b, &ao, &bo);
             rlx__sgemm(pool, ws, m.M, m.N, m.K, (const float*)in[0] + ao * m.M * m.K, m.K, 1,
-                       (const float*)in[1] + bo * m.K * m.N, m.N, 1, (float*)out + b * m.M * m.N, m.N);
+                       (const float*)in[1] + bo * m.K * m.N, nd->ia[3] ? 1 : m.N, nd->ia[3] ? m.K : 1,
+                       (float*)out + b * m.M * m.N, m.N);
         }
     } else {
         rlx__mm_job j;
@@ -7080,7 +7097,7 @@ static void rlx__k_misc(const rlx_graph* g, const rlx__node* nd, void* const* in
      reduce.cu       reduce_thread reduce_block reduce_final arg_reduce softmax norm_rows add_norm group_norm
                      cumsum topk sample
      matmul.cu       matmul_f32 gemv_f32 matmul_generic
-     matmul_tc.cu    matmul_tc matmul_tc_big (sm_80 and later)
+     matmul_tc.cu    matmul_tc matmul_tc_big matmul_tc_tf32 matmul_tc_big_tf32 (sm_80 and later)
      attention.cu    attention rope
      conv.cu         conv_direct conv_gemm pool resize
    Elementwise operands use the CPU's iteration (rlx__iter): size-1 dims dropped, dims merged where every
@@ -7269,7 +7286,8 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
     } else if (f32 && sm >= 80) {   /* tensor cores; 128x128 tiles once there are enough of them */
         const int big = rlx__cl_cdiv(M, 128) * rlx__cl_cdiv(N, 128) * nb >= 256;
         const int64_t t = big ? 128 : 64;
-        L = rlx__cl_add(w, "matmul_tc", big ? "matmul_tc_big" : "matmul_tc", nd);
+        static const char* const tc[2][2] = {{"matmul_tc", "matmul_tc_big"}, {"matmul_tc_tf32", "matmul_tc_big_tf32"}};
+        L = rlx__cl_add(w, "matmul_tc", tc[A.ia[6] != 0][big], nd);
         L->block[0] = big ? 256 : 128;
         L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, t), 65535u * 1024u);
         L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, t), 65535u);
@@ -9510,6 +9528,7 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
     memset(&t, 0, sizeof t);
     t.fuse = 1;
     t.fuse_gated = 1;   /* the CPU and the CUDA/HIP kernels run gated linears */
+    t.fuse_transpose = dev == RLX_DEVICE_CPU;   /* the GPU lowering reads b untransposed */
     t.sm = sm;
 #if !defined(RLX_NO_CUDA)
     if (dev == RLX_DEVICE_CUDA) t.supports = rlx__cuda_supports;

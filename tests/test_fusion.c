@@ -12,23 +12,26 @@
 
 enum { C_LINEAR_RELU, C_LINEAR_GELU, C_LINEAR_SILU, C_LINEAR_NOACT, C_LINEAR_BATCHED, C_ADD_RMSNORM,
        C_ADD_RMSNORM_SUM, C_ADD_LAYERNORM_SUM, C_SWIGLU, C_GEGLU, C_EW_CHAIN, C_EW_LONG, C_EW_SCALAR,
-       C_NO_FUSE_OUTPUT, C_GATED_SILU, C_GATED_GELU, C_DIRECT_LINEAR, C_DIRECT_ADDNORM, C_DIRECT_GLU, C_COUNT };
+       C_NO_FUSE_OUTPUT, C_GATED_SILU, C_GATED_GELU, C_MATMUL_T, C_MATMUL_T_BATCHED, C_DIRECT_LINEAR, C_DIRECT_ADDNORM, C_DIRECT_GLU, C_COUNT };
 static const char* const cname[C_COUNT] = {
     "linear+relu", "linear+gelu", "linear+silu", "linear (no act)", "linear batched", "add+rmsnorm",
     "add+rmsnorm (sum reused)", "add+layernorm (sum reused)", "swiglu", "geglu", "elementwise chain",
     "long elementwise chain", "chain with scalar", "intermediate is an output (no fusion)",
-    "silu(y) * (x·w) (gated linear)", "(x·w) * gelu(y) (gated linear)", "rlx_linear",
+    "silu(y) * (x·w) (gated linear)", "(x·w) * gelu(y) (gated linear)", "x · transpose(wt)",
+    "xb · transpose(wtb) batched", "rlx_linear",
     "rlx_add_rmsnorm", "rlx_swiglu/geglu"};
 /* whether the fusion pass must reduce the number of steps for the case */
-static const int must_shrink[C_COUNT] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0};
+static const int must_shrink[C_COUNT] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 0, 0};
 
-static float X[2 * M * K], W[K * N], B[N], Y[M * N], Z[M * N], G[N];
+static float X[2 * M * K], W[K * N], B[N], Y[M * N], Z[M * N], G[N], WT[2 * N * K];
 
 static void build(rlx_graph* g, int c) {
     int64_t xs[2] = {M, K}, xb[3] = {2, M, K}, ws[2] = {K, N}, bs[1] = {N}, ys[2] = {M, N};
     rlx_tensor x = rlx_input(g, "x", RLX_F32, 2, xs), xbt = rlx_input(g, "xb", RLX_F32, 3, xb);
     rlx_tensor w = rlx_param(g, "w", RLX_F32, 2, ws), b = rlx_param(g, "b", RLX_F32, 1, bs);
     rlx_tensor y = rlx_input(g, "y", RLX_F32, 2, ys), z = rlx_input(g, "z", RLX_F32, 2, ys);
+    int64_t wts[2] = {N, K}, wtbs[3] = {2, N, K};
+    rlx_tensor wt = rlx_param(g, "wt", RLX_F32, 2, wts), wtb = rlx_param(g, "wtb", RLX_F32, 3, wtbs);
     rlx_tensor gm = rlx_param(g, "g", RLX_F32, 1, bs), none = {0}, t, s, sum;
     rlx_tensor mm = rlx_matmul(g, x, w);
     switch (c) {
@@ -66,6 +69,12 @@ static void build(rlx_graph* g, int c) {
         break;
     case C_GATED_SILU: rlx_output(g, "o", rlx_mul(g, rlx_silu(g, y), mm)); break;
     case C_GATED_GELU: rlx_output(g, "o", rlx_mul(g, mm, rlx_gelu(g, y))); break;
+    case C_MATMUL_T: rlx_output(g, "o", rlx_matmul(g, x, rlx_transpose(g, wt, NULL))); break;
+    case C_MATMUL_T_BATCHED: {
+        int perm[3] = {0, 2, 1};
+        rlx_output(g, "o", rlx_matmul(g, xbt, rlx_transpose(g, wtb, perm)));
+        break;
+    }
     case C_DIRECT_LINEAR: rlx_output(g, "o", rlx_linear(g, x, w, b, RLX_ACT_GELU_TANH)); break;
     case C_DIRECT_ADDNORM:
         rlx_output(g, "o", rlx_add_rmsnorm(g, y, z, gm, none, 1e-5f, &sum));
@@ -112,9 +121,11 @@ static int run(int c, uint32_t flags, float out[3][2 * M * N]) {
     ok &= rlx_set_param_f32(p, "w", W, K * N) == RLX_OK;
     ok &= rlx_set_param_f32(p, "b", B, N) == RLX_OK;
     ok &= rlx_set_param_f32(p, "g", G, N) == RLX_OK;
+    ok &= rlx_set_param_f32(p, "wt", WT, N * K) == RLX_OK;
+    ok &= rlx_set_param_f32(p, "wtb", WT, 2 * N * K) == RLX_OK;
     ok &= rlx_run(p) == RLX_OK;
     for (k = 0; k < no; k++) {
-        size_t cnt = c == C_LINEAR_BATCHED ? 2 * M * N : M * N;
+        size_t cnt = (c == C_LINEAR_BATCHED || c == C_MATMUL_T_BATCHED) ? 2 * M * N : M * N;
         ok &= rlx_get_output_f32(p, names[k], out[k], cnt) == RLX_OK;
     }
     if (!ok) printf("%s: %s\n", cname[c], rlx_program_error(p));
@@ -131,10 +142,11 @@ int main(void) {
     for (i = 0; i < 2 * M * K; i++) X[i] = (float)th_uniform(-1, 1);
     for (i = 0; i < K * N; i++) W[i] = (float)th_uniform(-0.5, 0.5);
     for (i = 0; i < N; i++) { B[i] = (float)th_uniform(-0.5, 0.5); G[i] = (float)th_uniform(0.5, 1.5); }
+    for (i = 0; i < 2 * N * K; i++) WT[i] = (float)th_uniform(-0.5, 0.5);
     for (i = 0; i < M * N; i++) { Y[i] = (float)th_uniform(-1, 1); Z[i] = (float)th_uniform(-1, 1); }
     for (c = 0; c < C_COUNT; c++) {
         const char* names[3];
-        int no = outputs_of(c, names), n = c == C_LINEAR_BATCHED ? 2 * M * N : M * N;
+        int no = outputs_of(c, names), n = (c == C_LINEAR_BATCHED || c == C_MATMUL_T_BATCHED) ? 2 * M * N : M * N;
         int sf = run(c, 0, fused), sp = run(c, RLX_COMPILE_NO_FUSION, plain), sd = run(c, RLX_COMPILE_DECOMPOSE, dec);
         TH_CHECK(sf > 0 && sp > 0 && sd > 0, "%s: compile/run failed", cname[c]);
         if (sf <= 0 || sp <= 0 || sd <= 0) continue;
@@ -180,6 +192,15 @@ int main(void) {
             if (bad < 0 && !th_close(fused[0][i], yv / (1 + exp(-yv)) * acc, 1e-5, 1e-5)) bad = i;
         }
         TH_CHECK(bad < 0, "gated linear vs double reference at %d", bad);
+        bad = -1;
+        run(C_MATMUL_T_BATCHED, 0, fused);
+        for (i = 0; i < 2 * M * N; i++) {
+            int bt = i / (M * N), r = i / N % M, col = i % N, kk;
+            double acc = 0;
+            for (kk = 0; kk < K; kk++) acc += (double)X[bt * M * K + r * K + kk] * WT[bt * N * K + col * K + kk];
+            if (bad < 0 && !th_close(fused[0][i], acc, 1e-5, 1e-5)) bad = i;
+        }
+        TH_CHECK(bad < 0, "matmul with transposed operand vs double reference at %d", bad);
     }
     return th_summary("fusion");
 }
