@@ -7097,7 +7097,7 @@ static void rlx__k_misc(const rlx_graph* g, const rlx__node* nd, void* const* in
      reduce.cu       reduce_thread reduce_block reduce_final arg_reduce softmax norm_rows add_norm group_norm
                      cumsum topk sample
      matmul.cu       matmul_f32 gemv_f32 matmul_generic
-     matmul_tc.cu    matmul_tc matmul_tc_big matmul_tc_tf32 matmul_tc_big_tf32 (sm_80 and later)
+     matmul_tc.cu    matmul_tc matmul_tc_big (sm_80 and later)
      attention.cu    attention rope
      conv.cu         conv_direct conv_gemm pool resize
    Elementwise operands use the CPU's iteration (rlx__iter): size-1 dims dropped, dims merged where every
@@ -7286,8 +7286,7 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
     } else if (f32 && sm >= 80) {   /* tensor cores; 128x128 tiles once there are enough of them */
         const int big = rlx__cl_cdiv(M, 128) * rlx__cl_cdiv(N, 128) * nb >= 256;
         const int64_t t = big ? 128 : 64;
-        static const char* const tc[2][2] = {{"matmul_tc", "matmul_tc_big"}, {"matmul_tc_tf32", "matmul_tc_big_tf32"}};
-        L = rlx__cl_add(w, "matmul_tc", tc[A.ia[6] != 0][big], nd);
+        L = rlx__cl_add(w, "matmul_tc", big ? "matmul_tc_big" : "matmul_tc", nd);
         L->block[0] = big ? 256 : 128;
         L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, t), 65535u * 1024u);
         L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, t), 65535u);
