@@ -5,17 +5,27 @@
    rlx_mm_batch, the linear epilogue rlx_epilogue. in: 0 A, 1 B, 2 bias, 3 gate. ia: 0 M, 1 N, 2 K, 3 batch
    count, 4 has bias, 5 activation, 7 has gate, 8 gate activation, 6 precision (0: three TF32 products per
    step, a·b ≈ a_hi·b_hi + a_hi·b_lo + a_lo·b_hi with x_hi = tf32(x), x_lo = tf32(x - x_hi); 1: one TF32
-   product, 10-bit mantissas). The products of one k-step accumulate in a zeroed register tile that is then
-   added to the running sum with ordinary f32 additions, because the tensor cores' accumulation truncates.
-   With precision 0 the products measure at least as accurate as matmul_f32's plain f32 accumulation.
+   product, 10-bit mantissas). With precision 0 the products of one k-step (16) accumulate in a zeroed register
+   tile that is then added to the running sum with ordinary f32 additions, because the tensor cores' own
+   accumulation truncates; with precision 1 they accumulate in place. With precision 0 the products measure at
+   least as accurate as matmul_f32's plain f32 accumulation.
 
-   Two tilings of one kernel body: matmul_tc, 64x64 tiles of C with k-steps of 16 and 4 warps of 32x32 each;
-   matmul_tc_big, 128x128 tiles with k-steps of 32 and 8 warps of 64x32 each (for large products). A warp tile
-   is a grid of mma.sync.m16n8k8 fragments (tf32 inputs, f32 accumulate). Each k-step is staged in shared
-   memory (A as [BM][BK+4], B as [BK][BN+8]: the pads make the fragment reads conflict-free) while the next
-   one is already loading into registers. Fragment layouts (lane = 4·g + t): A a0 (g, t), a1 (g+8, t),
-   a2 (g, t+4), a3 (g+8, t+4); B b0 (k = t, n = g), b1 (k = t+4, n = g); C c0 (g, 2t), c1 (g, 2t+1),
-   c2 (g+8, 2t), c3 (g+8, 2t+1).
+   Two tilings of one kernel body: matmul_tc, 64x64 tiles of C with 4 warps of 32x32 each; matmul_tc_big,
+   128x128 tiles with 8 warps of 64x32 each (for large products). Both take k-steps of 16 through a 3-stage
+   cp.async pipeline in shared memory (48 KiB for the big tiling, the most a block may use without opting in).
+   A warp tile is a grid of mma.sync.m16n8k8 fragments (tf32 inputs, f32 accumulate). Fragment layouts
+   (lane = 4·g + t): A a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4); B b0 (k = t, n = g), b1 (k = t+4,
+   n = g); C c0 (g, 2t), c1 (g, 2t+1), c2 (g+8, 2t), c3 (g+8, 2t+1).
+
+   Shared layouts, in 16-byte chunks of 4 floats, unpadded and XOR-swizzled so that every read and write is
+   free of bank conflicts: A [BM][16] with chunk c of row r at c ^ ((r >> 1) & 3), read with ldmatrix.x4 (one
+   32-bit element per lane and 8x4 matrix: exactly the A fragment); B [16][BN] with chunk c of row k at
+   c ^ ((k & 3) << 1), read with 16-byte loads. The columns of a warp's B tile are permuted: fragment ni, column
+   g is column 4·g + ni of the warp tile, so one 16-byte load gives a lane its b-values of all 4 fragments and a
+   lane's results of one row are 8 adjacent columns.
+
+   Global loads are 16-byte cp.async (zero-filled past the edges) when K and N are multiples of 4 and both
+   operands 16-byte aligned, and 4-byte cp.async otherwise; any M, N, K >= 1 is handled.
 */
 #include "common.cuh"
 
@@ -24,25 +34,209 @@ RLX_D unsigned rlx_tf32(float x) {
     asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
     return r;
 }
-RLX_D void rlx_mma_tf32(float* c, const unsigned* a, const unsigned* b) {
-    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+RLX_D void rlx_mma_tf32(float* c, const unsigned* a, unsigned b0, unsigned b1) {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+RLX_D unsigned rlx_smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+RLX_D void rlx_cp16(unsigned dst, const void* src, int bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+RLX_D void rlx_cp4(unsigned dst, const void* src, int bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+RLX_D void rlx_cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+RLX_D void rlx_cp_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
+RLX_D void rlx_ldsm4(unsigned* r, unsigned addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
 }
 
-/* BM x BN tile of C per block, k-steps of BK, warps of WM x WN (MT x NT fragments). */
-template <int BM, int BN, int BK, int WM, int WN>
-RLX_D void rlx_tc_body(const rlx_kargs& a, float* smem) {
-    enum { NWN = BN / WN, THREADS = (BM / WM) * NWN * 32, MT = WM / 16, NT = WN / 8 };
-    enum { LA = BM * BK / THREADS, LB = BK * BN / THREADS, SA = BK + 4, SB = BN + 8 };
-    enum { AR = THREADS / BK, BR = THREADS / BN };      /* THREADS is a multiple of BK and of BN */
-    float* As = smem;                 /* [BM][SA] */
-    float* Bs = smem + BM * SA;       /* [BK][SB] */
-    const rlx_i64 M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
+enum { RLX_TC_BK = 16, RLX_TC_STAGES = 3 };
+
+/* Loads k-step k0 of the BM x BN tile at (m0, n0) into stage buffers As / Bs (shared addresses). */
+template <int BM, int BN, int THREADS, bool VEC>
+RLX_D void rlx_tc_load(unsigned As, unsigned Bs, const float* A, const float* B, rlx_i64 M, rlx_i64 N, rlx_i64 K,
+                       rlx_i64 m0, rlx_i64 n0, rlx_i64 k0, int tid) {
+    enum { BK = RLX_TC_BK, BC = BN / 4 };
+    if (VEC) {
+#pragma unroll
+        for (int j = 0; j < BM * BK / 4 / THREADS; j++) {
+            const int i = tid + THREADS * j, r = i >> 2, c = i & 3;
+            const rlx_i64 gr = m0 + r, gk = k0 + 4 * c;
+            const bool ok = gr < M && gk < K;
+            const float* src = ok ? A + gr * K + gk : A;
+            rlx_cp16(As + (unsigned)(r * BK + ((c ^ ((r >> 1) & 3)) << 2)) * 4u, src, ok ? 16 : 0);
+        }
+#pragma unroll
+        for (int j = 0; j < BK * BC / THREADS; j++) {
+            const int i = tid + THREADS * j, r = i / BC, c = i % BC;
+            const rlx_i64 gk = k0 + r, gn = n0 + 4 * c;
+            const bool ok = gk < K && gn < N;
+            const float* src = ok ? B + gk * N + gn : B;
+            rlx_cp16(Bs + (unsigned)(r * BN + ((c ^ ((r & 3) << 1)) << 2)) * 4u, src, ok ? 16 : 0);
+        }
+    } else {
+#pragma unroll 1
+        for (int j = 0; j < BM * BK / THREADS; j++) {
+            const int i = tid + THREADS * j, r = i / BK, kk = i % BK, c = kk >> 2;
+            const rlx_i64 gr = m0 + r, gk = k0 + kk;
+            const bool ok = gr < M && gk < K;
+            const float* src = ok ? A + gr * K + gk : A;
+            rlx_cp4(As + (unsigned)(r * BK + ((c ^ ((r >> 1) & 3)) << 2) + (kk & 3)) * 4u, src, ok ? 4 : 0);
+        }
+#pragma unroll 1
+        for (int j = 0; j < BK * BN / THREADS; j++) {
+            const int i = tid + THREADS * j, r = i / BN, n = i % BN, c = n >> 2;
+            const rlx_i64 gk = k0 + r, gn = n0 + n;
+            const bool ok = gk < K && gn < N;
+            const float* src = ok ? B + gk * N + gn : B;
+            rlx_cp4(Bs + (unsigned)(r * BN + ((c ^ ((r & 3) << 1)) << 2) + (n & 3)) * 4u, src, ok ? 4 : 0);
+        }
+    }
+}
+
+/* One BM x BN tile of C: the pipelined main loop and the epilogue. */
+template <int BM, int BN, int WM, int WN, bool PRECISE, bool VEC>
+RLX_D void rlx_tc_tile(const rlx_kargs& a, float* smem, const float* A, const float* B, float* C, rlx_i64 M,
+                       rlx_i64 N, rlx_i64 K, rlx_i64 m0, rlx_i64 n0) {
+    enum { BK = RLX_TC_BK, ST = RLX_TC_STAGES, NWN = BN / WN, THREADS = (BM / WM) * NWN * 32 };
+    enum { MT = WM / 16, NT = WN / 8, SA = BM * BK, SB = BK * BN };
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t4 = lane & 3;
     const int wm = (warp / NWN) * WM, wn = (warp % NWN) * WN;
-    const int ac = tid % BK, ar = tid / BK, bc = tid % BN, br = tid / BN;
-    const int precise = a.ia[6] == 0;
+    const unsigned sbase = rlx_smem_addr(smem);
+    const rlx_i64 nk = (K + BK - 1) / BK;
+    float acc[MT][NT][4];
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+#pragma unroll
+            for (int q = 0; q < 4; q++) acc[i][j][q] = 0.0f;
+    /* per-lane ldmatrix offsets (floats, within a stage's A) for k-chunk pair 0 and 1 of each fragment row */
+    const int lr = (lane & 7) + 8 * ((lane >> 3) & 1), lc = lane >> 4;
+    int aoff[MT][2];
+#pragma unroll
+    for (int mi = 0; mi < MT; mi++) {
+        const int r = wm + mi * 16 + lr;
+#pragma unroll
+        for (int s = 0; s < 2; s++) aoff[mi][s] = r * BK + (((2 * s + lc) ^ ((r >> 1) & 3)) << 2);
+    }
+    /* B: rows t4 + 4h (+8 s), chunk wn/4 + g swizzled with (t4 << 1) (k & 3 == t4 for all of them) */
+    const int boff = t4 * BN + ((((wn >> 2) + g) ^ (t4 << 1)) << 2);
+
+    __syncthreads();   /* the previous tile's readers are done with the buffers */
+#pragma unroll
+    for (int s = 0; s < ST - 1; s++) {
+        if (s < nk)
+            rlx_tc_load<BM, BN, THREADS, VEC>(sbase + (unsigned)(s * (SA + SB)) * 4u,
+                                              sbase + (unsigned)(s * (SA + SB) + SA) * 4u, A, B, M, N, K, m0, n0,
+                                              (rlx_i64)s * BK, tid);
+        rlx_cp_commit();
+    }
+    int rs = 0, ws = ST - 1;
+    for (rlx_i64 kt = 0; kt < nk; kt++) {
+        rlx_cp_wait<ST - 2>();
+        __syncthreads();
+        if (kt + ST - 1 < nk)
+            rlx_tc_load<BM, BN, THREADS, VEC>(sbase + (unsigned)(ws * (SA + SB)) * 4u,
+                                              sbase + (unsigned)(ws * (SA + SB) + SA) * 4u, A, B, M, N, K, m0, n0,
+                                              (kt + ST - 1) * BK, tid);
+        rlx_cp_commit();
+        ws = ws + 1 == ST ? 0 : ws + 1;
+        const unsigned as = sbase + (unsigned)(rs * (SA + SB)) * 4u;
+        const float* bs = smem + rs * (SA + SB) + SA;
+        rs = rs + 1 == ST ? 0 : rs + 1;
+        float part[PRECISE ? MT : 1][PRECISE ? NT : 1][4];
+        if (PRECISE) {
+#pragma unroll
+            for (int i = 0; i < MT; i++)
+#pragma unroll
+                for (int j = 0; j < NT; j++)
+#pragma unroll
+                    for (int q = 0; q < 4; q++) part[i][j][q] = 0.0f;
+        }
+#pragma unroll
+        for (int s = 0; s < 2; s++) {
+            unsigned bhi[NT][2], blo[NT][2];
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+#pragma unroll
+                for (int nq = 0; nq < NT / 4; nq++) {
+                    const float4 v = *(const float4*)(bs + boff + (8 * s + 4 * h) * BN + 16 * nq);
+                    const float e[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+                    for (int u = 0; u < 4; u++) {
+                        const int ni = 4 * nq + u;
+                        if (PRECISE) {
+                            bhi[ni][h] = rlx_tf32(e[u]);
+                            blo[ni][h] = rlx_tf32(e[u] - __uint_as_float(bhi[ni][h]));
+                        } else {
+                            bhi[ni][h] = __float_as_uint(e[u]);
+                            blo[ni][h] = 0u;
+                        }
+                    }
+                }
+            }
+            unsigned af[MT][4];
+#pragma unroll
+            for (int mi = 0; mi < MT; mi++) rlx_ldsm4(af[mi], as + (unsigned)aoff[mi][s] * 4u);
+#pragma unroll
+            for (int mi = 0; mi < MT; mi++) {
+                if (PRECISE) {
+                    unsigned ahi[4], alo[4];
+#pragma unroll
+                    for (int q = 0; q < 4; q++) {
+                        const float v = __uint_as_float(af[mi][q]);
+                        ahi[q] = rlx_tf32(v);
+                        alo[q] = rlx_tf32(v - __uint_as_float(ahi[q]));
+                    }
+#pragma unroll
+                    for (int ni = 0; ni < NT; ni++) {
+                        rlx_mma_tf32(part[mi][ni], alo, bhi[ni][0], bhi[ni][1]);
+                        rlx_mma_tf32(part[mi][ni], ahi, blo[ni][0], blo[ni][1]);
+                        rlx_mma_tf32(part[mi][ni], ahi, bhi[ni][0], bhi[ni][1]);
+                    }
+                } else {
+#pragma unroll
+                    for (int ni = 0; ni < NT; ni++) rlx_mma_tf32(acc[mi][ni], af[mi], bhi[ni][0], bhi[ni][1]);
+                }
+            }
+        }
+        if (PRECISE) {
+#pragma unroll
+            for (int i = 0; i < MT; i++)
+#pragma unroll
+                for (int j = 0; j < NT; j++)
+#pragma unroll
+                    for (int q = 0; q < 4; q++) acc[i][j][q] += part[i][j][q];
+        }
+    }
+    rlx_cp_wait<0>();
+    /* lane's results: row wm + 16 mi + g + 8 (q >> 1), column wn + 8 t4 + 4 (q & 1) + ni */
+#pragma unroll
+    for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+        for (int hr = 0; hr < 2; hr++) {
+            const rlx_i64 r = m0 + wm + mi * 16 + g + 8 * hr;
+            if (r >= M) continue;
+#pragma unroll
+            for (int hc = 0; hc < 2; hc++)
+#pragma unroll
+                for (int ni = 0; ni < NT; ni++) {
+                    const rlx_i64 c = n0 + wn + 8 * t4 + 4 * hc + ni;
+                    if (c < N) C[r * N + c] = rlx_epilogue(a, acc[mi][ni][2 * hr + hc], r, c, N);
+                }
+        }
+}
+
+template <int BM, int BN, int WM, int WN, bool PRECISE>
+RLX_D void rlx_tc_body2(const rlx_kargs& a, float* smem) {
+    const rlx_i64 M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
     const rlx_i64 tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
     for (rlx_i64 z = blockIdx.z; z < nb; z += gridDim.z) {
         rlx_i64 ao, bo;
@@ -50,112 +244,33 @@ RLX_D void rlx_tc_body(const rlx_kargs& a, float* smem) {
         const float* A = (const float*)a.in[0] + ao;
         const float* B = (const float*)a.in[1] + bo;
         float* C = (float*)a.out + z * M * N;
+        const bool vec = (K & 3) == 0 && (N & 3) == 0 && (((rlx_u64)A | (rlx_u64)B) & 15) == 0;
         for (rlx_i64 bm = blockIdx.y; bm < tm; bm += gridDim.y)
             for (rlx_i64 bn = blockIdx.x; bn < tn; bn += gridDim.x) {
-                const rlx_i64 m0 = bm * BM, n0 = bn * BN;
-                float acc[MT][NT][4];
-                float ra[LA], rb[LB];
-#pragma unroll
-                for (int i = 0; i < MT; i++)
-#pragma unroll
-                    for (int j = 0; j < NT; j++)
-#pragma unroll
-                        for (int q = 0; q < 4; q++) acc[i][j][q] = 0.0f;
-                /* loader: thread tid reads A rows ar + AR·i at column ac and B rows br + BR·i at column bc */
-#define RLX_TC_LOAD(k0)                                                                                          \
-    {                                                                                                            \
-        const rlx_i64 c = (k0) + ac, nc = n0 + bc;                                                               \
-        const float* p = A + (m0 + ar) * K + c;                                                                  \
-        const float* q = B + ((k0) + br) * N + nc;                                                               \
-        _Pragma("unroll") for (int i = 0; i < LA; i++) {                                                         \
-            ra[i] = (m0 + ar + AR * i < M && c < K) ? *p : 0.0f;                                                 \
-            p += AR * K;                                                                                         \
-        }                                                                                                        \
-        _Pragma("unroll") for (int i = 0; i < LB; i++) {                                                         \
-            rb[i] = ((k0) + br + BR * i < K && nc < N) ? *q : 0.0f;                                              \
-            q += BR * N;                                                                                         \
-        }                                                                                                        \
-    }
-                RLX_TC_LOAD(0)
-                for (rlx_i64 k0 = 0; k0 < K; k0 += BK) {
-#pragma unroll
-                    for (int i = 0; i < LA; i++) As[(ar + AR * i) * SA + ac] = ra[i];
-#pragma unroll
-                    for (int i = 0; i < LB; i++) Bs[(br + BR * i) * SB + bc] = rb[i];
-                    __syncthreads();
-                    if (k0 + BK < K) { RLX_TC_LOAD(k0 + BK) }
-                    /* this k-step's products go to a zeroed tile first and then into acc with f32 adds: the
-                       tensor cores' own accumulation truncates, which over long K costs most of the precision */
-                    float part[MT][NT][4];
-#pragma unroll
-                    for (int i = 0; i < MT; i++)
-#pragma unroll
-                        for (int j = 0; j < NT; j++)
-#pragma unroll
-                            for (int q = 0; q < 4; q++) part[i][j][q] = 0.0f;
-#pragma unroll
-                    for (int ks = 0; ks < BK; ks += 8) {
-                        unsigned bhi[NT][2], blo[NT][2];
-#pragma unroll
-                        for (int ni = 0; ni < NT; ni++) {
-                            const int c = wn + ni * 8 + g;
-#pragma unroll
-                            for (int q = 0; q < 2; q++) {
-                                const float v = Bs[(ks + t4 + 4 * q) * SB + c];
-                                bhi[ni][q] = rlx_tf32(v);
-                                blo[ni][q] = precise ? rlx_tf32(v - rlx_u2f(bhi[ni][q])) : 0u;
-                            }
-                        }
-#pragma unroll
-                        for (int mi = 0; mi < MT; mi++) {
-                            const int r = wm + mi * 16 + g;
-                            unsigned ahi[4], alo[4];
-#pragma unroll
-                            for (int q = 0; q < 4; q++) {
-                                const float v = As[(r + 8 * (q & 1)) * SA + ks + t4 + 4 * (q >> 1)];
-                                ahi[q] = rlx_tf32(v);
-                                alo[q] = precise ? rlx_tf32(v - rlx_u2f(ahi[q])) : 0u;
-                            }
-#pragma unroll
-                            for (int ni = 0; ni < NT; ni++) {
-                                if (precise) {
-                                    rlx_mma_tf32(part[mi][ni], alo, bhi[ni]);
-                                    rlx_mma_tf32(part[mi][ni], ahi, blo[ni]);
-                                }
-                                rlx_mma_tf32(part[mi][ni], ahi, bhi[ni]);
-                            }
-                        }
-                    }
-#pragma unroll
-                    for (int i = 0; i < MT; i++)
-#pragma unroll
-                        for (int j = 0; j < NT; j++)
-#pragma unroll
-                            for (int q = 0; q < 4; q++) acc[i][j][q] += part[i][j][q];
-                    __syncthreads();
-                }
-#undef RLX_TC_LOAD
-#pragma unroll
-                for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-                    for (int ni = 0; ni < NT; ni++)
-#pragma unroll
-                        for (int q = 0; q < 4; q++) {
-                            const rlx_i64 r = m0 + wm + mi * 16 + g + (q >> 1) * 8;
-                            const rlx_i64 c = n0 + wn + ni * 8 + 2 * t4 + (q & 1);
-                            if (r < M && c < N) C[r * N + c] = rlx_epilogue(a, acc[mi][ni][q], r, c, N);
-                        }
+                if (vec)
+                    rlx_tc_tile<BM, BN, WM, WN, PRECISE, true>(a, smem, A, B, C, M, N, K, bm * BM, bn * BN);
+                else
+                    rlx_tc_tile<BM, BN, WM, WN, PRECISE, false>(a, smem, A, B, C, M, N, K, bm * BM, bn * BN);
             }
     }
 }
 
+/* precision 0 (ia[6] == 0): three TF32 products per step; otherwise one */
+template <int BM, int BN, int WM, int WN>
+RLX_D void rlx_tc_body(const rlx_kargs& a, float* smem) {
+    if (a.ia[6] == 0)
+        rlx_tc_body2<BM, BN, WM, WN, true>(a, smem);
+    else
+        rlx_tc_body2<BM, BN, WM, WN, false>(a, smem);
+}
+
 /* matmul_tc: 128 threads, 64x64 tiles. */
 extern "C" __global__ void __launch_bounds__(128) matmul_tc(rlx_kargs a) {
-    __shared__ float smem[64 * (16 + 4) + 16 * (64 + 8)];
-    rlx_tc_body<64, 64, 16, 32, 32>(a, smem);
+    __shared__ __align__(128) float smem[RLX_TC_STAGES * (64 * RLX_TC_BK + RLX_TC_BK * 64)];
+    rlx_tc_body<64, 64, 32, 32>(a, smem);
 }
 /* matmul_tc_big: 256 threads, 128x128 tiles. */
 extern "C" __global__ void __launch_bounds__(256) matmul_tc_big(rlx_kargs a) {
-    __shared__ float smem[128 * (32 + 4) + 32 * (128 + 8)];
-    rlx_tc_body<128, 128, 32, 64, 32>(a, smem);
+    __shared__ __align__(128) float smem[RLX_TC_STAGES * (128 * RLX_TC_BK + RLX_TC_BK * 128)];
+    rlx_tc_body<128, 128, 64, 32>(a, smem);
 }
