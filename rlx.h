@@ -8092,6 +8092,7 @@ typedef struct rlx__gpuapi {
     rlx_result (*graph_launch)(void* exec, void* s);
     void (*graph_destroy)(void* exec);
     const char* (*last_error)(void);                               /* message of the last failed call */
+    rlx_result (*make_current)(int index, void* ctx);              /* this thread now talks to that device */
 } rlx__gpuapi;
 
 typedef struct rlx__gpu_prog {
@@ -8122,6 +8123,7 @@ static RLX__MAYBE_UNUSED void rlx__gpu_destroy(rlx_program* p) {
     rlx__gpu_prog* gp = (rlx__gpu_prog*)p->gpu;
     int i;
     if (!gp) return;
+    if (gp->ctx || gp->stream) gp->api->make_current(gp->index, gp->ctx);   /* programs may move between threads */
     if (gp->graph && gp->api->graph_destroy) gp->api->graph_destroy(gp->graph);
     for (i = 0; i < gp->nmods; i++) gp->api->module_unload(gp->mods[i]);
     if (gp->dmem) gp->api->mem_free(gp->dmem);
@@ -8301,24 +8303,28 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
 /* Host mirror of node i ↔ device. */
 static RLX__MAYBE_UNUSED rlx_result rlx__gpu_upload(rlx_program* p, int i) {
     rlx__gpu_prog* gp = (rlx__gpu_prog*)p->gpu;
-    rlx_result r = gp->api->htod(gp->addr[i], p->ptr[i], p->core->plan.bufs[i].bytes);
+    rlx_result r = gp->api->make_current(gp->index, gp->ctx);
+    if (r == RLX_OK) r = gp->api->htod(gp->addr[i], p->ptr[i], p->core->plan.bufs[i].bytes);
     return r == RLX_OK ? r : rlx__gpu_fail(p, gp->api, r, "upload");
 }
 static RLX__MAYBE_UNUSED rlx_result rlx__gpu_download(rlx_program* p, int i) {
     rlx__gpu_prog* gp = (rlx__gpu_prog*)p->gpu;
-    rlx_result r = gp->api->dtoh(p->ptr[i], gp->addr[i], rlx__node_bytes(&p->core->ir->nodes[i]));
+    rlx_result r = gp->api->make_current(gp->index, gp->ctx);
+    if (r == RLX_OK) r = gp->api->dtoh(p->ptr[i], gp->addr[i], rlx__node_bytes(&p->core->ir->nodes[i]));
     return r == RLX_OK ? r : rlx__gpu_fail(p, gp->api, r, "download");
 }
 
 static RLX__MAYBE_UNUSED rlx_result rlx__gpu_download_states(rlx_program* p) {
     rlx__gpu_prog* gp = (rlx__gpu_prog*)p->gpu;
-    rlx_result r = gp->api->dtoh(p->state, gp->dmem + gp->off_state, p->core->plan.state_bytes);
+    rlx_result r = gp->api->make_current(gp->index, gp->ctx);
+    if (r == RLX_OK) r = gp->api->dtoh(p->state, gp->dmem + gp->off_state, p->core->plan.state_bytes);
     return r == RLX_OK ? r : rlx__gpu_fail(p, gp->api, r, "download");
 }
 
 static RLX__MAYBE_UNUSED rlx_result rlx__gpu_run(rlx_program* p) {
     rlx__gpu_prog* gp = (rlx__gpu_prog*)p->gpu;
-    rlx_result r;
+    rlx_result r = gp->api->make_current(gp->index, gp->ctx);
+    if (r != RLX_OK) return rlx__gpu_fail(p, gp->api, r, "selecting the device");
     if (gp->weights_gen != p->w->gen) {   /* a program sharing these weights changed them */
         if ((r = gp->api->htod(gp->dmem, p->w->base, p->core->plan.weight_bytes)) != RLX_OK) return rlx__gpu_fail(p, gp->api, r, "upload");
         gp->weights_gen = p->w->gen;
@@ -8574,12 +8580,17 @@ static rlx_result rlx__cu_graph_end(void* s, void** exec) {
 }
 static rlx_result rlx__cu_graph_launch(void* exec, void* s) { return rlx__cu_check(rlx__cu.cuGraphLaunch(exec, s), "cuGraphLaunch"); }
 static void rlx__cu_graph_destroy(void* exec) { rlx__cu.cuGraphExecDestroy(exec); }
+static rlx_result rlx__cu_make_current(int index, void* ctx) {
+    RLX__UNUSED(index);
+    return rlx__cu_check(rlx__cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+}
 
 static const rlx__gpuapi rlx__cuda_gpuapi = {
     RLX_DEVICE_CUDA, rlx__cu_set_device, rlx__cu_release_device, rlx__cu_mem_alloc, rlx__cu_mem_free, rlx__cu_htod,
     rlx__cu_dtoh, rlx__cu_memset0, rlx__cu_host_alloc, rlx__cu_host_free, rlx__cu_module_load, rlx__cu_module_unload,
     rlx__cu_function, rlx__cu_launch, rlx__cu_stream_create, rlx__cu_stream_destroy, rlx__cu_sync,
-    rlx__cu_graph_begin, rlx__cu_graph_end, rlx__cu_graph_launch, rlx__cu_graph_destroy, rlx__cu_last_error};
+    rlx__cu_graph_begin, rlx__cu_graph_end, rlx__cu_graph_launch, rlx__cu_graph_destroy, rlx__cu_last_error,
+    rlx__cu_make_current};
 
 /* Availability of CUDA device `index`: name, reason, compute capability × 10. */
 static int rlx__cuda_probe(int index, char* name, size_t ncap, char* reason, size_t rcap, int* sm) {
@@ -9349,6 +9360,10 @@ static rlx_result rlx__hip_set_device(int index, void** ctx) {
     return rlx__hip_check(rlx__hip.hipSetDevice(index), "hipSetDevice");
 }
 static void rlx__hip_release_device(int index, void* ctx) { RLX__UNUSED(index); RLX__UNUSED(ctx); }
+static rlx_result rlx__hip_make_current(int index, void* ctx) {
+    RLX__UNUSED(ctx);
+    return rlx__hip_check(rlx__hip.hipSetDevice(index), "hipSetDevice");
+}
 static rlx_result rlx__hip_mem_alloc(uint64_t* p, size_t n) {
     void* d = NULL;
     rlx_result r = rlx__hip_check(rlx__hip.hipMalloc(&d, n), "hipMalloc");
@@ -9414,7 +9429,7 @@ static const rlx__gpuapi rlx__hip_gpuapi = {
     RLX_DEVICE_HIP, rlx__hip_set_device, rlx__hip_release_device, rlx__hip_mem_alloc, rlx__hip_mem_free, rlx__hip_htod,
     rlx__hip_dtoh, rlx__hip_memset0, rlx__hip_host_alloc, rlx__hip_host_free, rlx__hip_module_load,
     rlx__hip_module_unload, rlx__hip_function, rlx__hip_launch, rlx__hip_stream_create, rlx__hip_stream_destroy,
-    rlx__hip_sync, NULL, NULL, NULL, NULL, rlx__hip_last_error};
+    rlx__hip_sync, NULL, NULL, NULL, NULL, rlx__hip_last_error, rlx__hip_make_current};
 
 /* Availability of HIP device `index`: name "NAME (gfxARCH)", a reason; *sm is 0 (the architecture is kept in
    the per-process HIP state and used when the kernels are compiled). */
