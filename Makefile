@@ -29,7 +29,7 @@ ASAN_TESTS := $(TEST_NAMES:%=$(BUILD)/asan/%)
 
 SUMMARIZE = sh tests/summarize.sh
 
-.PHONY: all examples tests asan-tests run test asan bench kernels kernels-check clean
+.PHONY: all examples tests asan-tests run test asan bench kernels kernels-spv kernels-check clean
 
 all: examples tests
 
@@ -46,12 +46,12 @@ $(BUILD)/bench/%: bench/%.c rlx.h examples/transformer_model.h
 	$(CC) $(BENCH_CFLAGS) $(WARNINGS) -I. -o $@ $< $(LDLIBS)
 
 # A test that fails to build must not leave an older binary behind (it would be run instead).
-$(BUILD)/tests/%: tests/%.c rlx.h tests/harness.h examples/transformer_model.h
+$(BUILD)/tests/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h examples/transformer_model.h
 	@mkdir -p $(@D)
 	@rm -f $@
 	$(CC) $(TEST_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
 
-$(BUILD)/asan/%: tests/%.c rlx.h tests/harness.h examples/transformer_model.h
+$(BUILD)/asan/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h examples/transformer_model.h
 	@mkdir -p $(@D)
 	@rm -f $@
 	$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
@@ -78,26 +78,46 @@ asan:
 bench: $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; ./$$b || exit 1; done
 
-# GPU kernels. SPIR-V: embeds whatever is already in build/kernels/. CUDA: when nvcc is found (on PATH or in
-# /usr/local/cuda/bin), kernels/cuda/*.cu compile to build/kernels/*.ptx (compute_75, the oldest target of CUDA 13;
-# matmul_tc.cu needs compute_80 for mma.sync on TF32) and are embedded into rlx_kernels_ptx.h; without nvcc the
-# PTX of the committed rlx_kernels_ptx.h is kept. HIP: the CUDA C sources themselves (common.cuh and every .cu but
-# the CUDA-only matmul_tc.cu) are embedded into rlx_kernels_ptx.h too, with or without nvcc; the HIP backend
-# compiles them with hipRTC at run time for the device's architecture.
+# GPU kernels. SPIR-V: when glslc is found, every kernel of kernels/vulkan/*.comp (line 2 lists them) compiles to
+# build/kernels/spv/MODULE__KERNEL.spv (Vulkan 1.1 SPIR-V) and is embedded into rlx_kernels_spv.h; without glslc the
+# committed header is kept. CUDA: when nvcc is found (on PATH or in /usr/local/cuda/bin), kernels/cuda/*.cu compile
+# to build/kernels/*.ptx (compute_75, the oldest target of CUDA 13; matmul_tc.cu needs compute_80 for mma.sync on
+# TF32) and are embedded into rlx_kernels_ptx.h; without nvcc the PTX of the committed rlx_kernels_ptx.h is kept.
+# HIP: the CUDA C sources themselves (common.cuh and every .cu but the CUDA-only matmul_tc.cu) are embedded into
+# rlx_kernels_ptx.h too, with or without nvcc; the HIP backend compiles them with hipRTC at run time for the
+# device's architecture.
+GLSLC := $(shell command -v glslc 2>/dev/null)
+GLSLC_FLAGS = --target-env=vulkan1.1 -O -Werror
+VK_SOURCES := $(wildcard kernels/vulkan/*.comp)
+VK_INCLUDES := $(wildcard kernels/vulkan/*.glsl)
+VK_SPV := $(foreach f,$(VK_SOURCES),$(foreach k,$(shell sed -n '2s|^// kernels:||p' $(f)),$(BUILD)/kernels/spv/$(basename $(notdir $(f)))__$(k).spv))
 NVCC := $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 NVCC_FLAGS = -ptx -O3 --std=c++14 -Werror all-warnings
 CUDA_PTX := $(patsubst kernels/cuda/%.cu,$(BUILD)/kernels/%.ptx,$(wildcard kernels/cuda/*.cu))
 HIP_SOURCES := kernels/cuda/common.cuh $(filter-out kernels/cuda/matmul_tc.cu,$(wildcard kernels/cuda/*.cu))
 
-kernels: $(BUILD)/embed_kernels $(if $(NVCC),$(CUDA_PTX))
+kernels: kernels-spv $(BUILD)/embed_kernels $(if $(NVCC),$(CUDA_PTX))
 	@mkdir -p $(BUILD)/kernels
-	$(BUILD)/embed_kernels spv rlx_kernels_spv.h $(wildcard $(BUILD)/kernels/*.spv)
 ifneq ($(NVCC),)
 	$(BUILD)/embed_kernels ptx rlx_kernels_ptx.h $(CUDA_PTX) --source $(HIP_SOURCES)
 else
 	@echo "kernels: nvcc not found (PATH, /usr/local/cuda/bin): kept the PTX of the committed rlx_kernels_ptx.h"
 	$(BUILD)/embed_kernels ptx rlx_kernels_ptx.h --keep-ptx --source $(HIP_SOURCES)
 endif
+
+kernels-spv: $(BUILD)/embed_kernels $(if $(GLSLC),$(VK_SPV))
+ifneq ($(GLSLC),)
+	$(BUILD)/embed_kernels spv rlx_kernels_spv.h $(VK_SPV)
+else
+	@echo "kernels: glslc not found: kept the committed rlx_kernels_spv.h"
+endif
+
+# One SPIR-V module per kernel: MODULE.comp compiled with -DRLX_K_KERNEL.
+.SECONDEXPANSION:
+$(BUILD)/kernels/spv/%.spv: kernels/vulkan/$$(firstword $$(subst __, ,$$*)).comp $(VK_INCLUDES)
+	@mkdir -p $(@D)
+	@n=$*; k=$${n#*__}; echo "glslc $< ($$k)"; \
+	$(GLSLC) $(GLSLC_FLAGS) -Ikernels/vulkan -DRLX_K_$$k $< -o $@.tmp$$$$ && mv $@.tmp$$$$ $@
 
 # The embedded PTX is stamped with ISA 7.8 (CUDA 11.8) instead of the toolkit's own, so drivers from CUDA 11.8 on
 # can load it; rlx.h checks the driver version against the same number (RLX__CUDA_MIN_DRIVER), and
@@ -111,7 +131,15 @@ $(BUILD)/kernels/%.ptx: kernels/cuda/%.cu kernels/cuda/common.cuh
 # CI: where nvcc exists, the committed rlx_kernels_ptx.h must equal a fresh build, and its PTX must assemble with
 # ptxas for sm_75, sm_80 and sm_90 (the tensor-core module for sm_80+ only).
 PTXAS := $(if $(NVCC),$(dir $(NVCC))ptxas)
-kernels-check: $(BUILD)/embed_kernels $(if $(NVCC),$(CUDA_PTX))
+kernels-check: $(BUILD)/embed_kernels $(if $(NVCC),$(CUDA_PTX)) $(if $(GLSLC),$(VK_SPV))
+ifneq ($(GLSLC),)
+	$(BUILD)/embed_kernels spv $(BUILD)/kernels_spv_fresh.h $(VK_SPV)
+	@cmp -s $(BUILD)/kernels_spv_fresh.h rlx_kernels_spv.h || { echo "kernels-check: rlx_kernels_spv.h is stale: run make kernels and commit it"; exit 1; }
+	@for f in $(VK_SPV); do spirv-val --target-env vulkan1.1 $$f || { echo "kernels-check: spirv-val $$f failed"; exit 1; }; done
+	@echo "kernels-check: rlx_kernels_spv.h is current; every SPIR-V module validates (Vulkan 1.1)"
+else
+	@echo "kernels-check: glslc not found: skipped the SPIR-V check (the committed rlx_kernels_spv.h is used as is)"
+endif
 ifneq ($(NVCC),)
 	$(BUILD)/embed_kernels ptx $(BUILD)/kernels_ptx_fresh.h $(CUDA_PTX) --source $(HIP_SOURCES)
 	@cmp -s $(BUILD)/kernels_ptx_fresh.h rlx_kernels_ptx.h || { echo "kernels-check: rlx_kernels_ptx.h is stale: run make kernels and commit it"; exit 1; }

@@ -7146,9 +7146,13 @@ typedef struct rlx__cl {
     int max, n;
     size_t scratch;
     uint64_t scratch_addr;
+    unsigned smem;           /* dynamic shared memory one block may use */
     rlx__launch spare;
 } rlx__cl;
 
+/* `sm`: the CUDA compute capability x 10, or, for the Vulkan backend (which runs this lowering with the Vulkan
+   ports of the kernels), minus the dynamic shared memory one workgroup may use. */
+static unsigned rlx__cl_smem(int sm) { return sm < 0 ? (unsigned)-sm : RLX__CU_SMEM; }
 static int64_t rlx__cl_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static unsigned rlx__cl_cap(int64_t v, unsigned cap) { return v < 1 ? 1u : (v > (int64_t)cap ? cap : (unsigned)v); }
 static unsigned rlx__cl_pow2(int64_t v, unsigned lo, unsigned hi) {  /* smallest power of two >= v, in [lo, hi] */
@@ -7365,7 +7369,7 @@ static void rlx__cl_reduce(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
 static void rlx__cl_sortbuf(rlx__cl* w, rlx__launch* L, int64_t rows, int64_t P, int ia_global, int ia_slice,
                             int scratch_slot) {
     size_t bytes = (size_t)P * 12;
-    if (bytes <= RLX__CU_SORT_SMEM) {
+    if (bytes <= (w->smem < RLX__CU_SORT_SMEM ? w->smem : RLX__CU_SORT_SMEM)) {
         L->shmem = (unsigned)bytes;
         L->grid[0] = rlx__cl_cap(rows, RLX__CU_GRID_CAP);
     } else {
@@ -7424,9 +7428,9 @@ static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* n
         A->in[5] = rlx__cl_addr(g, nd, addr, slot++);
     }
     /* W queries per block, TK keys per tile: shrink the tile, then the block, until the rows fit */
-    while (TK > 1 && (size_t)(W * D + TK * D + TK * dvc) * 4 > RLX__CU_SMEM) TK /= 2;
-    while (W > 1 && (size_t)(W * D + TK * D + TK * dvc) * 4 > RLX__CU_SMEM) W /= 2;
-    if ((size_t)(W * D + TK * D + TK * dvc) * 4 > RLX__CU_SMEM) {
+    while (TK > 1 && (size_t)(W * D + TK * D + TK * dvc) * 4 > w->smem) TK /= 2;
+    while (W > 1 && (size_t)(W * D + TK * D + TK * dvc) * 4 > w->smem) W /= 2;
+    if ((size_t)(W * D + TK * D + TK * dvc) * 4 > w->smem) {
         TK = 32;
         A->ia[15] = 1;
     } else {
@@ -7823,6 +7827,7 @@ static void rlx__cl_node(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
 static RLX__MAYBE_UNUSED size_t rlx__cuda_scratch(const rlx_graph* g, const rlx__node* nd, int sm) {
     rlx__cl w;
     memset(&w, 0, sizeof w);
+    w.smem = rlx__cl_smem(sm);
     rlx__cl_node(&w, g, nd, NULL, sm);
     return w.scratch;
 }
@@ -7838,6 +7843,7 @@ static RLX__MAYBE_UNUSED int rlx__cuda_lower(const rlx_graph* g, const rlx__node
     w.out = out;
     w.max = max;
     w.scratch_addr = scratch;
+    w.smem = rlx__cl_smem(sm);
     rlx__cl_node(&w, g, nd, addr, sm);
     return w.n;
 }
@@ -8015,7 +8021,36 @@ static rlx_result rlx__program_new(const rlx_allocator* al, rlx__core* c, rlx__w
 /* ------------------------------------------------------------------------------------------------------------
    >>dl  (run-time loading of GPU drivers; the only process-wide state of rlx.h is what is loaded here)
    ------------------------------------------------------------------------------------------------------------ */
-#if !defined(RLX_NO_CUDA) || !defined(RLX_NO_HIP)
+/* Vulkan: built in when volk.h is on the include path (Debian: libvulkan-volk-dev, which brings the Vulkan
+   headers) or when RLX_VULKAN is defined; RLX_NO_VULKAN leaves it out. volk itself finds the loader at run time.
+   rlx.h compiles volk's implementation into the RLX_IMPLEMENTATION translation unit unless RLX_VOLK_EXTERNAL says
+   the application builds volk.c itself. */
+#if !defined(RLX_NO_VULKAN) && !defined(RLX__HAS_VULKAN)
+#  if defined(RLX_VULKAN)
+#    define RLX__HAS_VULKAN 1
+#  elif defined(__has_include)
+#    if __has_include(<volk.h>)
+#      define RLX__HAS_VULKAN 1
+#    endif
+#  endif
+#endif
+#if defined(RLX__HAS_VULKAN)
+#  if !defined(RLX_VOLK_EXTERNAL) && !defined(VOLK_IMPLEMENTATION)
+#    define VOLK_IMPLEMENTATION
+#  endif
+#  if defined(__GNUC__) || defined(__clang__)
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wpedantic"
+#    pragma GCC diagnostic ignored "-Wshadow"
+#    pragma GCC diagnostic ignored "-Wunused-function"
+#  endif
+#  include <volk.h>
+#  if defined(__GNUC__) || defined(__clang__)
+#    pragma GCC diagnostic pop
+#  endif
+#endif
+
+#if !defined(RLX_NO_CUDA) || !defined(RLX_NO_HIP) || defined(RLX__HAS_VULKAN)
 #  define RLX__HAS_GPU 1
 #  if defined(_WIN32)
 #    ifndef WIN32_LEAN_AND_MEAN
@@ -8093,6 +8128,7 @@ typedef struct rlx__gpuapi {
     void (*graph_destroy)(void* exec);
     const char* (*last_error)(void);                               /* message of the last failed call */
     rlx_result (*make_current)(int index, void* ctx);              /* this thread now talks to that device */
+    int graph_only;                                                /* launches only inside a recorded graph */
 } rlx__gpuapi;
 
 typedef struct rlx__gpu_prog {
@@ -8290,12 +8326,15 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
         rlx__program_bind(p);
     }
     /* record the launches once as a graph when the driver can */
-    if (api->graph_begin && gp->nlaunch > 0 && api->graph_begin(gp->stream) == RLX_OK) {
+    if (api->graph_begin && gp->nlaunch > 0 && (r = api->graph_begin(gp->stream)) == RLX_OK) {
         rlx_result lr = rlx__gpu_launch_all(gp);
         void* exec = NULL;
         rlx_result er = api->graph_end(gp->stream, &exec);
         if (lr == RLX_OK && er == RLX_OK) gp->graph = exec;
         else if (exec) api->graph_destroy(exec);
+        if (!gp->graph && api->graph_only) return rlx__gpu_fail(p, api, lr != RLX_OK ? lr : er, "recording the kernels");
+    } else if (gp->nlaunch > 0 && api->graph_only) {
+        return rlx__gpu_fail(p, api, r, "recording the kernels");
     }
     return RLX_OK;
 }
@@ -8329,7 +8368,7 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_run(rlx_program* p) {
         if ((r = gp->api->htod(gp->dmem, p->w->base, p->core->plan.weight_bytes)) != RLX_OK) return rlx__gpu_fail(p, gp->api, r, "upload");
         gp->weights_gen = p->w->gen;
     }
-    r = gp->graph ? gp->api->graph_launch(gp->graph, gp->stream) : rlx__gpu_launch_all(gp);
+    r = gp->graph ? gp->api->graph_launch(gp->graph, gp->stream) : gp->api->graph_only ? RLX_OK : rlx__gpu_launch_all(gp);
     if (r != RLX_OK) return rlx__gpu_fail(p, gp->api, r, "kernel launch");
     if ((r = gp->api->sync(gp->stream)) != RLX_OK) return rlx__gpu_fail(p, gp->api, r, "running the kernels");
     return RLX_OK;
@@ -8590,7 +8629,7 @@ static const rlx__gpuapi rlx__cuda_gpuapi = {
     rlx__cu_dtoh, rlx__cu_memset0, rlx__cu_host_alloc, rlx__cu_host_free, rlx__cu_module_load, rlx__cu_module_unload,
     rlx__cu_function, rlx__cu_launch, rlx__cu_stream_create, rlx__cu_stream_destroy, rlx__cu_sync,
     rlx__cu_graph_begin, rlx__cu_graph_end, rlx__cu_graph_launch, rlx__cu_graph_destroy, rlx__cu_last_error,
-    rlx__cu_make_current};
+    rlx__cu_make_current, 0};
 
 /* Availability of CUDA device `index`: name, reason, compute capability × 10. */
 static int rlx__cuda_probe(int index, char* name, size_t ncap, char* reason, size_t rcap, int* sm) {
@@ -9429,7 +9468,7 @@ static const rlx__gpuapi rlx__hip_gpuapi = {
     RLX_DEVICE_HIP, rlx__hip_set_device, rlx__hip_release_device, rlx__hip_mem_alloc, rlx__hip_mem_free, rlx__hip_htod,
     rlx__hip_dtoh, rlx__hip_memset0, rlx__hip_host_alloc, rlx__hip_host_free, rlx__hip_module_load,
     rlx__hip_module_unload, rlx__hip_function, rlx__hip_launch, rlx__hip_stream_create, rlx__hip_stream_destroy,
-    rlx__hip_sync, NULL, NULL, NULL, NULL, rlx__hip_last_error, rlx__hip_make_current};
+    rlx__hip_sync, NULL, NULL, NULL, NULL, rlx__hip_last_error, rlx__hip_make_current, 0};
 
 /* Availability of HIP device `index`: name "NAME (gfxARCH)", a reason; *sm is 0 (the architecture is kept in
    the per-process HIP state and used when the kernels are compiled). */
@@ -9468,6 +9507,1008 @@ static int rlx__hip_probe(int index, char* name, size_t ncap, char* reason, size
     return 1;
 }
 #endif /* !RLX_NO_HIP */
+/* ------------------------------------------------------------------------------------------------------------
+   >>vulkan  (through volk: the loader is found at run time; rlx owns its instance, device and a VolkDeviceTable)
+
+   The Vulkan backend runs the same lowering as CUDA (rlx__cuda_lower, every node -> launches with one rlx__kargs)
+   with the GLSL ports of the kernels (kernels/vulkan, SPIR-V in rlx_kernels_spv.h). Memory is reached by buffer
+   device address, so a tensor is a 64-bit address exactly as in CUDA; each launch's kargs live in device memory
+   and its push constant is their address. At compile time every launch is recorded once into one command
+   buffer (global memory barrier between dispatches), replayed by each run and waited for with a timeout.
+   Requirements: Vulkan 1.2 and the features bufferDeviceAddress, shaderInt64, shaderFloat64, shaderInt16,
+   shaderInt8, storageBuffer8BitAccess, storageBuffer16BitAccess. Devices are ordered discrete GPUs first, then
+   integrated, virtual and CPU implementations; rlx_compile_desc.device_index picks one of that order.
+   RLX_DEVICE_AUTO does not pick a CPU implementation (lavapipe, SwiftShader): the CPU backend is faster.
+   ------------------------------------------------------------------------------------------------------------ */
+#if defined(RLX__HAS_VULKAN)
+#include "rlx_kernels_spv.h"
+#if !defined(RLX_KERNELS_SPV_VERSION)
+#  error "rlx.h: rlx_kernels_spv.h is not a generated kernel header"
+#endif
+
+#ifndef RLX_VULKAN_TIMEOUT_MS
+#  define RLX_VULKAN_TIMEOUT_MS 60000   /* a run that takes longer is reported as a lost device */
+#endif
+#define RLX__VK_MAX_DEVICES 16
+#define RLX__VK_KARGS_PER_CHUNK 256
+
+#if defined(RLX_NO_THREADS)
+#  define RLX__TLS
+#elif defined(__cplusplus)
+#  define RLX__TLS thread_local
+#elif defined(_MSC_VER)
+#  define RLX__TLS __declspec(thread)
+#else
+#  define RLX__TLS __thread
+#endif
+
+#  if !defined(RLX_NO_THREADS) && !defined(_WIN32)
+static pthread_mutex_t rlx__vk_mutex = PTHREAD_MUTEX_INITIALIZER;
+#    define RLX__VK_LOCK() pthread_mutex_lock(&rlx__vk_mutex)
+#    define RLX__VK_UNLOCK() pthread_mutex_unlock(&rlx__vk_mutex)
+#  elif !defined(RLX_NO_THREADS) && defined(_WIN32)
+static SRWLOCK rlx__vk_lock = SRWLOCK_INIT;
+#    define RLX__VK_LOCK() AcquireSRWLockExclusive(&rlx__vk_lock)
+#    define RLX__VK_UNLOCK() ReleaseSRWLockExclusive(&rlx__vk_lock)
+#  else
+#    define RLX__VK_LOCK() ((void)0)
+#    define RLX__VK_UNLOCK() ((void)0)
+#  endif
+
+typedef struct rlx__vkalloc {     /* one device allocation: a buffer with its own memory */
+    uint64_t addr;
+    size_t size;
+    VkBuffer buf;
+    VkDeviceMemory mem;
+    void* map;                    /* host pointer when the memory is host-visible and coherent */
+} rlx__vkalloc;
+
+typedef struct rlx__vkpipe { unsigned block, smem_words; VkPipeline pipe; } rlx__vkpipe;
+typedef struct rlx__vkfn {        /* a kernel: its shader module and pipelines per (block size, shared memory) */
+    char name[64];
+    VkShaderModule shader;
+    rlx__vkpipe pipes[8];
+    int npipes;
+} rlx__vkfn;
+
+typedef struct rlx__vkdev {
+    int refs, index;
+    VkPhysicalDevice pd;
+    VkDevice dev;
+    VkQueue queue;
+    uint32_t qfam;
+    struct VolkDeviceTable vk;
+    VkPhysicalDeviceMemoryProperties memprops;
+    VkPhysicalDeviceType type;
+    uint32_t max_groups[3], smem;
+    uint64_t max_alloc;
+    VkPipelineLayout layout;
+    VkCommandPool pool;
+    VkCommandBuffer xfer;         /* uploads, downloads and fills (one at a time, under the lock) */
+    VkFence xfer_fence;
+    rlx__vkalloc staging;
+    rlx__vkalloc* allocs;
+    int nallocs, cap_allocs;
+    rlx__vkfn* fns[128];
+    int nfns;
+} rlx__vkdev;
+
+typedef struct rlx__vkstream {    /* per program: its command buffer while recording, its fence */
+    rlx__vkdev* d;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    int recording, pending, ndispatch;
+    uint64_t* chunks;             /* kargs chunks (device addresses) of the recording */
+    unsigned char** chunk_host;   /* their contents until the recording ends */
+    int nchunks, used;            /* kargs used in the last chunk */
+} rlx__vkstream;
+
+typedef struct rlx__vkexec { VkCommandBuffer cmd; uint64_t* chunks; int nchunks; rlx__vkdev* d; } rlx__vkexec;
+
+typedef struct rlx__vkmod { rlx__vkdev* d; char name[32]; } rlx__vkmod;
+
+/* process-wide: the loader, rlx's own instance and the devices it opened */
+static struct {
+    int tried, ok;
+    char why[200];
+    void* lib;                    /* loader opened through RLX_VULKAN_LOADER */
+    VkInstance inst;
+    uint32_t api;
+    PFN_vkDestroyInstance DestroyInstance;
+    PFN_vkEnumeratePhysicalDevices EnumeratePhysicalDevices;
+    PFN_vkGetPhysicalDeviceProperties GetPhysicalDeviceProperties;
+    PFN_vkGetPhysicalDeviceProperties2 GetPhysicalDeviceProperties2;
+    PFN_vkGetPhysicalDeviceFeatures2 GetPhysicalDeviceFeatures2;
+    PFN_vkGetPhysicalDeviceQueueFamilyProperties GetPhysicalDeviceQueueFamilyProperties;
+    PFN_vkGetPhysicalDeviceMemoryProperties GetPhysicalDeviceMemoryProperties;
+    PFN_vkCreateDevice CreateDevice;
+    PFN_vkGetDeviceProcAddr GetDeviceProcAddr;
+    VkPhysicalDevice pds[RLX__VK_MAX_DEVICES];   /* usable or not, in rlx's order */
+    int npds;
+    rlx__vkdev* devs[RLX__VK_MAX_DEVICES];
+} rlx__vk;
+static RLX__TLS rlx__vkdev* rlx__vk_cur;         /* the device this thread talks to (make_current) */
+static RLX__TLS char rlx__vk_err[256];
+
+static rlx_result rlx__vk_check(VkResult v, const char* what) {
+    if (v == VK_SUCCESS) return RLX_OK;
+    snprintf(rlx__vk_err, sizeof rlx__vk_err, "%s returned VkResult %d%s", what, (int)v,
+             v == VK_ERROR_DEVICE_LOST ? " (device lost)" : v == VK_ERROR_OUT_OF_DEVICE_MEMORY ? " (out of device memory)" :
+             v == VK_ERROR_OUT_OF_HOST_MEMORY ? " (out of host memory)" : v == VK_TIMEOUT ? " (timed out)" : "");
+    if (v == VK_ERROR_OUT_OF_DEVICE_MEMORY || v == VK_ERROR_OUT_OF_HOST_MEMORY) return RLX_ERROR_OUT_OF_MEMORY;
+    if (v == VK_ERROR_DEVICE_LOST || v == VK_TIMEOUT) return RLX_ERROR_DEVICE_LOST;
+    return RLX_ERROR_LAUNCH;
+}
+static const char* rlx__vk_last_error(void) { return rlx__vk_err[0] ? rlx__vk_err : "unknown Vulkan error"; }
+
+/* What a device lacks of rlx's requirements ("" if nothing). */
+static void rlx__vk_missing(VkPhysicalDevice pd, char* out, size_t cap) {
+    VkPhysicalDeviceProperties pr;
+    VkPhysicalDeviceFeatures2 f;
+    VkPhysicalDeviceVulkan11Features f11;
+    VkPhysicalDeviceVulkan12Features f12;
+    size_t n = 0;
+    out[0] = 0;
+    rlx__vk.GetPhysicalDeviceProperties(pd, &pr);
+    if (pr.apiVersion < VK_API_VERSION_1_2 || rlx__vk.api < VK_API_VERSION_1_2) {
+        snprintf(out, cap, "Vulkan 1.2 (the device has %u.%u, the instance %u.%u)", VK_VERSION_MAJOR(pr.apiVersion),
+                 VK_VERSION_MINOR(pr.apiVersion), VK_VERSION_MAJOR(rlx__vk.api), VK_VERSION_MINOR(rlx__vk.api));
+        return;
+    }
+    memset(&f, 0, sizeof f);
+    memset(&f11, 0, sizeof f11);
+    memset(&f12, 0, sizeof f12);
+    f.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    f11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
+    f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+    f.pNext = &f11;
+    f11.pNext = &f12;
+    rlx__vk.GetPhysicalDeviceFeatures2(pd, &f);
+#define RLX__VK_NEED(cond, nm) \
+    if (!(cond)) n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s%s", n ? ", " : "", nm); \
+    if (n >= cap) n = cap - 1
+    RLX__VK_NEED(f12.bufferDeviceAddress, "bufferDeviceAddress");
+    RLX__VK_NEED(f.features.shaderInt64, "shaderInt64");
+    RLX__VK_NEED(f.features.shaderFloat64, "shaderFloat64");
+    RLX__VK_NEED(f.features.shaderInt16, "shaderInt16");
+    RLX__VK_NEED(f12.shaderInt8, "shaderInt8");
+    RLX__VK_NEED(f12.storageBuffer8BitAccess, "storageBuffer8BitAccess");
+    RLX__VK_NEED(f11.storageBuffer16BitAccess, "storageBuffer16BitAccess");
+#undef RLX__VK_NEED
+}
+
+static int rlx__vk_type_rank(VkPhysicalDeviceType t) {
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
+    default: return 4;
+    }
+}
+
+/* Loads the Vulkan loader (once per process) and creates rlx's instance; 0 with a reason when impossible. */
+static int rlx__vk_load(char* reason, size_t rcap) {
+    RLX__VK_LOCK();
+    if (!rlx__vk.tried) {
+        const char* env = getenv("RLX_VULKAN_LOADER");
+        VkApplicationInfo app;
+        VkInstanceCreateInfo ci;
+        VkResult v;
+        uint32_t n = RLX__VK_MAX_DEVICES, i, j;
+        VkPhysicalDevice pds[RLX__VK_MAX_DEVICES];
+        rlx__vk.tried = 1;
+        if (env && env[0]) {   /* an explicit loader library (also how the tests simulate a missing loader) */
+            PFN_vkGetInstanceProcAddr gipa = NULL;
+            void* tmp;
+            rlx__vk.lib = rlx__dlopen(env);
+            tmp = rlx__vk.lib ? rlx__dlsym_raw(rlx__vk.lib, "vkGetInstanceProcAddr") : NULL;
+            memcpy(&gipa, &tmp, sizeof gipa);
+            if (!gipa) {
+                snprintf(rlx__vk.why, sizeof rlx__vk.why, "cannot load the Vulkan loader '%.120s' (RLX_VULKAN_LOADER)", env);
+                goto done;
+            }
+            volkInitializeCustom(gipa);
+        } else if (!vkGetInstanceProcAddr && volkInitialize() != VK_SUCCESS) {
+            /* (a host application that initialised volk itself keeps its loader) */
+            snprintf(rlx__vk.why, sizeof rlx__vk.why, "no Vulkan loader found (libvulkan.so.1 / vulkan-1.dll / libvulkan.dylib)");
+            goto done;
+        }
+        rlx__vk.api = volkGetInstanceVersion();
+        if (rlx__vk.api < VK_API_VERSION_1_1) {
+            snprintf(rlx__vk.why, sizeof rlx__vk.why, "the Vulkan loader is older than 1.1");
+            goto done;
+        }
+        if (rlx__vk.api > VK_API_VERSION_1_2) rlx__vk.api = VK_API_VERSION_1_2;
+        memset(&app, 0, sizeof app);
+        app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+        app.pApplicationName = "rlx.h";
+        app.pEngineName = "rlx.h";
+        app.apiVersion = rlx__vk.api;
+        memset(&ci, 0, sizeof ci);
+        ci.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+        ci.pApplicationInfo = &app;
+        v = vkCreateInstance(&ci, NULL, &rlx__vk.inst);
+        if (v != VK_SUCCESS) {
+            snprintf(rlx__vk.why, sizeof rlx__vk.why, "vkCreateInstance failed (VkResult %d): no Vulkan driver installed?", (int)v);
+            goto done;
+        }
+        /* rlx's own instance functions: volk's globals (which a host application may use) stay untouched */
+#define RLX__VK_IFN(name) \
+    do { PFN_vkVoidFunction f_ = vkGetInstanceProcAddr(rlx__vk.inst, "vk" #name); memcpy(&rlx__vk.name, &f_, sizeof f_); } while (0)
+        RLX__VK_IFN(DestroyInstance);
+        RLX__VK_IFN(EnumeratePhysicalDevices);
+        RLX__VK_IFN(GetPhysicalDeviceProperties);
+        RLX__VK_IFN(GetPhysicalDeviceProperties2);
+        RLX__VK_IFN(GetPhysicalDeviceFeatures2);
+        RLX__VK_IFN(GetPhysicalDeviceQueueFamilyProperties);
+        RLX__VK_IFN(GetPhysicalDeviceMemoryProperties);
+        RLX__VK_IFN(CreateDevice);
+        RLX__VK_IFN(GetDeviceProcAddr);
+#undef RLX__VK_IFN
+        if (!rlx__vk.EnumeratePhysicalDevices || !rlx__vk.GetPhysicalDeviceFeatures2 || !rlx__vk.CreateDevice ||
+            !rlx__vk.GetDeviceProcAddr || !rlx__vk.GetPhysicalDeviceProperties2) {
+            snprintf(rlx__vk.why, sizeof rlx__vk.why, "the Vulkan loader lacks Vulkan 1.1 instance functions");
+            goto done;
+        }
+        /* volkLoadDeviceTable resolves through volk's global vkGetDeviceProcAddr: set it only if nobody has */
+        if (!vkGetDeviceProcAddr) vkGetDeviceProcAddr = rlx__vk.GetDeviceProcAddr;
+        v = rlx__vk.EnumeratePhysicalDevices(rlx__vk.inst, &n, pds);
+        if ((v != VK_SUCCESS && v != VK_INCOMPLETE) || n == 0) {
+            snprintf(rlx__vk.why, sizeof rlx__vk.why, "no Vulkan device found (vkEnumeratePhysicalDevices: %d, %u devices)", (int)v, n);
+            goto done;
+        }
+        for (j = 0; j < 5; j++)   /* discrete, integrated, virtual, CPU, other; stable within a kind */
+            for (i = 0; i < n; i++) {
+                VkPhysicalDeviceProperties pr;
+                rlx__vk.GetPhysicalDeviceProperties(pds[i], &pr);
+                if (rlx__vk_type_rank(pr.deviceType) == (int)j) rlx__vk.pds[rlx__vk.npds++] = pds[i];
+            }
+        rlx__vk.ok = 1;
+    }
+done:
+    if (!rlx__vk.ok) snprintf(reason, rcap, "%s", rlx__vk.why);
+    RLX__VK_UNLOCK();
+    return rlx__vk.ok;
+}
+
+/* Availability of Vulkan device `index` (rlx's order). *sm receives minus the dynamic shared memory the lowering
+   may give one workgroup (the CUDA lowering reads a negative "sm" as that limit). */
+static int rlx__vk_probe(int index, char* name, size_t ncap, char* reason, size_t rcap, int* sm, int* is_cpu) {
+    VkPhysicalDeviceProperties pr;
+    char miss[200];
+    snprintf(name, ncap, "vulkan device %d", index);
+    if (is_cpu) *is_cpu = 0;
+    if (rlx__spv_kernel_count == 0) {
+        snprintf(reason, rcap, "rlx_kernels_spv.h has no kernels (regenerate it with `make kernels`)");
+        return 0;
+    }
+    if (!rlx__vk_load(reason, rcap)) return 0;
+    if (index >= rlx__vk.npds) {
+        snprintf(reason, rcap, "Vulkan device %d does not exist (%d found)", index, rlx__vk.npds);
+        return 0;
+    }
+    rlx__vk.GetPhysicalDeviceProperties(rlx__vk.pds[index], &pr);
+    snprintf(name, ncap, "%.80s", pr.deviceName);
+    if (is_cpu) *is_cpu = pr.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    rlx__vk_missing(rlx__vk.pds[index], miss, sizeof miss);
+    if (miss[0]) {
+        snprintf(reason, rcap, "%.60s lacks %.130s", pr.deviceName, miss);
+        return 0;
+    }
+    {
+        unsigned smem = pr.limits.maxComputeSharedMemorySize;
+        smem = smem > 8192 ? smem - 4096 : smem / 2;   /* room for the kernels' static shared arrays */
+        if (smem > 49152) smem = 49152;
+        *sm = -(int)smem;
+    }
+    snprintf(reason, rcap, "Vulkan %u.%u, %s, %d device(s)", VK_VERSION_MAJOR(pr.apiVersion), VK_VERSION_MINOR(pr.apiVersion),
+             pr.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ? "discrete GPU" :
+             pr.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ? "integrated GPU" :
+             pr.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? "CPU implementation" : "other",
+             rlx__vk.npds);
+    return 1;
+}
+
+static uint32_t rlx__vk_memtype(const rlx__vkdev* d, uint32_t bits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) {
+    uint32_t i;
+    for (i = 0; i < d->memprops.memoryTypeCount; i++) {
+        VkMemoryPropertyFlags f = d->memprops.memoryTypes[i].propertyFlags;
+        if ((bits & (1u << i)) && (f & want) == want && !(f & avoid)) return i;
+    }
+    return UINT32_MAX;
+}
+
+/* A buffer of `size` bytes with its own memory: device-local (host-visible too on unified-memory devices) or, for
+   staging, host-visible. */
+static rlx_result rlx__vk_buffer(rlx__vkdev* d, size_t size, int staging, rlx__vkalloc* a) {
+    VkBufferCreateInfo bi;
+    VkMemoryRequirements req;
+    VkMemoryAllocateInfo ai;
+    VkMemoryAllocateFlagsInfo fi;
+    VkBufferDeviceAddressInfo di;
+    const VkMemoryPropertyFlags hv = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    uint32_t t = UINT32_MAX;
+    rlx_result r;
+    memset(a, 0, sizeof *a);
+    if ((uint64_t)size > d->max_alloc) {
+        snprintf(rlx__vk_err, sizeof rlx__vk_err, "%zu bytes is more than one allocation of this device may hold (%llu)",
+                 size, (unsigned long long)d->max_alloc);
+        return RLX_ERROR_OUT_OF_MEMORY;
+    }
+    memset(&bi, 0, sizeof bi);
+    bi.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    bi.size = size;
+    bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+               VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+    bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    if ((r = rlx__vk_check(d->vk.vkCreateBuffer(d->dev, &bi, NULL, &a->buf), "vkCreateBuffer")) != RLX_OK) return r;
+    d->vk.vkGetBufferMemoryRequirements(d->dev, a->buf, &req);
+    if (staging) {
+        t = rlx__vk_memtype(d, req.memoryTypeBits, hv | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 0);
+        if (t == UINT32_MAX) t = rlx__vk_memtype(d, req.memoryTypeBits, hv, 0);
+    } else if (d->type == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU) {
+        t = rlx__vk_memtype(d, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
+    } else {
+        t = rlx__vk_memtype(d, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | hv, 0);
+    }
+    if (t == UINT32_MAX && !staging) t = rlx__vk_memtype(d, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+    if (t == UINT32_MAX) t = rlx__vk_memtype(d, req.memoryTypeBits, staging ? hv : 0, 0);
+    if (t == UINT32_MAX) {
+        d->vk.vkDestroyBuffer(d->dev, a->buf, NULL);
+        a->buf = VK_NULL_HANDLE;
+        snprintf(rlx__vk_err, sizeof rlx__vk_err, "no suitable memory type");
+        return RLX_ERROR_OUT_OF_MEMORY;
+    }
+    memset(&fi, 0, sizeof fi);
+    fi.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO;
+    fi.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+    memset(&ai, 0, sizeof ai);
+    ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+    ai.pNext = &fi;
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = t;
+    r = rlx__vk_check(d->vk.vkAllocateMemory(d->dev, &ai, NULL, &a->mem), "vkAllocateMemory");
+    if (r == RLX_OK) r = rlx__vk_check(d->vk.vkBindBufferMemory(d->dev, a->buf, a->mem, 0), "vkBindBufferMemory");
+    if (r == RLX_OK && (d->memprops.memoryTypes[t].propertyFlags & hv) == hv)
+        r = rlx__vk_check(d->vk.vkMapMemory(d->dev, a->mem, 0, VK_WHOLE_SIZE, 0, &a->map), "vkMapMemory");
+    if (r != RLX_OK) {
+        if (a->mem) d->vk.vkFreeMemory(d->dev, a->mem, NULL);
+        d->vk.vkDestroyBuffer(d->dev, a->buf, NULL);
+        memset(a, 0, sizeof *a);
+        return r;
+    }
+    memset(&di, 0, sizeof di);
+    di.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO;
+    di.buffer = a->buf;
+    a->addr = (uint64_t)d->vk.vkGetBufferDeviceAddress(d->dev, &di);
+    a->size = size;
+    return RLX_OK;
+}
+static void rlx__vk_buffer_free(rlx__vkdev* d, rlx__vkalloc* a) {
+    if (a->map) d->vk.vkUnmapMemory(d->dev, a->mem);
+    if (a->buf) d->vk.vkDestroyBuffer(d->dev, a->buf, NULL);
+    if (a->mem) d->vk.vkFreeMemory(d->dev, a->mem, NULL);
+    memset(a, 0, sizeof *a);
+}
+
+static void rlx__vk_barrier(rlx__vkdev* d, VkCommandBuffer cb, VkPipelineStageFlags src, VkAccessFlags sa,
+                            VkPipelineStageFlags dst, VkAccessFlags da) {
+    VkMemoryBarrier mb;
+    memset(&mb, 0, sizeof mb);
+    mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    mb.srcAccessMask = sa;
+    mb.dstAccessMask = da;
+    d->vk.vkCmdPipelineBarrier(cb, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+#define RLX__VK_ALL_WRITES VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT
+#define RLX__VK_ALL_ACCESS VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, (VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT)
+
+/* Submits cb and waits for it (with the timeout). Caller holds the lock for shared command buffers. */
+static rlx_result rlx__vk_submit_wait(rlx__vkdev* d, VkCommandBuffer cb, VkFence fence) {
+    VkSubmitInfo si;
+    rlx_result r;
+    memset(&si, 0, sizeof si);
+    si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cb;
+    if ((r = rlx__vk_check(d->vk.vkQueueSubmit(d->queue, 1, &si, fence), "vkQueueSubmit")) != RLX_OK) return r;
+    r = rlx__vk_check(d->vk.vkWaitForFences(d->dev, 1, &fence, VK_TRUE, (uint64_t)RLX_VULKAN_TIMEOUT_MS * 1000000ull),
+                      "vkWaitForFences");
+    if (r == RLX_OK) r = rlx__vk_check(d->vk.vkResetFences(d->dev, 1, &fence), "vkResetFences");
+    return r;
+}
+
+static rlx_result rlx__vk_xfer_begin(rlx__vkdev* d) {
+    VkCommandBufferBeginInfo bi;
+    rlx_result r = rlx__vk_check(d->vk.vkResetCommandBuffer(d->xfer, 0), "vkResetCommandBuffer");
+    memset(&bi, 0, sizeof bi);
+    bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    if (r == RLX_OK) r = rlx__vk_check(d->vk.vkBeginCommandBuffer(d->xfer, &bi), "vkBeginCommandBuffer");
+    if (r == RLX_OK) rlx__vk_barrier(d, d->xfer, RLX__VK_ALL_WRITES, RLX__VK_ALL_ACCESS);
+    return r;
+}
+static rlx_result rlx__vk_xfer_end(rlx__vkdev* d) {
+    rlx__vk_barrier(d, d->xfer, RLX__VK_ALL_WRITES, RLX__VK_ALL_ACCESS);
+    {
+        rlx_result r = rlx__vk_check(d->vk.vkEndCommandBuffer(d->xfer), "vkEndCommandBuffer");
+        return r == RLX_OK ? rlx__vk_submit_wait(d, d->xfer, d->xfer_fence) : r;
+    }
+}
+
+static void rlx__vk_dev_close(rlx__vkdev* d) {
+    int i, k;
+    if (!d) return;
+    if (d->dev) {
+        d->vk.vkDeviceWaitIdle(d->dev);
+        for (i = 0; i < d->nfns; i++) {
+            for (k = 0; k < d->fns[i]->npipes; k++) d->vk.vkDestroyPipeline(d->dev, d->fns[i]->pipes[k].pipe, NULL);
+            if (d->fns[i]->shader) d->vk.vkDestroyShaderModule(d->dev, d->fns[i]->shader, NULL);
+            free(d->fns[i]);
+        }
+        for (i = 0; i < d->nallocs; i++) rlx__vk_buffer_free(d, &d->allocs[i]);
+        rlx__vk_buffer_free(d, &d->staging);
+        if (d->xfer_fence) d->vk.vkDestroyFence(d->dev, d->xfer_fence, NULL);
+        if (d->pool) d->vk.vkDestroyCommandPool(d->dev, d->pool, NULL);
+        if (d->layout) d->vk.vkDestroyPipelineLayout(d->dev, d->layout, NULL);
+        d->vk.vkDestroyDevice(d->dev, NULL);
+    }
+    free(d->allocs);
+    free(d);
+}
+
+/* Opens device `index` (rlx's order): one compute queue, the required features, a pipeline layout with one
+   8-byte push constant (the address of the launch's kargs). */
+static rlx_result rlx__vk_dev_open(int index, rlx__vkdev** out) {
+    rlx__vkdev* d = (rlx__vkdev*)calloc(1, sizeof *d);
+    VkPhysicalDeviceProperties pr;
+    VkPhysicalDeviceMaintenance3Properties m3;
+    VkPhysicalDeviceProperties2 pr2;
+    VkQueueFamilyProperties qf[32];
+    uint32_t nq = 32, i;
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qi;
+    VkDeviceCreateInfo ci;
+    VkPhysicalDeviceFeatures2 f;
+    VkPhysicalDeviceVulkan11Features f11;
+    VkPhysicalDeviceVulkan12Features f12;
+    VkPushConstantRange pc;
+    VkPipelineLayoutCreateInfo li;
+    VkCommandPoolCreateInfo pi;
+    VkCommandBufferAllocateInfo cai;
+    VkFenceCreateInfo fci;
+    rlx_result r;
+    *out = NULL;
+    if (!d) { snprintf(rlx__vk_err, sizeof rlx__vk_err, "out of host memory"); return RLX_ERROR_OUT_OF_MEMORY; }
+    d->index = index;
+    d->pd = rlx__vk.pds[index];
+    rlx__vk.GetPhysicalDeviceProperties(d->pd, &pr);
+    memset(&m3, 0, sizeof m3);
+    m3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;
+    memset(&pr2, 0, sizeof pr2);
+    pr2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    pr2.pNext = &m3;
+    rlx__vk.GetPhysicalDeviceProperties2(d->pd, &pr2);
+    d->type = pr.deviceType;
+    for (i = 0; i < 3; i++) d->max_groups[i] = pr.limits.maxComputeWorkGroupCount[i];
+    d->smem = pr.limits.maxComputeSharedMemorySize;
+    d->max_alloc = m3.maxMemoryAllocationSize ? (uint64_t)m3.maxMemoryAllocationSize : (uint64_t)1 << 30;
+    rlx__vk.GetPhysicalDeviceMemoryProperties(d->pd, &d->memprops);
+    rlx__vk.GetPhysicalDeviceQueueFamilyProperties(d->pd, &nq, NULL);
+    if (nq > 32) nq = 32;
+    rlx__vk.GetPhysicalDeviceQueueFamilyProperties(d->pd, &nq, qf);
+    d->qfam = UINT32_MAX;
+    for (i = 0; i < nq && d->qfam == UINT32_MAX; i++)   /* a compute-only family first, then any with compute */
+        if ((qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && !(qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)) d->qfam = i;
+    for (i = 0; i < nq && d->qfam == UINT32_MAX; i++)
+        if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) d->qfam = i;
+    if (d->qfam == UINT32_MAX) {
+        snprintf(rlx__vk_err, sizeof rlx__vk_err, "%.80s has no compute queue", pr.deviceName);
+        free(d);
+        return RLX_ERROR_DEVICE_UNAVAILABLE;
+    }
+    memset(&qi, 0, sizeof qi);
+    qi.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+    qi.queueFamilyIndex = d->qfam;
+    qi.queueCount = 1;
+    qi.pQueuePriorities = &prio;
+    memset(&f, 0, sizeof f);
+    memset(&f11, 0, sizeof f11);
+    memset(&f12, 0, sizeof f12);
+    f.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    f11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
+    f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+    f.pNext = &f11;
+    f11.pNext = &f12;
+    f.features.shaderInt64 = f.features.shaderFloat64 = f.features.shaderInt16 = VK_TRUE;
+    f11.storageBuffer16BitAccess = VK_TRUE;
+    f12.bufferDeviceAddress = f12.shaderInt8 = f12.storageBuffer8BitAccess = VK_TRUE;
+    memset(&ci, 0, sizeof ci);
+    ci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+    ci.pNext = &f;
+    ci.queueCreateInfoCount = 1;
+    ci.pQueueCreateInfos = &qi;
+    r = rlx__vk_check(rlx__vk.CreateDevice(d->pd, &ci, NULL, &d->dev), "vkCreateDevice");
+    if (r != RLX_OK) { free(d); return r; }
+    volkLoadDeviceTable(&d->vk, d->dev);
+    d->vk.vkGetDeviceQueue(d->dev, d->qfam, 0, &d->queue);
+    memset(&pc, 0, sizeof pc);
+    pc.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    pc.size = 8;
+    memset(&li, 0, sizeof li);
+    li.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+    li.pushConstantRangeCount = 1;
+    li.pPushConstantRanges = &pc;
+    r = rlx__vk_check(d->vk.vkCreatePipelineLayout(d->dev, &li, NULL, &d->layout), "vkCreatePipelineLayout");
+    memset(&pi, 0, sizeof pi);
+    pi.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+    pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pi.queueFamilyIndex = d->qfam;
+    if (r == RLX_OK) r = rlx__vk_check(d->vk.vkCreateCommandPool(d->dev, &pi, NULL, &d->pool), "vkCreateCommandPool");
+    memset(&cai, 0, sizeof cai);
+    cai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    cai.commandPool = d->pool;
+    cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    cai.commandBufferCount = 1;
+    if (r == RLX_OK) r = rlx__vk_check(d->vk.vkAllocateCommandBuffers(d->dev, &cai, &d->xfer), "vkAllocateCommandBuffers");
+    memset(&fci, 0, sizeof fci);
+    fci.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+    if (r == RLX_OK) r = rlx__vk_check(d->vk.vkCreateFence(d->dev, &fci, NULL, &d->xfer_fence), "vkCreateFence");
+    if (r != RLX_OK) { rlx__vk_dev_close(d); return r; }
+    *out = d;
+    return RLX_OK;
+}
+
+static rlx_result rlx__vk_set_device(int index, void** ctx) {
+    rlx_result r = RLX_OK;
+    char why[200];
+    if (!rlx__vk_load(why, sizeof why)) { snprintf(rlx__vk_err, sizeof rlx__vk_err, "%s", why); return RLX_ERROR_DEVICE_UNAVAILABLE; }
+    if (index < 0 || index >= rlx__vk.npds) {
+        snprintf(rlx__vk_err, sizeof rlx__vk_err, "Vulkan device %d does not exist", index);
+        return RLX_ERROR_DEVICE_UNAVAILABLE;
+    }
+    RLX__VK_LOCK();
+    if (!rlx__vk.devs[index]) r = rlx__vk_dev_open(index, &rlx__vk.devs[index]);
+    if (r == RLX_OK) {
+        rlx__vk.devs[index]->refs++;
+        *ctx = rlx__vk.devs[index];
+        rlx__vk_cur = rlx__vk.devs[index];
+    }
+    RLX__VK_UNLOCK();
+    return r;
+}
+/* Devices stay open until the process ends (the kernel cache keeps a reference, as for CUDA and HIP). */
+static void rlx__vk_release_device(int index, void* ctx) {
+    RLX__UNUSED(index);
+    RLX__VK_LOCK();
+    if (ctx) ((rlx__vkdev*)ctx)->refs--;
+    RLX__VK_UNLOCK();
+}
+static rlx_result rlx__vk_make_current(int index, void* ctx) {
+    RLX__UNUSED(index);
+    rlx__vk_cur = (rlx__vkdev*)ctx;
+    return ctx ? RLX_OK : RLX_ERROR_INTERNAL;
+}
+
+static rlx_result rlx__vk_mem_alloc(uint64_t* p, size_t n) {
+    rlx__vkdev* d = rlx__vk_cur;
+    rlx__vkalloc a;
+    rlx_result r;
+    *p = 0;
+    if ((r = rlx__vk_buffer(d, n, 0, &a)) != RLX_OK) return r;
+    RLX__VK_LOCK();
+    if (d->nallocs == d->cap_allocs) {
+        int nc = d->cap_allocs ? d->cap_allocs * 2 : 16;
+        rlx__vkalloc* na = (rlx__vkalloc*)realloc(d->allocs, sizeof *na * (size_t)nc);
+        if (!na) {
+            RLX__VK_UNLOCK();
+            rlx__vk_buffer_free(d, &a);
+            snprintf(rlx__vk_err, sizeof rlx__vk_err, "out of host memory");
+            return RLX_ERROR_OUT_OF_MEMORY;
+        }
+        d->allocs = na;
+        d->cap_allocs = nc;
+    }
+    d->allocs[d->nallocs++] = a;
+    RLX__VK_UNLOCK();
+    *p = a.addr;
+    return RLX_OK;
+}
+static void rlx__vk_mem_free(uint64_t p) {
+    rlx__vkdev* d = rlx__vk_cur;
+    int i;
+    if (!d) return;
+    RLX__VK_LOCK();
+    for (i = 0; i < d->nallocs; i++)
+        if (d->allocs[i].addr == p) {
+            rlx__vkalloc a = d->allocs[i];
+            d->allocs[i] = d->allocs[--d->nallocs];
+            d->vk.vkQueueWaitIdle(d->queue);   /* nothing in flight may still use it */
+            rlx__vk_buffer_free(d, &a);
+            RLX__VK_UNLOCK();
+            return;
+        }
+    RLX__VK_UNLOCK();
+}
+/* The allocation holding [addr, addr + n); caller holds the lock. */
+static rlx__vkalloc* rlx__vk_find(rlx__vkdev* d, uint64_t addr, size_t n) {
+    int i;
+    for (i = 0; i < d->nallocs; i++) {
+        rlx__vkalloc* a = &d->allocs[i];
+        if (addr >= a->addr && addr - a->addr <= a->size && n <= a->size - (size_t)(addr - a->addr)) return a;
+    }
+    snprintf(rlx__vk_err, sizeof rlx__vk_err, "address 0x%llx (+%zu bytes) is not in an rlx allocation", (unsigned long long)addr, n);
+    return NULL;
+}
+static rlx_result rlx__vk_staging(rlx__vkdev* d, size_t n) {
+    if (d->staging.size >= n) return RLX_OK;
+    rlx__vk_buffer_free(d, &d->staging);
+    return rlx__vk_buffer(d, n < ((size_t)1 << 20) ? ((size_t)1 << 20) : n, 1, &d->staging);
+}
+
+/* Copies between host and device: through the mapping where the memory is host-visible (lavapipe, integrated
+   GPUs), else through the staging buffer in pieces of at most 64 MiB. dir 0: host -> device, 1: device -> host,
+   2: fill with zeros. */
+static rlx_result rlx__vk_copy(uint64_t addr, void* host, size_t n, int dir) {
+    rlx__vkdev* d = rlx__vk_cur;
+    rlx__vkalloc* a;
+    rlx_result r = RLX_OK;
+    size_t off, done = 0, piece = (size_t)64 << 20;
+    if (n == 0) return RLX_OK;
+    RLX__VK_LOCK();
+    if (!(a = rlx__vk_find(d, addr, n))) { RLX__VK_UNLOCK(); return RLX_ERROR_INTERNAL; }
+    off = (size_t)(addr - a->addr);
+    if (a->map) {
+        if (dir == 0) memcpy((unsigned char*)a->map + off, host, n);
+        else if (dir == 1) memcpy(host, (unsigned char*)a->map + off, n);
+        else memset((unsigned char*)a->map + off, 0, n);
+        RLX__VK_UNLOCK();
+        return RLX_OK;
+    }
+    if (dir == 2) {
+        if ((r = rlx__vk_xfer_begin(d)) == RLX_OK) {
+            d->vk.vkCmdFillBuffer(d->xfer, a->buf, off, (n + 3) & ~(size_t)3, 0);   /* callers pass 4-byte sizes */
+            r = rlx__vk_xfer_end(d);
+        }
+        RLX__VK_UNLOCK();
+        return r;
+    }
+    if ((r = rlx__vk_staging(d, n < piece ? n : piece)) != RLX_OK) { RLX__VK_UNLOCK(); return r; }
+    while (done < n && r == RLX_OK) {
+        size_t m = n - done < d->staging.size ? n - done : d->staging.size;
+        VkBufferCopy bc;
+        memset(&bc, 0, sizeof bc);
+        bc.size = m;
+        if (dir == 0) { memcpy(d->staging.map, (const unsigned char*)host + done, m); bc.dstOffset = off + done; }
+        else bc.srcOffset = off + done;
+        if ((r = rlx__vk_xfer_begin(d)) != RLX_OK) break;
+        if (dir == 0) d->vk.vkCmdCopyBuffer(d->xfer, d->staging.buf, a->buf, 1, &bc);
+        else d->vk.vkCmdCopyBuffer(d->xfer, a->buf, d->staging.buf, 1, &bc);
+        if ((r = rlx__vk_xfer_end(d)) != RLX_OK) break;
+        if (dir == 1) memcpy((unsigned char*)host + done, d->staging.map, m);
+        done += m;
+    }
+    RLX__VK_UNLOCK();
+    return r;
+}
+static rlx_result rlx__vk_htod(uint64_t dst, const void* src, size_t n) { return rlx__vk_copy(dst, (void*)(uintptr_t)src, n, 0); }
+static rlx_result rlx__vk_dtoh(void* dst, uint64_t src, size_t n) { return rlx__vk_copy(src, dst, n, 1); }
+static rlx_result rlx__vk_memset0(uint64_t dst, size_t n) { return rlx__vk_copy(dst, NULL, n, 2); }
+static void* rlx__vk_host_alloc(size_t n) { RLX__UNUSED(n); return NULL; }
+static void rlx__vk_host_free(void* p) { RLX__UNUSED(p); }
+
+/* Embedded SPIR-V of kernel MODULE.KERNEL (table name "MODULE__KERNEL"), by binary search. */
+static const rlx__kernel_blob* rlx__vk_blob(const char* module, const char* kernel) {
+    char key[96];
+    int lo = 0, hi = rlx__spv_kernel_count - 1;
+    snprintf(key, sizeof key, "%s__%s", module, kernel);
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2, c = strcmp(rlx__spv_kernels[mid].name, key);
+        if (c == 0) return &rlx__spv_kernels[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return NULL;
+}
+
+static rlx_result rlx__vk_module_load(const char* module, int sm, void** mod, char* msg, size_t cap) {
+    rlx__vkmod* m = (rlx__vkmod*)calloc(1, sizeof *m);
+    RLX__UNUSED(sm);
+    *mod = NULL;
+    if (!m) { snprintf(msg, cap, "out of host memory"); return RLX_ERROR_OUT_OF_MEMORY; }
+    m->d = rlx__vk_cur;
+    snprintf(m->name, sizeof m->name, "%s", module);
+    *mod = m;
+    return RLX_OK;
+}
+static void rlx__vk_module_unload(void* mod) { free(mod); }
+
+/* A kernel's shader module, created on first use and cached on the device. */
+static rlx_result rlx__vk_function(void* mod, const char* name, void** fn) {
+    rlx__vkmod* m = (rlx__vkmod*)mod;
+    rlx__vkdev* d = m->d;
+    const rlx__kernel_blob* b = rlx__vk_blob(m->name, name);
+    char full[64];
+    int i;
+    rlx_result r = RLX_OK;
+    *fn = NULL;
+    if (!b) {
+        snprintf(rlx__vk_err, sizeof rlx__vk_err, "no embedded SPIR-V named '%s__%s' (regenerate rlx_kernels_spv.h)", m->name, name);
+        return RLX_ERROR_KERNEL_COMPILE;
+    }
+    snprintf(full, sizeof full, "%s__%s", m->name, name);
+    RLX__VK_LOCK();
+    for (i = 0; i < d->nfns; i++)
+        if (strcmp(d->fns[i]->name, full) == 0) { *fn = d->fns[i]; RLX__VK_UNLOCK(); return RLX_OK; }
+    if (d->nfns < (int)(sizeof d->fns / sizeof d->fns[0])) {
+        rlx__vkfn* f = (rlx__vkfn*)calloc(1, sizeof *f);
+        VkShaderModuleCreateInfo si;
+        if (!f) { RLX__VK_UNLOCK(); return RLX_ERROR_OUT_OF_MEMORY; }
+        snprintf(f->name, sizeof f->name, "%s", full);
+        memset(&si, 0, sizeof si);
+        si.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+        si.codeSize = b->size;
+        si.pCode = (const uint32_t*)b->data;
+        r = rlx__vk_check(d->vk.vkCreateShaderModule(d->dev, &si, NULL, &f->shader), "vkCreateShaderModule");
+        if (r == RLX_OK) { d->fns[d->nfns++] = f; *fn = f; }
+        else { free(f); r = RLX_ERROR_KERNEL_COMPILE; }
+    } else {
+        snprintf(rlx__vk_err, sizeof rlx__vk_err, "too many kernels");
+        r = RLX_ERROR_INTERNAL;
+    }
+    RLX__VK_UNLOCK();
+    return r;
+}
+
+/* The pipeline of kernel f for a block size and a shared-memory size (specialization constants 0 and 1). */
+static rlx_result rlx__vk_pipeline(rlx__vkdev* d, rlx__vkfn* f, unsigned block, unsigned words, VkPipeline* out) {
+    VkSpecializationMapEntry me[2];
+    VkSpecializationInfo spi;
+    VkComputePipelineCreateInfo ci;
+    uint32_t data[2];
+    int i;
+    rlx_result r;
+    for (i = 0; i < f->npipes; i++)
+        if (f->pipes[i].block == block && f->pipes[i].smem_words == words) { *out = f->pipes[i].pipe; return RLX_OK; }
+    if (f->npipes == (int)(sizeof f->pipes / sizeof f->pipes[0])) {
+        snprintf(rlx__vk_err, sizeof rlx__vk_err, "too many pipeline variants of %s", f->name);
+        return RLX_ERROR_INTERNAL;
+    }
+    data[0] = block;
+    data[1] = words;
+    for (i = 0; i < 2; i++) {
+        me[i].constantID = (uint32_t)i;
+        me[i].offset = (uint32_t)(i * 4);
+        me[i].size = 4;
+    }
+    memset(&spi, 0, sizeof spi);
+    spi.mapEntryCount = 2;
+    spi.pMapEntries = me;
+    spi.dataSize = sizeof data;
+    spi.pData = data;
+    memset(&ci, 0, sizeof ci);
+    ci.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+    ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    ci.stage.module = f->shader;
+    ci.stage.pName = "main";
+    ci.stage.pSpecializationInfo = &spi;
+    ci.layout = d->layout;
+    r = rlx__vk_check(d->vk.vkCreateComputePipelines(d->dev, VK_NULL_HANDLE, 1, &ci, NULL, out), "vkCreateComputePipelines");
+    if (r != RLX_OK) return RLX_ERROR_KERNEL_COMPILE;
+    f->pipes[f->npipes].block = block;
+    f->pipes[f->npipes].smem_words = words;
+    f->pipes[f->npipes].pipe = *out;
+    f->npipes++;
+    return RLX_OK;
+}
+
+static rlx_result rlx__vk_stream_create(void** s) {
+    rlx__vkstream* st = (rlx__vkstream*)calloc(1, sizeof *st);
+    rlx__vkdev* d = rlx__vk_cur;
+    VkFenceCreateInfo fci;
+    rlx_result r;
+    *s = NULL;
+    if (!st) return RLX_ERROR_OUT_OF_MEMORY;
+    st->d = d;
+    memset(&fci, 0, sizeof fci);
+    fci.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+    RLX__VK_LOCK();
+    r = rlx__vk_check(d->vk.vkCreateFence(d->dev, &fci, NULL, &st->fence), "vkCreateFence");
+    RLX__VK_UNLOCK();
+    if (r != RLX_OK) { free(st); return r; }
+    *s = st;
+    return RLX_OK;
+}
+static void rlx__vk_chunks_free(rlx__vkdev* d, uint64_t* chunks, int n) {
+    int i;
+    rlx__vkdev* save = rlx__vk_cur;
+    rlx__vk_cur = d;
+    for (i = 0; i < n; i++) rlx__vk_mem_free(chunks[i]);
+    rlx__vk_cur = save;
+    free(chunks);
+}
+static void rlx__vk_recording_reset(rlx__vkstream* st) {
+    int i;
+    for (i = 0; i < st->nchunks; i++) free(st->chunk_host[i]);
+    free(st->chunk_host);
+    st->chunk_host = NULL;
+    if (st->chunks) rlx__vk_chunks_free(st->d, st->chunks, st->nchunks);
+    st->chunks = NULL;
+    st->nchunks = st->used = 0;
+    st->recording = 0;
+}
+static void rlx__vk_stream_destroy(void* s) {
+    rlx__vkstream* st = (rlx__vkstream*)s;
+    if (!st) return;
+    if (st->pending) {
+        st->d->vk.vkWaitForFences(st->d->dev, 1, &st->fence, VK_TRUE, (uint64_t)RLX_VULKAN_TIMEOUT_MS * 1000000ull);
+    }
+    if (st->cmd) {
+        RLX__VK_LOCK();
+        st->d->vk.vkFreeCommandBuffers(st->d->dev, st->d->pool, 1, &st->cmd);
+        RLX__VK_UNLOCK();
+    }
+    rlx__vk_recording_reset(st);
+    st->d->vk.vkDestroyFence(st->d->dev, st->fence, NULL);
+    free(st);
+}
+
+static rlx_result rlx__vk_graph_begin(void* s) {
+    rlx__vkstream* st = (rlx__vkstream*)s;
+    rlx__vkdev* d = st->d;
+    VkCommandBufferAllocateInfo cai;
+    VkCommandBufferBeginInfo bi;
+    rlx_result r;
+    memset(&cai, 0, sizeof cai);
+    cai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    cai.commandPool = d->pool;
+    cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    cai.commandBufferCount = 1;
+    RLX__VK_LOCK();   /* the command pool is shared by the device's programs */
+    r = rlx__vk_check(d->vk.vkAllocateCommandBuffers(d->dev, &cai, &st->cmd), "vkAllocateCommandBuffers");
+    memset(&bi, 0, sizeof bi);
+    bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    if (r == RLX_OK) r = rlx__vk_check(d->vk.vkBeginCommandBuffer(st->cmd, &bi), "vkBeginCommandBuffer");
+    if (r == RLX_OK) rlx__vk_barrier(d, st->cmd, RLX__VK_ALL_WRITES, RLX__VK_ALL_ACCESS);   /* after uploads */
+    RLX__VK_UNLOCK();
+    st->recording = r == RLX_OK;
+    st->ndispatch = 0;
+    return r;
+}
+
+/* Records one dispatch: kargs copied into the recording's kargs chunk, a barrier after the previous dispatch. */
+static rlx_result rlx__vk_launch(void* fn, const unsigned* grid, const unsigned* block, unsigned shmem, void* s, void* args) {
+    rlx__vkstream* st = (rlx__vkstream*)s;
+    rlx__vkdev* d = st->d;
+    rlx__vkfn* f = (rlx__vkfn*)fn;
+    const size_t ksz = sizeof(rlx__kargs);
+    uint64_t kaddr;
+    unsigned g[3];
+    VkPipeline pipe;
+    rlx_result r;
+    int i;
+    if (!st->recording) {
+        snprintf(rlx__vk_err, sizeof rlx__vk_err, "a launch outside the recorded command buffer");
+        return RLX_ERROR_INTERNAL;
+    }
+    if (block[0] == 0 || block[1] != 1 || block[2] != 1) {
+        snprintf(rlx__vk_err, sizeof rlx__vk_err, "%s: workgroup %ux%ux%u (the kernels are one-dimensional)", f->name, block[0], block[1], block[2]);
+        return RLX_ERROR_INTERNAL;
+    }
+    if (shmem > d->smem) {
+        snprintf(rlx__vk_err, sizeof rlx__vk_err, "%s needs %u bytes of shared memory, the device has %u", f->name, shmem, d->smem);
+        return RLX_ERROR_UNSUPPORTED;
+    }
+    if (st->nchunks == 0 || st->used == RLX__VK_KARGS_PER_CHUNK) {
+        uint64_t* nc = (uint64_t*)realloc(st->chunks, sizeof *nc * (size_t)(st->nchunks + 1));
+        unsigned char** nh = nc ? (unsigned char**)realloc(st->chunk_host, sizeof *nh * (size_t)(st->nchunks + 1)) : NULL;
+        if (nc) st->chunks = nc;
+        if (nh) st->chunk_host = nh;
+        if (!nc || !nh) return RLX_ERROR_OUT_OF_MEMORY;
+        st->chunk_host[st->nchunks] = (unsigned char*)calloc(RLX__VK_KARGS_PER_CHUNK, ksz);
+        if (!st->chunk_host[st->nchunks]) return RLX_ERROR_OUT_OF_MEMORY;
+        if ((r = rlx__vk_mem_alloc(&st->chunks[st->nchunks], RLX__VK_KARGS_PER_CHUNK * ksz)) != RLX_OK) {
+            free(st->chunk_host[st->nchunks]);
+            return r;
+        }
+        st->nchunks++;
+        st->used = 0;
+    }
+    memcpy(st->chunk_host[st->nchunks - 1] + (size_t)st->used * ksz, ((void**)args)[0], ksz);
+    kaddr = st->chunks[st->nchunks - 1] + (uint64_t)st->used * ksz;
+    st->used++;
+    RLX__VK_LOCK();
+    r = rlx__vk_pipeline(d, f, block[0], shmem ? (shmem + 3) / 4 : 1, &pipe);
+    RLX__VK_UNLOCK();
+    if (r != RLX_OK) return r;
+    for (i = 0; i < 3; i++) g[i] = grid[i] < 1 ? 1 : (grid[i] > d->max_groups[i] ? d->max_groups[i] : grid[i]);
+    if (st->ndispatch++)
+        rlx__vk_barrier(d, st->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    d->vk.vkCmdBindPipeline(st->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+    d->vk.vkCmdPushConstants(st->cmd, d->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, &kaddr);
+    d->vk.vkCmdDispatch(st->cmd, g[0], g[1], g[2]);
+    return RLX_OK;
+}
+
+static rlx_result rlx__vk_graph_end(void* s, void** exec) {
+    rlx__vkstream* st = (rlx__vkstream*)s;
+    rlx__vkdev* d = st->d;
+    rlx__vkexec* e;
+    rlx_result r = RLX_OK;
+    int i;
+    *exec = NULL;
+    if (!st->recording) return RLX_ERROR_INTERNAL;
+    rlx__vk_barrier(d, st->cmd, RLX__VK_ALL_WRITES, RLX__VK_ALL_ACCESS);   /* before downloads */
+    r = rlx__vk_check(d->vk.vkEndCommandBuffer(st->cmd), "vkEndCommandBuffer");
+    for (i = 0; i < st->nchunks && r == RLX_OK; i++)
+        r = rlx__vk_htod(st->chunks[i], st->chunk_host[i], (size_t)RLX__VK_KARGS_PER_CHUNK * sizeof(rlx__kargs));
+    e = r == RLX_OK ? (rlx__vkexec*)calloc(1, sizeof *e) : NULL;
+    if (!e) {
+        RLX__VK_LOCK();
+        d->vk.vkFreeCommandBuffers(d->dev, d->pool, 1, &st->cmd);
+        RLX__VK_UNLOCK();
+        st->cmd = VK_NULL_HANDLE;
+        rlx__vk_recording_reset(st);
+        return r == RLX_OK ? RLX_ERROR_OUT_OF_MEMORY : r;
+    }
+    e->cmd = st->cmd;
+    e->chunks = st->chunks;
+    e->nchunks = st->nchunks;
+    e->d = d;
+    st->cmd = VK_NULL_HANDLE;
+    st->chunks = NULL;
+    st->nchunks = 0;
+    rlx__vk_recording_reset(st);
+    *exec = e;
+    return RLX_OK;
+}
+static rlx_result rlx__vk_graph_launch(void* exec, void* s) {
+    rlx__vkexec* e = (rlx__vkexec*)exec;
+    rlx__vkstream* st = (rlx__vkstream*)s;
+    VkSubmitInfo si;
+    rlx_result r;
+    memset(&si, 0, sizeof si);
+    si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &e->cmd;
+    RLX__VK_LOCK();   /* one queue per device, shared by its programs */
+    r = rlx__vk_check(e->d->vk.vkQueueSubmit(e->d->queue, 1, &si, st->fence), "vkQueueSubmit");
+    RLX__VK_UNLOCK();
+    st->pending = r == RLX_OK;
+    return r;
+}
+static rlx_result rlx__vk_sync(void* s) {
+    rlx__vkstream* st = (rlx__vkstream*)s;
+    rlx_result r;
+    if (!st->pending) return RLX_OK;
+    r = rlx__vk_check(st->d->vk.vkWaitForFences(st->d->dev, 1, &st->fence, VK_TRUE, (uint64_t)RLX_VULKAN_TIMEOUT_MS * 1000000ull),
+                      "vkWaitForFences");
+    if (r != RLX_OK) return r;   /* the fence stays pending: the device is treated as lost */
+    st->pending = 0;
+    return rlx__vk_check(st->d->vk.vkResetFences(st->d->dev, 1, &st->fence), "vkResetFences");
+}
+static void rlx__vk_graph_destroy(void* exec) {
+    rlx__vkexec* e = (rlx__vkexec*)exec;
+    if (!e) return;
+    RLX__VK_LOCK();
+    e->d->vk.vkQueueWaitIdle(e->d->queue);
+    e->d->vk.vkFreeCommandBuffers(e->d->dev, e->d->pool, 1, &e->cmd);
+    RLX__VK_UNLOCK();
+    rlx__vk_chunks_free(e->d, e->chunks, e->nchunks);
+    free(e);
+}
+
+static const rlx__gpuapi rlx__vulkan_gpuapi = {
+    RLX_DEVICE_VULKAN, rlx__vk_set_device, rlx__vk_release_device, rlx__vk_mem_alloc, rlx__vk_mem_free, rlx__vk_htod,
+    rlx__vk_dtoh, rlx__vk_memset0, rlx__vk_host_alloc, rlx__vk_host_free, rlx__vk_module_load, rlx__vk_module_unload,
+    rlx__vk_function, rlx__vk_launch, rlx__vk_stream_create, rlx__vk_stream_destroy, rlx__vk_sync,
+    rlx__vk_graph_begin, rlx__vk_graph_end, rlx__vk_graph_launch, rlx__vk_graph_destroy, rlx__vk_last_error,
+    rlx__vk_make_current, 1};
+#endif /* RLX__HAS_VULKAN */
+
 /* Runs the pass pipeline; returns the optimised graph or NULL with a message in g.
    verify (before) → legalize → constant folding → CSE → DCE → fusion → DCE. */
 static rlx_graph* rlx__optimize(rlx_graph* g, uint32_t flags, const rlx__target* t) {
@@ -9523,6 +10564,18 @@ static int rlx__device_probe(rlx_device d, int index, char* name, size_t ncap, c
         snprintf(reason, rcap, "disabled at build time (RLX_NO_HIP)");
         return 0;
 #endif
+    case RLX_DEVICE_VULKAN:
+#if defined(RLX__HAS_VULKAN)
+        return rlx__vk_probe(index, name, ncap, reason, rcap, sm, NULL);
+#else
+        snprintf(name, ncap, "vulkan");
+#  if defined(RLX_NO_VULKAN)
+        snprintf(reason, rcap, "disabled at build time (RLX_NO_VULKAN)");
+#  else
+        snprintf(reason, rcap, "built without volk.h (install libvulkan-volk-dev, or put volk on the include path and define RLX_VULKAN)");
+#  endif
+        return 0;
+#endif
     default:
         snprintf(name, ncap, "%s", rlx_device_name(d));
         snprintf(reason, rcap, "this version of rlx.h has no %s backend yet", rlx_device_name(d));
@@ -9549,6 +10602,9 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
 #endif
 #if !defined(RLX_NO_HIP)
     if (dev == RLX_DEVICE_HIP) t.supports = rlx__cuda_supports;   /* the same kernels, compiled by hipRTC */
+#endif
+#if defined(RLX__HAS_VULKAN)
+    if (dev == RLX_DEVICE_VULKAN) t.supports = rlx__cuda_supports;   /* the same lowering, GLSL ports of the kernels */
 #endif
     c = (rlx__core*)rlx__calloc(al, sizeof *c);
     if (!c) { snprintf(msg, cap, "out of memory"); return RLX_ERROR_OUT_OF_MEMORY; }
@@ -9620,6 +10676,16 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
         }
     }
 #endif
+#if defined(RLX__HAS_VULKAN)
+    if (dev == RLX_DEVICE_VULKAN) {
+        r = rlx__gpu_init(p, &rlx__vulkan_gpuapi, d->device_index, sm, rlx__cuda_scratch, rlx__cuda_lower);
+        if (r != RLX_OK) {
+            rlx__strlcpy(msg, cap, p->msg);
+            rlx_program_destroy(p);
+            return r;
+        }
+    }
+#endif
     *out = p;
     return RLX_OK;
 }
@@ -9682,7 +10748,19 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
         rlx_device dev = cand[k];
         int sm = 0, index = dev == d.device ? d.device_index : 0;
         rlx_program* p = NULL;
-        if (!rlx__device_probe(dev, index, name, sizeof name, reason, sizeof reason, &sm)) {
+        int usable = rlx__device_probe(dev, index, name, sizeof name, reason, sizeof reason, &sm);
+#if defined(RLX__HAS_VULKAN)
+        if (usable && dev == RLX_DEVICE_VULKAN && d.device == RLX_DEVICE_AUTO) {
+            int is_cpu = 0, sm2;
+            char n2[96], r2[200];
+            rlx__vk_probe(0, n2, sizeof n2, r2, sizeof r2, &sm2, &is_cpu);
+            if (is_cpu) {
+                usable = 0;
+                snprintf(reason, sizeof reason, "%.90s is a CPU implementation (the CPU backend is faster)", name);
+            }
+        }
+#endif
+        if (!usable) {
             nl += (size_t)snprintf(notes + nl, nl < sizeof notes ? sizeof notes - nl : 0, "%s%s: %s", nl ? "; " : "",
                                    rlx_device_name(dev), reason);
             if (nl >= sizeof notes) nl = sizeof notes - 1;
@@ -9748,6 +10826,9 @@ RLXDEF rlx_result rlx_program_clone(rlx_program* p, int share_weights, rlx_progr
 #  endif
 #  if !defined(RLX_NO_HIP)
         if (p->device == RLX_DEVICE_HIP) r = rlx__gpu_init(q, gp->api, gp->index, gp->sm, rlx__cuda_scratch, rlx__cuda_lower);
+#  endif
+#  if defined(RLX__HAS_VULKAN)
+        if (p->device == RLX_DEVICE_VULKAN) r = rlx__gpu_init(q, gp->api, gp->index, gp->sm, rlx__cuda_scratch, rlx__cuda_lower);
 #  endif
         if (r == RLX_OK) r = rlx__gpu_download_states(p);
         if (r == RLX_OK) memcpy(q->state, p->state, p->core->plan.state_bytes);

@@ -1,0 +1,260 @@
+#version 460
+// kernels: attention rope
+/* attention.comp - fused attention and rotary embeddings of the Vulkan backend (port of kernels/cuda/attention.cu).
+
+   attention: one kernel for every mask combination, computed in f32 with an online softmax.
+     Work item = (query block, head, batch); a workgroup of W groups of 32 invocations handles W consecutive
+     queries of one head, one query per 32-invocation group (the CUDA warp; "lane" = invocation index within the
+     group). The workgroup strides over the work items by gl_NumWorkGroups.x. Keys are walked in tiles of TK
+     (1..32) that the workgroup stages in shared memory as f32: the K tile [TK][D], the V tile [TK][DVC] for the
+     current chunk of value dims (DVC = min(Dv, 256)), next to the W query rows [W][D]. Within a group, lane l
+     scores key l % TK over the dims d = l / TK (mod 32 / TK); the partial dots are exchanged through shared
+     memory and added in the order of the CUDA kernel's xor butterfly; every lane then owns value dims
+     lane + 32i of the chunk (i < 8) in registers. Value chunks beyond the first recompute the scores.
+     When even TK = W = 1 does not fit in shared memory (D around 6000), q, K and V are read from device memory.
+     Query head h reads kv head h / group (grouped-query attention without copies).
+     Masks (all combined): keys j >= kv_len (kv_len clamped to [0, Sk], read from in[5] at run time); causal
+     with offset off = kv_len - Sq: key j visible to query i iff j <= i + off; window w > 0: also
+     j > i + off - w; keep_mask false hides a key; bias (q's dtype, broadcast strides) is added after the
+     scale and the softcap. A query that sees no key writes zeros (NaN when a visible logit was NaN).
+     in: 0 q, 1 k, 2 v, 3 keep_mask (bool), 4 bias, 5 kv_len (i32/i64, dt_in[5]).
+     st[0..3]: element strides (batch, head, sequence) of q, k, v and the output; the last dim is contiguous.
+     dims: 0..3 bias strides over (b, h, i, j), 4..5 keep_mask strides over (b, i) (the key stride is 1).
+     ia: 0 H, 1 group, 2 D, 3 Dv, 4 Sq, 5 Sk, 6 causal, 7 window, 8 has keep, 9 has bias, 10 has kv_len,
+         11 TK, 12 W, 13 B, 14 query blocks, 15 global (no shared staging).   fa: 0 scale, 1 softcap.
+     Dynamic shared memory: (W·D + TK·D + TK·DVC) floats (none when global).
+   rope: see the kernel.
+*/
+#include "common.glsl"
+
+#if defined(RLX_K_attention)
+#define RLX_ATT_NACC 8                  /* value dims per lane and chunk */
+#define RLX_ATT_DVC (32 * RLX_ATT_NACC) /* value dims per chunk */
+#define RLX_ATT_MAXT 256                /* the largest workgroup: W <= 8 queries of 32 invocations */
+
+shared uint rlx_smem[RLX_SMEM_WORDS];        /* f32 bits: q rows [W][D], K tile [TK][D], V tile [TK][DVC] */
+shared float rlx_att_part[RLX_ATT_MAXT];     /* per invocation: partial dot of its key over its dims       */
+shared float rlx_att_score[RLX_ATT_MAXT];    /* lanes < TK of each group: the final logit of key lane      */
+shared float rlx_att_prob[RLX_ATT_MAXT];     /* lanes < TK of each group: exp(logit - running max)         */
+
+float rlx_att_sh(uint i) { return uintBitsToFloat(rlx_smem[i]); }
+
+void main() {
+    RlxArgs a = rlx_pc.a;
+    const int dt = a.dt_out;
+    const uint64_t q = a.in_[0], kp = a.in_[1], vp = a.in_[2], keep = a.in_[3], bias = a.in_[4], outp = a.out_;
+    const int64_t H = a.ia[0], group = a.ia[1], D = a.ia[2], Dv = a.ia[3], Sq = a.ia[4], Sk = a.ia[5];
+    const bool causal = a.ia[6] != 0, global_ = a.ia[15] != 0;
+    const int TK = int(a.ia[11]), W = int(a.ia[12]);
+    const int64_t window = a.ia[7], B = a.ia[13], nqb = a.ia[14];
+    const float scale = float(a.fa[0]), softcap = float(a.fa[1]);
+    const float NEG_INF = -rlx_inf_f();
+    const uint tid = gl_LocalInvocationID.x, nthr = gl_WorkGroupSize.x;
+    const int lane = int(tid & 31u), warp = int(tid >> 5u), P = 32 / TK, key = lane % TK, part = lane / TK;
+    const uint wbase = tid & ~31u;   /* first invocation of this query's group */
+    int64_t kv = Sk;
+    if (a.ia[10] != 0) {
+        kv = a.dt_in[5] == RLX_DT_I32 ? int64_t(rlx_i32(a.in_[5], 0)) : rlx_i64(a.in_[5], 0);
+        kv = kv < 0 ? 0 : (kv > Sk ? Sk : kv);
+    }
+    const int64_t off = kv - Sq;
+    const int dvc = Dv < RLX_ATT_DVC ? int(Dv) : RLX_ATT_DVC;
+    /* shared rows (used only when !global_, where they fit in 32-bit word indices) */
+    const uint Du = uint(D), udvc = uint(dvc);
+    const uint qs = uint(warp) * Du;          /* this group's query row */
+    const uint ks = uint(W) * Du;             /* [TK][D]   */
+    const uint vs = ks + uint(TK) * Du;       /* [TK][dvc] */
+    const int64_t nitems = nqb * H * B;
+    for (int64_t item = int64_t(gl_WorkGroupID.x); item < nitems; item += int64_t(gl_NumWorkGroups.x)) {
+        const int64_t qb = item % nqb, h = (item / nqb) % H, b = item / (nqb * H), hk = h / group;
+        const int64_t i0 = qb * W, i = i0 + warp, ilast = (i0 + W < Sq ? i0 + W : Sq) - 1;
+        const bool valid = i < Sq;
+        /* visible key range of query i: [lo, hi); the workgroup walks the union over its queries */
+        int64_t lo = 0, hi = kv, blo = 0, bhi = kv;
+        if (causal) {
+            hi = i + off + 1 < kv ? i + off + 1 : kv;
+            bhi = ilast + off + 1 < kv ? ilast + off + 1 : kv;
+        }
+        if (window > 0) {
+            lo = i + off - window + 1 > 0 ? i + off - window + 1 : 0;
+            blo = i0 + off - window + 1 > 0 ? i0 + off - window + 1 : 0;
+        }
+        const int64_t qoff = b * a.st[0][0] + h * a.st[0][1] + i * a.st[0][2];
+        const int64_t koff = b * a.st[1][0] + hk * a.st[1][1], voff = b * a.st[2][0] + hk * a.st[2][1];
+        const int64_t kst = a.st[1][2], vst = a.st[2][2];
+        barrier(); /* the previous item's readers of the shared rows are done */
+        if (!global_ && valid)
+            for (uint d = uint(lane); d < Du; d += 32u) rlx_smem[qs + d] = floatBitsToUint(rlx_ld_f(q, dt, qoff + d));
+        for (int dv0 = 0; dv0 < Dv; dv0 += RLX_ATT_DVC) {
+            float m = NEG_INF, l = 0.0;
+            float acc[RLX_ATT_NACC];
+            bool nan_ = false;
+            for (int t = 0; t < RLX_ATT_NACC; t++) acc[t] = 0.0;
+            for (int64_t j0 = blo; j0 < bhi; j0 += TK) {
+                const int nk = bhi - j0 < TK ? int(bhi - j0) : TK;
+                barrier();
+                if (!global_) {
+                    for (uint e = tid; e < uint(nk) * Du; e += nthr) {
+                        const uint t = e / Du, d = e - t * Du;
+                        rlx_smem[ks + e] = floatBitsToUint(rlx_ld_f(kp, dt, koff + (j0 + t) * kst + d));
+                    }
+                    for (uint e = tid; e < uint(nk) * udvc; e += nthr) {
+                        const uint t = e / udvc, d = e - t * udvc;
+                        rlx_smem[vs + e] =
+                            floatBitsToUint(dv0 + d < Dv ? rlx_ld_f(vp, dt, voff + (j0 + t) * vst + dv0 + d) : 0.0);
+                    }
+                }
+                barrier();
+                /* score of key j = j0 + key: partial dot over d = part, part + P, ...; then across parts */
+                const int64_t j = j0 + key;
+                float s = 0.0;
+                if (valid && key < nk) {
+                    if (global_) {
+                        for (int64_t d = part; d < D; d += P) s += rlx_ld_f(q, dt, qoff + d) * rlx_ld_f(kp, dt, koff + j * kst + d);
+                    } else {
+                        for (uint d = uint(part); d < Du; d += uint(P)) s += rlx_att_sh(qs + d) * rlx_att_sh(ks + uint(key) * Du + d);
+                    }
+                }
+                rlx_att_part[tid] = s;
+                barrier();
+                if (lane < TK) { /* lane == key, part 0: the full dot, then scale, softcap, bias, masks */
+                    float t[32];
+                    for (int p = 0; p < P; p++) t[p] = rlx_att_part[wbase + uint(lane + p * TK)];
+                    for (int o = 1; o < P; o <<= 1)
+                        for (int p = 0; p < P; p += 2 * o) t[p] += t[p + o];
+                    s = t[0];
+                    const bool vis = valid && key < nk && j >= lo && j < hi &&
+                                     (keep == 0 || uint(rlx_u8(keep, b * a.dims[4] + i * a.dims[5] + j)) != 0u);
+                    if (vis) {
+                        s *= scale;
+                        if (softcap > 0.0) s = softcap * rlx_tanh_f(s / softcap);
+                        if (bias != 0) s += rlx_ld_f(bias, dt, b * a.dims[0] + h * a.dims[1] + i * a.dims[2] + j * a.dims[3]);
+                    } else {
+                        s = NEG_INF;
+                    }
+                    rlx_att_score[tid] = s;
+                }
+                barrier();
+                /* online softmax over the tile (NaN never wins the max; it is remembered) */
+                float mt = NEG_INF;
+                for (int k = 0; k < TK; k++) {
+                    const float x = rlx_att_score[wbase + uint(k)];
+                    if (isnan(x)) nan_ = true;
+                    else if (x > mt) mt = x;
+                }
+                const float mn = mt > m ? mt : m;
+                const float corr = mn == NEG_INF ? 1.0 : (m == NEG_INF ? 0.0 : rlx_exp_f(m - mn));
+                if (lane < TK) {
+                    const float x = rlx_att_score[tid];
+                    rlx_att_prob[tid] = x == NEG_INF ? 0.0 : rlx_exp_f(x - mn);
+                }
+                barrier();
+                /* sum of the tile's weights, in the order of the CUDA butterfly (o = TK/2 .. 1) */
+                float u[32];
+                for (int k = 0; k < TK; k++) u[k] = rlx_att_prob[wbase + uint(k)];
+                for (int o = TK >> 1; o > 0; o >>= 1)
+                    for (int k = 0; k < o; k++) u[k] += u[k + o];
+                l = l * corr + u[0];
+                for (int t = 0; t < RLX_ATT_NACC; t++) acc[t] *= corr;
+                for (int kk = 0; kk < nk; kk++) {
+                    const float pk = rlx_att_prob[wbase + uint(kk)];
+                    if (global_) {
+                        for (int t = 0; t < RLX_ATT_NACC; t++) {
+                            const int d = lane + 32 * t;
+                            if (d < dvc && dv0 + d < Dv)
+                                acc[t] += pk * rlx_ld_f(vp, dt, voff + (j0 + kk) * vst + dv0 + d);
+                        }
+                    } else {
+                        for (int t = 0; t < RLX_ATT_NACC; t++) {
+                            const int d = lane + 32 * t;
+                            if (d < dvc) acc[t] += pk * rlx_att_sh(vs + uint(kk) * udvc + uint(d));
+                        }
+                    }
+                }
+                m = mn;
+            }
+            if (valid) {
+                const float inv = 1.0 / l;
+                const int64_t ooff = b * a.st[3][0] + h * a.st[3][1] + i * a.st[3][2];
+                for (int t = 0; t < RLX_ATT_NACC; t++) {
+                    const int d = lane + 32 * t;
+                    if (d < dvc && dv0 + d < Dv) {
+                        const float r = m == NEG_INF ? (nan_ ? rlx_nan_f() : 0.0) : acc[t] * inv;
+                        rlx_st_from_f(outp, dt, ooff + dv0 + d, r);
+                    }
+                }
+            }
+        }
+    }
+}
+#endif
+
+#if defined(RLX_K_rope)
+/* rope: rotary embedding. One invocation per (row, j), grid-stride over n: a row is one head of one token
+   (D contiguous elements, row r = (b, s, h) for BSHD or (b, h, s) for BHSD); j < n_rot/2 rotates pair p = j
+   ((p, p + n_rot/2) for NeoX, (2p, 2p + 1) for GPT-J): (a, b) -> (a·cos − b·sin, b·cos + a·sin) with cos/sin
+   [P, n_rot/2] at row t; the other j copy the dims past n_rot. The position t comes from positions (i32/i64 [S]
+   or [B, S]) or is position_offset + s; a position outside [0, P) copies the row unrotated. f32 computes in f32
+   (products rounded before the add, as on the CPU), the other dtypes in double.
+   in: 0 x, 1 cos, 2 sin, 3 positions (dt_in[3]). ia: 0 kind (0 NeoX, 1 GPT-J), 1 layout (0 BSHD, 1 BHSD), 2 H,
+   3 n_rot, 4 has positions, 5 position_offset, 6 D, 7 B, 8 S, 9 P, 10 positions rank. n = rows * (n_rot/2 +
+   D − n_rot). */
+
+/* copy element i of x to y bit for bit (x, y of float dtype dt) */
+void rlx_rope_copy(uint64_t y, uint64_t x, int dt, int64_t i) {
+    if (dt == RLX_DT_F64) rlx_u64(y, i) = rlx_u64(x, i);
+    else if (dt == RLX_DT_F32) rlx_u32(y, i) = rlx_u32(x, i);
+    else rlx_u16(y, i) = rlx_u16(x, i);
+}
+
+void main() {
+    RlxArgs a = rlx_pc.a;
+    const int dt = a.dt_out;
+    const uint64_t x = a.in_[0], cs = a.in_[1], sn = a.in_[2], pos = a.in_[3], y = a.out_;
+    const bool neox = a.ia[0] == 0, bshd = a.ia[1] == 0, has_pos = a.ia[4] != 0;
+    const bool pos_rows = a.ia[10] == 2, pos_i32 = a.dt_in[3] == RLX_DT_I32;
+    const int64_t H = a.ia[2], nrot = a.ia[3], hn = nrot / 2, offset = a.ia[5], D = a.ia[6], S = a.ia[8], P = a.ia[9];
+    const int64_t J = hn + D - nrot, n = a.n;
+    RLX_GRID_LOOP(idx, n) {
+        const int64_t r = idx / J, j = idx - r * J, base = r * D;
+        int64_t s, b, t;
+        bool ok;
+        if (bshd) { s = (r / H) % S; b = r / (H * S); }
+        else { s = r % S; b = r / (S * H); }
+        if (has_pos) {
+            const int64_t pi = pos_rows ? b * S + s : s;
+            t = pos_i32 ? int64_t(rlx_i32(pos, pi)) : rlx_i64(pos, pi);
+            ok = t >= 0 && t < P;
+        } else {
+            ok = offset >= -s && offset < P - s;
+            t = ok ? offset + s : 0;
+        }
+        if (j >= hn) {
+            rlx_rope_copy(y, x, dt, base + nrot + (j - hn));
+            continue;
+        }
+        const int64_t ia_ = base + (neox ? j : 2 * j), ib = base + (neox ? j + hn : 2 * j + 1);
+        if (!ok) {
+            rlx_rope_copy(y, x, dt, ia_);
+            rlx_rope_copy(y, x, dt, ib);
+            continue;
+        }
+        const int64_t it = t * hn + j;
+        if (dt == RLX_DT_F32) {
+            const float av = rlx_f32(x, ia_), bv = rlx_f32(x, ib);
+            const float c = rlx_f32(cs, it), sv = rlx_f32(sn, it);
+            precise float ra = av * c - bv * sv;
+            precise float rb = bv * c + av * sv;
+            rlx_f32(y, ia_) = ra;
+            rlx_f32(y, ib) = rb;
+        } else {
+            const double av = rlx_ld_d(x, dt, ia_), bv = rlx_ld_d(x, dt, ib);
+            const double c = rlx_ld_d(cs, dt, it), sv = rlx_ld_d(sn, dt, it);
+            precise double ra = av * c - bv * sv;
+            precise double rb = bv * c + av * sv;
+            rlx_st_from_d(y, dt, ia_, ra);
+            rlx_st_from_d(y, dt, ib, rb);
+        }
+    }
+}
+#endif
