@@ -18,7 +18,7 @@ BUILD = build
 
 TEST_CFLAGS = -O2 -g
 ASAN_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
-ASAN_ENV = UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1
+ASAN_ENV = UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
 BENCH_CFLAGS = -O3 -g
 
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))

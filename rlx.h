@@ -9567,8 +9567,8 @@ typedef struct rlx__vkpipe { unsigned block, smem_words; VkPipeline pipe; } rlx_
 typedef struct rlx__vkfn {        /* a kernel: its shader module and pipelines per (block size, shared memory) */
     char name[64];
     VkShaderModule shader;
-    rlx__vkpipe pipes[8];
-    int npipes;
+    rlx__vkpipe* pipes;
+    int npipes, cap;
 } rlx__vkfn;
 
 typedef struct rlx__vkdev {
@@ -9945,6 +9945,7 @@ static void rlx__vk_dev_close(rlx__vkdev* d) {
         for (i = 0; i < d->nfns; i++) {
             for (k = 0; k < d->fns[i]->npipes; k++) d->vk.vkDestroyPipeline(d->dev, d->fns[i]->pipes[k].pipe, NULL);
             if (d->fns[i]->shader) d->vk.vkDestroyShaderModule(d->dev, d->fns[i]->shader, NULL);
+            free(d->fns[i]->pipes);
             free(d->fns[i]);
         }
         for (i = 0; i < d->nallocs; i++) rlx__vk_buffer_free(d, &d->allocs[i]);
@@ -10271,9 +10272,12 @@ static rlx_result rlx__vk_pipeline(rlx__vkdev* d, rlx__vkfn* f, unsigned block, 
     rlx_result r;
     for (i = 0; i < f->npipes; i++)
         if (f->pipes[i].block == block && f->pipes[i].smem_words == words) { *out = f->pipes[i].pipe; return RLX_OK; }
-    if (f->npipes == (int)(sizeof f->pipes / sizeof f->pipes[0])) {
-        snprintf(rlx__vk_err, sizeof rlx__vk_err, "too many pipeline variants of %s", f->name);
-        return RLX_ERROR_INTERNAL;
+    if (f->npipes == f->cap) {
+        int nc = f->cap ? f->cap * 2 : 4;
+        rlx__vkpipe* np = (rlx__vkpipe*)realloc(f->pipes, sizeof *np * (size_t)nc);
+        if (!np) { snprintf(rlx__vk_err, sizeof rlx__vk_err, "out of host memory"); return RLX_ERROR_OUT_OF_MEMORY; }
+        f->pipes = np;
+        f->cap = nc;
     }
     data[0] = block;
     data[1] = words;
@@ -10459,8 +10463,7 @@ static rlx_result rlx__vk_graph_end(void* s, void** exec) {
     e->nchunks = st->nchunks;
     e->d = d;
     st->cmd = VK_NULL_HANDLE;
-    st->chunks = NULL;
-    st->nchunks = 0;
+    st->chunks = NULL;   /* now the recording's; the host copies are no longer needed */
     rlx__vk_recording_reset(st);
     *exec = e;
     return RLX_OK;

@@ -30,12 +30,12 @@
 #if defined(RLX_K_attention)
 #define RLX_ATT_NACC 8                  /* value dims per lane and chunk */
 #define RLX_ATT_DVC (32 * RLX_ATT_NACC) /* value dims per chunk */
-#define RLX_ATT_MAXT 256                /* the largest workgroup: W <= 8 queries of 32 invocations */
 
-shared uint rlx_smem[RLX_SMEM_WORDS];        /* f32 bits: q rows [W][D], K tile [TK][D], V tile [TK][DVC] */
-shared float rlx_att_part[RLX_ATT_MAXT];     /* per invocation: partial dot of its key over its dims       */
-shared float rlx_att_score[RLX_ATT_MAXT];    /* lanes < TK of each group: the final logit of key lane      */
-shared float rlx_att_prob[RLX_ATT_MAXT];     /* lanes < TK of each group: exp(logit - running max)         */
+shared uint rlx_smem[RLX_SMEM_WORDS]; /* f32 bits: q rows [W][D], K tile [TK][D], V tile [TK][DVC] */
+/* per invocation: the partial dot of its key over its dims; then, at lanes < TK of each group, the final
+   logit of key lane (the slot of lane holds only that key's values, so the in-place sum is race-free) */
+shared float rlx_att_score[gl_WorkGroupSize.x];
+shared float rlx_att_prob[gl_WorkGroupSize.x]; /* lanes < TK of each group: exp(logit - running max) */
 
 float rlx_att_sh(uint i) { return uintBitsToFloat(rlx_smem[i]); }
 
@@ -110,25 +110,31 @@ void main() {
                 float s = 0.0;
                 if (valid && key < nk) {
                     if (global_) {
-                        for (int64_t d = part; d < D; d += P) s += rlx_ld_f(q, dt, qoff + d) * rlx_ld_f(kp, dt, koff + j * kst + d);
+                        for (int64_t d = part; d < D; d += P)
+                            s += rlx_ld_f(q, dt, qoff + d) * rlx_ld_f(kp, dt, koff + j * kst + d);
                     } else {
-                        for (uint d = uint(part); d < Du; d += uint(P)) s += rlx_att_sh(qs + d) * rlx_att_sh(ks + uint(key) * Du + d);
+                        const uint kr = ks + uint(key) * Du; /* this key's row */
+                        for (uint d = uint(part); d < Du; d += uint(P)) s += rlx_att_sh(qs + d) * rlx_att_sh(kr + d);
                     }
                 }
-                rlx_att_part[tid] = s;
+                rlx_att_score[tid] = s;
                 barrier();
-                if (lane < TK) { /* lane == key, part 0: the full dot, then scale, softcap, bias, masks */
-                    float t[32];
-                    for (int p = 0; p < P; p++) t[p] = rlx_att_part[wbase + uint(lane + p * TK)];
+                if (lane < TK) {
+                    /* lane == key, part 0: the full dot. The partials of this key sit at lane + p·TK (p < P); they
+                       are added in place in the order of the CUDA kernel's xor butterfly (parts p and p + o for
+                       o = 1, 2, ...); no other lane touches this key's entries. */
                     for (int o = 1; o < P; o <<= 1)
-                        for (int p = 0; p < P; p += 2 * o) t[p] += t[p + o];
-                    s = t[0];
+                        for (int p = 0; p < P; p += 2 * o)
+                            rlx_att_score[tid + uint(p * TK)] += rlx_att_score[tid + uint((p + o) * TK)];
+                    s = rlx_att_score[tid];
+                    /* then scale, softcap, bias and the masks */
                     const bool vis = valid && key < nk && j >= lo && j < hi &&
                                      (keep == 0 || uint(rlx_u8(keep, b * a.dims[4] + i * a.dims[5] + j)) != 0u);
                     if (vis) {
                         s *= scale;
                         if (softcap > 0.0) s = softcap * rlx_tanh_f(s / softcap);
-                        if (bias != 0) s += rlx_ld_f(bias, dt, b * a.dims[0] + h * a.dims[1] + i * a.dims[2] + j * a.dims[3]);
+                        if (bias != 0)
+                            s += rlx_ld_f(bias, dt, b * a.dims[0] + h * a.dims[1] + i * a.dims[2] + j * a.dims[3]);
                     } else {
                         s = NEG_INF;
                     }
@@ -149,7 +155,8 @@ void main() {
                     rlx_att_prob[tid] = x == NEG_INF ? 0.0 : rlx_exp_f(x - mn);
                 }
                 barrier();
-                /* sum of the tile's weights, in the order of the CUDA butterfly (o = TK/2 .. 1) */
+                /* sum of the tile's weights in the order of the CUDA butterfly (keys k and k + o for o = TK/2 .. 1),
+                   computed by every lane */
                 float u[32];
                 for (int k = 0; k < TK; k++) u[k] = rlx_att_prob[wbase + uint(k)];
                 for (int o = TK >> 1; o > 0; o >>= 1)

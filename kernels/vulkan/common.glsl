@@ -29,7 +29,8 @@
                              (base, int64 i): lvalues, element i of the array at byte address base
      RLX_DT_* RLX_OP_* RLX_ACT_*   dtype, op and activation codes (#define, the values of rlx.h)
      RLX_GRID_LOOP(i, n)     grid-stride loop over [0, n), i an int64_t
-     bit casts               uint rlx_f2u(float)  float rlx_u2f(uint)  uint64_t rlx_d2u(double)
+     bit casts               bool rlx_isnan(float|double)   (on the bits)
+                             uint rlx_f2u(float)  float rlx_u2f(uint)  uint64_t rlx_d2u(double)
                              double rlx_u2d(uint64_t)  int rlx_clz32(uint x != 0)
                              float rlx_inf_f() rlx_nan_f()  double rlx_inf_d() rlx_nan_d()
                              float rlx_mul_rn(float, float)  double rlx_dmul_rn(double, double): products that
@@ -73,6 +74,9 @@
                              the CUDA 32-lane shuffle tree. Scratch: `shared uint64_t rlx_red[]` of
                              gl_WorkGroupSize.x entries (8 bytes per invocation), declared here; the call starts
                              and ends with a barrier. The workgroup size must be a multiple of 32 (<= 1024).
+                             Defined only for the kernels that use them (the list at the definition: reduce_block
+                             softmax norm_rows add_norm group_norm) or where RLX_BLOCK_REDUCE is defined, so that
+                             no other kernel carries the scratch array.
      random numbers          uint64_t rlx_splitmix64(uint64_t)
                              float rlx_uniform(uint64_t seed, int64_t counter, int64_t row)
 */
@@ -216,6 +220,9 @@ uint64_t rlx_d2u(double d) { return doubleBitsToUint64(d); }
 double rlx_u2d(uint64_t u) { return uint64BitsToDouble(u); }
 int rlx_clz32(uint x) { return 31 - findMSB(x); } /* x != 0 */
 
+/* NaN tests on the bits, so that no floating-point mode of a driver's compiler can fold them away */
+bool rlx_isnan(float x) { return (floatBitsToUint(x) & 0x7FFFFFFFu) > 0x7F800000u; }
+bool rlx_isnan(double x) { return (doubleBitsToUint64(x) & 0x7FFFFFFFFFFFFFFFUL) > 0x7FF0000000000000UL; }
 float rlx_inf_f() { return uintBitsToFloat(0x7F800000u); }
 float rlx_nan_f() { return uintBitsToFloat(0x7FC00000u); }
 double rlx_inf_d() { return uint64BitsToDouble(0x7FF0000000000000UL); }
@@ -232,6 +239,8 @@ double rlx_dmul_rn(double a, double b) {
 }
 
 /* ---- transcendental functions (double and float, the CPU's libm results within a few ulp) ----------------- */
+/* math.glsl may use everything defined above (extensions, RlxArgs, typed views, bit casts, rlx_isnan,
+   rlx_inf_f/_d, rlx_nan_f/_d, rlx_mul_rn, rlx_dmul_rn); the element math below uses its functions. */
 #include "math.glsl"
 
 /* ---- small floats ----------------------------------------------------------------------------------------- */
@@ -341,14 +350,14 @@ void rlx_int_range(int dt, out int64_t lo, out int64_t hi) {
 /* Truncate toward zero, saturate to [lo, hi], NaN -> 0. float(hi) rounds up to a power of two for the wide
    ranges, so `>=` catches every value above hi. */
 int64_t rlx_f2i_sat_f(float d, int64_t lo, int64_t hi) {
-    if (isnan(d)) return 0L;
+    if (rlx_isnan(d)) return 0L;
     d = trunc(d);
     if (d <= float(lo)) return lo;
     if (d >= float(hi)) return hi;
     return int64_t(d);
 }
 int64_t rlx_f2i_sat_d(double d, int64_t lo, int64_t hi) {
-    if (isnan(d)) return 0L;
+    if (rlx_isnan(d)) return 0L;
     d = trunc(d);
     if (d <= double(lo)) return lo;
     if (d >= double(hi)) return hi;
@@ -482,7 +491,7 @@ float rlx_unary_f(int op, float x) {
     case RLX_OP_ATAN: return rlx_atan_f(x);
     case RLX_OP_TANH: return rlx_tanh_f(x);
     case RLX_OP_SIGMOID: return 1.0 / (1.0 + rlx_exp_f(-x));
-    case RLX_OP_RELU: return x > 0.0 ? x : (isnan(x) ? x : 0.0);
+    case RLX_OP_RELU: return x > 0.0 ? x : (rlx_isnan(x) ? x : 0.0);
     case RLX_OP_GELU: return 0.5 * x * (1.0 + rlx_erf_f(x * 0.70710678));
     case RLX_OP_GELU_TANH:
         return 0.5 * x * (1.0 + rlx_tanh_f(0.79788456 * (x + rlx_mul_rn(rlx_mul_rn(rlx_mul_rn(0.044715, x), x), x))));
@@ -508,7 +517,7 @@ double rlx_unary_d(int op, double x) {
     case RLX_OP_ATAN: return rlx_atan_d(x);
     case RLX_OP_TANH: return rlx_tanh_d(x);
     case RLX_OP_SIGMOID: return 1.0LF / (1.0LF + rlx_exp_d(-x));
-    case RLX_OP_RELU: return x > 0.0LF ? x : (isnan(x) ? x : 0.0LF);
+    case RLX_OP_RELU: return x > 0.0LF ? x : (rlx_isnan(x) ? x : 0.0LF);
     case RLX_OP_GELU: return 0.5LF * x * (1.0LF + rlx_erf_d(x * 0.70710678118654752440LF));
     case RLX_OP_GELU_TANH:
         return 0.5LF * x *
@@ -542,8 +551,8 @@ float rlx_binary_f(int op, float a, float b) {
     case RLX_OP_MUL: return a * b;
     case RLX_OP_DIV: return a / b;
     case RLX_OP_POW: return rlx_pow_f(a, b);
-    case RLX_OP_MAX: return (isnan(a) || isnan(b)) ? rlx_nan_f() : (a > b ? a : b);
-    case RLX_OP_MIN: return (isnan(a) || isnan(b)) ? rlx_nan_f() : (a < b ? a : b);
+    case RLX_OP_MAX: return (rlx_isnan(a) || rlx_isnan(b)) ? rlx_nan_f() : (a > b ? a : b);
+    case RLX_OP_MIN: return (rlx_isnan(a) || rlx_isnan(b)) ? rlx_nan_f() : (a < b ? a : b);
     default: return 0.0;
     }
 }
@@ -554,8 +563,8 @@ double rlx_binary_d(int op, double a, double b) {
     case RLX_OP_MUL: return a * b;
     case RLX_OP_DIV: return a / b;
     case RLX_OP_POW: return rlx_pow_d(a, b);
-    case RLX_OP_MAX: return (isnan(a) || isnan(b)) ? rlx_nan_d() : (a > b ? a : b);
-    case RLX_OP_MIN: return (isnan(a) || isnan(b)) ? rlx_nan_d() : (a < b ? a : b);
+    case RLX_OP_MAX: return (rlx_isnan(a) || rlx_isnan(b)) ? rlx_nan_d() : (a > b ? a : b);
+    case RLX_OP_MIN: return (rlx_isnan(a) || rlx_isnan(b)) ? rlx_nan_d() : (a < b ? a : b);
     default: return 0.0LF;
     }
 }
@@ -681,6 +690,8 @@ void rlx_mm_batch(int64_t z, out int64_t ao, out int64_t bo) {
 #define RLX_ROP_MIN 2
 #define RLX_ROP_PROD 3
 #define RLX_ROP_OR 4
+#if defined(RLX_BLOCK_REDUCE) || defined(RLX_K_reduce_block) || defined(RLX_K_softmax) || defined(RLX_K_norm_rows) || \
+    defined(RLX_K_add_norm) || defined(RLX_K_group_norm)
 shared uint64_t rlx_red[gl_WorkGroupSize.x];
 
 /* One definition per compute type T with bits <-> T conversions TOB / FROMB and combine function COMB. */
@@ -739,6 +750,7 @@ RLX_DEF_BLOCK_REDUCE(rlx_block_reduce_f, float, rlx_red_fbits, rlx_red_bitsf, rl
 RLX_DEF_BLOCK_REDUCE(rlx_block_reduce_d, double, doubleBitsToUint64, uint64BitsToDouble, rlx_red_comb_d)
 RLX_DEF_BLOCK_REDUCE(rlx_block_reduce_i, int64_t, uint64_t, int64_t, rlx_red_comb_i)
 #undef RLX_DEF_BLOCK_REDUCE
+#endif /* block reductions */
 
 /* ---- random numbers (the CPU's rlx_uniform) --------------------------------------------------------------- */
 uint64_t rlx_splitmix64(uint64_t x) {

@@ -104,9 +104,9 @@ void main() {
    Grid: x over pixel tiles, y over channel tiles, z over groups (all grid-stride).
 
    Shared memory: 16 KiB as uvec4, holding the A tile transposed ([k][m], m in groups of 4 XOR-swizzled with
-   cg_swz(k) against bank conflicts of the transposing stores) and the B tile ([k][p]) in the accumulator type:
-   float (words 0..4095 of the first half) for f32, double (A in the first 8 KiB, B in the second) otherwise.
-   A thread reads its 4 channels and its 4 pixels of a k row as vectors.
+   cg_swz(k) against bank conflicts of the transposing stores) and the B tile ([k][p]) as bits of the
+   accumulator type: float for f32 (A in uvec4 0..255, B in 256..511), double otherwise (A in 0..511, B in
+   512..1023). A thread reads its 4 channels and its 4 pixels of a k row as vectors.
    Loaders: thread tid fetches the weights of channel m0 + tid / 4 at k = k0 + 4·(tid % 4) .. +3 and the input
    of pixel n0 + tid % 64 at k = k0 + 4·(tid / 64) .. +3; the next k-step is fetched into registers while the
    current one is multiplied. ------------------------------------------------------------------------------- */
@@ -138,14 +138,19 @@ void cg_indices(CvGeo v, int64_t g, int64_t Kd, int64_t k0, int64_t m, int ak, b
                 int64_t pw_, int bk, out int64_t wi[4], out int64_t xi[4]) {
     int64_t ci, kh, kw;
     int64_t k = k0 + ak;
-    cg_split(v, k, ci, kh, kw);
-    for (int c = 0; c < 4; c++) {
-        wi[c] = (m < v.Og && k + c < Kd) ? cv_widx(v, g * v.Og + m, ci, kh, kw) : -1;
-        cg_next(v, ci, kh, kw);
+    if (v.tr == 0) {   /* conv weights [O, Cg·KH·KW]: row o of the GEMM's A is contiguous */
+        const int64_t wrow = (g * v.Og + m) * Kd + k;
+        [[unroll]] for (int c = 0; c < 4; c++) wi[c] = (m < v.Og && k + c < Kd) ? wrow + c : -1;
+    } else {
+        cg_split(v, k, ci, kh, kw);
+        [[unroll]] for (int c = 0; c < 4; c++) {
+            wi[c] = (m < v.Og && k + c < Kd) ? cv_widx(v, g * v.Og + m, ci, kh, kw) : -1;
+            cg_next(v, ci, kh, kw);
+        }
     }
     k = k0 + bk;
     cg_split(v, k, ci, kh, kw);
-    for (int c = 0; c < 4; c++) {
+    [[unroll]] for (int c = 0; c < 4; c++) {
         xi[c] = -1;
         if (pv && k + c < Kd) {
             const int64_t ih = cv_src(v.tr, poh, kh, v.sh, v.dh, v.ph, v.H);
@@ -183,77 +188,78 @@ void cg_st_d(uint64_t p, int dt, int64_t i, double x) {
 }
 
 /* The tile loop for accumulator type ACC (suffix S of the typed access functions, 4-vector VEC). */
-#define CG_BODY(S, ACC, VEC)                                                                                    \
-    void cg_body_##S() {                                                                                        \
-        RlxArgs a = rlx_pc.a;                                                                                   \
-        const CvGeo v = cv_geo(a);                                                                              \
-        const uint64_t x = a.in_[0], w = a.in_[1], bias = a.in_[2];                                             \
-        const bool hasb = a.ia[17] != 0;                                                                        \
-        const int dt = a.dt_out;                                                                                \
-        const int64_t Kd = v.Cg * v.KH * v.KW, OHW = v.OH * v.OW, NP = v.N * OHW;                               \
-        const int64_t tm = (v.Og + CG_BM - 1) / CG_BM, tn = (NP + CG_BN - 1) / CG_BN;                           \
-        const int tid = int(gl_LocalInvocationID.x), tx = tid & 15, ty = tid >> 4;                              \
-        const int ar = tid >> 2, ak = (tid & 3) * 4, bp = tid & 63, bk = (tid >> 6) * 4;                        \
-        for (int64_t g = gl_WorkGroupID.z; g < v.G; g += gl_NumWorkGroups.z)                                    \
-            for (int64_t bm = gl_WorkGroupID.y; bm < tm; bm += gl_NumWorkGroups.y)                              \
-                for (int64_t bn = gl_WorkGroupID.x; bn < tn; bn += gl_NumWorkGroups.x) {                        \
-                    const int64_t m0 = bm * CG_BM, n0 = bn * CG_BN;                                             \
-                    /* this thread's B pixel is fixed for the whole k loop */                                   \
-                    const int64_t p = n0 + bp, pn = cv_div(p, OHW), pr = p - pn * OHW;                          \
-                    const int64_t poh = cv_div(pr, v.OW), pw_ = pr - poh * v.OW;                                \
-                    VEC acc[4] = VEC[4](VEC(0), VEC(0), VEC(0), VEC(0));                                        \
-                    ACC ra[4], rb[4];                                                                           \
-                    int64_t wi[4], xi[4];                                                                       \
-                    cg_indices(v, g, Kd, 0, m0 + ar, ak, p < NP, pn, poh, pw_, bk, wi, xi);                     \
-                    for (int c = 0; c < 4; c++) {                                                               \
-                        ra[c] = ACC(0);                                                                         \
-                        rb[c] = ACC(0);                                                                         \
-                        if (wi[c] >= 0) ra[c] = cg_ld_##S(w, dt, wi[c]);                                        \
-                        if (xi[c] >= 0) rb[c] = cg_ld_##S(x, dt, xi[c]);                                        \
-                    }                                                                                           \
-                    for (int64_t k0 = 0; k0 < Kd; k0 += CG_BK) {                                                \
-                        for (int c = 0; c < 4; c++) {                                                           \
-                            cg_sha_##S(ak + c, ar, ra[c]);                                                      \
-                            cg_shb_##S(bk + c, bp, rb[c]);                                                      \
-                        }                                                                                       \
-                        barrier();                                                                              \
-                        if (k0 + CG_BK < Kd) {                                                                  \
-                            cg_indices(v, g, Kd, k0 + CG_BK, m0 + ar, ak, p < NP, pn, poh, pw_, bk, wi, xi);    \
-                            for (int c = 0; c < 4; c++) {                                                       \
-                                ra[c] = ACC(0);                                                                 \
-                                rb[c] = ACC(0);                                                                 \
-                                if (wi[c] >= 0) ra[c] = cg_ld_##S(w, dt, wi[c]);                                \
-                                if (xi[c] >= 0) rb[c] = cg_ld_##S(x, dt, xi[c]);                                \
-                            }                                                                                   \
-                        }                                                                                       \
-                        [[unroll]] for (int kk = 0; kk < CG_BK; kk++) {                                         \
-                            const VEC av = cg_rda_##S(kk, ty), bv = cg_rdb_##S(kk, tx);                         \
-                            acc[0] += av.x * bv;                                                                \
-                            acc[1] += av.y * bv;                                                                \
-                            acc[2] += av.z * bv;                                                                \
-                            acc[3] += av.w * bv;                                                                \
-                        }                                                                                       \
-                        barrier();                                                                              \
-                    }                                                                                           \
-                    /* output offsets of this thread's 4 pixels (-1: outside) */                                \
-                    int64_t qo[4];                                                                              \
-                    for (int j = 0; j < 4; j++) {                                                               \
-                        const int64_t q = n0 + tx * 4 + j, qn = cv_div(q, OHW);                                 \
-                        qo[j] = q < NP ? qn * v.O * OHW + (q - qn * OHW) : -1;                                  \
-                    }                                                                                           \
-                    for (int i = 0; i < 4; i++) {                                                               \
-                        const int64_t m = m0 + ty * 4 + i;                                                      \
-                        if (m >= v.Og) continue;                                                                \
-                        const int64_t o = g * v.Og + m;                                                         \
-                        const ACC bo = hasb ? cg_ld_##S(bias, dt, o) : ACC(0);                                  \
-                        for (int j = 0; j < 4; j++) {                                                           \
-                            if (qo[j] < 0) continue;                                                            \
-                            ACC r = acc[i][j];                                                                  \
-                            if (hasb) r += bo;                                                                  \
-                            cg_st_##S(a.out_, dt, qo[j] + o * OHW, r);                                          \
-                        }                                                                                       \
-                    }                                                                                           \
-                }                                                                                               \
+#define CG_BODY(S, ACC, VEC)                                                                                        \
+    void cg_body_##S() {                                                                                            \
+        RlxArgs a = rlx_pc.a;                                                                                       \
+        const CvGeo v = cv_geo(a);                                                                                  \
+        const uint64_t x = a.in_[0], w = a.in_[1], bias = a.in_[2];                                                 \
+        const bool hasb = a.ia[17] != 0;                                                                            \
+        const int dt = a.dt_out;                                                                                    \
+        const int64_t Kd = v.Cg * v.KH * v.KW, OHW = v.OH * v.OW, NP = v.N * OHW;                                   \
+        const int64_t tm = (v.Og + CG_BM - 1) / CG_BM, tn = (NP + CG_BN - 1) / CG_BN;                               \
+        const int tid = int(gl_LocalInvocationID.x), tx = tid & 15, ty = tid >> 4;                                  \
+        const int ar = tid >> 2, ak = (tid & 3) * 4, bp = tid & 63, bk = (tid >> 6) * 4;                            \
+        for (int64_t g = gl_WorkGroupID.z; g < v.G; g += gl_NumWorkGroups.z)                                        \
+            for (int64_t bm = gl_WorkGroupID.y; bm < tm; bm += gl_NumWorkGroups.y)                                  \
+                for (int64_t bn = gl_WorkGroupID.x; bn < tn; bn += gl_NumWorkGroups.x) {                            \
+                    const int64_t m0 = bm * CG_BM, n0 = bn * CG_BN;                                                 \
+                    /* this thread's B pixel is fixed for the whole k loop */                                       \
+                    const int64_t p = n0 + bp, pn = cv_div(p, OHW), pr = p - pn * OHW;                              \
+                    const int64_t poh = cv_div(pr, v.OW), pw_ = pr - poh * v.OW;                                    \
+                    VEC acc[4] = VEC[4](VEC(0), VEC(0), VEC(0), VEC(0));                                            \
+                    ACC ra[4], rb[4];                                                                               \
+                    int64_t wi[4], xi[4];                                                                           \
+                    cg_indices(v, g, Kd, 0, m0 + ar, ak, p < NP, pn, poh, pw_, bk, wi, xi);                         \
+                    [[unroll]] for (int c = 0; c < 4; c++) {                                                        \
+                        ra[c] = ACC(0);                                                                             \
+                        rb[c] = ACC(0);                                                                             \
+                        if (wi[c] >= 0) ra[c] = cg_ld_##S(w, dt, wi[c]);                                            \
+                        if (xi[c] >= 0) rb[c] = cg_ld_##S(x, dt, xi[c]);                                            \
+                    }                                                                                               \
+                    for (int64_t k0 = 0; k0 < Kd; k0 += CG_BK) {                                                    \
+                        [[unroll]] for (int c = 0; c < 4; c++) {                                                    \
+                            cg_sha_##S(ak + c, ar, ra[c]);                                                          \
+                            cg_shb_##S(bk + c, bp, rb[c]);                                                          \
+                        }                                                                                           \
+                        barrier();                                                                                  \
+                        if (k0 + CG_BK < Kd) {                                                                      \
+                            cg_indices(v, g, Kd, k0 + CG_BK, m0 + ar, ak, p < NP, pn, poh, pw_, bk, wi, xi);        \
+                            [[unroll]] for (int c = 0; c < 4; c++) {                                                \
+                                ra[c] = ACC(0);                                                                     \
+                                rb[c] = ACC(0);                                                                     \
+                                if (wi[c] >= 0) ra[c] = cg_ld_##S(w, dt, wi[c]);                                    \
+                                if (xi[c] >= 0) rb[c] = cg_ld_##S(x, dt, xi[c]);                                    \
+                            }                                                                                       \
+                        }                                                                                           \
+                        [[unroll]] for (int kk = 0; kk < CG_BK; kk++) {                                             \
+                            const VEC av = cg_rda_##S(kk, ty), bv = cg_rdb_##S(kk, tx);                             \
+                            acc[0] += av.x * bv;                                                                    \
+                            acc[1] += av.y * bv;                                                                    \
+                            acc[2] += av.z * bv;                                                                    \
+                            acc[3] += av.w * bv;                                                                    \
+                        }                                                                                           \
+                        barrier();                                                                                  \
+                    }                                                                                               \
+                    /* output offsets of this thread's 4 pixels (-1: outside) */                                    \
+                    int64_t qo[4];                                                                                  \
+                    [[unroll]] for (int j = 0; j < 4; j++) {                                                        \
+                        const int64_t q = n0 + tx * 4 + j, qn = cv_div(q, OHW);                                     \
+                        qo[j] = q < NP ? qn * v.O * OHW + (q - qn * OHW) : -1;                                      \
+                    }                                                                                               \
+                    [[unroll]] for (int i = 0; i < 4; i++) {                                                        \
+                        const int64_t m = m0 + ty * 4 + i;                                                          \
+                        if (m >= v.Og) continue;                                                                    \
+                        const int64_t o = g * v.Og + m;                                                             \
+                        ACC bo = ACC(0);                                                                            \
+                        if (hasb) bo = cg_ld_##S(bias, dt, o);                                                      \
+                        [[unroll]] for (int j = 0; j < 4; j++) {                                                    \
+                            if (qo[j] < 0) continue;                                                                \
+                            ACC r = acc[i][j];                                                                      \
+                            if (hasb) r += bo;                                                                      \
+                            cg_st_##S(a.out_, dt, qo[j] + o * OHW, r);                                              \
+                        }                                                                                           \
+                    }                                                                                               \
+                }                                                                                                   \
     }
 
 CG_BODY(f, float, vec4)

@@ -64,29 +64,29 @@ void main() {
                 vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
 
 /* registers ra / rb <- the k-step at k0 (zero outside A and B) */
-#define MM_LOAD(k0)                                                                                             \
-    {                                                                                                           \
-        const int64_t ka = (k0) + ak, kb = (k0) + br;                                                           \
-        ra = vec4(0.0);                                                                                         \
-        rb = vec4(0.0);                                                                                         \
-        if (vecA) {                                                                                             \
-            if (arow < M && ka < K) ra = MmVec4(pa).v;                                                          \
-        } else {                                                                                                \
-            for (int c = 0; c < 4; c++)                                                                         \
-                if (arow < M && ka + c < K) ra[c] = rlx_f32(pa, c);                                             \
-        }                                                                                                       \
-        if (vecB) {                                                                                             \
-            if (kb < K && bcol < N) rb = MmVec4(pb).v;                                                          \
-        } else {                                                                                                \
-            for (int c = 0; c < 4; c++)                                                                         \
-                if (kb < K && bcol + c < N) rb[c] = rlx_f32(pb, c);                                             \
-        }                                                                                                       \
+#define MM_LOAD(k0)                                                                                                 \
+    {                                                                                                               \
+        const int64_t ka = (k0) + ak, kb = (k0) + br;                                                               \
+        ra = vec4(0.0);                                                                                             \
+        rb = vec4(0.0);                                                                                             \
+        if (vecA) {                                                                                                 \
+            if (arow < M && ka < K) ra = MmVec4(pa).v;                                                              \
+        } else {                                                                                                    \
+            [[unroll]] for (int c = 0; c < 4; c++)                                                                  \
+                if (arow < M && ka + c < K) ra[c] = rlx_f32(pa, c);                                                 \
+        }                                                                                                           \
+        if (vecB) {                                                                                                 \
+            if (kb < K && bcol < N) rb = MmVec4(pb).v;                                                              \
+        } else {                                                                                                    \
+            [[unroll]] for (int c = 0; c < 4; c++)                                                                  \
+                if (kb < K && bcol + c < N) rb[c] = rlx_f32(pb, c);                                                 \
+        }                                                                                                           \
     }
 /* registers -> shared stage s */
-#define MM_STORE(s)                                                                                             \
-    {                                                                                                           \
-        for (int c = 0; c < 4; c++) mm_as[s][ak + c][(ar >> 2) ^ mm_swz(ak + c)][ar & 3] = ra[c];               \
-        mm_bs[s][br][bc >> 2] = rb;                                                                             \
+#define MM_STORE(s)                                                                                                 \
+    {                                                                                                               \
+        [[unroll]] for (int c = 0; c < 4; c++) mm_as[s][ak + c][(ar >> 2) ^ mm_swz(ak + c)][ar & 3] = ra[c];        \
+        mm_bs[s][br][bc >> 2] = rb;                                                                                 \
     }
 
                 MM_LOAD(0)
@@ -115,17 +115,17 @@ void main() {
 #undef MM_LOAD
 #undef MM_STORE
                 const int64_t c0 = n0 + tx * 4;
-                for (int i = 0; i < 4; i++) {
+                [[unroll]] for (int i = 0; i < 4; i++) {
                     const int64_t r = m0 + ty * 4 + i;
                     if (r >= M || c0 >= N) continue;
                     vec4 v = acc[i];
-                    for (int j = 0; j < 4; j++)
+                    [[unroll]] for (int j = 0; j < 4; j++)
                         if (c0 + j < N) v[j] = rlx_epilogue(v[j], r, c0 + j, N);
                     const uint64_t pc = Cb + uint64_t(r * N + c0) * 4ul;
                     if (vecC) {
                         MmVec4(pc).v = v;   /* N % 4 == 0: the 4 columns are all inside */
                     } else {
-                        for (int j = 0; j < 4; j++)
+                        [[unroll]] for (int j = 0; j < 4; j++)
                             if (c0 + j < N) rlx_f32(pc, j) = v[j];
                     }
                 }
@@ -195,37 +195,37 @@ void mg_st_f(uint64_t p, int dt, int64_t i, float v) { rlx_st_from_f(p, dt, i, v
 void mg_st_u(uint64_t p, int dt, int64_t i, uint64_t v) { rlx_st_from_i(p, dt, i, int64_t(v), 0); }
 
 /* The tile loop for one accumulator type ACC (shared tiles AS / BS, zero Z, load LD, store ST). */
-#define MG_BODY(NAME, ACC, AS, BS, Z, LD, ST)                                                                   \
-    shared ACC AS[16][17];                                                                                      \
-    shared ACC BS[16][17];                                                                                      \
-    void NAME() {                                                                                               \
-        RlxArgs a = rlx_pc.a;                                                                                   \
-        const int64_t M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];                                      \
-        const int tx = int(gl_LocalInvocationID.x) & 15, ty = int(gl_LocalInvocationID.x) >> 4;                 \
-        const int dt = a.dt_in[0];                                                                              \
-        const int64_t tm = (M + 15) / 16, tn = (N + 15) / 16;                                                   \
-        const uint64_t A = a.in_[0], B = a.in_[1];                                                              \
-        for (int64_t z = gl_WorkGroupID.z; z < nb; z += gl_NumWorkGroups.z) {                                  \
-            int64_t ao, bo;                                                                                     \
-            rlx_mm_batch(z, ao, bo);                                                                            \
-            for (int64_t bm = gl_WorkGroupID.y; bm < tm; bm += gl_NumWorkGroups.y)                              \
-                for (int64_t bn = gl_WorkGroupID.x; bn < tn; bn += gl_NumWorkGroups.x) {                        \
-                    const int64_t r = bm * 16 + ty, c = bn * 16 + tx;                                           \
-                    ACC acc = Z;                                                                                \
-                    for (int64_t k0 = 0; k0 < K; k0 += 16) {                                                    \
-                        ACC av = Z, bv = Z;                                                                     \
-                        if (r < M && k0 + tx < K) av = LD(A, dt, ao + r * K + k0 + tx);                         \
-                        if (k0 + ty < K && c < N) bv = LD(B, dt, bo + (k0 + ty) * N + c);                       \
-                        AS[ty][tx] = av;                                                                        \
-                        BS[ty][tx] = bv;                                                                        \
-                        barrier();                                                                              \
-                        const int kn = K - k0 < 16 ? int(K - k0) : 16;                                          \
-                        for (int kk = 0; kk < kn; kk++) acc += AS[ty][kk] * BS[kk][tx];                         \
-                        barrier();                                                                              \
-                    }                                                                                           \
-                    if (r < M && c < N) ST(a.out_, a.dt_out, z * M * N + r * N + c, acc);                       \
-                }                                                                                               \
-        }                                                                                                       \
+#define MG_BODY(NAME, ACC, AS, BS, Z, LD, ST)                                                                       \
+    shared ACC AS[16][17];                                                                                          \
+    shared ACC BS[16][17];                                                                                          \
+    void NAME() {                                                                                                   \
+        RlxArgs a = rlx_pc.a;                                                                                       \
+        const int64_t M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];                                          \
+        const int tx = int(gl_LocalInvocationID.x) & 15, ty = int(gl_LocalInvocationID.x) >> 4;                     \
+        const int dt = a.dt_in[0];                                                                                  \
+        const int64_t tm = (M + 15) / 16, tn = (N + 15) / 16;                                                       \
+        const uint64_t A = a.in_[0], B = a.in_[1];                                                                  \
+        for (int64_t z = gl_WorkGroupID.z; z < nb; z += gl_NumWorkGroups.z) {                                       \
+            int64_t ao, bo;                                                                                         \
+            rlx_mm_batch(z, ao, bo);                                                                                \
+            for (int64_t bm = gl_WorkGroupID.y; bm < tm; bm += gl_NumWorkGroups.y)                                  \
+                for (int64_t bn = gl_WorkGroupID.x; bn < tn; bn += gl_NumWorkGroups.x) {                            \
+                    const int64_t r = bm * 16 + ty, c = bn * 16 + tx;                                               \
+                    ACC acc = Z;                                                                                    \
+                    for (int64_t k0 = 0; k0 < K; k0 += 16) {                                                        \
+                        ACC av = Z, bv = Z;                                                                         \
+                        if (r < M && k0 + tx < K) av = LD(A, dt, ao + r * K + k0 + tx);                             \
+                        if (k0 + ty < K && c < N) bv = LD(B, dt, bo + (k0 + ty) * N + c);                           \
+                        AS[ty][tx] = av;                                                                            \
+                        BS[ty][tx] = bv;                                                                            \
+                        barrier();                                                                                  \
+                        const int kn = K - k0 < 16 ? int(K - k0) : 16;                                              \
+                        for (int kk = 0; kk < kn; kk++) acc += AS[ty][kk] * BS[kk][tx];                             \
+                        barrier();                                                                                  \
+                    }                                                                                               \
+                    if (r < M && c < N) ST(a.out_, a.dt_out, z * M * N + r * N + c, acc);                           \
+                }                                                                                                   \
+        }                                                                                                           \
     }
 
 MG_BODY(mg_body_d, double, mg_ad, mg_bd, 0.0lf, mg_ld_d, mg_st_d)

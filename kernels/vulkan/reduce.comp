@@ -11,13 +11,10 @@
    arg_reduce in thread mode) follow the CPU's order exactly.
 
    Row kernels run one workgroup per row (stride gl_NumWorkGroups.x over rows); their workgroup size is a power
-   of two from 32 to 256 (topk and sample: 256). NaN tests look at the bits, so that no floating-point mode of
-   the driver's compiler can fold them away. */
+   of two from 32 to 256 (topk and sample: 256). */
 #include "common.glsl"
 
 /* ---- small helpers ------------------------------------------------------------------------------------------ */
-bool rd_isnan_f(float x) { return (floatBitsToUint(x) & 0x7FFFFFFFu) > 0x7F800000u; }
-bool rd_isnan_d(double x) { return (doubleBitsToUint64(x) & 0x7FFFFFFFFFFFFFFFul) > 0x7FF0000000000000ul; }
 /* The workgroup size as int64, widened at run time (SPIR-V 1.3 cannot widen a specialization constant), and
    the first index and the stride of a grid-stride loop. */
 int64_t rd_nt() {
@@ -59,8 +56,8 @@ RdAcc rd_acc_init(int op) {
 void rd_acc_add_d(inout RdAcc c, int op, double x) {
     switch (op) {
     case RLX_OP_PROD: c.v *= x; break;
-    case RLX_OP_REDUCE_MAX: if (rd_isnan_d(x)) c.nan = 1; else if (x > c.v) c.v = x; break;
-    case RLX_OP_REDUCE_MIN: if (rd_isnan_d(x)) c.nan = 1; else if (x < c.v) c.v = x; break;
+    case RLX_OP_REDUCE_MAX: if (rlx_isnan(x)) c.nan = 1; else if (x > c.v) c.v = x; break;
+    case RLX_OP_REDUCE_MIN: if (rlx_isnan(x)) c.nan = 1; else if (x < c.v) c.v = x; break;
     default: c.v += x; break;
     }
 }
@@ -251,7 +248,7 @@ RdBest rd_best_init() {
 }
 /* k increases across calls of one invocation */
 void rd_best_add_d(inout RdBest b, bool ismax, double x, int64_t k) {
-    if (rd_isnan_d(x)) {
+    if (rlx_isnan(x)) {
         if (b.nan_i < 0) b.nan_i = k;
         return;
     }
@@ -637,10 +634,10 @@ uint64_t rd_row_key(RdRow rw, int64_t e) {
     uint64_t k;
     if (rw.dt == RLX_DT_F64) {
         const double v = rlx_f64(rw.x, off);
-        k = rd_isnan_d(v) ? rw.nan_key : rd_fkey64(v);
+        k = rlx_isnan(v) ? rw.nan_key : rd_fkey64(v);
     } else if (rlx_is_float(rw.dt)) {
         const float v = rlx_ld_f(rw.x, rw.dt, off);
-        k = rd_isnan_f(v) ? rw.nan_key : rd_fkey32(v);
+        k = rlx_isnan(v) ? rw.nan_key : rd_fkey32(v);
     } else {
         k = uint64_t(rlx_ld_i(rw.x, rw.dt, off)) ^ 0x8000000000000000ul;
     }
@@ -850,7 +847,7 @@ void main() {
         rd_select_sorted(rw, V, m);
         const uint first = rd_idx_get(0u);
         double lmax = rlx_ld_d(x, dt, base + int64_t(first));
-        if (rd_isnan_d(lmax)) lmax = ninf;
+        if (rlx_isnan(lmax)) lmax = ninf;
         rd_sync();
         if (lmax == ninf) {
             if (t == 0u) rlx_i64(y, r) = int64_t(first);
@@ -859,7 +856,7 @@ void main() {
         }
         for (int64_t s = int64_t(t); s < m; s += rd_nt()) {
             double l = rlx_ld_d(x, dt, base + int64_t(rd_idx_get(uint(s))));
-            if (rd_isnan_d(l)) l = ninf;
+            if (rlx_isnan(l)) l = ninf;
             rd_w_set(uint(s), l == lmax ? 1.0lf : rlx_exp_d((l - lmax) / temp));
         }
         rd_sync();

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Compile matrix for rlx.h: each configuration must compile without a warning (-Werror), link and run.
 #   gcc and clang (clang only if installed) x C99 and C++11 x {plain, RLX_STATIC, RLX_NO_SIMD+RLX_NO_THREADS,
-#   two translation units with rlx.h included twice}.
+#   two translation units with rlx.h included twice, RLX_NO_CUDA+RLX_NO_HIP+RLX_NO_VULKAN}, and where volk.h is
+#   installed, RLX_VOLK_EXTERNAL with volk.c built as its own object.
 # Usage: tests/compile/matrix.sh [BUILD_DIR]   (default build/compile)
 # Prints one line per configuration and ends with `compile: N passed, N failed, N skipped`.
 out=${1:-build/compile}
@@ -36,6 +37,15 @@ twice() {
     "$1" "$3.a.o" "$3.b.o" -o "$3" $LIBS
 }
 
+# volk_external COMPILER STDFLAGS BINARY: volk.c as a C object of its own, rlx.h with RLX_VOLK_EXTERNAL
+VOLK_C=/usr/include/volk.c
+volk_external() {
+    cc_for_volk=gcc; case $1 in clang*) cc_for_volk=clang ;; esac
+    "$cc_for_volk" -O2 -c "$VOLK_C" -o "$3.volk.o" &&
+    "$1" $2 $WARN $OPT -c "$src/volk_external.c" -o "$3.o" &&
+    "$1" "$3.o" "$3.volk.o" -o "$3" $LIBS
+}
+
 # matrix NAME CC CXX
 matrix() {
     name=$1 cc=$2 cxx=$3
@@ -54,6 +64,15 @@ matrix() {
     try "$name C++11 RLX_STATIC"          "$out/$name-cxx11-static" $cxx $cpp $WARN $OPT "$src/static.c" -x none -o "$out/$name-cxx11-static" $LIBS
     try "$name C++11 RLX_NO_SIMD+NO_THREADS" "$out/$name-cxx11-nosimd" $cxx $cpp $WARN $OPT "$src/nosimd.c" -x none -o "$out/$name-cxx11-nosimd" $LIBS
     try "$name C++11 two TUs, included twice" "$out/$name-cxx11-twice" twice $cxx "$cpp" "$out/$name-cxx11-twice"
+    try "$name C99 no GPU backends"       "$out/$name-c99-nogpu"  $cc $c $WARN $OPT "$src/nogpu.c" -o "$out/$name-c99-nogpu" $LIBS
+    try "$name C++11 no GPU backends"     "$out/$name-cxx11-nogpu" $cxx $cpp $WARN $OPT "$src/nogpu.c" -x none -o "$out/$name-cxx11-nogpu" $LIBS
+    if [ -f "$VOLK_C" ]; then
+        try "$name C99 RLX_VOLK_EXTERNAL" "$out/$name-c99-volk" volk_external $cc "$c" "$out/$name-c99-volk"
+        try "$name C++11 RLX_VOLK_EXTERNAL" "$out/$name-cxx11-volk" volk_external $cxx "$cpp" "$out/$name-cxx11-volk"
+    else
+        echo "compile: $name RLX_VOLK_EXTERNAL skipped: no volk.c (libvulkan-volk-dev)"
+        skip=$((skip + 1))
+    fi
 }
 
 matrix gcc gcc g++
