@@ -123,9 +123,12 @@ int main(int argc, char** argv) {
     double fl_pre, fl_dec;
 
     if (argc > 1) budget_s = atof(argv[1]);
-    /* RLX_BENCH_DEVICE=cuda times the block on the CUDA backend (threads then only affect nothing); default cpu */
-    tm_device = getenv("RLX_BENCH_DEVICE") && strcmp(getenv("RLX_BENCH_DEVICE"), "cuda") == 0 ? RLX_DEVICE_CUDA
-                                                                                                : RLX_DEVICE_CPU;
+    /* RLX_BENCH_DEVICE=cuda or vulkan times the block on that backend (threads then affect nothing); default cpu */
+    {
+        const char* dv = getenv("RLX_BENCH_DEVICE");
+        tm_device = dv && strcmp(dv, "cuda") == 0 ? RLX_DEVICE_CUDA : dv && strcmp(dv, "vulkan") == 0 ? RLX_DEVICE_VULKAN
+                                                                                                      : RLX_DEVICE_CPU;
+    }
     if (!(budget_s > 0.0)) budget_s = 0.5;
     cfg = tm_config_small();
     cfg.d_model = 512; cfg.n_layers = 1; cfg.n_heads = 8; cfg.n_kv_heads = 2; cfg.head_dim = 64;

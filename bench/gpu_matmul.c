@@ -1,8 +1,9 @@
-/* CUDA matmul benchmark: rlx.h's CUDA backend next to cuBLAS (opened at run time, never linked), square f32
-   matrices, in plain f32 (rlx: SIMT or 3xTF32 tensor cores; cuBLAS: default math) and in TF32 mode (rlx:
-   RLX_COMPILE_TF32; cuBLAS: CUBLAS_TF32_TENSOR_OP_MATH). Prints TFLOP/s and the ratio rlx / cuBLAS.
-   Without a CUDA device it says so and exits 0. Set RLX_CUBLAS to the path of libcublas if it is not found.
-   Build: cc -O2 -I. bench/cuda_matmul.c -o build/bench/cuda_matmul -lm -lpthread -ldl */
+/* GPU matmul benchmark: rlx.h's CUDA and Vulkan backends next to cuBLAS (opened at run time, never linked),
+   square f32 matrices, in plain f32 (rlx CUDA: SIMT or 3xTF32 tensor cores; rlx Vulkan: the tiled shared-memory
+   kernel; cuBLAS: default math) and in TF32 mode (rlx CUDA: RLX_COMPILE_TF32; cuBLAS:
+   CUBLAS_TF32_TENSOR_OP_MATH; the Vulkan backend has no TF32 mode). Prints TFLOP/s and the ratios rlx / cuBLAS.
+   A backend without a usable device prints n/a. Set RLX_CUBLAS to the path of libcublas if it is not found.
+   Build: cc -O2 -I. bench/gpu_matmul.c -o build/bench/gpu_matmul -lm -lpthread -ldl */
 #define _POSIX_C_SOURCE 199309L
 #define RLX_IMPLEMENTATION
 #include "../rlx.h"
@@ -99,8 +100,8 @@ static double peer_time(peer* pr, int n, const float* a, const float* b, int tf3
     return t;
 }
 
-/* seconds per rlx_run of c = a·b on CUDA; *err gets max |rlx − reference| / max |reference| on a sample */
-static double rlx_time(int n, const float* a, const float* b, int tf32, double* err) {
+/* seconds per rlx_run of c = a·b on dev; *err gets max |rlx − reference| / max |reference| on a sample */
+static double rlx_time(rlx_device dev, int n, const float* a, const float* b, int tf32, double* err) {
     rlx_graph* g = rlx_graph_create(NULL);
     int64_t shape[2];
     rlx_program* p = NULL;
@@ -109,11 +110,11 @@ static double rlx_time(int n, const float* a, const float* b, int tf32, double* 
     int reps = 0, i;
     shape[0] = n; shape[1] = n;
     memset(&d, 0, sizeof d);
-    d.device = RLX_DEVICE_CUDA;
+    d.device = dev;
     d.flags = RLX_COMPILE_NO_FALLBACK | (tf32 ? RLX_COMPILE_TF32 : 0u);
     rlx_output(g, "c", rlx_matmul(g, rlx_input(g, "a", RLX_F32, 2, shape), rlx_input(g, "b", RLX_F32, 2, shape)));
     if (rlx_compile(g, &d, &p) != RLX_OK) {
-        printf("  rlx: %s\n", rlx_graph_error(g));
+        printf("  rlx %s: %s\n", rlx_device_name(dev), rlx_graph_error(g));
         rlx_graph_destroy(g);
         return -1;
     }
@@ -145,18 +146,20 @@ done:
 int main(void) {
     static const int sizes[] = {1024, 4096, 8192};
     rlx_device_info info[8];
-    int nd = rlx_devices(info, 8), i, s, mode, have = 0;
+    int nd = rlx_devices(info, 8), i, s, mode, have_cuda = 0, have_vk = 0;
     peer pr;
     int peer_ok;
-    for (i = 0; i < nd && i < 8; i++)
-        if (info[i].device == RLX_DEVICE_CUDA) {
-            have = info[i].available;
-            printf("cuda: %s (%s)\n", info[i].name, info[i].reason);
-        }
-    if (!have) { printf("cuda: no usable device; nothing to measure\n"); return 0; }
-    peer_ok = peer_open(&pr);
-    if (!peer_ok) printf("cublas: not found (set RLX_CUBLAS=/path/to/libcublas.so); ratios are n/a\n");
-    printf("\nmatmul, square f32, TFLOP/s\n     n  mode          rlx   cublas   ratio   rlx rel. error\n");
+    for (i = 0; i < nd && i < 8; i++) {
+        if (info[i].device == RLX_DEVICE_CUDA) have_cuda = info[i].available;
+        if (info[i].device == RLX_DEVICE_VULKAN) have_vk = info[i].available;
+        if (info[i].device == RLX_DEVICE_CUDA || info[i].device == RLX_DEVICE_VULKAN)
+            printf("%s: %s (%s)\n", rlx_device_name(info[i].device), info[i].name, info[i].reason);
+    }
+    if (!have_cuda && !have_vk) { printf("no usable CUDA or Vulkan device; nothing to measure\n"); return 0; }
+    peer_ok = have_cuda && peer_open(&pr);
+    if (!peer_ok) printf("cublas: not usable (no CUDA device, or set RLX_CUBLAS=/path/to/libcublas.so); ratios are n/a\n");
+    printf("\nmatmul, square f32, TFLOP/s (ratio = rlx / cuBLAS)\n"
+           "     n  mode    rlx-cuda  rlx-vulkan   cublas   cuda/cublas  vulkan/cublas   rel. error cuda / vulkan\n");
     for (s = 0; s < 3; s++) {
         int n = sizes[s];
         size_t cnt = (size_t)n * (size_t)n, k;
@@ -171,14 +174,18 @@ int main(void) {
             b[k] = (float)((x >> 8) & 0xFFFF) / 65536.0f - 0.5f;
         }
         for (mode = 0; mode < 2; mode++) {
-            double err = 0, tr = rlx_time(n, a, b, mode, &err), tp = peer_ok ? peer_time(&pr, n, a, b, mode) : -1;
+            double ec = 0, ev = 0;
+            double tc = have_cuda ? rlx_time(RLX_DEVICE_CUDA, n, a, b, mode, &ec) : -1;
+            double tv = have_vk && !mode ? rlx_time(RLX_DEVICE_VULKAN, n, a, b, 0, &ev) : -1;
+            double tp = peer_ok ? peer_time(&pr, n, a, b, mode) : -1;
             double fl = 2.0 * n * (double)n * n * 1e-12;
-            if (tp > 0)
-                printf("%6d  %-8s %8.1f %8.1f %7.2f", n, mode ? "tf32" : "f32", tr > 0 ? fl / tr : 0.0, fl / tp,
-                       tr > 0 ? tp / tr : 0.0);
-            else
-                printf("%6d  %-8s %8.1f      n/a     n/a", n, mode ? "tf32" : "f32", tr > 0 ? fl / tr : 0.0);
-            printf("   %.2e\n", err);
+            char c1[16] = "n/a", c2[16] = "n/a", c3[16] = "n/a", r1[16] = "n/a", r2[16] = "n/a";
+            if (tc > 0) snprintf(c1, sizeof c1, "%.2f", fl / tc);
+            if (tv > 0) snprintf(c2, sizeof c2, "%.2f", fl / tv);
+            if (tp > 0) snprintf(c3, sizeof c3, "%.2f", fl / tp);
+            if (tc > 0 && tp > 0) snprintf(r1, sizeof r1, "%.2f", tp / tc);
+            if (tv > 0 && tp > 0) snprintf(r2, sizeof r2, "%.2f", tp / tv);
+            printf("%6d  %-6s %9s  %10s  %7s   %11s  %13s   %.2e / %.2e\n", n, mode ? "tf32" : "f32", c1, c2, c3, r1, r2, ec, ev);
         }
         free(a);
         free(b);
