@@ -29,6 +29,10 @@ ASAN_TESTS := $(TEST_NAMES:%=$(BUILD)/asan/%)
 
 SUMMARIZE = sh tests/summarize.sh
 
+# Mesa's lavapipe compiles each kernel with LLVM on first use, which can take tens of seconds on a loaded
+# machine: the tests give a Vulkan run ten minutes before it counts as a lost device (default: one minute).
+export RLX_VULKAN_TIMEOUT_MS ?= 600000
+
 .PHONY: all examples tests asan-tests run test asan bench kernels kernels-spv kernels-check clean
 
 all: examples tests

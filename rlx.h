@@ -9529,6 +9529,12 @@ static int rlx__hip_probe(int index, char* name, size_t ncap, char* reason, size
 #ifndef RLX_VULKAN_TIMEOUT_MS
 #  define RLX_VULKAN_TIMEOUT_MS 60000   /* a run that takes longer is reported as a lost device */
 #endif
+/* The fence timeout in nanoseconds: RLX_VULKAN_TIMEOUT_MS, or the environment variable of the same name. */
+static uint64_t rlx__vk_timeout_ns(void) {
+    const char* e = getenv("RLX_VULKAN_TIMEOUT_MS");
+    long v = e && e[0] ? strtol(e, NULL, 10) : 0;
+    return (uint64_t)(v > 0 ? v : RLX_VULKAN_TIMEOUT_MS) * 1000000ull;
+}
 #define RLX__VK_MAX_DEVICES 16
 #define RLX__VK_KARGS_PER_CHUNK 256
 
@@ -9591,6 +9597,7 @@ typedef struct rlx__vkdev {
     int nallocs, cap_allocs;
     rlx__vkfn* fns[128];
     int nfns;
+    int lost;                     /* a fence timed out or the device was lost: no more waiting on it */
 } rlx__vkdev;
 
 typedef struct rlx__vkstream {    /* per program: its command buffer while recording, its fence */
@@ -9913,8 +9920,10 @@ static rlx_result rlx__vk_submit_wait(rlx__vkdev* d, VkCommandBuffer cb, VkFence
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cb;
     if ((r = rlx__vk_check(d->vk.vkQueueSubmit(d->queue, 1, &si, fence), "vkQueueSubmit")) != RLX_OK) return r;
-    r = rlx__vk_check(d->vk.vkWaitForFences(d->dev, 1, &fence, VK_TRUE, (uint64_t)RLX_VULKAN_TIMEOUT_MS * 1000000ull),
+    if (d->lost) { snprintf(rlx__vk_err, sizeof rlx__vk_err, "the device was lost earlier"); return RLX_ERROR_DEVICE_LOST; }
+    r = rlx__vk_check(d->vk.vkWaitForFences(d->dev, 1, &fence, VK_TRUE, rlx__vk_timeout_ns()),
                       "vkWaitForFences");
+    if (r == RLX_ERROR_DEVICE_LOST) d->lost = 1;
     if (r == RLX_OK) r = rlx__vk_check(d->vk.vkResetFences(d->dev, 1, &fence), "vkResetFences");
     return r;
 }
@@ -10125,7 +10134,7 @@ static void rlx__vk_mem_free(uint64_t p) {
         if (d->allocs[i].addr == p) {
             rlx__vkalloc a = d->allocs[i];
             d->allocs[i] = d->allocs[--d->nallocs];
-            d->vk.vkQueueWaitIdle(d->queue);   /* nothing in flight may still use it */
+            if (!d->lost) d->vk.vkQueueWaitIdle(d->queue);   /* nothing in flight may still use it */
             rlx__vk_buffer_free(d, &a);
             RLX__VK_UNLOCK();
             return;
@@ -10346,9 +10355,7 @@ static void rlx__vk_recording_reset(rlx__vkstream* st) {
 static void rlx__vk_stream_destroy(void* s) {
     rlx__vkstream* st = (rlx__vkstream*)s;
     if (!st) return;
-    if (st->pending) {
-        st->d->vk.vkWaitForFences(st->d->dev, 1, &st->fence, VK_TRUE, (uint64_t)RLX_VULKAN_TIMEOUT_MS * 1000000ull);
-    }
+    if (st->pending && !st->d->lost) st->d->vk.vkWaitForFences(st->d->dev, 1, &st->fence, VK_TRUE, rlx__vk_timeout_ns());
     if (st->cmd) {
         RLX__VK_LOCK();
         st->d->vk.vkFreeCommandBuffers(st->d->dev, st->d->pool, 1, &st->cmd);
@@ -10473,6 +10480,7 @@ static rlx_result rlx__vk_graph_launch(void* exec, void* s) {
     rlx__vkstream* st = (rlx__vkstream*)s;
     VkSubmitInfo si;
     rlx_result r;
+    if (e->d->lost) { snprintf(rlx__vk_err, sizeof rlx__vk_err, "the device was lost earlier (a run timed out or failed)"); return RLX_ERROR_DEVICE_LOST; }
     memset(&si, 0, sizeof si);
     si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
     si.commandBufferCount = 1;
@@ -10487,9 +10495,12 @@ static rlx_result rlx__vk_sync(void* s) {
     rlx__vkstream* st = (rlx__vkstream*)s;
     rlx_result r;
     if (!st->pending) return RLX_OK;
-    r = rlx__vk_check(st->d->vk.vkWaitForFences(st->d->dev, 1, &st->fence, VK_TRUE, (uint64_t)RLX_VULKAN_TIMEOUT_MS * 1000000ull),
+    r = rlx__vk_check(st->d->vk.vkWaitForFences(st->d->dev, 1, &st->fence, VK_TRUE, rlx__vk_timeout_ns()),
                       "vkWaitForFences");
-    if (r != RLX_OK) return r;   /* the fence stays pending: the device is treated as lost */
+    if (r != RLX_OK) {   /* the fence stays pending: the device is treated as lost from now on */
+        if (r == RLX_ERROR_DEVICE_LOST) st->d->lost = 1;
+        return r;
+    }
     st->pending = 0;
     return rlx__vk_check(st->d->vk.vkResetFences(st->d->dev, 1, &st->fence), "vkResetFences");
 }
@@ -10497,8 +10508,10 @@ static void rlx__vk_graph_destroy(void* exec) {
     rlx__vkexec* e = (rlx__vkexec*)exec;
     if (!e) return;
     RLX__VK_LOCK();
-    e->d->vk.vkQueueWaitIdle(e->d->queue);
-    e->d->vk.vkFreeCommandBuffers(e->d->dev, e->d->pool, 1, &e->cmd);
+    if (!e->d->lost) {   /* a lost device may still run it: leak the command buffer rather than wait forever */
+        e->d->vk.vkQueueWaitIdle(e->d->queue);
+        e->d->vk.vkFreeCommandBuffers(e->d->dev, e->d->pool, 1, &e->cmd);
+    }
     RLX__VK_UNLOCK();
     rlx__vk_chunks_free(e->d, e->chunks, e->nchunks);
     free(e);

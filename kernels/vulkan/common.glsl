@@ -29,6 +29,7 @@
                              (base, int64 i): lvalues, element i of the array at byte address base
      RLX_DT_* RLX_OP_* RLX_ACT_*   dtype, op and activation codes (#define, the values of rlx.h)
      RLX_GRID_LOOP(i, n)     grid-stride loop over [0, n), i an int64_t
+                             int64_t rlx_bdim() (workgroup size), rlx_gid() (global index), rlx_gstride()
      bit casts               bool rlx_isnan(float|double)   (on the bits)
                              uint rlx_f2u(float)  float rlx_u2f(uint)  uint64_t rlx_d2u(double)
                              double rlx_u2d(uint64_t)  int rlx_clz32(uint x != 0)
@@ -207,11 +208,18 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer RlxF64 { dou
 #define RLX_I64_MIN (-9223372036854775807L - 1L)
 #define RLX_I64_MAX 9223372036854775807L
 
-/* grid-stride loop over [0, n) (i: int64_t). Note: int64_t(gl_WorkGroupSize.x) is a specialization-constant
-   conversion that SPIR-V 1.3 rejects; convert a uint expression that is not constant (as here) instead. */
-#define RLX_GRID_LOOP(i, n)                                                                                      \
-    for (int64_t i = int64_t(gl_WorkGroupID.x * gl_WorkGroupSize.x + gl_LocalInvocationID.x); i < int64_t(n);  \
-         i += int64_t(gl_WorkGroupSize.x * gl_NumWorkGroups.x))
+/* The workgroup size as int64_t (widened at run time: SPIR-V 1.3 cannot widen the specialization constant,
+   so int64_t(gl_WorkGroupSize.x) does not compile), the global invocation index and the grid stride in 64 bits
+   (gl_NumWorkGroups.x * gl_WorkGroupSize.x may exceed 32 bits where the device allows large grids). */
+int64_t rlx_bdim() {
+    uint b = gl_WorkGroupSize.x;
+    return int64_t(b);
+}
+int64_t rlx_gid() { return int64_t(gl_WorkGroupID.x) * rlx_bdim() + int64_t(gl_LocalInvocationID.x); }
+int64_t rlx_gstride() { return int64_t(gl_NumWorkGroups.x) * rlx_bdim(); }
+
+/* grid-stride loop over [0, n) (i: int64_t) */
+#define RLX_GRID_LOOP(i, n) for (int64_t i = rlx_gid(); i < int64_t(n); i += rlx_gstride())
 
 /* ---- bit casts -------------------------------------------------------------------------------------------- */
 uint rlx_f2u(float f) { return floatBitsToUint(f); }
@@ -477,60 +485,79 @@ void rlx_st_from_f(uint64_t p, int dt, int64_t i, float v) {
 }
 
 /* ---- element math (the CPU backend's rlx__unary_* / rlx__binary_*) --------------------------------------- */
-float rlx_unary_f(int op, float x) {
-    switch (op) {
-    case RLX_OP_NEG: return -x;
-    case RLX_OP_ABS: return abs(x);
-    case RLX_OP_EXP: return rlx_exp_f(x);
-    case RLX_OP_LOG: return rlx_log_f(x);
-    case RLX_OP_SQRT: return sqrt(x);
-    case RLX_OP_RSQRT: return 1.0 / sqrt(x);
-    case RLX_OP_SIN: return rlx_sin_f(x);
-    case RLX_OP_COS: return rlx_cos_f(x);
-    case RLX_OP_TAN: return rlx_tan_f(x);
-    case RLX_OP_ATAN: return rlx_atan_f(x);
-    case RLX_OP_TANH: return rlx_tanh_f(x);
-    case RLX_OP_SIGMOID: return 1.0 / (1.0 + rlx_exp_f(-x));
-    case RLX_OP_RELU: return x > 0.0 ? x : (rlx_isnan(x) ? x : 0.0);
-    case RLX_OP_GELU: return 0.5 * x * (1.0 + rlx_erf_f(x * 0.70710678));
-    case RLX_OP_GELU_TANH:
-        return 0.5 * x * (1.0 + rlx_tanh_f(0.79788456 * (x + rlx_mul_rn(rlx_mul_rn(rlx_mul_rn(0.044715, x), x), x))));
-    case RLX_OP_SILU: return x / (1.0 + rlx_exp_f(-x));
-    case RLX_OP_ERF: return rlx_erf_f(x);
-    case RLX_OP_ROUND: return roundEven(x);
-    case RLX_OP_FLOOR: return floor(x);
-    case RLX_OP_CEIL: return ceil(x);
-    default: return x;
-    }
-}
-double rlx_unary_d(int op, double x) {
-    switch (op) {
-    case RLX_OP_NEG: return -x;
-    case RLX_OP_ABS: return abs(x);
+/* Every transcendental function of math.glsl appears once here: the compilers inline each call site, and the
+   functions are long, so the element math below reaches them all through this one switch instead of calling
+   them from every case (that made the elementwise kernels half a megabyte of SPIR-V). The f32 functions of
+   math.glsl are the f64 ones rounded once, so f32 callers round the result of this. fn: RLX_OP_EXP, _LOG, _SIN,
+   _COS, _TAN, _ATAN, _TANH, _ERF or _POW (x^y); anything else returns x. */
+double rlx_transc_d(int fn, double x, double y) {
+    switch (fn) {
     case RLX_OP_EXP: return rlx_exp_d(x);
     case RLX_OP_LOG: return rlx_log_d(x);
-    case RLX_OP_SQRT: return sqrt(x);
-    case RLX_OP_RSQRT: return 1.0LF / sqrt(x);
     case RLX_OP_SIN: return rlx_sin_d(x);
     case RLX_OP_COS: return rlx_cos_d(x);
     case RLX_OP_TAN: return rlx_tan_d(x);
     case RLX_OP_ATAN: return rlx_atan_d(x);
     case RLX_OP_TANH: return rlx_tanh_d(x);
-    case RLX_OP_SIGMOID: return 1.0LF / (1.0LF + rlx_exp_d(-x));
-    case RLX_OP_RELU: return x > 0.0LF ? x : (rlx_isnan(x) ? x : 0.0LF);
-    case RLX_OP_GELU: return 0.5LF * x * (1.0LF + rlx_erf_d(x * 0.70710678118654752440LF));
-    case RLX_OP_GELU_TANH:
-        return 0.5LF * x *
-               (1.0LF + rlx_tanh_d(0.79788456080286535588LF *
-                                   (x + rlx_dmul_rn(rlx_dmul_rn(rlx_dmul_rn(0.044715LF, x), x), x))));
-    case RLX_OP_SILU: return x * (1.0LF / (1.0LF + rlx_exp_d(-x)));
     case RLX_OP_ERF: return rlx_erf_d(x);
-    case RLX_OP_ROUND: return roundEven(x);
-    case RLX_OP_FLOOR: return floor(x);
-    case RLX_OP_CEIL: return ceil(x);
+    case RLX_OP_POW: return rlx_pow_d(x, y);
     default: return x;
     }
 }
+/* the transcendental function a unary op needs (-1: none) and its argument */
+int rlx_unary_fn(int op) {
+    switch (op) {
+    case RLX_OP_EXP: case RLX_OP_LOG: case RLX_OP_SIN: case RLX_OP_COS: case RLX_OP_TAN: case RLX_OP_ATAN:
+    case RLX_OP_TANH: case RLX_OP_ERF: return op;
+    case RLX_OP_SIGMOID: case RLX_OP_SILU: return RLX_OP_EXP;
+    case RLX_OP_GELU: return RLX_OP_ERF;
+    case RLX_OP_GELU_TANH: return RLX_OP_TANH;
+    default: return -1;
+    }
+}
+/* A unary op (z unused) or an arithmetic binary op (x op z) on float values, in f32 semantics (f = true: the
+   inputs are f32 values and every intermediate is rounded to f32, as the CPU's float code) or in f64. One
+   function with one call of rlx_transc_d, so that a kernel that reaches all element math through one call of
+   this (every float dtype, unary and binary ops alike) inlines the long math functions once. */
+double rlx_elem_g(int op, double x, double z, bool f) {
+    const bool bin = op >= RLX_OP_ADD && op <= RLX_OP_MIN;
+    const int fn = bin ? (op == RLX_OP_POW ? RLX_OP_POW : -1) : rlx_unary_fn(op);
+    const float xf = float(x), zf = float(z);
+    double a = x, t = 0.0LF;
+    if (op == RLX_OP_SIGMOID || op == RLX_OP_SILU) a = -x;
+    else if (op == RLX_OP_GELU) a = f ? double(xf * 0.70710678) : x * 0.70710678118654752440LF;
+    else if (op == RLX_OP_GELU_TANH)
+        a = f ? double(0.79788456 * (xf + rlx_mul_rn(rlx_mul_rn(rlx_mul_rn(0.044715, xf), xf), xf)))
+              : 0.79788456080286535588LF * (x + rlx_dmul_rn(rlx_dmul_rn(rlx_dmul_rn(0.044715LF, x), x), x));
+    if (fn >= 0) {
+        t = rlx_transc_d(fn, a, z);
+        if (f) t = double(float(t));
+    }
+    const float tf = float(t);
+    switch (op) {
+    case RLX_OP_ADD: return f ? double(xf + zf) : x + z;
+    case RLX_OP_SUB: return f ? double(xf - zf) : x - z;
+    case RLX_OP_MUL: return f ? double(xf * zf) : x * z;
+    case RLX_OP_DIV: return f ? double(xf / zf) : x / z;
+    case RLX_OP_MAX: return (rlx_isnan(x) || rlx_isnan(z)) ? rlx_nan_d() : (x > z ? x : z);
+    case RLX_OP_MIN: return (rlx_isnan(x) || rlx_isnan(z)) ? rlx_nan_d() : (x < z ? x : z);
+    case RLX_OP_NEG: return -x;
+    case RLX_OP_ABS: return abs(x);
+    case RLX_OP_SQRT: return f ? double(sqrt(xf)) : sqrt(x);
+    case RLX_OP_RSQRT: return f ? double(1.0 / sqrt(xf)) : 1.0LF / sqrt(x);
+    case RLX_OP_SIGMOID: return f ? double(1.0 / (1.0 + tf)) : 1.0LF / (1.0LF + t);
+    case RLX_OP_RELU: return x > 0.0LF ? x : (rlx_isnan(x) ? x : 0.0LF);
+    case RLX_OP_GELU: case RLX_OP_GELU_TANH: return f ? double(0.5 * xf * (1.0 + tf)) : 0.5LF * x * (1.0LF + t);
+    case RLX_OP_SILU: return f ? double(xf / (1.0 + tf)) : x * (1.0LF / (1.0LF + t));
+    case RLX_OP_ROUND: return roundEven(x);
+    case RLX_OP_FLOOR: return floor(x);
+    case RLX_OP_CEIL: return ceil(x);
+    default: return fn >= 0 ? t : (bin ? 0.0LF : x);   /* the transcendental ops and pow; unknown ops */
+    }
+}
+double rlx_unary_g(int op, double x, bool f) { return rlx_elem_g(op, x, 0.0LF, f); }
+float rlx_unary_f(int op, float x) { return float(rlx_elem_g(op, double(x), 0.0LF, true)); }
+double rlx_unary_d(int op, double x) { return rlx_elem_g(op, x, 0.0LF, false); }
 int64_t rlx_unary_i(int op, int64_t x) {
     switch (op) {
     case RLX_OP_NEG: return int64_t(0UL - uint64_t(x));
@@ -544,30 +571,9 @@ double rlx_unary(int op, double x) { return rlx_unary_d(op, x); }
 int64_t rlx_unary(int op, int64_t x) { return rlx_unary_i(op, x); }
 
 /* arithmetic binary ops (add .. min); comparisons are rlx_compare_* */
-float rlx_binary_f(int op, float a, float b) {
-    switch (op) {
-    case RLX_OP_ADD: return a + b;
-    case RLX_OP_SUB: return a - b;
-    case RLX_OP_MUL: return a * b;
-    case RLX_OP_DIV: return a / b;
-    case RLX_OP_POW: return rlx_pow_f(a, b);
-    case RLX_OP_MAX: return (rlx_isnan(a) || rlx_isnan(b)) ? rlx_nan_f() : (a > b ? a : b);
-    case RLX_OP_MIN: return (rlx_isnan(a) || rlx_isnan(b)) ? rlx_nan_f() : (a < b ? a : b);
-    default: return 0.0;
-    }
-}
-double rlx_binary_d(int op, double a, double b) {
-    switch (op) {
-    case RLX_OP_ADD: return a + b;
-    case RLX_OP_SUB: return a - b;
-    case RLX_OP_MUL: return a * b;
-    case RLX_OP_DIV: return a / b;
-    case RLX_OP_POW: return rlx_pow_d(a, b);
-    case RLX_OP_MAX: return (rlx_isnan(a) || rlx_isnan(b)) ? rlx_nan_d() : (a > b ? a : b);
-    case RLX_OP_MIN: return (rlx_isnan(a) || rlx_isnan(b)) ? rlx_nan_d() : (a < b ? a : b);
-    default: return 0.0LF;
-    }
-}
+double rlx_binary_g(int op, double a, double b, bool f) { return rlx_elem_g(op, a, b, f); }
+float rlx_binary_f(int op, float a, float b) { return float(rlx_elem_g(op, double(a), double(b), true)); }
+double rlx_binary_d(int op, double a, double b) { return rlx_elem_g(op, a, b, false); }
 int64_t rlx_ipow(int64_t a, int64_t b) {
     uint64_t r = 1UL, base = uint64_t(a);
     if (b < 0L) return 0L;
@@ -615,14 +621,31 @@ int rlx_compare(int op, int64_t a, int64_t b) { return rlx_compare_i(op, a, b); 
 bool rlx_is_compare(int op) { return op >= RLX_OP_EQ && op <= RLX_OP_GE; }
 
 /* linear epilogue activations (the CPU's rlx__act_f) */
+/* The activation of a linear epilogue (rlx_activation) in f32 semantics, equal to rlx_unary_f of the matching
+   op, but with only the three functions an activation needs, each called once (they are inlined per call). */
 float rlx_act(int act, float x) {
-    switch (act) {
-    case RLX_ACT_RELU: return rlx_unary_f(RLX_OP_RELU, x);
-    case RLX_ACT_GELU: return rlx_unary_f(RLX_OP_GELU, x);
-    case RLX_ACT_GELU_TANH: return rlx_unary_f(RLX_OP_GELU_TANH, x);
-    case RLX_ACT_SILU: return rlx_unary_f(RLX_OP_SILU, x);
-    default: return x;
+    if (act != RLX_ACT_GELU && act != RLX_ACT_GELU_TANH && act != RLX_ACT_SILU)
+        return act == RLX_ACT_RELU ? (x > 0.0 ? x : (rlx_isnan(x) ? x : 0.0)) : x;
+    float t;
+    if (act == RLX_ACT_GELU) t = float(rlx_erf_d(double(x * 0.70710678)));
+    else if (act == RLX_ACT_GELU_TANH)
+        t = float(rlx_tanh_d(double(0.79788456 * (x + rlx_mul_rn(rlx_mul_rn(rlx_mul_rn(0.044715, x), x), x)))));
+    else t = float(rlx_exp_d(double(-x)));
+    return act == RLX_ACT_SILU ? x / (1.0 + t) : 0.5 * x * (1.0 + t);
+}
+
+/* The activation part of the linear epilogue: act(v), then times act_gate(gate[r, c]) when gated; rlx_act is
+   called from one place (a loop of one or two rounds that a compiler cannot unroll). */
+float rlx_epilogue_act(float v, int64_t r, int64_t c, int64_t N) {
+    RlxArgs a = rlx_pc.a;
+    const int rounds = a.ia[7] != 0L ? 2 : 1;
+    float res = v, g = 0.0;
+    for (int k = 0; k < rounds; k++) {
+        const float y = rlx_act(int(a.ia[k == 0 ? 5 : 8]), k == 0 ? v : rlx_f32(a.in_[3], r * N + c));
+        if (k == 0) res = y;
+        else g = y;
     }
+    return rounds == 2 ? res * g : res;
 }
 
 /* The linear epilogue of the f32 matrix kernels (the CPU's order): v = act(acc + bias[c]), then
@@ -630,9 +653,7 @@ float rlx_act(int act, float x) {
 float rlx_epilogue(float v, int64_t r, int64_t c, int64_t N) {
     RlxArgs a = rlx_pc.a;
     if (a.ia[4] != 0L) v += rlx_f32(a.in_[2], c);
-    v = rlx_act(int(a.ia[5]), v);
-    if (a.ia[7] != 0L) v *= rlx_act(int(a.ia[8]), rlx_f32(a.in_[3], r * N + c));
-    return v;
+    return rlx_epilogue_act(v, r, c, N);
 }
 
 /* ---- indexing --------------------------------------------------------------------------------------------- */

@@ -49,12 +49,9 @@ void main() {
     const uint64_t x = a.in_[0], y = a.out_;
     const int64_t n = a.n;
     const bool contig = a.rank == 1 && a.st[0][0] == 1L;
-    if (dt == RLX_DT_F32) {
-        RLX_GRID_LOOP(i, n) rlx_f32(y, i) = rlx_unary_f(op, rlx_f32(x, ew_off0(contig, i)));
-    } else if (dt == RLX_DT_F16 || dt == RLX_DT_BF16) {
-        RLX_GRID_LOOP(i, n) rlx_st_from_f(y, dt, i, rlx_unary_f(op, rlx_ld_f(x, dt, ew_off0(contig, i))));
-    } else if (dt == RLX_DT_F64) {
-        RLX_GRID_LOOP(i, n) rlx_f64(y, i) = rlx_unary_d(op, rlx_f64(x, ew_off0(contig, i)));
+    if (rlx_is_float(dt)) {   /* one call of the element math for every float dtype (it is inlined per call) */
+        const bool f = dt != RLX_DT_F64;
+        RLX_GRID_LOOP(i, n) rlx_st_from_d(y, dt, i, rlx_unary_g(op, rlx_ld_d(x, dt, ew_off0(contig, i)), f));
     } else {
         RLX_GRID_LOOP(i, n) rlx_st_from_i(y, dt, i, rlx_unary_i(op, rlx_ld_i(x, dt, ew_off0(contig, i))), 0);
     }
@@ -79,18 +76,10 @@ void main() {
         } else {
             rlx_offsets(2, i, off);
         }
-        if (dt == RLX_DT_F32) {
-            const float u = rlx_f32(x0, off[0]), v = rlx_f32(x1, off[1]);
-            if (cmp) rlx_u8(y, i) = uint8_t(uint(rlx_compare_f(op, u, v)));
-            else rlx_f32(y, i) = rlx_binary_f(op, u, v);
-        } else if (dt == RLX_DT_F16 || dt == RLX_DT_BF16) {
-            const float u = rlx_ld_f(x0, dt, off[0]), v = rlx_ld_f(x1, dt, off[1]);
-            if (cmp) rlx_u8(y, i) = uint8_t(uint(rlx_compare_f(op, u, v)));
-            else rlx_st_from_f(y, dt, i, rlx_binary_f(op, u, v));
-        } else if (dt == RLX_DT_F64) {
-            const double u = rlx_f64(x0, off[0]), v = rlx_f64(x1, off[1]);
+        if (rlx_is_float(dt)) {   /* f32/f16/bf16 values are exact in double: one call for every float dtype */
+            const double u = rlx_ld_d(x0, dt, off[0]), v = rlx_ld_d(x1, dt, off[1]);
             if (cmp) rlx_u8(y, i) = uint8_t(uint(rlx_compare_d(op, u, v)));
-            else rlx_f64(y, i) = rlx_binary_d(op, u, v);
+            else rlx_st_from_d(y, dt, i, rlx_binary_g(op, u, v, dt != RLX_DT_F64));
         } else {
             const int64_t u = rlx_ld_i(x0, dt, off[0]), v = rlx_ld_i(x1, dt, off[1]);
             if (cmp) rlx_u8(y, i) = uint8_t(uint(rlx_compare_i(op, u, v)));
@@ -254,10 +243,12 @@ void main() {
     const int dt = a.dt_out;
     const uint64_t g = a.in_[0], u = a.in_[1], y = a.out_;
     const int f = a.op == RLX_OP_SWIGLU ? RLX_OP_SILU : RLX_OP_GELU;
-    if (dt == RLX_DT_F64) {
-        RLX_GRID_LOOP(i, a.n) rlx_f64(y, i) = rlx_unary_d(f, rlx_f64(g, i)) * rlx_f64(u, i);
-    } else if (rlx_is_float(dt)) {
-        RLX_GRID_LOOP(i, a.n) rlx_st_from_f(y, dt, i, rlx_unary_f(f, rlx_ld_f(g, dt, i)) * rlx_ld_f(u, dt, i));
+    const bool sf = dt != RLX_DT_F64;
+    if (rlx_is_float(dt)) {   /* one call of the element math for every float dtype */
+        RLX_GRID_LOOP(i, a.n) {
+            const double act = rlx_unary_g(f, rlx_ld_d(g, dt, i), sf), up = rlx_ld_d(u, dt, i);
+            rlx_st_from_d(y, dt, i, sf ? double(float(act) * float(up)) : act * up);
+        }
     }
 }
 #endif
@@ -277,14 +268,10 @@ void main() {
         for (int k = 0; k < ninst; k++) {
             const int code = int(a.ia[1 + k]), op = code & 0xFF, ra = (code >> 8) & 0xFF, rb = (code >> 16) & 0xFF;
             const float x = ra < 8 ? rlx_f32(a.in_[ra], ((scal >> ra) & 1u) != 0u ? 0L : i) : R[ra - 8];
-            float r;
-            if (op >= RLX_OP_ADD && op <= RLX_OP_MIN) {
-                const float z = rb < 8 ? rlx_f32(a.in_[rb], ((scal >> rb) & 1u) != 0u ? 0L : i) : R[rb - 8];
-                r = rlx_binary_f(op, x, z);
-            } else {
-                r = rlx_unary_f(op, x);
-            }
-            R[k] = r;
+            float z = 0.0;
+            if (op >= RLX_OP_ADD && op <= RLX_OP_MIN)
+                z = rb < 8 ? rlx_f32(a.in_[rb], ((scal >> rb) & 1u) != 0u ? 0L : i) : R[rb - 8];
+            R[k] = float(rlx_elem_g(op, double(x), double(z), true));   /* one call: the math is inlined once */
         }
         rlx_f32(a.out_, i) = R[ninst - 1];
     }

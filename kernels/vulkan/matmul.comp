@@ -115,18 +115,30 @@ void main() {
 #undef MM_LOAD
 #undef MM_STORE
                 const int64_t c0 = n0 + tx * 4;
+                const bool bias = a.ia[4] != 0L, act = a.ia[5] != 0L || a.ia[7] != 0L;
                 [[unroll]] for (int i = 0; i < 4; i++) {
                     const int64_t r = m0 + ty * 4 + i;
                     if (r >= M || c0 >= N) continue;
                     vec4 v = acc[i];
-                    [[unroll]] for (int j = 0; j < 4; j++)
-                        if (c0 + j < N) v[j] = rlx_epilogue(v[j], r, c0 + j, N);
+                    if (bias)
+                        [[unroll]] for (int j = 0; j < 4; j++)
+                            if (c0 + j < N) v[j] += rlx_f32(a.in_[2], c0 + j);
                     const uint64_t pc = Cb + uint64_t(r * N + c0) * 4ul;
                     if (vecC) {
                         MmVec4(pc).v = v;   /* N % 4 == 0: the 4 columns are all inside */
                     } else {
                         [[unroll]] for (int j = 0; j < 4; j++)
                             if (c0 + j < N) rlx_f32(pc, j) = v[j];
+                    }
+                }
+                /* activation / gate: read back this invocation's own outputs and finish them in a loop with a
+                   run-time trip count (one inlined copy of the activation math instead of sixteen) */
+                const int nq = act ? 16 : 0;
+                for (int q = 0; q < nq; q++) {
+                    const int64_t r = m0 + ty * 4 + (q >> 2), c = c0 + (q & 3);
+                    if (r < M && c < N) {
+                        const uint64_t pc = Cb + uint64_t(r * N + c) * 4ul;
+                        rlx_f32(pc, 0) = rlx_epilogue_act(rlx_f32(pc, 0), r, c, N);
                     }
                 }
             }
