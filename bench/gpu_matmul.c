@@ -185,7 +185,12 @@ int main(void) {
             if (tp > 0) snprintf(c3, sizeof c3, "%.2f", fl / tp);
             if (tc > 0 && tp > 0) snprintf(r1, sizeof r1, "%.2f", tp / tc);
             if (tv > 0 && tp > 0) snprintf(r2, sizeof r2, "%.2f", tp / tv);
-            printf("%6d  %-6s %9s  %10s  %7s   %11s  %13s   %.2e / %.2e\n", n, mode ? "tf32" : "f32", c1, c2, c3, r1, r2, ec, ev);
+            {
+                char e1[16] = "n/a", e2[16] = "n/a";
+                if (tc > 0) snprintf(e1, sizeof e1, "%.2e", ec);
+                if (tv > 0) snprintf(e2, sizeof e2, "%.2e", ev);
+                printf("%6d  %-6s %9s  %10s  %7s   %11s  %13s   %s / %s\n", n, mode ? "tf32" : "f32", c1, c2, c3, r1, r2, e1, e2);
+            }
         }
         free(a);
         free(b);
