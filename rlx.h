@@ -9648,6 +9648,19 @@ static rlx_result rlx__vk_check(VkResult v, const char* what) {
 }
 static const char* rlx__vk_last_error(void) { return rlx__vk_err[0] ? rlx__vk_err : "unknown Vulkan error"; }
 
+/* An empty features chain: Vulkan 1.0 features -> 1.1 -> 1.2. */
+static void rlx__vk_feature_chain(VkPhysicalDeviceFeatures2* f, VkPhysicalDeviceVulkan11Features* f11,
+                                  VkPhysicalDeviceVulkan12Features* f12) {
+    memset(f, 0, sizeof *f);
+    memset(f11, 0, sizeof *f11);
+    memset(f12, 0, sizeof *f12);
+    f->sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    f11->sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
+    f12->sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+    f->pNext = f11;
+    f11->pNext = f12;
+}
+
 /* What a device lacks of rlx's requirements ("" if nothing). */
 static void rlx__vk_missing(VkPhysicalDevice pd, char* out, size_t cap) {
     VkPhysicalDeviceProperties pr;
@@ -9662,14 +9675,7 @@ static void rlx__vk_missing(VkPhysicalDevice pd, char* out, size_t cap) {
                  VK_VERSION_MINOR(pr.apiVersion), VK_VERSION_MAJOR(rlx__vk.api), VK_VERSION_MINOR(rlx__vk.api));
         return;
     }
-    memset(&f, 0, sizeof f);
-    memset(&f11, 0, sizeof f11);
-    memset(&f12, 0, sizeof f12);
-    f.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
-    f11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
-    f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
-    f.pNext = &f11;
-    f11.pNext = &f12;
+    rlx__vk_feature_chain(&f, &f11, &f12);
     rlx__vk.GetPhysicalDeviceFeatures2(pd, &f);
 #define RLX__VK_NEED(cond, nm) \
     if (!(cond)) n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s%s", n ? ", " : "", nm); \
@@ -10023,14 +10029,7 @@ static rlx_result rlx__vk_dev_open(int index, rlx__vkdev** out) {
     qi.queueFamilyIndex = d->qfam;
     qi.queueCount = 1;
     qi.pQueuePriorities = &prio;
-    memset(&f, 0, sizeof f);
-    memset(&f11, 0, sizeof f11);
-    memset(&f12, 0, sizeof f12);
-    f.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
-    f11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
-    f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
-    f.pNext = &f11;
-    f11.pNext = &f12;
+    rlx__vk_feature_chain(&f, &f11, &f12);
     f.features.shaderInt64 = f.features.shaderFloat64 = f.features.shaderInt16 = VK_TRUE;
     f11.storageBuffer16BitAccess = VK_TRUE;
     f12.bufferDeviceAddress = f12.shaderInt8 = f12.storageBuffer8BitAccess = VK_TRUE;

@@ -260,7 +260,7 @@ rlx_m_dd rlx_m_expm1_dd(double u) {
    c is near the interval's centre, invc = 1/c has 20 significant bits and log(c) = -log(invc) exactly
    (to 106 bits). The two intervals next to 1 have c = 1, so that log is accurate relative to the result
    near x = 1. */
-/* (six tables of 64 words rather than one of 384: some drivers, lavapipe among them, compile a large
+/* (tables of 64 words rather than one of 384: some drivers, lavapipe among them, compile a large
    dynamically indexed constant array extremely slowly) */
 RLX_TABLE(uint, rlx_m_log_tab0, 64) /* invc high words */
     0x3FF6A13Cu, 0x3FF661ECu, 0x3FF623FAu, 0x3FF5E75Cu, 0x3FF5AC06u, 0x3FF571EEu, 0x3FF5390Au, 0x3FF50150u,
@@ -271,16 +271,6 @@ RLX_TABLE(uint, rlx_m_log_tab0, 64) /* invc high words */
     0x3FEECC08u, 0x3FEE573Au, 0x3FEDE5D6u, 0x3FED77B6u, 0x3FED0CB6u, 0x3FECA4B4u, 0x3FEC3F90u, 0x3FEBDD2Cu,
     0x3FEB7D6Cu, 0x3FEB2036u, 0x3FEAC570u, 0x3FEA6D02u, 0x3FEA16D4u, 0x3FE9C2D2u, 0x3FE970E4u, 0x3FE920FCu,
     0x3FE8D302u, 0x3FE886E6u, 0x3FE83C98u, 0x3FE7F406u, 0x3FE7AD22u, 0x3FE767DCu, 0x3FE72428u, 0x3FE6E1F8u
-RLX_TABLE_END
-RLX_TABLE(uint, rlx_m_log_tab1, 64) /* invc low words */
-    0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u,
-    0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u,
-    0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u,
-    0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u,
-    0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u,
-    0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u,
-    0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u,
-    0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u
 RLX_TABLE_END
 RLX_TABLE(uint, rlx_m_log_tab2, 64) /* log(c) high: high words */
     0xBFD63000u, 0xBFD57BF6u, 0xBFD4C9DFu, 0xBFD419B4u, 0xBFD36B69u, 0xBFD2BEF2u, 0xBFD21447u, 0xBFD16B5Cu,
@@ -344,7 +334,7 @@ rlx_m_dd rlx_m_log_dd(double x) {
     precise double z = int64BitsToDouble(iz);
     precise double zh = int64BitsToDouble(iz & ~RLX_CVT(int64_t, 0xFFFFF));
     precise double zl = z - zh;
-    precise double invc = RLX_X(rlx_m_log_tab0[i], rlx_m_log_tab1[i]);
+    precise double invc = RLX_X(rlx_m_log_tab0[i], 0u) /* invc has 20 bits: its low word is 0 */;
     precise double logch = RLX_X(rlx_m_log_tab2[i], rlx_m_log_tab3[i]);
     precise double logcl = RLX_X(rlx_m_log_tab4[i], rlx_m_log_tab5[i]);
     precise double ed = RLX_CVT(double, e - esub);
