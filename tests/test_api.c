@@ -952,7 +952,8 @@ static void test_compile_errors(void) {
         }
         rlx_program_destroy(p);
     }
-    /* GPU devices: none is available yet */
+    /* GPU devices that are unavailable here: NO_FALLBACK fails cleanly, the fallback runs on the CPU (the Vulkan
+       fallback with a missing loader is also checked by tests/test_vulkan.c) */
     for (d = RLX_DEVICE_VULKAN; d < RLX_DEVICE_COUNT; d++) {
         if (device_available((rlx_device)d)) {
             th_skip("%s is available here; the fallback checks need a machine without it",
