@@ -7294,6 +7294,14 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
         L->block[0] = big ? 256 : 128;
         L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, t), 65535u * 1024u);
         L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, t), 65535u);
+    } else if (f32 && sm < 0 && rlx__cl_cdiv(M, 128) * rlx__cl_cdiv(N, 128) * nb >= 144 &&
+               rlx__cl_smem(sm) >= 32768u) {
+        /* Vulkan: 128x128 tiles (32 KiB of static shared memory) once there are enough of them (on an H200 the
+           64x64 kernel is faster up to ~144 big tiles) */
+        L = rlx__cl_add(w, "matmul", "matmul_f32_big", nd);
+        L->block[0] = 256;
+        L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 128), 65535u * 1024u);
+        L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, 128), 65535u);
     } else if (f32) {
         L = rlx__cl_add(w, "matmul", "matmul_f32", nd);
         L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 64), 65535u * 1024u);

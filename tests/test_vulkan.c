@@ -7,7 +7,8 @@
    2. In this process (the real loader), when a Vulkan device is usable: a small MLP matches the CPU, repeated
       runs and fresh inputs give fresh answers, a clone runs independently, a device index that does not exist
       fails cleanly, and an arena larger than one allocation of the device may hold fails with
-      RLX_ERROR_OUT_OF_MEMORY instead of crashing. Without a usable device these are skipped with the reason.
+      RLX_ERROR_OUT_OF_MEMORY instead of crashing, and a 1600x72x1552 matmul with bias and gelu (the large-tile
+      kernel on a GPU) matches the CPU backend. Without a usable device these are skipped with the reason.
    The op-by-op comparison against the CPU is tests/test_backends.c. */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #  define _POSIX_C_SOURCE 200809L   /* setenv, fork, pipe */
@@ -266,9 +267,74 @@ static void device_checks(void) {
 #endif
 }
 
+/* gelu(a b + bias) of a size where a GPU picks its large-tile matmul kernel (128x128 tiles: at least 144 of
+   them), against the CPU backend; random data, every output compared. */
+static void big_matmul_check(void) {
+    enum { M = 1600, K = 72, N = 1552 };
+    int64_t sa[2] = {M, K}, sb[2] = {K, N}, sc[1] = {N};
+    rlx_graph* g = rlx_graph_create(NULL);
+    rlx_program *pv = NULL, *pc = NULL;
+    rlx_compile_desc d;
+    float *a = (float*)malloc(sizeof(float) * M * K), *b = (float*)malloc(sizeof(float) * K * N);
+    float *c = (float*)malloc(sizeof(float) * N), *yv = (float*)malloc(sizeof(float) * M * N);
+    float* yc = (float*)malloc(sizeof(float) * M * N);
+    size_t i, bad = 0;
+    rlx_result r;
+    rlx_tensor x = rlx_input(g, "a", RLX_F32, 2, sa), w = rlx_param(g, "b", RLX_F32, 2, sb);
+    rlx_output(g, "y", rlx_gelu(g, rlx_add(g, rlx_matmul(g, x, w), rlx_param(g, "c", RLX_F32, 1, sc))));
+    rlx_output(g, "z", rlx_matmul(g, rlx_neg(g, x), w));
+    if (!a || !b || !c || !yv || !yc) { TH_CHECK(0, "out of memory"); goto done; }
+    th_seed(99);
+    for (i = 0; i < (size_t)M * K; i++) a[i] = (float)th_uniform(-1, 1);
+    for (i = 0; i < (size_t)K * N; i++) b[i] = (float)th_uniform(-1, 1);
+    for (i = 0; i < (size_t)N; i++) c[i] = (float)th_uniform(-0.5, 0.5);
+    memset(&d, 0, sizeof d);
+    d.device = RLX_DEVICE_VULKAN;
+    d.flags = RLX_COMPILE_NO_FALLBACK;
+    r = rlx_compile(g, &d, &pv);
+    TH_CHECK(r == RLX_OK, "big matmul on vulkan: %d %s", (int)r, rlx_graph_error(g));
+    d.device = RLX_DEVICE_CPU;
+    r = rlx_compile(g, &d, &pc);
+    TH_CHECK(r == RLX_OK, "big matmul on the cpu: %d %s", (int)r, rlx_graph_error(g));
+    if (!pv || !pc) goto done;
+    {
+        int k;
+        const char* outs[2] = {"y", "z"};
+        for (k = 0; k < 2; k++) {
+            rlx_program* pp[2];
+            float* dst[2];
+            int j;
+            pp[0] = pv; pp[1] = pc; dst[0] = yv; dst[1] = yc;
+            for (j = 0; j < 2; j++) {
+                r = rlx_set_param_f32(pp[j], "b", b, (size_t)K * N);
+                if (r == RLX_OK) r = rlx_set_param_f32(pp[j], "c", c, N);
+                if (r == RLX_OK) r = rlx_set_input_f32(pp[j], "a", a, (size_t)M * K);
+                if (r == RLX_OK) r = rlx_run(pp[j]);
+                if (r == RLX_OK) r = rlx_get_output_f32(pp[j], outs[k], dst[j], (size_t)M * N);
+                TH_CHECK(r == RLX_OK, "big matmul run %d: %s", j, rlx_program_error(pp[j]));
+            }
+            for (i = 0, bad = 0; i < (size_t)M * N; i++)
+                if (!th_close(yv[i], yc[i], 1e-5, 1e-4)) bad++;
+            TH_CHECK(bad == 0, "big matmul output %s: %zu of %d differ from the cpu (first: %g vs %g)", outs[k], bad,
+                     M * N, yv[0], yc[0]);
+        }
+    }
+done:
+    rlx_program_destroy(pv);
+    rlx_program_destroy(pc);
+    rlx_graph_destroy(g);
+    free(a); free(b); free(c); free(yv); free(yc);
+}
+
 int main(void) {
     fill();
     run_missing_loader_child();
     device_checks();
+    {
+        rlx_device_info info[RLX_DEVICE_COUNT];
+        const rlx_device_info* vk = find_vulkan(info, rlx_devices(info, RLX_DEVICE_COUNT));
+        if (vk && vk->available) big_matmul_check();
+        else th_skip("vulkan large matmul: %s", vk ? vk->reason : "not listed");
+    }
     return th_summary("vulkan");
 }

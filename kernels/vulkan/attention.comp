@@ -26,6 +26,7 @@
    rope: see the kernel.
 */
 #include "common.glsl"
+#extension GL_EXT_control_flow_attributes : require
 
 #if defined(RLX_K_attention)
 #define RLX_ATT_NACC 8                  /* value dims per lane and chunk */
@@ -89,7 +90,7 @@ void main() {
             float m = NEG_INF, l = 0.0;
             float acc[RLX_ATT_NACC];
             bool nan_ = false;
-            for (int t = 0; t < RLX_ATT_NACC; t++) acc[t] = 0.0;
+            [[unroll]] for (int t = 0; t < RLX_ATT_NACC; t++) acc[t] = 0.0;
             for (int64_t j0 = blo; j0 < bhi; j0 += TK) {
                 const int nk = bhi - j0 < TK ? int(bhi - j0) : TK;
                 barrier();
@@ -143,10 +144,12 @@ void main() {
                 barrier();
                 /* online softmax over the tile (NaN never wins the max; it is remembered) */
                 float mt = NEG_INF;
-                for (int k = 0; k < TK; k++) {
-                    const float x = rlx_att_score[wbase + uint(k)];
-                    if (isnan(x)) nan_ = true;
-                    else if (x > mt) mt = x;
+                [[unroll]] for (int k = 0; k < 32; k++) {
+                    if (k < TK) {
+                        const float x = rlx_att_score[wbase + uint(k)];
+                        if (rlx_isnan(x)) nan_ = true;
+                        else if (x > mt) mt = x;
+                    }
                 }
                 const float mn = mt > m ? mt : m;
                 const float corr = mn == NEG_INF ? 1.0 : (m == NEG_INF ? 0.0 : rlx_exp_f(m - mn));
@@ -155,24 +158,27 @@ void main() {
                     rlx_att_prob[tid] = x == NEG_INF ? 0.0 : rlx_exp_f(x - mn);
                 }
                 barrier();
-                /* sum of the tile's weights in the order of the CUDA butterfly (keys k and k + o for o = TK/2 .. 1),
-                   computed by every lane */
+                /* sum of the tile's weights, computed by every lane with the CUDA kernel's xor butterfly over 32
+                   lanes (entries k and k + o for o = 16 .. 1; the entries from TK on are zero there too) */
                 float u[32];
-                for (int k = 0; k < TK; k++) u[k] = rlx_att_prob[wbase + uint(k)];
-                for (int o = TK >> 1; o > 0; o >>= 1)
-                    for (int k = 0; k < o; k++) u[k] += u[k + o];
+                [[unroll]] for (int k = 0; k < 32; k++) u[k] = k < TK ? rlx_att_prob[wbase + uint(k)] : 0.0;
+                [[unroll]] for (int k = 0; k < 16; k++) u[k] += u[k + 16];
+                [[unroll]] for (int k = 0; k < 8; k++) u[k] += u[k + 8];
+                [[unroll]] for (int k = 0; k < 4; k++) u[k] += u[k + 4];
+                [[unroll]] for (int k = 0; k < 2; k++) u[k] += u[k + 2];
+                u[0] += u[1];
                 l = l * corr + u[0];
-                for (int t = 0; t < RLX_ATT_NACC; t++) acc[t] *= corr;
+                [[unroll]] for (int t = 0; t < RLX_ATT_NACC; t++) acc[t] *= corr;
                 for (int kk = 0; kk < nk; kk++) {
                     const float pk = rlx_att_prob[wbase + uint(kk)];
                     if (global_) {
-                        for (int t = 0; t < RLX_ATT_NACC; t++) {
+                        [[unroll]] for (int t = 0; t < RLX_ATT_NACC; t++) {
                             const int d = lane + 32 * t;
                             if (d < dvc && dv0 + d < Dv)
                                 acc[t] += pk * rlx_ld_f(vp, dt, voff + (j0 + kk) * vst + dv0 + d);
                         }
                     } else {
-                        for (int t = 0; t < RLX_ATT_NACC; t++) {
+                        [[unroll]] for (int t = 0; t < RLX_ATT_NACC; t++) {
                             const int d = lane + 32 * t;
                             if (d < dvc) acc[t] += pk * rlx_att_sh(vs + uint(kk) * udvc + uint(d));
                         }
@@ -183,7 +189,7 @@ void main() {
             if (valid) {
                 const float inv = 1.0 / l;
                 const int64_t ooff = b * a.st[3][0] + h * a.st[3][1] + i * a.st[3][2];
-                for (int t = 0; t < RLX_ATT_NACC; t++) {
+                [[unroll]] for (int t = 0; t < RLX_ATT_NACC; t++) {
                     const int d = lane + 32 * t;
                     if (d < dvc && dv0 + d < Dv) {
                         const float r = m == NEG_INF ? (nan_ ? rlx_nan_f() : 0.0) : acc[t] * inv;

@@ -1,5 +1,5 @@
 #version 460
-// kernels: matmul_f32 gemv_f32 matmul_generic
+// kernels: matmul_f32 matmul_f32_big gemv_f32 matmul_generic
 /* matmul.comp - matrix products of the Vulkan backend (port of kernels/cuda/matmul.cu).
 
    All kernels compute C[z] = A[z] · B[z] for row-major A [M, K], B [K, N], C [M, N] with broadcast batch dims:
@@ -136,6 +136,152 @@ void main() {
                 const int nq = act ? 16 : 0;
                 for (int q = 0; q < nq; q++) {
                     const int64_t r = m0 + ty * 4 + (q >> 2), c = c0 + (q & 3);
+                    if (r < M && c < N) {
+                        const uint64_t pc = Cb + uint64_t(r * N + c) * 4ul;
+                        rlx_f32(pc, 0) = rlx_epilogue_act(rlx_f32(pc, 0), r, c, N);
+                    }
+                }
+            }
+        }
+    }
+}
+#endif
+
+#if defined(RLX_K_matmul_f32_big)
+/* ---- matmul_f32_big: 128x128 tiles of C, k-steps of MB_BK, 256 threads each computing an 8x8 block of C: rows
+   4·ty + i and 64 + 4·ty + i, columns 4·tx + j and 64 + 4·tx + j (i, j < 4, tx = tid % 16, ty = tid / 16), so
+   that the shared-memory reads of a warp are consecutive vec4s. Grid: x over column tiles, y over row tiles,
+   z over batches (all grid-stride). f32 accumulation, every output adds its products in k order.
+
+   Shared memory (32 KiB static with MB_BK = 16; two stages so that one barrier per k-step suffices):
+     mb_as[stage][k][g]  the A tile transposed: vec4 g holds rows 4g..4g+3 of column k. The vec4 index is
+                         XOR-swizzled with mb_swz(k) so that the transposing stores of a warp hit distinct
+                         banks; a thread reads its 4 + 4 rows as two vec4s.
+     mb_bs[stage][k][g]  the B tile: vec4 g holds columns 4g..4g+3 of row k.
+   Loaders: per pass p < MB_BK / 8, thread tid reads A row tid / (MB_BK / 4) + p · 1024 / MB_BK, columns
+   4·(tid % (MB_BK / 4)) .. +3, and B row tid / 32 + 8p, columns 4·(tid % 32) .. +3 of the k-step, as one 16-byte
+   load when the rows are 16-byte aligned (K resp. N a multiple of 4), else element by element. The next k-step
+   is loaded into registers while the current one is multiplied. */
+#define MB_BK 16
+#define MB_NP (MB_BK / 8)
+shared vec4 mb_as[2][MB_BK][32];
+shared vec4 mb_bs[2][MB_BK][32];
+
+int mb_swz(int k) { return (k >> 2) * (32 / MB_BK); }
+
+void main() {
+    RlxArgs a = rlx_pc.a;
+    const int64_t M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
+    const int tid = int(gl_LocalInvocationID.x), tx = tid & 15, ty = tid >> 4;
+    const int64_t tm = (M + 127) / 128, tn = (N + 127) / 128;
+    /* loader coordinates (pass 0) */
+    const int ar = tid / (MB_BK / 4), ak = (tid % (MB_BK / 4)) * 4, br = tid >> 5, bc = (tid & 31) * 4;
+    for (int64_t z = gl_WorkGroupID.z; z < nb; z += gl_NumWorkGroups.z) {
+        int64_t ao, bo;
+        rlx_mm_batch(z, ao, bo);
+        const uint64_t Ab = a.in_[0] + uint64_t(ao) * 4ul, Bb = a.in_[1] + uint64_t(bo) * 4ul;
+        const uint64_t Cb = a.out_ + uint64_t(z * M * N) * 4ul;
+        const bool vecA = (K & 3) == 0 && (Ab & 15ul) == 0ul;
+        const bool vecB = (N & 3) == 0 && (Bb & 15ul) == 0ul;
+        const bool vecC = (N & 3) == 0 && (Cb & 15ul) == 0ul;
+        for (int64_t bm = gl_WorkGroupID.y; bm < tm; bm += gl_NumWorkGroups.y) {
+            for (int64_t bn = gl_WorkGroupID.x; bn < tn; bn += gl_NumWorkGroups.x) {
+                const int64_t m0 = bm * 128, n0 = bn * 128;
+                const int64_t arow = m0 + ar, bcol = n0 + bc;
+                /* addresses of this thread's first A and B elements at k0 = 0 (pass 0) */
+                uint64_t pa = Ab + uint64_t(arow * K + ak) * 4ul;
+                uint64_t pb = Bb + uint64_t(int64_t(br) * N + bcol) * 4ul;
+                const uint64_t pa_pass = uint64_t(int64_t(1024 / MB_BK) * K) * 4ul;
+                const uint64_t pb_pass = uint64_t(8 * N) * 4ul, pb_step = uint64_t(MB_BK * N) * 4ul;
+                vec4 ra[MB_NP], rb[MB_NP];
+                vec4 acc[16];
+                [[unroll]] for (int i = 0; i < 16; i++) acc[i] = vec4(0.0);
+
+/* registers ra / rb <- the k-step at k0 (zero outside A and B) */
+#define MB_LOAD(k0)                                                                                                 \
+    {                                                                                                               \
+        [[unroll]] for (int p = 0; p < MB_NP; p++) {                                                                \
+            const int64_t ka = (k0) + ak, kb = (k0) + br + 8 * p, row = arow + p * (1024 / MB_BK);                  \
+            const uint64_t qa = pa + uint64_t(p) * pa_pass, qb = pb + uint64_t(p) * pb_pass;                        \
+            ra[p] = vec4(0.0);                                                                                      \
+            rb[p] = vec4(0.0);                                                                                      \
+            if (vecA) {                                                                                             \
+                if (row < M && ka < K) ra[p] = MmVec4(qa).v;                                                        \
+            } else {                                                                                                \
+                [[unroll]] for (int c = 0; c < 4; c++)                                                              \
+                    if (row < M && ka + c < K) ra[p][c] = rlx_f32(qa, c);                                           \
+            }                                                                                                       \
+            if (vecB) {                                                                                             \
+                if (kb < K && bcol < N) rb[p] = MmVec4(qb).v;                                                       \
+            } else {                                                                                                \
+                [[unroll]] for (int c = 0; c < 4; c++)                                                              \
+                    if (kb < K && bcol + c < N) rb[p][c] = rlx_f32(qb, c);                                          \
+            }                                                                                                       \
+        }                                                                                                           \
+    }
+/* registers -> shared stage s */
+#define MB_STORE(s)                                                                                                 \
+    {                                                                                                               \
+        [[unroll]] for (int p = 0; p < MB_NP; p++) {                                                                \
+            const int row = ar + p * (1024 / MB_BK);                                                                \
+            [[unroll]] for (int c = 0; c < 4; c++)                                                                  \
+                mb_as[s][ak + c][(row >> 2) ^ mb_swz(ak + c)][row & 3] = ra[p][c];                                  \
+            mb_bs[s][br + 8 * p][bc >> 2] = rb[p];                                                                  \
+        }                                                                                                           \
+    }
+
+                MB_LOAD(0)
+                MB_STORE(0)
+                barrier();
+                int s = 0;
+                for (int64_t k0 = 0; k0 < K; k0 += MB_BK) {
+                    const bool more = k0 + MB_BK < K;
+                    if (more) {
+                        pa += uint64_t(MB_BK * 4);
+                        pb += pb_step;
+                        MB_LOAD(k0 + MB_BK)
+                    }
+                    [[unroll]] for (int kk = 0; kk < MB_BK; kk++) {
+                        const int sw = mb_swz(kk);
+                        const vec4 a0 = mb_as[s][kk][ty ^ sw], a1 = mb_as[s][kk][(ty + 16) ^ sw];
+                        const vec4 b0 = mb_bs[s][kk][tx], b1 = mb_bs[s][kk][tx + 16];
+                        [[unroll]] for (int i = 0; i < 4; i++) {
+                            acc[2 * i] += a0[i] * b0;
+                            acc[2 * i + 1] += a0[i] * b1;
+                            acc[8 + 2 * i] += a1[i] * b0;
+                            acc[8 + 2 * i + 1] += a1[i] * b1;
+                        }
+                    }
+                    if (more) MB_STORE(s ^ 1)
+                    barrier();
+                    s ^= 1;
+                }
+#undef MB_LOAD
+#undef MB_STORE
+                /* acc[2i + h]: row m0 + 64·(i / 4) + 4·ty + i % 4, columns n0 + 64·h + 4·tx .. +3 */
+                const bool bias = a.ia[4] != 0L, act = a.ia[5] != 0L || a.ia[7] != 0L;
+                [[unroll]] for (int q = 0; q < 16; q++) {
+                    const int i = q >> 1, h = q & 1;
+                    const int64_t r = m0 + 64 * (i >> 2) + ty * 4 + (i & 3), c0 = n0 + 64 * h + tx * 4;
+                    if (r >= M || c0 >= N) continue;
+                    vec4 v = acc[q];
+                    if (bias)
+                        [[unroll]] for (int j = 0; j < 4; j++)
+                            if (c0 + j < N) v[j] += rlx_f32(a.in_[2], c0 + j);
+                    const uint64_t pc = Cb + uint64_t(r * N + c0) * 4ul;
+                    if (vecC) {
+                        MmVec4(pc).v = v;   /* N % 4 == 0: the 4 columns are all inside */
+                    } else {
+                        [[unroll]] for (int j = 0; j < 4; j++)
+                            if (c0 + j < N) rlx_f32(pc, j) = v[j];
+                    }
+                }
+                /* activation / gate: read back this invocation's own outputs and finish them in a loop with a
+                   run-time trip count (one inlined copy of the activation math instead of 64) */
+                const int nq = act ? 64 : 0;
+                for (int q = 0; q < nq; q++) {
+                    const int i = q >> 3, j = q & 7;
+                    const int64_t r = m0 + 64 * (i >> 2) + ty * 4 + (i & 3), c = n0 + 64 * (j >> 2) + tx * 4 + (j & 3);
                     if (r < M && c < N) {
                         const uint64_t pc = Cb + uint64_t(r * N + c) * 4ul;
                         rlx_f32(pc, 0) = rlx_epilogue_act(rlx_f32(pc, 0), r, c, N);
