@@ -9606,6 +9606,7 @@ typedef struct rlx__vkdev {
     rlx__vkfn* fns[128];
     int nfns;
     int lost;                     /* a fence timed out or the device was lost: no more waiting on it */
+    uint64_t timeout_ns;          /* fence timeout (rlx__vk_timeout_ns, read when the device opens) */
 } rlx__vkdev;
 
 typedef struct rlx__vkstream {    /* per program: its command buffer while recording, its fence */
@@ -9794,12 +9795,12 @@ done:
 }
 
 /* Availability of Vulkan device `index` (rlx's order). *sm receives minus the dynamic shared memory the lowering
-   may give one workgroup (the CUDA lowering reads a negative "sm" as that limit). */
-static int rlx__vk_probe(int index, char* name, size_t ncap, char* reason, size_t rcap, int* sm, int* is_cpu) {
+   may give one workgroup (the CUDA lowering reads a negative "sm" as that limit). for_auto: the question comes
+   from RLX_DEVICE_AUTO, which does not take a CPU implementation (the CPU backend is faster). */
+static int rlx__vk_probe(int index, int for_auto, char* name, size_t ncap, char* reason, size_t rcap, int* sm) {
     VkPhysicalDeviceProperties pr;
     char miss[200];
     snprintf(name, ncap, "vulkan device %d", index);
-    if (is_cpu) *is_cpu = 0;
     if (rlx__spv_kernel_count == 0) {
         snprintf(reason, rcap, "rlx_kernels_spv.h has no kernels (regenerate it with `make kernels`)");
         return 0;
@@ -9811,10 +9812,13 @@ static int rlx__vk_probe(int index, char* name, size_t ncap, char* reason, size_
     }
     rlx__vk.GetPhysicalDeviceProperties(rlx__vk.pds[index], &pr);
     snprintf(name, ncap, "%.80s", pr.deviceName);
-    if (is_cpu) *is_cpu = pr.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     rlx__vk_missing(rlx__vk.pds[index], miss, sizeof miss);
     if (miss[0]) {
         snprintf(reason, rcap, "%.60s lacks %.130s", pr.deviceName, miss);
+        return 0;
+    }
+    if (for_auto && pr.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) {
+        snprintf(reason, rcap, "%.90s is a CPU implementation (the CPU backend is faster)", pr.deviceName);
         return 0;
     }
     {
@@ -9935,7 +9939,7 @@ static rlx_result rlx__vk_submit_wait(rlx__vkdev* d, VkCommandBuffer cb, VkFence
     si.pCommandBuffers = &cb;
     if ((r = rlx__vk_check(d->vk.vkQueueSubmit(d->queue, 1, &si, fence), "vkQueueSubmit")) != RLX_OK) return r;
     if (d->lost) { snprintf(rlx__vk_err, sizeof rlx__vk_err, "the device was lost earlier"); return RLX_ERROR_DEVICE_LOST; }
-    r = rlx__vk_check(d->vk.vkWaitForFences(d->dev, 1, &fence, VK_TRUE, rlx__vk_timeout_ns()),
+    r = rlx__vk_check(d->vk.vkWaitForFences(d->dev, 1, &fence, VK_TRUE, d->timeout_ns),
                       "vkWaitForFences");
     if (r == RLX_ERROR_DEVICE_LOST) d->lost = 1;
     if (r == RLX_OK) r = rlx__vk_check(d->vk.vkResetFences(d->dev, 1, &fence), "vkResetFences");
@@ -10007,6 +10011,7 @@ static rlx_result rlx__vk_dev_open(int index, rlx__vkdev** out) {
     if (!d) { snprintf(rlx__vk_err, sizeof rlx__vk_err, "out of host memory"); return RLX_ERROR_OUT_OF_MEMORY; }
     d->index = index;
     d->pd = rlx__vk.pds[index];
+    d->timeout_ns = rlx__vk_timeout_ns();
     rlx__vk.GetPhysicalDeviceProperties(d->pd, &pr);
     memset(&m3, 0, sizeof m3);
     m3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;
@@ -10362,7 +10367,7 @@ static void rlx__vk_recording_reset(rlx__vkstream* st) {
 static void rlx__vk_stream_destroy(void* s) {
     rlx__vkstream* st = (rlx__vkstream*)s;
     if (!st) return;
-    if (st->pending && !st->d->lost) st->d->vk.vkWaitForFences(st->d->dev, 1, &st->fence, VK_TRUE, rlx__vk_timeout_ns());
+    if (st->pending && !st->d->lost) st->d->vk.vkWaitForFences(st->d->dev, 1, &st->fence, VK_TRUE, st->d->timeout_ns);
     if (st->cmd) {
         RLX__VK_LOCK();
         st->d->vk.vkFreeCommandBuffers(st->d->dev, st->d->pool, 1, &st->cmd);
@@ -10502,7 +10507,7 @@ static rlx_result rlx__vk_sync(void* s) {
     rlx__vkstream* st = (rlx__vkstream*)s;
     rlx_result r;
     if (!st->pending) return RLX_OK;
-    r = rlx__vk_check(st->d->vk.vkWaitForFences(st->d->dev, 1, &st->fence, VK_TRUE, rlx__vk_timeout_ns()),
+    r = rlx__vk_check(st->d->vk.vkWaitForFences(st->d->dev, 1, &st->fence, VK_TRUE, st->d->timeout_ns),
                       "vkWaitForFences");
     if (r != RLX_OK) {   /* the fence stays pending: the device is treated as lost from now on */
         if (r == RLX_ERROR_DEVICE_LOST) st->d->lost = 1;
@@ -10561,8 +10566,10 @@ static rlx_graph* rlx__optimize(rlx_graph* g, uint32_t flags, const rlx__target*
     return cur;
 }
 
-/* Is device kind d (device `index`) usable? Fills a display name, a reason and the GPU generation. */
-static int rlx__device_probe(rlx_device d, int index, char* name, size_t ncap, char* reason, size_t rcap, int* sm) {
+/* Is device kind d (device `index`) usable? Fills a display name, a reason and the GPU generation. for_auto: asked
+   for RLX_DEVICE_AUTO (which skips devices slower than the CPU backend). */
+static int rlx__device_probe(rlx_device d, int index, int for_auto, char* name, size_t ncap, char* reason, size_t rcap,
+                             int* sm) {
     *sm = 0;
     name[0] = 0;
     switch (d) {
@@ -10589,7 +10596,7 @@ static int rlx__device_probe(rlx_device d, int index, char* name, size_t ncap, c
 #endif
     case RLX_DEVICE_VULKAN:
 #if defined(RLX__HAS_VULKAN)
-        return rlx__vk_probe(index, name, ncap, reason, rcap, sm, NULL);
+        return rlx__vk_probe(index, for_auto, name, ncap, reason, rcap, sm);
 #else
         snprintf(name, ncap, "vulkan");
 #  if defined(RLX_NO_VULKAN)
@@ -10771,19 +10778,7 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
         rlx_device dev = cand[k];
         int sm = 0, index = dev == d.device ? d.device_index : 0;
         rlx_program* p = NULL;
-        int usable = rlx__device_probe(dev, index, name, sizeof name, reason, sizeof reason, &sm);
-#if defined(RLX__HAS_VULKAN)
-        if (usable && dev == RLX_DEVICE_VULKAN && d.device == RLX_DEVICE_AUTO) {
-            int is_cpu = 0, sm2;
-            char n2[96], r2[200];
-            rlx__vk_probe(0, n2, sizeof n2, r2, sizeof r2, &sm2, &is_cpu);
-            if (is_cpu) {
-                usable = 0;
-                snprintf(reason, sizeof reason, "%.90s is a CPU implementation (the CPU backend is faster)", name);
-            }
-        }
-#endif
-        if (!usable) {
+        if (!rlx__device_probe(dev, index, d.device == RLX_DEVICE_AUTO, name, sizeof name, reason, sizeof reason, &sm)) {
             nl += (size_t)snprintf(notes + nl, nl < sizeof notes ? sizeof notes - nl : 0, "%s%s: %s", nl ? "; " : "",
                                    rlx_device_name(dev), reason);
             if (nl >= sizeof notes) nl = sizeof notes - 1;
@@ -11067,7 +11062,7 @@ RLXDEF int rlx_devices(rlx_device_info* out, int cap) {
         {
             int sm;
             char reason[200];
-            info.available = rlx__device_probe((rlx_device)d, 0, info.name, sizeof info.name, reason, sizeof reason, &sm);
+            info.available = rlx__device_probe((rlx_device)d, 0, 0, info.name, sizeof info.name, reason, sizeof reason, &sm);
             rlx__strlcpy(info.reason, sizeof info.reason, reason);
         }
         out[n] = info;

@@ -232,6 +232,17 @@ static void device_checks(void) {
         rlx_program_destroy(p);
         p = NULL;
     }
+    if (strstr(vk->reason, "CPU implementation")) {   /* lavapipe and the like: AUTO keeps the CPU backend */
+        rlx_compile_desc da;
+        memset(&da, 0, sizeof da);
+        r = rlx_compile(g, &da, &p);
+        TH_CHECK(r == RLX_OK && p && rlx_program_device(p) != RLX_DEVICE_VULKAN, "auto picked the CPU implementation %s",
+                 vk->name);
+        TH_CHECK(p && strstr(rlx_program_device_reason(p), "CPU implementation") != NULL, "auto does not say why: %s",
+                 p ? rlx_program_device_reason(p) : "");
+        rlx_program_destroy(p);
+        p = NULL;
+    }
     d.device_index = 99;   /* no such device */
     r = rlx_compile(g, &d, &p);
     TH_CHECK(r == RLX_ERROR_DEVICE_UNAVAILABLE && !p, "device_index 99: %d (want DEVICE_UNAVAILABLE)", (int)r);

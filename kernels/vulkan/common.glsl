@@ -55,12 +55,13 @@
                              void rlx_st_from_f(uint64_t base, int dt, int64_t i, float v)
                              rlx_dt<DT>::ld/st of common.cuh: float dtypes rlx_ld_f / rlx_st_from_f, f64
                              rlx_f64(base, i), integers and bool rlx_ld_i / rlx_st_from_i(.., 0) (wrapping)
-     element math            float rlx_unary_f(int op, float)  double rlx_unary_d(int op, double)
+     element math            double rlx_elem_g(int op, double x, double z, bool f32)   (every unary and
+                             arithmetic binary float op; call it from one place per kernel: it is long)
+                             double rlx_unary_g(int op, double x, bool f32)  double rlx_binary_g(op, a, b, f32)
                              int64_t rlx_unary_i(int op, int64_t)
-                             float rlx_binary_f(int op, float, float)  double rlx_binary_d(int op, double, double)
                              int64_t rlx_binary_i(int op, int64_t, int64_t)  int64_t rlx_ipow(int64_t, int64_t)
                              int rlx_compare_f/_d/_i(int op, T a, T b) (0/1)  bool rlx_is_compare(int op)
-                             (overloads rlx_unary(op, x), rlx_binary(op, a, b), rlx_compare(op, a, b))
+                             (overload rlx_compare(op, a, b))
                              float rlx_act(int act, float)
                              float rlx_epilogue(float v, int64_t r, int64_t c, int64_t N)   (reads rlx_pc.a)
      indexing                void rlx_offsets(int nops, int64_t i, out int64_t off[4])   (reads rlx_pc.a;
@@ -556,8 +557,6 @@ double rlx_elem_g(int op, double x, double z, bool f) {
     }
 }
 double rlx_unary_g(int op, double x, bool f) { return rlx_elem_g(op, x, 0.0LF, f); }
-float rlx_unary_f(int op, float x) { return float(rlx_elem_g(op, double(x), 0.0LF, true)); }
-double rlx_unary_d(int op, double x) { return rlx_elem_g(op, x, 0.0LF, false); }
 int64_t rlx_unary_i(int op, int64_t x) {
     switch (op) {
     case RLX_OP_NEG: return int64_t(0UL - uint64_t(x));
@@ -566,14 +565,9 @@ int64_t rlx_unary_i(int op, int64_t x) {
     default: return x;
     }
 }
-float rlx_unary(int op, float x) { return rlx_unary_f(op, x); }
-double rlx_unary(int op, double x) { return rlx_unary_d(op, x); }
-int64_t rlx_unary(int op, int64_t x) { return rlx_unary_i(op, x); }
 
 /* arithmetic binary ops (add .. min); comparisons are rlx_compare_* */
 double rlx_binary_g(int op, double a, double b, bool f) { return rlx_elem_g(op, a, b, f); }
-float rlx_binary_f(int op, float a, float b) { return float(rlx_elem_g(op, double(a), double(b), true)); }
-double rlx_binary_d(int op, double a, double b) { return rlx_elem_g(op, a, b, false); }
 int64_t rlx_ipow(int64_t a, int64_t b) {
     uint64_t r = 1UL, base = uint64_t(a);
     if (b < 0L) return 0L;
@@ -596,9 +590,6 @@ int64_t rlx_binary_i(int op, int64_t a, int64_t b) {
     default: return 0L;
     }
 }
-float rlx_binary(int op, float a, float b) { return rlx_binary_f(op, a, b); }
-double rlx_binary(int op, double a, double b) { return rlx_binary_d(op, a, b); }
-int64_t rlx_binary(int op, int64_t a, int64_t b) { return rlx_binary_i(op, a, b); }
 
 /* comparisons (eq .. ge) as 0/1; a NaN compares unequal to everything */
 #define RLX_COMPARE_BODY                                                                                         \
@@ -621,7 +612,7 @@ int rlx_compare(int op, int64_t a, int64_t b) { return rlx_compare_i(op, a, b); 
 bool rlx_is_compare(int op) { return op >= RLX_OP_EQ && op <= RLX_OP_GE; }
 
 /* linear epilogue activations (the CPU's rlx__act_f) */
-/* The activation of a linear epilogue (rlx_activation) in f32 semantics, equal to rlx_unary_f of the matching
+/* The activation of a linear epilogue (rlx_activation) in f32 semantics, equal to rlx_elem_g (f32) of the matching
    op, but with only the three functions an activation needs, each called once (they are inlined per call). */
 float rlx_act(int act, float x) {
     if (act != RLX_ACT_GELU && act != RLX_ACT_GELU_TANH && act != RLX_ACT_SILU)

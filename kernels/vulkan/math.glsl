@@ -167,6 +167,21 @@ rlx_m_dd rlx_m_div_dd(double ah, double al, double bh, double bl) {
    exp
    ============================================================================================================= */
 
+/* Q3(r) = (exp(r) - 1 - r - r^2/2) / r^3, minimax on [-0.3467, 0.3467] (shared by exp and expm1) */
+double rlx_m_exp_q3(double rh) {
+    precise double q = RLX_X(0x3E21F99D32131E8Aul); /* 2.0925717969153319e-09 */
+    q = q * rh + RLX_X(0x3E5AF6CACD3EAE09ul); /* 2.5112211712576996e-08 */
+    q = q * rh + RLX_X(0x3E927E4C2B3471A3ul); /* 2.7557238553731174e-07 */
+    q = q * rh + RLX_X(0x3EC71DDEFAC9F66Eul); /* 2.7557234346099084e-06 */
+    q = q * rh + RLX_X(0x3EFA01A01B204A1Cul); /* 2.4801587365239517e-05 */
+    q = q * rh + RLX_X(0x3F2A01A01B3AD9BCul); /* 0.00019841269896909801 */
+    q = q * rh + RLX_X(0x3F56C16C16C1413Eul); /* 0.0013888888888865104 */
+    q = q * rh + RLX_X(0x3F8111111110EBE3ul); /* 0.0083333333333168221 */
+    q = q * rh + RLX_X(0x3FA555555555555Aul); /* 0.041666666666666699 */
+    q = q * rh + RLX_X(0x3FC555555555555Bul); /* 0.16666666666666682 */
+    return q;
+}
+
 /* exp(xh + xl) for -745.25 <= xh <= 709.8125 and |xl| <= 2^-40; overflows to inf and underflows to
    subnormals or 0 with one rounding.
    x = k ln2 + r with |r| <= ln2/2 (Cody-Waite: k*LN2_HI is exact), r kept as a double-double rh + rl;
@@ -180,17 +195,7 @@ double rlx_m_exp_dd(double xh, double xl) {
     rlx_m_dd r = rlx_m_two_sum(hi, -t);
     precise double rh = r.hi;
     precise double rl = r.lo + xl;
-    /* Q3(r) = (exp(r) - 1 - r - r^2/2) / r^3, minimax on [-0.3467, 0.3467] */
-    precise double q = RLX_X(0x3E21F99D32131E8Aul); /* 2.0925717969153319e-09 */
-    q = q * rh + RLX_X(0x3E5AF6CACD3EAE09ul); /* 2.5112211712576996e-08 */
-    q = q * rh + RLX_X(0x3E927E4C2B3471A3ul); /* 2.7557238553731174e-07 */
-    q = q * rh + RLX_X(0x3EC71DDEFAC9F66Eul); /* 2.7557234346099084e-06 */
-    q = q * rh + RLX_X(0x3EFA01A01B204A1Cul); /* 2.4801587365239517e-05 */
-    q = q * rh + RLX_X(0x3F2A01A01B3AD9BCul); /* 0.00019841269896909801 */
-    q = q * rh + RLX_X(0x3F56C16C16C1413Eul); /* 0.0013888888888865104 */
-    q = q * rh + RLX_X(0x3F8111111110EBE3ul); /* 0.0083333333333168221 */
-    q = q * rh + RLX_X(0x3FA555555555555Aul); /* 0.041666666666666699 */
-    q = q * rh + RLX_X(0x3FC555555555555Bul); /* 0.16666666666666682 */
+    precise double q = rlx_m_exp_q3(rh);
     precise double z = rh * rh;
     precise double p = z * 0.5 + z * (rh * q);
     rlx_m_dd s = rlx_m_fast_two_sum(1.0, rh);
@@ -237,16 +242,7 @@ rlx_m_dd rlx_m_expm1_dd(double u) {
     rlx_m_dd r = rlx_m_two_sum(hi, -t);
     precise double rh = r.hi;
     precise double rl = r.lo;
-    precise double q = RLX_X(0x3E21F99D32131E8Aul); /* 2.0925717969153319e-09 */
-    q = q * rh + RLX_X(0x3E5AF6CACD3EAE09ul); /* 2.5112211712576996e-08 */
-    q = q * rh + RLX_X(0x3E927E4C2B3471A3ul); /* 2.7557238553731174e-07 */
-    q = q * rh + RLX_X(0x3EC71DDEFAC9F66Eul); /* 2.7557234346099084e-06 */
-    q = q * rh + RLX_X(0x3EFA01A01B204A1Cul); /* 2.4801587365239517e-05 */
-    q = q * rh + RLX_X(0x3F2A01A01B3AD9BCul); /* 0.00019841269896909801 */
-    q = q * rh + RLX_X(0x3F56C16C16C1413Eul); /* 0.0013888888888865104 */
-    q = q * rh + RLX_X(0x3F8111111110EBE3ul); /* 0.0083333333333168221 */
-    q = q * rh + RLX_X(0x3FA555555555555Aul); /* 0.041666666666666699 */
-    q = q * rh + RLX_X(0x3FC555555555555Bul); /* 0.16666666666666682 */
+    precise double q = rlx_m_exp_q3(rh);
     rlx_m_dd zz = rlx_m_two_prod(rh, rh);
     rlx_m_dd a = rlx_m_fast_two_sum(rh, 0.5 * zz.hi);
     precise double tail = a.lo + (0.5 * zz.lo + (rh * zz.hi) * q + (rl + rl * rh));
