@@ -10570,6 +10570,7 @@ static rlx_graph* rlx__optimize(rlx_graph* g, uint32_t flags, const rlx__target*
    for RLX_DEVICE_AUTO (which skips devices slower than the CPU backend). */
 static int rlx__device_probe(rlx_device d, int index, int for_auto, char* name, size_t ncap, char* reason, size_t rcap,
                              int* sm) {
+    RLX__UNUSED(for_auto);   /* only the Vulkan probe uses it */
     *sm = 0;
     name[0] = 0;
     switch (d) {
