@@ -77,13 +77,24 @@
        on user input.
 
    THREADING
-       A graph or a program is used by one thread at a time. Different programs (including clones) may run on
-       different threads at once. A program owns its worker threads (created by rlx_compile, joined by
+       A graph or a program is used by one thread at a time. A call on a program (run, set, get, clone) made while
+       another thread is inside a call on the same program returns RLX_ERROR_BUSY instead of racing; a graph has
+       no such check. Different programs (including clones) may run on different threads at once. A program owns its worker threads (created by rlx_compile, joined by
        rlx_program_destroy); rlx_run blocks until all steps are done. The device list is computed on every call
        and touches no global state.
 
    SECURITY
-       Graphs built through this API are validated: shapes, dtypes, axes, byte sizes. There is no file loader yet.
+       Graphs built through this API are validated: shapes, dtypes, axes, byte sizes. Every element count, byte
+       size and offset goes through overflow-checked arithmetic, for 32- and 64-bit size_t: a tensor larger than
+       RLX_MAX_ELEMENTS fails at its builder with RLX_ERROR_SHAPE, a program whose buffers do not fit fails to
+       compile with RLX_ERROR_OUT_OF_MEMORY. Tensor handles carry their graph's tag: a handle of another graph,
+       or of a destroyed one, is RLX_ERROR_INVALID_TENSOR. Run-time positions (state_write offsets, gather
+       indices, kv_len) are clamped or dropped as each op documents, for any int64 value. The builder API is
+       fuzzed (tests/fuzz). There is no file loader yet.
+
+   COMPILER FLAGS
+       The file that defines RLX_IMPLEMENTATION must not be built with -ffast-math or -ffinite-math-only (rlx.h
+       stops with an #error): masks, NaN propagation and the half-float conversions need IEEE semantics.
 
    rlx.h does NOT: train (no autodiff yet), load model files (yet), run on Vulkan (yet), use BLAS.
 */
@@ -145,6 +156,7 @@ typedef enum rlx_result {
     RLX_ERROR_BAD_GRAPH = -16,         /* graph is empty, has no outputs, or carries a builder error         */
     RLX_ERROR_INVALID_TENSOR = -17,    /* a tensor handle that is 0 or from another graph                    */
     RLX_ERROR_NOT_SET = -18,           /* rlx_run before every param and input was set                       */
+    RLX_ERROR_BUSY = -19,              /* another thread is inside a call on the same program                */
     /* devices */
     RLX_ERROR_DEVICE_UNAVAILABLE = -30,
     RLX_ERROR_UNSUPPORTED = -31,       /* the device cannot run an op                                        */
@@ -163,8 +175,10 @@ typedef enum rlx_dtype {
     RLX_DTYPE_FORCE_U32 = 0x7FFFFFFF
 } rlx_dtype;
 
-/* A tensor handle: a node of one graph. id 0 is the invalid handle (so `rlx_tensor t = {0};` is "none"). */
-typedef struct rlx_tensor { uint32_t id; } rlx_tensor;
+/* A tensor handle: a node of one graph. id 0 is the invalid handle (so `rlx_tensor t = {0};` is "none").
+   `graph` is the tag of the graph that made it (every graph gets a tag no other graph of the process has had),
+   so a handle from another graph, or from a destroyed one, is rejected with RLX_ERROR_INVALID_TENSOR. */
+typedef struct rlx_tensor { uint32_t id; uint32_t graph; } rlx_tensor;
 
 typedef struct rlx_graph rlx_graph;
 typedef struct rlx_program rlx_program;
@@ -185,9 +199,12 @@ RLXDEF const char* rlx_version(void);
 /* ============================================================================================================
    >>builder
    Every builder validates its inputs and infers the output shape and dtype. Shapes are arrays of int64_t of
-   length `rank` (0 ≤ rank ≤ 8); every dim must be ≥ 1 and the element count must not exceed SIZE_MAX / 8
-   (so the byte size of any dtype fits in size_t).
+   length `rank` (0 ≤ rank ≤ 8); every dim must be ≥ 1 and the element count must not exceed RLX_MAX_ELEMENTS
+   (SIZE_MAX / 16: 2^28 - 1 on 32-bit targets, 2^60 - 1 on 64-bit), so the byte size of any dtype, rounded up to
+   the arena's alignment, fits in size_t. Every builder checks its *output* against the same limit: a graph
+   whose intermediate would be larger fails with RLX_ERROR_SHAPE at the builder that makes it.
    ============================================================================================================ */
+#define RLX_MAX_ELEMENTS ((int64_t)(SIZE_MAX / 16))
 
 typedef struct rlx_graph_desc {
     rlx_allocator allocator;
@@ -660,6 +677,14 @@ RLXDEF size_t rlx_program_report(const rlx_program* p, char* buf, size_t cap);
 #if defined(RLX_IMPLEMENTATION) && !defined(RLX_IMPLEMENTATION_INCLUDED)
 #define RLX_IMPLEMENTATION_INCLUDED
 
+/* -ffast-math (and -ffinite-math-only) let the compiler assume no NaN or infinity exists and reorder float
+   sums: rlx.h's masks (-inf scores), NaN propagation, max/min, softmax and the f16/bf16 conversions then give
+   wrong answers without any warning. Only the one file that defines RLX_IMPLEMENTATION must be built without
+   it; the rest of a program may keep -ffast-math. */
+#if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__ > 0)
+#  error "rlx.h: compile the file that defines RLX_IMPLEMENTATION without -ffast-math / -ffinite-math-only (add -fno-fast-math for that file): rlx.h needs IEEE NaN and infinity semantics and would silently compute wrong results"
+#endif
+
 /* ------------------------------------------------------------------------------------------------------------
    >>config
    ------------------------------------------------------------------------------------------------------------ */
@@ -709,6 +734,11 @@ RLXDEF size_t rlx_program_report(const rlx_program* p, char* buf, size_t cap);
 #endif
 
 #define RLX__ALIGN 64
+#if defined(__GNUC__) || defined(__clang__)
+#  define RLX__ATOMIC_ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
+#else
+#  define RLX__ATOMIC_ADD(p, v) (*(p) += (v))
+#endif
 #define RLX__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define RLX__MAX(a, b) ((a) > (b) ? (a) : (b))
 #define RLX__UNUSED(x) (void)(x)
@@ -716,6 +746,59 @@ RLXDEF size_t rlx_program_report(const rlx_program* p, char* buf, size_t cap);
 /* ------------------------------------------------------------------------------------------------------------
    >>alloc
    ------------------------------------------------------------------------------------------------------------ */
+/* n rounded up to the alignment; saturates at SIZE_MAX (which no allocator satisfies) instead of wrapping */
+static size_t rlx__align_up(size_t n) {
+    return n > SIZE_MAX - (RLX__ALIGN - 1) ? SIZE_MAX : (n + (RLX__ALIGN - 1)) & ~(size_t)(RLX__ALIGN - 1);
+}
+
+/* >>size  The one way to compute sizes: every element count, byte size, offset and alignment that can come
+   from user input goes through these. Each returns 1 and stores the result, or returns 0 on overflow (and
+   stores nothing). They are plain C (no overflow builtins), so every compiler and every size_t width agrees. */
+static int rlx__mul_i64(int64_t a, int64_t b, int64_t* r) {
+    if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
+              : (b > 0 ? a < INT64_MIN / b : (a != 0 && b < INT64_MAX / a)))
+        return 0;
+    *r = a * b;
+    return 1;
+}
+static int rlx__add_i64(int64_t a, int64_t b, int64_t* r) {
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
+    *r = a + b;
+    return 1;
+}
+static int rlx__mul_sz(size_t a, size_t b, size_t* r) {
+    if (b != 0 && a > SIZE_MAX / b) return 0;
+    *r = a * b;
+    return 1;
+}
+static int rlx__add_sz(size_t a, size_t b, size_t* r) {
+    if (a > SIZE_MAX - b) return 0;
+    *r = a + b;
+    return 1;
+}
+/* n rounded up to the arena alignment (RLX__ALIGN) */
+static int rlx__align_sz(size_t n, size_t* r) {
+    if (n > SIZE_MAX - (RLX__ALIGN - 1)) return 0;
+    *r = rlx__align_up(n);
+    return 1;
+}
+/* Saturating forms for byte counts that end in an allocation (workspaces, layouts): an overflow gives SIZE_MAX,
+   which no allocation satisfies, so the caller reports RLX_ERROR_OUT_OF_MEMORY. Shape dims convert to size_t
+   exactly (they are <= RLX_MAX_ELEMENTS). */
+static size_t rlx__szmul(size_t a, size_t b) { size_t r; return rlx__mul_sz(a, b, &r) ? r : SIZE_MAX; }
+static size_t rlx__szadd(size_t a, size_t b) { size_t r; return rlx__add_sz(a, b, &r) ? r : SIZE_MAX; }
+/* Element count of a shape: 1 if every dim is >= 1 and the count is <= RLX_MAX_ELEMENTS, else 0. */
+static int rlx__numel_chk(int rank, const int64_t* shape, int64_t* out) {
+    int64_t n = 1;
+    int i;
+    if (rank < 0 || rank > RLX_MAX_RANK) return 0;
+    for (i = 0; i < rank; i++) {
+        if (shape[i] < 1 || !rlx__mul_i64(n, shape[i], &n) || n > RLX_MAX_ELEMENTS) return 0;
+    }
+    *out = n;
+    return 1;
+}
+
 static void* rlx__alloc(const rlx_allocator* a, size_t n) {
     if (n == 0) n = 1;
     if (a && a->alloc) return a->alloc(n, a->user_data);
@@ -735,10 +818,13 @@ static void* rlx__calloc(const rlx_allocator* a, size_t n) {
 static int rlx__grow(const rlx_allocator* a, void** arr, int* cap, int need, size_t esz) {
     void* na;
     int nc;
+    size_t bytes;
     if (need <= *cap) return 1;
+    if (need < 0 || need > INT_MAX / 2) return 0;
     nc = *cap ? *cap * 2 : 16;
     while (nc < need) nc *= 2;
-    na = rlx__alloc(a, (size_t)nc * esz);
+    if (!rlx__mul_sz((size_t)nc, esz, &bytes)) return 0;
+    na = rlx__alloc(a, bytes);
     if (!na) return 0;
     if (*arr) { memcpy(na, *arr, (size_t)*cap * esz); rlx__free(a, *arr); }
     *arr = na;
@@ -753,14 +839,17 @@ static char* rlx__strdup(const rlx_allocator* a, const char* s) {
 }
 /* 64-byte aligned block: returns the aligned pointer, *raw gets what to free. */
 static void* rlx__alloc_aligned(const rlx_allocator* a, size_t n, void** raw) {
-    unsigned char* r = (unsigned char*)rlx__alloc(a, n + RLX__ALIGN);
+    unsigned char* r;
     size_t mis;
+    *raw = NULL;
+    if (n > SIZE_MAX - RLX__ALIGN) return NULL;
+    r = (unsigned char*)rlx__alloc(a, n + RLX__ALIGN);
     *raw = r;
     if (!r) return NULL;
     mis = (size_t)((uintptr_t)r % RLX__ALIGN);
     return r + (mis ? RLX__ALIGN - mis : 0);
 }
-static size_t rlx__align_up(size_t n) { return (n + (RLX__ALIGN - 1)) & ~(size_t)(RLX__ALIGN - 1); }
+
 
 /* ------------------------------------------------------------------------------------------------------------
    >>log  (messages, names)
@@ -782,6 +871,7 @@ RLXDEF const char* rlx_result_string(rlx_result r) {
     case RLX_ERROR_BAD_GRAPH: return "graph cannot be compiled";
     case RLX_ERROR_INVALID_TENSOR: return "invalid tensor handle";
     case RLX_ERROR_NOT_SET: return "param or input not set";
+    case RLX_ERROR_BUSY: return "the program is in use by another thread (a program is used by one thread at a time)";
     case RLX_ERROR_DEVICE_UNAVAILABLE: return "device unavailable";
     case RLX_ERROR_UNSUPPORTED: return "unsupported on this device";
     case RLX_ERROR_DEVICE_LOST: return "device lost";
@@ -1017,6 +1107,7 @@ static void rlx__convert(void* dst, rlx_dtype dt, const void* src, rlx_dtype st,
    indices; id 0 is "no tensor". Input ids of all nodes live in one pool (concat has any number).
    ------------------------------------------------------------------------------------------------------------ */
 #define RLX__NIA 20
+#define RLX__MAX_NODES (1 << 26)   /* node ids and input-pool offsets stay far from INT_MAX */
 
 typedef struct rlx__node {
     rlx_op op;
@@ -1050,11 +1141,14 @@ struct rlx_graph {
     rlx__out* outs;
     int nouts, cap_outs;
     rlx_result status;      /* first sticky builder error */
+    uint32_t tag;           /* handles carry it; 0 for the graphs passes make internally (they check no tag) */
     char msg[512];
 };
 
 static rlx__node* rlx__N(const rlx_graph* g, uint32_t id) { return &g->nodes[id - 1]; }
 static uint32_t rlx__in(const rlx_graph* g, const rlx__node* nd, int k) { return g->ins[nd->in_off + k]; }
+
+static void rlx__shape_str(char* buf, size_t cap, int rank, const int64_t* shape);
 
 static int64_t rlx__numel(int rank, const int64_t* shape) {
     int64_t n = 1;
@@ -1092,6 +1186,13 @@ RLXDEF rlx_graph* rlx_graph_create(const rlx_graph_desc* desc) {
     g = (rlx_graph*)rlx__calloc(&al, sizeof *g);
     if (!g) return NULL;
     g->al = al;
+    {
+        /* Tags count up process-wide (the one piece of global state outside >>dl), skipping 0. */
+        static unsigned rlx__graph_tags = 0;
+        unsigned t;
+        do t = RLX__ATOMIC_ADD(&rlx__graph_tags, 1u); while (t == 0);
+        g->tag = (uint32_t)t;
+    }
     return g;
 }
 
@@ -1118,7 +1219,7 @@ RLXDEF int rlx_graph_node_count(const rlx_graph* g) { return g ? g->n : 0; }
 
 RLXDEF rlx_dtype rlx_tensor_info(const rlx_graph* g, rlx_tensor t, int* rank, int64_t* shape) {
     const rlx__node* nd;
-    if (!g || t.id == 0 || t.id > (uint32_t)g->n) return RLX_DTYPE_INVALID;
+    if (!g || t.id == 0 || t.id > (uint32_t)g->n || (g->tag && t.graph != g->tag)) return RLX_DTYPE_INVALID;
     nd = rlx__N(g, t.id);
     if (rank) *rank = nd->rank;
     if (shape) memcpy(shape, nd->shape, sizeof(int64_t) * (size_t)nd->rank);
@@ -1129,7 +1230,28 @@ RLXDEF rlx_dtype rlx_tensor_info(const rlx_graph* g, rlx_tensor t, int* rank, in
 static uint32_t rlx__add_node(rlx_graph* g, rlx_op op, rlx_dtype dt, int rank, const int64_t* shape, int nin,
                               const uint32_t* ins) {
     rlx__node* nd;
-    int64_t shp[RLX_MAX_RANK] = {0};
+    int64_t shp[RLX_MAX_RANK] = {0}, numel;
+    int i;
+    /* Every node's shape passes the same check, whatever builder or pass made it: dims >= 1, the element
+       count within RLX_MAX_ELEMENTS, input ids of this graph. */
+    if (rank < 0 || rank > RLX_MAX_RANK || (rank && !shape) || !rlx__numel_chk(rank, shape, &numel)) {
+        char sb[160];
+        if (rank < 0 || rank > RLX_MAX_RANK || (rank && !shape)) snprintf(sb, sizeof sb, "(rank %d)", rank);
+        else rlx__shape_str(sb, sizeof sb, rank, shape);
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: output shape %s is invalid: every dim must be >= 1 and the element "
+                  "count at most RLX_MAX_ELEMENTS (%lld)", rlx_op_name(op), sb, (long long)RLX_MAX_ELEMENTS);
+        return 0;
+    }
+    for (i = 0; i < nin; i++)
+        if (ins[i] > (uint32_t)g->n) {
+            rlx__gerr(g, RLX_ERROR_INVALID_TENSOR, "%s: input %d is not a tensor of this graph", rlx_op_name(op), i);
+            return 0;
+        }
+    if (g->n >= RLX__MAX_NODES) {
+        rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "%s: the graph already has the maximum of %d nodes", rlx_op_name(op),
+                  RLX__MAX_NODES);
+        return 0;
+    }
     /* shape and ins may point into g's own arrays, which growing can move: copy the shape first */
     if (rank) memcpy(shp, shape, sizeof(int64_t) * (size_t)rank);
     if (!rlx__grow(&g->al, (void**)&g->nodes, &g->cap, g->n + 1, sizeof(rlx__node)) ||
@@ -1150,7 +1272,14 @@ static uint32_t rlx__add_node(rlx_graph* g, rlx_op op, rlx_dtype dt, int rank, c
     return (uint32_t)++g->n;
 }
 
-static rlx_tensor rlx__T(uint32_t id) { rlx_tensor t; t.id = id; return t; }
+static rlx_tensor rlx__Tg(const rlx_graph* g, uint32_t id) {
+    rlx_tensor t;
+    t.id = id;
+    t.graph = id && g ? g->tag : 0;
+    return t;
+}
+/* A handle of the graph `g` in scope (the builders' graph). */
+#define rlx__T(id) rlx__Tg(g, (id))
 
 /* ------------------------------------------------------------------------------------------------------------
    >>infer  (validation and shape inference of every builder)
@@ -1161,9 +1290,10 @@ static int rlx__begin(rlx_graph* g, const char* what, int n, const rlx_tensor* t
     if (!g) return 0;
     if (g->status != RLX_OK) return 0;
     for (i = 0; i < n; i++) {
-        if (ts[i].id == 0 || ts[i].id > (uint32_t)g->n) {
-            rlx__gerr(g, RLX_ERROR_INVALID_TENSOR, "%s: input %d is not a tensor of this graph (id %u)", what, i,
-                      (unsigned)ts[i].id);
+        if (ts[i].id == 0 || ts[i].id > (uint32_t)g->n || (g->tag && ts[i].graph != g->tag)) {
+            rlx__gerr(g, RLX_ERROR_INVALID_TENSOR, "%s: input %d is not a tensor of this graph (id %u%s)", what, i,
+                      (unsigned)ts[i].id, ts[i].id && g->tag && ts[i].graph != g->tag ?
+                      ", made by another or a destroyed graph" : "");
             return 0;
         }
     }
@@ -1186,11 +1316,11 @@ static int rlx__check_shape(rlx_graph* g, const char* what, int rank, const int6
             rlx__gerr(g, RLX_ERROR_SHAPE, "%s: dim %d is %lld; dims must be >= 1", what, i, (long long)shape[i]);
             return 0;
         }
-        if (n > INT64_MAX / shape[i] || (uint64_t)(n * shape[i]) > (uint64_t)(SIZE_MAX / 8)) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: element count overflows", what);
+        if (!rlx__mul_i64(n, shape[i], &n) || n > RLX_MAX_ELEMENTS) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: element count exceeds RLX_MAX_ELEMENTS (%lld)", what,
+                      (long long)RLX_MAX_ELEMENTS);
             return 0;
         }
-        n *= shape[i];
     }
     return 1;
 }
@@ -2061,7 +2191,8 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
             rlx__gerr(g, RLX_ERROR_SHAPE, "attention: batch or key length of q, k, v differ");
             return rlx__T(0);
         }
-        os[0] = B; os[1] = Sq; os[2] = H * Dv; orank = 3;
+        os[0] = B; os[1] = Sq; orank = 3;
+        if (!rlx__mul_i64(H, Dv, &os[2])) { rlx__gerr(g, RLX_ERROR_SHAPE, "attention: heads x head dim overflows"); return rlx__T(0); }
     } else {
         if (nq->rank != 4 || nk->rank != 4 || nv->rank != 4) {
             rlx__gerr(g, RLX_ERROR_SHAPE, "attention: BHSD layout needs rank-4 q, k, v");
@@ -2220,8 +2351,8 @@ RLXDEF rlx_result rlx_topk(rlx_graph* g, rlx_tensor x, int k, int axis, int larg
     int a, w;
     int64_t os[RLX_MAX_RANK] = {0};
     rlx_dtype xdt;
-    if (values) values->id = 0;
-    if (indices) indices->id = 0;
+    if (values) *values = rlx__T(0);
+    if (indices) *indices = rlx__T(0);
     if (!g) return RLX_ERROR_INVALID_ARGUMENT;
     if (!rlx__begin(g, "topk", 1, &x)) return g->status;
     nx = rlx__N(g, x.id);
@@ -2239,7 +2370,7 @@ RLXDEF rlx_result rlx_topk(rlx_graph* g, rlx_tensor x, int k, int axis, int larg
         id = rlx__add_node(g, RLX_OP_TOPK, w ? RLX_I64 : xdt, rlx__N(g, x.id)->rank, os, 1, &x.id);
         if (!id) return g->status;
         { rlx__node* nd = rlx__N(g, id); nd->ia[0] = a; nd->ia[1] = k; nd->ia[2] = largest != 0; nd->ia[3] = w; }
-        dst->id = id;
+        *dst = rlx__T(id);
     }
     return RLX_OK;
 }
@@ -2331,9 +2462,21 @@ static int rlx__conv_common(rlx_graph* g, rlx_op op, rlx_tensor x, rlx_tensor w,
             rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: stride/dilation must be >= 1, padding >= 0, output_padding < stride", what);
             return 0;
         }
-        if (op == RLX_OP_CONV) out = (in + pb + pe - dl * (K - 1) - 1) / s + 1;
-        else out = (in - 1) * s - pb - pe + dl * (K - 1) + op_ + 1;
-        if ((op == RLX_OP_CONV && in + pb + pe < dl * (K - 1) + 1) || out < 1) {
+        /* ek = dl·(K−1) + 1, the dilated kernel extent; every product is checked (dims reach 2^60) */
+        int64_t ek = 0, t = 0;
+        int ok = rlx__mul_i64(dl, K - 1, &ek) && rlx__add_i64(ek, 1, &ek);
+        if (ok && op == RLX_OP_CONV) {
+            ok = rlx__add_i64(in, pb + pe, &t);   /* pb, pe < 2^31 */
+            out = ok && t >= ek ? (t - ek) / s + 1 : 0;
+        } else if (ok) {
+            ok = rlx__mul_i64(in - 1, s, &t) && rlx__add_i64(ek, op_ - pb - pe, &ek) && rlx__add_i64(t, ek, &out);
+        }
+        if (!ok) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: spatial dim %d overflows (in %lld, kernel %lld, stride %lld, dilation %lld)",
+                      what, i, (long long)in, (long long)K, (long long)s, (long long)dl);
+            return 0;
+        }
+        if (out < 1) {
             rlx__gerr(g, RLX_ERROR_SHAPE, "%s: spatial dim %d gives no output (in %lld, kernel %lld)", what, i, (long long)in, (long long)K);
             return 0;
         }
@@ -2525,7 +2668,7 @@ static rlx_tensor rlx__add_norm(rlx_graph* g, int kind, rlx_tensor x, rlx_tensor
     int a, k, nin = 2, rank;
     int64_t xs[RLX_MAX_RANK] = {0};
     uint32_t ids[4], id;
-    if (sum_out) sum_out->id = 0;
+    if (sum_out) *sum_out = rlx__T(0);
     t2[0] = x; t2[1] = res;
     if (!rlx__begin(g, what, 2, t2)) return rlx__T(0);
     nx = rlx__N(g, x.id); nr = rlx__N(g, res.id);
@@ -2560,7 +2703,7 @@ static rlx_tensor rlx__add_norm(rlx_graph* g, int kind, rlx_tensor x, rlx_tensor
     }
     if (sum_out) {
         rlx_dtype dt = rlx__N(g, id)->dtype;
-        sum_out->id = rlx__add_node(g, RLX_OP_EXTRA, dt, rank, xs, 1, &id);
+        *sum_out = rlx__T(rlx__add_node(g, RLX_OP_EXTRA, dt, rank, xs, 1, &id));
     }
     return rlx__T(id);
 }
@@ -2672,8 +2815,7 @@ static rlx_graph* rlx__new_graph(const rlx_allocator* al) {
 static int rlx__copy_outputs(rlx_graph* ng, const rlx_graph* g, const uint32_t* remap) {
     int i;
     for (i = 0; i < g->nouts; i++) {
-        rlx_tensor t;
-        t.id = remap[g->outs[i].id];
+        rlx_tensor t = rlx__Tg(ng, remap[g->outs[i].id]);
         if (rlx_output(ng, g->outs[i].name, t) != RLX_OK) return 0;
     }
     return 1;
@@ -2809,7 +2951,7 @@ static rlx_tensor rlx__decompose(rlx_graph* ng, const rlx__node* nd, const rlx_t
     case RLX_OP_SWIGLU: return rlx_mul(ng, rlx_silu(ng, x[0]), x[1]);
     case RLX_OP_GEGLU: return rlx_mul(ng, rlx_gelu(ng, x[0]), x[1]);
     case RLX_OP_ADD_NORM: {
-        rlx_tensor s = rlx_add(ng, x[0], x[1]), none = rlx__T(0), y;
+        rlx_tensor s = rlx_add(ng, x[0], x[1]), none = rlx__Tg(ng, 0), y;
         int k = 2;
         rlx_tensor gm = nd->ia[1] ? x[k++] : none, bt = nd->ia[2] ? x[k] : none;
         y = nd->ia[3] ? rlx_layernorm(ng, s, gm, bt, (int)nd->ia[0], (float)nd->fa[0])
@@ -2828,10 +2970,10 @@ static rlx_tensor rlx__decompose(rlx_graph* ng, const rlx__node* nd, const rlx_t
             if (rlx__is_binary(op)) reg[i] = rlx_binary(ng, op, a, rb < 8 ? x[rb] : reg[rb - 8]);
             else reg[i] = rlx_unary(ng, op, a);
         }
-        return n > 0 ? reg[n - 1] : rlx__T(0);
+        return n > 0 ? reg[n - 1] : rlx__Tg(ng, 0);
     }
     default:
-        return rlx__T(0);
+        return rlx__Tg(ng, 0);
     }
 #undef RLX__C
 }
@@ -3334,6 +3476,16 @@ static rlx_result rlx__plan_build(const rlx_graph* g, int no_reuse, rlx__plan* p
         }
     }
     end = p->nsteps > 0 ? p->nsteps - 1 : 0;
+    /* Every offset below is at most the sum of all aligned buffer sizes: if that sum fits in size_t, no offset
+       or size computed by the planner can wrap (on 32-bit targets a few large buffers would). */
+    {
+        size_t total = 0, a;
+        for (i = 0; i < n; i++)
+            if (!rlx__align_sz(p->bufs[i].bytes, &a) || !rlx__add_sz(total, a, &total)) {
+                rlx__free(al, order); rlx__free(al, stepof); rlx__plan_free(al, p);
+                return RLX_ERROR_SIZE;
+            }
+    }
     /* 2. live ranges */
     for (i = 0; i < n; i++) {
         rlx__buf* b = &p->bufs[i];
@@ -5405,10 +5557,12 @@ static void rlx__k_state_write(const rlx_graph* g, const rlx__node* nd, void* co
     for (i = 0; i < a; i++) outer *= nd->shape[i];
     for (i = a + 1; i < nd->rank; i++) inner *= nd->shape[i];
     if (out != in[0]) memcpy(out, in[0], rlx__node_bytes(nd));
+    /* rows r with 0 <= off + r < dim, computed without overflow for any off (a position near INT64_MAX
+       drops every row, as documented) */
+    if (off >= dim || off <= -len) return;
     for (o = 0; o < outer; o++)
-        for (r = 0; r < len; r++) {
+        for (r = off < 0 ? -off : 0; r < len && off + r < dim; r++) {
             int64_t dr = off + r;
-            if (dr < 0 || dr >= dim) continue;
             memcpy((char*)out + (size_t)((o * dim + dr) * inner) * e, (const char*)in[1] + (size_t)((o * len + r) * inner) * e,
                    (size_t)inner * e);
         }
@@ -5641,7 +5795,7 @@ static void rlx__conv_cols(const rlx__win* v, int transpose, int64_t* rows, int6
     *chunk = RLX__MIN(c, pixels);
 }
 
-static size_t rlx__vround64(size_t b) { return (b + 63) & ~(size_t)63; }
+static size_t rlx__vround64(size_t b) { return b > SIZE_MAX - 63 ? SIZE_MAX : (b + 63) & ~(size_t)63; }
 
 /* im2col row r = (c, kh, kw) of the pixel chunk [p0, p0 + np): col[r][p - p0] = x[c, ih, iw], 0 in the padding. */
 typedef struct rlx__im2col_ctx { const rlx__conv_job* j; const float* x; float* col; int64_t p0, np; } rlx__im2col_ctx;
@@ -5825,8 +5979,9 @@ static size_t rlx__conv_ws(const rlx__win* v, int transpose, int nthreads, size_
     int64_t rows, chunk;
     int direct_b;
     rlx__conv_cols(v, transpose, &rows, &chunk, &direct_b);
-    *col_floats = direct_b ? 0 : rlx__vround64((size_t)(rows * chunk) * sizeof(float)) / sizeof(float);
-    return rlx__sgemm_workspace_bytes(nthreads) + (size_t)RLX__MAX(nthreads, 1) * *col_floats * sizeof(float);
+    *col_floats = direct_b ? 0 : rlx__vround64(rlx__szmul(rlx__szmul((size_t)rows, (size_t)chunk), sizeof(float))) / sizeof(float);
+    return rlx__szadd(rlx__sgemm_workspace_bytes(nthreads),
+                      rlx__szmul(rlx__szmul((size_t)RLX__MAX(nthreads, 1), *col_floats), sizeof(float)));
 }
 
 static void rlx__k_conv(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
@@ -6106,8 +6261,8 @@ static size_t rlx__ws_vision(const rlx_graph* g, const rlx__node* nd, int nthrea
         rlx__win_init(g, nd, &v);
         if (rlx__conv_is_direct(&v, nd->op == RLX_OP_CONV_TRANSPOSE)) return 0;
         return rlx__conv_ws(&v, nd->op == RLX_OP_CONV_TRANSPOSE, nthreads, &col);
-    case RLX_OP_GROUP_NORM: return (size_t)(nd->shape[0] * nd->ia[0]) * 2 * sizeof(double);
-    case RLX_OP_RESIZE: return (size_t)nd->shape[3] * sizeof(rlx__rs_src);
+    case RLX_OP_GROUP_NORM: return rlx__szmul(rlx__szmul((size_t)nd->shape[0], (size_t)nd->ia[0]), 2 * sizeof(double));
+    case RLX_OP_RESIZE: return rlx__szmul((size_t)nd->shape[3], sizeof(rlx__rs_src));
     default: return 0;
     }
 }
@@ -6206,20 +6361,21 @@ static int64_t rlx__attn_rows_max(int64_t Sk) {
 typedef struct rlx__attn_slice { size_t sc, rlo, rhi, inv, state, qf, kv, oacc, otmp, total; } rlx__attn_slice;
 
 static void rlx__attn_layout(rlx_dtype dt, int64_t Sk, int64_t D, int64_t Dv, rlx__attn_slice* L) {
+    /* saturating: a layout that does not fit size_t totals SIZE_MAX and fails to allocate */
     const size_t Rm = (size_t)rlx__attn_rows_max(Sk), f = sizeof(float);
     const size_t wide = (size_t)(D > Dv ? D : Dv);
     size_t o = rlx__align_up(rlx__sgemm_workspace_bytes(1));
-    L->sc = o;    o += rlx__align_up(Rm * (size_t)Sk * f);
-    L->rlo = o;   o += rlx__align_up(Rm * sizeof(int64_t));
-    L->rhi = o;   o += rlx__align_up(Rm * sizeof(int64_t));
-    L->inv = o;   o += rlx__align_up(Rm * f);
-    L->state = o; o += rlx__align_up(Rm);
+    L->sc = o;    o = rlx__szadd(o, rlx__align_up(rlx__szmul(Rm * f, (size_t)Sk)));
+    L->rlo = o;   o = rlx__szadd(o, rlx__align_up(Rm * sizeof(int64_t)));
+    L->rhi = o;   o = rlx__szadd(o, rlx__align_up(Rm * sizeof(int64_t)));
+    L->inv = o;   o = rlx__szadd(o, rlx__align_up(Rm * f));
+    L->state = o; o = rlx__szadd(o, rlx__align_up(Rm));
     L->qf = L->kv = L->oacc = L->otmp = o;
     if (dt != RLX_F32) {
-        L->qf = o;   o += rlx__align_up(Rm * (size_t)D * f);
-        L->kv = o;   o += rlx__align_up((size_t)RLX__ATTN_CHUNK * wide * f);
-        L->oacc = o; o += rlx__align_up(Rm * (size_t)Dv * f);
-        L->otmp = o; o += rlx__align_up(Rm * (size_t)Dv * f);
+        L->qf = o;   o = rlx__szadd(o, rlx__align_up(rlx__szmul(Rm * f, (size_t)D)));
+        L->kv = o;   o = rlx__szadd(o, rlx__align_up(rlx__szmul((size_t)RLX__ATTN_CHUNK * f, wide)));
+        L->oacc = o; o = rlx__szadd(o, rlx__align_up(rlx__szmul(Rm * f, (size_t)Dv)));
+        L->otmp = o; o = rlx__szadd(o, rlx__align_up(rlx__szmul(Rm * f, (size_t)Dv)));
     }
     L->total = o;
 }
@@ -6513,7 +6669,7 @@ static size_t rlx__ws_attn(const rlx_graph* g, const rlx__node* nd, int nthreads
     RLX__UNUSED(g);
     if (nd->op != RLX_OP_ATTENTION) return 0;
     rlx__attn_layout(nd->dtype, nd->ia[12], nd->ia[8], nd->ia[9], &L);
-    return (size_t)(nthreads < 1 ? 1 : nthreads) * L.total;
+    return rlx__szmul((size_t)(nthreads < 1 ? 1 : nthreads), L.total);
 }
 
 static void rlx__k_attn(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
@@ -6635,8 +6791,8 @@ static size_t rlx__sel_esz(rlx_dtype t, int64_t n) { return rlx__sel_packed(t, n
 
 /* Scratch of one selection of k out of n: the items, then (radix sort) n more items and the histograms. */
 static size_t rlx__sel_scratch(rlx_dtype t, int64_t n, int64_t k) {
-    size_t b = (size_t)n * rlx__sel_esz(t, n);
-    if (rlx__sel_use_radix(n, k)) b += (size_t)n * rlx__sel_esz(t, n) + RLX__RADIX_HIST_BYTES;
+    size_t b = rlx__szmul((size_t)n, rlx__sel_esz(t, n));
+    if (rlx__sel_use_radix(n, k)) b = rlx__szadd(rlx__szadd(b, b), RLX__RADIX_HIST_BYTES);
     return b;
 }
 
@@ -6998,7 +7154,7 @@ static size_t rlx__sample_scratch(const rlx__node* nd, rlx_dtype t, int64_t V) {
     m = (nd->ia[0] > 0 && nd->ia[0] < V) ? nd->ia[0] : V;
     /* the selection, and room for m running sums after its items */
     b = rlx__sel_scratch(t, V, m);
-    return RLX__MAX(b, (size_t)V * rlx__sel_esz(t, V) + (size_t)m * sizeof(double));
+    return RLX__MAX(b, rlx__szadd(rlx__szmul((size_t)V, rlx__sel_esz(t, V)), rlx__szmul((size_t)m, sizeof(double))));
 }
 
 /* ---- dispatch ---- */
@@ -7063,7 +7219,7 @@ static size_t rlx__ws_misc(const rlx_graph* g, const rlx__node* nd, int nthreads
     size_t slice = rlx__misc_setup(g, nd, &j);
     int64_t work = j.rows * (nd->op == RLX_OP_CUMSUM ? j.n * RLX__MIN(j.inner, (int64_t)RLX__CS_BLOCK) : j.n);
     if (!slice) return 0;
-    return slice * rlx__misc_slices(nthreads, rlx__misc_tasks(nthreads, j.rows, work));
+    return rlx__szmul(slice, rlx__misc_slices(nthreads, rlx__misc_tasks(nthreads, j.rows, work)));
 }
 
 static void rlx__k_misc(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
@@ -7863,12 +8019,6 @@ static RLX__MAYBE_UNUSED int rlx__cuda_lower(const rlx_graph* g, const rlx__node
    A program = an immutable compiled core (optimised graph + plan + step list, shared by clones) + weights
    (params and constants; shared or copied by clones) + its own arena, workspace, thread pool and pointers.
    ------------------------------------------------------------------------------------------------------------ */
-#if defined(__GNUC__) || defined(__clang__)
-#  define RLX__ATOMIC_ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
-#else
-#  define RLX__ATOMIC_ADD(p, v) (*(p) += (v))
-#endif
-
 typedef struct rlx__core {
     rlx_allocator al;
     int refs;
@@ -7890,6 +8040,7 @@ typedef struct rlx__weights {
 } rlx__weights;
 
 struct rlx_program {
+    long busy;               /* 1 while a call is inside (rlx__program_enter): a concurrent call gets RLX_ERROR_BUSY */
     rlx_allocator al;
     rlx__core* core;
     rlx__weights* w;
@@ -10665,7 +10816,12 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
     r = rlx__plan_build(c->ir, (d->flags & RLX_COMPILE_NO_REUSE) != 0, &c->plan);
     c->in_off = (int*)rlx__calloc(al, sizeof(int) * (size_t)(c->plan.nsteps + 1));
     c->extra_of = (int*)rlx__calloc(al, sizeof(int) * (size_t)(c->ir->n + 1));
-    if (r != RLX_OK || !c->in_off || !c->extra_of) { snprintf(msg, cap, "out of memory while planning"); rlx__core_release(c); return RLX_ERROR_OUT_OF_MEMORY; }
+    if (r != RLX_OK || !c->in_off || !c->extra_of) {
+        snprintf(msg, cap, r == RLX_ERROR_SIZE ? "out of memory: the program's buffers add up to more than size_t can hold"
+                                               : "out of memory while planning");
+        rlx__core_release(c);
+        return RLX_ERROR_OUT_OF_MEMORY;
+    }
     for (s = 0; s < c->plan.nsteps; s++) {
         c->in_off[s] = c->nstepin;
         c->nstepin += c->ir->nodes[c->plan.steps[s]].nin + 1;
@@ -10815,7 +10971,18 @@ RLXDEF const char* rlx_program_error(const rlx_program* p) { return p ? p->msg :
 RLXDEF rlx_device rlx_program_device(const rlx_program* p) { return p ? p->device : RLX_DEVICE_AUTO; }
 RLXDEF const char* rlx_program_device_reason(const rlx_program* p) { return p ? p->reason : "program is NULL"; }
 
+static rlx_result rlx__program_clone(rlx_program* p, int share_weights, rlx_program** out);
+static int rlx__program_enter(rlx_program* p);
+static void rlx__program_leave(rlx_program* p);
 RLXDEF rlx_result rlx_program_clone(rlx_program* p, int share_weights, rlx_program** out) {
+    rlx_result r;
+    if (!p) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!rlx__program_enter(p)) return RLX_ERROR_BUSY;
+    r = rlx__program_clone(p, share_weights, out);
+    rlx__program_leave(p);
+    return r;
+}
+static rlx_result rlx__program_clone(rlx_program* p, int share_weights, rlx_program** out) {
     rlx__weights* w;
     rlx_program* q = NULL;
     rlx_result r;
@@ -10877,6 +11044,40 @@ RLXDEF rlx_result rlx_program_clone(rlx_program* p, int share_weights, rlx_progr
     return RLX_OK;
 }
 
+/* A program is used by one thread at a time. Every call that reads or writes its memory enters first; a second
+   thread that calls at the same time gets RLX_ERROR_BUSY (and the program's message is left to the call that
+   is inside). Without atomics in the compiler this is a best-effort check. */
+static int rlx__program_enter(rlx_program* p) {
+#if defined(__GNUC__) || defined(__clang__)
+    long expect = 0;
+    return __atomic_compare_exchange_n(&p->busy, &expect, 1L, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+#elif defined(_MSC_VER)
+    return _InterlockedCompareExchange((volatile long*)&p->busy, 1, 0) == 0;
+#else
+    if (p->busy) return 0;
+    p->busy = 1;
+    return 1;
+#endif
+}
+static void rlx__program_leave(rlx_program* p) {
+#if defined(__GNUC__) || defined(__clang__)
+    __atomic_store_n(&p->busy, 0L, __ATOMIC_RELEASE);
+#elif defined(_MSC_VER)
+    _InterlockedExchange((volatile long*)&p->busy, 0);
+#else
+    p->busy = 0;
+#endif
+}
+#define RLX__GUARDED(p, call)                                 \
+    do {                                                      \
+        rlx_result r_;                                        \
+        if (!(p)) return RLX_ERROR_INVALID_ARGUMENT;          \
+        if (!rlx__program_enter(p)) return RLX_ERROR_BUSY;    \
+        r_ = (call);                                          \
+        rlx__program_leave(p);                                \
+        return r_;                                            \
+    } while (0)
+
 /* Find a source node (input or param) by name; 0-based index or -1. */
 static int rlx__find_source(const rlx_program* p, rlx_op op, const char* name) {
     const rlx_graph* ir = p->core->ir;
@@ -10930,10 +11131,10 @@ static rlx_result rlx__set_source(rlx_program* p, rlx_op op, const char* name, r
 }
 
 RLXDEF rlx_result rlx_set_param(rlx_program* p, const char* name, rlx_dtype dtype, const void* data, size_t bytes) {
-    return rlx__set_source(p, RLX_OP_PARAM, name, dtype, data, bytes, 0);
+    RLX__GUARDED(p, rlx__set_source(p, RLX_OP_PARAM, name, dtype, data, bytes, 0));
 }
 RLXDEF rlx_result rlx_set_param_raw(rlx_program* p, const char* name, const void* data, size_t bytes) {
-    return rlx__set_source(p, RLX_OP_PARAM, name, RLX_DTYPE_INVALID, data, bytes, 1);
+    RLX__GUARDED(p, rlx__set_source(p, RLX_OP_PARAM, name, RLX_DTYPE_INVALID, data, bytes, 1));
 }
 #define RLX__COUNT_BYTES(count, T) ((count) > SIZE_MAX / sizeof(T) ? SIZE_MAX : (count) * sizeof(T))
 RLXDEF rlx_result rlx_set_param_f32(rlx_program* p, const char* n, const float* d, size_t c) { return rlx_set_param(p, n, RLX_F32, d, RLX__COUNT_BYTES(c, float)); }
@@ -10943,16 +11144,20 @@ RLXDEF rlx_result rlx_set_param_bf16(rlx_program* p, const char* n, const uint16
 RLXDEF rlx_result rlx_set_param_i32(rlx_program* p, const char* n, const int32_t* d, size_t c) { return rlx_set_param(p, n, RLX_I32, d, RLX__COUNT_BYTES(c, int32_t)); }
 RLXDEF rlx_result rlx_set_param_i64(rlx_program* p, const char* n, const int64_t* d, size_t c) { return rlx_set_param(p, n, RLX_I64, d, RLX__COUNT_BYTES(c, int64_t)); }
 RLXDEF rlx_result rlx_set_input(rlx_program* p, const char* name, rlx_dtype dtype, const void* data, size_t bytes) {
-    return rlx__set_source(p, RLX_OP_INPUT, name, dtype, data, bytes, 0);
+    RLX__GUARDED(p, rlx__set_source(p, RLX_OP_INPUT, name, dtype, data, bytes, 0));
 }
 RLXDEF rlx_result rlx_set_input_f32(rlx_program* p, const char* n, const float* d, size_t c) { return rlx_set_input(p, n, RLX_F32, d, RLX__COUNT_BYTES(c, float)); }
 RLXDEF rlx_result rlx_set_input_i32(rlx_program* p, const char* n, const int32_t* d, size_t c) { return rlx_set_input(p, n, RLX_I32, d, RLX__COUNT_BYTES(c, int32_t)); }
 RLXDEF rlx_result rlx_set_input_i64(rlx_program* p, const char* n, const int64_t* d, size_t c) { return rlx_set_input(p, n, RLX_I64, d, RLX__COUNT_BYTES(c, int64_t)); }
 
 RLXDEF rlx_result rlx_set_state(rlx_program* p, const char* name, rlx_dtype dtype, const void* data, size_t bytes) {
-    return rlx__set_source(p, RLX_OP_STATE, name, dtype, data, bytes, 0);
+    RLX__GUARDED(p, rlx__set_source(p, RLX_OP_STATE, name, dtype, data, bytes, 0));
 }
+static rlx_result rlx__get_state(rlx_program* p, const char* name, rlx_dtype dtype, void* dst, size_t bytes);
 RLXDEF rlx_result rlx_get_state(rlx_program* p, const char* name, rlx_dtype dtype, void* dst, size_t bytes) {
+    RLX__GUARDED(p, rlx__get_state(p, name, dtype, dst, bytes));
+}
+static rlx_result rlx__get_state(rlx_program* p, const char* name, rlx_dtype dtype, void* dst, size_t bytes) {
     int i;
     rlx_result r;
     const rlx__node* nd;
@@ -10970,7 +11175,9 @@ RLXDEF rlx_result rlx_get_state(rlx_program* p, const char* name, rlx_dtype dtyp
     return RLX_OK;
 }
 
-RLXDEF rlx_result rlx_run(rlx_program* p) {
+static rlx_result rlx__run(rlx_program* p);
+RLXDEF rlx_result rlx_run(rlx_program* p) { RLX__GUARDED(p, rlx__run(p)); }
+static rlx_result rlx__run(rlx_program* p) {
     const rlx__core* c;
     const rlx_graph* ir;
     int i, s;
@@ -11010,7 +11217,11 @@ static int rlx__find_output(rlx_program* p, const char* what, const char* name, 
     return 0;
 }
 
+static rlx_result rlx__get_output(rlx_program* p, const char* name, rlx_dtype dtype, void* dst, size_t bytes);
 RLXDEF rlx_result rlx_get_output(rlx_program* p, const char* name, rlx_dtype dtype, void* dst, size_t bytes) {
+    RLX__GUARDED(p, rlx__get_output(p, name, dtype, dst, bytes));
+}
+static rlx_result rlx__get_output(rlx_program* p, const char* name, rlx_dtype dtype, void* dst, size_t bytes) {
     int i;
     rlx_result r;
     const rlx__node* nd;
@@ -11029,8 +11240,14 @@ RLXDEF rlx_result rlx_get_output(rlx_program* p, const char* name, rlx_dtype dty
 RLXDEF rlx_result rlx_get_output_f32(rlx_program* p, const char* n, float* d, size_t c) { return rlx_get_output(p, n, RLX_F32, d, RLX__COUNT_BYTES(c, float)); }
 RLXDEF rlx_result rlx_get_output_i64(rlx_program* p, const char* n, int64_t* d, size_t c) { return rlx_get_output(p, n, RLX_I64, d, RLX__COUNT_BYTES(c, int64_t)); }
 
+static rlx_result rlx__output_ptr(rlx_program* p, const char* name, const void** data, rlx_dtype* dtype, int* rank,
+                                  int64_t* shape);
 RLXDEF rlx_result rlx_output_ptr(rlx_program* p, const char* name, const void** data, rlx_dtype* dtype, int* rank,
                                  int64_t* shape) {
+    RLX__GUARDED(p, rlx__output_ptr(p, name, data, dtype, rank, shape));
+}
+static rlx_result rlx__output_ptr(rlx_program* p, const char* name, const void** data, rlx_dtype* dtype, int* rank,
+                                  int64_t* shape) {
     int i;
     const rlx__node* nd;
     if (!p) return RLX_ERROR_INVALID_ARGUMENT;

@@ -279,6 +279,7 @@ RLX_D void rlx_state_write_body(const rlx_kargs& a) {
     const void* po = (const void*)a.in[2];
     const rlx_i64 off = a.dt_in[2] == RLX_DT_I32 ? (rlx_i64)*(const int*)po : *(const long long*)po;
     S* y = (S*)a.out;
+    if (off >= dim || off <= -len) return;   /* no row lands; also keeps off + r from overflowing */
     RLX_GRID_LOOP(i, a.n) {
         const rlx_i64 or_ = i / inner, e = i - or_ * inner, o = or_ / len, r = or_ - o * len, dr = off + r;
         if (dr >= 0 && dr < dim) y[(o * dim + dr) * inner + e] = u[i];

@@ -227,6 +227,7 @@ void main() {
     const int64_t len = a.ia[1], inner = a.ia[2], dim = a.ia[3];
     const uint64_t u = a.in_[1], po = a.in_[2], y = a.out_;
     const int64_t off = a.dt_in[2] == RLX_DT_I32 ? int64_t(rlx_i32(po, 0)) : rlx_i64(po, 0);
+    if (off >= dim || off <= -len) return;   /* no row lands; also keeps off + r from wrapping */
     RLX_GRID_LOOP(i, a.n) {
         const int64_t orow = i / inner, e = i - orow * inner, o = orow / len, r = orow - o * len, dr = off + r;
         if (dr >= 0L && dr < dim) ew_move(size, y, (o * dim + dr) * inner + e, u, i);

@@ -78,5 +78,27 @@ matrix() {
 matrix gcc gcc g++
 matrix clang clang clang++
 
+# -ffast-math / -ffinite-math-only on the implementation must stop the build with rlx.h's #error (its message
+# names the flag), never compile into a program that silently computes wrong results.
+fast_math() {
+    label=$1
+    shift
+    if "$@" >"$out/fast-math.log" 2>&1; then
+        fail=$((fail + 1))
+        echo "compile: FAIL $label: the implementation compiled"
+    elif grep -q 'without -ffast-math' "$out/fast-math.log"; then
+        pass=$((pass + 1))
+        echo "compile: ok   $label (stopped by rlx.h's #error)"
+    else
+        fail=$((fail + 1))
+        echo "compile: FAIL $label: failed without rlx.h's #error"
+        sed 's/^/    /' "$out/fast-math.log"
+    fi
+}
+fast_math "gcc -ffast-math stops" gcc -std=c99 -ffast-math -c "$src/rlx.c" -o "$out/fast-math.o"
+if command -v clang >/dev/null 2>&1; then
+    fast_math "clang -ffinite-math-only stops" clang -std=c99 -ffinite-math-only -c "$src/rlx.c" -o "$out/fast-math.o"
+fi
+
 echo "compile: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
