@@ -7592,9 +7592,12 @@ static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* n
         A->in[5] = rlx__cl_addr(g, nd, addr, slot++);
     }
     /* W queries per block, TK keys per tile: shrink the tile, then the block, until the rows fit */
-    while (TK > 1 && (size_t)(W * D + TK * D + TK * dvc) * 4 > w->smem) TK /= 2;
-    while (W > 1 && (size_t)(W * D + TK * D + TK * dvc) * 4 > w->smem) W /= 2;
-    if ((size_t)(W * D + TK * D + TK * dvc) * 4 > w->smem) {
+    /* (in double: head dims reach 2^60, where the int64 product would overflow) */
+#define RLX__ATT_SMEM(W_, TK_) (((double)(W_) * (double)D + (double)(TK_) * ((double)D + (double)dvc)) * 4.0)
+    while (TK > 1 && RLX__ATT_SMEM(W, TK) > (double)w->smem) TK /= 2;
+    while (W > 1 && RLX__ATT_SMEM(W, TK) > (double)w->smem) W /= 2;
+    if (RLX__ATT_SMEM(W, TK) > (double)w->smem) {
+#undef RLX__ATT_SMEM
         TK = 32;
         A->ia[15] = 1;
     } else {
@@ -10690,7 +10693,7 @@ static const rlx__gpuapi rlx__vulkan_gpuapi = {
 
 /* Runs the pass pipeline; returns the optimised graph or NULL with a message in g.
    verify (before) → legalize → constant folding → CSE → DCE → fusion → DCE. */
-static rlx_graph* rlx__optimize(rlx_graph* g, uint32_t flags, const rlx__target* t) {
+static rlx_graph* rlx__optimize(rlx_graph* g, uint32_t flags, const rlx__target* t, rlx_result* why) {
     rlx_graph *cur = g, *next;
     int stage, last = 0;
     static const char* const names[] = {"legalize", "constant folding", "CSE", "DCE", "fusion", "DCE"};
@@ -10707,6 +10710,7 @@ static rlx_graph* rlx__optimize(rlx_graph* g, uint32_t flags, const rlx__target*
         rlx__free(&g->al, remap);
         if (!next || next->status != RLX_OK) {
             rlx__gmsg(g, "compile: %s failed: %s", names[stage], next ? next->msg : "out of memory");
+            *why = next ? next->status : RLX_ERROR_OUT_OF_MEMORY;   /* e.g. a decomposition's intermediate too large */
             rlx_graph_destroy(next);
             if (cur != g) rlx_graph_destroy(cur);
             return NULL;
@@ -10795,10 +10799,10 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
     {
         rlx_allocator gal = g->al;   /* passes allocate with the program's allocator */
         g->al = *al;
-        c->ir = rlx__optimize(g, d->flags, &t);
+        c->ir = rlx__optimize(g, d->flags, &t, &r);
         g->al = gal;
     }
-    if (!c->ir) { rlx__strlcpy(msg, cap, g->msg); rlx__core_release(c); return RLX_ERROR_OUT_OF_MEMORY; }
+    if (!c->ir) { rlx__strlcpy(msg, cap, g->msg); rlx__core_release(c); return r; }
     for (i = 0; t.supports && i < c->ir->n; i++) {   /* what the legalizer could not rewrite */
         const rlx__node* nd = &c->ir->nodes[i];
         if (nd->nin == 0 || nd->op == RLX_OP_STATE || rlx__target_has(&t, c->ir, nd)) continue;
@@ -10956,7 +10960,7 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
             *out = p;
             return RLX_OK;
         }
-        if (r == RLX_ERROR_OUT_OF_MEMORY && dev == RLX_DEVICE_CPU) { rlx__gmsg(g, "compile: %s", msg); return r; }
+        if (dev == RLX_DEVICE_CPU) { rlx__gmsg(g, "compile: %s", msg); return r; }   /* the last resort: its error is final */
         nl += (size_t)snprintf(notes + nl, nl < sizeof notes ? sizeof notes - nl : 0, "%s%s: %s", nl ? "; " : "",
                                rlx_device_name(dev), msg);
         if (nl >= sizeof notes) nl = sizeof notes - 1;
