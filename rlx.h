@@ -96,7 +96,7 @@
        The file that defines RLX_IMPLEMENTATION must not be built with -ffast-math or -ffinite-math-only (rlx.h
        stops with an #error): masks, NaN propagation and the half-float conversions need IEEE semantics.
 
-   rlx.h does NOT: train (no autodiff yet), load model files (yet), run on Vulkan (yet), use BLAS.
+   rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS.
 */
 #ifndef RLX_H
 #define RLX_H
