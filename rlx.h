@@ -10776,7 +10776,7 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
     rlx__weights* w;
     rlx_program* p = NULL;
     rlx__target t;
-    rlx_result r;
+    rlx_result r = RLX_ERROR_OUT_OF_MEMORY;
     int i, s;
     memset(&t, 0, sizeof t);
     t.fuse = 1;
