@@ -10980,6 +10980,7 @@ static int rlx__program_enter(rlx_program* p);
 static void rlx__program_leave(rlx_program* p);
 RLXDEF rlx_result rlx_program_clone(rlx_program* p, int share_weights, rlx_program** out) {
     rlx_result r;
+    if (out) *out = NULL;
     if (!p) return RLX_ERROR_INVALID_ARGUMENT;
     if (!rlx__program_enter(p)) return RLX_ERROR_BUSY;
     r = rlx__program_clone(p, share_weights, out);
