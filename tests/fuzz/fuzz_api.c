@@ -948,7 +948,7 @@ static void fz_builder(fz_ctx* c, int op) {
         fz_check_str("rlx_op_name", rlx_op_name((rlx_op)v));
         fz_check_str("rlx_dtype_name", rlx_dtype_name((rlx_dtype)v));
         fz_check_str("rlx_result_string", rlx_result_string((rlx_result)v));
-        fz_check_str("rlx_result_string", rlx_result_string((rlx_result)-v));
+        fz_check_str("rlx_result_string", rlx_result_string((rlx_result)(v == INT_MIN ? 0 : -v)));
         fz_check_str("rlx_device_name", rlx_device_name((rlx_device)v));
         fz_check_str("rlx_version", rlx_version());
         if (rlx_dtype_size((rlx_dtype)v) > 8) fz_fail("rlx_dtype_size(%d) > 8", v);
