@@ -1175,6 +1175,21 @@ static void fz_program(fz_ctx* c) {
             r = rlx_program_buffer(p, i, &bi);
             if ((i < 0 || i >= pi.num_buffers) && r == RLX_OK) fz_fail("rlx_program_buffer(%d) of %d accepted", i, pi.num_buffers);
             if (i >= 0 && i < pi.num_buffers && r != RLX_OK) fz_fail("rlx_program_buffer(%d) failed", i);
+            if (r == RLX_OK) {
+                /* every planned buffer must lie inside the memory it was planned in */
+                size_t room = 0;
+                const char* where = NULL;
+                switch (bi.kind) {
+                case RLX_BUFFER_INPUT: case RLX_BUFFER_INTERMEDIATE: case RLX_BUFFER_OUTPUT:
+                    room = pi.arena_bytes; where = "arena"; break;
+                case RLX_BUFFER_PARAM: case RLX_BUFFER_CONSTANT: room = pi.weight_bytes; where = "weights"; break;
+                case RLX_BUFFER_STATE: room = pi.state_bytes; where = "state block"; break;
+                default: break;
+                }
+                if (where && (bi.bytes > room || bi.offset > room - bi.bytes))
+                    fz_fail("compile succeeded but buffer %d ('%s', kind %d) of %zu bytes at offset %zu does not fit the "
+                            "%s of %zu bytes", i, bi.name, (int)bi.kind, bi.bytes, bi.offset, where, room);
+            }
         }
         fz_check_str("rlx_program_device_reason", rlx_program_device_reason(p));
         if (rlx_program_device(p) != RLX_DEVICE_CPU) fz_fail("the program is not on the CPU");
