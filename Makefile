@@ -7,6 +7,10 @@
 #   make asan         the test programs under AddressSanitizer + UndefinedBehaviorSanitizer (leaks included)
 #   make bench        build and run bench/*.c
 #   make examples     build examples/*.c
+#   make fuzz         build the API fuzzer (tests/fuzz/fuzz_api.c, clang + libFuzzer + ASan/UBSan) and run it for
+#                     FUZZ_SECONDS (default 60) over a copy of the seed corpus; findings land in build/fuzz/
+#   make fuzz-replay FUZZ_INPUT=FILE_OR_DIR   replay inputs under ASan/UBSan without libFuzzer, printing the calls
+#   make fuzz-seeds   regenerate tests/fuzz/corpus with tests/fuzz/make_seeds.c
 #   make kernels      embed compiled GPU kernels into rlx_kernels_spv.h / rlx_kernels_ptx.h (with the HIP sources)
 #   make clean
 
@@ -33,7 +37,7 @@ SUMMARIZE = sh tests/summarize.sh
 # machine: the tests give a Vulkan run ten minutes before it counts as a lost device (default: one minute).
 export RLX_VULKAN_TIMEOUT_MS ?= 600000
 
-.PHONY: all examples tests asan-tests run test asan bench kernels kernels-spv kernels-check clean
+.PHONY: all examples tests asan-tests run test asan bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds
 
 all: examples tests
 
@@ -59,6 +63,41 @@ $(BUILD)/asan/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harne
 	@mkdir -p $(@D)
 	@rm -f $@
 	$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
+
+# the regression replay test includes the fuzzer
+$(BUILD)/tests/test_fuzz_regress $(BUILD)/asan/test_fuzz_regress: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h
+
+# ---- API fuzzer (needs clang with libFuzzer: clang 14 + libclang-rt-14-dev or newer) ----
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_ARGS ?= -rss_limit_mb=2048 -timeout=10 -max_len=2048 -dict=tests/fuzz/fuzz.dict
+FUZZ_ENV = UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1
+REPLAY_CC ?= $(CC)
+
+$(BUILD)/fuzz/fuzz_api: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h rlx.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_api.c $(LDLIBS)
+
+$(BUILD)/fuzz/fuzz_replay: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h rlx.h
+	@mkdir -p $(@D)
+	$(REPLAY_CC) $(ASAN_CFLAGS) -DRLX_FUZZ_STANDALONE -I. -o $@ tests/fuzz/fuzz_api.c $(LDLIBS)
+
+# The seed corpus is copied so that the fuzzer's additions stay out of the source tree; regression inputs are
+# replayed by tests/test_fuzz_regress.c instead (one that still fails would stop the fuzzer at once).
+fuzz: $(BUILD)/fuzz/fuzz_api
+	@rm -rf $(BUILD)/fuzz/corpus && mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/artifacts
+	@cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/
+	$(FUZZ_ENV) ./$(BUILD)/fuzz/fuzz_api $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=$(BUILD)/fuzz/artifacts/ $(BUILD)/fuzz/corpus
+
+fuzz-replay: $(BUILD)/fuzz/fuzz_replay
+	$(ASAN_ENV) ./$(BUILD)/fuzz/fuzz_replay -v $(or $(FUZZ_INPUT),tests/fuzz/regress tests/fuzz/corpus)
+
+fuzz-seeds:
+	@mkdir -p $(BUILD) tests/fuzz/corpus
+	$(CC) $(WARNINGS) -I. -o $(BUILD)/make_seeds tests/fuzz/make_seeds.c
+	./$(BUILD)/make_seeds tests/fuzz/corpus
 
 run: $(BUILD)/examples/mlp
 	./$(BUILD)/examples/mlp
