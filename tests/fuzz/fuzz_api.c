@@ -181,7 +181,7 @@ typedef struct fz_ctx {
     rlx_graph* g;
     rlx_tensor ts[FZ_MAXT];
     int nt;
-    uint32_t foreign[4];  /* handles of the previous graph */
+    rlx_tensor foreign[2];  /* handles of the previous graph (destroyed: they must be refused) */
     fz_src src[FZ_MAXSRC];
     int nsrc;
     char outs[FZ_MAXSRC][24];
@@ -206,17 +206,21 @@ static void fz_push(fz_ctx* c, rlx_tensor t) {
 static rlx_tensor rd_t(fz_ctx* c) {
     rlx_tensor t;
     uint8_t b = rd8(&c->in);
+    memset(&t, 0, sizeof t);
     if (b < 0xF0) {
-        t.id = c->nt ? c->ts[c->nt - 1 - (b % c->nt)].id : 0;
+        if (c->nt) t = c->ts[c->nt - 1 - (b % c->nt)];
         return t;
     }
+    /* forged ids carry this graph's tag (so the id check itself is exercised); 4 and 5 are whole handles of
+       the previous, destroyed graph */
+    t.graph = c->nt ? c->ts[0].graph : 0;
     switch (b & 7) {
     case 0: t.id = 0; break;
     case 1: t.id = 0xFFFFFFFFu; break;
     case 2: t.id = 0x80000000u; break;
     case 3: t.id = (uint32_t)rlx_graph_node_count(c->g) + 1; break;
-    case 4: t.id = c->foreign[0] ? c->foreign[0] : 1; break;
-    case 5: t.id = c->foreign[1] ? c->foreign[1] : 2; break;
+    case 4: if (c->foreign[0].id) t = c->foreign[0]; else t.id = 1; break;
+    case 5: if (c->foreign[1].id) t = c->foreign[1]; else t.id = 2; break;
     case 6: t.id = (uint32_t)rlx_graph_node_count(c->g) + 1000; break;
     default: t.id = 0x7FFFFFFFu; break;
     }
@@ -225,11 +229,11 @@ static rlx_tensor rd_t(fz_ctx* c) {
 static rlx_tensor rd_opt(fz_ctx* c) {
     rlx_tensor t;
     uint8_t b = rd8(&c->in);
-    t.id = 0;
+    memset(&t, 0, sizeof t);
     if (b < 0x20) return t;
     b = (uint8_t)(b - 0x20);
     if (b < 0xD0) {
-        t.id = c->nt ? c->ts[c->nt - 1 - (b % c->nt)].id : 0;
+        if (c->nt) t = c->ts[c->nt - 1 - (b % c->nt)];
         return t;
     }
     c->in.i--;  /* the byte is >= 0xF0: read it again as an invalid handle */
@@ -750,6 +754,7 @@ static void fz_builder(fz_ctx* c, int op) {
         int k = rd_int(in), axis = rd_axis(in), largest = rd8(in) & 1, outs = rd8(in) % 4;
         rlx_result r;
         vals.id = idx.id = 12345;
+        vals.graph = idx.graph = 0;
         fz_tr("rlx_topk(t%u, k %d, axis %d, largest %d, outs %d)", x.id, k, axis, largest, outs);
         r = rlx_topk(g, x, k, axis, largest, outs & 1 ? &vals : NULL, outs & 2 ? &idx : NULL);
         fz_check_r(c, "rlx_topk", r);
@@ -885,6 +890,7 @@ static void fz_builder(fz_ctx* c, int op) {
         float eps = rd_float(in, 1e-5f);
         int want_sum = rd8(in) & 1;
         sum.id = 777;
+        sum.graph = 0;
         fz_tr("rlx_add_%s(t%u, t%u, gamma t%u, beta t%u, axis %d, eps %g, sum_out %d)",
               op == FZ_ADD_RMSNORM ? "rmsnorm" : "layernorm", x.id, res.id, ga.id, be.id, axis, (double)eps, want_sum);
         t = op == FZ_ADD_RMSNORM ? rlx_add_rmsnorm(g, x, res, ga, be, eps, want_sum ? &sum : NULL)
@@ -1278,8 +1284,9 @@ int fz_run_input(const uint8_t* data, size_t size) {
         /* a second rlx_graph_status / error must agree with what the builders said */
         if (rlx_graph_status(c->g) != RLX_OK && !fz_graph_msg(c->g)[0]) fz_fail("sticky error without a message");
         fz_program(c);
-        c->foreign[0] = c->nt ? c->ts[c->nt - 1].id : 0;
-        c->foreign[1] = c->nt > 1 ? c->ts[0].id : 0;
+        memset(c->foreign, 0, sizeof c->foreign);
+        if (c->nt) c->foreign[0] = c->ts[c->nt - 1];
+        if (c->nt > 1) c->foreign[1] = c->ts[0];
         rlx_graph_destroy(c->g);
         c->g = NULL;
         if (c->heap.live != 0) fz_fail("%zu bytes still allocated after destroying the graph and programs", c->heap.live);
