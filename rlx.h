@@ -1049,6 +1049,12 @@ struct rlx_graph {
     int nins, cap_ins;
     rlx__out* outs;
     int nouts, cap_outs;
+    /* hash indexes (open addressing, 1-based entries, 0 = empty) of node names and of output names, for the
+       builders' duplicate checks; they cover nodes [0, name_done) and outputs [0, out_done) and catch up on the
+       next lookup (see rlx__name_taken) */
+    uint32_t* name_tab;
+    uint32_t* out_tab;
+    int name_cap, name_done, out_cap, out_done;
     rlx_result status;      /* first sticky builder error */
     char msg[512];
 };
@@ -1106,6 +1112,8 @@ RLXDEF void rlx_graph_destroy(rlx_graph* g) {
     rlx__free(&g->al, g->nodes);
     rlx__free(&g->al, g->ins);
     rlx__free(&g->al, g->outs);
+    rlx__free(&g->al, g->name_tab);
+    rlx__free(&g->al, g->out_tab);
     {
         rlx_allocator al = g->al;
         rlx__free(&al, g);
@@ -1227,10 +1235,64 @@ static int rlx__broadcast(int ra, const int64_t* a, int rb, const int64_t* b, in
     return 1;
 }
 
+static uint64_t rlx__hash_str(const char* s) {   /* FNV-1a */
+    uint64_t x = 0xCBF29CE484222325ull;
+    while (*s) { x ^= (uint64_t)(unsigned char)*s++; x *= 0x100000001B3ull; }
+    return x ^ (x >> 32);
+}
+
+static const char* rlx__entry_name(const rlx_graph* g, int outs, uint32_t e) {
+    return outs ? g->outs[e - 1].name : g->nodes[e - 1].name;
+}
+
+/* Is `name` already the name of a node (outs = 0) or of an output (outs = 1)? 1 yes, 0 no, -1 out of memory.
+   The graph's hash index first takes in the entries added since the last lookup (growing to keep at most half
+   of its slots used), so n lookups cost O(n) however the entries were added. */
+static int rlx__name_taken(rlx_graph* g, int outs, const char* name) {
+    uint32_t** tab = outs ? &g->out_tab : &g->name_tab;
+    int* cap = outs ? &g->out_cap : &g->name_cap;
+    int* done = outs ? &g->out_done : &g->name_done;
+    int count = outs ? g->nouts : g->n, i;
+    uint32_t mask, slot;
+    if (*done > count) {   /* entries were dropped: start over */
+        if (*tab) memset(*tab, 0, sizeof(uint32_t) * (size_t)*cap);
+        *done = 0;
+    }
+    if (*done < count) {
+        if (*cap < 2 * count + 2) {
+            int nc = 64;
+            uint32_t* nt;
+            while (nc < 2 * count + 2) nc *= 2;
+            nt = (uint32_t*)rlx__calloc(&g->al, sizeof(uint32_t) * (size_t)nc);
+            if (!nt) return -1;
+            rlx__free(&g->al, *tab);
+            *tab = nt;
+            *cap = nc;
+            *done = 0;
+        }
+        mask = (uint32_t)*cap - 1;
+        for (i = *done; i < count; i++) {
+            const char* nm = rlx__entry_name(g, outs, (uint32_t)i + 1);
+            if (!nm) continue;
+            for (slot = (uint32_t)rlx__hash_str(nm) & mask; (*tab)[slot]; slot = (slot + 1) & mask) {}
+            (*tab)[slot] = (uint32_t)i + 1;
+        }
+        *done = count;
+    }
+    if (!*tab) return 0;
+    mask = (uint32_t)*cap - 1;
+    for (slot = (uint32_t)rlx__hash_str(name) & mask; (*tab)[slot]; slot = (slot + 1) & mask) {
+        uint32_t e = (*tab)[slot];
+        const char* nm = (int)e <= count ? rlx__entry_name(g, outs, e) : NULL;
+        if (nm && strcmp(nm, name) == 0) return 1;
+    }
+    return 0;
+}
+
 static uint32_t rlx__source(rlx_graph* g, rlx_op op, const char* what, const char* name, rlx_dtype dt, int rank,
                             const int64_t* shape) {
     uint32_t id;
-    int i;
+    int taken;
     if (!g || g->status != RLX_OK) return 0;
     if (!rlx__dtype_ok(dt)) {
         rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: invalid dtype %d", what, (int)dt);
@@ -1242,11 +1304,12 @@ static uint32_t rlx__source(rlx_graph* g, rlx_op op, const char* what, const cha
             rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: name is NULL or empty", what);
             return 0;
         }
-        for (i = 0; i < g->n; i++)
-            if (g->nodes[i].name && strcmp(g->nodes[i].name, name) == 0) {
-                rlx__gerr(g, RLX_ERROR_DUPLICATE, "%s: name '%s' is already used by an input or param", what, name);
-                return 0;
-            }
+        taken = rlx__name_taken(g, 0, name);
+        if (taken) {
+            if (taken < 0) rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
+            else rlx__gerr(g, RLX_ERROR_DUPLICATE, "%s: name '%s' is already used by an input or param", what, name);
+            return 0;
+        }
     }
     id = rlx__add_node(g, op, dt, rank, shape, 0, NULL);
     if (id && name) {
@@ -1300,14 +1363,14 @@ RLXDEF rlx_tensor rlx_scalar(rlx_graph* g, rlx_dtype dtype, double value) {
 }
 
 RLXDEF rlx_result rlx_output(rlx_graph* g, const char* name, rlx_tensor t) {
-    int i;
+    int taken;
     if (!g) return RLX_ERROR_INVALID_ARGUMENT;
     if (g->status != RLX_OK) return g->status;
     if (!name || !name[0]) return rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "output: name is NULL or empty");
     if (!rlx__begin(g, "output", 1, &t)) return g->status;
-    for (i = 0; i < g->nouts; i++)
-        if (strcmp(g->outs[i].name, name) == 0)
-            return rlx__gerr(g, RLX_ERROR_DUPLICATE, "output: name '%s' is already an output", name);
+    taken = rlx__name_taken(g, 1, name);
+    if (taken < 0) return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "output: out of memory");
+    if (taken) return rlx__gerr(g, RLX_ERROR_DUPLICATE, "output: name '%s' is already an output", name);
     if (!rlx__grow(&g->al, (void**)&g->outs, &g->cap_outs, g->nouts + 1, sizeof(rlx__out)))
         return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "output: out of memory");
     g->outs[g->nouts].name = rlx__strdup(&g->al, name);
