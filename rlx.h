@@ -3433,7 +3433,7 @@ static int rlx__place(const rlx_allocator* al, rlx__plan* p, const int* order, i
     for (j = 0; j < cnt; j++) {
         rlx__buf* b = &p->bufs[order[j]];
         size_t sz = rlx__align_up(b->bytes), cand = 0;
-        int nuse = 0, lo, hi, t, moved, pass;
+        int nuse = 0, lo, hi, t, moved, still, pass;
         /* pass 0 gathers the sets to avoid; pass 1 (after placing) adds b's span to the same nodes' sets */
         for (pass = 0; pass < 2; pass++) {
             stamp++;
@@ -3455,14 +3455,19 @@ static int rlx__place(const rlx_allocator* al, rlx__plan* p, const int* order, i
             if (pass == 1) break;
             /* lowest offset that no span of the gathered sets overlaps */
             for (t = 0; t < nuse; t++) pos[t] = 0;
-            do {
+            /* visit the sets in turn; each moves cand past its spans that overlap [cand, cand + sz); done when
+               nuse sets in a row left it where it was */
+            for (t = 0, still = 0; still < nuse; t = t + 1 < nuse ? t + 1 : 0) {
+                const rlx__spans* s = use[t];
                 moved = 0;
-                for (t = 0; t < nuse; t++) {
-                    const rlx__spans* s = use[t];
+                for (;;) {
                     pos[t] = rlx__spans_after(s, pos[t], cand);
-                    if (pos[t] < s->n && s->v[pos[t]].lo < cand + sz) { cand = s->v[pos[t]].hi; moved = 1; }
+                    if (pos[t] >= s->n || s->v[pos[t]].lo >= cand + sz) break;
+                    cand = s->v[pos[t]].hi;
+                    moved = 1;
                 }
-            } while (moved);
+                still = moved ? 1 : still + 1;
+            }
             b->offset = cand;
             if (cand + sz > p->arena_bytes) p->arena_bytes = cand + sz;
         }
