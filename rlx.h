@@ -1140,6 +1140,12 @@ struct rlx_graph {
     int nins, cap_ins;
     rlx__out* outs;
     int nouts, cap_outs;
+    /* hash indexes (open addressing, 1-based entries, 0 = empty) of node names and of output names, for the
+       builders' duplicate checks; they cover nodes [0, name_done) and outputs [0, out_done) and catch up on the
+       next lookup (see rlx__name_taken) */
+    uint32_t* name_tab;
+    uint32_t* out_tab;
+    int name_cap, name_done, out_cap, out_done;
     rlx_result status;      /* first sticky builder error */
     uint32_t tag;           /* handles carry it; 0 for the graphs passes make internally (they check no tag) */
     char msg[512];
@@ -1207,6 +1213,8 @@ RLXDEF void rlx_graph_destroy(rlx_graph* g) {
     rlx__free(&g->al, g->nodes);
     rlx__free(&g->al, g->ins);
     rlx__free(&g->al, g->outs);
+    rlx__free(&g->al, g->name_tab);
+    rlx__free(&g->al, g->out_tab);
     {
         rlx_allocator al = g->al;
         rlx__free(&al, g);
@@ -1357,10 +1365,64 @@ static int rlx__broadcast(int ra, const int64_t* a, int rb, const int64_t* b, in
     return 1;
 }
 
+static uint64_t rlx__hash_str(const char* s) {   /* FNV-1a */
+    uint64_t x = 0xCBF29CE484222325ull;
+    while (*s) { x ^= (uint64_t)(unsigned char)*s++; x *= 0x100000001B3ull; }
+    return x ^ (x >> 32);
+}
+
+static const char* rlx__entry_name(const rlx_graph* g, int outs, uint32_t e) {
+    return outs ? g->outs[e - 1].name : g->nodes[e - 1].name;
+}
+
+/* Is `name` already the name of a node (outs = 0) or of an output (outs = 1)? 1 yes, 0 no, -1 out of memory.
+   The graph's hash index first takes in the entries added since the last lookup (growing to keep at most half
+   of its slots used), so n lookups cost O(n) however the entries were added. */
+static int rlx__name_taken(rlx_graph* g, int outs, const char* name) {
+    uint32_t** tab = outs ? &g->out_tab : &g->name_tab;
+    int* cap = outs ? &g->out_cap : &g->name_cap;
+    int* done = outs ? &g->out_done : &g->name_done;
+    int count = outs ? g->nouts : g->n, i;
+    uint32_t mask, slot;
+    if (*done > count) {   /* entries were dropped: start over */
+        if (*tab) memset(*tab, 0, sizeof(uint32_t) * (size_t)*cap);
+        *done = 0;
+    }
+    if (*done < count) {
+        if (*cap < 2 * count + 2) {
+            int nc = 64;
+            uint32_t* nt;
+            while (nc < 2 * count + 2) nc *= 2;
+            nt = (uint32_t*)rlx__calloc(&g->al, sizeof(uint32_t) * (size_t)nc);
+            if (!nt) return -1;
+            rlx__free(&g->al, *tab);
+            *tab = nt;
+            *cap = nc;
+            *done = 0;
+        }
+        mask = (uint32_t)*cap - 1;
+        for (i = *done; i < count; i++) {
+            const char* nm = rlx__entry_name(g, outs, (uint32_t)i + 1);
+            if (!nm) continue;
+            for (slot = (uint32_t)rlx__hash_str(nm) & mask; (*tab)[slot]; slot = (slot + 1) & mask) {}
+            (*tab)[slot] = (uint32_t)i + 1;
+        }
+        *done = count;
+    }
+    if (!*tab) return 0;
+    mask = (uint32_t)*cap - 1;
+    for (slot = (uint32_t)rlx__hash_str(name) & mask; (*tab)[slot]; slot = (slot + 1) & mask) {
+        uint32_t e = (*tab)[slot];
+        const char* nm = (int)e <= count ? rlx__entry_name(g, outs, e) : NULL;
+        if (nm && strcmp(nm, name) == 0) return 1;
+    }
+    return 0;
+}
+
 static uint32_t rlx__source(rlx_graph* g, rlx_op op, const char* what, const char* name, rlx_dtype dt, int rank,
                             const int64_t* shape) {
     uint32_t id;
-    int i;
+    int taken;
     if (!g || g->status != RLX_OK) return 0;
     if (!rlx__dtype_ok(dt)) {
         rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: invalid dtype %d", what, (int)dt);
@@ -1372,11 +1434,12 @@ static uint32_t rlx__source(rlx_graph* g, rlx_op op, const char* what, const cha
             rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: name is NULL or empty", what);
             return 0;
         }
-        for (i = 0; i < g->n; i++)
-            if (g->nodes[i].name && strcmp(g->nodes[i].name, name) == 0) {
-                rlx__gerr(g, RLX_ERROR_DUPLICATE, "%s: name '%s' is already used by an input or param", what, name);
-                return 0;
-            }
+        taken = rlx__name_taken(g, 0, name);
+        if (taken) {
+            if (taken < 0) rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
+            else rlx__gerr(g, RLX_ERROR_DUPLICATE, "%s: name '%s' is already used by an input or param", what, name);
+            return 0;
+        }
     }
     id = rlx__add_node(g, op, dt, rank, shape, 0, NULL);
     if (id && name) {
@@ -1430,14 +1493,14 @@ RLXDEF rlx_tensor rlx_scalar(rlx_graph* g, rlx_dtype dtype, double value) {
 }
 
 RLXDEF rlx_result rlx_output(rlx_graph* g, const char* name, rlx_tensor t) {
-    int i;
+    int taken;
     if (!g) return RLX_ERROR_INVALID_ARGUMENT;
     if (g->status != RLX_OK) return g->status;
     if (!name || !name[0]) return rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "output: name is NULL or empty");
     if (!rlx__begin(g, "output", 1, &t)) return g->status;
-    for (i = 0; i < g->nouts; i++)
-        if (strcmp(g->outs[i].name, name) == 0)
-            return rlx__gerr(g, RLX_ERROR_DUPLICATE, "output: name '%s' is already an output", name);
+    taken = rlx__name_taken(g, 1, name);
+    if (taken < 0) return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "output: out of memory");
+    if (taken) return rlx__gerr(g, RLX_ERROR_DUPLICATE, "output: name '%s' is already an output", name);
     if (!rlx__grow(&g->al, (void**)&g->outs, &g->cap_outs, g->nouts + 1, sizeof(rlx__out)))
         return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "output: out of memory");
     g->outs[g->nouts].name = rlx__strdup(&g->al, name);
@@ -3370,7 +3433,8 @@ done:
    their root. Inputs live for the whole run (they persist between runs), params and constants sit in a
    separate weight block, outputs live to the end. Intermediates get arena offsets by greedy first-fit,
    largest first: each goes to the lowest 64-aligned offset that overlaps no placed buffer whose live range
-   intersects its own. Intermediate addresses overlap by design.
+   intersects its own (rlx__place finds it in O(log steps) merged span sets, not by scanning every placed
+   buffer). Intermediate addresses overlap by design.
    ------------------------------------------------------------------------------------------------------------ */
 typedef struct rlx__buf {
     rlx_buffer_kind kind;
@@ -3427,7 +3491,136 @@ static void rlx__plan_free(const rlx_allocator* al, rlx__plan* p) {
     memset(p, 0, sizeof *p);
 }
 
-static int rlx__overlap(size_t a0, size_t a1, size_t b0, size_t b1) { return a0 < b1 && b0 < a1; }
+/* Sort key of the placement order: size descending, then first step, then node index (a stable order). */
+static int rlx__place_before(const rlx__plan* p, int a, int b) {
+    const rlx__buf *x = &p->bufs[a], *y = &p->bufs[b];
+    if (x->bytes != y->bytes) return x->bytes > y->bytes;
+    if (x->first != y->first) return x->first < y->first;
+    return a < b;
+}
+
+/* Bottom-up merge sort of order[0..cnt) by rlx__place_before; tmp holds cnt ints. */
+static void rlx__place_sort(const rlx__plan* p, int* order, int* tmp, int cnt) {
+    int w, lo, *src = order, *dst = tmp;
+    for (w = 1; w < cnt; w *= 2) {
+        for (lo = 0; lo < cnt; lo += 2 * w) {
+            int mid = lo + w < cnt ? lo + w : cnt, hi = lo + 2 * w < cnt ? lo + 2 * w : cnt;
+            int i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) dst[k++] = rlx__place_before(p, src[j], src[i]) ? src[j++] : src[i++];
+            while (i < mid) dst[k++] = src[i++];
+            while (j < hi) dst[k++] = src[j++];
+        }
+        { int* t = src; src = dst; dst = t; }
+    }
+    if (src != order) memcpy(order, src, sizeof(int) * (size_t)cnt);
+}
+
+/* A set of byte ranges kept as sorted, disjoint, non-touching [lo, hi) spans (touching ones merge). */
+typedef struct rlx__span { size_t lo, hi; } rlx__span;
+typedef struct rlx__spans { rlx__span* v; int n, cap; } rlx__spans;
+
+/* Index of the first span of s with hi > x (s->n if none). */
+static int rlx__spans_after(const rlx__spans* s, int from, size_t x) {
+    int lo = from, hi = s->n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (s->v[mid].hi > x) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Adds [lo, hi) to s, merging what it overlaps or touches. Returns 0 on out of memory. */
+static int rlx__spans_add(const rlx_allocator* al, rlx__spans* s, size_t lo, size_t hi) {
+    int i = lo > 0 ? rlx__spans_after(s, 0, lo - 1) : 0, j = i;   /* first span with hi >= lo */
+    while (j < s->n && s->v[j].lo <= hi) j++;                       /* spans i..j-1 merge with [lo, hi) */
+    if (i < j) {
+        if (s->v[i].lo < lo) lo = s->v[i].lo;
+        if (s->v[j - 1].hi > hi) hi = s->v[j - 1].hi;
+        s->v[i].lo = lo;
+        s->v[i].hi = hi;
+        memmove(s->v + i + 1, s->v + j, sizeof(rlx__span) * (size_t)(s->n - j));
+        s->n -= j - i - 1;
+        return 1;
+    }
+    if (!rlx__grow(al, (void**)&s->v, &s->cap, s->n + 1, sizeof(rlx__span))) return 0;
+    memmove(s->v + i + 1, s->v + i, sizeof(rlx__span) * (size_t)(s->n - i));
+    s->v[i].lo = lo;
+    s->v[i].hi = hi;
+    s->n++;
+    return 1;
+}
+
+/* Placement of order[0..cnt) (already sorted) over steps [0, nt): each buffer takes the lowest 64-aligned offset
+   that overlaps no placed buffer whose live range intersects its own. Placed buffers are kept in a segment tree
+   over steps: a buffer is stored at the O(log nt) nodes that exactly cover its live range; every node keeps the
+   byte ranges of the buffers stored at it (own) and at it or any node below it (sub), each as a merged set of
+   spans. The buffers whose live range meets [first, last] are those in sub of the nodes covering [first, last]
+   and in own of those nodes' ancestors, so the lowest free offset is found by walking these O(log nt) merged
+   sets upwards from 0, never looking at buffers live at other steps; tightly packed buffers merge into a few
+   spans, so the walk is short. Returns 0 on out of memory. */
+static int rlx__place(const rlx_allocator* al, rlx__plan* p, const int* order, int cnt, int nt) {
+    int leaves = 1, nodes, j, ok = 0, stamp = 0;
+    rlx__spans *own = NULL, *sub = NULL, **use = NULL;
+    int *seen = NULL, *pos = NULL;
+    while (leaves < nt) leaves *= 2;
+    nodes = 2 * leaves;
+    own = (rlx__spans*)rlx__calloc(al, sizeof(rlx__spans) * (size_t)nodes);
+    sub = (rlx__spans*)rlx__calloc(al, sizeof(rlx__spans) * (size_t)nodes);
+    seen = (int*)rlx__calloc(al, sizeof(int) * (size_t)nodes);
+    use = (rlx__spans**)rlx__alloc(al, sizeof(rlx__spans*) * 256);
+    pos = (int*)rlx__alloc(al, sizeof(int) * 256);
+    if (!own || !sub || !seen || !use || !pos) goto done;
+    p->arena_bytes = 0;
+    for (j = 0; j < cnt; j++) {
+        rlx__buf* b = &p->bufs[order[j]];
+        size_t sz = rlx__align_up(b->bytes), cand = 0;
+        int nuse = 0, lo, hi, t, moved, still, pass;
+        /* pass 0 gathers the sets to avoid; pass 1 (after placing) adds b's span to the same nodes' sets */
+        for (pass = 0; pass < 2; pass++) {
+            stamp++;
+            for (lo = b->first + leaves, hi = b->last + leaves + 1; lo < hi; lo >>= 1, hi >>= 1) {
+                int at[2], na = 0, a;
+                if (lo & 1) at[na++] = lo++;
+                if (hi & 1) at[na++] = --hi;
+                for (t = 0; t < na; t++) {
+                    if (pass == 0) use[nuse++] = &sub[at[t]];
+                    else if (!rlx__spans_add(al, &own[at[t]], cand, cand + sz) ||
+                             !rlx__spans_add(al, &sub[at[t]], cand, cand + sz)) goto done;
+                    for (a = at[t] >> 1; a >= 1 && seen[a] != stamp; a >>= 1) {   /* ancestors, once each */
+                        seen[a] = stamp;
+                        if (pass == 0) use[nuse++] = &own[a];
+                        else if (!rlx__spans_add(al, &sub[a], cand, cand + sz)) goto done;
+                    }
+                }
+            }
+            if (pass == 1) break;
+            /* lowest offset that no span of the gathered sets overlaps */
+            for (t = 0; t < nuse; t++) pos[t] = 0;
+            /* visit the sets in turn; each moves cand past its spans that overlap [cand, cand + sz); done when
+               nuse sets in a row left it where it was */
+            for (t = 0, still = 0; still < nuse; t = t + 1 < nuse ? t + 1 : 0) {
+                const rlx__spans* s = use[t];
+                moved = 0;
+                for (;;) {
+                    pos[t] = rlx__spans_after(s, pos[t], cand);
+                    if (pos[t] >= s->n || s->v[pos[t]].lo >= cand + sz) break;
+                    cand = s->v[pos[t]].hi;
+                    moved = 1;
+                }
+                still = moved ? 1 : still + 1;
+            }
+            b->offset = cand;
+            if (cand + sz > p->arena_bytes) p->arena_bytes = cand + sz;
+        }
+    }
+    ok = 1;
+done:
+    if (own && sub)
+        for (j = 0; j < nodes; j++) { rlx__free(al, own[j].v); rlx__free(al, sub[j].v); }
+    rlx__free(al, own); rlx__free(al, sub); rlx__free(al, seen); rlx__free(al, use); rlx__free(al, pos);
+    return ok;
+}
 
 static rlx_result rlx__plan_build(const rlx_graph* g, int no_reuse, rlx__plan* p) {
     const rlx_allocator* al = &g->al;
@@ -3528,7 +3721,7 @@ static rlx_result rlx__plan_build(const rlx_graph* g, int no_reuse, rlx__plan* p
     /* 4. arena: no-reuse sum, lower bound, then placement */
     {
         int cnt = 0, j;
-        size_t lb = 0;
+        size_t lb = 0, live = 0, *delta;
         for (i = 0; i < n; i++) {
             rlx_buffer_kind kd = p->bufs[i].kind;
             if (kd == RLX_BUFFER_INPUT || kd == RLX_BUFFER_INTERMEDIATE || kd == RLX_BUFFER_OUTPUT) {
@@ -3536,56 +3729,39 @@ static rlx_result rlx__plan_build(const rlx_graph* g, int no_reuse, rlx__plan* p
                 p->no_reuse_bytes += rlx__align_up(p->bufs[i].bytes);
             }
         }
+        /* bytes live at each step: +size at first, -size after last, then a running sum */
+        delta = (size_t*)rlx__calloc(al, sizeof(size_t) * (size_t)(end + 2));
+        if (!delta) goto oom;
+        for (j = 0; j < cnt; j++) {
+            const rlx__buf* b = &p->bufs[order[j]];
+            delta[b->first] += rlx__align_up(b->bytes);
+            delta[b->last + 1] -= rlx__align_up(b->bytes);
+        }
         for (s = 0; s <= end; s++) {
-            size_t live = 0;
-            for (j = 0; j < cnt; j++) {
-                const rlx__buf* b = &p->bufs[order[j]];
-                if (b->first <= s && s <= b->last) live += rlx__align_up(b->bytes);
-            }
+            live += delta[s];
             if (live > lb) lb = live;
         }
+        rlx__free(al, delta);
         p->lower_bound_bytes = lb;
         if (no_reuse) {
             off = 0;
             for (j = 0; j < cnt; j++) { p->bufs[order[j]].offset = off; off += rlx__align_up(p->bufs[order[j]].bytes); }
             p->arena_bytes = off;
         } else {
-            /* sort by size desc, then by first step (insertion sort keeps it dependency-free; n is modest) */
-            for (j = 1; j < cnt; j++) {
-                int v = order[j], t = j;
-                while (t > 0) {
-                    const rlx__buf *a = &p->bufs[order[t - 1]], *b = &p->bufs[v];
-                    if (a->bytes > b->bytes || (a->bytes == b->bytes && a->first <= b->first)) break;
-                    order[t] = order[t - 1];
-                    t--;
-                }
-                order[t] = v;
-            }
-            p->arena_bytes = 0;
-            for (j = 0; j < cnt; j++) {
-                rlx__buf* b = &p->bufs[order[j]];
-                size_t sz = rlx__align_up(b->bytes), cand = 0;
-                int moved = 1;
-                /* first fit: bump the candidate past any conflicting placed buffer until none conflicts */
-                while (moved) {
-                    moved = 0;
-                    for (k = 0; k < j; k++) {
-                        const rlx__buf* o = &p->bufs[order[k]];
-                        if (o->last < b->first || b->last < o->first) continue;
-                        if (rlx__overlap(cand, cand + sz, o->offset, o->offset + rlx__align_up(o->bytes))) {
-                            cand = o->offset + rlx__align_up(o->bytes);
-                            moved = 1;
-                        }
-                    }
-                }
-                b->offset = cand;
-                if (cand + sz > p->arena_bytes) p->arena_bytes = cand + sz;
-            }
+            /* largest first (ties: earlier first step, then node order); stepof is free now and holds the
+               merge sort's scratch */
+            rlx__place_sort(p, order, stepof, cnt);
+            if (!rlx__place(al, p, order, cnt, end + 1)) goto oom;
         }
     }
     rlx__free(al, order);
     rlx__free(al, stepof);
     return RLX_OK;
+oom:
+    rlx__free(al, order);
+    rlx__free(al, stepof);
+    rlx__plan_free(al, p);
+    return RLX_ERROR_OUT_OF_MEMORY;
 }
 
 /* ------------------------------------------------------------------------------------------------------------
