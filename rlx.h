@@ -1498,6 +1498,8 @@ RLXDEF rlx_result rlx_output(rlx_graph* g, const char* name, rlx_tensor t) {
     if (g->status != RLX_OK) return g->status;
     if (!name || !name[0]) return rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "output: name is NULL or empty");
     if (!rlx__begin(g, "output", 1, &t)) return g->status;
+    if (g->nouts >= RLX__MAX_NODES)
+        return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "output: the graph already has the maximum of %d outputs", RLX__MAX_NODES);
     taken = rlx__name_taken(g, 1, name);
     if (taken < 0) return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "output: out of memory");
     if (taken) return rlx__gerr(g, RLX_ERROR_DUPLICATE, "output: name '%s' is already an output", name);
