@@ -170,7 +170,7 @@ static double rd_double(fz_in* r) {
 
 typedef struct fz_src {
     int kind;            /* 0 input, 1 param, 2 state */
-    char name[24];
+    char name[208];      /* long enough for rd_name's longest name: a truncated copy would name another source */
     rlx_tensor t;
 } fz_src;
 
@@ -184,7 +184,8 @@ typedef struct fz_ctx {
     rlx_tensor foreign[2];  /* handles of the previous graph (destroyed: they must be refused) */
     fz_src src[FZ_MAXSRC];
     int nsrc;
-    char outs[FZ_MAXSRC][24];
+    char outs[FZ_MAXSRC][208];
+    uint32_t tag;         /* this graph's handle tag (from the first handle it returned; 0 until then) */
     int nouts;
     int name_seq;
     double cost;          /* rough count of the work one run does */
@@ -200,6 +201,8 @@ static uint64_t fz_rand(fz_ctx* c) {
 
 static void fz_push(fz_ctx* c, rlx_tensor t) {
     if (t.id == 0) return;
+    if (!c->tag) c->tag = t.graph;
+    if (t.graph != c->tag) fz_fail("handle t%u carries tag %u, the graph's handles carry %u", t.id, t.graph, c->tag);
     if (c->nt < FZ_MAXT) c->ts[c->nt++] = t;
 }
 
@@ -213,7 +216,7 @@ static rlx_tensor rd_t(fz_ctx* c) {
     }
     /* forged ids carry this graph's tag (so the id check itself is exercised); 4 and 5 are whole handles of
        the previous, destroyed graph */
-    t.graph = c->nt ? c->ts[0].graph : 0;
+    t.graph = c->tag;
     switch (b & 7) {
     case 0: t.id = 0; break;
     case 1: t.id = 0xFFFFFFFFu; break;
@@ -518,7 +521,7 @@ static void fz_builder(fz_ctx* c, int op) {
         fz_check_r(c, "rlx_output", r);
         if (r == RLX_OK) {
             if (!name) fz_fail("rlx_output accepted a NULL name");
-            if (c->nouts < FZ_MAXSRC) snprintf(c->outs[c->nouts++], 24, "%s", name);
+            if (c->nouts < FZ_MAXSRC) snprintf(c->outs[c->nouts++], sizeof c->outs[0], "%s", name);
         }
         break;
     }
@@ -941,8 +944,9 @@ static void fz_builder(fz_ctx* c, int op) {
         shape[RLX_MAX_RANK] = 0x5A5A;
         dt = rlx_tensor_info(g, t, rd8(in) & 1 ? NULL : &rank, rd8(in) & 1 ? NULL : shape);
         fz_tr("rlx_tensor_info(t%u) = %d", t.id, (int)dt);
-        if (t.id == 0 || t.id > (uint32_t)rlx_graph_node_count(g)) {
-            if (dt != RLX_DTYPE_INVALID) fz_fail("rlx_tensor_info of invalid handle %u gave dtype %d", t.id, (int)dt);
+        if (t.id == 0 || t.id > (uint32_t)rlx_graph_node_count(g) || (c->tag && t.graph != c->tag)) {
+            /* includes handles of the previous (destroyed) graph: they must be refused */
+            if (dt != RLX_DTYPE_INVALID) fz_fail("rlx_tensor_info of invalid handle %u (tag %u) gave dtype %d", t.id, t.graph, (int)dt);
         } else if (!fz_dtype_ok(dt)) {
             fz_fail("rlx_tensor_info of valid handle %u gave dtype %d", t.id, (int)dt);
         }
@@ -1272,6 +1276,7 @@ int fz_run_input(const uint8_t* data, size_t size) {
         if (!c->g) fz_fail("rlx_graph_create failed");
         fz_tr("== graph %d", gi);
         c->nt = 0;
+        c->tag = 0;
         c->nsrc = 0;
         c->nouts = 0;
         c->cost = 0;
