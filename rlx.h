@@ -708,6 +708,25 @@ RLXDEF size_t rlx_program_report(const rlx_program* p, char* buf, size_t cap);
 #  define RLX__MAYBE_UNUSED
 #endif
 
+/* Thread-local storage: C++11 thread_local, MSVC __declspec(thread), gcc/clang __thread (MinGW included), C11
+   _Thread_local. A compiler with none of these (tcc) leaves RLX__TLS empty and defines RLX__NO_TLS: each use says
+   what it does then (error-message scratch buffers become plain statics; state that must be per thread is kept
+   under a pthread key instead). */
+#if defined(RLX_NO_THREADS)
+#  define RLX__TLS
+#elif defined(__cplusplus) && __cplusplus >= 201103L
+#  define RLX__TLS thread_local
+#elif defined(_MSC_VER)
+#  define RLX__TLS __declspec(thread)
+#elif defined(__GNUC__) || defined(__clang__)
+#  define RLX__TLS __thread
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__TINYC__)
+#  define RLX__TLS _Thread_local
+#else
+#  define RLX__TLS
+#  define RLX__NO_TLS 1
+#endif
+
 #define RLX__ALIGN 64
 #define RLX__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define RLX__MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -7863,10 +7882,25 @@ static RLX__MAYBE_UNUSED int rlx__cuda_lower(const rlx_graph* g, const rlx__node
    A program = an immutable compiled core (optimised graph + plan + step list, shared by clones) + weights
    (params and constants; shared or copied by clones) + its own arena, workspace, thread pool and pointers.
    ------------------------------------------------------------------------------------------------------------ */
+/* Reference counts: RLX__ATOMIC_ADD(int* p, int v) adds and returns the new value. gcc/clang builtins; else
+   Interlocked* on Windows, or one process-wide mutex (tcc has no atomic builtins); a plain add without threads. */
 #if defined(__GNUC__) || defined(__clang__)
 #  define RLX__ATOMIC_ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
-#else
+#elif defined(RLX_NO_THREADS)
 #  define RLX__ATOMIC_ADD(p, v) (*(p) += (v))
+#elif defined(_WIN32)
+static int rlx__atomic_add(int* p, int v) { return (int)InterlockedExchangeAdd((volatile LONG*)p, (LONG)v) + v; }
+#  define RLX__ATOMIC_ADD(p, v) rlx__atomic_add((p), (v))
+#else
+static pthread_mutex_t rlx__atomic_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int rlx__atomic_add(int* p, int v) {
+    int r;
+    pthread_mutex_lock(&rlx__atomic_mutex);
+    r = *p += v;
+    pthread_mutex_unlock(&rlx__atomic_mutex);
+    return r;
+}
+#  define RLX__ATOMIC_ADD(p, v) rlx__atomic_add((p), (v))
 #endif
 
 typedef struct rlx__core {
@@ -8447,11 +8481,8 @@ typedef struct rlx__cuda_api {
 } rlx__cuda_api;
 
 static rlx__cuda_api rlx__cu;
-#if !defined(RLX_NO_THREADS) && !defined(_WIN32)
-static __thread char rlx__cu_err[192];
-#else
-static char rlx__cu_err[192];
-#endif
+/* The last error's message, per thread (RLX__NO_TLS: one buffer for the process, a message only). */
+static RLX__TLS char rlx__cu_err[192];
 
 static const char* rlx__cu_last_error(void) { return rlx__cu_err; }
 static rlx_result rlx__cu_check(rlx__CUresult e, const char* call) {
@@ -8789,18 +8820,17 @@ typedef struct rlx__hip_api {
 } rlx__hip_api;
 
 static rlx__hip_api rlx__hip;
+/* The last error's message, per thread (RLX__NO_TLS: one buffer for the process, a message only). */
+static RLX__TLS char rlx__hip_err[192];
 #if !defined(RLX_NO_THREADS) && !defined(_WIN32)
-static __thread char rlx__hip_err[192];
 static pthread_mutex_t rlx__hip_code_mutex = PTHREAD_MUTEX_INITIALIZER;
 #  define RLX__HIP_CODE_LOCK() pthread_mutex_lock(&rlx__hip_code_mutex)
 #  define RLX__HIP_CODE_UNLOCK() pthread_mutex_unlock(&rlx__hip_code_mutex)
 #elif !defined(RLX_NO_THREADS) && defined(_WIN32)
-static char rlx__hip_err[192];
 static SRWLOCK rlx__hip_code_lock = SRWLOCK_INIT;
 #  define RLX__HIP_CODE_LOCK() AcquireSRWLockExclusive(&rlx__hip_code_lock)
 #  define RLX__HIP_CODE_UNLOCK() ReleaseSRWLockExclusive(&rlx__hip_code_lock)
 #else
-static char rlx__hip_err[192];
 #  define RLX__HIP_CODE_LOCK() ((void)0)
 #  define RLX__HIP_CODE_UNLOCK() ((void)0)
 #endif
@@ -9546,16 +9576,6 @@ static uint64_t rlx__vk_timeout_ns(void) {
 #define RLX__VK_MAX_DEVICES 16
 #define RLX__VK_KARGS_PER_CHUNK 256
 
-#if defined(RLX_NO_THREADS)
-#  define RLX__TLS
-#elif defined(__cplusplus)
-#  define RLX__TLS thread_local
-#elif defined(_MSC_VER)
-#  define RLX__TLS __declspec(thread)
-#else
-#  define RLX__TLS __thread
-#endif
-
 #  if !defined(RLX_NO_THREADS) && !defined(_WIN32)
 static pthread_mutex_t rlx__vk_mutex = PTHREAD_MUTEX_INITIALIZER;
 #    define RLX__VK_LOCK() pthread_mutex_lock(&rlx__vk_mutex)
@@ -9643,7 +9663,27 @@ static struct {
     int npds;
     rlx__vkdev* devs[RLX__VK_MAX_DEVICES];
 } rlx__vk;
-static RLX__TLS rlx__vkdev* rlx__vk_cur;         /* the device this thread talks to (make_current) */
+/* The device this thread talks to (make_current). Without thread-local storage (RLX__NO_TLS: tcc) it is kept
+   under a pthread key. */
+#if !defined(RLX__NO_TLS)
+static RLX__TLS rlx__vkdev* rlx__vk_cur;
+static rlx__vkdev* rlx__vk_get_cur(void) { return rlx__vk_cur; }
+static void rlx__vk_set_cur(rlx__vkdev* d) { rlx__vk_cur = d; }
+#elif !defined(_WIN32)
+static pthread_key_t rlx__vk_cur_key;
+static pthread_once_t rlx__vk_cur_once = PTHREAD_ONCE_INIT;
+static void rlx__vk_cur_key_create(void) { pthread_key_create(&rlx__vk_cur_key, NULL); }
+static rlx__vkdev* rlx__vk_get_cur(void) {
+    pthread_once(&rlx__vk_cur_once, rlx__vk_cur_key_create);
+    return (rlx__vkdev*)pthread_getspecific(rlx__vk_cur_key);
+}
+static void rlx__vk_set_cur(rlx__vkdev* d) {
+    pthread_once(&rlx__vk_cur_once, rlx__vk_cur_key_create);
+    pthread_setspecific(rlx__vk_cur_key, d);
+}
+#else
+#  error "rlx.h: the Vulkan backend needs thread-local storage on Windows; define RLX_NO_VULKAN or RLX_NO_THREADS"
+#endif
 static RLX__TLS char rlx__vk_err[256];
 
 static rlx_result rlx__vk_check(VkResult v, const char* what) {
@@ -10095,7 +10135,7 @@ static rlx_result rlx__vk_set_device(int index, void** ctx) {
     if (r == RLX_OK) {
         rlx__vk.devs[index]->refs++;
         *ctx = rlx__vk.devs[index];
-        rlx__vk_cur = rlx__vk.devs[index];
+        rlx__vk_set_cur(rlx__vk.devs[index]);
     }
     RLX__VK_UNLOCK();
     return r;
@@ -10109,12 +10149,12 @@ static void rlx__vk_release_device(int index, void* ctx) {
 }
 static rlx_result rlx__vk_make_current(int index, void* ctx) {
     RLX__UNUSED(index);
-    rlx__vk_cur = (rlx__vkdev*)ctx;
+    rlx__vk_set_cur((rlx__vkdev*)ctx);
     return ctx ? RLX_OK : RLX_ERROR_INTERNAL;
 }
 
 static rlx_result rlx__vk_mem_alloc(uint64_t* p, size_t n) {
-    rlx__vkdev* d = rlx__vk_cur;
+    rlx__vkdev* d = rlx__vk_get_cur();
     rlx__vkalloc a;
     rlx_result r;
     *p = 0;
@@ -10138,7 +10178,7 @@ static rlx_result rlx__vk_mem_alloc(uint64_t* p, size_t n) {
     return RLX_OK;
 }
 static void rlx__vk_mem_free(uint64_t p) {
-    rlx__vkdev* d = rlx__vk_cur;
+    rlx__vkdev* d = rlx__vk_get_cur();
     int i;
     if (!d) return;
     RLX__VK_LOCK();
@@ -10173,7 +10213,7 @@ static rlx_result rlx__vk_staging(rlx__vkdev* d, size_t n) {
    GPUs), else through the staging buffer in pieces of at most 64 MiB. dir 0: host -> device, 1: device -> host,
    2: fill with zeros. */
 static rlx_result rlx__vk_copy(uint64_t addr, void* host, size_t n, int dir) {
-    rlx__vkdev* d = rlx__vk_cur;
+    rlx__vkdev* d = rlx__vk_get_cur();
     rlx__vkalloc* a;
     rlx_result r = RLX_OK;
     size_t off, done = 0, piece = (size_t)64 << 20;
@@ -10239,7 +10279,7 @@ static rlx_result rlx__vk_module_load(const char* module, int sm, void** mod, ch
     RLX__UNUSED(sm);
     *mod = NULL;
     if (!m) { snprintf(msg, cap, "out of host memory"); return RLX_ERROR_OUT_OF_MEMORY; }
-    m->d = rlx__vk_cur;
+    m->d = rlx__vk_get_cur();
     snprintf(m->name, sizeof m->name, "%s", module);
     *mod = m;
     return RLX_OK;
@@ -10331,7 +10371,7 @@ static rlx_result rlx__vk_pipeline(rlx__vkdev* d, rlx__vkfn* f, unsigned block, 
 
 static rlx_result rlx__vk_stream_create(void** s) {
     rlx__vkstream* st = (rlx__vkstream*)calloc(1, sizeof *st);
-    rlx__vkdev* d = rlx__vk_cur;
+    rlx__vkdev* d = rlx__vk_get_cur();
     VkFenceCreateInfo fci;
     rlx_result r;
     *s = NULL;
@@ -10348,10 +10388,10 @@ static rlx_result rlx__vk_stream_create(void** s) {
 }
 static void rlx__vk_chunks_free(rlx__vkdev* d, uint64_t* chunks, int n) {
     int i;
-    rlx__vkdev* save = rlx__vk_cur;
-    rlx__vk_cur = d;
+    rlx__vkdev* save = rlx__vk_get_cur();
+    rlx__vk_set_cur(d);
     for (i = 0; i < n; i++) rlx__vk_mem_free(chunks[i]);
-    rlx__vk_cur = save;
+    rlx__vk_set_cur(save);
     free(chunks);
 }
 static void rlx__vk_recording_reset(rlx__vkstream* st) {

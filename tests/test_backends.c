@@ -189,8 +189,8 @@ static void add_case(const char* family, build_fn fn, int op, rlx_dtype dt, int 
 static const rlx_tensor none_t = {0};
 
 static double gen_value(int gen, rlx_dtype dt, size_t i, double lo, double hi) {
-    static const double special[4] = {NAN, INFINITY, -INFINITY, 0.0};
-    static const double cast_special[5] = {NAN, INFINITY, -INFINITY, -0.0, 0.5};
+    static const double special[4] = {NAN, INFINITY, TH_NEG_INF, 0.0};
+    static const double cast_special[5] = {NAN, INFINITY, TH_NEG_INF, -0.0, 0.5};
     double sg = (th_rng() & 1) ? -1.0 : 1.0, v;
     switch (gen) {
     case G_INT:

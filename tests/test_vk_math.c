@@ -462,7 +462,7 @@ static const double specials_d[] = {
     9007199254740991.0, -9007199254740991.0, 9007199254740992.0, -9007199254740992.0, 1e300, -1e300,
     5.3193726483265414e+255, /* 6381956970095103 * 2^797: the double closest to a multiple of pi/2 */
     1.5707963267948966, -1.5707963267948966, 3.1415926535897931, 1e22, 1e-300, 0.1, 7.0, -7.0,
-    INFINITY, -INFINITY, NAN, -NAN,
+    INFINITY, TH_NEG_INF, NAN, TH_NEG_NAN,
 };
 
 /* Exact equality with libm is required when the input or libm's result is special (NaN, inf, zero, +-1);
