@@ -22,16 +22,16 @@
 
 typedef struct shp { int rank; int64_t d[MAXR]; } shp;
 
-/* S(3, 3,1,5) is the shape [3,1,5]; S(0) is a scalar. Dims are passed as int. */
-static shp S(int rank, ...) {
+/* S(3, 3,1,5) is the shape [3,1,5]; S(0) is a scalar. Dims are passed as int. A macro over an int array, not a
+   variadic function: tcc 0.9.27 on x86-64 reads the variadic arguments of a function that returns a struct in
+   memory one register early. */
+#define S(...) s_from((const int[]){__VA_ARGS__})
+static shp s_from(const int* rank_dims) {
     shp s;
-    va_list ap;
     int i;
     memset(&s, 0, sizeof s);
-    s.rank = rank;
-    va_start(ap, rank);
-    for (i = 0; i < rank; i++) s.d[i] = va_arg(ap, int);
-    va_end(ap);
+    s.rank = rank_dims[0];
+    for (i = 0; i < s.rank; i++) s.d[i] = rank_dims[1 + i];
     return s;
 }
 
