@@ -141,7 +141,7 @@ static void stat_add(stat* s, double x, double y, double err, double dist, doubl
     if (dist > s->max_dist) { s->max_dist = dist; s->at_dist = x; s->at_dist_y = y; }
 }
 
-static void stat_report(const stat* s, int two_args, double err_bound, double dist_bound) {
+static void stat_print(const stat* s, int two_args) {
     if (two_args)
         printf("  %-6s %8ld inputs: max err %.3f ulp (x=%.17g y=%.17g), max dist to libm %.0f ulp "
                "(x=%.17g y=%.17g), equal to libm %.4f%%, libm off by > 1 ulp: %ld\n",
@@ -152,6 +152,10 @@ static void stat_report(const stat* s, int two_args, double err_bound, double di
                "equal to libm %.4f%%, libm off by > 1 ulp: %ld\n",
                s->name, s->n, s->max_err, s->at_err, s->max_dist, s->at_dist,
                100.0 * (double)s->equal / (double)(s->n ? s->n : 1), s->libm_off);
+}
+
+static void stat_report(const stat* s, int two_args, double err_bound, double dist_bound) {
+    stat_print(s, two_args);
     TH_CHECK(s->max_err <= err_bound, "%s: max error %.3f ulp exceeds %.2f ulp", s->name, s->max_err, err_bound);
     TH_CHECK(s->max_dist <= dist_bound, "%s: max distance to libm %.0f ulp exceeds %.0f ulp", s->name, s->max_dist,
              dist_bound);
@@ -487,6 +491,24 @@ static int special_mismatch(const char* name, double x, double y, double got, do
     return 1;
 }
 
+/* Whether this C library's function is a valid reference. glibc reduces any argument of sin, cos and tan
+   correctly; other C libraries need not (MinGW's use the x87 fsin/fcos/fptan, whose reduction with a 66-bit pi
+   is wrong for large arguments: sin(1e22) comes out 0.28 instead of -0.85). There these three are measured and
+   printed, and their checks are reported skipped. */
+static int libm_is_reference(const char* name) {
+#if defined(__GLIBC__)
+    (void)name;
+    return 1;
+#else
+    return strcmp(name, "sin") != 0 && strcmp(name, "cos") != 0 && strcmp(name, "tan") != 0;
+#endif
+}
+
+static void skip_unreferenced(const char* name, const char* what) {
+    th_skip("%s %s: this C library's %s is not an accurate reference for large arguments (not glibc)", name, what,
+            name);
+}
+
 static void test_specials(void) {
     int f, i, j, bad;
     for (f = 0; f < NFUN; f++) {
@@ -498,7 +520,10 @@ static void test_specials(void) {
             bad += special_mismatch(funs[f].name, xf, 1.0, (double)funs[f].mine_f((float)x),
                                     (double)funs[f].libm_f((float)x), (long double)funs[f].libm(xf), 1);
         }
-        TH_CHECK(bad == 0, "%s: %d special values differ from libm", funs[f].name, bad);
+        if (libm_is_reference(funs[f].name))
+            TH_CHECK(bad == 0, "%s: %d special values differ from libm", funs[f].name, bad);
+        else
+            skip_unreferenced(funs[f].name, "special values");
     }
     bad = 0;
     for (i = 0; i < COUNT(specials_d); i++)
@@ -537,7 +562,8 @@ int main(void) {
     for (f = 0; f < NFUN; f++) {
         stat_init(&s, funs[f].name);
         for (i = 0; i < N_DOUBLE; i++) check_d(&s, &funs[f], input_d(f, i, N_DOUBLE));
-        stat_report(&s, 0, HAVE_XREF ? ERR_D : DIST_D, DIST_D);
+        if (libm_is_reference(funs[f].name)) stat_report(&s, 0, HAVE_XREF ? ERR_D : DIST_D, DIST_D);
+        else { stat_print(&s, 0); skip_unreferenced(funs[f].name, "double"); }
     }
     stat_init(&s, "pow");
     for (i = 0; i < N_POW; i++) {
@@ -550,7 +576,8 @@ int main(void) {
     for (f = 0; f < NFUN; f++) {
         stat_init(&s, funs[f].name);
         for (i = 0; i < N_FLOAT; i++) check_f(&s, &funs[f], input_f(f, i, N_FLOAT));
-        stat_report(&s, 0, ERR_F, DIST_F);
+        if (libm_is_reference(funs[f].name)) stat_report(&s, 0, ERR_F, DIST_F);
+        else { stat_print(&s, 0); skip_unreferenced(funs[f].name, "float"); }
     }
     stat_init(&s, "pow");
     for (i = 0; i < N_FLOAT; i++) {
