@@ -5,6 +5,8 @@
 #   make test         compile matrix (gcc, clang; C99, C++11; RLX_STATIC; RLX_NO_SIMD+RLX_NO_THREADS), then every
 #                     tests/test_*.c at -O2; the last line is `N passed, N failed, N skipped`
 #   make asan         the test programs under AddressSanitizer + UndefinedBehaviorSanitizer (leaks included)
+#   make portability  tests and examples with tcc, MinGW-w64 under wine, aarch64 under qemu-user and gcc -m32
+#                     (.ci/portability.sh; the toolchains it needs are listed at its top)
 #   make bench        build and run bench/*.c
 #   make examples     build examples/*.c
 #   make fuzz         build the API fuzzer (tests/fuzz/fuzz_api.c, clang + libFuzzer + ASan/UBSan) and run it for
@@ -37,7 +39,7 @@ SUMMARIZE = sh tests/summarize.sh
 # machine: the tests give a Vulkan run ten minutes before it counts as a lost device (default: one minute).
 export RLX_VULKAN_TIMEOUT_MS ?= 600000
 
-.PHONY: all examples tests asan-tests run test asan bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds
+.PHONY: all examples tests asan-tests run test asan portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds
 
 all: examples tests
 
@@ -117,6 +119,9 @@ asan:
 	@-$(MAKE) --no-print-directory -k asan-tests
 	@for t in $(TEST_NAMES); do $(SUMMARIZE) run $(BUILD)/asan.log $$t env $(ASAN_ENV) ./$(BUILD)/asan/$$t; done
 	@$(SUMMARIZE) total $(BUILD)/asan.log
+
+portability:
+	@bash .ci/portability.sh
 
 bench: $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; ./$$b || exit 1; done

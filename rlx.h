@@ -733,12 +733,48 @@ RLXDEF size_t rlx_program_report(const rlx_program* p, char* buf, size_t cap);
 #  define RLX__MAYBE_UNUSED
 #endif
 
+/* Thread-local storage: C++11 thread_local, MSVC __declspec(thread), gcc/clang __thread (MinGW included), C11
+   _Thread_local. A compiler with none of these (tcc) leaves RLX__TLS empty and defines RLX__NO_TLS: each use says
+   what it does then (error-message scratch buffers become plain statics; state that must be per thread is kept
+   under a pthread key instead). */
+#if defined(RLX_NO_THREADS)
+#  define RLX__TLS
+#elif defined(__cplusplus) && __cplusplus >= 201103L
+#  define RLX__TLS thread_local
+#elif defined(_MSC_VER)
+#  define RLX__TLS __declspec(thread)
+#elif defined(__GNUC__) || defined(__clang__)
+#  define RLX__TLS __thread
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__TINYC__)
+#  define RLX__TLS _Thread_local
+#else
+#  define RLX__TLS
+#  define RLX__NO_TLS 1
+#endif
+
 #define RLX__ALIGN 64
+/* Reference counts: RLX__ATOMIC_ADD(int* p, int v) adds and returns the new value. gcc/clang builtins; else
+   Interlocked* on Windows, or one process-wide mutex (tcc has no atomic builtins); a plain add without threads. */
 #if defined(__GNUC__) || defined(__clang__)
 #  define RLX__ATOMIC_ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
+#elif defined(RLX_NO_THREADS)
+#  define RLX__ATOMIC_ADD(p, v) (*(p) = (int)((unsigned)*(p) + (unsigned)(v)))
+#elif defined(_WIN32)
+static int rlx__atomic_add(int* p, int v) { return (int)InterlockedExchangeAdd((volatile LONG*)p, (LONG)v) + v; }
+#  define RLX__ATOMIC_ADD(p, v) rlx__atomic_add((p), (v))
 #else
-#  define RLX__ATOMIC_ADD(p, v) (*(p) += (v))
+static pthread_mutex_t rlx__atomic_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int rlx__atomic_add(int* p, int v) {
+    int r;
+    pthread_mutex_lock(&rlx__atomic_mutex);
+    r = *p = (int)((unsigned)*p + (unsigned)v);   /* wraps like the builtins, without signed overflow */
+    pthread_mutex_unlock(&rlx__atomic_mutex);
+    return r;
+}
+#  define RLX__ATOMIC_MUTEX 1
+#  define RLX__ATOMIC_ADD(p, v) rlx__atomic_add((p), (v))
 #endif
+
 #define RLX__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define RLX__MAX(a, b) ((a) > (b) ? (a) : (b))
 #define RLX__UNUSED(x) (void)(x)
@@ -1194,9 +1230,9 @@ RLXDEF rlx_graph* rlx_graph_create(const rlx_graph_desc* desc) {
     g->al = al;
     {
         /* Tags count up process-wide (the one piece of global state outside >>dl), skipping 0. */
-        static unsigned rlx__graph_tags = 0;
-        unsigned t;
-        do t = RLX__ATOMIC_ADD(&rlx__graph_tags, 1u); while (t == 0);
+        static int rlx__graph_tags = 0;
+        int t;
+        do t = RLX__ATOMIC_ADD(&rlx__graph_tags, 1); while (t == 0);
         g->tag = (uint32_t)t;
     }
     return g;
@@ -8779,11 +8815,8 @@ typedef struct rlx__cuda_api {
 } rlx__cuda_api;
 
 static rlx__cuda_api rlx__cu;
-#if !defined(RLX_NO_THREADS) && !defined(_WIN32)
-static __thread char rlx__cu_err[192];
-#else
-static char rlx__cu_err[192];
-#endif
+/* The last error's message, per thread (RLX__NO_TLS: one buffer for the process, a message only). */
+static RLX__TLS char rlx__cu_err[192];
 
 static const char* rlx__cu_last_error(void) { return rlx__cu_err; }
 static rlx_result rlx__cu_check(rlx__CUresult e, const char* call) {
@@ -9121,18 +9154,17 @@ typedef struct rlx__hip_api {
 } rlx__hip_api;
 
 static rlx__hip_api rlx__hip;
+/* The last error's message, per thread (RLX__NO_TLS: one buffer for the process, a message only). */
+static RLX__TLS char rlx__hip_err[192];
 #if !defined(RLX_NO_THREADS) && !defined(_WIN32)
-static __thread char rlx__hip_err[192];
 static pthread_mutex_t rlx__hip_code_mutex = PTHREAD_MUTEX_INITIALIZER;
 #  define RLX__HIP_CODE_LOCK() pthread_mutex_lock(&rlx__hip_code_mutex)
 #  define RLX__HIP_CODE_UNLOCK() pthread_mutex_unlock(&rlx__hip_code_mutex)
 #elif !defined(RLX_NO_THREADS) && defined(_WIN32)
-static char rlx__hip_err[192];
 static SRWLOCK rlx__hip_code_lock = SRWLOCK_INIT;
 #  define RLX__HIP_CODE_LOCK() AcquireSRWLockExclusive(&rlx__hip_code_lock)
 #  define RLX__HIP_CODE_UNLOCK() ReleaseSRWLockExclusive(&rlx__hip_code_lock)
 #else
-static char rlx__hip_err[192];
 #  define RLX__HIP_CODE_LOCK() ((void)0)
 #  define RLX__HIP_CODE_UNLOCK() ((void)0)
 #endif
@@ -9878,16 +9910,6 @@ static uint64_t rlx__vk_timeout_ns(void) {
 #define RLX__VK_MAX_DEVICES 16
 #define RLX__VK_KARGS_PER_CHUNK 256
 
-#if defined(RLX_NO_THREADS)
-#  define RLX__TLS
-#elif defined(__cplusplus)
-#  define RLX__TLS thread_local
-#elif defined(_MSC_VER)
-#  define RLX__TLS __declspec(thread)
-#else
-#  define RLX__TLS __thread
-#endif
-
 #  if !defined(RLX_NO_THREADS) && !defined(_WIN32)
 static pthread_mutex_t rlx__vk_mutex = PTHREAD_MUTEX_INITIALIZER;
 #    define RLX__VK_LOCK() pthread_mutex_lock(&rlx__vk_mutex)
@@ -9975,7 +9997,27 @@ static struct {
     int npds;
     rlx__vkdev* devs[RLX__VK_MAX_DEVICES];
 } rlx__vk;
-static RLX__TLS rlx__vkdev* rlx__vk_cur;         /* the device this thread talks to (make_current) */
+/* The device this thread talks to (make_current). Without thread-local storage (RLX__NO_TLS: tcc) it is kept
+   under a pthread key. */
+#if !defined(RLX__NO_TLS)
+static RLX__TLS rlx__vkdev* rlx__vk_cur;
+static rlx__vkdev* rlx__vk_get_cur(void) { return rlx__vk_cur; }
+static void rlx__vk_set_cur(rlx__vkdev* d) { rlx__vk_cur = d; }
+#elif !defined(_WIN32)
+static pthread_key_t rlx__vk_cur_key;
+static pthread_once_t rlx__vk_cur_once = PTHREAD_ONCE_INIT;
+static void rlx__vk_cur_key_create(void) { pthread_key_create(&rlx__vk_cur_key, NULL); }
+static rlx__vkdev* rlx__vk_get_cur(void) {
+    pthread_once(&rlx__vk_cur_once, rlx__vk_cur_key_create);
+    return (rlx__vkdev*)pthread_getspecific(rlx__vk_cur_key);
+}
+static void rlx__vk_set_cur(rlx__vkdev* d) {
+    pthread_once(&rlx__vk_cur_once, rlx__vk_cur_key_create);
+    pthread_setspecific(rlx__vk_cur_key, d);
+}
+#else
+#  error "rlx.h: the Vulkan backend needs thread-local storage on Windows; define RLX_NO_VULKAN or RLX_NO_THREADS"
+#endif
 static RLX__TLS char rlx__vk_err[256];
 
 static rlx_result rlx__vk_check(VkResult v, const char* what) {
@@ -10427,7 +10469,7 @@ static rlx_result rlx__vk_set_device(int index, void** ctx) {
     if (r == RLX_OK) {
         rlx__vk.devs[index]->refs++;
         *ctx = rlx__vk.devs[index];
-        rlx__vk_cur = rlx__vk.devs[index];
+        rlx__vk_set_cur(rlx__vk.devs[index]);
     }
     RLX__VK_UNLOCK();
     return r;
@@ -10441,12 +10483,12 @@ static void rlx__vk_release_device(int index, void* ctx) {
 }
 static rlx_result rlx__vk_make_current(int index, void* ctx) {
     RLX__UNUSED(index);
-    rlx__vk_cur = (rlx__vkdev*)ctx;
+    rlx__vk_set_cur((rlx__vkdev*)ctx);
     return ctx ? RLX_OK : RLX_ERROR_INTERNAL;
 }
 
 static rlx_result rlx__vk_mem_alloc(uint64_t* p, size_t n) {
-    rlx__vkdev* d = rlx__vk_cur;
+    rlx__vkdev* d = rlx__vk_get_cur();
     rlx__vkalloc a;
     rlx_result r;
     *p = 0;
@@ -10470,7 +10512,7 @@ static rlx_result rlx__vk_mem_alloc(uint64_t* p, size_t n) {
     return RLX_OK;
 }
 static void rlx__vk_mem_free(uint64_t p) {
-    rlx__vkdev* d = rlx__vk_cur;
+    rlx__vkdev* d = rlx__vk_get_cur();
     int i;
     if (!d) return;
     RLX__VK_LOCK();
@@ -10505,7 +10547,7 @@ static rlx_result rlx__vk_staging(rlx__vkdev* d, size_t n) {
    GPUs), else through the staging buffer in pieces of at most 64 MiB. dir 0: host -> device, 1: device -> host,
    2: fill with zeros. */
 static rlx_result rlx__vk_copy(uint64_t addr, void* host, size_t n, int dir) {
-    rlx__vkdev* d = rlx__vk_cur;
+    rlx__vkdev* d = rlx__vk_get_cur();
     rlx__vkalloc* a;
     rlx_result r = RLX_OK;
     size_t off, done = 0, piece = (size_t)64 << 20;
@@ -10571,7 +10613,7 @@ static rlx_result rlx__vk_module_load(const char* module, int sm, void** mod, ch
     RLX__UNUSED(sm);
     *mod = NULL;
     if (!m) { snprintf(msg, cap, "out of host memory"); return RLX_ERROR_OUT_OF_MEMORY; }
-    m->d = rlx__vk_cur;
+    m->d = rlx__vk_get_cur();
     snprintf(m->name, sizeof m->name, "%s", module);
     *mod = m;
     return RLX_OK;
@@ -10663,7 +10705,7 @@ static rlx_result rlx__vk_pipeline(rlx__vkdev* d, rlx__vkfn* f, unsigned block, 
 
 static rlx_result rlx__vk_stream_create(void** s) {
     rlx__vkstream* st = (rlx__vkstream*)calloc(1, sizeof *st);
-    rlx__vkdev* d = rlx__vk_cur;
+    rlx__vkdev* d = rlx__vk_get_cur();
     VkFenceCreateInfo fci;
     rlx_result r;
     *s = NULL;
@@ -10680,10 +10722,10 @@ static rlx_result rlx__vk_stream_create(void** s) {
 }
 static void rlx__vk_chunks_free(rlx__vkdev* d, uint64_t* chunks, int n) {
     int i;
-    rlx__vkdev* save = rlx__vk_cur;
-    rlx__vk_cur = d;
+    rlx__vkdev* save = rlx__vk_get_cur();
+    rlx__vk_set_cur(d);
     for (i = 0; i < n; i++) rlx__vk_mem_free(chunks[i]);
-    rlx__vk_cur = save;
+    rlx__vk_set_cur(save);
     free(chunks);
 }
 static void rlx__vk_recording_reset(rlx__vkstream* st) {
@@ -11234,10 +11276,17 @@ static int rlx__program_enter(rlx_program* p) {
 #if defined(__GNUC__) || defined(__clang__)
     long expect = 0;
     return __atomic_compare_exchange_n(&p->busy, &expect, 1L, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-#elif defined(_MSC_VER)
-    return _InterlockedCompareExchange((volatile long*)&p->busy, 1, 0) == 0;
+#elif defined(_WIN32) && !defined(RLX_NO_THREADS)
+    return InterlockedCompareExchange((volatile LONG*)&p->busy, 1, 0) == 0;
+#elif defined(RLX__ATOMIC_MUTEX)
+    int ok;
+    pthread_mutex_lock(&rlx__atomic_mutex);
+    ok = p->busy == 0;
+    if (ok) p->busy = 1;
+    pthread_mutex_unlock(&rlx__atomic_mutex);
+    return ok;
 #else
-    if (p->busy) return 0;
+    if (p->busy) return 0;   /* RLX_NO_THREADS: the caller's threads are unknown to rlx.h; a best-effort check */
     p->busy = 1;
     return 1;
 #endif
@@ -11245,8 +11294,12 @@ static int rlx__program_enter(rlx_program* p) {
 static void rlx__program_leave(rlx_program* p) {
 #if defined(__GNUC__) || defined(__clang__)
     __atomic_store_n(&p->busy, 0L, __ATOMIC_RELEASE);
-#elif defined(_MSC_VER)
-    _InterlockedExchange((volatile long*)&p->busy, 0);
+#elif defined(_WIN32) && !defined(RLX_NO_THREADS)
+    InterlockedExchange((volatile LONG*)&p->busy, 0);
+#elif defined(RLX__ATOMIC_MUTEX)
+    pthread_mutex_lock(&rlx__atomic_mutex);
+    p->busy = 0;
+    pthread_mutex_unlock(&rlx__atomic_mutex);
 #else
     p->busy = 0;
 #endif

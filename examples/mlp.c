@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(_WIN32)
+#  include <windows.h> /* QueryPerformanceCounter */
+#endif
 
 enum { BATCH = 8, D_IN = 64, D_H1 = 128, D_H2 = 64, D_OUT = 10, TIMED_RUNS = 1000 };
 
@@ -85,11 +88,20 @@ static void ref_softmax(float* x, int n, int m) {
     }
 }
 
+#if defined(_WIN32)
+static double now_seconds(void) {
+    LARGE_INTEGER f, c;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart / (double)f.QuadPart;
+}
+#else
 static double now_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+#endif
 
 int main(void) {
     static float w1[D_IN * D_H1], b1[D_H1], w2[D_H1 * D_H2], b2[D_H2], w3[D_H2 * D_OUT], b3[D_OUT];

@@ -31,6 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(_WIN32)
+#  include <windows.h> /* QueryPerformanceCounter */
+#endif
 
 enum { GEN_TOKENS = 48 };
 
@@ -69,11 +72,20 @@ static int64_t read_token(rlx_program* p, const char* output) {
     return t;
 }
 
+#if defined(_WIN32)
+static double now_ms(void) {
+    LARGE_INTEGER f, c;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart * 1e3 / (double)f.QuadPart;
+}
+#else
 static double now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
+#endif
 
 /* ---- printing ------------------------------------------------------------------------------------------------ */
 

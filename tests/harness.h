@@ -22,6 +22,45 @@
 
 static int th_passed, th_failed, th_skipped;
 
+/* Non-finite constants for static initializers. tcc folds no arithmetic on an infinity or a NaN, so -INFINITY
+   and -NAN are not constant expressions there; a product of finite operands that overflows is. tcc's NAN is
+   0.0f/0.0f folded on x86, whose sign bit is set: there it is also the negative NaN. */
+#if defined(__TINYC__)
+#  define TH_NEG_INF (-1e308 * 10)
+#  define TH_NEG_NAN NAN
+#else
+#  define TH_NEG_INF (-INFINITY)
+#  define TH_NEG_NAN (-NAN)
+#endif
+
+/* Relaxed atomic add and load on a long (counters that the library's threads may touch): gcc/clang builtins,
+   Interlocked* on Windows without them, else one mutex (tcc). */
+#if defined(__GNUC__) || defined(__clang__)
+#  define TH_ATOMIC_ADD(p, v) ((void)__atomic_fetch_add((p), (v), __ATOMIC_RELAXED))
+#  define TH_ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#elif defined(_WIN32)
+#  include <windows.h>
+#  define TH_ATOMIC_ADD(p, v) ((void)InterlockedExchangeAdd((volatile LONG*)(p), (LONG)(v)))
+#  define TH_ATOMIC_LOAD(p) ((long)InterlockedCompareExchange((volatile LONG*)(p), 0, 0))
+#else
+#  include <pthread.h>
+static pthread_mutex_t th_atomic_mutex = PTHREAD_MUTEX_INITIALIZER;
+static TH_MAYBE_UNUSED void th_atomic_add_(long* p, long v) {
+    pthread_mutex_lock(&th_atomic_mutex);
+    *p += v;
+    pthread_mutex_unlock(&th_atomic_mutex);
+}
+static TH_MAYBE_UNUSED long th_atomic_load_(long* p) {
+    long v;
+    pthread_mutex_lock(&th_atomic_mutex);
+    v = *p;
+    pthread_mutex_unlock(&th_atomic_mutex);
+    return v;
+}
+#  define TH_ATOMIC_ADD(p, v) th_atomic_add_((p), (v))
+#  define TH_ATOMIC_LOAD(p) th_atomic_load_(p)
+#endif
+
 #define TH_CHECK(cond, ...) th_check_((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
 
 static TH_MAYBE_UNUSED void th_check_(int ok, const char* file, int line, const char* fmt, ...) {

@@ -112,20 +112,20 @@ typedef struct counting_alloc {
 static void* ca_alloc(size_t size, void* user) {
     counting_alloc* c = (counting_alloc*)user;
     void* p;
-    long n = __atomic_load_n(&c->allocs, __ATOMIC_RELAXED);
+    long n = TH_ATOMIC_LOAD(&c->allocs);
     if ((c->fail_from >= 0 && n >= c->fail_from) || (c->max_size != 0 && size > c->max_size)) {
-        __atomic_fetch_add(&c->failures, 1, __ATOMIC_RELAXED);
+        TH_ATOMIC_ADD(&c->failures, 1);
         return NULL;
     }
     p = malloc(size ? size : 1);
-    if (p) __atomic_fetch_add(&c->allocs, 1, __ATOMIC_RELAXED);
+    if (p) TH_ATOMIC_ADD(&c->allocs, 1);
     return p;
 }
 
 static void ca_free(void* p, void* user) {
     counting_alloc* c = (counting_alloc*)user;
     if (!p) return;
-    __atomic_fetch_add(&c->frees, 1, __ATOMIC_RELAXED);
+    TH_ATOMIC_ADD(&c->frees, 1);
     free(p);
 }
 

@@ -43,16 +43,16 @@
 
 typedef struct shp { int rank; int64_t d[RLX_MAX_RANK]; } shp;
 
-/* S(rank, d0, d1, ...): a shape from int dims (S(0) is a scalar). */
-static shp S(int rank, ...) {
+/* S(rank, d0, d1, ...): a shape from int dims (S(0) is a scalar). A macro over an int array, not a variadic
+   function: tcc 0.9.27 on x86-64 reads the variadic arguments of a function that returns a struct in memory one
+   register early. */
+#define S(...) s_from((const int[]){__VA_ARGS__})
+static shp s_from(const int* rank_dims) {
     shp s;
-    va_list ap;
     int i;
     memset(&s, 0, sizeof s);
-    s.rank = rank;
-    va_start(ap, rank);
-    for (i = 0; i < rank; i++) s.d[i] = va_arg(ap, int);
-    va_end(ap);
+    s.rank = rank_dims[0];
+    for (i = 0; i < s.rank; i++) s.d[i] = rank_dims[1 + i];
     return s;
 }
 static shp shape_of(int rank, const int* d) {
@@ -189,8 +189,8 @@ static void add_case(const char* family, build_fn fn, int op, rlx_dtype dt, int 
 static const rlx_tensor none_t = {0};
 
 static double gen_value(int gen, rlx_dtype dt, size_t i, double lo, double hi) {
-    static const double special[4] = {NAN, INFINITY, -INFINITY, 0.0};
-    static const double cast_special[5] = {NAN, INFINITY, -INFINITY, -0.0, 0.5};
+    static const double special[4] = {NAN, INFINITY, TH_NEG_INF, 0.0};
+    static const double cast_special[5] = {NAN, INFINITY, TH_NEG_INF, -0.0, 0.5};
     double sg = (th_rng() & 1) ? -1.0 : 1.0, v;
     switch (gen) {
     case G_INT:

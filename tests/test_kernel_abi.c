@@ -122,7 +122,7 @@ static void check_struct(const char* s) {
         char decl[128], name[64];
         size_t len, esz, count = 1, k = 0;
         const char *br, *ne;
-        long long want;
+        long long want = 0;
         if (!semi || semi > close) break;
         len = (size_t)(semi - q) < sizeof decl - 1 ? (size_t)(semi - q) : sizeof decl - 1;
         memcpy(decl, q, len);

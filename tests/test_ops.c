@@ -22,18 +22,23 @@
 
 typedef struct shp { int rank; int64_t d[MAXR]; } shp;
 
-/* S(3, 3,1,5) is the shape [3,1,5]; S(0) is a scalar. Dims are passed as int. */
-static shp S(int rank, ...) {
+/* S(3, 3,1,5) is the shape [3,1,5]; S(0) is a scalar. Dims are passed as int. A macro over an int array, not a
+   variadic function: tcc 0.9.27 on x86-64 reads the variadic arguments of a function that returns a struct in
+   memory one register early. */
+#define S(...) s_from((const int[]){__VA_ARGS__})
+static shp s_from(const int* rank_dims) {
     shp s;
-    va_list ap;
     int i;
     memset(&s, 0, sizeof s);
-    s.rank = rank;
-    va_start(ap, rank);
-    for (i = 0; i < rank; i++) s.d[i] = va_arg(ap, int);
-    va_end(ap);
+    s.rank = rank_dims[0];
+    for (i = 0; i < s.rank; i++) s.d[i] = rank_dims[1 + i];
     return s;
 }
+
+/* The same shapes as brace initializers, for arrays of shapes (tcc takes no struct-valued expression there):
+   SI(3, 3,1,5) is the shape [3,1,5]; SI0 is a scalar. */
+#define SI(rank, ...) {rank, {__VA_ARGS__}}
+#define SI0 {0, {0}}
 
 static int64_t numel(shp s) {
     int64_t n = 1;
@@ -798,9 +803,9 @@ static void int_unary_case(rlx_op op, rlx_dtype dt, shp s) {
 }
 
 static void test_unary(void) {
-    const shp f32_shapes[] = {S(0), S(1, 1), S(1, 7), S(1, 13), S(3, 3, 1, 5), S(3, 2, 1, 33), S(1, 67), S(1, 4099)};
-    const shp f64_shapes[] = {S(1, 7), S(3, 3, 1, 5), S(1, 1031)};
-    const shp half_shapes[] = {S(0), S(1, 13), S(2, 3, 11), S(1, 1031)};
+    const shp f32_shapes[] = {SI0, SI(1, 1), SI(1, 7), SI(1, 13), SI(3, 3, 1, 5), SI(3, 2, 1, 33), SI(1, 67), SI(1, 4099)};
+    const shp f64_shapes[] = {SI(1, 7), SI(3, 3, 1, 5), SI(1, 1031)};
+    const shp half_shapes[] = {SI0, SI(1, 13), SI(2, 3, 11), SI(1, 1031)};
     const rlx_dtype halves[] = {RLX_F16, RLX_BF16};
     const rlx_op int_ops[] = {RLX_OP_NEG, RLX_OP_ABS, RLX_OP_RELU};
     const rlx_dtype int_types[] = {RLX_I8, RLX_I16, RLX_I32, RLX_I64};
@@ -1056,11 +1061,11 @@ static void nan_case(rlx_dtype dt) {
 static void test_binary(void) {
     typedef struct { shp a, b; } pair;
     const pair pairs[] = {
-        {S(1, 7), S(1, 7)},       {S(3, 3, 1, 5), S(2, 4, 1)}, {S(0), S(1, 13)},        {S(1, 13), S(0)},
-        {S(1, 1), S(2, 2, 3)},    {S(0), S(0)},                {S(2, 5, 1), S(3, 1, 1, 1)},
-        {S(3, 2, 1, 33), S(2, 67, 1)} /* 4422 elements */,       {S(1, 4099), S(1, 4099)},
+        {SI(1, 7), SI(1, 7)},       {SI(3, 3, 1, 5), SI(2, 4, 1)}, {SI0, SI(1, 13)},        {SI(1, 13), SI0},
+        {SI(1, 1), SI(2, 2, 3)},    {SI0, SI0},                {SI(2, 5, 1), SI(3, 1, 1, 1)},
+        {SI(3, 2, 1, 33), SI(2, 67, 1)} /* 4422 elements */,       {SI(1, 4099), SI(1, 4099)},
     };
-    const pair few[] = {{S(3, 3, 1, 5), S(2, 4, 1)}, {S(0), S(1, 13)}, {S(3, 2, 1, 33), S(2, 67, 1)}};
+    const pair few[] = {{SI(3, 3, 1, 5), SI(2, 4, 1)}, {SI0, SI(1, 13)}, {SI(3, 2, 1, 33), SI(2, 67, 1)}};
     const rlx_dtype other_float[] = {RLX_F64, RLX_F16, RLX_BF16};
     const rlx_op int_ops[] = {RLX_OP_ADD, RLX_OP_SUB, RLX_OP_MUL, RLX_OP_DIV, RLX_OP_POW, RLX_OP_MAX, RLX_OP_MIN};
     const rlx_dtype int_types[] = {RLX_I8, RLX_I16, RLX_I32, RLX_I64, RLX_U8, RLX_U32};
@@ -1165,7 +1170,7 @@ static int cast_values(rlx_dtype src, unsigned char* raw) {
         1.0 + 1.0 / 2048, 1.0 + 3.0 / 2048,           /* f16 ties */
         1.0 + 1.0 / 16777216, 1.0 + 3.0 / 16777216,   /* f32 ties */
         1.0 + 1.0 / 2048 + 1.0 / 1099511627776.0,     /* just above an f16 tie, only in f64 */
-        NAN, HUGE_VAL, -HUGE_VAL, -0.0};
+        NAN, HUGE_VAL, TH_NEG_INF, -0.0};
     static const int64_t i8v[] = {-128, -100, -1, 0, 1, 7, 100, 127};
     static const int64_t i16v[] = {-32768, -300, -129, -1, 0, 1, 127, 128, 255, 256, 300, 32767};
     static const int64_t i32v[] = {INT32_MIN, -70000, -65520, -300, -1, 0, 1, 255, 256, 65504, 65519, 65520, 70000,
@@ -1315,13 +1320,13 @@ static void matmul_case(rlx_dtype dt, shp sa, shp sb) {
 static void test_matmul(void) {
     typedef struct { shp a, b; } pair;
     const pair f32_cases[] = {
-        {S(2, 1, 17), S(2, 17, 9)},       {S(2, 9, 17), S(2, 17, 1)},      {S(2, 5, 1), S(2, 1, 6)},
-        {S(2, 1, 1), S(2, 1, 1)},         {S(2, 7, 13), S(2, 13, 29)},     {S(2, 65, 127), S(2, 127, 33)},
-        {S(2, 64, 64), S(2, 64, 64)},     {S(2, 3, 200), S(2, 200, 5)},    {S(4, 2, 1, 3, 5), S(3, 3, 5, 4)},
-        {S(3, 4, 7, 13), S(2, 13, 6)},    {S(2, 7, 13), S(3, 2, 13, 6)},   {S(4, 2, 3, 4, 5), S(3, 1, 5, 6)},
-        {S(1, 13), S(2, 13, 6)},          {S(2, 6, 13), S(1, 13)},         {S(1, 13), S(1, 13)},
-        {S(1, 1), S(1, 1)},               {S(4, 2, 3, 4, 13), S(1, 13)},   {S(1, 13), S(3, 2, 13, 6)},
-        {S(3, 3, 33, 65), S(2, 65, 67)},
+        {SI(2, 1, 17), SI(2, 17, 9)},       {SI(2, 9, 17), SI(2, 17, 1)},      {SI(2, 5, 1), SI(2, 1, 6)},
+        {SI(2, 1, 1), SI(2, 1, 1)},         {SI(2, 7, 13), SI(2, 13, 29)},     {SI(2, 65, 127), SI(2, 127, 33)},
+        {SI(2, 64, 64), SI(2, 64, 64)},     {SI(2, 3, 200), SI(2, 200, 5)},    {SI(4, 2, 1, 3, 5), SI(3, 3, 5, 4)},
+        {SI(3, 4, 7, 13), SI(2, 13, 6)},    {SI(2, 7, 13), SI(3, 2, 13, 6)},   {SI(4, 2, 3, 4, 5), SI(3, 1, 5, 6)},
+        {SI(1, 13), SI(2, 13, 6)},          {SI(2, 6, 13), SI(1, 13)},         {SI(1, 13), SI(1, 13)},
+        {SI(1, 1), SI(1, 1)},               {SI(4, 2, 3, 4, 13), SI(1, 13)},   {SI(1, 13), SI(3, 2, 13, 6)},
+        {SI(3, 3, 33, 65), SI(2, 65, 67)},
     };
     int i;
     for (i = 0; i < COUNT(f32_cases); i++) matmul_case(RLX_F32, f32_cases[i].a, f32_cases[i].b);
@@ -1927,14 +1932,14 @@ static void test_layout(void) {
 
     /* concat */
     {
-        const shp c0[] = {S(3, 1, 3, 4), S(3, 2, 3, 4), S(3, 3, 3, 4)};
-        const shp c1[] = {S(3, 2, 3, 4), S(3, 2, 1, 4)};
-        const shp c2[] = {S(3, 2, 3, 4), S(3, 2, 3, 1), S(3, 2, 3, 5)};
-        const shp c1b[] = {S(3, 2, 1, 4), S(3, 2, 1, 4), S(3, 2, 3, 4)};
-        const shp r1[] = {S(1, 7), S(1, 13)};
-        const shp one[] = {S(2, 3, 4)};
-        const shp big[] = {S(2, 500, 3), S(2, 531, 3)};
-        const shp bigc[] = {S(2, 67, 20), S(2, 67, 13)};
+        const shp c0[] = {SI(3, 1, 3, 4), SI(3, 2, 3, 4), SI(3, 3, 3, 4)};
+        const shp c1[] = {SI(3, 2, 3, 4), SI(3, 2, 1, 4)};
+        const shp c2[] = {SI(3, 2, 3, 4), SI(3, 2, 3, 1), SI(3, 2, 3, 5)};
+        const shp c1b[] = {SI(3, 2, 1, 4), SI(3, 2, 1, 4), SI(3, 2, 3, 4)};
+        const shp r1[] = {SI(1, 7), SI(1, 13)};
+        const shp one[] = {SI(2, 3, 4)};
+        const shp big[] = {SI(2, 500, 3), SI(2, 531, 3)};
+        const shp bigc[] = {SI(2, 67, 20), SI(2, 67, 13)};
         for (k = 0; k < COUNT(layout_types); k++) concat_case(layout_types[k], 3, c0, 0);
         concat_case(RLX_F32, 2, c1, 1);
         concat_case(RLX_F32, 3, c2, 2);
@@ -1999,7 +2004,7 @@ static void test_layout(void) {
 static void test_rank8(void) {
     const shp a8 = S(8, 2, 1, 2, 1, 2, 1, 2, 3), b7 = S(7, 2, 1, 2, 1, 2, 1, 3);
     const int perm[] = {7, 0, 6, 1, 5, 2, 4, 3}, axes[] = {1, 3, 5, -1}, ax7[] = {7};
-    const shp cat[] = {S(8, 2, 1, 2, 1, 2, 1, 1, 3), S(8, 2, 1, 2, 1, 2, 1, 2, 3)};
+    const shp cat[] = {SI(8, 2, 1, 2, 1, 2, 1, 1, 3), SI(8, 2, 1, 2, 1, 2, 1, 2, 3)};
     const int64_t idx[] = {1, -1, 0, 2, -3, 5};
     unary_case(&UNARY[2], RLX_F32, a8, 0);
     binary_case(&ARITH[0], RLX_F32, a8, b7, 0);

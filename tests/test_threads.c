@@ -28,7 +28,7 @@ int main(void) {
     rlx_compile_desc d;
     job a, b;
     pthread_t ta, tb;
-    int i, bad = -1;
+    int i, bad = -1, started, started_b;
     th_seed(5);
     for (i = 0; i < R * C; i++) x[i] = (float)th_uniform(-1, 1);
     for (i = 0; i < C * C; i++) w[i] = (float)th_uniform(-0.2, 0.2);
@@ -44,9 +44,10 @@ int main(void) {
     /* the same program on another thread */
     memset(&a, 0, sizeof a);
     a.p = p;
-    TH_CHECK(pthread_create(&ta, NULL, worker, &a) == 0, "pthread_create");
-    pthread_join(ta, NULL);
-    TH_CHECK(a.r == RLX_OK, "run on a second thread: %s", rlx_program_error(p));
+    started = pthread_create(&ta, NULL, worker, &a) == 0;
+    TH_CHECK(started, "pthread_create");
+    if (started) pthread_join(ta, NULL);
+    TH_CHECK(started && a.r == RLX_OK, "run on a second thread: %s", rlx_program_error(p));
     for (i = 0; i < R * C && a.r == RLX_OK; i++)
         if (a.out[i] != ref[i]) { bad = i; break; }
     TH_CHECK(bad < 0, "second thread differs at %d", bad);
@@ -57,10 +58,12 @@ int main(void) {
         memset(&b, 0, sizeof b);
         a.p = p;
         b.p = q;
-        TH_CHECK(pthread_create(&ta, NULL, worker, &a) == 0 && pthread_create(&tb, NULL, worker, &b) == 0, "threads");
-        pthread_join(ta, NULL);
-        pthread_join(tb, NULL);
-        TH_CHECK(a.r == RLX_OK && b.r == RLX_OK, "concurrent runs: %s / %s", rlx_program_error(p), rlx_program_error(q));
+        started = pthread_create(&ta, NULL, worker, &a) == 0;
+        started_b = started && pthread_create(&tb, NULL, worker, &b) == 0;
+        TH_CHECK(started && started_b, "threads");
+        if (started) pthread_join(ta, NULL);
+        if (started_b) pthread_join(tb, NULL);
+        TH_CHECK(started_b && a.r == RLX_OK && b.r == RLX_OK, "concurrent runs: %s / %s", rlx_program_error(p), rlx_program_error(q));
         bad = -1;
         for (i = 0; i < R * C; i++)
             if (a.out[i] != ref[i] || b.out[i] != ref[i]) { bad = i; break; }

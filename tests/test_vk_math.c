@@ -5,7 +5,8 @@
    no contraction, the GLSL results are bit-identical). Every function is evaluated on random inputs over
    wide exponent ranges and on hard ranges (near multiples of pi/2, near 0, near the overflow and underflow
    thresholds, pow near 1 with large exponents, large and negative bases); the error is measured in ulps
-   against an extended-precision reference (x87 long double libm where long double has a 64-bit mantissa)
+   against an extended-precision reference (the long double libm where long double is wider than double: x87's
+   64-bit mantissa, or IEEE quad as on aarch64 Linux)
    and as a distance to glibc's double or float function. Special values (NaN, +-inf, +-0, subnormals,
    thresholds, and the full C99 special-case table of pow) must give exactly glibc's result.
 
@@ -66,8 +67,8 @@ static double roundEven(double x) { return nearbyint(x); } /* default rounding m
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* Extended-precision reference: x87 long double (64-bit mantissa) where available. */
-#if LDBL_MANT_DIG == 64
+/* Extended-precision reference: long double where it has at least a 64-bit mantissa (x87, IEEE quad). */
+#if LDBL_MANT_DIG >= 64
 #define HAVE_XREF 1
 #else
 #define HAVE_XREF 0
@@ -141,7 +142,7 @@ static void stat_add(stat* s, double x, double y, double err, double dist, doubl
     if (dist > s->max_dist) { s->max_dist = dist; s->at_dist = x; s->at_dist_y = y; }
 }
 
-static void stat_report(const stat* s, int two_args, double err_bound, double dist_bound) {
+static void stat_print(const stat* s, int two_args) {
     if (two_args)
         printf("  %-6s %8ld inputs: max err %.3f ulp (x=%.17g y=%.17g), max dist to libm %.0f ulp "
                "(x=%.17g y=%.17g), equal to libm %.4f%%, libm off by > 1 ulp: %ld\n",
@@ -152,6 +153,10 @@ static void stat_report(const stat* s, int two_args, double err_bound, double di
                "equal to libm %.4f%%, libm off by > 1 ulp: %ld\n",
                s->name, s->n, s->max_err, s->at_err, s->max_dist, s->at_dist,
                100.0 * (double)s->equal / (double)(s->n ? s->n : 1), s->libm_off);
+}
+
+static void stat_report(const stat* s, int two_args, double err_bound, double dist_bound) {
+    stat_print(s, two_args);
     TH_CHECK(s->max_err <= err_bound, "%s: max error %.3f ulp exceeds %.2f ulp", s->name, s->max_err, err_bound);
     TH_CHECK(s->max_dist <= dist_bound, "%s: max distance to libm %.0f ulp exceeds %.0f ulp", s->name, s->max_dist,
              dist_bound);
@@ -201,11 +206,18 @@ static void check_f(stat* s, const fun1* f, float x) {
     stat_add(s, (double)x, 0.0, err, dist, lib_err, same_f(got, lib));
 }
 
+/* powl of two doubles. The conversions go through variables: tcc 0.9.27 passes two converted-in-place arguments
+   of a long double call wrongly (NaN). */
+static long double powl_d(double x, double y) {
+    long double lx = x, ly = y;
+    return powl(lx, ly);
+}
+
 static void check_pow_d(stat* s, double x, double y) {
     double got = rlx_pow_d(x, y), lib = pow(x, y);
     double dist = dist_d(got, lib), err = dist, lib_err = 0.0;
     if (HAVE_XREF) {
-        long double ref = powl((long double)x, (long double)y);
+        long double ref = powl_d(x, y);
         err = ulp_err(got, ref, 53, -1022, (long double)DBL_MAX);
         lib_err = ulp_err(lib, ref, 53, -1022, (long double)DBL_MAX);
         if (err < 0) err = dist;
@@ -462,7 +474,7 @@ static const double specials_d[] = {
     9007199254740991.0, -9007199254740991.0, 9007199254740992.0, -9007199254740992.0, 1e300, -1e300,
     5.3193726483265414e+255, /* 6381956970095103 * 2^797: the double closest to a multiple of pi/2 */
     1.5707963267948966, -1.5707963267948966, 3.1415926535897931, 1e22, 1e-300, 0.1, 7.0, -7.0,
-    INFINITY, -INFINITY, NAN, -NAN,
+    INFINITY, TH_NEG_INF, NAN, TH_NEG_NAN,
 };
 
 /* Exact equality with libm is required when the input or libm's result is special (NaN, inf, zero, +-1);
@@ -480,6 +492,24 @@ static int special_mismatch(const char* name, double x, double y, double got, do
     return 1;
 }
 
+/* Whether this C library's function is a valid reference. glibc reduces any argument of sin, cos and tan
+   correctly; other C libraries need not (MinGW's use the x87 fsin/fcos/fptan, whose reduction with a 66-bit pi
+   is wrong for large arguments: sin(1e22) comes out 0.28 instead of -0.85). There these three are measured and
+   printed, and their checks are reported skipped. */
+static int libm_is_reference(const char* name) {
+#if defined(__GLIBC__)
+    (void)name;
+    return 1;
+#else
+    return strcmp(name, "sin") != 0 && strcmp(name, "cos") != 0 && strcmp(name, "tan") != 0;
+#endif
+}
+
+static void skip_unreferenced(const char* name, const char* what) {
+    th_skip("%s %s: this C library's %s is not an accurate reference for large arguments (not glibc)", name, what,
+            name);
+}
+
 static void test_specials(void) {
     int f, i, j, bad;
     for (f = 0; f < NFUN; f++) {
@@ -491,14 +521,17 @@ static void test_specials(void) {
             bad += special_mismatch(funs[f].name, xf, 1.0, (double)funs[f].mine_f((float)x),
                                     (double)funs[f].libm_f((float)x), (long double)funs[f].libm(xf), 1);
         }
-        TH_CHECK(bad == 0, "%s: %d special values differ from libm", funs[f].name, bad);
+        if (libm_is_reference(funs[f].name))
+            TH_CHECK(bad == 0, "%s: %d special values differ from libm", funs[f].name, bad);
+        else
+            skip_unreferenced(funs[f].name, "special values");
     }
     bad = 0;
     for (i = 0; i < COUNT(specials_d); i++)
         for (j = 0; j < COUNT(specials_d); j++) {
             double x = specials_d[i], y = specials_d[j];
             float xf = (float)x, yf = (float)y;
-            long double ref = HAVE_XREF ? powl((long double)x, (long double)y) : (long double)pow(x, y);
+            long double ref = HAVE_XREF ? powl_d(x, y) : (long double)pow(x, y);
             bad += special_mismatch("pow", x, y, rlx_pow_d(x, y), pow(x, y), ref, 0);
             bad += special_mismatch("powf", (double)xf, (double)yf, (double)rlx_pow_f(xf, yf), (double)powf(xf, yf),
                                     (long double)pow((double)xf, (double)yf), 1);
@@ -523,14 +556,15 @@ int main(void) {
     int f;
     long i;
     stat s;
-    printf("vk_math: reference %s\n", HAVE_XREF ? "x87 long double libm" : "double libm (no extended reference)");
+    printf("vk_math: reference %s\n", HAVE_XREF ? "long double libm" : "double libm (no extended reference)");
     test_specials();
     th_seed(12345);
     printf("double:\n");
     for (f = 0; f < NFUN; f++) {
         stat_init(&s, funs[f].name);
         for (i = 0; i < N_DOUBLE; i++) check_d(&s, &funs[f], input_d(f, i, N_DOUBLE));
-        stat_report(&s, 0, HAVE_XREF ? ERR_D : DIST_D, DIST_D);
+        if (libm_is_reference(funs[f].name)) stat_report(&s, 0, HAVE_XREF ? ERR_D : DIST_D, DIST_D);
+        else { stat_print(&s, 0); skip_unreferenced(funs[f].name, "double"); }
     }
     stat_init(&s, "pow");
     for (i = 0; i < N_POW; i++) {
@@ -543,7 +577,8 @@ int main(void) {
     for (f = 0; f < NFUN; f++) {
         stat_init(&s, funs[f].name);
         for (i = 0; i < N_FLOAT; i++) check_f(&s, &funs[f], input_f(f, i, N_FLOAT));
-        stat_report(&s, 0, ERR_F, DIST_F);
+        if (libm_is_reference(funs[f].name)) stat_report(&s, 0, ERR_F, DIST_F);
+        else { stat_print(&s, 0); skip_unreferenced(funs[f].name, "float"); }
     }
     stat_init(&s, "pow");
     for (i = 0; i < N_FLOAT; i++) {

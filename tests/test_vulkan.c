@@ -104,6 +104,7 @@ static const rlx_device_info* find_vulkan(rlx_device_info* info, int n) {
     return NULL;
 }
 
+#if !defined(_WIN32)
 /* Part 1, in a process whose loader library does not exist. */
 static void missing_loader_checks(void) {
     rlx_device_info info[RLX_DEVICE_COUNT];
@@ -156,6 +157,7 @@ static void missing_loader_checks(void) {
     }
     rlx_graph_destroy(g);
 }
+#endif
 
 static void run_missing_loader_child(void) {
 #if defined(_WIN32)
