@@ -5,12 +5,15 @@
 #   make test         compile matrix (gcc, clang; C99, C++11; RLX_STATIC; RLX_NO_SIMD+RLX_NO_THREADS), then every
 #                     tests/test_*.c at -O2; the last line is `N passed, N failed, N skipped`
 #   make asan         the test programs under AddressSanitizer + UndefinedBehaviorSanitizer (leaks included)
+#   make asan32       the hostile-input tests (test_hardening, test_fuzz_regress, test_api) as 32-bit programs under
+#                     ASan + UBSan (clang -m32; Debian: gcc-multilib, libclang-rt-14-dev)
 #   make portability  tests and examples with tcc, MinGW-w64 under wine, aarch64 under qemu-user and gcc -m32
 #                     (.ci/portability.sh; the toolchains it needs are listed at its top)
 #   make bench        build and run bench/*.c
 #   make examples     build examples/*.c
 #   make fuzz         build the API fuzzer (tests/fuzz/fuzz_api.c, clang + libFuzzer + ASan/UBSan) and run it for
 #                     FUZZ_SECONDS (default 60) over a copy of the seed corpus; findings land in build/fuzz/
+#                     (FUZZ_M32=1: a 32-bit fuzzer, in build/fuzz32/)
 #   make fuzz-replay FUZZ_INPUT=FILE_OR_DIR   replay inputs under ASan/UBSan without libFuzzer, printing the calls
 #   make fuzz-seeds   regenerate tests/fuzz/corpus with tests/fuzz/make_seeds.c
 #   make kernels      embed compiled GPU kernels into rlx_kernels_spv.h / rlx_kernels_ptx.h (with the HIP sources)
@@ -39,7 +42,7 @@ SUMMARIZE = sh tests/summarize.sh
 # machine: the tests give a Vulkan run ten minutes before it counts as a lost device (default: one minute).
 export RLX_VULKAN_TIMEOUT_MS ?= 600000
 
-.PHONY: all examples tests asan-tests run test asan portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds
+.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds
 
 all: examples tests
 
@@ -76,10 +79,12 @@ FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=u
 FUZZ_ARGS ?= -rss_limit_mb=2048 -timeout=10 -max_len=2048 -dict=tests/fuzz/fuzz.dict
 FUZZ_ENV = UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1
 REPLAY_CC ?= $(CC)
+# FUZZ_M32=1: a 32-bit fuzzer (32-bit size_t), in build/fuzz32
+FUZZ_DIR = $(BUILD)/fuzz$(if $(FUZZ_M32),32)
 
-$(BUILD)/fuzz/fuzz_api: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h rlx.h
+$(FUZZ_DIR)/fuzz_api: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h rlx.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_api.c $(LDLIBS)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_api.c $(LDLIBS)
 
 $(BUILD)/fuzz/fuzz_replay: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h rlx.h
 	@mkdir -p $(@D)
@@ -87,11 +92,11 @@ $(BUILD)/fuzz/fuzz_replay: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h rlx.h
 
 # The seed corpus is copied so that the fuzzer's additions stay out of the source tree; regression inputs are
 # replayed by tests/test_fuzz_regress.c instead (one that still fails would stop the fuzzer at once).
-fuzz: $(BUILD)/fuzz/fuzz_api
-	@rm -rf $(BUILD)/fuzz/corpus && mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/artifacts
-	@cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/
-	$(FUZZ_ENV) ./$(BUILD)/fuzz/fuzz_api $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) \
-		-artifact_prefix=$(BUILD)/fuzz/artifacts/ $(BUILD)/fuzz/corpus
+fuzz: $(FUZZ_DIR)/fuzz_api
+	@rm -rf $(FUZZ_DIR)/corpus && mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts
+	@cp tests/fuzz/corpus/* $(FUZZ_DIR)/corpus/
+	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_api $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/corpus
 
 fuzz-replay: $(BUILD)/fuzz/fuzz_replay
 	$(ASAN_ENV) ./$(BUILD)/fuzz/fuzz_replay -v $(or $(FUZZ_INPUT),tests/fuzz/regress tests/fuzz/corpus)
@@ -119,6 +124,21 @@ asan:
 	@-$(MAKE) --no-print-directory -k asan-tests
 	@for t in $(TEST_NAMES); do $(SUMMARIZE) run $(BUILD)/asan.log $$t env $(ASAN_ENV) ./$(BUILD)/asan/$$t; done
 	@$(SUMMARIZE) total $(BUILD)/asan.log
+
+# 32-bit size_t: the cases that once overflowed sizes, under the sanitizers
+ASAN32_TESTS = test_hardening test_fuzz_regress test_api
+ASAN32_CC ?= clang
+$(BUILD)/asan32/%: tests/%.c rlx.h tests/harness.h tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(ASAN32_CC) -m32 -msse2 -mfpmath=sse $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
+
+asan32:
+	@mkdir -p $(BUILD)
+	@: > $(BUILD)/asan32.log
+	@-$(MAKE) --no-print-directory -k $(ASAN32_TESTS:%=$(BUILD)/asan32/%)
+	@for t in $(ASAN32_TESTS); do $(SUMMARIZE) run $(BUILD)/asan32.log $$t env $(ASAN_ENV) ./$(BUILD)/asan32/$$t; done
+	@$(SUMMARIZE) total $(BUILD)/asan32.log
 
 portability:
 	@bash .ci/portability.sh

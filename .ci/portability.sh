@@ -10,8 +10,8 @@
 #   mingw    x86_64-w64-mingw32-gcc (static, run under wine): the compile checks, every test, the examples.
 #   aarch64  clang --target=aarch64-linux-gnu (run under qemu-aarch64): the compile checks and the CPU tests
 #            (ops, attention, vision, decode, sampling, ...; NEON kernels).
-#   m32      gcc -m32 -msse2 -mfpmath=sse: the compile checks and the CPU tests but test_api (its huge-tensor
-#            cases overflow a 32-bit size_t); gcc -m32 with the x87 FPU: the op tests (test_sampling's and
+#   m32      gcc -m32 -msse2 -mfpmath=sse: the compile checks and the CPU tests (32-bit size_t: the hostile-size
+#            cases of test_api and test_hardening); gcc -m32 with the x87 FPU: the op tests (test_sampling's and
 #            test_vk_math's bit-exact f64 checks expect IEEE double arithmetic without excess precision).
 #
 # Every program is built with -Wall -Wextra -Werror (-Wpedantic -Wshadow -std=c99 for the compile checks; tcc
@@ -32,7 +32,7 @@ export RLX_VULKAN_TIMEOUT_MS=${RLX_VULKAN_TIMEOUT_MS:-600000}
 ALL_TESTS=$(ls tests/test_*.c | sed 's|tests/||; s|\.c$||')
 EXAMPLES=$(ls examples/*.c | sed 's|examples/||; s|\.c$||')
 CPU_TESTS="test_ops test_attention test_vision test_decode test_fusion test_legalize test_sampling test_passes
-           test_planner test_threads test_kernel_abi test_api"
+           test_planner test_threads test_kernel_abi test_api test_hardening test_fuzz_regress"
 OP_TESTS="test_ops test_attention test_vision test_decode"
 COMPILE_CHECKS="rlx nosimd static nogpu"
 start=$(date +%s)
@@ -147,7 +147,7 @@ for tc in $selected; do
         fi
         TEST_FLAGS="-m32 -msse2 -mfpmath=sse -O2 -Wall -Wextra -Werror"
         toolchain m32 "$out/m32.log" gcc "-m32 -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -Wshadow" \
-            "-lm -lpthread -ldl" "" "${CPU_TESTS/test_api/} test_vk_math" ""
+            "-lm -lpthread -ldl" "" "$CPU_TESTS test_vk_math" ""
         finish m32 "$out/m32.log"
         t0=$(date +%s)
         TEST_FLAGS="-m32 -O2 -Wall -Wextra -Werror"

@@ -9,6 +9,9 @@
 #include "../rlx.h"
 #include "harness.h"
 
+/* 2^40 on 64-bit targets, 2^20 on 32-bit: a valid dim whose square exceeds RLX_MAX_ELEMENTS */
+#define TA_BIG (sizeof(size_t) >= 8 ? ((int64_t)1 << 40) : ((int64_t)1 << 20))
+
 #include <stdlib.h>
 
 /* ------------------------------------------------------------------------------------------------------------
@@ -547,7 +550,8 @@ static void test_op_shapes(void) {
     int64_t s654[3] = {6, 5, 4}, s2354[4] = {2, 3, 5, 4}, s345[3] = {3, 4, 5};
     int64_t sbig[4] = {(int64_t)1 << 32, (int64_t)1 << 32, 3, 4}, ssq[2] = {(int64_t)1 << 40, (int64_t)1 << 40};
     int64_t s61[1] = {RLX_MAX_ELEMENTS};   /* the largest tensor a builder accepts */
-    int64_t s1big[2] = {(int64_t)1 << 40, 1}, sbig1[2] = {1, (int64_t)1 << 40};
+    /* a dim that is a valid tensor alone and overflows the element limit squared (int64 too on 64-bit) */
+    int64_t s1big[2] = {TA_BIG, 1}, sbig1[2] = {1, TA_BIG};
     int64_t s34[2] = {3, 4}, s6x2[2] = {6, 2};
 
     /* broadcasting */
@@ -1848,7 +1852,9 @@ static void test_huge(void) {
     rlx_graph* g;
     rlx_program* p = NULL;
     rlx_compile_desc cd = cdesc(0);
-    int64_t s1[1] = {1}, sbig[1] = {(int64_t)1 << 40}, s62[1] = {(int64_t)1 << 62};
+    /* 4 TiB of f32 on 64-bit targets; on 32-bit the largest tensor there is (1 GiB) */
+    int64_t s1[1] = {1}, sbig[1] = {RLX_MAX_ELEMENTS < ((int64_t)1 << 40) ? RLX_MAX_ELEMENTS : (int64_t)1 << 40},
+            s62[1] = {(int64_t)1 << 62};
     rlx_result r;
     float one = 1.0f;
 
