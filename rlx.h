@@ -7560,7 +7560,8 @@ static void rlx__cl_rows(rlx__launch* L, int64_t rows, unsigned threads) {
 /* reserve `bytes` of this node's scratch; returns its device address */
 static uint64_t rlx__cl_scratch(rlx__cl* w, size_t bytes) {
     uint64_t a = w->scratch_addr ? w->scratch_addr + w->scratch : 0;
-    w->scratch += (bytes + 255) & ~(size_t)255;
+    /* saturating: a node whose scratch cannot exist makes the device allocation fail (out of memory) */
+    w->scratch = rlx__szadd(w->scratch, bytes > SIZE_MAX - 255 ? SIZE_MAX : (bytes + 255) & ~(size_t)255);
     return a;
 }
 
@@ -7734,7 +7735,7 @@ static void rlx__cl_reduce(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
         rlx__kargs A = L->args;
         L->args.ia[18] = splits;
         L->args.ia[19] = per;
-        L->args.in[1] = rlx__cl_scratch(w, (size_t)(nout * splits) * 16);
+        L->args.in[1] = rlx__cl_scratch(w, rlx__szmul(rlx__szmul((size_t)nout, (size_t)splits), 16));
         A.ia[18] = splits;
         A.in[1] = L->args.in[1];
         L = rlx__cl_add(w, "reduce", "reduce_final", nd);
@@ -7746,16 +7747,16 @@ static void rlx__cl_reduce(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
 /* topk / sample: sort buffer of P entries (8-byte keys + 4-byte indices) in shared memory or scratch */
 static void rlx__cl_sortbuf(rlx__cl* w, rlx__launch* L, int64_t rows, int64_t P, int ia_global, int ia_slice,
                             int scratch_slot) {
-    size_t bytes = (size_t)P * 12;
+    size_t bytes = rlx__szmul((size_t)P, 12);
     if (bytes <= (w->smem < RLX__CU_SORT_SMEM ? w->smem : RLX__CU_SORT_SMEM)) {
         L->shmem = (unsigned)bytes;
         L->grid[0] = rlx__cl_cap(rows, RLX__CU_GRID_CAP);
     } else {
-        size_t slice = (bytes + 255) & ~(size_t)255;
+        size_t slice = bytes > SIZE_MAX - 255 ? SIZE_MAX : (bytes + 255) & ~(size_t)255;
         L->grid[0] = rlx__cl_cap(rows, RLX__CU_SORT_BLOCKS);
         L->args.ia[ia_global] = 1;
         L->args.ia[ia_slice] = (long long)slice;
-        L->args.in[scratch_slot] = rlx__cl_scratch(w, slice * L->grid[0]);
+        L->args.in[scratch_slot] = rlx__cl_scratch(w, rlx__szmul(slice, L->grid[0]));
     }
 }
 
@@ -8633,7 +8634,7 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
         int ni = c->plan.steps[s];
         size_t b = scratch(ir, &ir->nodes[ni], sm);
         node_scratch[ni] = b ? gp->dbytes : 0;   /* scratch is not shared between steps: simple and safe */
-        gp->dbytes += rlx__align_up(b);
+        gp->dbytes = rlx__szadd(gp->dbytes, rlx__align_up(b));   /* SIZE_MAX (no allocation) on overflow */
     }
     r = api->mem_alloc(&gp->dmem, gp->dbytes ? gp->dbytes : 64);
     if (r != RLX_OK) {
