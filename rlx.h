@@ -67,6 +67,7 @@
       10. Runtime (compile, run, I/O)                >>runtime
       11. Driver loading, shared GPU layer           >>dl >>gpu
       12. CUDA and HIP backends                      >>cuda >>hip
+      13. Vulkan backend                             >>vulkan
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
