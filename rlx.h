@@ -59,15 +59,16 @@
        3. Compile, run, I/O                          >>program
        4. Devices and introspection                  >>devices
        --- implementation (RLX_IMPLEMENTATION) ---
-       5. Config, allocation, utilities              >>config >>alloc
-       6. IR, shape inference                        >>ir >>infer
-       7. Passes                                     >>passes
-       8. Memory planner                             >>planner
-       9. CPU backend (threads, SIMD, kernels)       >>cpu
-      10. Runtime (compile, run, I/O)                >>runtime
-      11. Driver loading, shared GPU layer           >>dl >>gpu
-      12. CUDA and HIP backends                      >>cuda >>hip
-      13. Vulkan backend                             >>vulkan
+       5. Config, allocation, checked sizes          >>config >>alloc >>size
+       6. Messages and names, element conversion     >>log >>convert
+       7. IR, shape inference                        >>ir >>infer
+       8. Passes                                     >>passes
+       9. Memory planner                             >>planner
+      10. CPU backend (threads, SIMD, GEMM, kernels) >>cpu >>gemm
+      11. Runtime (compile, run, I/O)                >>runtime
+      12. Driver loading, shared GPU layer           >>dl >>gpu
+      13. CUDA and HIP backends                      >>cuda >>hip
+      14. Vulkan backend                             >>vulkan
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
