@@ -784,10 +784,10 @@ static int rlx__atomic_add(int* p, int v) {
 /* ------------------------------------------------------------------------------------------------------------
    >>alloc
    ------------------------------------------------------------------------------------------------------------ */
-/* n rounded up to the alignment; saturates at SIZE_MAX (which no allocator satisfies) instead of wrapping */
-static size_t rlx__align_up(size_t n) {
-    return n > SIZE_MAX - (RLX__ALIGN - 1) ? SIZE_MAX : (n + (RLX__ALIGN - 1)) & ~(size_t)(RLX__ALIGN - 1);
-}
+/* n rounded up to a multiple of the power of two a; saturates at SIZE_MAX (which no allocator satisfies)
+   instead of wrapping */
+static size_t rlx__round_up(size_t n, size_t a) { return n > SIZE_MAX - (a - 1) ? SIZE_MAX : (n + (a - 1)) & ~(a - 1); }
+static size_t rlx__align_up(size_t n) { return rlx__round_up(n, RLX__ALIGN); }
 
 /* >>size  The one way to compute sizes: every element count, byte size, offset and alignment that can come
    from user input goes through these. Each returns 1 and stores the result, or returns 0 on overflow (and
@@ -1280,9 +1280,9 @@ static uint32_t rlx__add_node(rlx_graph* g, rlx_op op, rlx_dtype dt, int rank, c
     int i;
     /* Every node's shape passes the same check, whatever builder or pass made it: dims >= 1, the element
        count within RLX_MAX_ELEMENTS, input ids of this graph. */
-    if (rank < 0 || rank > RLX_MAX_RANK || (rank && !shape) || !rlx__numel_chk(rank, shape, &numel)) {
+    if ((rank && !shape) || !rlx__numel_chk(rank, shape, &numel)) {   /* numel_chk also checks the rank */
         char sb[160];
-        if (rank < 0 || rank > RLX_MAX_RANK || (rank && !shape)) snprintf(sb, sizeof sb, "(rank %d)", rank);
+        if (rank < 0 || rank > RLX_MAX_RANK || !shape) snprintf(sb, sizeof sb, "(rank %d)", rank);
         else rlx__shape_str(sb, sizeof sb, rank, shape);
         rlx__gerr(g, RLX_ERROR_SHAPE, "%s: output shape %s is invalid: every dim must be >= 1 and the element "
                   "count at most RLX_MAX_ELEMENTS (%lld)", rlx_op_name(op), sb, (long long)RLX_MAX_ELEMENTS);
@@ -6011,7 +6011,6 @@ static void rlx__conv_cols(const rlx__win* v, int transpose, int64_t* rows, int6
     *chunk = RLX__MIN(c, pixels);
 }
 
-static size_t rlx__vround64(size_t b) { return b > SIZE_MAX - 63 ? SIZE_MAX : (b + 63) & ~(size_t)63; }
 
 /* im2col row r = (c, kh, kw) of the pixel chunk [p0, p0 + np): col[r][p - p0] = x[c, ih, iw], 0 in the padding. */
 typedef struct rlx__im2col_ctx { const rlx__conv_job* j; const float* x; float* col; int64_t p0, np; } rlx__im2col_ctx;
@@ -6195,7 +6194,7 @@ static size_t rlx__conv_ws(const rlx__win* v, int transpose, int nthreads, size_
     int64_t rows, chunk;
     int direct_b;
     rlx__conv_cols(v, transpose, &rows, &chunk, &direct_b);
-    *col_floats = direct_b ? 0 : rlx__vround64(rlx__szmul(rlx__szmul((size_t)rows, (size_t)chunk), sizeof(float))) / sizeof(float);
+    *col_floats = direct_b ? 0 : rlx__round_up(rlx__szmul(rlx__szmul((size_t)rows, (size_t)chunk), sizeof(float)), 64) / sizeof(float);
     return rlx__szadd(rlx__sgemm_workspace_bytes(nthreads),
                       rlx__szmul(rlx__szmul((size_t)RLX__MAX(nthreads, 1), *col_floats), sizeof(float)));
 }
@@ -7563,7 +7562,7 @@ static void rlx__cl_rows(rlx__launch* L, int64_t rows, unsigned threads) {
 static uint64_t rlx__cl_scratch(rlx__cl* w, size_t bytes) {
     uint64_t a = w->scratch_addr ? w->scratch_addr + w->scratch : 0;
     /* saturating: a node whose scratch cannot exist makes the device allocation fail (out of memory) */
-    w->scratch = rlx__szadd(w->scratch, bytes > SIZE_MAX - 255 ? SIZE_MAX : (bytes + 255) & ~(size_t)255);
+    w->scratch = rlx__szadd(w->scratch, rlx__round_up(bytes, 256));
     return a;
 }
 
@@ -7754,7 +7753,7 @@ static void rlx__cl_sortbuf(rlx__cl* w, rlx__launch* L, int64_t rows, int64_t P,
         L->shmem = (unsigned)bytes;
         L->grid[0] = rlx__cl_cap(rows, RLX__CU_GRID_CAP);
     } else {
-        size_t slice = bytes > SIZE_MAX - 255 ? SIZE_MAX : (bytes + 255) & ~(size_t)255;
+        size_t slice = rlx__round_up(bytes, 256);
         L->grid[0] = rlx__cl_cap(rows, RLX__CU_SORT_BLOCKS);
         L->args.ia[ia_global] = 1;
         L->args.ia[ia_slice] = (long long)slice;
@@ -11198,17 +11197,55 @@ RLXDEF const char* rlx_program_error(const rlx_program* p) { return p ? p->msg :
 RLXDEF rlx_device rlx_program_device(const rlx_program* p) { return p ? p->device : RLX_DEVICE_AUTO; }
 RLXDEF const char* rlx_program_device_reason(const rlx_program* p) { return p ? p->reason : "program is NULL"; }
 
+/* A program is used by one thread at a time. Every call that reads or writes its memory enters first; a second
+   thread that calls at the same time gets RLX_ERROR_BUSY (and the program's message is left to the call that
+   is inside). Without atomics in the compiler this is a best-effort check. */
+static int rlx__program_enter(rlx_program* p) {
+#if defined(__GNUC__) || defined(__clang__)
+    long expect = 0;
+    return __atomic_compare_exchange_n(&p->busy, &expect, 1L, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+#elif defined(_WIN32) && !defined(RLX_NO_THREADS)
+    return InterlockedCompareExchange((volatile LONG*)&p->busy, 1, 0) == 0;
+#elif defined(RLX__ATOMIC_MUTEX)
+    int ok;
+    pthread_mutex_lock(&rlx__atomic_mutex);
+    ok = p->busy == 0;
+    if (ok) p->busy = 1;
+    pthread_mutex_unlock(&rlx__atomic_mutex);
+    return ok;
+#else
+    if (p->busy) return 0;   /* RLX_NO_THREADS: the caller's threads are unknown to rlx.h; a best-effort check */
+    p->busy = 1;
+    return 1;
+#endif
+}
+static void rlx__program_leave(rlx_program* p) {
+#if defined(__GNUC__) || defined(__clang__)
+    __atomic_store_n(&p->busy, 0L, __ATOMIC_RELEASE);
+#elif defined(_WIN32) && !defined(RLX_NO_THREADS)
+    InterlockedExchange((volatile LONG*)&p->busy, 0);
+#elif defined(RLX__ATOMIC_MUTEX)
+    pthread_mutex_lock(&rlx__atomic_mutex);
+    p->busy = 0;
+    pthread_mutex_unlock(&rlx__atomic_mutex);
+#else
+    p->busy = 0;
+#endif
+}
+#define RLX__GUARDED(p, call)                                 \
+    do {                                                      \
+        rlx_result r_;                                        \
+        if (!(p)) return RLX_ERROR_INVALID_ARGUMENT;          \
+        if (!rlx__program_enter(p)) return RLX_ERROR_BUSY;    \
+        r_ = (call);                                          \
+        rlx__program_leave(p);                                \
+        return r_;                                            \
+    } while (0)
+
 static rlx_result rlx__program_clone(rlx_program* p, int share_weights, rlx_program** out);
-static int rlx__program_enter(rlx_program* p);
-static void rlx__program_leave(rlx_program* p);
 RLXDEF rlx_result rlx_program_clone(rlx_program* p, int share_weights, rlx_program** out) {
-    rlx_result r;
     if (out) *out = NULL;
-    if (!p) return RLX_ERROR_INVALID_ARGUMENT;
-    if (!rlx__program_enter(p)) return RLX_ERROR_BUSY;
-    r = rlx__program_clone(p, share_weights, out);
-    rlx__program_leave(p);
-    return r;
+    RLX__GUARDED(p, rlx__program_clone(p, share_weights, out));
 }
 static rlx_result rlx__program_clone(rlx_program* p, int share_weights, rlx_program** out) {
     rlx__weights* w;
@@ -11271,51 +11308,6 @@ static rlx_result rlx__program_clone(rlx_program* p, int share_weights, rlx_prog
     *out = q;
     return RLX_OK;
 }
-
-/* A program is used by one thread at a time. Every call that reads or writes its memory enters first; a second
-   thread that calls at the same time gets RLX_ERROR_BUSY (and the program's message is left to the call that
-   is inside). Without atomics in the compiler this is a best-effort check. */
-static int rlx__program_enter(rlx_program* p) {
-#if defined(__GNUC__) || defined(__clang__)
-    long expect = 0;
-    return __atomic_compare_exchange_n(&p->busy, &expect, 1L, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-#elif defined(_WIN32) && !defined(RLX_NO_THREADS)
-    return InterlockedCompareExchange((volatile LONG*)&p->busy, 1, 0) == 0;
-#elif defined(RLX__ATOMIC_MUTEX)
-    int ok;
-    pthread_mutex_lock(&rlx__atomic_mutex);
-    ok = p->busy == 0;
-    if (ok) p->busy = 1;
-    pthread_mutex_unlock(&rlx__atomic_mutex);
-    return ok;
-#else
-    if (p->busy) return 0;   /* RLX_NO_THREADS: the caller's threads are unknown to rlx.h; a best-effort check */
-    p->busy = 1;
-    return 1;
-#endif
-}
-static void rlx__program_leave(rlx_program* p) {
-#if defined(__GNUC__) || defined(__clang__)
-    __atomic_store_n(&p->busy, 0L, __ATOMIC_RELEASE);
-#elif defined(_WIN32) && !defined(RLX_NO_THREADS)
-    InterlockedExchange((volatile LONG*)&p->busy, 0);
-#elif defined(RLX__ATOMIC_MUTEX)
-    pthread_mutex_lock(&rlx__atomic_mutex);
-    p->busy = 0;
-    pthread_mutex_unlock(&rlx__atomic_mutex);
-#else
-    p->busy = 0;
-#endif
-}
-#define RLX__GUARDED(p, call)                                 \
-    do {                                                      \
-        rlx_result r_;                                        \
-        if (!(p)) return RLX_ERROR_INVALID_ARGUMENT;          \
-        if (!rlx__program_enter(p)) return RLX_ERROR_BUSY;    \
-        r_ = (call);                                          \
-        rlx__program_leave(p);                                \
-        return r_;                                            \
-    } while (0)
 
 /* Find a source node (input or param) by name; 0-based index or -1. */
 static int rlx__find_source(const rlx_program* p, rlx_op op, const char* name) {
