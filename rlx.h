@@ -7458,7 +7458,21 @@ static void rlx__k_misc(const rlx_graph* g, const rlx__node* nd, void* const* in
     else rlx__parallel_for(pool, (j.rows + j.per - 1) / j.per, rlx__misc_task, &j);
 }
 
-#if !defined(RLX_NO_CUDA) || !defined(RLX_NO_HIP)
+/* Vulkan: built in when volk.h is on the include path (Debian: libvulkan-volk-dev, which brings the Vulkan
+   headers) or when RLX_VULKAN is defined; RLX_NO_VULKAN leaves it out. volk itself finds the loader at run time.
+   rlx.h compiles volk's implementation into the RLX_IMPLEMENTATION translation unit unless RLX_VOLK_EXTERNAL says
+   the application builds volk.c itself. */
+#if !defined(RLX_NO_VULKAN) && !defined(RLX__HAS_VULKAN)
+#  if defined(RLX_VULKAN)
+#    define RLX__HAS_VULKAN 1
+#  elif defined(__has_include)
+#    if __has_include(<volk.h>)
+#      define RLX__HAS_VULKAN 1
+#    endif
+#  endif
+#endif
+/* The lowering below is shared by CUDA, HIP and Vulkan. */
+#if !defined(RLX_NO_CUDA) || !defined(RLX_NO_HIP) || defined(RLX__HAS_VULKAN)
 
 /* ------------------------------------------------------------------------------------------------------------
    >>cuda lowering: graph nodes → launches of the kernels in kernels/cuda (one PTX module per .cu file)
@@ -8231,7 +8245,7 @@ static RLX__MAYBE_UNUSED int rlx__cuda_lower(const rlx_graph* g, const rlx__node
     return w.n;
 }
 
-#endif /* CUDA or HIP */
+#endif /* CUDA, HIP or Vulkan */
 
 /* ------------------------------------------------------------------------------------------------------------
    >>runtime
@@ -8399,19 +8413,6 @@ static rlx_result rlx__program_new(const rlx_allocator* al, rlx__core* c, rlx__w
 /* ------------------------------------------------------------------------------------------------------------
    >>dl  (run-time loading of GPU drivers; the only process-wide state of rlx.h is what is loaded here)
    ------------------------------------------------------------------------------------------------------------ */
-/* Vulkan: built in when volk.h is on the include path (Debian: libvulkan-volk-dev, which brings the Vulkan
-   headers) or when RLX_VULKAN is defined; RLX_NO_VULKAN leaves it out. volk itself finds the loader at run time.
-   rlx.h compiles volk's implementation into the RLX_IMPLEMENTATION translation unit unless RLX_VOLK_EXTERNAL says
-   the application builds volk.c itself. */
-#if !defined(RLX_NO_VULKAN) && !defined(RLX__HAS_VULKAN)
-#  if defined(RLX_VULKAN)
-#    define RLX__HAS_VULKAN 1
-#  elif defined(__has_include)
-#    if __has_include(<volk.h>)
-#      define RLX__HAS_VULKAN 1
-#    endif
-#  endif
-#endif
 #if defined(RLX__HAS_VULKAN)
 #  if !defined(RLX_VOLK_EXTERNAL) && !defined(VOLK_IMPLEMENTATION)
 #    define VOLK_IMPLEMENTATION

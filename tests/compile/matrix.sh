@@ -1,7 +1,8 @@
 #!/bin/sh
 # Compile matrix for rlx.h: each configuration must compile without a warning (-Werror), link and run.
 #   gcc and clang (clang only if installed) x C99 and C++11 x {plain, RLX_STATIC, RLX_NO_SIMD+RLX_NO_THREADS,
-#   two translation units with rlx.h included twice, RLX_NO_CUDA+RLX_NO_HIP+RLX_NO_VULKAN}, and where volk.h is
+#   two translation units with rlx.h included twice, RLX_NO_CUDA+RLX_NO_HIP+RLX_NO_VULKAN}, and in C99 Vulkan only
+#   (RLX_NO_CUDA+RLX_NO_HIP) and CUDA only (RLX_NO_VULKAN+RLX_NO_HIP), and where volk.h is
 #   installed, RLX_VOLK_EXTERNAL with volk.c built as its own object.
 # Usage: tests/compile/matrix.sh [BUILD_DIR]   (default build/compile)
 # Prints one line per configuration and ends with `compile: N passed, N failed, N skipped`.
@@ -66,6 +67,8 @@ matrix() {
     try "$name C++11 two TUs, included twice" "$out/$name-cxx11-twice" twice $cxx "$cpp" "$out/$name-cxx11-twice"
     try "$name C99 no GPU backends"       "$out/$name-c99-nogpu"  $cc $c $WARN $OPT "$src/nogpu.c" -o "$out/$name-c99-nogpu" $LIBS
     try "$name C++11 no GPU backends"     "$out/$name-cxx11-nogpu" $cxx $cpp $WARN $OPT "$src/nogpu.c" -x none -o "$out/$name-cxx11-nogpu" $LIBS
+    try "$name C99 Vulkan only (no CUDA/HIP)" "$out/$name-c99-vkonly" $cc $c $WARN $OPT "$src/vkonly.c" -o "$out/$name-c99-vkonly" $LIBS
+    try "$name C99 CUDA only (no Vulkan/HIP)" "$out/$name-c99-cudaonly" $cc $c $WARN $OPT "$src/cudaonly.c" -o "$out/$name-c99-cudaonly" $LIBS
     if [ -f "$VOLK_C" ]; then
         try "$name C99 RLX_VOLK_EXTERNAL" "$out/$name-c99-volk" volk_external $cc "$c" "$out/$name-c99-volk"
         try "$name C++11 RLX_VOLK_EXTERNAL" "$out/$name-cxx11-volk" volk_external $cxx "$cpp" "$out/$name-cxx11-volk"
