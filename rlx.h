@@ -15,7 +15,9 @@
 
    rlx.h builds a graph of tensor operations, optimises it (constant folding, common subexpressions, dead code),
    plans every intermediate buffer into one arena by liveness, lowers the graph once to a flat list of steps,
-   and runs those steps on a device as often as you like.
+   and runs those steps on a device as often as you like. Fusion forms matmul + bias + activation and other
+   composite steps; a weight stored [out, in] and used as rlx_transpose(W) in a matmul or rlx_linear is read
+   in place by every backend, never copied per run.
 
    EXAMPLE (a linear layer followed by a ReLU, error checks folded into one):
 
@@ -316,7 +318,8 @@ RLXDEF rlx_tensor rlx_cast(rlx_graph* g, rlx_tensor x, rlx_dtype to);
 
 /* Matrix product with numpy matmul semantics: rank-1 a is [k] → [1,k] (dim removed after), rank-1 b is [k] →
    [k,1]; batch dims broadcast. Both operands share a dtype (f32, f16, bf16, f64 or an integer type). f16/bf16
-   accumulate in f32; integers accumulate in int64 and wrap to the output type. */
+   accumulate in f32; integers accumulate in int64 and wrap to the output type. An f32 b given as a transpose
+   that swaps its last two dims is read in place (no copy), on every device. */
 RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b);
 
 /* Reductions over a set of axes (negative axes count from the end; naxes = 0 means all axes). sum/prod of an
@@ -492,7 +495,10 @@ RLXDEF rlx_tensor rlx_pad(rlx_graph* g, rlx_tensor x, const int64_t* before, con
 
 typedef enum rlx_activation { RLX_ACT_NONE = 0, RLX_ACT_RELU, RLX_ACT_GELU, RLX_ACT_GELU_TANH, RLX_ACT_SILU,
                               RLX_ACT_COUNT, RLX_ACT_FORCE_U32 = 0x7FFFFFFF } rlx_activation;
-/* act(x · w + bias): x [..., K], w [K, N], optional bias [N]; f32 only. */
+/* act(x · w + bias): x [..., K], w [K, N], optional bias [N]; f32 only. A weight stored [N, K] (nn.Linear, ONNX
+   Gemm transB = 1) is passed as rlx_transpose(W): the compiled program reads W in place on every device (no copy
+   step, no weight-sized buffer in the arena), as it does for matmul(x, transpose(W)) [+ bias] [+ activation],
+   which the fusion pass turns into this op. */
 RLXDEF rlx_tensor rlx_linear(rlx_graph* g, rlx_tensor x, rlx_tensor w, rlx_tensor bias, rlx_activation act);
 /* norm(x + residual) in one step (x and residual of one shape); if sum_out is non-NULL it receives x + residual
    from the same step. rmsnorm / layernorm semantics as the plain ops. */
