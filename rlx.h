@@ -318,8 +318,8 @@ RLXDEF rlx_tensor rlx_cast(rlx_graph* g, rlx_tensor x, rlx_dtype to);
 
 /* Matrix product with numpy matmul semantics: rank-1 a is [k] → [1,k] (dim removed after), rank-1 b is [k] →
    [k,1]; batch dims broadcast. Both operands share a dtype (f32, f16, bf16, f64 or an integer type). f16/bf16
-   accumulate in f32; integers accumulate in int64 and wrap to the output type. An f32 b given as a transpose
-   that swaps its last two dims is read in place (no copy), on every device. */
+   accumulate in f32; integers accumulate in int64 and wrap to the output type. A b given as a transpose that
+   swaps its last two dims is read in place (no copy), on every device, for every dtype. */
 RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b);
 
 /* Reductions over a set of axes (negative axes count from the end; naxes = 0 means all axes). sum/prod of an
@@ -1168,7 +1168,7 @@ typedef struct rlx__node {
 /* Integer attributes by op:
    CAST: ia[0] = source dtype (for the dump only)
    MATMUL: ia[0]/ia[1] = original ranks of a / b; ia[3] = b is stored with its last two dims swapped (set by
-           fusion, f32 only); ia[10] = TF32 allowed (set by rlx_compile for GPUs)
+           fusion, every dtype: each matmul kernel honours it); ia[10] = TF32 allowed (set by rlx_compile for GPUs)
    reductions: ia[0] = keepdims, ia[1] = naxes, ia[2..] = normalised axes     ARGMAX/MIN: ia[0] axis, ia[1] keepdims
    SOFTMAX/LOG_SOFTMAX: ia[0] axis        LAYERNORM: ia[0] axis, ia[1] has gamma, ia[2] has beta; fa[0] eps
    RMSNORM: ia[1] has gamma, ia[2] has beta; fa[0] eps      TRANSPOSE: ia[0..rank) perm
@@ -2969,7 +2969,7 @@ typedef struct rlx__target {
     int sm;        /* device generation passed to supports (CUDA: compute capability × 10) */
     int fuse;      /* the device runs every fused op (linear, add_norm, swiglu, geglu, fused_ew) */
     int fuse_gated;/* ... and linear with a gate input (the matmul epilogue multiplies by act(gate)) */
-    int fuse_transpose; /* ... and f32 matmul / linear reading a transposed b in place (MATMUL ia[3], LINEAR ia[4]) */
+    int fuse_transpose; /* ... and matmul / linear reading a transposed b in place (MATMUL ia[3], LINEAR ia[4]) */
 } rlx__target;
 static int rlx__target_has(const rlx__target* t, const rlx_graph* g, const rlx__node* nd) {
     return !t->supports || t->supports(g, nd, t->sm);
@@ -3462,7 +3462,7 @@ static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap)
             }
         }
         /* matmul(a, transpose(w)) with the last two dims swapped: the GEMM reads w through strides */
-        if (!fused && remap[i] && t->fuse_transpose && nd->op == RLX_OP_MATMUL && nd->dtype == RLX_F32 && nd->ia[1] >= 2) {
+        if (!fused && remap[i] && t->fuse_transpose && nd->op == RLX_OP_MATMUL && nd->ia[1] >= 2) {
             const rlx__node* tb = rlx__N(g, rlx__in(g, nd, 1));
             int r = tb->rank, ok = tb->op == RLX_OP_TRANSPOSE && r >= 2 && tb->ia[r - 1] == r - 2 && tb->ia[r - 2] == r - 1;
             for (k = 0; ok && k < r - 2; k++)
@@ -5266,6 +5266,7 @@ typedef struct rlx__mm_job {
     const char *a, *b;
     char* c;
     rlx_dtype dt;
+    int64_t bk, bn;   /* element strides of b along k and n (1, K when b is stored transposed: MATMUL ia[3]) */
 } rlx__mm_job;
 
 /* generic matmul: one task per (batch, row) */
@@ -5284,17 +5285,17 @@ static void rlx__mm_generic_task(void* vj, int64_t t, int thread) {
     for (n = 0; n < m->N; n++) {
         if (j->dt == RLX_F64) {
             double s = 0;
-            for (k = 0; k < m->K; k++) s += ((const double*)A)[i * m->K + k] * ((const double*)B)[k * m->N + n];
+            for (k = 0; k < m->K; k++) s += ((const double*)A)[i * m->K + k] * ((const double*)B)[k * j->bk + n * j->bn];
             ((double*)C)[i * m->N + n] = s;
         } else if (rlx__is_float(j->dt)) {
             float s = 0;
             for (k = 0; k < m->K; k++)
-                s += (float)rlx__load_f64(A, j->dt, i * m->K + k) * (float)rlx__load_f64(B, j->dt, k * m->N + n);
+                s += (float)rlx__load_f64(A, j->dt, i * m->K + k) * (float)rlx__load_f64(B, j->dt, k * j->bk + n * j->bn);
             rlx__store_f64(C, j->dt, i * m->N + n, (double)s);
         } else {
             uint64_t s = 0;
             for (k = 0; k < m->K; k++)
-                s += (uint64_t)rlx__load_i64(A, j->dt, i * m->K + k) * (uint64_t)rlx__load_i64(B, j->dt, k * m->N + n);
+                s += (uint64_t)rlx__load_i64(A, j->dt, i * m->K + k) * (uint64_t)rlx__load_i64(B, j->dt, k * j->bk + n * j->bn);
             rlx__store_i64(C, j->dt, i * m->N + n, (int64_t)s, 0);
         }
     }
@@ -5315,6 +5316,7 @@ static void rlx__k_matmul(const rlx_graph* g, const rlx__node* nd, void* const* 
     } else {
         rlx__mm_job j;
         j.m = &m; j.a = (const char*)in[0]; j.b = (const char*)in[1]; j.c = (char*)out; j.dt = nd->dtype;
+        j.bk = nd->ia[3] ? 1 : m.N; j.bn = nd->ia[3] ? m.K : 1;
         rlx__parallel_for(m.M * m.nbatch * m.N * m.K >= 65536 ? pool : NULL, m.nbatch * m.M, rlx__mm_generic_task, &j);
     }
 }
@@ -7641,7 +7643,7 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
     rlx__launch* L;
     int64_t M, N, K, nb = 1;
     int i, lin = nd->op == RLX_OP_LINEAR, f32 = nd->dtype == RLX_F32;
-    const int tb = f32 && (lin ? nd->ia[4] : nd->ia[3]) != 0;   /* b stored [..., N, K]: the *_t kernels */
+    const int tb = (lin ? nd->ia[4] : nd->ia[3]) != 0;   /* b stored [..., N, K]: the *_t kernels, generic's ia 9 */
     rlx__kargs A;
     memset(&A, 0, sizeof A);
     A.rank = 1;

@@ -5,7 +5,8 @@
    1. Numerics against an f64 reference computed here: rlx_linear with w = rlx_transpose(W) and the form the fusion
       pass makes from matmul(x, transpose(W)) [+ b] [then an activation], each with and without bias, with every
       activation, transposed and not (w [K, N] as the control), for x of rank 1, 2 (M = 1, 5, 37, 130) and 3.
-      Also a batched matmul(x [B, M, K], transpose(W [B, N, K])).
+      Also a batched matmul(x [B, M, K], transpose(W [B, N, K])), and matmul(x, transpose(W)) in f64, f16, bf16
+      and i32 (values exact in the dtype, so the reference is exact up to the output's rounding).
    2. No copy of the weight: for every transposed form, no step is a transpose and no buffer outside the weight
       block is as large as W (rlx_program_buffer; every case's W is larger than its x and y), and the report
       names no transpose. The same detector is shown
@@ -193,6 +194,53 @@ static void run_batched(rlx_device dev, int64_t B, int64_t M, int64_t K, int64_t
     free(x); free(w); free(y);
 }
 
+/* matmul(x [M, K], transpose(W [N, K])) in another dtype: x and W hold multiples of 1/8 in [-2, 2] (integers in
+   [-8, 8] for i32), exact in f16 and bf16, so only the accumulation and the output's rounding differ from f64. */
+static void run_dtype(rlx_device dev, rlx_dtype dt, int64_t M, int64_t K, int64_t N) {
+    int64_t xs[2], ws[2], i, m, n, k;
+    int bad = -1;
+    const int isint = dt == RLX_I32;
+    const double rtol = dt == RLX_BF16 ? 8e-3 : dt == RLX_F16 ? 1e-3 : 1e-9;
+    double* xd = (double*)malloc(sizeof(double) * (size_t)(M * K));
+    double* wd = (double*)malloc(sizeof(double) * (size_t)(N * K));
+    double* yd = (double*)malloc(sizeof(double) * (size_t)(M * N));
+    rlx_graph* g = rlx_graph_create(NULL);
+    rlx_program* p = NULL;
+    char why[4200];
+    xs[0] = M; xs[1] = K; ws[0] = N; ws[1] = K;
+    for (i = 0; i < M * K; i++) xd[i] = (double)((int)th_uniform(-16, 17)) / (isint ? 2.0 : 8.0);
+    for (i = 0; i < N * K; i++) wd[i] = (double)((int)th_uniform(-16, 17)) / (isint ? 2.0 : 8.0);
+    if (isint) {
+        for (i = 0; i < M * K; i++) xd[i] = floor(xd[i]);
+        for (i = 0; i < N * K; i++) wd[i] = floor(wd[i]);
+    }
+    rlx_output(g, "y", rlx_matmul(g, rlx_input(g, "x", dt, 2, xs), rlx_transpose(g, rlx_param(g, "w", dt, 2, ws), NULL)));
+    if (!compile_on(g, dev, 0, &p)) {
+        TH_CHECK(0, "%s %s matmul(x, transpose(W)): compile failed: %s", rlx_device_name(dev), rlx_dtype_name(dt),
+                 rlx_graph_error(g));
+    } else {
+        rlx_set_param(p, "w", RLX_F64, wd, sizeof(double) * (size_t)(N * K));
+        rlx_set_input(p, "x", RLX_F64, xd, sizeof(double) * (size_t)(M * K));
+        if (rlx_run(p) != RLX_OK || rlx_get_output(p, "y", RLX_F64, yd, sizeof(double) * (size_t)(M * N)) != RLX_OK) {
+            TH_CHECK(0, "%s %s: run: %s", rlx_device_name(dev), rlx_dtype_name(dt), rlx_program_error(p));
+        } else {
+            for (m = 0; m < M; m++)
+                for (n = 0; n < N; n++) {
+                    double s = 0;
+                    for (k = 0; k < K; k++) s += xd[m * K + k] * wd[n * K + k];
+                    if (bad < 0 && !th_close(yd[m * N + n], s, 1e-9, rtol)) bad = (int)(m * N + n);
+                }
+            TH_CHECK(bad < 0, "%s %s matmul(x, transpose(W)) M=%lld: y[%d] = %g wrong", rlx_device_name(dev),
+                     rlx_dtype_name(dt), (long long)M, bad, bad >= 0 ? yd[bad] : 0.0);
+            TH_CHECK(no_weight_copy(p, (size_t)(N * K) * rlx_dtype_size(dt), why, sizeof why), "%s %s: %s",
+                     rlx_device_name(dev), rlx_dtype_name(dt), why);
+        }
+    }
+    rlx_program_destroy(p);
+    rlx_graph_destroy(g);
+    free(xd); free(wd); free(yd);
+}
+
 /* The detector fires where a copy exists: without fusion, x · transpose(W) + b materialises the transpose. */
 static void detector_fires(void) {
     int64_t xs[2] = {3, 40}, ws[2] = {48, 40}, bs[1] = {48};
@@ -242,6 +290,13 @@ int main(void) {
                         }
         run_batched(devs[d], 3, 1, 36, 20);
         run_batched(devs[d], 2, 30, 40, 80);
+        {
+            static const rlx_dtype dts[4] = {RLX_F64, RLX_F16, RLX_BF16, RLX_I32};
+            for (i = 0; i < 4; i++) {
+                run_dtype(devs[d], dts[i], 1, 40, 50);
+                run_dtype(devs[d], dts[i], 21, 40, 50);
+            }
+        }
     }
     return th_summary("linear_t");
 }

@@ -182,7 +182,8 @@ extern "C" __global__ void __launch_bounds__(256) gemv_t_f32(rlx_kargs a) {
 
 /* ---- matmul_generic: every other dtype. 16x16 output tiles, one output per thread, k-steps of 16 staged in
    shared memory in the accumulator type. Each output adds its products in k order like the CPU: f64 in
-   double, f16/bf16 in f32 (stored rounded), integers in uint64 with wrap-around (stored wrapped). ----------- */
+   double, f16/bf16 in f32 (stored rounded), integers in uint64 with wrap-around (stored wrapped). ia 9 = 1: B is
+   stored [N, K]. ------------------------------------------------------------------------------------------- */
 template <class ACC>
 RLX_D ACC rlx_mm_ld(const void* p, int dt, rlx_i64 i);
 template <> RLX_D double rlx_mm_ld<double>(const void* p, int dt, rlx_i64 i) { (void)dt; return ((const double*)p)[i]; }
@@ -198,6 +199,7 @@ RLX_D void rlx_mm_generic_body(const rlx_kargs& a) {
     __shared__ ACC Bs[16][17];
     const rlx_i64 M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
     const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4, dt = a.dt_in[0];
+    const bool tb = a.ia[9] != 0;   /* B stored [N, K] */
     const rlx_i64 tm = (M + 15) / 16, tn = (N + 15) / 16;
     for (rlx_i64 z = blockIdx.z; z < nb; z += gridDim.z) {
         rlx_i64 ao, bo;
@@ -210,7 +212,9 @@ RLX_D void rlx_mm_generic_body(const rlx_kargs& a) {
                 ACC acc = ACC(0);
                 for (rlx_i64 k0 = 0; k0 < K; k0 += 16) {
                     As[ty][tx] = (r < M && k0 + tx < K) ? rlx_mm_ld<ACC>(A, dt, ao + r * K + k0 + tx) : ACC(0);
-                    Bs[ty][tx] = (k0 + ty < K && c < N) ? rlx_mm_ld<ACC>(B, dt, bo + (k0 + ty) * N + c) : ACC(0);
+                    Bs[ty][tx] = (k0 + ty < K && c < N)
+                                     ? rlx_mm_ld<ACC>(B, dt, bo + (tb ? c * K + k0 + ty : (k0 + ty) * N + c))
+                                     : ACC(0);
                     __syncthreads();
                     const int kn = K - k0 < 16 ? (int)(K - k0) : 16;
                     for (int kk = 0; kk < kn; kk++) acc += As[ty][kk] * Bs[kk][tx];

@@ -423,8 +423,8 @@ void main() {
 /* ---- matmul_generic: every other dtype. 16x16 output tiles, one output per thread (tx = tid % 16 the
    column, ty = tid / 16 the row), k-steps of 16 staged in shared memory in the accumulator type. Each output
    adds its products in k order like the CPU: f64 in double, f16/bf16 in f32 (stored rounded), integers in
-   uint64 with wrap-around (stored wrapped). Grid: x over column tiles, y over row tiles, z over batches
-   (grid-stride). ------------------------------------------------------------------------------------------ */
+   uint64 with wrap-around (stored wrapped). ia 9 = 1: B is stored [N, K]. Grid: x over column tiles, y over row
+   tiles, z over batches (grid-stride). -------------------------------------------------------------------- */
 
 /* loads and stores in the accumulator type */
 double mg_ld_d(uint64_t p, int dt, int64_t i) { return rlx_f64(p, i); }
@@ -443,6 +443,7 @@ void mg_st_u(uint64_t p, int dt, int64_t i, uint64_t v) { rlx_st_from_i(p, dt, i
         const int64_t M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];                                          \
         const int tx = int(gl_LocalInvocationID.x) & 15, ty = int(gl_LocalInvocationID.x) >> 4;                     \
         const int dt = a.dt_in[0];                                                                                  \
+        const bool tb = a.ia[9] != 0L; /* B stored [N, K] */                                                        \
         const int64_t tm = (M + 15) / 16, tn = (N + 15) / 16;                                                       \
         const uint64_t A = a.in_[0], B = a.in_[1];                                                                  \
         for (int64_t z = gl_WorkGroupID.z; z < nb; z += gl_NumWorkGroups.z) {                                       \
@@ -455,7 +456,7 @@ void mg_st_u(uint64_t p, int dt, int64_t i, uint64_t v) { rlx_st_from_i(p, dt, i
                     for (int64_t k0 = 0; k0 < K; k0 += 16) {                                                        \
                         ACC av = Z, bv = Z;                                                                         \
                         if (r < M && k0 + tx < K) av = LD(A, dt, ao + r * K + k0 + tx);                             \
-                        if (k0 + ty < K && c < N) bv = LD(B, dt, bo + (k0 + ty) * N + c);                           \
+                        if (k0 + ty < K && c < N) bv = LD(B, dt, bo + (tb ? c * K + k0 + ty : (k0 + ty) * N + c)); \
                         AS[ty][tx] = av;                                                                            \
                         BS[ty][tx] = bv;                                                                            \
                         barrier();                                                                                  \
