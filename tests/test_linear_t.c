@@ -6,7 +6,8 @@
       pass makes from matmul(x, transpose(W)) [+ b] [then an activation], each with and without bias, with every
       activation, transposed and not (w [K, N] as the control), for x of rank 1, 2 (M = 1, 5, 37, 130) and 3.
       Also a batched matmul(x [B, M, K], transpose(W [B, N, K])), and matmul(x, transpose(W)) in f64, f16, bf16
-      and i32 (values exact in the dtype, so the reference is exact up to the output's rounding).
+      and i32 (values exact in the dtype, so the reference is exact up to the output's rounding), and the gated
+      MLP silu(x · transpose(Wg)) · (x · transpose(Wu)), whose up projection becomes a gated linear.
    2. No copy of the weight: for every transposed form, no step is a transpose and no buffer outside the weight
       block is as large as W (rlx_program_buffer; every case's W is larger than its x and y), and the report
       names no transpose. The same detector is shown
@@ -241,6 +242,52 @@ static void run_dtype(rlx_device dev, rlx_dtype dt, int64_t M, int64_t K, int64_
     free(xd); free(wd); free(yd);
 }
 
+/* silu(x · transpose(Wg)) · (x · transpose(Wu)): the up projection becomes a linear with a gate input */
+static void run_gated(rlx_device dev, int64_t M, int64_t K, int64_t N) {
+    int64_t xs[2], ws[2], i, m, n, k;
+    int bad = -1;
+    float *x = (float*)malloc(sizeof(float) * (size_t)(M * K)), *wg = (float*)malloc(sizeof(float) * (size_t)(N * K));
+    float *wu = (float*)malloc(sizeof(float) * (size_t)(N * K)), *y = (float*)malloc(sizeof(float) * (size_t)(M * N));
+    rlx_graph* g = rlx_graph_create(NULL);
+    rlx_program* p = NULL;
+    rlx_tensor tx, gate, up;
+    char why[4200];
+    xs[0] = M; xs[1] = K; ws[0] = N; ws[1] = K;
+    for (i = 0; i < M * K; i++) x[i] = (float)th_uniform(-1, 1);
+    for (i = 0; i < N * K; i++) { wg[i] = (float)th_uniform(-1, 1); wu[i] = (float)th_uniform(-1, 1); }
+    tx = rlx_input(g, "x", RLX_F32, 2, xs);
+    gate = rlx_matmul(g, tx, rlx_transpose(g, rlx_param(g, "wg", RLX_F32, 2, ws), NULL));
+    up = rlx_matmul(g, tx, rlx_transpose(g, rlx_param(g, "wu", RLX_F32, 2, ws), NULL));
+    rlx_output(g, "y", rlx_mul(g, rlx_silu(g, gate), up));
+    if (!compile_on(g, dev, 0, &p)) {
+        TH_CHECK(0, "%s gated: compile failed: %s", rlx_device_name(dev), rlx_graph_error(g));
+    } else {
+        rlx_set_param_f32(p, "wg", wg, (size_t)(N * K));
+        rlx_set_param_f32(p, "wu", wu, (size_t)(N * K));
+        rlx_set_input_f32(p, "x", x, (size_t)(M * K));
+        if (rlx_run(p) != RLX_OK || rlx_get_output_f32(p, "y", y, (size_t)(M * N)) != RLX_OK) {
+            TH_CHECK(0, "%s gated: run: %s", rlx_device_name(dev), rlx_program_error(p));
+        } else {
+            for (m = 0; m < M; m++)
+                for (n = 0; n < N; n++) {
+                    double sg = 0, su = 0;
+                    for (k = 0; k < K; k++) {
+                        sg += (double)x[m * K + k] * (double)wg[n * K + k];
+                        su += (double)x[m * K + k] * (double)wu[n * K + k];
+                    }
+                    if (bad < 0 && !th_close((double)y[m * N + n], ref_act(RLX_ACT_SILU, sg) * su, 4e-5 * (double)K, 2e-4))
+                        bad = (int)(m * N + n);
+                }
+            TH_CHECK(bad < 0, "%s gated silu(x Wg^T) * (x Wu^T) M=%lld: y[%d] wrong", rlx_device_name(dev), (long long)M, bad);
+            TH_CHECK(no_weight_copy(p, (size_t)(N * K) * sizeof(float), why, sizeof why), "%s gated: %s",
+                     rlx_device_name(dev), why);
+        }
+    }
+    rlx_program_destroy(p);
+    rlx_graph_destroy(g);
+    free(x); free(wg); free(wu); free(y);
+}
+
 /* The detector fires where a copy exists: without fusion, x · transpose(W) + b materialises the transpose. */
 static void detector_fires(void) {
     int64_t xs[2] = {3, 40}, ws[2] = {48, 40}, bs[1] = {48};
@@ -290,6 +337,8 @@ int main(void) {
                         }
         run_batched(devs[d], 3, 1, 36, 20);
         run_batched(devs[d], 2, 30, 40, 80);
+        run_gated(devs[d], 1, 48, 40);
+        run_gated(devs[d], 20, 64, 72);
         {
             static const rlx_dtype dts[4] = {RLX_F64, RLX_F16, RLX_BF16, RLX_I32};
             for (i = 0; i < 4; i++) {
