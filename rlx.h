@@ -18,7 +18,9 @@
 
    rlx.h builds a graph of tensor operations, optimises it (constant folding, common subexpressions, dead code),
    plans every intermediate buffer into one arena by liveness, lowers the graph once to a flat list of steps,
-   and runs those steps on a device as often as you like.
+   and runs those steps on a device as often as you like. Fusion forms matmul + bias + activation and other
+   composite steps; a weight stored [out, in] and used as rlx_transpose(W) in a matmul or rlx_linear is read
+   in place by every backend, never copied per run.
 
    EXAMPLE (a linear layer followed by a ReLU, error checks folded into one):
 
@@ -326,7 +328,8 @@ RLXDEF rlx_tensor rlx_cast(rlx_graph* g, rlx_tensor x, rlx_dtype to);
 
 /* Matrix product with numpy matmul semantics: rank-1 a is [k] → [1,k] (dim removed after), rank-1 b is [k] →
    [k,1]; batch dims broadcast. Both operands share a dtype (f32, f16, bf16, f64 or an integer type). f16/bf16
-   accumulate in f32; integers accumulate in int64 and wrap to the output type. */
+   accumulate in f32; integers accumulate in int64 and wrap to the output type. A b given as a transpose that
+   swaps its last two dims is read in place (no copy), on every device, for every dtype. */
 RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b);
 
 /* Reductions over a set of axes (negative axes count from the end; naxes = 0 means all axes). sum/prod of an
@@ -502,7 +505,10 @@ RLXDEF rlx_tensor rlx_pad(rlx_graph* g, rlx_tensor x, const int64_t* before, con
 
 typedef enum rlx_activation { RLX_ACT_NONE = 0, RLX_ACT_RELU, RLX_ACT_GELU, RLX_ACT_GELU_TANH, RLX_ACT_SILU,
                               RLX_ACT_COUNT, RLX_ACT_FORCE_U32 = 0x7FFFFFFF } rlx_activation;
-/* act(x · w + bias): x [..., K], w [K, N], optional bias [N]; f32 only. */
+/* act(x · w + bias): x [..., K], w [K, N], optional bias [N]; f32 only. A weight stored [N, K] (nn.Linear, ONNX
+   Gemm transB = 1) is passed as rlx_transpose(W): the compiled program reads W in place on every device (no copy
+   step, no weight-sized buffer in the arena), as it does for matmul(x, transpose(W)) [+ bias] [+ activation],
+   which the fusion pass turns into this op. */
 RLXDEF rlx_tensor rlx_linear(rlx_graph* g, rlx_tensor x, rlx_tensor w, rlx_tensor bias, rlx_activation act);
 /* norm(x + residual) in one step (x and residual of one shape); if sum_out is non-NULL it receives x + residual
    from the same step. rmsnorm / layernorm semantics as the plain ops. */
@@ -1172,7 +1178,7 @@ typedef struct rlx__node {
 /* Integer attributes by op:
    CAST: ia[0] = source dtype (for the dump only)
    MATMUL: ia[0]/ia[1] = original ranks of a / b; ia[3] = b is stored with its last two dims swapped (set by
-           fusion, CPU only); ia[10] = TF32 allowed (set by rlx_compile for GPUs)
+           fusion, every dtype: each matmul kernel honours it); ia[10] = TF32 allowed (set by rlx_compile for GPUs)
    reductions: ia[0] = keepdims, ia[1] = naxes, ia[2..] = normalised axes     ARGMAX/MIN: ia[0] axis, ia[1] keepdims
    SOFTMAX/LOG_SOFTMAX: ia[0] axis        LAYERNORM: ia[0] axis, ia[1] has gamma, ia[2] has beta; fa[0] eps
    RMSNORM: ia[1] has gamma, ia[2] has beta; fa[0] eps      TRANSPOSE: ia[0..rank) perm
@@ -2236,7 +2242,8 @@ RLXDEF size_t rlx_graph_dump_dot(const rlx_graph* g, char* buf, size_t cap) {
    GROUP_NORM in: x, [gamma], [beta]   ia: 0 groups, 1 has_gamma, 2 has_beta   fa: 0 eps
    RESIZE     ia: 0 mode, 1 align_corners
    PAD        ia: 0 mode, 1-8 before[axis], 9-16 after[axis]   fa: 0 value
-   LINEAR     in: x, w, [bias], [gate]   ia: 0 activation, 1 has_bias, 2 has_gate, 3 gate activation
+   LINEAR     in: x, w, [bias], [gate]   ia: 0 activation, 1 has_bias, 2 has_gate, 3 gate activation,
+                  4 w is stored transposed: [N, K] (set by the fusion pass when w was transpose(W))
               y = act(x·w + bias), times act_gate(gate) when gated (formed only by the fusion pass)
    ADD_NORM   in: x, residual, [gamma], [beta]
               ia: 0 axis (first normalised axis), 1 has_gamma, 2 has_beta, 3 kind (0 rmsnorm, 1 layernorm),
@@ -2972,7 +2979,7 @@ typedef struct rlx__target {
     int sm;        /* device generation passed to supports (CUDA: compute capability × 10) */
     int fuse;      /* the device runs every fused op (linear, add_norm, swiglu, geglu, fused_ew) */
     int fuse_gated;/* ... and linear with a gate input (the matmul epilogue multiplies by act(gate)) */
-    int fuse_transpose; /* ... and f32 matmul reading a transposed b in place (MATMUL ia[3]) */
+    int fuse_transpose; /* ... and matmul / linear reading a transposed b in place (MATMUL ia[3], LINEAR ia[4]) */
 } rlx__target;
 static int rlx__target_has(const rlx__target* t, const rlx_graph* g, const rlx__node* nd) {
     return !t->supports || t->supports(g, nd, t->sm);
@@ -3055,7 +3062,7 @@ static rlx_tensor rlx__decompose(rlx_graph* ng, const rlx__node* nd, const rlx_t
         return y;
     }
     case RLX_OP_LINEAR: {
-        rlx_tensor y = rlx_matmul(ng, x[0], x[1]);
+        rlx_tensor y = rlx_matmul(ng, x[0], nd->ia[4] ? rlx_transpose(ng, x[1], NULL) : x[1]);
         if (nd->ia[1]) y = rlx_add(ng, y, x[2]);
         y = rlx__act_build(ng, (rlx_activation)nd->ia[0], y);
         if (nd->ia[2]) y = rlx_mul(ng, rlx__act_build(ng, (rlx_activation)nd->ia[3], x[nd->ia[1] ? 3 : 2]), y);
@@ -3454,8 +3461,18 @@ static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap)
             }
         }
         remap[i] = fused ? fused : rlx__copy_node(ng, g, nd, remap);
+        /* linear(x, transpose(W)), built so or fused from matmul(x, transpose(W)) + b: the GEMM reads W [N, K] in
+           place (LINEAR ia[4]); the transpose is left without readers and DCE removes it */
+        if (remap[i] && t->fuse_transpose && rlx__N(ng, remap[i])->op == RLX_OP_LINEAR && !rlx__N(ng, remap[i])->ia[4]) {
+            rlx__node* nn = rlx__N(ng, remap[i]);
+            const rlx__node* tw = rlx__N(ng, ng->ins[nn->in_off + 1]);
+            if (tw->op == RLX_OP_TRANSPOSE && tw->rank == 2 && tw->ia[0] == 1 && tw->ia[1] == 0) {
+                ng->ins[nn->in_off + 1] = rlx__in(ng, tw, 0);
+                nn->ia[4] = 1;
+            }
+        }
         /* matmul(a, transpose(w)) with the last two dims swapped: the GEMM reads w through strides */
-        if (!fused && remap[i] && t->fuse_transpose && nd->op == RLX_OP_MATMUL && nd->dtype == RLX_F32 && nd->ia[1] >= 2) {
+        if (!fused && remap[i] && t->fuse_transpose && nd->op == RLX_OP_MATMUL && nd->ia[1] >= 2) {
             const rlx__node* tb = rlx__N(g, rlx__in(g, nd, 1));
             int r = tb->rank, ok = tb->op == RLX_OP_TRANSPOSE && r >= 2 && tb->ia[r - 1] == r - 2 && tb->ia[r - 2] == r - 1;
             for (k = 0; ok && k < r - 2; k++)
@@ -5259,6 +5276,7 @@ typedef struct rlx__mm_job {
     const char *a, *b;
     char* c;
     rlx_dtype dt;
+    int64_t bk, bn;   /* element strides of b along k and n (1, K when b is stored transposed: MATMUL ia[3]) */
 } rlx__mm_job;
 
 /* generic matmul: one task per (batch, row) */
@@ -5277,17 +5295,17 @@ static void rlx__mm_generic_task(void* vj, int64_t t, int thread) {
     for (n = 0; n < m->N; n++) {
         if (j->dt == RLX_F64) {
             double s = 0;
-            for (k = 0; k < m->K; k++) s += ((const double*)A)[i * m->K + k] * ((const double*)B)[k * m->N + n];
+            for (k = 0; k < m->K; k++) s += ((const double*)A)[i * m->K + k] * ((const double*)B)[k * j->bk + n * j->bn];
             ((double*)C)[i * m->N + n] = s;
         } else if (rlx__is_float(j->dt)) {
             float s = 0;
             for (k = 0; k < m->K; k++)
-                s += (float)rlx__load_f64(A, j->dt, i * m->K + k) * (float)rlx__load_f64(B, j->dt, k * m->N + n);
+                s += (float)rlx__load_f64(A, j->dt, i * m->K + k) * (float)rlx__load_f64(B, j->dt, k * j->bk + n * j->bn);
             rlx__store_f64(C, j->dt, i * m->N + n, (double)s);
         } else {
             uint64_t s = 0;
             for (k = 0; k < m->K; k++)
-                s += (uint64_t)rlx__load_i64(A, j->dt, i * m->K + k) * (uint64_t)rlx__load_i64(B, j->dt, k * m->N + n);
+                s += (uint64_t)rlx__load_i64(A, j->dt, i * m->K + k) * (uint64_t)rlx__load_i64(B, j->dt, k * j->bk + n * j->bn);
             rlx__store_i64(C, j->dt, i * m->N + n, (int64_t)s, 0);
         }
     }
@@ -5308,6 +5326,7 @@ static void rlx__k_matmul(const rlx_graph* g, const rlx__node* nd, void* const* 
     } else {
         rlx__mm_job j;
         j.m = &m; j.a = (const char*)in[0]; j.b = (const char*)in[1]; j.c = (char*)out; j.dt = nd->dtype;
+        j.bk = nd->ia[3] ? 1 : m.N; j.bn = nd->ia[3] ? m.K : 1;
         rlx__parallel_for(m.M * m.nbatch * m.N * m.K >= 65536 ? pool : NULL, m.nbatch * m.M, rlx__mm_generic_task, &j);
     }
 }
@@ -5616,10 +5635,11 @@ static void rlx__lin_epilogue(void* vj, int64_t t, int thread) {
 /* linear: one GEMM over all leading dims, then bias and activation in a parallel epilogue */
 static void rlx__k_linear(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
     const rlx__node* nw = rlx__N(g, rlx__in(g, nd, 1));
-    int64_t K = nw->shape[0], N = nw->shape[1], M = rlx__node_numel(nd) / N;
+    const int tw = nd->ia[4] != 0;   /* w stored [N, K] */
+    int64_t K = nw->shape[tw], N = nw->shape[1 - tw], M = rlx__node_numel(nd) / N;
     rlx__lin_job j;
     int tasks;
-    rlx__sgemm(pool, ws, M, N, K, (const float*)in[0], K, 1, (const float*)in[1], N, 1, (float*)out, N);
+    rlx__sgemm(pool, ws, M, N, K, (const float*)in[0], K, 1, (const float*)in[1], tw ? 1 : N, tw ? K : 1, (float*)out, N);
     j.y = (float*)out; j.bias = nd->ia[1] ? (const float*)in[2] : NULL; j.rows = M; j.n = N;
     j.act = (rlx_activation)nd->ia[0];
     j.gate = nd->ia[2] ? (const float*)in[nd->ia[1] ? 3 : 2] : NULL;
@@ -7647,14 +7667,15 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
     rlx__launch* L;
     int64_t M, N, K, nb = 1;
     int i, lin = nd->op == RLX_OP_LINEAR, f32 = nd->dtype == RLX_F32;
+    const int tb = (lin ? nd->ia[4] : nd->ia[3]) != 0;   /* b stored [..., N, K]: the *_t kernels, generic's ia 9 */
     rlx__kargs A;
     memset(&A, 0, sizeof A);
     A.rank = 1;
     A.dims[0] = 1;
     if (lin) {
         const rlx__node* nw = rlx__cl_x(g, nd, 1);
-        K = nw->shape[0];
-        N = nw->shape[1];
+        K = nw->shape[tb];
+        N = nw->shape[1 - tb];
         M = rlx__node_numel(nd) / N;
         A.ia[4] = nd->ia[1];
         A.ia[5] = nd->ia[0];
@@ -7677,12 +7698,20 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
     }
     A.ia[0] = M; A.ia[1] = N; A.ia[2] = K; A.ia[3] = nb;
     A.ia[6] = RLX_CUDA_TF32 || nd->ia[10];   /* ia[10]: RLX_COMPILE_TF32 (set by rlx_compile) */
+    A.ia[9] = tb;
     A.in[0] = rlx__cl_addr(g, nd, addr, 0);
     A.in[1] = rlx__cl_addr(g, nd, addr, 1);
     A.dt_in[0] = A.dt_in[1] = (int)rlx__cl_x(g, nd, 0)->dtype;
-    if (f32 && M <= 8) {
+    if (f32 && M <= 8 && tb) {   /* a warp per column: row n of b [N, K] is contiguous */
+        L = rlx__cl_add(w, "matmul", "gemv_t_f32", nd);
+        L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 8), 65535u * 1024u);
+    } else if (f32 && M <= 8) {
         L = rlx__cl_add(w, "matmul", "gemv_f32", nd);
         L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 32), 65535u * 1024u);
+    } else if (f32 && tb) {   /* transposed b: the SIMT tiles load b's tile like a's */
+        L = rlx__cl_add(w, "matmul", "matmul_f32_t", nd);
+        L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 64), 65535u * 1024u);
+        L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, 64), 65535u);
     } else if (f32 && sm >= 80) {   /* tensor cores; 128x128 tiles once there are enough of them */
         const int big = rlx__cl_cdiv(M, 128) * rlx__cl_cdiv(N, 128) * nb >= 256;
         const int64_t t = big ? 128 : 64;
@@ -11014,7 +11043,7 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
     memset(&t, 0, sizeof t);
     t.fuse = 1;
     t.fuse_gated = 1;   /* the CPU and the CUDA/HIP kernels run gated linears */
-    t.fuse_transpose = dev == RLX_DEVICE_CPU;   /* the GPU lowering reads b untransposed */
+    t.fuse_transpose = 1;   /* every backend reads a transposed f32 b in place (CPU strides, GPU *_t kernels) */
     t.sm = sm;
 #if !defined(RLX_NO_CUDA)
     if (dev == RLX_DEVICE_CUDA) t.supports = rlx__cuda_supports;

@@ -10,6 +10,10 @@
    and prints GFLOP/s. OpenBLAS is not linked: it is loaded at run time with dlopen (libopenblas.so.0, then
    libopenblas.so). Without it only the rlx numbers are printed and the ratio column reads n/a.
    Each figure is the best of 3 batches of at least 0.1 s each (>= 0.3 s of timing per figure).
+   A second table, `x @ W^T + b` (bench_linear_t), times the nn.Linear form: W a param stored [out, in] =
+   [2048, 2048], y = matmul(x, transpose(W)) + b for m = 1 and 256 rows of x, against cblas_sgemm with
+   transB = CblasTrans and beta = 1 on C prefilled with the bias (the fill is timed too); it also prints rlx's
+   arena and step count, which show that W is read in place (no transpose step, no weight-sized buffer).
    Exit status: 0 when every run succeeded and the two results agree, 1 otherwise. */
 #if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
 #define _POSIX_C_SOURCE 200809L
@@ -28,7 +32,7 @@
 typedef void (*bench_sgemm_fn)(int order, int transa, int transb, int m, int n, int k, float alpha, const float* a,
                                int lda, const float* b, int ldb, float beta, float* c, int ldc);
 typedef void (*bench_threads_fn)(int n);
-enum { BENCH_ROW_MAJOR = 101, BENCH_NO_TRANS = 111 };
+enum { BENCH_ROW_MAJOR = 101, BENCH_NO_TRANS = 111, BENCH_TRANS = 112 };
 
 static bench_sgemm_fn blas_sgemm;
 static bench_threads_fn blas_set_threads;
@@ -129,6 +133,127 @@ static double time_openblas(int n, const float* a, const float* b, float* c) {
     return best;
 }
 
+/* y = x @ W^T + b with W [n, n] stored [out, in]: rlx (matmul + transpose + add, fused into one linear step that
+   reads W in place) against cblas_sgemm(NoTrans, Trans) with beta = 1 on C prefilled with b. Returns 1 on a
+   failure or a disagreement. */
+static int bench_linear_t(int have_blas) {
+    enum { LT_N = 2048 };
+    static const int rows[2] = {1, 256};
+    char lines[4][160];
+    int nlines = 0, failed = 0, ri, threads, i, j;
+    const size_t wcount = (size_t)LT_N * (size_t)LT_N;
+    float* w = (float*)malloc(wcount * sizeof(float));
+    float* bias = (float*)malloc(LT_N * sizeof(float));
+    if (!w || !bias) { printf("out of memory\n"); free(w); free(bias); return 1; }
+    for (i = 0; i < (int)wcount; i++) w[i] = random_value();
+    for (i = 0; i < LT_N; i++) bias[i] = random_value();
+    for (ri = 0; ri < 2; ri++) {
+        const int m = rows[ri];
+        const size_t xcount = (size_t)m * LT_N;
+        float* x = (float*)malloc(xcount * sizeof(float));
+        float* y = (float*)malloc(xcount * sizeof(float));
+        float* ref = (float*)malloc(xcount * sizeof(float));
+        if (!x || !y || !ref) { printf("out of memory\n"); free(x); free(y); free(ref); failed = 1; break; }
+        for (i = 0; i < (int)xcount; i++) x[i] = random_value();
+        for (threads = 1; threads <= 2; threads++) {
+            int64_t xs[2], ws[2], bs[1];
+            rlx_graph* g = rlx_graph_create(NULL);
+            rlx_program* p = NULL;
+            rlx_compile_desc cd;
+            rlx_plan_info pi;
+            double flops = 2.0 * (double)m * LT_N * LT_N, gf_rlx = 0.0, gf_blas = 0.0, max_err = 0.0, max_ref = 0.0;
+            int w_;
+            if (!g) { printf("out of memory\n"); failed = 1; break; }
+            xs[0] = m; xs[1] = LT_N; ws[0] = LT_N; ws[1] = LT_N; bs[0] = LT_N;
+            rlx_output(g, "y", rlx_add(g, rlx_matmul(g, rlx_input(g, "x", RLX_F32, 2, xs),
+                                                     rlx_transpose(g, rlx_param(g, "w", RLX_F32, 2, ws), NULL)),
+                                       rlx_param(g, "b", RLX_F32, 1, bs)));
+            memset(&cd, 0, sizeof cd);
+            cd.device = RLX_DEVICE_CPU;
+            cd.num_threads = threads;
+            if (rlx_compile(g, &cd, &p) != RLX_OK) {
+                printf("x @ W^T + b m=%d: compile failed: %s\n", m, rlx_graph_error(g));
+                rlx_graph_destroy(g);
+                failed = 1;
+                continue;
+            }
+            rlx_graph_destroy(g);
+            if (rlx_set_param_f32(p, "w", w, wcount) != RLX_OK || rlx_set_param_f32(p, "b", bias, LT_N) != RLX_OK ||
+                rlx_set_input_f32(p, "x", x, xcount) != RLX_OK) {
+                printf("x @ W^T + b m=%d: set failed: %s\n", m, rlx_program_error(p));
+                rlx_program_destroy(p);
+                failed = 1;
+                continue;
+            }
+            for (w_ = 0; w_ < 3; w_++) rlx_run(p);   /* warm up */
+            {
+                double best = 0.0;
+                int batch;
+                for (batch = 0; batch < 3; batch++) {
+                    long reps = 0;
+                    double t0 = now_seconds(), t = 0.0;
+                    do {
+                        if (rlx_run(p) != RLX_OK) { failed = 1; break; }
+                        reps++;
+                        t = now_seconds() - t0;
+                    } while (t < 0.1);
+                    if (reps > 0 && t > 0.0 && flops * (double)reps / t * 1e-9 > best) best = flops * (double)reps / t * 1e-9;
+                }
+                gf_rlx = best > 0.0 ? best : 1e-30;
+            }
+            rlx_program_plan(p, &pi);
+            if (rlx_get_output_f32(p, "y", y, xcount) != RLX_OK) failed = 1;
+            rlx_program_destroy(p);
+            if (have_blas) {
+                double best = 0.0;
+                int batch;
+                blas_set_threads(threads);
+                for (batch = 0; batch < 3; batch++) {
+                    long reps = 0;
+                    double t0 = now_seconds(), t;
+                    do {
+                        for (i = 0; i < m; i++) memcpy(ref + (size_t)i * LT_N, bias, LT_N * sizeof(float));
+                        blas_sgemm(BENCH_ROW_MAJOR, BENCH_NO_TRANS, BENCH_TRANS, m, LT_N, LT_N, 1.0f, x, LT_N, w, LT_N,
+                                   1.0f, ref, LT_N);
+                        reps++;
+                        t = now_seconds() - t0;
+                    } while (t < 0.1);
+                    if (flops * (double)reps / t * 1e-9 > best) best = flops * (double)reps / t * 1e-9;
+                }
+                gf_blas = best;
+                for (i = 0; i < m; i++)
+                    for (j = 0; j < LT_N; j++) {
+                        double e = fabs((double)y[(size_t)i * LT_N + j] - (double)ref[(size_t)i * LT_N + j]);
+                        if (e > max_err) max_err = e;
+                        if (fabs((double)ref[(size_t)i * LT_N + j]) > max_ref) max_ref = fabs((double)ref[(size_t)i * LT_N + j]);
+                    }
+                max_err = max_ref > 0.0 ? max_err / max_ref : max_err;
+                if (max_err > 1e-4) {
+                    printf("x @ W^T + b m=%d threads=%d: rlx and openblas disagree (max rel error %.3g)\n", m, threads, max_err);
+                    failed = 1;
+                }
+                sleep_ms(200);
+                snprintf(lines[nlines], sizeof lines[nlines], "%5d %8d %9.3f %9.3f %7.2f %10zu %6d    %.1e", m, threads,
+                         flops / gf_rlx * 1e-6, flops / gf_blas * 1e-6, gf_rlx / gf_blas, pi.arena_bytes, pi.num_steps, max_err);
+            } else {
+                snprintf(lines[nlines], sizeof lines[nlines], "%5d %8d %9.3f %9s %7s %10zu %6d", m, threads,
+                         flops / gf_rlx * 1e-6, "-", "n/a", pi.arena_bytes, pi.num_steps);
+            }
+            nlines++;
+        }
+        free(x);
+        free(y);
+        free(ref);
+    }
+    printf("x @ W^T + b, W [%d, %d] stored [out, in] (nn.Linear), ms per run (ratio = openblas time / rlx time)\n",
+           (int)LT_N, (int)LT_N);
+    printf("    m  threads    rlx ms   blas ms   ratio  arena (B)  steps%s\n", have_blas ? "  max rel err" : "");
+    for (i = 0; i < nlines; i++) printf("%s\n", lines[i]);
+    free(w);
+    free(bias);
+    return failed;
+}
+
 int main(void) {
     static const int sizes[4] = {64, 256, 512, 1024};
     char simd[64], lines[8][128];
@@ -218,5 +343,6 @@ int main(void) {
     printf("matmul f32 (CPU: %s), GFLOP/s\n", simd);
     printf("    n  threads       rlx  openblas   ratio%s\n", have_blas ? "  max rel err" : "");
     for (i = 0; i < nlines; i++) printf("%s\n", lines[i]);
+    failed |= bench_linear_t(have_blas);
     return failed;
 }

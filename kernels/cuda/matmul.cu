@@ -6,17 +6,21 @@
    in: 0 A, 1 B, 2 bias [N], 3 gate [M, N] (linear only).
    ia: 0 M, 1 N, 2 K, 3 batch count, 4 has bias, 5 activation (rlx_activation), 7 has gate, 8 gate activation:
    the linear epilogue act(acc + bias[n]) · act_gate(gate[m, n]) (rlx_epilogue) applied by the f32 kernels.
+   The *_t kernels (matmul_f32_t, gemv_t_f32) read B stored transposed, [N, K] row-major (ia 9 = 1): a weight
+   W [N, K] used as transpose(W) is read in place, never copied.
    Tiles are walked with grid-stride loops in every grid dimension, so any shape fits the grid limits.
 */
 #include "common.cuh"
 
 /* ---- matmul_f32: 64x64 tiles, k-steps of 16, 256 threads each computing a 4x4 block of C (rows ty + 16i,
    columns tx + 16j). A is staged transposed in shared memory; the next k-step is prefetched into registers
-   while the current one is multiplied. f32 accumulation. -------------------------------------------------- */
+   while the current one is multiplied. f32 accumulation. TB (matmul_f32_t): B is stored [N, K] and its tile is
+   loaded like A's (rows n0 + tid / 16 + 16i, column k0 + tid % 16) and staged transposed the same way. ------- */
 #define RLX_MM_BM 64
 #define RLX_MM_BN 64
 #define RLX_MM_BK 16
-extern "C" __global__ void __launch_bounds__(256) matmul_f32(rlx_kargs a) {
+template <bool TB>
+RLX_D void rlx_matmul_f32_body(const rlx_kargs& a) {
     __shared__ float As[RLX_MM_BK][RLX_MM_BM + 4];
     __shared__ float Bs[RLX_MM_BK][RLX_MM_BN + 4];
     const rlx_i64 M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
@@ -44,15 +48,21 @@ extern "C" __global__ void __launch_bounds__(256) matmul_f32(rlx_kargs a) {
     for (int i = 0; i < 4; i++) {                                                                                \
         const rlx_i64 r = m0 + ar + 16 * i, c = (k0) + ac;                                                       \
         ra[i] = (r < M && c < K) ? A[r * K + c] : 0.0f;                                                          \
-        const rlx_i64 kr = (k0) + br + 4 * i, nc = n0 + bc;                                                      \
-        rb[i] = (kr < K && nc < N) ? B[kr * N + nc] : 0.0f;                                                      \
+        if (TB) {                                                                                                \
+            const rlx_i64 nr = n0 + ar + 16 * i;                                                                 \
+            rb[i] = (nr < N && c < K) ? B[nr * K + c] : 0.0f;                                                    \
+        } else {                                                                                                 \
+            const rlx_i64 kr = (k0) + br + 4 * i, nc = n0 + bc;                                                  \
+            rb[i] = (kr < K && nc < N) ? B[kr * N + nc] : 0.0f;                                                  \
+        }                                                                                                        \
     }
                 RLX_MM_LOAD(0)
                 for (rlx_i64 k0 = 0; k0 < K; k0 += RLX_MM_BK) {
 #pragma unroll
                     for (int i = 0; i < 4; i++) {
                         As[ac][ar + 16 * i] = ra[i];
-                        Bs[br + 4 * i][bc] = rb[i];
+                        if (TB) Bs[ac][ar + 16 * i] = rb[i];
+                        else Bs[br + 4 * i][bc] = rb[i];
                     }
                     __syncthreads();
                     if (k0 + RLX_MM_BK < K) { RLX_MM_LOAD(k0 + RLX_MM_BK) }
@@ -83,6 +93,8 @@ extern "C" __global__ void __launch_bounds__(256) matmul_f32(rlx_kargs a) {
             }
     }
 }
+extern "C" __global__ void __launch_bounds__(256) matmul_f32(rlx_kargs a) { rlx_matmul_f32_body<false>(a); }
+extern "C" __global__ void __launch_bounds__(256) matmul_f32_t(rlx_kargs a) { rlx_matmul_f32_body<true>(a); }
 
 /* ---- gemv_f32: few rows (M <= 8). A block of 256 threads owns 32 columns: thread (tx = tid % 32, ty =
    tid / 32) accumulates rows 0..M-1 over k = ty, ty + 8, ...; the 8 partial sums of a column are added in
@@ -127,9 +139,51 @@ extern "C" __global__ void __launch_bounds__(256) gemv_f32(rlx_kargs a) {
     }
 }
 
+/* ---- gemv_t_f32: few rows (M <= 8), B stored [N, K]. A block of 256 threads owns 8 columns, one warp each:
+   lane l accumulates rows 0..M-1 over k = l, l + 32, ... (row n of B and the rows of A are contiguous in k, so
+   every read of a warp is one 128-byte line), then the 32 partial sums are added by a butterfly of shuffles.
+   Grid: x over column blocks, z over batches (grid-stride). ------------------------------------------------- */
+extern "C" __global__ void __launch_bounds__(256) gemv_t_f32(rlx_kargs a) {
+    const rlx_i64 M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
+    const int lane = threadIdx.x & 31, wy = threadIdx.x >> 5;
+    const rlx_i64 tn = (N + 7) / 8;
+    for (rlx_i64 z = blockIdx.z; z < nb; z += gridDim.z) {
+        rlx_i64 ao, bo;
+        rlx_mm_batch(a, z, &ao, &bo);
+        const float* A = (const float*)a.in[0] + ao;
+        const float* B = (const float*)a.in[1] + bo;
+        float* C = (float*)a.out + z * M * N;
+        for (rlx_i64 bn = blockIdx.x; bn < tn; bn += gridDim.x) {
+            const rlx_i64 col = bn * 8 + wy;
+            float acc[RLX_GEMV_MAXM];
+#pragma unroll
+            for (int m = 0; m < RLX_GEMV_MAXM; m++) acc[m] = 0.0f;
+            if (col < N) {
+                const float* Bn = B + col * K;
+                for (rlx_i64 k = lane; k < K; k += 32) {
+                    const float bv = Bn[k];
+#pragma unroll
+                    for (int m = 0; m < RLX_GEMV_MAXM; m++)
+                        if (m < M) acc[m] += A[m * K + k] * bv;
+                }
+            }
+#pragma unroll
+            for (int m = 0; m < RLX_GEMV_MAXM; m++) {
+                float v = acc[m];
+#pragma unroll
+                for (int o = 16; o > 0; o >>= 1) v += RLX_SHFL_XOR(v, o);
+                acc[m] = v;
+            }
+            if (lane == 0 && col < N)
+                for (int m = 0; m < M; m++) C[m * N + col] = rlx_epilogue(a, acc[m], m, col, N);
+        }
+    }
+}
+
 /* ---- matmul_generic: every other dtype. 16x16 output tiles, one output per thread, k-steps of 16 staged in
    shared memory in the accumulator type. Each output adds its products in k order like the CPU: f64 in
-   double, f16/bf16 in f32 (stored rounded), integers in uint64 with wrap-around (stored wrapped). ----------- */
+   double, f16/bf16 in f32 (stored rounded), integers in uint64 with wrap-around (stored wrapped). ia 9 = 1: B is
+   stored [N, K]. ------------------------------------------------------------------------------------------- */
 template <class ACC>
 RLX_D ACC rlx_mm_ld(const void* p, int dt, rlx_i64 i);
 template <> RLX_D double rlx_mm_ld<double>(const void* p, int dt, rlx_i64 i) { (void)dt; return ((const double*)p)[i]; }
@@ -145,6 +199,7 @@ RLX_D void rlx_mm_generic_body(const rlx_kargs& a) {
     __shared__ ACC Bs[16][17];
     const rlx_i64 M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
     const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4, dt = a.dt_in[0];
+    const bool tb = a.ia[9] != 0;   /* B stored [N, K] */
     const rlx_i64 tm = (M + 15) / 16, tn = (N + 15) / 16;
     for (rlx_i64 z = blockIdx.z; z < nb; z += gridDim.z) {
         rlx_i64 ao, bo;
@@ -157,7 +212,9 @@ RLX_D void rlx_mm_generic_body(const rlx_kargs& a) {
                 ACC acc = ACC(0);
                 for (rlx_i64 k0 = 0; k0 < K; k0 += 16) {
                     As[ty][tx] = (r < M && k0 + tx < K) ? rlx_mm_ld<ACC>(A, dt, ao + r * K + k0 + tx) : ACC(0);
-                    Bs[ty][tx] = (k0 + ty < K && c < N) ? rlx_mm_ld<ACC>(B, dt, bo + (k0 + ty) * N + c) : ACC(0);
+                    Bs[ty][tx] = (k0 + ty < K && c < N)
+                                     ? rlx_mm_ld<ACC>(B, dt, bo + (tb ? c * K + k0 + ty : (k0 + ty) * N + c))
+                                     : ACC(0);
                     __syncthreads();
                     const int kn = K - k0 < 16 ? (int)(K - k0) : 16;
                     for (int kk = 0; kk < kn; kk++) acc += As[ty][kk] * Bs[kk][tx];

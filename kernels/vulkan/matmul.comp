@@ -1,5 +1,5 @@
 #version 460
-// kernels: matmul_f32 matmul_f32_big gemv_f32 matmul_generic
+// kernels: matmul_f32 matmul_f32_t matmul_f32_big gemv_f32 gemv_t_f32 matmul_generic
 /* matmul.comp - matrix products of the Vulkan backend (port of kernels/cuda/matmul.cu).
 
    All kernels compute C[z] = A[z] · B[z] for row-major A [M, K], B [K, N], C [M, N] with broadcast batch dims:
@@ -7,6 +7,8 @@
    in: 0 A, 1 B, 2 bias [N], 3 gate [M, N] (linear only).
    ia: 0 M, 1 N, 2 K, 3 batch count, 4 has bias, 5 activation (rlx_activation), 7 has gate, 8 gate activation:
    the linear epilogue act(acc + bias[n]) · act_gate(gate[m, n]) (rlx_epilogue) applied by the f32 kernels.
+   The *_t kernels (matmul_f32_t, gemv_t_f32) read B stored transposed, [N, K] row-major (ia 9 = 1): a weight
+   W [N, K] used as transpose(W) is read in place, never copied.
    Tiles are walked with grid-stride loops in every grid dimension, so any shape fits the grid limits.
 */
 #include "common.glsl"
@@ -15,7 +17,10 @@
 /* 16-byte vector views of device memory (used only where the address is 16-byte aligned) */
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer MmVec4 { vec4 v; };
 
-#if defined(RLX_K_matmul_f32)
+#if defined(RLX_K_matmul_f32) || defined(RLX_K_matmul_f32_t)
+#if defined(RLX_K_matmul_f32_t)
+#define MM_TB 1
+#endif
 /* ---- matmul_f32: 64x64 tiles of C, k-steps of 16, 256 threads each computing a 4x4 block of C (rows
    4·ty + i, columns 4·tx + j with tx = tid % 16, ty = tid / 16). Grid: x over column tiles, y over row tiles,
    z over batches (all grid-stride). f32 accumulation, every output adds its products in k order.
@@ -28,7 +33,10 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer MmVec4 { ve
    Loaders: thread tid reads A row tid / 4, columns 4·(tid % 4) .. +3 and B row tid / 16, columns
    4·(tid % 16) .. +3 of the k-step, as one 16-byte load when the rows are 16-byte aligned (K resp. N a multiple
    of 4), else element by element. The next k-step is loaded into registers while the current one is
-   multiplied. */
+   multiplied.
+   matmul_f32_t (MM_TB): B is stored [N, K]; its tile is loaded like A's (row n0 + tid / 4, columns
+   k0 + 4·(tid % 4) .. +3, 16-byte loads when K is a multiple of 4) and stored transposed into mm_bs (unswizzled:
+   the stores of a warp may share banks, the reads stay as in matmul_f32). */
 #define MM_BM 64
 #define MM_BN 64
 #define MM_BK 16
@@ -50,7 +58,11 @@ void main() {
         const uint64_t Ab = a.in_[0] + uint64_t(ao) * 4ul, Bb = a.in_[1] + uint64_t(bo) * 4ul;
         const uint64_t Cb = a.out_ + uint64_t(z * M * N) * 4ul;
         const bool vecA = (K & 3) == 0 && (Ab & 15ul) == 0ul;
+#if defined(MM_TB)
+        const bool vecB = (K & 3) == 0 && (Bb & 15ul) == 0ul;
+#else
         const bool vecB = (N & 3) == 0 && (Bb & 15ul) == 0ul;
+#endif
         const bool vecC = (N & 3) == 0 && (Cb & 15ul) == 0ul;
         for (int64_t bm = gl_WorkGroupID.y; bm < tm; bm += gl_NumWorkGroups.y) {
             for (int64_t bn = gl_WorkGroupID.x; bn < tn; bn += gl_NumWorkGroups.x) {
@@ -58,8 +70,14 @@ void main() {
                 const int64_t arow = m0 + ar, bcol = n0 + bc;
                 /* addresses of this thread's first A and B elements at k0 = 0 */
                 uint64_t pa = Ab + uint64_t(arow * K + ak) * 4ul;
+#if defined(MM_TB)
+                const int64_t brow = n0 + ar;   /* row of B [N, K] */
+                uint64_t pb = Bb + uint64_t(brow * K + ak) * 4ul;
+                const uint64_t pb_step = uint64_t(MM_BK * 4);
+#else
                 uint64_t pb = Bb + uint64_t(int64_t(br) * N + bcol) * 4ul;
                 const uint64_t pb_step = uint64_t(MM_BK * N) * 4ul;
+#endif
                 vec4 ra, rb;
                 vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
 
@@ -75,18 +93,33 @@ void main() {
             [[unroll]] for (int c = 0; c < 4; c++)                                                                  \
                 if (arow < M && ka + c < K) ra[c] = rlx_f32(pa, c);                                                 \
         }                                                                                                           \
+        MM_LOAD_B(kb)                                                                                               \
+    }
+#if defined(MM_TB)
+/* B [N, K]: row brow, columns ka .. ka + 3 (the same k as A's loader) */
+#define MM_LOAD_B(kb)                                                                                               \
+        if (vecB) {                                                                                                 \
+            if (brow < N && ka < K) rb = MmVec4(pb).v;                                                              \
+        } else {                                                                                                    \
+            [[unroll]] for (int c = 0; c < 4; c++)                                                                  \
+                if (brow < N && ka + c < K) rb[c] = rlx_f32(pb, c);                                                 \
+        }
+#define MM_STORE_B(s) [[unroll]] for (int c = 0; c < 4; c++) mm_bs[s][ak + c][ar >> 2][ar & 3] = rb[c];
+#else
+#define MM_LOAD_B(kb)                                                                                               \
         if (vecB) {                                                                                                 \
             if (kb < K && bcol < N) rb = MmVec4(pb).v;                                                              \
         } else {                                                                                                    \
             [[unroll]] for (int c = 0; c < 4; c++)                                                                  \
                 if (kb < K && bcol + c < N) rb[c] = rlx_f32(pb, c);                                                 \
-        }                                                                                                           \
-    }
+        }
+#define MM_STORE_B(s) mm_bs[s][br][bc >> 2] = rb;
+#endif
 /* registers -> shared stage s */
 #define MM_STORE(s)                                                                                                 \
     {                                                                                                               \
         [[unroll]] for (int c = 0; c < 4; c++) mm_as[s][ak + c][(ar >> 2) ^ mm_swz(ak + c)][ar & 3] = ra[c];        \
-        mm_bs[s][br][bc >> 2] = rb;                                                                                 \
+        MM_STORE_B(s)                                                                                               \
     }
 
                 MM_LOAD(0)
@@ -114,6 +147,8 @@ void main() {
                 }
 #undef MM_LOAD
 #undef MM_STORE
+#undef MM_LOAD_B
+#undef MM_STORE_B
                 const int64_t c0 = n0 + tx * 4;
                 const bool bias = a.ia[4] != 0L, act = a.ia[5] != 0L || a.ia[7] != 0L;
                 [[unroll]] for (int i = 0; i < 4; i++) {
@@ -337,12 +372,59 @@ void main() {
 }
 #endif
 
+#if defined(RLX_K_gemv_t_f32)
+/* ---- gemv_t_f32: few rows (M <= 8), B stored [N, K]. A workgroup of 256 threads owns 8 columns, 32 threads
+   each: thread (l = tid % 32, q = tid / 32) accumulates rows 0..M-1 of column 8·bn + q over k = l, l + 32, ...
+   (row n of B and the rows of A are contiguous in k); the 32 partial sums of a (column, row) are added in order
+   through shared memory. Grid: x over column blocks, z over batches (grid-stride). ------------------------- */
+#define GEMV_MAXM 8
+shared float gt_part[8][GEMV_MAXM][33];
+
+void main() {
+    RlxArgs a = rlx_pc.a;
+    const int64_t M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
+    const int tid = int(gl_LocalInvocationID.x), l = tid & 31, q = tid >> 5;
+    const int mrows = int(min(M, int64_t(GEMV_MAXM)));
+    const int64_t tn = (N + 7) / 8;
+    for (int64_t z = gl_WorkGroupID.z; z < nb; z += gl_NumWorkGroups.z) {
+        int64_t ao, bo;
+        rlx_mm_batch(z, ao, bo);
+        const uint64_t A = a.in_[0] + uint64_t(ao) * 4ul, B = a.in_[1] + uint64_t(bo) * 4ul;
+        const uint64_t C = a.out_ + uint64_t(z * M * N) * 4ul;
+        for (int64_t bn = gl_WorkGroupID.x; bn < tn; bn += gl_NumWorkGroups.x) {
+            const int64_t col = bn * 8 + q;
+            float acc[GEMV_MAXM];
+            [[unroll]] for (int m = 0; m < GEMV_MAXM; m++) acc[m] = 0.0;
+            if (col < N) {
+                for (int64_t k = l; k < K; k += 32) {
+                    const float bv = rlx_f32(B, col * K + k);
+                    [[unroll]] for (int m = 0; m < GEMV_MAXM; m++)
+                        if (m < mrows) acc[m] += rlx_f32(A, int64_t(m) * K + k) * bv;
+                }
+            }
+            [[unroll]] for (int m = 0; m < GEMV_MAXM; m++) gt_part[q][m][l] = acc[m];
+            barrier();
+            if (tid < 8 * GEMV_MAXM) {   /* thread (column c = tid / 8, row m = tid % 8) */
+                const int c = tid >> 3, m = tid & 7;
+                const int64_t cc = bn * 8 + c;
+                if (m < mrows && cc < N) {
+                    float v = 0.0;
+                    for (int j = 0; j < 32; j++) v += gt_part[c][m][j];
+                    rlx_f32(C, int64_t(m) * N + cc) = rlx_epilogue(v, int64_t(m), cc, N);
+                }
+            }
+            barrier();
+        }
+    }
+}
+#endif
+
 #if defined(RLX_K_matmul_generic)
 /* ---- matmul_generic: every other dtype. 16x16 output tiles, one output per thread (tx = tid % 16 the
    column, ty = tid / 16 the row), k-steps of 16 staged in shared memory in the accumulator type. Each output
    adds its products in k order like the CPU: f64 in double, f16/bf16 in f32 (stored rounded), integers in
-   uint64 with wrap-around (stored wrapped). Grid: x over column tiles, y over row tiles, z over batches
-   (grid-stride). ------------------------------------------------------------------------------------------ */
+   uint64 with wrap-around (stored wrapped). ia 9 = 1: B is stored [N, K]. Grid: x over column tiles, y over row
+   tiles, z over batches (grid-stride). -------------------------------------------------------------------- */
 
 /* loads and stores in the accumulator type */
 double mg_ld_d(uint64_t p, int dt, int64_t i) { return rlx_f64(p, i); }
@@ -361,6 +443,7 @@ void mg_st_u(uint64_t p, int dt, int64_t i, uint64_t v) { rlx_st_from_i(p, dt, i
         const int64_t M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];                                          \
         const int tx = int(gl_LocalInvocationID.x) & 15, ty = int(gl_LocalInvocationID.x) >> 4;                     \
         const int dt = a.dt_in[0];                                                                                  \
+        const bool tb = a.ia[9] != 0L; /* B stored [N, K] */                                                        \
         const int64_t tm = (M + 15) / 16, tn = (N + 15) / 16;                                                       \
         const uint64_t A = a.in_[0], B = a.in_[1];                                                                  \
         for (int64_t z = gl_WorkGroupID.z; z < nb; z += gl_NumWorkGroups.z) {                                       \
@@ -373,7 +456,7 @@ void mg_st_u(uint64_t p, int dt, int64_t i, uint64_t v) { rlx_st_from_i(p, dt, i
                     for (int64_t k0 = 0; k0 < K; k0 += 16) {                                                        \
                         ACC av = Z, bv = Z;                                                                         \
                         if (r < M && k0 + tx < K) av = LD(A, dt, ao + r * K + k0 + tx);                             \
-                        if (k0 + ty < K && c < N) bv = LD(B, dt, bo + (k0 + ty) * N + c);                           \
+                        if (k0 + ty < K && c < N) bv = LD(B, dt, bo + (tb ? c * K + k0 + ty : (k0 + ty) * N + c)); \
                         AS[ty][tx] = av;                                                                            \
                         BS[ty][tx] = bv;                                                                            \
                         barrier();                                                                                  \
