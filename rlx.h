@@ -7708,17 +7708,19 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
     } else if (f32 && M <= 8) {
         L = rlx__cl_add(w, "matmul", "gemv_f32", nd);
         L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 32), 65535u * 1024u);
-    } else if (f32 && tb) {   /* transposed b: the SIMT tiles load b's tile like a's */
-        L = rlx__cl_add(w, "matmul", "matmul_f32_t", nd);
-        L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 64), 65535u * 1024u);
-        L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, 64), 65535u);
-    } else if (f32 && sm >= 80) {   /* tensor cores; 128x128 tiles once there are enough of them */
+    } else if ((f32 || (!lin && (nd->dtype == RLX_F16 || nd->dtype == RLX_BF16))) && sm >= 80) {
+        /* tensor cores (f32 in 3xTF32 or TF32; f16/bf16 converted to f32 while loading, exact in one TF32
+           product), either layout of b; 128x128 tiles once there are enough of them */
         const int big = rlx__cl_cdiv(M, 128) * rlx__cl_cdiv(N, 128) * nb >= 256;
         const int64_t t = big ? 128 : 64;
         L = rlx__cl_add(w, "matmul_tc", big ? "matmul_tc_big" : "matmul_tc", nd);
         L->block[0] = big ? 256 : 128;
         L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, t), 65535u * 1024u);
         L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, t), 65535u);
+    } else if (f32 && tb) {   /* transposed b: the SIMT tiles load b's tile like a's */
+        L = rlx__cl_add(w, "matmul", "matmul_f32_t", nd);
+        L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 64), 65535u * 1024u);
+        L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, 64), 65535u);
     } else if (f32 && sm < 0 && rlx__cl_cdiv(M, 128) * rlx__cl_cdiv(N, 128) * nb >= 144 &&
                rlx__cl_smem(sm) >= 32768u) {
         /* Vulkan: 128x128 tiles (32 KiB of static shared memory) once there are enough of them (on an H200 the

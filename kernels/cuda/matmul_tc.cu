@@ -25,7 +25,10 @@
    lane's results of one row are 8 adjacent columns.
 
    Global loads are 16-byte cp.async (zero-filled past the edges) when K and N are multiples of 4 and both
-   operands 16-byte aligned, and 4-byte cp.async otherwise; any M, N, K >= 1 is handled.
+   operands 16-byte aligned, and 4-byte cp.async otherwise; any M, N, K >= 1 is handled. ia[9] != 0: b is stored
+   [N, K] (a transposed weight read in place). f16 and bf16 operands (dt_in[0], plain matmul only: no
+   epilogue) are loaded with ordinary loads, converted to f32 in shared memory and multiplied with one TF32
+   product per step, which is exact for them; the f32 sum is rounded to the output dtype once.
 */
 #include "common.cuh"
 
@@ -58,12 +61,45 @@ RLX_D void rlx_ldsm4(unsigned* r, unsigned addr) {
 
 enum { RLX_TC_BK = 16, RLX_TC_STAGES = 3 };
 
-/* Loads k-step k0 of the BM x BN tile at (m0, n0) into stage buffers As / Bs (shared addresses). */
-template <int BM, int BN, int THREADS, bool VEC>
-RLX_D void rlx_tc_load(unsigned As, unsigned Bs, const float* A, const float* B, rlx_i64 M, rlx_i64 N, rlx_i64 K,
-                       rlx_i64 m0, rlx_i64 n0, rlx_i64 k0, int tid) {
+/* Load modes: how a k-step of A and B reaches shared memory.
+     RLX_TC_V   f32, 16-byte cp.async for A and B (K and N multiples of 4, 16-byte aligned operands)
+     RLX_TC_S   f32, 4-byte cp.async for A and B (any shape)
+     RLX_TC_TV  f32, b stored [N, K] (ia[9]): A by 16-byte cp.async, B by 4-byte cp.async with k fastest
+     RLX_TC_TS  f32, b stored [N, K]: A and B by 4-byte cp.async
+     RLX_TC_H   f16 or bf16 (either layout of b): ordinary loads converted to f32 and stored to shared memory,
+                so the f32 tiles and fragments are unchanged. f16 and bf16 values are exact in TF32, so one TF32
+                product per step is exact and only the f32 accumulation rounds. */
+enum { RLX_TC_V = 0, RLX_TC_S = 1, RLX_TC_TV = 2, RLX_TC_TS = 3, RLX_TC_H = 4 };
+
+/* Loads k-step k0 of the BM x BN tile at (m0, n0) into stage buffers As / Bs (shared addresses; sA / sB are the
+   same buffers as generic pointers). A and B are element pointers already offset to the batch (for RLX_TC_H
+   element offsets ao / bo into the untyped bases instead). */
+template <int BM, int BN, int THREADS, int MODE>
+RLX_D void rlx_tc_load(unsigned As, unsigned Bs, float* sA, float* sB, const void* Av, const void* Bv,
+                       rlx_i64 ao, rlx_i64 bo, int dt, bool tb, rlx_i64 M, rlx_i64 N, rlx_i64 K, rlx_i64 m0,
+                       rlx_i64 n0, rlx_i64 k0, int tid) {
     enum { BK = RLX_TC_BK, BC = BN / 4 };
-    if (VEC) {
+    const float* A = (const float*)Av;
+    const float* B = (const float*)Bv;
+    if (MODE == RLX_TC_H) {
+#pragma unroll 1
+        for (int j = 0; j < BM * BK / THREADS; j++) {
+            const int i = tid + THREADS * j, r = i / BK, kk = i % BK, c = kk >> 2;
+            const rlx_i64 gr = m0 + r, gk = k0 + kk;
+            sA[r * BK + ((c ^ ((r >> 1) & 3)) << 2) + (kk & 3)] =
+                gr < M && gk < K ? rlx_ld_f(Av, dt, ao + gr * K + gk) : 0.0f;
+        }
+#pragma unroll 1
+        for (int j = 0; j < BK * BN / THREADS; j++) {
+            const int i = tid + THREADS * j;
+            const int r = tb ? i % BK : i / BN, n = tb ? i / BK : i % BN, c = n >> 2;
+            const rlx_i64 gk = k0 + r, gn = n0 + n;
+            sB[r * BN + ((c ^ ((r & 3) << 1)) << 2) + (n & 3)] =
+                gk < K && gn < N ? rlx_ld_f(Bv, dt, bo + (tb ? gn * K + gk : gk * N + gn)) : 0.0f;
+        }
+        return;
+    }
+    if (MODE == RLX_TC_V || MODE == RLX_TC_TV) {
 #pragma unroll
         for (int j = 0; j < BM * BK / 4 / THREADS; j++) {
             const int i = tid + THREADS * j, r = i >> 2, c = i & 3;
@@ -71,14 +107,6 @@ RLX_D void rlx_tc_load(unsigned As, unsigned Bs, const float* A, const float* B,
             const bool ok = gr < M && gk < K;
             const float* src = ok ? A + gr * K + gk : A;
             rlx_cp16(As + (unsigned)(r * BK + ((c ^ ((r >> 1) & 3)) << 2)) * 4u, src, ok ? 16 : 0);
-        }
-#pragma unroll
-        for (int j = 0; j < BK * BC / THREADS; j++) {
-            const int i = tid + THREADS * j, r = i / BC, c = i % BC;
-            const rlx_i64 gk = k0 + r, gn = n0 + 4 * c;
-            const bool ok = gk < K && gn < N;
-            const float* src = ok ? B + gk * N + gn : B;
-            rlx_cp16(Bs + (unsigned)(r * BN + ((c ^ ((r & 3) << 1)) << 2)) * 4u, src, ok ? 16 : 0);
         }
     } else {
 #pragma unroll 1
@@ -89,6 +117,17 @@ RLX_D void rlx_tc_load(unsigned As, unsigned Bs, const float* A, const float* B,
             const float* src = ok ? A + gr * K + gk : A;
             rlx_cp4(As + (unsigned)(r * BK + ((c ^ ((r >> 1) & 3)) << 2) + (kk & 3)) * 4u, src, ok ? 4 : 0);
         }
+    }
+    if (MODE == RLX_TC_V) {
+#pragma unroll
+        for (int j = 0; j < BK * BC / THREADS; j++) {
+            const int i = tid + THREADS * j, r = i / BC, c = i % BC;
+            const rlx_i64 gk = k0 + r, gn = n0 + 4 * c;
+            const bool ok = gk < K && gn < N;
+            const float* src = ok ? B + gk * N + gn : B;
+            rlx_cp16(Bs + (unsigned)(r * BN + ((c ^ ((r & 3) << 1)) << 2)) * 4u, src, ok ? 16 : 0);
+        }
+    } else if (MODE == RLX_TC_S) {
 #pragma unroll 1
         for (int j = 0; j < BK * BN / THREADS; j++) {
             const int i = tid + THREADS * j, r = i / BN, n = i % BN, c = n >> 2;
@@ -97,13 +136,22 @@ RLX_D void rlx_tc_load(unsigned As, unsigned Bs, const float* A, const float* B,
             const float* src = ok ? B + gk * N + gn : B;
             rlx_cp4(Bs + (unsigned)(r * BN + ((c ^ ((r & 3) << 1)) << 2) + (n & 3)) * 4u, src, ok ? 4 : 0);
         }
+    } else {   /* b [N, K]: consecutive threads take consecutive k of one row n (coalesced reads) */
+#pragma unroll 1
+        for (int j = 0; j < BK * BN / THREADS; j++) {
+            const int i = tid + THREADS * j, r = i % BK, n = i / BK, c = n >> 2;
+            const rlx_i64 gk = k0 + r, gn = n0 + n;
+            const bool ok = gk < K && gn < N;
+            const float* src = ok ? B + gn * K + gk : B;
+            rlx_cp4(Bs + (unsigned)(r * BN + ((c ^ ((r & 3) << 1)) << 2) + (n & 3)) * 4u, src, ok ? 4 : 0);
+        }
     }
 }
 
 /* One BM x BN tile of C: the pipelined main loop and the epilogue. */
-template <int BM, int BN, int WM, int WN, bool PRECISE, bool VEC>
-RLX_D void rlx_tc_tile(const rlx_kargs& a, float* smem, const float* A, const float* B, float* C, rlx_i64 M,
-                       rlx_i64 N, rlx_i64 K, rlx_i64 m0, rlx_i64 n0) {
+template <int BM, int BN, int WM, int WN, bool PRECISE, int MODE>
+RLX_D void rlx_tc_tile(const rlx_kargs& a, float* smem, const void* A, const void* B, rlx_i64 ao, rlx_i64 bo,
+                       rlx_i64 co, rlx_i64 M, rlx_i64 N, rlx_i64 K, rlx_i64 m0, rlx_i64 n0) {
     enum { BK = RLX_TC_BK, ST = RLX_TC_STAGES, NWN = BN / WN, THREADS = (BM / WM) * NWN * 32 };
     enum { MT = WM / 16, NT = WN / 8, SA = BM * BK, SB = BK * BN };
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t4 = lane & 3;
@@ -133,8 +181,10 @@ RLX_D void rlx_tc_tile(const rlx_kargs& a, float* smem, const float* A, const fl
 #pragma unroll
     for (int s = 0; s < ST - 1; s++) {
         if (s < nk)
-            rlx_tc_load<BM, BN, THREADS, VEC>(sbase + (unsigned)(s * (SA + SB)) * 4u,
-                                              sbase + (unsigned)(s * (SA + SB) + SA) * 4u, A, B, M, N, K, m0, n0,
+            rlx_tc_load<BM, BN, THREADS, MODE>(sbase + (unsigned)(s * (SA + SB)) * 4u,
+                                               sbase + (unsigned)(s * (SA + SB) + SA) * 4u,
+                                               smem + s * (SA + SB), smem + s * (SA + SB) + SA, A, B, ao, bo,
+                                               a.dt_in[0], a.ia[9] != 0, M, N, K, m0, n0,
                                               (rlx_i64)s * BK, tid);
         rlx_cp_commit();
     }
@@ -143,8 +193,10 @@ RLX_D void rlx_tc_tile(const rlx_kargs& a, float* smem, const float* A, const fl
         rlx_cp_wait<ST - 2>();
         __syncthreads();
         if (kt + ST - 1 < nk)
-            rlx_tc_load<BM, BN, THREADS, VEC>(sbase + (unsigned)(ws * (SA + SB)) * 4u,
-                                              sbase + (unsigned)(ws * (SA + SB) + SA) * 4u, A, B, M, N, K, m0, n0,
+            rlx_tc_load<BM, BN, THREADS, MODE>(sbase + (unsigned)(ws * (SA + SB)) * 4u,
+                                               sbase + (unsigned)(ws * (SA + SB) + SA) * 4u,
+                                               smem + ws * (SA + SB), smem + ws * (SA + SB) + SA, A, B, ao, bo,
+                                               a.dt_in[0], a.ia[9] != 0, M, N, K, m0, n0,
                                               (kt + ST - 1) * BK, tid);
         rlx_cp_commit();
         ws = ws + 1 == ST ? 0 : ws + 1;
@@ -229,7 +281,11 @@ RLX_D void rlx_tc_tile(const rlx_kargs& a, float* smem, const float* A, const fl
 #pragma unroll
                 for (int ni = 0; ni < NT; ni++) {
                     const rlx_i64 c = n0 + wn + 8 * t4 + 4 * hc + ni;
-                    if (c < N) C[r * N + c] = rlx_epilogue(a, acc[mi][ni][2 * hr + hc], r, c, N);
+                    if (c >= N) continue;
+                    if (MODE == RLX_TC_H)   /* a plain matmul: no epilogue; rounded to the output dtype */
+                        rlx_st_from_f((void*)a.out, a.dt_out, co + r * N + c, acc[mi][ni][2 * hr + hc]);
+                    else
+                        ((float*)a.out)[co + r * N + c] = rlx_epilogue(a, acc[mi][ni][2 * hr + hc], r, c, N);
                 }
         }
 }
@@ -238,19 +294,28 @@ template <int BM, int BN, int WM, int WN, bool PRECISE>
 RLX_D void rlx_tc_body2(const rlx_kargs& a, float* smem) {
     const rlx_i64 M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
     const rlx_i64 tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
+    const bool half = a.dt_in[0] != RLX_DT_F32, tb = a.ia[9] != 0;
     for (rlx_i64 z = blockIdx.z; z < nb; z += gridDim.z) {
         rlx_i64 ao, bo;
         rlx_mm_batch(a, z, &ao, &bo);
         const float* A = (const float*)a.in[0] + ao;
         const float* B = (const float*)a.in[1] + bo;
-        float* C = (float*)a.out + z * M * N;
-        const bool vec = (K & 3) == 0 && (N & 3) == 0 && (((rlx_u64)A | (rlx_u64)B) & 15) == 0;
+        const bool va = (K & 3) == 0 && ((rlx_u64)A & 15) == 0;
+        const bool vec = va && (N & 3) == 0 && ((rlx_u64)B & 15) == 0;
         for (rlx_i64 bm = blockIdx.y; bm < tm; bm += gridDim.y)
             for (rlx_i64 bn = blockIdx.x; bn < tn; bn += gridDim.x) {
-                if (vec)
-                    rlx_tc_tile<BM, BN, WM, WN, PRECISE, true>(a, smem, A, B, C, M, N, K, bm * BM, bn * BN);
+                const rlx_i64 m0 = bm * BM, n0 = bn * BN, co = z * M * N;
+                if (half)
+                    rlx_tc_tile<BM, BN, WM, WN, false, RLX_TC_H>(a, smem, (const void*)a.in[0], (const void*)a.in[1], ao, bo,
+                                                                 co, M, N, K, m0, n0);
+                else if (tb && va)
+                    rlx_tc_tile<BM, BN, WM, WN, PRECISE, RLX_TC_TV>(a, smem, A, B, 0, 0, co, M, N, K, m0, n0);
+                else if (tb)
+                    rlx_tc_tile<BM, BN, WM, WN, PRECISE, RLX_TC_TS>(a, smem, A, B, 0, 0, co, M, N, K, m0, n0);
+                else if (vec)
+                    rlx_tc_tile<BM, BN, WM, WN, PRECISE, RLX_TC_V>(a, smem, A, B, 0, 0, co, M, N, K, m0, n0);
                 else
-                    rlx_tc_tile<BM, BN, WM, WN, PRECISE, false>(a, smem, A, B, C, M, N, K, bm * BM, bn * BN);
+                    rlx_tc_tile<BM, BN, WM, WN, PRECISE, RLX_TC_S>(a, smem, A, B, 0, 0, co, M, N, K, m0, n0);
             }
     }
 }
