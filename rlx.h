@@ -56,7 +56,7 @@
    CONTENTS
        1. Types, results, dtypes                     >>types
        2. Graph builder and ops                      >>builder
-       3. Compile, run, I/O                          >>program
+       3. Compile, run, I/O, weight/state stores     >>program
        4. Devices and introspection                  >>devices
        --- implementation (RLX_IMPLEMENTATION) ---
        5. Config, allocation, checked sizes          >>config >>alloc >>size
@@ -69,6 +69,24 @@
       12. Driver loading, shared GPU layer           >>dl >>gpu
       13. CUDA and HIP backends                      >>cuda >>hip
       14. Vulkan backend                             >>vulkan
+      15. Weight / state store (rlx_store)           >>store
+
+   WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
+       By default each program holds its own copy of its params (and, on a GPU, uploads it). A store holds named
+       tensors and states on one device; programs compiled with rlx_compile_desc.store bind their params and
+       states to it by name, so programs of different graphs and shapes (prefill and decode) share one copy of
+       the weights and hand a KV cache to each other on the device:
+
+       rlx_store* s = NULL;
+       rlx_store_create(NULL, &s);                                  // AUTO: the device rlx_compile would pick
+       rlx_store_add(s, "w", RLX_F32, 2, ws, wdata);                // copied (uploaded once on a GPU)
+       rlx_store_borrow(s, "emb", RLX_F32, 2, es, mapped, release, user); // used in place on the CPU
+       rlx_store_add_state(s, "k_cache", RLX_F32, 3, cs);           // zeros, shared by every bound program
+       rlx_compile_desc cd = {0};
+       cd.store = s;                                                // device AUTO = the store's device
+       rlx_compile(prefill_graph, &cd, &pre);
+       rlx_compile(decode_graph, &cd, &dec);
+       rlx_store_destroy(s);                                        // storage lives until pre and dec are gone
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
@@ -98,7 +116,8 @@
        The file that defines RLX_IMPLEMENTATION must not be built with -ffast-math or -ffinite-math-only (rlx.h
        stops with an #error): masks, NaN propagation and the half-float conversions need IEEE semantics.
 
-   rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS.
+   rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS, map files (rlx_store_borrow takes
+   memory the caller mapped), move a store between devices (one store per device; add the tensors to each).
 */
 #ifndef RLX_H
 #define RLX_H
@@ -561,7 +580,8 @@ typedef struct rlx_compile_desc {
 
 /* Compiles g into *out. On failure *out is NULL and rlx_graph_error(g) says why. The program does not refer to
    the graph afterwards. A graph with a sticky builder error, no nodes or no outputs fails with
-   RLX_ERROR_BAD_GRAPH. */
+   RLX_ERROR_BAD_GRAPH. With desc->store, params and states are bound to the store by name (see rlx_store
+   below): a dtype or shape mismatch fails naming the tensor, and the device is the store's. */
 RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_program** out);
 RLXDEF void rlx_program_destroy(rlx_program* p);             /* NULL is fine; joins worker threads */
 RLXDEF const char* rlx_program_error(const rlx_program* p);  /* message of the last failure on p ("" if none) */
@@ -570,7 +590,8 @@ RLXDEF const char* rlx_program_device_reason(const rlx_program* p); /* why this 
 
 /* Clone: a new program with the same steps, its own arena, inputs and threads. share_weights != 0 makes the
    clone use the same param storage as p (set_param on either is seen by both; the storage lives until the
-   last sharer is destroyed); 0 copies the current param values. Constants are always shared (read-only). */
+   last sharer is destroyed); 0 copies the current param values. Constants are always shared (read-only).
+   Params and states bound to a store stay bound: the clone shares them with p either way. */
 RLXDEF rlx_result rlx_program_clone(rlx_program* p, int share_weights, rlx_program** out);
 
 /* Params. `dtype` is the dtype of *your* buffer; values are converted to the param's dtype with the rules of
@@ -715,9 +736,9 @@ typedef struct rlx_plan_info {
     size_t arena_bytes;        /* per-run memory: inputs + intermediates + outputs, after reuse        */
     size_t no_reuse_bytes;     /* the same buffers laid end to end (each aligned)                       */
     size_t lower_bound_bytes;  /* max over steps of the bytes live at that step: no plan can beat it    */
-    size_t weight_bytes;       /* params + constants                                                    */
+    size_t weight_bytes;       /* params + constants the program holds itself (store tensors excluded)  */
     size_t workspace_bytes;    /* kernel scratch (matmul packing)                                       */
-    size_t state_bytes;        /* persistent states (rlx_state)                                         */
+    size_t state_bytes;        /* persistent states (rlx_state) the program holds (store states excluded)*/
     int num_steps;             /* steps executed per run (views are free and not counted)               */
     int num_buffers;           /* entries readable with rlx_program_buffer                              */
     int num_threads;
@@ -735,7 +756,8 @@ typedef enum rlx_buffer_kind {
 } rlx_buffer_kind;
 
 /* One planned buffer (for tests and tools). Arena buffers (input/intermediate/output) have an offset into the
-   arena; param/constant buffers an offset into weight memory; views an offset into their parent. Live range:
+   arena; param/constant buffers an offset into weight memory; views an offset into their parent; params and
+   states bound to a store (rlx_compile_desc.store) offset 0 (their memory is the store's). Live range:
    [first_step, last_step] in step indices (inputs/params/constants: whole run; outputs: to the end). */
 typedef struct rlx_buffer_info {
     rlx_buffer_kind kind;
