@@ -648,7 +648,9 @@ RLXDEF rlx_result rlx_get_state(rlx_program* p, const char* name, rlx_dtype dtyp
      - params and states whose names are not in the store belong to the program as usual.
    rlx_set_param / rlx_set_state on a store-bound tensor write through to the store (every program bound to it
    sees the new value; a borrowed tensor is read-only: RLX_ERROR_INVALID_ARGUMENT); rlx_get_state reads the
-   store. A clone binds to the same store (store-bound states are then shared, not copied).
+   store, and so does rlx_get_output of an output that is a store tensor (e.g. the rlx_state_write of a store
+   state; on a GPU rlx_output_ptr of such an output fails: it has no host copy). A clone binds to the same store
+   (store-bound states are then shared, not copied).
 
    Memory. rlx_store_add copies the data into the store (on a GPU: one device allocation per tensor, uploaded
    once, whatever the number of programs). rlx_store_borrow uses the caller's memory in place on the CPU (e.g.
@@ -8856,6 +8858,21 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_download(rlx_program* p, int i) {
     return r == RLX_OK ? r : rlx__gpu_fail(p, gp->api, r, "download");
 }
 
+/* Reads node i into dst (converted to dtype) when it has no host mirror: an output that is (a view of) a store
+   tensor, e.g. the state_write of a store state. */
+static RLX__MAYBE_UNUSED rlx_result rlx__gpu_read_store(rlx_program* p, int i, rlx_dtype dtype, void* dst) {
+    rlx__gpu_prog* gp = (rlx__gpu_prog*)p->gpu;
+    const rlx__node* nd = &p->core->ir->nodes[i];
+    void* tmp = rlx__alloc(&p->al, rlx__node_bytes(nd));
+    rlx_result r;
+    if (!tmp) return rlx__perr(p, RLX_ERROR_OUT_OF_MEMORY, "download: out of memory");
+    r = gp->api->make_current(gp->index, gp->ctx);
+    if (r == RLX_OK) r = gp->api->dtoh(tmp, gp->addr[i], rlx__node_bytes(nd));
+    if (r == RLX_OK) rlx__convert(dst, dtype, tmp, nd->dtype, rlx__node_numel(nd));
+    rlx__free(&p->al, tmp);
+    return r == RLX_OK ? r : rlx__gpu_fail(p, gp->api, r, "download");
+}
+
 static RLX__MAYBE_UNUSED rlx_result rlx__gpu_download_states(rlx_program* p) {
     rlx__gpu_prog* gp = (rlx__gpu_prog*)p->gpu;
     rlx_result r = gp->api->make_current(gp->index, gp->ctx);
@@ -11992,6 +12009,7 @@ static rlx_result rlx__get_output(rlx_program* p, const char* name, rlx_dtype dt
     if (r != RLX_OK) return r;
     if (!p->ran) return rlx__perr(p, RLX_ERROR_NOT_SET, "get_output '%s': the program has not run yet", name);
 #if defined(RLX__HAS_GPU)
+    if (p->gpu && !p->ptr[i]) return rlx__gpu_read_store(p, i, dtype, dst);   /* an output in the store */
     if (p->gpu && (r = rlx__gpu_download(p, i)) != RLX_OK) return r;
 #endif
     rlx__convert(dst, dtype, p->ptr[i], nd->dtype, rlx__node_numel(nd));

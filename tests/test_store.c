@@ -175,6 +175,7 @@ static rlx_graph* graph_attn(int S) {
     ad.causal = 1;
     ad.kv_len = rlx_add(g, pos, rlx_scalar(g, RLX_I32, (double)S));
     rlx_output(g, "y", rlx_attention(g, q, kc, vc, &ad));
+    rlx_output(g, "kc", kc);   /* an output that is a store state */
     return g;
 }
 
@@ -274,6 +275,9 @@ static void test_kv_cache(rlx_device dev) {
                 if (!th_close(kc[i * D + c], want_k, 1e-5, 1e-5)) ok = 0;
             }
         TH_CHECK(ok, "%s: k_cache rows 0..5 are x·wk, rows 6..7 zero", dn);
+        memset(kp, 0, sizeof kp);
+        TH_CHECK(rlx_get_output_f32(dec, "kc", kp, T * D) == RLX_OK && memcmp(kc, kp, sizeof kc) == 0,
+                 "%s: an output that is a store state reads the store: %s", dn, rlx_program_error(dec));
     }
 done:
     rlx_store_destroy(s);   /* before the programs: they keep the storage alive */
