@@ -101,7 +101,8 @@
        another thread is inside a call on the same program returns RLX_ERROR_BUSY instead of racing; a graph has
        no such check. Different programs (including clones) may run on different threads at once. A program owns its worker threads (created by rlx_compile, joined by
        rlx_program_destroy); rlx_run blocks until all steps are done. The device list is computed on every call
-       and touches no global state.
+       and touches no global state. A store (rlx_store) is changed by one thread at a time, and programs that
+       share a store state must not run at the same time (see rlx_store).
 
    SECURITY
        Graphs built through this API are validated: shapes, dtypes, axes, byte sizes. Every element count, byte

@@ -278,6 +278,11 @@ static void test_kv_cache(rlx_device dev) {
         memset(kp, 0, sizeof kp);
         TH_CHECK(rlx_get_output_f32(dec, "kc", kp, T * D) == RLX_OK && memcmp(kc, kp, sizeof kc) == 0,
                  "%s: an output that is a store state reads the store: %s", dn, rlx_program_error(dec));
+        for (i = 0; i < T * D; i++) kp[i] = (float)i * 0.5f + 1.0f;
+        TH_CHECK(rlx_set_state(pre, "k_cache", RLX_F32, kp, sizeof kp) == RLX_OK, "%s: set_state on a store state: %s", dn,
+                 rlx_program_error(pre));
+        TH_CHECK(rlx_store_get(s, "k_cache", RLX_F32, kc, sizeof kc) == RLX_OK && memcmp(kc, kp, sizeof kc) == 0,
+                 "%s: set_state writes through to the store", dn);
     }
 done:
     rlx_store_destroy(s);   /* before the programs: they keep the storage alive */
