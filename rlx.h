@@ -68,7 +68,7 @@
    CONTENTS
        1. Types, results, dtypes                     >>types
        2. Graph builder and ops                      >>builder
-       3. Compile, run, I/O                          >>program
+       3. Compile, run, I/O, weight/state stores     >>program
        4. Devices and introspection                  >>devices
        --- implementation (RLX_IMPLEMENTATION) ---
        5. Config, allocation, checked sizes          >>config >>alloc >>size
@@ -81,6 +81,24 @@
       12. Driver loading, shared GPU layer           >>dl >>gpu
       13. CUDA and HIP backends                      >>cuda >>hip
       14. Vulkan backend                             >>vulkan
+      15. Weight / state store (rlx_store)           >>store
+
+   WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
+       By default each program holds its own copy of its params (and, on a GPU, uploads it). A store holds named
+       tensors and states on one device; programs compiled with rlx_compile_desc.store bind their params and
+       states to it by name, so programs of different graphs and shapes (prefill and decode) share one copy of
+       the weights and hand a KV cache to each other on the device:
+
+       rlx_store* s = NULL;
+       rlx_store_create(NULL, &s);                                  // AUTO: the device rlx_compile would pick
+       rlx_store_add(s, "w", RLX_F32, 2, ws, wdata);                // copied (uploaded once on a GPU)
+       rlx_store_borrow(s, "emb", RLX_F32, 2, es, mapped, release, user); // used in place on the CPU
+       rlx_store_add_state(s, "k_cache", RLX_F32, 3, cs);           // zeros, shared by every bound program
+       rlx_compile_desc cd = {0};
+       cd.store = s;                                                // device AUTO = the store's device
+       rlx_compile(prefill_graph, &cd, &pre);
+       rlx_compile(decode_graph, &cd, &dec);
+       rlx_store_destroy(s);                                        // storage lives until pre and dec are gone
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
@@ -95,7 +113,8 @@
        another thread is inside a call on the same program returns RLX_ERROR_BUSY instead of racing; a graph has
        no such check. Different programs (including clones) may run on different threads at once. A program owns its worker threads (created by rlx_compile, joined by
        rlx_program_destroy); rlx_run blocks until all steps are done. The device list is computed on every call
-       and touches no global state.
+       and touches no global state. A store (rlx_store) is changed by one thread at a time, and programs that
+       share a store state must not run at the same time (see rlx_store).
 
    SECURITY
        Graphs built through this API are validated: shapes, dtypes, axes, byte sizes. Every element count, byte
@@ -110,7 +129,8 @@
        The file that defines RLX_IMPLEMENTATION must not be built with -ffast-math or -ffinite-math-only (rlx.h
        stops with an #error): masks, NaN propagation and the half-float conversions need IEEE semantics.
 
-   rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS.
+   rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS, map files (rlx_store_borrow takes
+   memory the caller mapped), move a store between devices (one store per device; add the tensors to each).
 */
 #ifndef RLX_H
 #define RLX_H
@@ -196,6 +216,7 @@ typedef struct rlx_tensor { uint32_t id; uint32_t graph; } rlx_tensor;
 
 typedef struct rlx_graph rlx_graph;
 typedef struct rlx_program rlx_program;
+typedef struct rlx_store rlx_store;
 
 /* Optional allocator. Zero-initialised = use RLX_MALLOC/RLX_FREE. alloc must return memory aligned to at least
    16 bytes; rlx.h aligns its large buffers itself. */
@@ -571,11 +592,13 @@ typedef struct rlx_compile_desc {
     int num_threads;         /* CPU worker threads incl. the caller; 0 = one per core      */
     uint32_t flags;          /* RLX_COMPILE_*                                               */
     rlx_allocator allocator; /* zero = the graph's allocator                                */
+    rlx_store* store;        /* bind params and states by name to this store (see rlx_store)   */
 } rlx_compile_desc;
 
 /* Compiles g into *out. On failure *out is NULL and rlx_graph_error(g) says why. The program does not refer to
    the graph afterwards. A graph with a sticky builder error, no nodes or no outputs fails with
-   RLX_ERROR_BAD_GRAPH. */
+   RLX_ERROR_BAD_GRAPH. With desc->store, params and states are bound to the store by name (see rlx_store
+   below): a dtype or shape mismatch fails naming the tensor, and the device is the store's. */
 RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_program** out);
 RLXDEF void rlx_program_destroy(rlx_program* p);             /* NULL is fine; joins worker threads */
 RLXDEF const char* rlx_program_error(const rlx_program* p);  /* message of the last failure on p ("" if none) */
@@ -584,7 +607,8 @@ RLXDEF const char* rlx_program_device_reason(const rlx_program* p); /* why this 
 
 /* Clone: a new program with the same steps, its own arena, inputs and threads. share_weights != 0 makes the
    clone use the same param storage as p (set_param on either is seen by both; the storage lives until the
-   last sharer is destroyed); 0 copies the current param values. Constants are always shared (read-only). */
+   last sharer is destroyed); 0 copies the current param values. Constants are always shared (read-only).
+   Params and states bound to a store stay bound: the clone shares them with p either way. */
 RLXDEF rlx_result rlx_program_clone(rlx_program* p, int share_weights, rlx_program** out);
 
 /* Params. `dtype` is the dtype of *your* buffer; values are converted to the param's dtype with the rules of
@@ -623,6 +647,94 @@ RLXDEF rlx_result rlx_output_ptr(rlx_program* p, const char* name, const void** 
 RLXDEF rlx_result rlx_set_state(rlx_program* p, const char* name, rlx_dtype dtype, const void* data, size_t bytes);
 RLXDEF rlx_result rlx_get_state(rlx_program* p, const char* name, rlx_dtype dtype, void* dst, size_t bytes);
 
+/* ---- weight set / state store ------------------------------------------------------------------------------
+
+   A store is a set of named tensors (weights and states) that live on ONE device outside every program. A
+   program compiled with rlx_compile_desc.store binds each param and each state of its graph whose name is in
+   the store to the store's tensor: no copy, no upload, the program's own weight block only holds the params
+   that are not in the store (and constants), and rlx_program_plan's weight_bytes / state_bytes count only
+   those. Several programs of different graphs and shapes (a prefill and a decode program, several batch sizes,
+   clones) bind to one store, so the weights exist once per device, and a state written by one program (a KV
+   cache filled by prefill) is read by the next (decode) on the device, with no host round trip.
+
+   Binding rules (checked by rlx_compile, which fails naming the tensor, its graph and store dtype/shape):
+     - the dtype and the shape must match exactly (RLX_ERROR_DTYPE, RLX_ERROR_SHAPE);
+     - a graph state binds only to a store state (rlx_store_add_state); a param binds to any store tensor;
+     - the program's device must be the store's device and index: RLX_DEVICE_AUTO picks the store's device,
+       another device fails with RLX_ERROR_INVALID_ARGUMENT; there is no CPU fallback for a GPU store;
+     - params and states whose names are not in the store belong to the program as usual.
+   rlx_set_param / rlx_set_state on a store-bound tensor write through to the store (every program bound to it
+   sees the new value; a borrowed tensor is read-only: RLX_ERROR_INVALID_ARGUMENT); rlx_get_state reads the
+   store, and so does rlx_get_output of an output that is a store tensor (e.g. the rlx_state_write of a store
+   state; on a GPU rlx_output_ptr of such an output fails: it has no host copy). A clone binds to the same store
+   (store-bound states are then shared, not copied).
+
+   Memory. rlx_store_add copies the data into the store (on a GPU: one device allocation per tensor, uploaded
+   once, whatever the number of programs). rlx_store_borrow uses the caller's memory in place on the CPU (e.g.
+   a mapped file): `data` must stay valid and unchanged by anything but the caller until `release(user)` is
+   called, which happens exactly once, when the store and every program bound to it are destroyed. Data that
+   is not aligned to its element size (rlx_dtype_size) cannot be used in place: it is copied and `release` is
+   called before rlx_store_borrow returns (rlx_store_tensor says which happened). On a GPU, borrowed data is
+   uploaded once and `release` is called before rlx_store_borrow returns. rlx_store_destroy drops the caller's
+   handle: the storage lives until the last program bound to the store is destroyed (any order is safe).
+
+   Thread safety: a store is changed (add, borrow, set, destroy) by one thread at a time; programs bound to it
+   may run on other threads, but a program must not run while a tensor it uses is set or read (rlx_store_set,
+   rlx_store_get), and two programs that share a state must not run at the same time. */
+typedef struct rlx_store_desc {
+    rlx_device device;        /* 0 = AUTO: the device rlx_compile would pick (a GPU if usable, else the CPU) */
+    int device_index;         /* which device of that kind (0 = first)                                     */
+    rlx_allocator allocator;  /* host memory of the store (zero = RLX_MALLOC/RLX_FREE)                     */
+} rlx_store_desc;
+
+/* Creates an empty store on the device (desc may be NULL: AUTO). On failure *out is NULL and the result says
+   why (RLX_ERROR_DEVICE_UNAVAILABLE: the device cannot be used). */
+RLXDEF rlx_result rlx_store_create(const rlx_store_desc* desc, rlx_store** out);
+RLXDEF void rlx_store_destroy(rlx_store* s);                  /* NULL is fine; see "Memory" above */
+RLXDEF const char* rlx_store_error(const rlx_store* s);       /* message of the last failure on s ("" if none) */
+RLXDEF rlx_device rlx_store_device(const rlx_store* s);       /* the device the store lives on */
+/* Adds a tensor; `data` holds its elements in `dtype` (row-major) and is copied. Names are unique in a store
+   (RLX_ERROR_DUPLICATE) and non-empty; shapes follow the builder rules (rank <= 8, dims >= 1). */
+RLXDEF rlx_result rlx_store_add(rlx_store* s, const char* name, rlx_dtype dtype, int rank, const int64_t* shape,
+                                const void* data);
+/* Adds a tensor whose memory stays the caller's (zero copy on the CPU); release (may be NULL) is called once
+   when it is no longer used (see "Memory" above). */
+RLXDEF rlx_result rlx_store_borrow(rlx_store* s, const char* name, rlx_dtype dtype, int rank, const int64_t* shape,
+                                   const void* data, void (*release)(void* user), void* user);
+/* Adds a state (zeros), e.g. a KV cache shared by a prefill and a decode program. */
+RLXDEF rlx_result rlx_store_add_state(rlx_store* s, const char* name, rlx_dtype dtype, int rank, const int64_t* shape);
+/* Host write / read of a tensor or state; `dtype` is the dtype of your buffer, converted with the rules of
+   rlx_cast; bytes = element count × rlx_dtype_size(dtype). Programs bound to the store see a write at their
+   next run. Borrowed tensors cannot be written (RLX_ERROR_INVALID_ARGUMENT). */
+RLXDEF rlx_result rlx_store_set(rlx_store* s, const char* name, rlx_dtype dtype, const void* data, size_t bytes);
+RLXDEF rlx_result rlx_store_get(rlx_store* s, const char* name, rlx_dtype dtype, void* dst, size_t bytes);
+
+typedef struct rlx_store_stats {
+    rlx_device device;
+    int device_index;
+    int count;                /* tensors and states                                                   */
+    size_t bytes;             /* memory the store owns on its device (each tensor rounded up to 64 B)  */
+    size_t borrowed_bytes;    /* CPU memory used in place, owned by the caller                          */
+    size_t state_bytes;       /* of which states                                                        */
+    uint64_t uploads;         /* host-to-device copies made so far (0 on the CPU): one per add/set      */
+    int programs;             /* programs bound to the store now                                        */
+} rlx_store_stats;
+RLXDEF rlx_result rlx_store_info(const rlx_store* s, rlx_store_stats* stats);
+
+typedef struct rlx_store_tensor_info {
+    const char* name;         /* valid while the store lives                                             */
+    rlx_dtype dtype;
+    int rank;
+    int64_t shape[RLX_MAX_RANK];
+    size_t bytes;             /* element count × dtype size                                               */
+    int is_state;
+    int borrowed;             /* 1: the caller's memory is used in place                                 */
+    const void* host;         /* CPU: where the elements are (a borrowed tensor: the caller's pointer);
+                                 GPU: NULL (device memory)                                              */
+} rlx_store_tensor_info;
+/* Entry `index` (0 .. count-1, in the order added). */
+RLXDEF rlx_result rlx_store_tensor(const rlx_store* s, int index, rlx_store_tensor_info* info);
+
 /* ============================================================================================================
    >>devices
    ============================================================================================================ */
@@ -643,9 +755,9 @@ typedef struct rlx_plan_info {
     size_t arena_bytes;        /* per-run memory: inputs + intermediates + outputs, after reuse        */
     size_t no_reuse_bytes;     /* the same buffers laid end to end (each aligned)                       */
     size_t lower_bound_bytes;  /* max over steps of the bytes live at that step: no plan can beat it    */
-    size_t weight_bytes;       /* params + constants                                                    */
+    size_t weight_bytes;       /* params + constants the program holds itself (store tensors excluded)  */
     size_t workspace_bytes;    /* kernel scratch (matmul packing)                                       */
-    size_t state_bytes;        /* persistent states (rlx_state)                                         */
+    size_t state_bytes;        /* persistent states (rlx_state) the program holds (store states excluded)*/
     int num_steps;             /* steps executed per run (views are free and not counted)               */
     int num_buffers;           /* entries readable with rlx_program_buffer                              */
     int num_threads;
@@ -663,7 +775,8 @@ typedef enum rlx_buffer_kind {
 } rlx_buffer_kind;
 
 /* One planned buffer (for tests and tools). Arena buffers (input/intermediate/output) have an offset into the
-   arena; param/constant buffers an offset into weight memory; views an offset into their parent. Live range:
+   arena; param/constant buffers an offset into weight memory; views an offset into their parent; params and
+   states bound to a store (rlx_compile_desc.store) offset 0 (their memory is the store's). Live range:
    [first_step, last_step] in step indices (inputs/params/constants: whole run; outputs: to the end). */
 typedef struct rlx_buffer_info {
     rlx_buffer_kind kind;
@@ -8302,7 +8415,15 @@ typedef struct rlx__core {
                                nin + 1 entries: the last is the step's second output (EXTRA) or NULL */
     int nstepin;
     int* extra_of;          /* per node: index of its EXTRA (second output) node, or -1 */
+    rlx_store* store;       /* the store params/states are bound to (one reference), or NULL */
+    int* sidx;              /* per node: index of its store tensor, or -1 (NULL without a store) */
 } rlx__core;
+
+/* >>store helpers used here (defined in the >>store section) */
+static void rlx__store_release(rlx_store* s);
+static void* rlx__store_host(const rlx_store* s, int idx);
+static void rlx__store_retain(rlx_store* s);
+static RLX__MAYBE_UNUSED uint64_t rlx__store_dev(const rlx_store* s, int idx);
 
 typedef struct rlx__weights {
     rlx_allocator al;
@@ -8352,6 +8473,7 @@ static void rlx__core_release(rlx__core* c) {
     rlx_graph_destroy(c->ir);
     rlx__free(&al, c->in_off);
     rlx__free(&al, c->extra_of);
+    rlx__free(&al, c->sidx);
     rlx__free(&al, c);
 }
 static void rlx__weights_release(rlx__weights* w) {
@@ -8382,6 +8504,7 @@ RLXDEF void rlx_program_destroy(rlx_program* p) {
     rlx__gpu_destroy(p);
     rlx__pool_destroy(&al, p->pool);
     rlx__weights_release(p->w);
+    if (p->core) rlx__store_release(p->core->store);   /* a program holds one reference on its store */
     rlx__core_release(p->core);
     rlx__free(&al, p->arena_raw);
     rlx__free(&al, p->ws_raw);
@@ -8400,7 +8523,8 @@ static void rlx__program_bind(rlx_program* p) {
     int i, s, k;
     for (i = 0; i < ir->n; i++) {
         const rlx__buf* b = &c->plan.bufs[i];
-        if (b->kind == RLX_BUFFER_VIEW) p->ptr[i] = (char*)p->ptr[b->root] + b->offset;
+        if (b->kind == RLX_BUFFER_VIEW) p->ptr[i] = p->ptr[b->root] ? (char*)p->ptr[b->root] + b->offset : NULL;
+        else if (c->sidx && c->sidx[i] >= 0) p->ptr[i] = rlx__store_host(c->store, c->sidx[i]);   /* NULL on a GPU */
         else if (b->kind == RLX_BUFFER_PARAM || b->kind == RLX_BUFFER_CONSTANT) p->ptr[i] = p->w->base + b->offset;
         else if (b->kind == RLX_BUFFER_STATE) p->ptr[i] = p->state + b->offset;
         else p->ptr[i] = p->arena + b->offset;
@@ -8425,6 +8549,7 @@ static rlx_result rlx__program_new(const rlx_allocator* al, rlx__core* c, rlx__w
     p->w = w;
     RLX__ATOMIC_ADD(&c->refs, 1);
     RLX__ATOMIC_ADD(&w->refs, 1);
+    if (c->store) rlx__store_retain(c->store);
     p->nthreads = nthreads;
     p->pool = nthreads > 1 ? rlx__pool_create(al, nthreads) : NULL;
     p->nthreads = rlx__pool_threads(p->pool);
@@ -8687,6 +8812,7 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
     }
     for (i = 0; i < ir->n; i++) {
         const rlx__buf* b = &c->plan.bufs[i];
+        if (c->sidx && c->sidx[i] >= 0) { gp->addr[i] = rlx__store_dev(c->store, c->sidx[i]); continue; }   /* >>store */
         switch (b->kind) {
         case RLX_BUFFER_VIEW: gp->addr[i] = gp->addr[b->root] + b->offset; break;
         case RLX_BUFFER_PARAM: case RLX_BUFFER_CONSTANT: gp->addr[i] = gp->dmem + gp->off_weights + b->offset; break;
@@ -8763,13 +8889,30 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
 static RLX__MAYBE_UNUSED rlx_result rlx__gpu_upload(rlx_program* p, int i) {
     rlx__gpu_prog* gp = (rlx__gpu_prog*)p->gpu;
     rlx_result r = gp->api->make_current(gp->index, gp->ctx);
+    if (!p->ptr[i]) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "upload: the tensor lives in the store (rlx_store_set)");
     if (r == RLX_OK) r = gp->api->htod(gp->addr[i], p->ptr[i], p->core->plan.bufs[i].bytes);
     return r == RLX_OK ? r : rlx__gpu_fail(p, gp->api, r, "upload");
 }
 static RLX__MAYBE_UNUSED rlx_result rlx__gpu_download(rlx_program* p, int i) {
     rlx__gpu_prog* gp = (rlx__gpu_prog*)p->gpu;
     rlx_result r = gp->api->make_current(gp->index, gp->ctx);
+    if (!p->ptr[i]) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "download: the tensor lives in the store (rlx_store_get)");
     if (r == RLX_OK) r = gp->api->dtoh(p->ptr[i], gp->addr[i], rlx__node_bytes(&p->core->ir->nodes[i]));
+    return r == RLX_OK ? r : rlx__gpu_fail(p, gp->api, r, "download");
+}
+
+/* Reads node i into dst (converted to dtype) when it has no host mirror: an output that is (a view of) a store
+   tensor, e.g. the state_write of a store state. */
+static RLX__MAYBE_UNUSED rlx_result rlx__gpu_read_store(rlx_program* p, int i, rlx_dtype dtype, void* dst) {
+    rlx__gpu_prog* gp = (rlx__gpu_prog*)p->gpu;
+    const rlx__node* nd = &p->core->ir->nodes[i];
+    void* tmp = rlx__alloc(&p->al, rlx__node_bytes(nd));
+    rlx_result r;
+    if (!tmp) return rlx__perr(p, RLX_ERROR_OUT_OF_MEMORY, "download: out of memory");
+    r = gp->api->make_current(gp->index, gp->ctx);
+    if (r == RLX_OK) r = gp->api->dtoh(tmp, gp->addr[i], rlx__node_bytes(nd));
+    if (r == RLX_OK) rlx__convert(dst, dtype, tmp, nd->dtype, rlx__node_numel(nd));
+    rlx__free(&p->al, tmp);
     return r == RLX_OK ? r : rlx__gpu_fail(p, gp->api, r, "download");
 }
 
@@ -10955,6 +11098,386 @@ static const rlx__gpuapi rlx__vulkan_gpuapi = {
     rlx__vk_make_current, 1};
 #endif /* RLX__HAS_VULKAN */
 
+/* ------------------------------------------------------------------------------------------------------------
+   >>store  (weight set / state store: named tensors on one device that programs bind to by name)
+   CPU: every tensor is its own 64-byte aligned host block, or the caller's memory (borrowed). GPU (CUDA, HIP,
+   Vulkan): every tensor is its own device allocation made through the backend's rlx__gpuapi and uploaded once;
+   a bound program's launches carry these addresses (on Vulkan buffer device addresses, like every tensor
+   there). rlx__store_bind, called by rlx__compile_for, matches a graph's params and states to the store by name
+   and takes them out of the program's weight and state blocks. References: one for the caller's handle and one
+   per program bound to the store; borrowed memory is released with the last one.
+   ------------------------------------------------------------------------------------------------------------ */
+static int rlx__device_probe(rlx_device d, int index, int for_auto, char* name, size_t ncap, char* reason, size_t rcap,
+                             int* sm);
+
+typedef struct rlx__stensor {
+    char* name;
+    rlx_dtype dtype;
+    int rank;
+    int64_t shape[RLX_MAX_RANK];
+    int64_t numel;
+    size_t bytes;
+    int is_state, borrowed;
+    void* host;                  /* CPU: the elements (an owned block or the caller's memory); GPU: NULL */
+    void* raw;                   /* the owned host block to free */
+    uint64_t dev;                /* GPU: the device allocation */
+    void (*release)(void* user); /* borrowed in place: called once when the store is freed */
+    void* user;
+} rlx__stensor;
+
+struct rlx_store {
+    rlx_allocator al;
+    int refs;                    /* the caller's handle + one per bound program */
+    rlx_device device;
+    int index;
+    const void* api;             /* the rlx__gpuapi of a GPU store, NULL on the CPU */
+    void* ctx;                   /* its device context reference */
+    rlx__stensor* t;
+    int n, cap;
+    size_t bytes, borrowed_bytes, state_bytes;
+    uint64_t uploads;
+    char msg[512];
+};
+
+static rlx_result rlx__serr(rlx_store* s, rlx_result r, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    rlx__vfmt(s->msg, sizeof s->msg, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+#if defined(RLX__HAS_GPU)
+static const rlx__gpuapi* rlx__store_gpuapi(rlx_device d) {
+#  if !defined(RLX_NO_CUDA)
+    if (d == RLX_DEVICE_CUDA) return &rlx__cuda_gpuapi;
+#  endif
+#  if !defined(RLX_NO_HIP)
+    if (d == RLX_DEVICE_HIP) return &rlx__hip_gpuapi;
+#  endif
+#  if defined(RLX__HAS_VULKAN)
+    if (d == RLX_DEVICE_VULKAN) return &rlx__vulkan_gpuapi;
+#  endif
+    RLX__UNUSED(d);
+    return NULL;
+}
+#endif
+
+static void* rlx__store_host(const rlx_store* s, int idx) { return s->t[idx].host; }
+static void rlx__store_retain(rlx_store* s) { RLX__ATOMIC_ADD(&s->refs, 1); }
+static RLX__MAYBE_UNUSED uint64_t rlx__store_dev(const rlx_store* s, int idx) { return s->t[idx].dev; }
+
+static void rlx__store_release(rlx_store* s) {
+    rlx_allocator al;
+    int i;
+    if (!s || RLX__ATOMIC_ADD(&s->refs, -1) > 0) return;
+    al = s->al;
+#if defined(RLX__HAS_GPU)
+    if (s->api) {
+        const rlx__gpuapi* api = (const rlx__gpuapi*)s->api;
+        api->make_current(s->index, s->ctx);
+        for (i = 0; i < s->n; i++)
+            if (s->t[i].dev) api->mem_free(s->t[i].dev);
+        api->release_device(s->index, s->ctx);
+    }
+#endif
+    for (i = 0; i < s->n; i++) {
+        rlx__stensor* e = &s->t[i];
+        if (e->borrowed && e->release) e->release(e->user);
+        rlx__free(&al, e->raw);
+        rlx__free(&al, e->name);
+    }
+    rlx__free(&al, s->t);
+    rlx__free(&al, s);
+}
+
+RLXDEF rlx_result rlx_store_create(const rlx_store_desc* desc, rlx_store** out) {
+    rlx_store_desc d;
+    rlx_store* s;
+    rlx_device cand[RLX_DEVICE_COUNT];
+    int ncand = 0, k;
+    if (!out) return RLX_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if ((int)d.device < 0 || (int)d.device >= (int)RLX_DEVICE_COUNT || d.device_index < 0) return RLX_ERROR_INVALID_ARGUMENT;
+    if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) return RLX_ERROR_INVALID_ARGUMENT;
+    if (d.device == RLX_DEVICE_AUTO) {   /* the order rlx_compile tries */
+        cand[ncand++] = RLX_DEVICE_CUDA;
+        cand[ncand++] = RLX_DEVICE_HIP;
+        cand[ncand++] = RLX_DEVICE_VULKAN;
+        cand[ncand++] = RLX_DEVICE_CPU;
+    } else {
+        cand[ncand++] = d.device;
+    }
+    s = (rlx_store*)rlx__calloc(&d.allocator, sizeof *s);
+    if (!s) return RLX_ERROR_OUT_OF_MEMORY;
+    s->al = d.allocator;
+    s->refs = 1;
+    for (k = 0; k < ncand; k++) {
+        char name[96], reason[200];
+        int sm = 0, index = d.device == RLX_DEVICE_AUTO ? 0 : d.device_index;
+        if (!rlx__device_probe(cand[k], index, d.device == RLX_DEVICE_AUTO, name, sizeof name, reason, sizeof reason, &sm))
+            continue;
+        if (cand[k] != RLX_DEVICE_CPU) {
+#if defined(RLX__HAS_GPU)
+            const rlx__gpuapi* api = rlx__store_gpuapi(cand[k]);
+            void* ctx = NULL;
+            if (!api || api->set_device(index, &ctx) != RLX_OK) continue;
+            s->api = api;
+            s->ctx = ctx;
+#else
+            continue;
+#endif
+        }
+        s->device = cand[k];
+        s->index = index;
+        *out = s;
+        return RLX_OK;
+    }
+    rlx__free(&s->al, s);
+    return RLX_ERROR_DEVICE_UNAVAILABLE;
+}
+
+RLXDEF void rlx_store_destroy(rlx_store* s) { rlx__store_release(s); }
+RLXDEF const char* rlx_store_error(const rlx_store* s) { return s ? s->msg : "store is NULL"; }
+RLXDEF rlx_device rlx_store_device(const rlx_store* s) { return s ? s->device : RLX_DEVICE_AUTO; }
+
+static int rlx__store_find(const rlx_store* s, const char* name) {
+    int i;
+    for (i = 0; i < s->n; i++)
+        if (strcmp(s->t[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* Validates a new entry and fills *e (name copied); the caller allocates its memory and appends it. */
+static rlx_result rlx__store_entry(rlx_store* s, const char* what, const char* name, rlx_dtype dtype, int rank,
+                                   const int64_t* shape, rlx__stensor* e) {
+    int i;
+    memset(e, 0, sizeof *e);
+    if (!name || !name[0]) return rlx__serr(s, RLX_ERROR_INVALID_ARGUMENT, "%s: the name is NULL or empty", what);
+    if (!rlx__dtype_ok(dtype)) return rlx__serr(s, RLX_ERROR_DTYPE, "%s '%s': invalid dtype %d", what, name, (int)dtype);
+    if (rank < 0 || rank > RLX_MAX_RANK) return rlx__serr(s, RLX_ERROR_SHAPE, "%s '%s': rank %d is not in 0..%d", what, name, rank, RLX_MAX_RANK);
+    if (rank > 0 && !shape) return rlx__serr(s, RLX_ERROR_INVALID_ARGUMENT, "%s '%s': shape is NULL", what, name);
+    if (!rlx__numel_chk(rank, shape, &e->numel))
+        return rlx__serr(s, RLX_ERROR_SHAPE, "%s '%s': dims must be >= 1 and the element count at most RLX_MAX_ELEMENTS", what, name);
+    if (!rlx__mul_sz((size_t)e->numel, rlx_dtype_size(dtype), &e->bytes))
+        return rlx__serr(s, RLX_ERROR_SHAPE, "%s '%s': the byte size overflows size_t", what, name);
+    if (rlx__store_find(s, name) >= 0) return rlx__serr(s, RLX_ERROR_DUPLICATE, "%s: the store already has a tensor named '%s'", what, name);
+    if (!rlx__grow(&s->al, (void**)&s->t, &s->cap, s->n + 1, sizeof(rlx__stensor)))
+        return rlx__serr(s, RLX_ERROR_OUT_OF_MEMORY, "%s '%s': out of memory", what, name);
+    e->name = rlx__strdup(&s->al, name);
+    if (!e->name) return rlx__serr(s, RLX_ERROR_OUT_OF_MEMORY, "%s '%s': out of memory", what, name);
+    e->dtype = dtype;
+    e->rank = rank;
+    for (i = 0; i < rank; i++) e->shape[i] = shape[i];
+    return RLX_OK;
+}
+
+/* Gives e its own memory holding `data` (NULL: zeros): a host block on the CPU, a device allocation on a GPU. */
+static rlx_result rlx__store_fill(rlx_store* s, const char* what, rlx__stensor* e, const void* data) {
+#if defined(RLX__HAS_GPU)
+    if (s->api) {
+        const rlx__gpuapi* api = (const rlx__gpuapi*)s->api;
+        rlx_result r = api->make_current(s->index, s->ctx);
+        if (r == RLX_OK) r = api->mem_alloc(&e->dev, rlx__align_up(e->bytes));
+        if (r != RLX_OK) {
+            e->dev = 0;
+            return rlx__serr(s, RLX_ERROR_OUT_OF_MEMORY, "%s '%s': cannot allocate %zu bytes on %s: %s", what, e->name,
+                             e->bytes, rlx_device_name(s->device), api->last_error());
+        }
+        r = data ? api->htod(e->dev, data, e->bytes) : api->memset0(e->dev, rlx__align_up(e->bytes));
+        if (r != RLX_OK)
+            return rlx__serr(s, r, "%s '%s': %s failed on %s: %s", what, e->name, data ? "upload" : "clear",
+                             rlx_device_name(s->device), api->last_error());
+        if (data) s->uploads++;
+        s->bytes = rlx__szadd(s->bytes, rlx__align_up(e->bytes));
+        return RLX_OK;
+    }
+#endif
+    e->host = rlx__alloc_aligned(&s->al, e->bytes, &e->raw);
+    if (!e->host) return rlx__serr(s, RLX_ERROR_OUT_OF_MEMORY, "%s '%s': out of memory for %zu bytes", what, e->name, e->bytes);
+    if (data) memcpy(e->host, data, e->bytes);
+    else memset(e->host, 0, e->bytes);
+    s->bytes = rlx__szadd(s->bytes, rlx__align_up(e->bytes));
+    return RLX_OK;
+}
+
+static void rlx__store_drop(rlx_store* s, rlx__stensor* e) {   /* undo a half-made entry */
+#if defined(RLX__HAS_GPU)
+    if (s->api && e->dev) {
+        const rlx__gpuapi* api = (const rlx__gpuapi*)s->api;
+        api->make_current(s->index, s->ctx);
+        api->mem_free(e->dev);
+    }
+#endif
+    rlx__free(&s->al, e->raw);
+    rlx__free(&s->al, e->name);
+}
+
+static rlx_result rlx__store_add(rlx_store* s, const char* what, const char* name, rlx_dtype dtype, int rank,
+                                 const int64_t* shape, const void* data, int state, void (*release)(void*), void* user,
+                                 int borrow) {
+    rlx__stensor e;
+    rlx_result r;
+    if (!s) return RLX_ERROR_INVALID_ARGUMENT;
+    if ((r = rlx__store_entry(s, what, name, dtype, rank, shape, &e)) != RLX_OK) return r;
+    if (!state && !data) { rlx__store_drop(s, &e); return rlx__serr(s, RLX_ERROR_INVALID_ARGUMENT, "%s '%s': data is NULL", what, name); }
+    e.is_state = state;
+    if (borrow && !s->api && (uintptr_t)data % rlx_dtype_size(dtype) == 0) {   /* in place */
+        e.host = (void*)(uintptr_t)data;
+        e.borrowed = 1;
+        e.release = release;
+        e.user = user;
+        s->borrowed_bytes = rlx__szadd(s->borrowed_bytes, e.bytes);
+    } else if ((r = rlx__store_fill(s, what, &e, data)) != RLX_OK) {
+        rlx__store_drop(s, &e);
+        return r;
+    } else if (borrow && release) {
+        release(user);   /* copied (a GPU, or misaligned data): the caller's memory is no longer needed */
+    }
+    if (state) s->state_bytes = rlx__szadd(s->state_bytes, rlx__align_up(e.bytes));
+    s->t[s->n++] = e;
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_store_add(rlx_store* s, const char* name, rlx_dtype dtype, int rank, const int64_t* shape,
+                                const void* data) {
+    return rlx__store_add(s, "store_add", name, dtype, rank, shape, data, 0, NULL, NULL, 0);
+}
+RLXDEF rlx_result rlx_store_borrow(rlx_store* s, const char* name, rlx_dtype dtype, int rank, const int64_t* shape,
+                                   const void* data, void (*release)(void* user), void* user) {
+    return rlx__store_add(s, "store_borrow", name, dtype, rank, shape, data, 0, release, user, 1);
+}
+RLXDEF rlx_result rlx_store_add_state(rlx_store* s, const char* name, rlx_dtype dtype, int rank, const int64_t* shape) {
+    return rlx__store_add(s, "store_add_state", name, dtype, rank, shape, NULL, 1, NULL, NULL, 0);
+}
+
+/* Host write (dir 0) or read (dir 1) of entry `name`, converting between `dtype` and the entry's dtype. */
+static rlx_result rlx__store_io(rlx_store* s, const char* what, const char* name, rlx_dtype dtype, void* buf,
+                                size_t bytes, int dir) {
+    rlx__stensor* e;
+    size_t want = SIZE_MAX;
+    int i;
+    if (!s) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!name) return rlx__serr(s, RLX_ERROR_INVALID_ARGUMENT, "%s: name is NULL", what);
+    if ((i = rlx__store_find(s, name)) < 0) return rlx__serr(s, RLX_ERROR_NOT_FOUND, "%s: the store has no tensor named '%s'", what, name);
+    e = &s->t[i];
+    if (!rlx__dtype_ok(dtype)) return rlx__serr(s, RLX_ERROR_INVALID_ARGUMENT, "%s '%s': invalid dtype %d", what, name, (int)dtype);
+    if (!buf) return rlx__serr(s, RLX_ERROR_INVALID_ARGUMENT, "%s '%s': data is NULL", what, name);
+    if (!rlx__mul_sz((size_t)e->numel, rlx_dtype_size(dtype), &want) || bytes != want)
+        return rlx__serr(s, RLX_ERROR_SIZE, "%s '%s': got %zu bytes, expected %zu (%lld elements of %s)", what, name, bytes,
+                         want, (long long)e->numel, rlx_dtype_name(dtype));
+    if (dir == 0 && e->borrowed)
+        return rlx__serr(s, RLX_ERROR_INVALID_ARGUMENT, "%s '%s': the tensor is borrowed (the caller's memory, read-only here)", what, name);
+#if defined(RLX__HAS_GPU)
+    if (s->api) {
+        const rlx__gpuapi* api = (const rlx__gpuapi*)s->api;
+        void* tmp = rlx__alloc(&s->al, e->bytes);
+        rlx_result r;
+        if (!tmp) return rlx__serr(s, RLX_ERROR_OUT_OF_MEMORY, "%s '%s': out of memory", what, name);
+        r = api->make_current(s->index, s->ctx);
+        if (dir == 0) {
+            rlx__convert(tmp, e->dtype, buf, dtype, e->numel);
+            if (r == RLX_OK) r = api->htod(e->dev, tmp, e->bytes);
+            if (r == RLX_OK) s->uploads++;
+        } else {
+            if (r == RLX_OK) r = api->dtoh(tmp, e->dev, e->bytes);
+            if (r == RLX_OK) rlx__convert(buf, dtype, tmp, e->dtype, e->numel);
+        }
+        rlx__free(&s->al, tmp);
+        if (r != RLX_OK)
+            return rlx__serr(s, r, "%s '%s': %s failed on %s: %s", what, name, dir ? "download" : "upload",
+                             rlx_device_name(s->device), api->last_error());
+        return RLX_OK;
+    }
+#endif
+    if (dir == 0) rlx__convert(e->host, e->dtype, buf, dtype, e->numel);
+    else rlx__convert(buf, dtype, e->host, e->dtype, e->numel);
+    return RLX_OK;
+}
+RLXDEF rlx_result rlx_store_set(rlx_store* s, const char* name, rlx_dtype dtype, const void* data, size_t bytes) {
+    return rlx__store_io(s, "store_set", name, dtype, (void*)(uintptr_t)data, bytes, 0);
+}
+RLXDEF rlx_result rlx_store_get(rlx_store* s, const char* name, rlx_dtype dtype, void* dst, size_t bytes) {
+    return rlx__store_io(s, "store_get", name, dtype, dst, bytes, 1);
+}
+
+RLXDEF rlx_result rlx_store_info(const rlx_store* s, rlx_store_stats* stats) {
+    if (!s || !stats) return RLX_ERROR_INVALID_ARGUMENT;
+    memset(stats, 0, sizeof *stats);
+    stats->device = s->device;
+    stats->device_index = s->index;
+    stats->count = s->n;
+    stats->bytes = s->bytes;
+    stats->borrowed_bytes = s->borrowed_bytes;
+    stats->state_bytes = s->state_bytes;
+    stats->uploads = s->uploads;
+    stats->programs = s->refs - 1;
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_store_tensor(const rlx_store* s, int index, rlx_store_tensor_info* info) {
+    const rlx__stensor* e;
+    int i;
+    if (!s || !info || index < 0 || index >= s->n) return RLX_ERROR_INVALID_ARGUMENT;
+    e = &s->t[index];
+    memset(info, 0, sizeof *info);
+    info->name = e->name;
+    info->dtype = e->dtype;
+    info->rank = e->rank;
+    for (i = 0; i < e->rank; i++) info->shape[i] = e->shape[i];
+    info->bytes = e->bytes;
+    info->is_state = e->is_state;
+    info->borrowed = e->borrowed;
+    info->host = e->host;
+    return RLX_OK;
+}
+
+/* Binds the params and states of core c to store s by name (see rlx_store in >>program) and lays out the
+   program's weight and state blocks again without them. Fails with a message naming the first mismatch. */
+static rlx_result rlx__store_bind(rlx__core* c, rlx_store* s, char* msg, size_t cap) {
+    const rlx_graph* ir = c->ir;
+    size_t woff = 0, soff = 0;
+    int i;
+    c->sidx = (int*)rlx__calloc(&c->al, sizeof(int) * (size_t)(ir->n + 1));
+    if (!c->sidx) { snprintf(msg, cap, "out of memory"); return RLX_ERROR_OUT_OF_MEMORY; }
+    for (i = 0; i < ir->n; i++) {
+        const rlx__node* nd = &ir->nodes[i];
+        const rlx__stensor* e;
+        int k, j, same = 1;
+        c->sidx[i] = -1;
+        if ((nd->op != RLX_OP_PARAM && nd->op != RLX_OP_STATE) || !nd->name || (k = rlx__store_find(s, nd->name)) < 0) continue;
+        e = &s->t[k];
+        if (nd->op == RLX_OP_STATE && !e->is_state) {
+            snprintf(msg, cap, "state '%s' is a weight in the store; a state binds only to a store state (rlx_store_add_state)", nd->name);
+            return RLX_ERROR_INVALID_ARGUMENT;
+        }
+        if (e->rank != nd->rank) same = 0;
+        for (j = 0; same && j < nd->rank; j++) same = e->shape[j] == nd->shape[j];
+        if (!same || e->dtype != nd->dtype) {
+            char gs[160], ss[160];
+            rlx__shape_str(gs, sizeof gs, nd->rank, nd->shape);
+            rlx__shape_str(ss, sizeof ss, e->rank, e->shape);
+            snprintf(msg, cap, "%s '%s': the graph expects %s %s, the store has %s %s", rlx_op_name(nd->op), nd->name,
+                     rlx_dtype_name(nd->dtype), gs, rlx_dtype_name(e->dtype), ss);
+            return same ? RLX_ERROR_DTYPE : RLX_ERROR_SHAPE;
+        }
+        c->sidx[i] = k;
+    }
+    for (i = 0; i < ir->n; i++) {   /* the program's own blocks keep only what is not in the store */
+        rlx__buf* b = &c->plan.bufs[i];
+        if (b->kind != RLX_BUFFER_PARAM && b->kind != RLX_BUFFER_CONSTANT && b->kind != RLX_BUFFER_STATE) continue;
+        if (c->sidx[i] >= 0) { b->offset = 0; continue; }
+        if (b->kind == RLX_BUFFER_STATE) { b->offset = soff; soff = rlx__szadd(soff, rlx__align_up(b->bytes)); }
+        else { b->offset = woff; woff = rlx__szadd(woff, rlx__align_up(b->bytes)); }
+    }
+    c->plan.weight_bytes = woff;
+    c->plan.state_bytes = soff;
+    c->store = s;
+    return RLX_OK;
+}
+
 /* Runs the pass pipeline; returns the optimised graph or NULL with a message in g.
    verify (before) → legalize → constant folding → CSE → DCE → fusion → DCE. */
 static rlx_graph* rlx__optimize(rlx_graph* g, uint32_t flags, const rlx__target* t, rlx_result* why) {
@@ -11097,8 +11620,11 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
     for (i = 0; i < c->ir->n; i++) c->extra_of[i] = -1;
     for (i = 0; i < c->ir->n; i++)
         if (c->ir->nodes[i].op == RLX_OP_EXTRA) c->extra_of[rlx__in(c->ir, &c->ir->nodes[i], 0) - 1] = i;
+    if (d->store && (r = rlx__store_bind(c, d->store, msg, cap)) != RLX_OK) { rlx__core_release(c); return r; }
     w = rlx__weights_new(al, c);
     if (!w) { snprintf(msg, cap, "out of memory for %zu weight bytes", c->plan.weight_bytes); rlx__core_release(c); return RLX_ERROR_OUT_OF_MEMORY; }
+    for (i = 0; c->sidx && i < c->ir->n; i++)
+        if (c->sidx[i] >= 0) w->set[i] = 1;   /* store tensors are always set */
     for (i = 0; i < c->ir->n; i++) {   /* constants move into the weight block */
         rlx__node* nd = &c->ir->nodes[i];
         if (nd->op != RLX_OP_CONSTANT) continue;
@@ -11178,6 +11704,17 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) {
         rlx__gmsg(g, "compile: allocator needs both alloc and free, or neither");
         return RLX_ERROR_INVALID_ARGUMENT;
+    }
+    if (d.store) {   /* the program runs where the store lives */
+        if (d.device == RLX_DEVICE_AUTO) {
+            d.device = d.store->device;
+            d.device_index = d.store->index;
+        } else if (d.device != d.store->device || d.device_index != d.store->index) {
+            rlx__gmsg(g, "compile: the store lives on %s %d but the program asks for %s %d (use RLX_DEVICE_AUTO or the store's device)",
+                      rlx_device_name(d.store->device), d.store->index, rlx_device_name(d.device), d.device_index);
+            return RLX_ERROR_INVALID_ARGUMENT;
+        }
+        d.flags |= RLX_COMPILE_NO_FALLBACK;   /* a program on another device could not reach the store's memory */
     }
     al = d.allocator.alloc ? d.allocator : g->al;
     nthreads = d.num_threads ? d.num_threads : rlx__cpu_count();
@@ -11339,7 +11876,7 @@ static rlx_result rlx__program_clone(rlx_program* p, int share_weights, rlx_prog
         int copy_in = b->kind == RLX_BUFFER_INPUT && p->input_set[i];
         if (copy_in) { memcpy(q->ptr[i], p->ptr[i], b->bytes); q->input_set[i] = 1; }
 #if defined(RLX__HAS_GPU)
-        if (q->gpu && (copy_in || b->kind == RLX_BUFFER_STATE) && (r = rlx__gpu_upload(q, i)) != RLX_OK) {
+        if (q->gpu && (copy_in || (b->kind == RLX_BUFFER_STATE && q->ptr[i])) && (r = rlx__gpu_upload(q, i)) != RLX_OK) {
             rlx__perr(p, r, "clone: %s", q->msg);
             rlx_program_destroy(q);
             return r;
@@ -11387,6 +11924,11 @@ static rlx_result rlx__set_source(rlx_program* p, rlx_op op, const char* name, r
                          op == RLX_OP_PARAM ? "param" : op == RLX_OP_STATE ? "state" : "input", name);
     nd = &p->core->ir->nodes[i];
     if (raw) dtype = nd->dtype;
+    if (p->core->sidx && p->core->sidx[i] >= 0) {   /* a store tensor: write through to the store */
+        rlx_store* st = p->core->store;
+        r = rlx__store_io(st, what, name, dtype, (void*)(uintptr_t)data, bytes, 0);
+        return r == RLX_OK ? r : rlx__perr(p, r, "%s", st->msg);
+    }
     r = rlx__io_check(p, what, name, dtype, data, bytes, nd);
     if (r != RLX_OK) return r;
     rlx__convert(p->ptr[i], nd->dtype, data, dtype, rlx__node_numel(nd));
@@ -11439,6 +11981,11 @@ static rlx_result rlx__get_state(rlx_program* p, const char* name, rlx_dtype dty
     i = rlx__find_source(p, RLX_OP_STATE, name);
     if (i < 0) return rlx__perr(p, RLX_ERROR_NOT_FOUND, "get_state: the program has no state named '%s'", name);
     nd = &p->core->ir->nodes[i];
+    if (p->core->sidx && p->core->sidx[i] >= 0) {   /* a store state: read the store */
+        rlx_store* st = p->core->store;
+        r = rlx__store_io(st, "get_state", name, dtype, dst, bytes, 1);
+        return r == RLX_OK ? r : rlx__perr(p, r, "%s", st->msg);
+    }
     r = rlx__io_check(p, "get_state", name, dtype, dst, bytes, nd);
     if (r != RLX_OK) return r;
 #if defined(RLX__HAS_GPU)
@@ -11505,6 +12052,7 @@ static rlx_result rlx__get_output(rlx_program* p, const char* name, rlx_dtype dt
     if (r != RLX_OK) return r;
     if (!p->ran) return rlx__perr(p, RLX_ERROR_NOT_SET, "get_output '%s': the program has not run yet", name);
 #if defined(RLX__HAS_GPU)
+    if (p->gpu && !p->ptr[i]) return rlx__gpu_read_store(p, i, dtype, dst);   /* an output in the store */
     if (p->gpu && (r = rlx__gpu_download(p, i)) != RLX_OK) return r;
 #endif
     rlx__convert(dst, dtype, p->ptr[i], nd->dtype, rlx__node_numel(nd));

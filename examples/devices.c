@@ -3,6 +3,7 @@
 #define RLX_IMPLEMENTATION
 #include "rlx.h"
 #include <stdio.h>
+#include <string.h>
 
 int main(void) {
     rlx_device_info info[8];
@@ -11,7 +12,8 @@ int main(void) {
     int64_t shape[1] = {5};
     float x[5] = {-2.0f, -0.5f, 0.0f, 0.5f, 2.0f}, y[5];
     rlx_program* p = NULL;
-    rlx_compile_desc desc = {RLX_DEVICE_AUTO, 0, 0, 0, {NULL, NULL, NULL}};
+    rlx_compile_desc desc;
+    memset(&desc, 0, sizeof desc);   /* zero = defaults (AUTO device), whatever fields later versions add */
     for (i = 0; i < n && i < 8; i++)
         printf("%-7s %-9s %s\n        %s\n", rlx_device_name(info[i].device), info[i].available ? "available" : "-",
                info[i].name, info[i].reason);

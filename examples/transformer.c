@@ -14,7 +14,11 @@
      2. times prefill against feeding the prompt token by token through the decode program;
      3. generates 48 tokens greedily (the "next" output, argmax), with fusion on and off;
      4. generates 48 tokens by sampling (temperature 0.8, top-k 40, top-p 0.95; the "counter" input advances
-        once per token).
+        once per token);
+     5. on every available device (CPU, Vulkan, CUDA, HIP), puts the weights and the KV caches in one rlx_store
+        and binds a prefill and a decode program to it: one copy of the weights per device, and the caches pass
+        from prefill to decode on the device with no host round trip; prints the memory of each piece and
+        checks the greedy tokens against step 3.
 
    Build: cc -O2 -I. examples/transformer.c -o build/examples/transformer -lm -lpthread -ldl
    Usage: transformer [num_threads]      (default: one per core)
@@ -108,6 +112,93 @@ static void print_tokens(const int32_t* t, int n) {
 }
 
 /* ---- generation ------------------------------------------------------------------------------------------ */
+
+/* Step 5: prefill and decode bound to one store on device `dev` (weights and caches in the store). Returns 0 if
+   the device is unusable, else 1 after printing the memory and the tokens. */
+static int store_generate(const tm_config* c, const tm_weights* w, rlx_device dev, int threads, const int32_t* prompt,
+                          int np, const int32_t* want, int n) {
+    rlx_store_desc sd;
+    rlx_compile_desc cd;
+    rlx_store* s = NULL;
+    rlx_store_stats st;
+    rlx_program *pre = NULL, *dec = NULL;
+    rlx_plan_info ip, id;
+    tm_build bp = tm_build_default(np), bd = tm_build_default(1);
+    int32_t out[GEN_TOKENS];
+    int64_t cs[4];
+    size_t weight_total = 0;
+    int i, l, kv;
+    char name[32], err[512];
+    double t0, t1, t2;
+    memset(&sd, 0, sizeof sd);
+    sd.device = dev;
+    if (rlx_store_create(&sd, &s) != RLX_OK) return 0;
+    for (i = 0; i < w->n; i++) {
+        if (rlx_store_add(s, w->p[i].name, RLX_F32, w->p[i].rank, w->p[i].shape, w->p[i].data) != RLX_OK) {
+            fprintf(stderr, "error: rlx_store_add: %s\n", rlx_store_error(s));
+            exit(1);
+        }
+        weight_total += w->p[i].count * sizeof(float);
+    }
+    cs[0] = 1; cs[1] = c->n_kv_heads; cs[2] = c->max_ctx; cs[3] = c->head_dim;
+    for (l = 0; l < c->n_layers; l++)
+        for (kv = 0; kv < 2; kv++) {
+            snprintf(name, sizeof name, "%s_cache.%d", kv ? "v" : "k", l);
+            if (rlx_store_add_state(s, name, RLX_F32, 4, cs) != RLX_OK) {
+                fprintf(stderr, "error: rlx_store_add_state: %s\n", rlx_store_error(s));
+                exit(1);
+            }
+        }
+    memset(&cd, 0, sizeof cd);
+    cd.num_threads = threads;
+    cd.store = s;   /* device AUTO = the store's */
+    for (i = 0; i < 2; i++) {
+        rlx_result tr = RLX_OK, r;
+        rlx_graph* g = tm_build_graph(c, i ? &bd : &bp, &tr);
+        r = g && tr == RLX_OK ? rlx_compile(g, &cd, i ? &dec : &pre) : RLX_ERROR_OUT_OF_MEMORY;
+        snprintf(err, sizeof err, "%s", g ? rlx_graph_error(g) : "out of memory");
+        rlx_graph_destroy(g);
+        if (r != RLX_OK) {
+            fprintf(stderr, "error: compiling the %s program on a %s store failed: %s (%s)\n", i ? "decode" : "prefill",
+                    rlx_device_name(dev), rlx_result_string(r), err);
+            exit(1);
+        }
+    }
+    rlx_store_info(s, &st);
+    rlx_store_destroy(s);   /* the handle only: the programs keep the storage alive */
+    t0 = now_ms();
+    program_check(pre, tm_run(pre, prompt, np, 0, 0), "prefill (store)");
+    out[0] = (int32_t)read_token(pre, "next");
+    t1 = now_ms();
+    for (i = 1; i < n; i++) {   /* no rlx_get_state / rlx_set_state: the caches are the store's */
+        program_check(dec, tm_run(dec, &out[i - 1], 1, (int32_t)(np + i - 1), (int64_t)i), "decode step (store)");
+        out[i] = (int32_t)read_token(dec, "next");
+    }
+    t2 = now_ms();
+    rlx_program_plan(pre, &ip);
+    rlx_program_plan(dec, &id);
+    printf("  %s: %s\n", rlx_device_name(dev), rlx_program_device_reason(dec));
+    printf("    store: %d tensors, %zu B (weights %zu B once, not per program; KV caches %zu B), %llu uploads\n",
+           st.count, st.bytes, weight_total, st.state_bytes, (unsigned long long)st.uploads);
+    printf("    prefill program: own weights %6zu B (constants: RoPE tables), own states %zu B, arena %7zu B\n",
+           ip.weight_bytes, ip.state_bytes, ip.arena_bytes);
+    printf("    decode program:  own weights %6zu B (constants: RoPE tables), own states %zu B, arena %7zu B\n",
+           id.weight_bytes, id.state_bytes, id.arena_bytes);
+    printf("    peak: store + both programs = %zu B, against %zu B with a copy of weights and caches per program\n",
+           weight_total + tm_cache_count(c) * sizeof(float) * 2u * (size_t)c->n_layers + ip.weight_bytes + ip.arena_bytes +
+               id.weight_bytes + id.arena_bytes,
+           2 * (weight_total + tm_cache_count(c) * sizeof(float) * 2u * (size_t)c->n_layers) + ip.weight_bytes +
+               ip.arena_bytes + id.weight_bytes + id.arena_bytes);
+    printf("    prefill %.3f ms, %d decode steps %.3f ms; greedy tokens %s step 3's\n", t1 - t0, n - 1, t2 - t1,
+           memcmp(out, want, sizeof(int32_t) * (size_t)n) == 0 ? "equal" : "DIFFER from");
+    if (dev == RLX_DEVICE_CPU && memcmp(out, want, sizeof(int32_t) * (size_t)n) != 0) {
+        fprintf(stderr, "error: the store-bound CPU programs disagree with the programs holding their own weights\n");
+        exit(1);
+    }
+    rlx_program_destroy(pre);
+    rlx_program_destroy(dec);
+    return 1;
+}
 
 /* Prefill on `pre`, copy the caches into `dec`, then decode until n tokens are out. The first token comes from
    the prefill run, the others from n - 1 decode runs. `output` is "next" (greedy) or "sample". */
@@ -229,6 +320,21 @@ int main(int argc, char** argv) {
            (GEN_TOKENS - 1) / (dec_ms * 1e-3));
     printf("  decode, fusion off:  %d tokens in %7.3f ms = %6.0f tokens/s\n", GEN_TOKENS - 1, dec_ms_nf,
            (GEN_TOKENS - 1) / (dec_ms_nf * 1e-3));
+
+    /* weights and caches in one store per device */
+    printf("\nprefill and decode bound to one store (weights + KV caches), %d greedy tokens:\n", GEN_TOKENS);
+    {
+        static const rlx_device devs[] = {RLX_DEVICE_CPU, RLX_DEVICE_VULKAN, RLX_DEVICE_CUDA, RLX_DEVICE_HIP};
+        rlx_device_info info_all[8];
+        int nd = rlx_devices(info_all, 8), k, j;
+        for (k = 0; k < 4; k++) {
+            int avail = 0;
+            for (j = 0; j < nd && j < 8; j++)
+                if (info_all[j].device == devs[k]) avail = info_all[j].available;
+            if (!avail || !store_generate(&cfg, &w, devs[k], threads, prompt, np, greedy, GEN_TOKENS))
+                printf("  %s: not available\n", rlx_device_name(devs[k]));
+        }
+    }
 
     rlx_program_destroy(pre);
     rlx_program_destroy(dec);
