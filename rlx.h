@@ -548,6 +548,50 @@ enum {
                                            relative error) on tensor cores; by default they keep f32 accuracy */
 };
 
+/* ---- thread pools ------------------------------------------------------------------------------------------
+
+   By default every CPU program owns its worker threads. A thread pool is a set of workers that any number of
+   programs share (rlx_compile_desc.pool), or a hook that runs rlx.h's parallel loops on the application's own
+   job system. Zero-initialise the desc:
+     num_threads   threads that run one parallel step, the calling thread included (0 = one per core, capped
+                   at RLX_MAX_THREADS). With a hook: the most jobs rlx.h hands to one parallel_for call, so
+                   it also sizes each program's per-thread scratch.
+     allocator     for the pool object (zero = RLX_MALLOC/RLX_FREE).
+     parallel_for  optional hook. rlx.h calls parallel_for(user_data, count, job, ctx) with
+                   2 <= count <= num_threads; the hook must call job(ctx, i) exactly once for every i in
+                   [0, count), on any threads, in any order, concurrently or not, and return only when all of
+                   them have returned. Job i works as thread i: it takes the step's tasks one by one from a
+                   shared counter and uses scratch slice i, so the hook never chooses a scratch index (a
+                   second call of the same i while the first runs, or an i out of range, returns at once; tasks
+                   that no job took run on the calling thread after the hook returns). The hook may be called
+                   from several threads at once (one call per program that runs). No workers are started.
+     user_data     passed to the hook.
+   Sharing: every program keeps its own scratch, so programs on one pool never share memory. With workers, one
+   parallel step at a time owns them: a step of another program that finds them busy runs on its own calling
+   thread instead of waiting (two programs on two application threads never block each other). Through a hook,
+   every parallel step is an independent call.
+   Small steps run on the calling thread without waking any thread (and without calling the hook): a step
+   splits only when its work, counted in element operations (one per multiply-add, per element read and
+   written, per window element), reaches RLX_PARALLEL_MIN_WORK (default 65536), so M = 1 matmuls of a small
+   model and tiny convolutions are not slowed down by thread wake-ups.
+   With RLX_NO_THREADS a pool has one thread and never calls the hook.
+   Thread safety: create and destroy from any thread. The pool is reference-counted: destroying it while
+   programs still use it is allowed; the workers stop when the last of those programs is destroyed. */
+typedef struct rlx_thread_pool rlx_thread_pool;
+typedef void (*rlx_job_fn)(void* ctx, int64_t index);
+typedef struct rlx_thread_pool_desc {
+    int num_threads;
+    rlx_allocator allocator;
+    void (*parallel_for)(void* user_data, int64_t count, rlx_job_fn job, void* ctx);
+    void* user_data;
+} rlx_thread_pool_desc;
+
+/* *out = a new pool. RLX_ERROR_INVALID_ARGUMENT for out == NULL, num_threads < 0 or > RLX_MAX_THREADS, or an
+   allocator with only one of alloc/free; RLX_ERROR_OUT_OF_MEMORY. desc may be NULL (one worker per core). */
+RLXDEF rlx_result rlx_thread_pool_create(const rlx_thread_pool_desc* desc, rlx_thread_pool** out);
+RLXDEF void rlx_thread_pool_destroy(rlx_thread_pool* pool);           /* NULL is fine */
+RLXDEF int rlx_thread_pool_threads(const rlx_thread_pool* pool);      /* threads incl. the caller; 0 for NULL */
+
 /* Zero-initialise and set what you need. */
 typedef struct rlx_compile_desc {
     rlx_device device;       /* 0 = AUTO                                                   */
@@ -555,6 +599,8 @@ typedef struct rlx_compile_desc {
     int num_threads;         /* CPU worker threads incl. the caller; 0 = one per core      */
     uint32_t flags;          /* RLX_COMPILE_*                                               */
     rlx_allocator allocator; /* zero = the graph's allocator                                */
+    rlx_thread_pool* pool;   /* CPU programs: run on this shared pool (num_threads must be 0 or
+                                equal to its size); NULL = the program starts its own threads */
 } rlx_compile_desc;
 
 /* Compiles g into *out. On failure *out is NULL and rlx_graph_error(g) says why. The program does not refer to
@@ -3807,13 +3853,28 @@ oom:
 /* ------------------------------------------------------------------------------------------------------------
    >>cpu
    Thread pool: the caller is thread 0 and `n-1` workers wait on a condition variable. parallel_for hands out
-   task indices under one mutex (tasks are coarse: row blocks and matmul tiles).
+   task indices under one mutex (tasks are coarse: row blocks and matmul tiles). A pool may be shared by
+   programs (rlx_thread_pool): one parallel_for owns the workers at a time (`running`); another that finds
+   them busy runs its tasks on its own calling thread as thread 0 (each program has its own workspace, so
+   thread indices of different programs never share scratch). A pool with a hook has no workers: parallel_for
+   hands the application `lanes` jobs, and lane i runs tasks from a shared counter as thread i.
+   Call sites pass rlx__pool_if(pool, work): below RLX_PARALLEL_MIN_WORK element operations a step runs inline.
    ------------------------------------------------------------------------------------------------------------ */
 typedef void (*rlx__task_fn)(void* ctx, int64_t task, int thread);
+
+/* Work (element operations: a multiply-add, an element read and written, a window element) below which a
+   parallel loop runs on the calling thread: waking a worker and joining it costs about this much. */
+#ifndef RLX_PARALLEL_MIN_WORK
+#  define RLX_PARALLEL_MIN_WORK 65536
+#endif
 
 #if defined(RLX_NO_THREADS)
 struct rlx__pool { int n; };
 static int rlx__pool_threads(const rlx__pool* p) { RLX__UNUSED(p); return 1; }
+static rlx__pool* rlx__pool_hooked(const rlx_allocator* al, int n, void (*hook)(void*, int64_t, rlx_job_fn, void*), void* user) {
+    RLX__UNUSED(al); RLX__UNUSED(n); RLX__UNUSED(hook); RLX__UNUSED(user);
+    return NULL;
+}
 static void rlx__parallel_for(rlx__pool* p, int64_t ntasks, rlx__task_fn fn, void* ctx) {
     int64_t t;
     RLX__UNUSED(p);
@@ -3865,9 +3926,55 @@ struct rlx__pool {
     rlx__task_fn fn;
     void* ctx;
     int64_t ntasks, next;
+    int running;                   /* a parallel_for owns the workers (shared pools) */
+    void (*hook)(void*, int64_t, rlx_job_fn, void*);   /* the application's parallel_for; no workers then */
+    void* user;
 };
 
 static int rlx__pool_threads(const rlx__pool* p) { return p ? p->n : 1; }
+
+/* One parallel_for through the hook: lane i (one job of the application) takes tasks as thread i. */
+typedef struct rlx__lanes {
+    rlx__task_fn fn;
+    void* ctx;
+    int64_t ntasks, next, nlanes;
+    rlx__mutex mu;
+    unsigned char entered[RLX_MAX_THREADS];
+} rlx__lanes;
+
+static void rlx__lane_main(void* c, int64_t lane) {
+    rlx__lanes* L = (rlx__lanes*)c;
+    int ok;
+    if (lane < 0 || lane >= L->nlanes) return;   /* not an index rlx.h handed out */
+    rlx__lock(&L->mu);
+    ok = !L->entered[lane];                      /* a lane runs once: its scratch slice has one user */
+    L->entered[lane] = 1;
+    rlx__unlock(&L->mu);
+    if (!ok) return;
+    for (;;) {
+        int64_t t;
+        rlx__lock(&L->mu);
+        t = L->next < L->ntasks ? L->next++ : -1;
+        rlx__unlock(&L->mu);
+        if (t < 0) return;
+        L->fn(L->ctx, t, (int)lane);
+    }
+}
+
+static void rlx__hook_for(rlx__pool* p, int64_t ntasks, rlx__task_fn fn, void* ctx) {
+    rlx__lanes L;
+    int64_t t;
+    L.fn = fn;
+    L.ctx = ctx;
+    L.ntasks = ntasks;
+    L.next = 0;
+    L.nlanes = RLX__MIN(ntasks, (int64_t)p->n);
+    memset(L.entered, 0, sizeof L.entered);
+    rlx__mutex_init(&L.mu);
+    p->hook(p->user, L.nlanes, rlx__lane_main, &L);
+    rlx__mutex_destroy(&L.mu);
+    for (t = L.next; t < ntasks; t++) fn(ctx, t, 0);   /* what no lane took (a hook that skipped jobs) */
+}
 
 /* Take tasks until none are left. */
 static void rlx__pool_drain(rlx__pool* p, int thread) {
@@ -3910,7 +4017,14 @@ static void rlx__parallel_for(rlx__pool* p, int64_t ntasks, rlx__task_fn fn, voi
         for (t = 0; t < ntasks; t++) fn(ctx, t, 0);
         return;
     }
+    if (p->hook) { rlx__hook_for(p, ntasks, fn, ctx); return; }
     rlx__lock(&p->mu);
+    if (p->running) {   /* another program's step owns the workers: run this one here */
+        rlx__unlock(&p->mu);
+        for (t = 0; t < ntasks; t++) fn(ctx, t, 0);
+        return;
+    }
+    p->running = 1;
     p->fn = fn;
     p->ctx = ctx;
     p->ntasks = ntasks;
@@ -3922,6 +4036,7 @@ static void rlx__parallel_for(rlx__pool* p, int64_t ntasks, rlx__task_fn fn, voi
     rlx__pool_drain(p, 0);
     rlx__lock(&p->mu);
     while (p->busy > 0) rlx__cond_wait(&p->done, &p->mu);
+    p->running = 0;
     rlx__unlock(&p->mu);
 }
 
@@ -3932,7 +4047,7 @@ static void rlx__pool_destroy(const rlx_allocator* al, rlx__pool* p) {
     p->quit = 1;
     rlx__cond_broadcast(&p->start);
     rlx__unlock(&p->mu);
-    for (i = 1; i < p->n; i++) {
+    for (i = 1; i < p->n && !p->hook; i++) {
 #  if defined(_WIN32)
         WaitForSingleObject(p->th[i], INFINITE);
         CloseHandle(p->th[i]);
@@ -3971,7 +4086,38 @@ static rlx__pool* rlx__pool_create(const rlx_allocator* al, int n) {
     }
     return p;
 }
+
+/* A pool without workers whose parallel_for calls the application's hook with up to n lanes. */
+static rlx__pool* rlx__pool_hooked(const rlx_allocator* al, int n, void (*hook)(void*, int64_t, rlx_job_fn, void*), void* user) {
+    rlx__pool* p = (rlx__pool*)rlx__calloc(al, sizeof *p);
+    if (!p) return NULL;
+    rlx__mutex_init(&p->mu);
+    rlx__cond_init(&p->start);
+    rlx__cond_init(&p->done);
+    p->n = RLX__MAX(1, RLX__MIN(n, RLX_MAX_THREADS));
+    p->hook = hook;
+    p->user = user;
+    return p;
+}
 #endif /* RLX_NO_THREADS */
+
+/* pool when a loop of `work` element operations pays for waking threads, else NULL (run inline). */
+static rlx__pool* rlx__pool_if(rlx__pool* p, double work) { return work >= (double)RLX_PARALLEL_MIN_WORK ? p : NULL; }
+
+/* The public shared pool: a reference-counted rlx__pool (NULL with RLX_NO_THREADS or one thread). */
+struct rlx_thread_pool {
+    rlx_allocator al;
+    int refs;                 /* the creator's reference + one per program */
+    int n;
+    rlx__pool* pool;
+};
+static void rlx__tp_release(rlx_thread_pool* tp) {
+    rlx_allocator al;
+    if (!tp || RLX__ATOMIC_ADD(&tp->refs, -1) > 0) return;
+    al = tp->al;
+    rlx__pool_destroy(&al, tp->pool);
+    rlx__free(&al, tp);
+}
 
 /* ------------------------------------------------------------------------------------------------------------
    >>gemm  f32 matrix multiply  C[M,N] = A[M,K] · B[K,N]
@@ -4784,8 +4930,11 @@ static void rlx__sgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
                             const float* A, int64_t rsa, int64_t csa, const float* B, int64_t rsb, int64_t csb,
                             float* C, int64_t ldc) {
     rlx__sgemm_job j;
-    int nthreads = rlx__pool_threads(pool);
+    int nthreads;
     if (M <= 0 || N <= 0) return;
+    /* vectorised multiply-adds count 1/8 of an element operation: a GEMV splits from 2 MB of W on */
+    pool = rlx__pool_if(pool, (double)M * (double)N * (double)K * 0.125);
+    nthreads = rlx__pool_threads(pool);
     if (K <= 0) {
         int64_t i, n;
         for (i = 0; i < M; ++i)
@@ -4808,7 +4957,7 @@ static void rlx__sgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
         else if (g.csw == 1) g.fn = j.im.gemv_rows;
         if (g.fn) {
             int64_t tasks = nthreads;
-            if (g.N * K < ((int64_t)1 << 19) || g.N < 128) tasks = 1;   /* under 2 MB of W: not worth a wake-up */
+            if (g.N < 128) tasks = 1;
             g.step = rlx__gemm_cdiv(rlx__gemm_cdiv(g.N, tasks), 16) * 16;
             tasks = rlx__gemm_cdiv(g.N, g.step);
             if (tasks <= 1) g.fn(g.N, K, g.x, g.incx, g.w, g.rsw, g.csw, g.y, g.incy);
@@ -4941,7 +5090,8 @@ static void rlx__iter_run(rlx__iter* it, rlx__inner_fn fn, const void* ctx, rlx_
     rlx__iter_collapse(it);
     for (i = 0; i < it->rank - 1; i++) rows *= it->dims[i];
     total = rows * it->dims[it->rank - 1];
-    tasks = rlx__pool_threads(pool) > 1 && total >= 32768 ? RLX__MIN(rows, (int64_t)rlx__pool_threads(pool) * 4) : 1;
+    pool = rlx__pool_if(pool, (double)total);
+    tasks = rlx__pool_threads(pool) > 1 ? RLX__MIN(rows, (int64_t)rlx__pool_threads(pool) * 4) : 1;
     if (tasks <= 1) {
         rlx__iter_rows(it, fn, ctx, 0, rows);
     } else {
@@ -5298,7 +5448,8 @@ static void rlx__k_matmul(const rlx_graph* g, const rlx__node* nd, void* const* 
     } else {
         rlx__mm_job j;
         j.m = &m; j.a = (const char*)in[0]; j.b = (const char*)in[1]; j.c = (char*)out; j.dt = nd->dtype;
-        rlx__parallel_for(m.M * m.nbatch * m.N * m.K >= 65536 ? pool : NULL, m.nbatch * m.M, rlx__mm_generic_task, &j);
+        rlx__parallel_for(rlx__pool_if(pool, (double)m.M * (double)m.nbatch * (double)m.N * (double)m.K), m.nbatch * m.M,
+                          rlx__mm_generic_task, &j);
     }
 }
 
@@ -5383,7 +5534,7 @@ static void rlx__k_reduce(const rlx_graph* g, const rlx__node* nd, void* const* 
     }
     j.nd = nd; j.in_dt = nx->dtype; j.x = (const char*)in[0]; j.out = (char*)out;
     j.nout = rlx__node_numel(nd);
-    tasks = (j.nout * j.count >= 65536) ? rlx__pool_threads(pool) * 4 : 1;
+    tasks = rlx__pool_if(pool, (double)j.nout * (double)j.count) ? rlx__pool_threads(pool) * 4 : 1;
     j.per = (j.nout + tasks - 1) / tasks;
     rlx__parallel_for(pool, (j.nout + j.per - 1) / j.per, rlx__red_task, &j);
 }
@@ -5532,7 +5683,7 @@ static void rlx__k_rows(const rlx_graph* g, const rlx__node* nd, void* const* in
         fn = (nd->op == RLX_OP_ARGMAX || nd->op == RLX_OP_ARGMIN) ? rlx__arg_task : rlx__softmax_task;
     }
     work = rows * j.len;
-    tasks = work >= 32768 ? rlx__pool_threads(pool) * 4 : 1;
+    tasks = rlx__pool_if(pool, (double)work) ? rlx__pool_threads(pool) * 4 : 1;
     j.per = (rows + tasks - 1) / tasks;
     rlx__parallel_for(pool, (rows + j.per - 1) / j.per, fn, &j);
 }
@@ -5615,7 +5766,7 @@ static void rlx__k_linear(const rlx_graph* g, const rlx__node* nd, void* const* 
     j.gate = nd->ia[2] ? (const float*)in[nd->ia[1] ? 3 : 2] : NULL;
     j.gate_act = (rlx_activation)nd->ia[3];
     if (!j.bias && j.act == RLX_ACT_NONE && !j.gate) return;
-    tasks = M * N >= 32768 ? rlx__pool_threads(pool) * 4 : 1;
+    tasks = rlx__pool_if(pool, (double)M * (double)N) ? rlx__pool_threads(pool) * 4 : 1;
     j.per = (M + tasks - 1) / tasks;
     rlx__parallel_for(pool, (M + j.per - 1) / j.per, rlx__lin_epilogue, &j);
 }
@@ -5683,7 +5834,7 @@ static void rlx__k_add_norm(const rlx_graph* g, const rlx__node* nd, void* const
     j.sum = nd->ia[4] ? (char*)in[nd->nin] : NULL;   /* the second output (EXTRA), NULL when unused */
     j.len = rlx__numel(nx->rank - (int)nd->ia[0], nx->shape + nd->ia[0]);
     j.rows = n / j.len;
-    tasks = n >= 32768 ? rlx__pool_threads(pool) * 4 : 1;
+    tasks = rlx__pool_if(pool, (double)n) ? rlx__pool_threads(pool) * 4 : 1;
     j.per = (j.rows + tasks - 1) / tasks;
     rlx__parallel_for(pool, (j.rows + j.per - 1) / j.per, rlx__an_task, &j);
 }
@@ -5742,7 +5893,7 @@ static void rlx__k_fused_ew(const rlx_graph* g, const rlx__node* nd, void* const
     }
     j.out = (float*)out;
     j.n = rlx__node_numel(nd);
-    tasks = j.n >= 32768 ? rlx__pool_threads(pool) * 4 : 1;
+    tasks = rlx__pool_if(pool, (double)j.n) ? rlx__pool_threads(pool) * 4 : 1;
     j.per = ((j.n + tasks - 1) / tasks + RLX__EW_BLOCK - 1) / RLX__EW_BLOCK * RLX__EW_BLOCK;
     rlx__parallel_for(pool, (j.n + j.per - 1) / j.per, rlx__few_task, &j);
 }
@@ -5971,7 +6122,7 @@ static void rlx__vrange_task(void* c, int64_t t, int thread) {
 
 static void rlx__vfor(rlx__pool* pool, int64_t n, double work, rlx__vfn fn, const void* ctx) {
     rlx__vrange r;
-    int64_t T = rlx__pool_threads(pool), tasks = (T > 1 && work >= 32768.0) ? RLX__MIN(n, T * 4) : 1;
+    int64_t T = rlx__pool_threads(pool), tasks = (T > 1 && rlx__pool_if(pool, work)) ? RLX__MIN(n, T * 4) : 1;
     if (n <= 0) return;
     r.fn = fn; r.ctx = ctx; r.n = n;
     r.per = (n + tasks - 1) / tasks;
@@ -6785,7 +6936,7 @@ static void rlx__k_attention(const rlx_graph* g, const rlx__node* nd, void* cons
     j.ws = (char*)ws;
     rlx__attn_layout(j.dt, Sk, D, Dv, &L);
     j.ws_thread = L.total;
-    work = B * H * Sq * Sk * (D + Dv);
+    work = B * H * Sq * j.kv_valid * (D + Dv);   /* keys past kv_len cost nothing */
     if (Sq == 1 && j.group > 1) {
         j.rows_are_heads = 1;
         /* up to rows_max heads per task, fewer (down to 4) while there are under 64 tasks */
@@ -6802,7 +6953,7 @@ static void rlx__k_attention(const rlx_graph* g, const rlx__node* nd, void* cons
         j.rows = (Sq + j.nblk - 1) / j.nblk;
         ntasks = B * H * j.nblk;
     }
-    rlx__parallel_for(work >= 32768 ? pool : NULL, ntasks, rlx__attn_task, &j);
+    rlx__parallel_for(rlx__pool_if(pool, (double)work), ntasks, rlx__attn_task, &j);
 }
 
 typedef struct rlx__rope_job {
@@ -6872,7 +7023,7 @@ static void rlx__k_rope(const rlx_graph* g, const rlx__node* nd, void* const* in
     }
     j.rows = nd->ia[7] * j.H * j.S;
     total = j.rows * j.D;
-    ntasks = nth > 1 && total >= 32768 ? RLX__MIN(j.rows, nth * 4) : 1;
+    ntasks = nth > 1 && rlx__pool_if(pool, (double)total) ? RLX__MIN(j.rows, nth * 4) : 1;
     if (ntasks < 1) ntasks = 1;
     j.per = (j.rows + ntasks - 1) / ntasks;
     if (j.per < 1) j.per = 1;
@@ -7207,7 +7358,7 @@ static void rlx__misc_axis(const rlx__node* x, int a, int64_t* outer, int64_t* n
 
 /* Row-parallel split: 1 task (serial, thread 0 only) or up to 4 per thread. */
 static int64_t rlx__misc_tasks(int nthreads, int64_t rows, int64_t work) {
-    if (nthreads <= 1 || rows < 2 || work < 16384) return 1;
+    if (nthreads <= 1 || rows < 2 || (double)work < (double)RLX_PARALLEL_MIN_WORK) return 1;
     return RLX__MIN(rows, (int64_t)nthreads * 4);
 }
 
@@ -8278,6 +8429,7 @@ struct rlx_program {
     rlx_device device;
     char reason[512];
     char msg[512];
+    rlx_thread_pool* tp;     /* the shared pool `pool` belongs to (one reference), or NULL: pool is the program's */
 };
 
 static rlx_result rlx__perr(rlx_program* p, rlx_result r, const char* fmt, ...) {
@@ -8325,7 +8477,8 @@ RLXDEF void rlx_program_destroy(rlx_program* p) {
     if (!p) return;
     al = p->al;
     rlx__gpu_destroy(p);
-    rlx__pool_destroy(&al, p->pool);
+    if (p->tp) rlx__tp_release(p->tp);
+    else rlx__pool_destroy(&al, p->pool);
     rlx__weights_release(p->w);
     rlx__core_release(p->core);
     rlx__free(&al, p->arena_raw);
@@ -8358,9 +8511,10 @@ static void rlx__program_bind(rlx_program* p) {
     }
 }
 
-/* nthreads = 0: a GPU program (no CPU pool or workspace; its host memory only mirrors the device's). */
+/* nthreads = 0: a GPU program (no CPU pool or workspace; its host memory only mirrors the device's). tp: a
+   shared pool for a CPU program (nthreads is then its size), or NULL. */
 static rlx_result rlx__program_new(const rlx_allocator* al, rlx__core* c, rlx__weights* w, int nthreads,
-                                   rlx_program** out) {
+                                   rlx_thread_pool* tp, rlx_program** out) {
     rlx_program* p = (rlx_program*)rlx__calloc(al, sizeof *p);
     const rlx_graph* ir = c->ir;
     int s;
@@ -8371,7 +8525,13 @@ static rlx_result rlx__program_new(const rlx_allocator* al, rlx__core* c, rlx__w
     RLX__ATOMIC_ADD(&c->refs, 1);
     RLX__ATOMIC_ADD(&w->refs, 1);
     p->nthreads = nthreads;
-    p->pool = nthreads > 1 ? rlx__pool_create(al, nthreads) : NULL;
+    if (tp && nthreads > 0) {
+        p->tp = tp;
+        RLX__ATOMIC_ADD(&tp->refs, 1);
+        p->pool = tp->pool;
+    } else {
+        p->pool = nthreads > 1 ? rlx__pool_create(al, nthreads) : NULL;
+    }
     p->nthreads = rlx__pool_threads(p->pool);
     p->ws_bytes = 0;
     for (s = 0; s < c->plan.nsteps && nthreads > 0; s++) {
@@ -11064,7 +11224,7 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
         rlx__free(al, nd->data);
         nd->data = NULL;
     }
-    r = rlx__program_new(al, c, w, dev == RLX_DEVICE_CPU ? nthreads : 0, &p);
+    r = rlx__program_new(al, c, w, dev == RLX_DEVICE_CPU ? nthreads : 0, d->pool, &p);
     rlx__weights_release(w);
     rlx__core_release(c);
     if (r != RLX_OK) { snprintf(msg, cap, "out of memory for the arena"); return r; }
@@ -11140,6 +11300,14 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
     al = d.allocator.alloc ? d.allocator : g->al;
     nthreads = d.num_threads ? d.num_threads : rlx__cpu_count();
     if (nthreads > RLX_MAX_THREADS) nthreads = RLX_MAX_THREADS;
+    if (d.pool) {
+        if (d.num_threads != 0 && d.num_threads != d.pool->n) {
+            rlx__gmsg(g, "compile: num_threads is %d but the pool has %d threads (leave num_threads 0 with a pool)",
+                      d.num_threads, d.pool->n);
+            return RLX_ERROR_INVALID_ARGUMENT;
+        }
+        nthreads = d.pool->n;
+    }
     {
         char vmsg[256];
         r = rlx__verify(g, vmsg, sizeof vmsg);
@@ -11264,7 +11432,7 @@ static rlx_result rlx__program_clone(rlx_program* p, int share_weights, rlx_prog
         memcpy(w->base, p->w->base, p->core->plan.weight_bytes);
         memcpy(w->set, p->w->set, (size_t)p->core->ir->n + 1);
     }
-    r = rlx__program_new(&p->al, p->core, w, p->gpu ? 0 : p->nthreads, &q);
+    r = rlx__program_new(&p->al, p->core, w, p->gpu ? 0 : p->nthreads, p->tp, &q);
     rlx__weights_release(w);
     if (r != RLX_OK) return rlx__perr(p, r, "clone: out of memory");
     q->device = p->device;
@@ -11499,6 +11667,38 @@ static rlx_result rlx__output_ptr(rlx_program* p, const char* name, const void**
     if (shape) memcpy(shape, nd->shape, sizeof(int64_t) * (size_t)nd->rank);
     return RLX_OK;
 }
+
+/* ---- thread pools ---- */
+RLXDEF rlx_result rlx_thread_pool_create(const rlx_thread_pool_desc* desc, rlx_thread_pool** out) {
+    rlx_thread_pool_desc d;
+    rlx_thread_pool* tp;
+    rlx_allocator al;
+    int n;
+    if (out) *out = NULL;
+    if (!out) return RLX_ERROR_INVALID_ARGUMENT;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (d.num_threads < 0 || d.num_threads > RLX_MAX_THREADS) return RLX_ERROR_INVALID_ARGUMENT;
+    if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) return RLX_ERROR_INVALID_ARGUMENT;
+    al = d.allocator;
+    n = d.num_threads ? d.num_threads : rlx__cpu_count();
+    if (n > RLX_MAX_THREADS) n = RLX_MAX_THREADS;
+    tp = (rlx_thread_pool*)rlx__calloc(&al, sizeof *tp);
+    if (!tp) return RLX_ERROR_OUT_OF_MEMORY;
+    tp->al = al;
+    tp->refs = 1;
+    if (n > 1) {
+        tp->pool = d.parallel_for ? rlx__pool_hooked(&al, n, d.parallel_for, d.user_data) : rlx__pool_create(&al, n);
+#if !defined(RLX_NO_THREADS)
+        if (!tp->pool) { rlx__free(&al, tp); return RLX_ERROR_OUT_OF_MEMORY; }
+#endif
+    }
+    tp->n = rlx__pool_threads(tp->pool);
+    *out = tp;
+    return RLX_OK;
+}
+RLXDEF void rlx_thread_pool_destroy(rlx_thread_pool* pool) { rlx__tp_release(pool); }
+RLXDEF int rlx_thread_pool_threads(const rlx_thread_pool* pool) { return pool ? pool->n : 0; }
 
 /* ---- devices and introspection ---- */
 RLXDEF int rlx_devices(rlx_device_info* out, int cap) {
