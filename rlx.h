@@ -525,7 +525,9 @@ RLXDEF size_t rlx_graph_dump_dot(const rlx_graph* g, char* buf, size_t cap);
    ============================================================================================================ */
 
 typedef enum rlx_device {
-    RLX_DEVICE_AUTO = 0,   /* best available; today that is the CPU */
+    RLX_DEVICE_AUTO = 0,   /* the first of: CUDA device 0, HIP device 0, Vulkan device 0 (rlx's order; not a CPU
+                              implementation such as lavapipe), the CPU, that is available and compiles the
+                              graph (a GPU that cannot run an op is skipped)                              */
     RLX_DEVICE_CPU,
     RLX_DEVICE_VULKAN,
     RLX_DEVICE_CUDA,
@@ -595,7 +597,8 @@ RLXDEF int rlx_thread_pool_threads(const rlx_thread_pool* pool);      /* threads
 /* Zero-initialise and set what you need. */
 typedef struct rlx_compile_desc {
     rlx_device device;       /* 0 = AUTO                                                   */
-    int device_index;        /* which device of that kind (0 = first)                       */
+    int device_index;        /* which device of that kind (0 = first; see rlx_devices); must
+                                be 0 with AUTO                                             */
     int num_threads;         /* CPU worker threads incl. the caller; 0 = one per core      */
     uint32_t flags;          /* RLX_COMPILE_*                                               */
     rlx_allocator allocator; /* zero = the graph's allocator                                */
@@ -663,9 +666,16 @@ typedef struct rlx_device_info {
     int available;        /* 1 if rlx_compile can use it                     */
     char name[96];        /* e.g. "CPU (AVX-512, 16 threads)"                 */
     char reason[256];     /* why it is (not) available                        */
+    uint64_t memory_bytes;/* device memory (Vulkan: the largest device-local heap; CPU: physical memory); 0 =
+                             unknown or unavailable                                                          */
+    char driver[64];      /* driver version, e.g. "CUDA driver 12.4", "llvmpipe Mesa 23.2.1"; "" if unknown */
 } rlx_device_info;
 
-/* Fills up to `cap` entries (one per device kind rlx.h knows, available or not) and returns how many exist. */
+/* Fills up to `cap` entries and returns how many exist (out may be NULL to count). The CPU comes first (index
+   0), then every device of each GPU kind in kind order (Vulkan, CUDA, HIP), each with its own entry: index is
+   the value of rlx_compile_desc.device_index that selects it (Vulkan: discrete GPUs first, then integrated,
+   virtual and CPU implementations; CUDA and HIP: the driver's order). A kind whose driver is missing or has no
+   device gets one unavailable entry (index 0) whose reason says why. Loads the GPU drivers on first use. */
 RLXDEF int rlx_devices(rlx_device_info* out, int cap);
 RLXDEF const char* rlx_device_name(rlx_device d);
 
@@ -8974,6 +8984,7 @@ typedef struct rlx__cuda_api {
     rlx__CUresult (*cuGraphLaunch)(rlx__CUhandle, rlx__CUhandle);
     rlx__CUresult (*cuGraphExecDestroy)(rlx__CUhandle);
     rlx__CUresult (*cuGraphDestroy)(rlx__CUhandle);
+    rlx__CUresult (*cuDeviceTotalMem)(size_t*, rlx__CUdevice);   /* optional (rlx_devices) */
 } rlx__cuda_api;
 
 static rlx__cuda_api rlx__cu;
@@ -9056,6 +9067,7 @@ static int rlx__cuda_load(char* why, size_t cap) {
         !RLX__DLSYM(a->lib, a->cuGraphExecDestroy, "cuGraphExecDestroy") ||
         !RLX__DLSYM(a->lib, a->cuGraphDestroy, "cuGraphDestroy"))
         a->cuStreamBeginCapture = NULL;
+    if (!RLX__DLSYM(a->lib, a->cuDeviceTotalMem, "cuDeviceTotalMem_v2")) a->cuDeviceTotalMem = NULL;
     {
         rlx__CUresult e = a->cuInit(0);
         if (e != 0) {
@@ -9193,6 +9205,20 @@ static int rlx__cuda_probe(int index, char* name, size_t ncap, char* reason, siz
              rlx__cu.device_count);
     return 1;
 }
+
+/* For rlx_devices: how many CUDA devices (0 without a usable driver); memory and driver of device `index`. */
+static int rlx__cuda_count(void) {
+    char why[160];
+    return rlx__cuda_load(why, sizeof why) ? rlx__cu.device_count : 0;
+}
+static void rlx__cuda_details(int index, uint64_t* mem, char* drv, size_t cap) {
+    rlx__CUdevice dev;
+    size_t b = 0;
+    if (!rlx__cu.ok || index < 0 || index >= rlx__cu.device_count) return;
+    snprintf(drv, cap, "CUDA driver %d.%d", rlx__cu.driver_version / 1000, rlx__cu.driver_version % 1000 / 10);
+    if (rlx__cu.cuDeviceTotalMem && rlx__cu.cuDeviceGet(&dev, index) == 0 && rlx__cu.cuDeviceTotalMem(&b, dev) == 0)
+        *mem = (uint64_t)b;
+}
 #endif /* !RLX_NO_CUDA */
 
 /* ------------------------------------------------------------------------------------------------------------
@@ -9280,6 +9306,7 @@ typedef struct rlx__hip_api {
     rlx__hipError (*hipDeviceGetName)(char*, int, int);
     rlx__hipError (*hipGetDeviceProperties)(void*, int);
     rlx__hipError (*hipRuntimeGetVersion)(int*);
+    rlx__hipError (*hipDeviceTotalMem)(size_t*, int);   /* optional (rlx_devices) */
     rlx__hipError (*hipSetDevice)(int);
     rlx__hipError (*hipGetDevice)(int*);
     rlx__hipError (*hipMalloc)(void**, size_t);
@@ -9422,6 +9449,7 @@ static int rlx__hip_load_lib(char* why, size_t cap) {
     RLX__HIP_REQ(a->lib, hipStreamSynchronize, "hipStreamSynchronize");
     RLX__HIP_REQ(a->lib, hipGetErrorName, "hipGetErrorName");
     RLX__HIP_REQ(a->lib, hipGetErrorString, "hipGetErrorString");
+    if (!RLX__DLSYM(a->lib, a->hipDeviceTotalMem, "hipDeviceTotalMem")) a->hipDeviceTotalMem = NULL;
     /* the unversioned symbol keeps the R0000 layout; newer runtimes may only have the R0600 one */
     if (!RLX__DLSYM(a->lib, a->hipGetDeviceProperties, "hipGetDeviceProperties"))
         RLX__HIP_REQ(a->lib, hipGetDeviceProperties, "hipGetDevicePropertiesR0600");
@@ -10040,6 +10068,19 @@ static int rlx__hip_probe(int index, char* name, size_t ncap, char* reason, size
              v / 100000 % 100, rlx__hip.device_count);
     return 1;
 }
+
+/* For rlx_devices: how many HIP devices (0 without a usable runtime); memory and runtime of device `index`. */
+static int rlx__hip_count(void) {
+    char why[200];
+    return rlx__hip_load(why, sizeof why) ? rlx__hip.device_count : 0;
+}
+static void rlx__hip_details(int index, uint64_t* mem, char* drv, size_t cap) {
+    size_t b = 0;
+    int v = rlx__hip.runtime_version;
+    if (!rlx__hip.ok || index < 0 || index >= rlx__hip.device_count) return;
+    snprintf(drv, cap, "HIP runtime %d.%d", v / 10000000, v / 100000 % 100);
+    if (rlx__hip.hipDeviceTotalMem && rlx__hip.hipDeviceTotalMem(&b, index) == 0) *mem = (uint64_t)b;
+}
 #endif /* !RLX_NO_HIP */
 /* ------------------------------------------------------------------------------------------------------------
    >>vulkan  (through volk: the loader is found at run time; rlx owns its instance, device and a VolkDeviceTable)
@@ -10369,6 +10410,42 @@ static int rlx__vk_probe(int index, int for_auto, char* name, size_t ncap, char*
              pr.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? "CPU implementation" : "other",
              rlx__vk.npds);
     return 1;
+}
+
+/* For rlx_devices: how many Vulkan devices (0 without a loader or device); the largest device-local heap and the
+   driver's name and version of device `index` (rlx's order). */
+static int rlx__vk_count(void) {
+    char why[200];
+    return rlx__vk_load(why, sizeof why) ? rlx__vk.npds : 0;
+}
+static void rlx__vk_details(int index, uint64_t* mem, char* drv, size_t cap) {
+    VkPhysicalDeviceProperties pr;
+    VkPhysicalDeviceMemoryProperties mp;
+    uint32_t i;
+    if (!rlx__vk.ok || index < 0 || index >= rlx__vk.npds) return;
+    if (rlx__vk.GetPhysicalDeviceMemoryProperties) {
+        memset(&mp, 0, sizeof mp);
+        rlx__vk.GetPhysicalDeviceMemoryProperties(rlx__vk.pds[index], &mp);
+        for (i = 0; i < mp.memoryHeapCount && i < VK_MAX_MEMORY_HEAPS; i++)
+            if ((mp.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) && mp.memoryHeaps[i].size > *mem)
+                *mem = (uint64_t)mp.memoryHeaps[i].size;
+    }
+    rlx__vk.GetPhysicalDeviceProperties(rlx__vk.pds[index], &pr);
+    if (rlx__vk.api >= VK_API_VERSION_1_2 && pr.apiVersion >= VK_API_VERSION_1_2) {
+        VkPhysicalDeviceDriverProperties dp;
+        VkPhysicalDeviceProperties2 p2;
+        memset(&dp, 0, sizeof dp);
+        memset(&p2, 0, sizeof p2);
+        dp.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
+        p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+        p2.pNext = &dp;
+        rlx__vk.GetPhysicalDeviceProperties2(rlx__vk.pds[index], &p2);
+        dp.driverName[sizeof dp.driverName - 1] = 0;
+        dp.driverInfo[sizeof dp.driverInfo - 1] = 0;
+        snprintf(drv, cap, "%.24s%s%.38s", dp.driverName, dp.driverInfo[0] ? " " : "", dp.driverInfo);
+    } else {
+        snprintf(drv, cap, "driver version 0x%x", (unsigned)pr.driverVersion);
+    }
 }
 
 static uint32_t rlx__vk_memtype(const rlx__vkdev* d, uint32_t bits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) {
@@ -11151,6 +11228,50 @@ static int rlx__device_probe(rlx_device d, int index, int for_auto, char* name, 
     }
 }
 
+/* For rlx_devices: how many devices of kind d exist (0: no driver or none; the CPU is one), and the memory and
+   driver of device `index` of that kind. */
+static int rlx__device_count(rlx_device d) {
+    switch (d) {
+    case RLX_DEVICE_CPU: return 1;
+#if !defined(RLX_NO_CUDA)
+    case RLX_DEVICE_CUDA: return rlx__cuda_count();
+#endif
+#if !defined(RLX_NO_HIP)
+    case RLX_DEVICE_HIP: return rlx__hip_count();
+#endif
+#if defined(RLX__HAS_VULKAN)
+    case RLX_DEVICE_VULKAN: return rlx__vk_count();
+#endif
+    default: return 0;
+    }
+}
+static void rlx__device_details(rlx_device d, int index, uint64_t* mem, char* drv, size_t cap) {
+    *mem = 0;
+    drv[0] = 0;
+    RLX__UNUSED(index);
+    RLX__UNUSED(cap);
+    switch (d) {
+    case RLX_DEVICE_CPU:
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE) && !defined(_WIN32)
+        {
+            long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+            if (pages > 0 && size > 0) *mem = (uint64_t)pages * (uint64_t)size;
+        }
+#endif
+        return;
+#if !defined(RLX_NO_CUDA)
+    case RLX_DEVICE_CUDA: rlx__cuda_details(index, mem, drv, cap); return;
+#endif
+#if !defined(RLX_NO_HIP)
+    case RLX_DEVICE_HIP: rlx__hip_details(index, mem, drv, cap); return;
+#endif
+#if defined(RLX__HAS_VULKAN)
+    case RLX_DEVICE_VULKAN: rlx__vk_details(index, mem, drv, cap); return;
+#endif
+    default: return;
+    }
+}
+
 /* Optimise, plan and instantiate g for one device. On failure *msg says why. */
 static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, const rlx_allocator* al, rlx_device dev,
                                    int sm, int nthreads, rlx_program** out, char* msg, size_t cap) {
@@ -11293,6 +11414,11 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
         rlx__gmsg(g, "compile: num_threads and device_index must be >= 0");
         return RLX_ERROR_INVALID_ARGUMENT;
     }
+    if (d.device == RLX_DEVICE_AUTO && d.device_index != 0) {
+        rlx__gmsg(g, "compile: device_index %d needs a device kind (RLX_DEVICE_AUTO tries device 0 of each kind)",
+                  d.device_index);
+        return RLX_ERROR_INVALID_ARGUMENT;
+    }
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) {
         rlx__gmsg(g, "compile: allocator needs both alloc and free, or neither");
         return RLX_ERROR_INVALID_ARGUMENT;
@@ -11337,7 +11463,11 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
             continue;
         }
         msg[0] = 0;
-        r = rlx__compile_for(g, &d, &al, dev, sm, nthreads, &p, msg, sizeof msg);
+        {
+            rlx_compile_desc dk = d;   /* the device compiled for is the one probed */
+            dk.device_index = index;
+            r = rlx__compile_for(g, &dk, &al, dev, sm, nthreads, &p, msg, sizeof msg);
+        }
         if (r == RLX_OK) {
             if (d.device == RLX_DEVICE_AUTO)
                 snprintf(p->reason, sizeof p->reason, "auto: %.90s, %.120s%s%.250s%s", name, reason, nl ? " (skipped: " : "",
@@ -11702,19 +11832,22 @@ RLXDEF int rlx_thread_pool_threads(const rlx_thread_pool* pool) { return pool ? 
 
 /* ---- devices and introspection ---- */
 RLXDEF int rlx_devices(rlx_device_info* out, int cap) {
-    int n = 0, d;
-    for (d = RLX_DEVICE_CPU; d < RLX_DEVICE_COUNT; d++, n++) {
-        rlx_device_info info;
-        if (!out || n >= cap) continue;
-        memset(&info, 0, sizeof info);
-        info.device = (rlx_device)d;
-        {
+    int n = 0, d, i;
+    for (d = RLX_DEVICE_CPU; d < RLX_DEVICE_COUNT; d++) {
+        int count = RLX__MAX(1, rlx__device_count((rlx_device)d));   /* no device: one entry that says why */
+        for (i = 0; i < count; i++, n++) {
+            rlx_device_info info;
             int sm;
             char reason[200];
-            info.available = rlx__device_probe((rlx_device)d, 0, 0, info.name, sizeof info.name, reason, sizeof reason, &sm);
+            if (!out || n >= cap) continue;
+            memset(&info, 0, sizeof info);
+            info.device = (rlx_device)d;
+            info.index = i;
+            info.available = rlx__device_probe((rlx_device)d, i, 0, info.name, sizeof info.name, reason, sizeof reason, &sm);
             rlx__strlcpy(info.reason, sizeof info.reason, reason);
+            rlx__device_details((rlx_device)d, i, &info.memory_bytes, info.driver, sizeof info.driver);
+            out[n] = info;
         }
-        out[n] = info;
     }
     return n;
 }
