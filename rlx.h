@@ -45,6 +45,8 @@
        RLX_NO_THREADS          no worker threads; everything runs on the calling thread
        RLX_NO_SIMD             portable scalar kernels only (no AVX2/AVX-512/NEON paths)
        RLX_MAX_THREADS         upper bound on CPU worker threads (default 64)
+       RLX_PARALLEL_MIN_WORK   element operations below which a parallel step runs on the calling thread
+                               (default 65536; see rlx_thread_pool_desc)
        RLX_NO_CUDA             leave out the CUDA backend (and the need for rlx_kernels_ptx.h, with RLX_NO_HIP)
        RLX_NO_HIP              leave out the HIP backend
        RLX_NO_HIP_DISK_CACHE   never cache hipRTC code objects on disk
@@ -56,7 +58,7 @@
    CONTENTS
        1. Types, results, dtypes                     >>types
        2. Graph builder and ops                      >>builder
-       3. Compile, run, I/O                          >>program
+       3. Compile, run, I/O, thread pools            >>program
        4. Devices and introspection                  >>devices
        --- implementation (RLX_IMPLEMENTATION) ---
        5. Config, allocation, checked sizes          >>config >>alloc >>size
@@ -64,7 +66,8 @@
        7. IR, shape inference                        >>ir >>infer
        8. Passes                                     >>passes
        9. Memory planner                             >>planner
-      10. CPU backend (threads, SIMD, GEMM, kernels) >>cpu >>gemm
+      10. CPU backend (thread pools, job-system hook, inline threshold, SIMD, GEMM, kernels)
+                                                     >>cpu >>gemm
       11. Runtime (compile, run, I/O)                >>runtime
       12. Driver loading, shared GPU layer           >>dl >>gpu
       13. CUDA and HIP backends                      >>cuda >>hip
@@ -82,8 +85,11 @@
        A graph or a program is used by one thread at a time. A call on a program (run, set, get, clone) made while
        another thread is inside a call on the same program returns RLX_ERROR_BUSY instead of racing; a graph has
        no such check. Different programs (including clones) may run on different threads at once. A program owns its worker threads (created by rlx_compile, joined by
-       rlx_program_destroy); rlx_run blocks until all steps are done. The device list is computed on every call
-       and touches no global state.
+       rlx_program_destroy) unless rlx_compile_desc.pool names a shared rlx_thread_pool, which any number of
+       programs may use from any threads at once, or whose hook runs the parallel steps on the application's job
+       system (see rlx_thread_pool_desc). Steps under RLX_PARALLEL_MIN_WORK element operations run on the
+       calling thread. rlx_run blocks until all steps are done. The device list is computed on every call and
+       touches no global state beyond the GPU drivers, loaded once.
 
    SECURITY
        Graphs built through this API are validated: shapes, dtypes, axes, byte sizes. Every element count, byte
@@ -98,7 +104,9 @@
        The file that defines RLX_IMPLEMENTATION must not be built with -ffast-math or -ffinite-math-only (rlx.h
        stops with an #error): masks, NaN propagation and the half-float conversions need IEEE semantics.
 
-   rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS.
+   rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS, spread one program over several
+   GPUs (each program runs on one device; rlx_devices lists them all), pin threads to cores or spin-wait (idle
+   workers sleep on a condition variable).
 */
 #ifndef RLX_H
 #define RLX_H
