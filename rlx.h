@@ -50,6 +50,8 @@
        RLX_NO_THREADS          no worker threads; everything runs on the calling thread
        RLX_NO_SIMD             portable scalar kernels only (no AVX2/AVX-512/NEON paths)
        RLX_MAX_THREADS         upper bound on CPU worker threads (default 64)
+       RLX_PARALLEL_MIN_WORK   element operations below which a parallel step runs on the calling thread
+                               (default 65536; see rlx_thread_pool_desc)
        RLX_NO_CUDA             leave out the CUDA backend (and the need for rlx_kernels_ptx.h, with RLX_NO_HIP)
        RLX_NO_HIP              leave out the HIP backend
        RLX_NO_HIP_DISK_CACHE   never cache hipRTC code objects on disk
@@ -68,7 +70,7 @@
    CONTENTS
        1. Types, results, dtypes                     >>types
        2. Graph builder and ops                      >>builder
-       3. Compile, run, I/O, weight/state stores     >>program
+       3. Compile, run, I/O, thread pools, stores    >>program
        4. Devices and introspection                  >>devices
        --- implementation (RLX_IMPLEMENTATION) ---
        5. Config, allocation, checked sizes          >>config >>alloc >>size
@@ -76,7 +78,8 @@
        7. IR, shape inference                        >>ir >>infer
        8. Passes                                     >>passes
        9. Memory planner                             >>planner
-      10. CPU backend (threads, SIMD, GEMM, kernels) >>cpu >>gemm
+      10. CPU backend (thread pools, job-system hook, inline threshold, SIMD, GEMM, kernels)
+                                                     >>cpu >>gemm
       11. Runtime (compile, run, I/O)                >>runtime
       12. Driver loading, shared GPU layer           >>dl >>gpu
       13. CUDA and HIP backends                      >>cuda >>hip
@@ -112,9 +115,12 @@
        A graph or a program is used by one thread at a time. A call on a program (run, set, get, clone) made while
        another thread is inside a call on the same program returns RLX_ERROR_BUSY instead of racing; a graph has
        no such check. Different programs (including clones) may run on different threads at once. A program owns its worker threads (created by rlx_compile, joined by
-       rlx_program_destroy); rlx_run blocks until all steps are done. The device list is computed on every call
-       and touches no global state. A store (rlx_store) is changed by one thread at a time, and programs that
-       share a store state must not run at the same time (see rlx_store).
+       rlx_program_destroy) unless rlx_compile_desc.pool names a shared rlx_thread_pool, which any number of
+       programs may use from any threads at once, or whose hook runs the parallel steps on the application's job
+       system (see rlx_thread_pool_desc). Steps under RLX_PARALLEL_MIN_WORK element operations run on the
+       calling thread. rlx_run blocks until all steps are done. The device list is computed on every call and
+       touches no global state beyond the GPU drivers, loaded once. A store (rlx_store) is changed by one thread at a time, and
+       programs that share a store state must not run at the same time (see rlx_store).
 
    SECURITY
        Graphs built through this API are validated: shapes, dtypes, axes, byte sizes. Every element count, byte
@@ -130,7 +136,9 @@
        stops with an #error): masks, NaN propagation and the half-float conversions need IEEE semantics.
 
    rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS, map files (rlx_store_borrow takes
-   memory the caller mapped), move a store between devices (one store per device; add the tensors to each).
+   memory the caller mapped), move a store between devices (one store per device; add the tensors to each),
+   spread one program over several GPUs (each program runs on one device; rlx_devices lists them all), pin
+   threads to cores or spin-wait (idle workers sleep on a condition variable).
 */
 #ifndef RLX_H
 #define RLX_H
@@ -562,7 +570,9 @@ RLXDEF size_t rlx_graph_dump_dot(const rlx_graph* g, char* buf, size_t cap);
    ============================================================================================================ */
 
 typedef enum rlx_device {
-    RLX_DEVICE_AUTO = 0,   /* best available; today that is the CPU */
+    RLX_DEVICE_AUTO = 0,   /* the first of: CUDA device 0, HIP device 0, Vulkan device 0 (rlx's order; not a CPU
+                              implementation such as lavapipe), the CPU, that is available and compiles the
+                              graph (a GPU that cannot run an op is skipped)                              */
     RLX_DEVICE_CPU,
     RLX_DEVICE_VULKAN,
     RLX_DEVICE_CUDA,
@@ -585,14 +595,61 @@ enum {
                                            relative error) on tensor cores; by default they keep f32 accuracy */
 };
 
+/* ---- thread pools ------------------------------------------------------------------------------------------
+
+   By default every CPU program owns its worker threads. A thread pool is a set of workers that any number of
+   programs share (rlx_compile_desc.pool), or a hook that runs rlx.h's parallel loops on the application's own
+   job system. Zero-initialise the desc:
+     num_threads   threads that run one parallel step, the calling thread included (0 = one per core, capped
+                   at RLX_MAX_THREADS). With a hook: the most jobs rlx.h hands to one parallel_for call, so
+                   it also sizes each program's per-thread scratch.
+     allocator     for the pool object (zero = RLX_MALLOC/RLX_FREE).
+     parallel_for  optional hook. rlx.h calls parallel_for(user_data, count, job, ctx) with
+                   2 <= count <= num_threads; the hook must call job(ctx, i) exactly once for every i in
+                   [0, count), on any threads, in any order, concurrently or not, and return only when all of
+                   them have returned. Job i works as thread i: it takes the step's tasks one by one from a
+                   shared counter and uses scratch slice i, so the hook never chooses a scratch index (a
+                   second call of the same i while the first runs, or an i out of range, returns at once; tasks
+                   that no job took run on the calling thread after the hook returns). The hook may be called
+                   from several threads at once (one call per program that runs). No workers are started.
+     user_data     passed to the hook.
+   Sharing: every program keeps its own scratch, so programs on one pool never share memory. With workers, one
+   parallel step at a time owns them: a step of another program that finds them busy runs on its own calling
+   thread instead of waiting (two programs on two application threads never block each other). Through a hook,
+   every parallel step is an independent call.
+   Small steps run on the calling thread without waking any thread (and without calling the hook): a step
+   splits only when its work, counted in element operations (one per multiply-add, per element read and
+   written, per window element), reaches RLX_PARALLEL_MIN_WORK (default 65536), so M = 1 matmuls of a small
+   model and tiny convolutions are not slowed down by thread wake-ups.
+   With RLX_NO_THREADS a pool has one thread and never calls the hook.
+   Thread safety: create and destroy from any thread. The pool is reference-counted: destroying it while
+   programs still use it is allowed; the workers stop when the last of those programs is destroyed. */
+typedef struct rlx_thread_pool rlx_thread_pool;
+typedef void (*rlx_job_fn)(void* ctx, int64_t index);
+typedef struct rlx_thread_pool_desc {
+    int num_threads;
+    rlx_allocator allocator;
+    void (*parallel_for)(void* user_data, int64_t count, rlx_job_fn job, void* ctx);
+    void* user_data;
+} rlx_thread_pool_desc;
+
+/* *out = a new pool. RLX_ERROR_INVALID_ARGUMENT for out == NULL, num_threads < 0 or > RLX_MAX_THREADS, or an
+   allocator with only one of alloc/free; RLX_ERROR_OUT_OF_MEMORY. desc may be NULL (one worker per core). */
+RLXDEF rlx_result rlx_thread_pool_create(const rlx_thread_pool_desc* desc, rlx_thread_pool** out);
+RLXDEF void rlx_thread_pool_destroy(rlx_thread_pool* pool);           /* NULL is fine */
+RLXDEF int rlx_thread_pool_threads(const rlx_thread_pool* pool);      /* threads incl. the caller; 0 for NULL */
+
 /* Zero-initialise and set what you need. */
 typedef struct rlx_compile_desc {
     rlx_device device;       /* 0 = AUTO                                                   */
-    int device_index;        /* which device of that kind (0 = first)                       */
+    int device_index;        /* which device of that kind (0 = first; see rlx_devices); must
+                                be 0 with AUTO                                             */
     int num_threads;         /* CPU worker threads incl. the caller; 0 = one per core      */
     uint32_t flags;          /* RLX_COMPILE_*                                               */
     rlx_allocator allocator; /* zero = the graph's allocator                                */
     rlx_store* store;        /* bind params and states by name to this store (see rlx_store)   */
+    rlx_thread_pool* pool;   /* CPU programs: run on this shared pool (num_threads must be 0 or
+                                equal to its size); NULL = the program starts its own threads */
 } rlx_compile_desc;
 
 /* Compiles g into *out. On failure *out is NULL and rlx_graph_error(g) says why. The program does not refer to
@@ -745,9 +802,16 @@ typedef struct rlx_device_info {
     int available;        /* 1 if rlx_compile can use it                     */
     char name[96];        /* e.g. "CPU (AVX-512, 16 threads)"                 */
     char reason[256];     /* why it is (not) available                        */
+    uint64_t memory_bytes;/* device memory (Vulkan: the largest device-local heap; CPU: physical memory); 0 =
+                             unknown or unavailable                                                          */
+    char driver[64];      /* driver version, e.g. "CUDA driver 12.4", "llvmpipe Mesa 23.2.1"; "" if unknown */
 } rlx_device_info;
 
-/* Fills up to `cap` entries (one per device kind rlx.h knows, available or not) and returns how many exist. */
+/* Fills up to `cap` entries and returns how many exist (out may be NULL to count). The CPU comes first (index
+   0), then every device of each GPU kind in kind order (Vulkan, CUDA, HIP), each with its own entry: index is
+   the value of rlx_compile_desc.device_index that selects it (Vulkan: discrete GPUs first, then integrated,
+   virtual and CPU implementations; CUDA and HIP: the driver's order). A kind whose driver is missing or has no
+   device gets one unavailable entry (index 0) whose reason says why. Loads the GPU drivers on first use. */
 RLXDEF int rlx_devices(rlx_device_info* out, int cap);
 RLXDEF const char* rlx_device_name(rlx_device d);
 
@@ -3947,13 +4011,28 @@ oom:
 /* ------------------------------------------------------------------------------------------------------------
    >>cpu
    Thread pool: the caller is thread 0 and `n-1` workers wait on a condition variable. parallel_for hands out
-   task indices under one mutex (tasks are coarse: row blocks and matmul tiles).
+   task indices under one mutex (tasks are coarse: row blocks and matmul tiles). A pool may be shared by
+   programs (rlx_thread_pool): one parallel_for owns the workers at a time (`running`); another that finds
+   them busy runs its tasks on its own calling thread as thread 0 (each program has its own workspace, so
+   thread indices of different programs never share scratch). A pool with a hook has no workers: parallel_for
+   hands the application `lanes` jobs, and lane i runs tasks from a shared counter as thread i.
+   Call sites pass rlx__pool_if(pool, work): below RLX_PARALLEL_MIN_WORK element operations a step runs inline.
    ------------------------------------------------------------------------------------------------------------ */
 typedef void (*rlx__task_fn)(void* ctx, int64_t task, int thread);
+
+/* Work (element operations: a multiply-add, an element read and written, a window element) below which a
+   parallel loop runs on the calling thread: waking a worker and joining it costs about this much. */
+#ifndef RLX_PARALLEL_MIN_WORK
+#  define RLX_PARALLEL_MIN_WORK 65536
+#endif
 
 #if defined(RLX_NO_THREADS)
 struct rlx__pool { int n; };
 static int rlx__pool_threads(const rlx__pool* p) { RLX__UNUSED(p); return 1; }
+static rlx__pool* rlx__pool_hooked(const rlx_allocator* al, int n, void (*hook)(void*, int64_t, rlx_job_fn, void*), void* user) {
+    RLX__UNUSED(al); RLX__UNUSED(n); RLX__UNUSED(hook); RLX__UNUSED(user);
+    return NULL;
+}
 static void rlx__parallel_for(rlx__pool* p, int64_t ntasks, rlx__task_fn fn, void* ctx) {
     int64_t t;
     RLX__UNUSED(p);
@@ -4005,9 +4084,55 @@ struct rlx__pool {
     rlx__task_fn fn;
     void* ctx;
     int64_t ntasks, next;
+    int running;                   /* a parallel_for owns the workers (shared pools) */
+    void (*hook)(void*, int64_t, rlx_job_fn, void*);   /* the application's parallel_for; no workers then */
+    void* user;
 };
 
 static int rlx__pool_threads(const rlx__pool* p) { return p ? p->n : 1; }
+
+/* One parallel_for through the hook: lane i (one job of the application) takes tasks as thread i. */
+typedef struct rlx__lanes {
+    rlx__task_fn fn;
+    void* ctx;
+    int64_t ntasks, next, nlanes;
+    rlx__mutex mu;
+    unsigned char entered[RLX_MAX_THREADS];
+} rlx__lanes;
+
+static void rlx__lane_main(void* c, int64_t lane) {
+    rlx__lanes* L = (rlx__lanes*)c;
+    int ok;
+    if (lane < 0 || lane >= L->nlanes) return;   /* not an index rlx.h handed out */
+    rlx__lock(&L->mu);
+    ok = !L->entered[lane];                      /* a lane runs once: its scratch slice has one user */
+    L->entered[lane] = 1;
+    rlx__unlock(&L->mu);
+    if (!ok) return;
+    for (;;) {
+        int64_t t;
+        rlx__lock(&L->mu);
+        t = L->next < L->ntasks ? L->next++ : -1;
+        rlx__unlock(&L->mu);
+        if (t < 0) return;
+        L->fn(L->ctx, t, (int)lane);
+    }
+}
+
+static void rlx__hook_for(rlx__pool* p, int64_t ntasks, rlx__task_fn fn, void* ctx) {
+    rlx__lanes L;
+    int64_t t;
+    L.fn = fn;
+    L.ctx = ctx;
+    L.ntasks = ntasks;
+    L.next = 0;
+    L.nlanes = RLX__MIN(ntasks, (int64_t)p->n);
+    memset(L.entered, 0, sizeof L.entered);
+    rlx__mutex_init(&L.mu);
+    p->hook(p->user, L.nlanes, rlx__lane_main, &L);
+    rlx__mutex_destroy(&L.mu);
+    for (t = L.next; t < ntasks; t++) fn(ctx, t, 0);   /* what no lane took (a hook that skipped jobs) */
+}
 
 /* Take tasks until none are left. */
 static void rlx__pool_drain(rlx__pool* p, int thread) {
@@ -4050,7 +4175,14 @@ static void rlx__parallel_for(rlx__pool* p, int64_t ntasks, rlx__task_fn fn, voi
         for (t = 0; t < ntasks; t++) fn(ctx, t, 0);
         return;
     }
+    if (p->hook) { rlx__hook_for(p, ntasks, fn, ctx); return; }
     rlx__lock(&p->mu);
+    if (p->running) {   /* another program's step owns the workers: run this one here */
+        rlx__unlock(&p->mu);
+        for (t = 0; t < ntasks; t++) fn(ctx, t, 0);
+        return;
+    }
+    p->running = 1;
     p->fn = fn;
     p->ctx = ctx;
     p->ntasks = ntasks;
@@ -4062,6 +4194,7 @@ static void rlx__parallel_for(rlx__pool* p, int64_t ntasks, rlx__task_fn fn, voi
     rlx__pool_drain(p, 0);
     rlx__lock(&p->mu);
     while (p->busy > 0) rlx__cond_wait(&p->done, &p->mu);
+    p->running = 0;
     rlx__unlock(&p->mu);
 }
 
@@ -4072,7 +4205,7 @@ static void rlx__pool_destroy(const rlx_allocator* al, rlx__pool* p) {
     p->quit = 1;
     rlx__cond_broadcast(&p->start);
     rlx__unlock(&p->mu);
-    for (i = 1; i < p->n; i++) {
+    for (i = 1; i < p->n && !p->hook; i++) {
 #  if defined(_WIN32)
         WaitForSingleObject(p->th[i], INFINITE);
         CloseHandle(p->th[i]);
@@ -4111,7 +4244,38 @@ static rlx__pool* rlx__pool_create(const rlx_allocator* al, int n) {
     }
     return p;
 }
+
+/* A pool without workers whose parallel_for calls the application's hook with up to n lanes. */
+static rlx__pool* rlx__pool_hooked(const rlx_allocator* al, int n, void (*hook)(void*, int64_t, rlx_job_fn, void*), void* user) {
+    rlx__pool* p = (rlx__pool*)rlx__calloc(al, sizeof *p);
+    if (!p) return NULL;
+    rlx__mutex_init(&p->mu);
+    rlx__cond_init(&p->start);
+    rlx__cond_init(&p->done);
+    p->n = RLX__MAX(1, RLX__MIN(n, RLX_MAX_THREADS));
+    p->hook = hook;
+    p->user = user;
+    return p;
+}
 #endif /* RLX_NO_THREADS */
+
+/* pool when a loop of `work` element operations pays for waking threads, else NULL (run inline). */
+static rlx__pool* rlx__pool_if(rlx__pool* p, double work) { return work >= (double)RLX_PARALLEL_MIN_WORK ? p : NULL; }
+
+/* The public shared pool: a reference-counted rlx__pool (NULL with RLX_NO_THREADS or one thread). */
+struct rlx_thread_pool {
+    rlx_allocator al;
+    int refs;                 /* the creator's reference + one per program */
+    int n;
+    rlx__pool* pool;
+};
+static void rlx__tp_release(rlx_thread_pool* tp) {
+    rlx_allocator al;
+    if (!tp || RLX__ATOMIC_ADD(&tp->refs, -1) > 0) return;
+    al = tp->al;
+    rlx__pool_destroy(&al, tp->pool);
+    rlx__free(&al, tp);
+}
 
 /* ------------------------------------------------------------------------------------------------------------
    >>gemm  f32 matrix multiply  C[M,N] = A[M,K] · B[K,N]
@@ -4924,8 +5088,11 @@ static void rlx__sgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
                             const float* A, int64_t rsa, int64_t csa, const float* B, int64_t rsb, int64_t csb,
                             float* C, int64_t ldc) {
     rlx__sgemm_job j;
-    int nthreads = rlx__pool_threads(pool);
+    int nthreads;
     if (M <= 0 || N <= 0) return;
+    /* vectorised multiply-adds count 1/8 of an element operation: a GEMV splits from 2 MB of W on */
+    pool = rlx__pool_if(pool, (double)M * (double)N * (double)K * 0.125);
+    nthreads = rlx__pool_threads(pool);
     if (K <= 0) {
         int64_t i, n;
         for (i = 0; i < M; ++i)
@@ -4948,7 +5115,7 @@ static void rlx__sgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
         else if (g.csw == 1) g.fn = j.im.gemv_rows;
         if (g.fn) {
             int64_t tasks = nthreads;
-            if (g.N * K < ((int64_t)1 << 19) || g.N < 128) tasks = 1;   /* under 2 MB of W: not worth a wake-up */
+            if (g.N < 128) tasks = 1;
             g.step = rlx__gemm_cdiv(rlx__gemm_cdiv(g.N, tasks), 16) * 16;
             tasks = rlx__gemm_cdiv(g.N, g.step);
             if (tasks <= 1) g.fn(g.N, K, g.x, g.incx, g.w, g.rsw, g.csw, g.y, g.incy);
@@ -5081,7 +5248,8 @@ static void rlx__iter_run(rlx__iter* it, rlx__inner_fn fn, const void* ctx, rlx_
     rlx__iter_collapse(it);
     for (i = 0; i < it->rank - 1; i++) rows *= it->dims[i];
     total = rows * it->dims[it->rank - 1];
-    tasks = rlx__pool_threads(pool) > 1 && total >= 32768 ? RLX__MIN(rows, (int64_t)rlx__pool_threads(pool) * 4) : 1;
+    pool = rlx__pool_if(pool, (double)total);
+    tasks = rlx__pool_threads(pool) > 1 ? RLX__MIN(rows, (int64_t)rlx__pool_threads(pool) * 4) : 1;
     if (tasks <= 1) {
         rlx__iter_rows(it, fn, ctx, 0, rows);
     } else {
@@ -5440,7 +5608,8 @@ static void rlx__k_matmul(const rlx_graph* g, const rlx__node* nd, void* const* 
         rlx__mm_job j;
         j.m = &m; j.a = (const char*)in[0]; j.b = (const char*)in[1]; j.c = (char*)out; j.dt = nd->dtype;
         j.bk = nd->ia[3] ? 1 : m.N; j.bn = nd->ia[3] ? m.K : 1;
-        rlx__parallel_for(m.M * m.nbatch * m.N * m.K >= 65536 ? pool : NULL, m.nbatch * m.M, rlx__mm_generic_task, &j);
+        rlx__parallel_for(rlx__pool_if(pool, (double)m.M * (double)m.nbatch * (double)m.N * (double)m.K), m.nbatch * m.M,
+                          rlx__mm_generic_task, &j);
     }
 }
 
@@ -5525,7 +5694,7 @@ static void rlx__k_reduce(const rlx_graph* g, const rlx__node* nd, void* const* 
     }
     j.nd = nd; j.in_dt = nx->dtype; j.x = (const char*)in[0]; j.out = (char*)out;
     j.nout = rlx__node_numel(nd);
-    tasks = (j.nout * j.count >= 65536) ? rlx__pool_threads(pool) * 4 : 1;
+    tasks = rlx__pool_if(pool, (double)j.nout * (double)j.count) ? rlx__pool_threads(pool) * 4 : 1;
     j.per = (j.nout + tasks - 1) / tasks;
     rlx__parallel_for(pool, (j.nout + j.per - 1) / j.per, rlx__red_task, &j);
 }
@@ -5674,7 +5843,7 @@ static void rlx__k_rows(const rlx_graph* g, const rlx__node* nd, void* const* in
         fn = (nd->op == RLX_OP_ARGMAX || nd->op == RLX_OP_ARGMIN) ? rlx__arg_task : rlx__softmax_task;
     }
     work = rows * j.len;
-    tasks = work >= 32768 ? rlx__pool_threads(pool) * 4 : 1;
+    tasks = rlx__pool_if(pool, (double)work) ? rlx__pool_threads(pool) * 4 : 1;
     j.per = (rows + tasks - 1) / tasks;
     rlx__parallel_for(pool, (rows + j.per - 1) / j.per, fn, &j);
 }
@@ -5758,7 +5927,7 @@ static void rlx__k_linear(const rlx_graph* g, const rlx__node* nd, void* const* 
     j.gate = nd->ia[2] ? (const float*)in[nd->ia[1] ? 3 : 2] : NULL;
     j.gate_act = (rlx_activation)nd->ia[3];
     if (!j.bias && j.act == RLX_ACT_NONE && !j.gate) return;
-    tasks = M * N >= 32768 ? rlx__pool_threads(pool) * 4 : 1;
+    tasks = rlx__pool_if(pool, (double)M * (double)N) ? rlx__pool_threads(pool) * 4 : 1;
     j.per = (M + tasks - 1) / tasks;
     rlx__parallel_for(pool, (M + j.per - 1) / j.per, rlx__lin_epilogue, &j);
 }
@@ -5826,7 +5995,7 @@ static void rlx__k_add_norm(const rlx_graph* g, const rlx__node* nd, void* const
     j.sum = nd->ia[4] ? (char*)in[nd->nin] : NULL;   /* the second output (EXTRA), NULL when unused */
     j.len = rlx__numel(nx->rank - (int)nd->ia[0], nx->shape + nd->ia[0]);
     j.rows = n / j.len;
-    tasks = n >= 32768 ? rlx__pool_threads(pool) * 4 : 1;
+    tasks = rlx__pool_if(pool, (double)n) ? rlx__pool_threads(pool) * 4 : 1;
     j.per = (j.rows + tasks - 1) / tasks;
     rlx__parallel_for(pool, (j.rows + j.per - 1) / j.per, rlx__an_task, &j);
 }
@@ -5885,7 +6054,7 @@ static void rlx__k_fused_ew(const rlx_graph* g, const rlx__node* nd, void* const
     }
     j.out = (float*)out;
     j.n = rlx__node_numel(nd);
-    tasks = j.n >= 32768 ? rlx__pool_threads(pool) * 4 : 1;
+    tasks = rlx__pool_if(pool, (double)j.n) ? rlx__pool_threads(pool) * 4 : 1;
     j.per = ((j.n + tasks - 1) / tasks + RLX__EW_BLOCK - 1) / RLX__EW_BLOCK * RLX__EW_BLOCK;
     rlx__parallel_for(pool, (j.n + j.per - 1) / j.per, rlx__few_task, &j);
 }
@@ -6114,7 +6283,7 @@ static void rlx__vrange_task(void* c, int64_t t, int thread) {
 
 static void rlx__vfor(rlx__pool* pool, int64_t n, double work, rlx__vfn fn, const void* ctx) {
     rlx__vrange r;
-    int64_t T = rlx__pool_threads(pool), tasks = (T > 1 && work >= 32768.0) ? RLX__MIN(n, T * 4) : 1;
+    int64_t T = rlx__pool_threads(pool), tasks = (T > 1 && rlx__pool_if(pool, work)) ? RLX__MIN(n, T * 4) : 1;
     if (n <= 0) return;
     r.fn = fn; r.ctx = ctx; r.n = n;
     r.per = (n + tasks - 1) / tasks;
@@ -6928,7 +7097,7 @@ static void rlx__k_attention(const rlx_graph* g, const rlx__node* nd, void* cons
     j.ws = (char*)ws;
     rlx__attn_layout(j.dt, Sk, D, Dv, &L);
     j.ws_thread = L.total;
-    work = B * H * Sq * Sk * (D + Dv);
+    work = B * H * Sq * j.kv_valid * (D + Dv);   /* keys past kv_len cost nothing */
     if (Sq == 1 && j.group > 1) {
         j.rows_are_heads = 1;
         /* up to rows_max heads per task, fewer (down to 4) while there are under 64 tasks */
@@ -6945,7 +7114,7 @@ static void rlx__k_attention(const rlx_graph* g, const rlx__node* nd, void* cons
         j.rows = (Sq + j.nblk - 1) / j.nblk;
         ntasks = B * H * j.nblk;
     }
-    rlx__parallel_for(work >= 32768 ? pool : NULL, ntasks, rlx__attn_task, &j);
+    rlx__parallel_for(rlx__pool_if(pool, (double)work), ntasks, rlx__attn_task, &j);
 }
 
 typedef struct rlx__rope_job {
@@ -7015,7 +7184,7 @@ static void rlx__k_rope(const rlx_graph* g, const rlx__node* nd, void* const* in
     }
     j.rows = nd->ia[7] * j.H * j.S;
     total = j.rows * j.D;
-    ntasks = nth > 1 && total >= 32768 ? RLX__MIN(j.rows, nth * 4) : 1;
+    ntasks = nth > 1 && rlx__pool_if(pool, (double)total) ? RLX__MIN(j.rows, nth * 4) : 1;
     if (ntasks < 1) ntasks = 1;
     j.per = (j.rows + ntasks - 1) / ntasks;
     if (j.per < 1) j.per = 1;
@@ -7350,7 +7519,7 @@ static void rlx__misc_axis(const rlx__node* x, int a, int64_t* outer, int64_t* n
 
 /* Row-parallel split: 1 task (serial, thread 0 only) or up to 4 per thread. */
 static int64_t rlx__misc_tasks(int nthreads, int64_t rows, int64_t work) {
-    if (nthreads <= 1 || rows < 2 || work < 16384) return 1;
+    if (nthreads <= 1 || rows < 2 || (double)work < (double)RLX_PARALLEL_MIN_WORK) return 1;
     return RLX__MIN(rows, (int64_t)nthreads * 4);
 }
 
@@ -8454,6 +8623,7 @@ struct rlx_program {
     rlx_device device;
     char reason[512];
     char msg[512];
+    rlx_thread_pool* tp;     /* the shared pool `pool` belongs to (one reference), or NULL: pool is the program's */
 };
 
 static rlx_result rlx__perr(rlx_program* p, rlx_result r, const char* fmt, ...) {
@@ -8502,7 +8672,8 @@ RLXDEF void rlx_program_destroy(rlx_program* p) {
     if (!p) return;
     al = p->al;
     rlx__gpu_destroy(p);
-    rlx__pool_destroy(&al, p->pool);
+    if (p->tp) rlx__tp_release(p->tp);
+    else rlx__pool_destroy(&al, p->pool);
     rlx__weights_release(p->w);
     if (p->core) rlx__store_release(p->core->store);   /* a program holds one reference on its store */
     rlx__core_release(p->core);
@@ -8537,9 +8708,10 @@ static void rlx__program_bind(rlx_program* p) {
     }
 }
 
-/* nthreads = 0: a GPU program (no CPU pool or workspace; its host memory only mirrors the device's). */
+/* nthreads = 0: a GPU program (no CPU pool or workspace; its host memory only mirrors the device's). tp: a
+   shared pool for a CPU program (nthreads is then its size), or NULL. */
 static rlx_result rlx__program_new(const rlx_allocator* al, rlx__core* c, rlx__weights* w, int nthreads,
-                                   rlx_program** out) {
+                                   rlx_thread_pool* tp, rlx_program** out) {
     rlx_program* p = (rlx_program*)rlx__calloc(al, sizeof *p);
     const rlx_graph* ir = c->ir;
     int s;
@@ -8551,7 +8723,13 @@ static rlx_result rlx__program_new(const rlx_allocator* al, rlx__core* c, rlx__w
     RLX__ATOMIC_ADD(&w->refs, 1);
     if (c->store) rlx__store_retain(c->store);
     p->nthreads = nthreads;
-    p->pool = nthreads > 1 ? rlx__pool_create(al, nthreads) : NULL;
+    if (tp && nthreads > 0) {
+        p->tp = tp;
+        RLX__ATOMIC_ADD(&tp->refs, 1);
+        p->pool = tp->pool;
+    } else {
+        p->pool = nthreads > 1 ? rlx__pool_create(al, nthreads) : NULL;
+    }
     p->nthreads = rlx__pool_threads(p->pool);
     p->ws_bytes = 0;
     for (s = 0; s < c->plan.nsteps && nthreads > 0; s++) {
@@ -8999,6 +9177,7 @@ typedef struct rlx__cuda_api {
     rlx__CUresult (*cuGraphLaunch)(rlx__CUhandle, rlx__CUhandle);
     rlx__CUresult (*cuGraphExecDestroy)(rlx__CUhandle);
     rlx__CUresult (*cuGraphDestroy)(rlx__CUhandle);
+    rlx__CUresult (*cuDeviceTotalMem)(size_t*, rlx__CUdevice);   /* optional (rlx_devices) */
 } rlx__cuda_api;
 
 static rlx__cuda_api rlx__cu;
@@ -9081,6 +9260,7 @@ static int rlx__cuda_load(char* why, size_t cap) {
         !RLX__DLSYM(a->lib, a->cuGraphExecDestroy, "cuGraphExecDestroy") ||
         !RLX__DLSYM(a->lib, a->cuGraphDestroy, "cuGraphDestroy"))
         a->cuStreamBeginCapture = NULL;
+    if (!RLX__DLSYM(a->lib, a->cuDeviceTotalMem, "cuDeviceTotalMem_v2")) a->cuDeviceTotalMem = NULL;
     {
         rlx__CUresult e = a->cuInit(0);
         if (e != 0) {
@@ -9218,6 +9398,20 @@ static int rlx__cuda_probe(int index, char* name, size_t ncap, char* reason, siz
              rlx__cu.device_count);
     return 1;
 }
+
+/* For rlx_devices: how many CUDA devices (0 without a usable driver); memory and driver of device `index`. */
+static int rlx__cuda_count(void) {
+    char why[160];
+    return rlx__cuda_load(why, sizeof why) ? rlx__cu.device_count : 0;
+}
+static void rlx__cuda_details(int index, uint64_t* mem, char* drv, size_t cap) {
+    rlx__CUdevice dev;
+    size_t b = 0;
+    if (!rlx__cu.ok || index < 0 || index >= rlx__cu.device_count) return;
+    snprintf(drv, cap, "CUDA driver %d.%d", rlx__cu.driver_version / 1000, rlx__cu.driver_version % 1000 / 10);
+    if (rlx__cu.cuDeviceTotalMem && rlx__cu.cuDeviceGet(&dev, index) == 0 && rlx__cu.cuDeviceTotalMem(&b, dev) == 0)
+        *mem = (uint64_t)b;
+}
 #endif /* !RLX_NO_CUDA */
 
 /* ------------------------------------------------------------------------------------------------------------
@@ -9305,6 +9499,7 @@ typedef struct rlx__hip_api {
     rlx__hipError (*hipDeviceGetName)(char*, int, int);
     rlx__hipError (*hipGetDeviceProperties)(void*, int);
     rlx__hipError (*hipRuntimeGetVersion)(int*);
+    rlx__hipError (*hipDeviceTotalMem)(size_t*, int);   /* optional (rlx_devices) */
     rlx__hipError (*hipSetDevice)(int);
     rlx__hipError (*hipGetDevice)(int*);
     rlx__hipError (*hipMalloc)(void**, size_t);
@@ -9447,6 +9642,7 @@ static int rlx__hip_load_lib(char* why, size_t cap) {
     RLX__HIP_REQ(a->lib, hipStreamSynchronize, "hipStreamSynchronize");
     RLX__HIP_REQ(a->lib, hipGetErrorName, "hipGetErrorName");
     RLX__HIP_REQ(a->lib, hipGetErrorString, "hipGetErrorString");
+    if (!RLX__DLSYM(a->lib, a->hipDeviceTotalMem, "hipDeviceTotalMem")) a->hipDeviceTotalMem = NULL;
     /* the unversioned symbol keeps the R0000 layout; newer runtimes may only have the R0600 one */
     if (!RLX__DLSYM(a->lib, a->hipGetDeviceProperties, "hipGetDeviceProperties"))
         RLX__HIP_REQ(a->lib, hipGetDeviceProperties, "hipGetDevicePropertiesR0600");
@@ -10065,6 +10261,19 @@ static int rlx__hip_probe(int index, char* name, size_t ncap, char* reason, size
              v / 100000 % 100, rlx__hip.device_count);
     return 1;
 }
+
+/* For rlx_devices: how many HIP devices (0 without a usable runtime); memory and runtime of device `index`. */
+static int rlx__hip_count(void) {
+    char why[200];
+    return rlx__hip_load(why, sizeof why) ? rlx__hip.device_count : 0;
+}
+static void rlx__hip_details(int index, uint64_t* mem, char* drv, size_t cap) {
+    size_t b = 0;
+    int v = rlx__hip.runtime_version;
+    if (!rlx__hip.ok || index < 0 || index >= rlx__hip.device_count) return;
+    snprintf(drv, cap, "HIP runtime %d.%d", v / 10000000, v / 100000 % 100);
+    if (rlx__hip.hipDeviceTotalMem && rlx__hip.hipDeviceTotalMem(&b, index) == 0) *mem = (uint64_t)b;
+}
 #endif /* !RLX_NO_HIP */
 /* ------------------------------------------------------------------------------------------------------------
    >>vulkan  (through volk: the loader is found at run time; rlx owns its instance, device and a VolkDeviceTable)
@@ -10394,6 +10603,42 @@ static int rlx__vk_probe(int index, int for_auto, char* name, size_t ncap, char*
              pr.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? "CPU implementation" : "other",
              rlx__vk.npds);
     return 1;
+}
+
+/* For rlx_devices: how many Vulkan devices (0 without a loader or device); the largest device-local heap and the
+   driver's name and version of device `index` (rlx's order). */
+static int rlx__vk_count(void) {
+    char why[200];
+    return rlx__vk_load(why, sizeof why) ? rlx__vk.npds : 0;
+}
+static void rlx__vk_details(int index, uint64_t* mem, char* drv, size_t cap) {
+    VkPhysicalDeviceProperties pr;
+    VkPhysicalDeviceMemoryProperties mp;
+    uint32_t i;
+    if (!rlx__vk.ok || index < 0 || index >= rlx__vk.npds) return;
+    if (rlx__vk.GetPhysicalDeviceMemoryProperties) {
+        memset(&mp, 0, sizeof mp);
+        rlx__vk.GetPhysicalDeviceMemoryProperties(rlx__vk.pds[index], &mp);
+        for (i = 0; i < mp.memoryHeapCount && i < VK_MAX_MEMORY_HEAPS; i++)
+            if ((mp.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) && mp.memoryHeaps[i].size > *mem)
+                *mem = (uint64_t)mp.memoryHeaps[i].size;
+    }
+    rlx__vk.GetPhysicalDeviceProperties(rlx__vk.pds[index], &pr);
+    if (rlx__vk.api >= VK_API_VERSION_1_2 && pr.apiVersion >= VK_API_VERSION_1_2) {
+        VkPhysicalDeviceDriverProperties dp;
+        VkPhysicalDeviceProperties2 p2;
+        memset(&dp, 0, sizeof dp);
+        memset(&p2, 0, sizeof p2);
+        dp.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
+        p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+        p2.pNext = &dp;
+        rlx__vk.GetPhysicalDeviceProperties2(rlx__vk.pds[index], &p2);
+        dp.driverName[sizeof dp.driverName - 1] = 0;
+        dp.driverInfo[sizeof dp.driverInfo - 1] = 0;
+        snprintf(drv, cap, "%.24s%s%.38s", dp.driverName, dp.driverInfo[0] ? " " : "", dp.driverInfo);
+    } else {
+        snprintf(drv, cap, "driver version 0x%x", (unsigned)pr.driverVersion);
+    }
 }
 
 static uint32_t rlx__vk_memtype(const rlx__vkdev* d, uint32_t bits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) {
@@ -11556,6 +11801,50 @@ static int rlx__device_probe(rlx_device d, int index, int for_auto, char* name, 
     }
 }
 
+/* For rlx_devices: how many devices of kind d exist (0: no driver or none; the CPU is one), and the memory and
+   driver of device `index` of that kind. */
+static int rlx__device_count(rlx_device d) {
+    switch (d) {
+    case RLX_DEVICE_CPU: return 1;
+#if !defined(RLX_NO_CUDA)
+    case RLX_DEVICE_CUDA: return rlx__cuda_count();
+#endif
+#if !defined(RLX_NO_HIP)
+    case RLX_DEVICE_HIP: return rlx__hip_count();
+#endif
+#if defined(RLX__HAS_VULKAN)
+    case RLX_DEVICE_VULKAN: return rlx__vk_count();
+#endif
+    default: return 0;
+    }
+}
+static void rlx__device_details(rlx_device d, int index, uint64_t* mem, char* drv, size_t cap) {
+    *mem = 0;
+    drv[0] = 0;
+    RLX__UNUSED(index);
+    RLX__UNUSED(cap);
+    switch (d) {
+    case RLX_DEVICE_CPU:
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE) && !defined(_WIN32)
+        {
+            long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+            if (pages > 0 && size > 0) *mem = (uint64_t)pages * (uint64_t)size;
+        }
+#endif
+        return;
+#if !defined(RLX_NO_CUDA)
+    case RLX_DEVICE_CUDA: rlx__cuda_details(index, mem, drv, cap); return;
+#endif
+#if !defined(RLX_NO_HIP)
+    case RLX_DEVICE_HIP: rlx__hip_details(index, mem, drv, cap); return;
+#endif
+#if defined(RLX__HAS_VULKAN)
+    case RLX_DEVICE_VULKAN: rlx__vk_details(index, mem, drv, cap); return;
+#endif
+    default: return;
+    }
+}
+
 /* Optimise, plan and instantiate g for one device. On failure *msg says why. */
 static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, const rlx_allocator* al, rlx_device dev,
                                    int sm, int nthreads, rlx_program** out, char* msg, size_t cap) {
@@ -11632,7 +11921,7 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
         rlx__free(al, nd->data);
         nd->data = NULL;
     }
-    r = rlx__program_new(al, c, w, dev == RLX_DEVICE_CPU ? nthreads : 0, &p);
+    r = rlx__program_new(al, c, w, dev == RLX_DEVICE_CPU ? nthreads : 0, d->pool, &p);
     rlx__weights_release(w);
     rlx__core_release(c);
     if (r != RLX_OK) { snprintf(msg, cap, "out of memory for the arena"); return r; }
@@ -11701,6 +11990,11 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
         rlx__gmsg(g, "compile: num_threads and device_index must be >= 0");
         return RLX_ERROR_INVALID_ARGUMENT;
     }
+    if (d.device == RLX_DEVICE_AUTO && d.device_index != 0) {
+        rlx__gmsg(g, "compile: device_index %d needs a device kind (RLX_DEVICE_AUTO tries device 0 of each kind)",
+                  d.device_index);
+        return RLX_ERROR_INVALID_ARGUMENT;
+    }
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) {
         rlx__gmsg(g, "compile: allocator needs both alloc and free, or neither");
         return RLX_ERROR_INVALID_ARGUMENT;
@@ -11719,6 +12013,14 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
     al = d.allocator.alloc ? d.allocator : g->al;
     nthreads = d.num_threads ? d.num_threads : rlx__cpu_count();
     if (nthreads > RLX_MAX_THREADS) nthreads = RLX_MAX_THREADS;
+    if (d.pool) {
+        if (d.num_threads != 0 && d.num_threads != d.pool->n) {
+            rlx__gmsg(g, "compile: num_threads is %d but the pool has %d threads (leave num_threads 0 with a pool)",
+                      d.num_threads, d.pool->n);
+            return RLX_ERROR_INVALID_ARGUMENT;
+        }
+        nthreads = d.pool->n;
+    }
     {
         char vmsg[256];
         r = rlx__verify(g, vmsg, sizeof vmsg);
@@ -11748,7 +12050,11 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
             continue;
         }
         msg[0] = 0;
-        r = rlx__compile_for(g, &d, &al, dev, sm, nthreads, &p, msg, sizeof msg);
+        {
+            rlx_compile_desc dk = d;   /* the device compiled for is the one probed */
+            dk.device_index = index;
+            r = rlx__compile_for(g, &dk, &al, dev, sm, nthreads, &p, msg, sizeof msg);
+        }
         if (r == RLX_OK) {
             if (d.device == RLX_DEVICE_AUTO)
                 snprintf(p->reason, sizeof p->reason, "auto: %.90s, %.120s%s%.250s%s", name, reason, nl ? " (skipped: " : "",
@@ -11843,7 +12149,7 @@ static rlx_result rlx__program_clone(rlx_program* p, int share_weights, rlx_prog
         memcpy(w->base, p->w->base, p->core->plan.weight_bytes);
         memcpy(w->set, p->w->set, (size_t)p->core->ir->n + 1);
     }
-    r = rlx__program_new(&p->al, p->core, w, p->gpu ? 0 : p->nthreads, &q);
+    r = rlx__program_new(&p->al, p->core, w, p->gpu ? 0 : p->nthreads, p->tp, &q);
     rlx__weights_release(w);
     if (r != RLX_OK) return rlx__perr(p, r, "clone: out of memory");
     q->device = p->device;
@@ -12090,21 +12396,56 @@ static rlx_result rlx__output_ptr(rlx_program* p, const char* name, const void**
     return RLX_OK;
 }
 
+/* ---- thread pools ---- */
+RLXDEF rlx_result rlx_thread_pool_create(const rlx_thread_pool_desc* desc, rlx_thread_pool** out) {
+    rlx_thread_pool_desc d;
+    rlx_thread_pool* tp;
+    rlx_allocator al;
+    int n;
+    if (out) *out = NULL;
+    if (!out) return RLX_ERROR_INVALID_ARGUMENT;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (d.num_threads < 0 || d.num_threads > RLX_MAX_THREADS) return RLX_ERROR_INVALID_ARGUMENT;
+    if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) return RLX_ERROR_INVALID_ARGUMENT;
+    al = d.allocator;
+    n = d.num_threads ? d.num_threads : rlx__cpu_count();
+    if (n > RLX_MAX_THREADS) n = RLX_MAX_THREADS;
+    tp = (rlx_thread_pool*)rlx__calloc(&al, sizeof *tp);
+    if (!tp) return RLX_ERROR_OUT_OF_MEMORY;
+    tp->al = al;
+    tp->refs = 1;
+    if (n > 1) {
+        tp->pool = d.parallel_for ? rlx__pool_hooked(&al, n, d.parallel_for, d.user_data) : rlx__pool_create(&al, n);
+#if !defined(RLX_NO_THREADS)
+        if (!tp->pool) { rlx__free(&al, tp); return RLX_ERROR_OUT_OF_MEMORY; }
+#endif
+    }
+    tp->n = rlx__pool_threads(tp->pool);
+    *out = tp;
+    return RLX_OK;
+}
+RLXDEF void rlx_thread_pool_destroy(rlx_thread_pool* pool) { rlx__tp_release(pool); }
+RLXDEF int rlx_thread_pool_threads(const rlx_thread_pool* pool) { return pool ? pool->n : 0; }
+
 /* ---- devices and introspection ---- */
 RLXDEF int rlx_devices(rlx_device_info* out, int cap) {
-    int n = 0, d;
-    for (d = RLX_DEVICE_CPU; d < RLX_DEVICE_COUNT; d++, n++) {
-        rlx_device_info info;
-        if (!out || n >= cap) continue;
-        memset(&info, 0, sizeof info);
-        info.device = (rlx_device)d;
-        {
+    int n = 0, d, i;
+    for (d = RLX_DEVICE_CPU; d < RLX_DEVICE_COUNT; d++) {
+        int count = RLX__MAX(1, rlx__device_count((rlx_device)d));   /* no device: one entry that says why */
+        for (i = 0; i < count; i++, n++) {
+            rlx_device_info info;
             int sm;
             char reason[200];
-            info.available = rlx__device_probe((rlx_device)d, 0, 0, info.name, sizeof info.name, reason, sizeof reason, &sm);
+            if (!out || n >= cap) continue;
+            memset(&info, 0, sizeof info);
+            info.device = (rlx_device)d;
+            info.index = i;
+            info.available = rlx__device_probe((rlx_device)d, i, 0, info.name, sizeof info.name, reason, sizeof reason, &sm);
             rlx__strlcpy(info.reason, sizeof info.reason, reason);
+            rlx__device_details((rlx_device)d, i, &info.memory_bytes, info.driver, sizeof info.driver);
+            out[n] = info;
         }
-        out[n] = info;
     }
     return n;
 }
