@@ -2,6 +2,8 @@
    square f32 matrices, in plain f32 (rlx CUDA: SIMT or 3xTF32 tensor cores; rlx Vulkan: the tiled shared-memory
    kernel; cuBLAS: default math) and in TF32 mode (rlx CUDA: RLX_COMPILE_TF32; cuBLAS:
    CUBLAS_TF32_TENSOR_OP_MATH; the Vulkan backend has no TF32 mode). Prints TFLOP/s and the ratios rlx / cuBLAS.
+   A second table: f16 and bf16 operands (rlx CUDA: tensor cores, operands converted to f32 while loading;
+   cuBLAS: cublasGemmEx with f32 accumulation) and transposed weights (b stored [N, K]), on CUDA only.
    A backend without a usable device prints n/a. Set RLX_CUBLAS to the path of libcublas if it is not found.
    Build: cc -O2 -I. bench/gpu_matmul.c -o build/bench/gpu_matmul -lm -lpthread -ldl */
 #define _POSIX_C_SOURCE 199309L
@@ -30,6 +32,8 @@ typedef int (*blas_destroy_fn)(void*);
 typedef int (*blas_mode_fn)(void*, int);
 typedef int (*blas_sgemm_fn)(void*, int, int, int, int, int, const float*, const float*, int, const float*, int,
                              const float*, float*, int);
+typedef int (*blas_gemmex_fn)(void*, int, int, int, int, int, const void*, const void*, int, int, const void*, int,
+                              int, const void*, void*, int, int, int, int);
 
 static void* sym(void* lib, const char* name) {
     void* p = dlsym(lib, name);
@@ -47,6 +51,7 @@ typedef struct peer {
     blas_destroy_fn destroy;
     blas_mode_fn mode;
     blas_sgemm_fn sgemm;
+    blas_gemmex_fn gemmex;
 } peer;
 
 static int peer_open(peer* pr) {
@@ -67,6 +72,7 @@ static int peer_open(peer* pr) {
     LOAD(pr->destroy, blas_destroy_fn, pr->blas, "cublasDestroy_v2");
     LOAD(pr->mode, blas_mode_fn, pr->blas, "cublasSetMathMode");
     LOAD(pr->sgemm, blas_sgemm_fn, pr->blas, "cublasSgemm_v2");
+    LOAD(pr->gemmex, blas_gemmex_fn, pr->blas, "cublasGemmEx");
     if (!pr->alloc || !pr->htod || !pr->sync || !pr->create || !pr->sgemm || !pr->mode) return 0;
     return pr->create(&pr->handle) == 0;
 }
@@ -143,15 +149,168 @@ done:
     return t;
 }
 
+/* ---- second table: f16 / bf16 operands and transposed weights (b stored [N, K]) ---- */
+enum { CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14, CUBLAS_COMPUTE_32F = 68, CUBLAS_GEMM_DEFAULT = -1 };
+
+static uint16_t to_bf16(float f) {   /* round to nearest even; the inputs are finite */
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+static uint16_t to_f16(float f) {   /* |f| in [2^-14, 65504] or 0 (the benchmark's inputs) */
+    uint32_t u, e, m;
+    memcpy(&u, &f, 4);
+    e = (u >> 23) & 0xFFu;
+    m = u & 0x7FFFFFu;
+    if (e < 113) return (uint16_t)((u >> 16) & 0x8000u);
+    m = m + 0xFFFu + ((m >> 13) & 1u);
+    if (m & 0x800000u) { m = 0; e++; }
+    return (uint16_t)(((u >> 16) & 0x8000u) | ((e - 112) << 10) | (m >> 13));
+}
+
+/* seconds per cublasGemmEx of the row-major product c[n,n] = a · b (trans: b stored [N, K]), f32 accumulation */
+static double peer_time_ex(peer* pr, int n, const float* a, const float* b, rlx_dtype dt, int trans) {
+    unsigned long long da = 0, db = 0, dc = 0;
+    size_t cnt = (size_t)n * (size_t)n, es = rlx_dtype_size(dt), k;
+    int ty = dt == RLX_F16 ? CUDA_R_16F : dt == RLX_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+    float one = 1.0f, zero = 0.0f;
+    void* h = malloc(cnt * es);
+    int reps = 0;
+    double t0, t;
+    if (!pr->gemmex || !h) { free(h); return -1; }
+    if (pr->alloc(&da, cnt * es) || pr->alloc(&db, cnt * es) || pr->alloc(&dc, cnt * es)) { free(h); return -1; }
+    for (k = 0; k < cnt; k++) {
+        if (dt == RLX_F32) ((float*)h)[k] = a[k];
+        else ((uint16_t*)h)[k] = dt == RLX_F16 ? to_f16(a[k]) : to_bf16(a[k]);
+    }
+    pr->htod(da, h, cnt * es);
+    for (k = 0; k < cnt; k++) {
+        if (dt == RLX_F32) ((float*)h)[k] = b[k];
+        else ((uint16_t*)h)[k] = dt == RLX_F16 ? to_f16(b[k]) : to_bf16(b[k]);
+    }
+    pr->htod(db, h, cnt * es);
+    free(h);
+    pr->mode(pr->handle, 0);
+#define GEMMEX() pr->gemmex(pr->handle, trans ? 1 : 0, 0, n, n, n, &one, (const void*)(uintptr_t)db, ty, n,  \
+                            (const void*)(uintptr_t)da, ty, n, &zero, (void*)(uintptr_t)dc, ty, n, CUBLAS_COMPUTE_32F, \
+                            CUBLAS_GEMM_DEFAULT)
+    if (GEMMEX() != 0) { pr->free_(da); pr->free_(db); pr->free_(dc); return -1; }
+    pr->sync();
+    t0 = now();
+    do {
+        GEMMEX();
+        reps++;
+        if (reps % 4 == 0) pr->sync();
+    } while (now() - t0 < 0.5 || reps % 4);
+#undef GEMMEX
+    pr->sync();
+    t = (now() - t0) / reps;
+    pr->free_(da);
+    pr->free_(db);
+    pr->free_(dc);
+    return t;
+}
+
+/* seconds per rlx_run of c = a · b in dtype dt on dev (trans: b is a param stored [N, K], used through
+   rlx_transpose); *err = max |rlx - reference| / max |reference| on a sample, the reference from the operands
+   rounded to dt by rlx itself (read back through rlx_get_output of the inputs would cost a program: the
+   rounding error of the operands is included instead, so f16/bf16 errors show the dtype's precision). */
+static double rlx_time_ex(rlx_device dev, int n, const float* a, const float* b, rlx_dtype dt, int trans, double* err) {
+    rlx_graph* g = rlx_graph_create(NULL);
+    int64_t shape[2];
+    rlx_program* p = NULL;
+    rlx_compile_desc d;
+    float* c = (float*)malloc((size_t)n * (size_t)n * sizeof(float));
+    rlx_tensor tb;
+    double t0, t = -1;
+    int reps = 0, i;
+    shape[0] = n; shape[1] = n;
+    memset(&d, 0, sizeof d);
+    d.device = dev;
+    d.flags = RLX_COMPILE_NO_FALLBACK;
+    tb = rlx_param(g, "b", dt, 2, shape);
+    rlx_output(g, "c", rlx_matmul(g, rlx_input(g, "a", dt, 2, shape), trans ? rlx_transpose(g, tb, NULL) : tb));
+    if (!c || rlx_compile(g, &d, &p) != RLX_OK) {
+        printf("  rlx %s: %s\n", rlx_device_name(dev), rlx_graph_error(g));
+        rlx_graph_destroy(g);
+        free(c);
+        return -1;
+    }
+    rlx_set_input(p, "a", RLX_F32, a, (size_t)n * n * sizeof(float));
+    rlx_set_param(p, "b", RLX_F32, b, (size_t)n * n * sizeof(float));
+    if (rlx_run(p) != RLX_OK) { printf("  rlx: %s\n", rlx_program_error(p)); goto done; }
+    rlx_get_output(p, "c", RLX_F32, c, (size_t)n * n * sizeof(float));
+    {
+        double m = 0, e = 0;
+        for (i = 0; i < 64; i++) {
+            int r = (i * 7919) % n, col = (i * 104729) % n, k;
+            double ref = 0;
+            for (k = 0; k < n; k++) ref += (double)a[(size_t)r * n + k] * b[trans ? (size_t)col * n + k : (size_t)k * n + col];
+            if (fabs(ref) > m) m = fabs(ref);
+            if (fabs(ref - c[(size_t)r * n + col]) > e) e = fabs(ref - c[(size_t)r * n + col]);
+        }
+        *err = m > 0 ? e / m : e;
+    }
+    t0 = now();
+    do { rlx_run(p); reps++; } while (now() - t0 < 0.5);
+    t = (now() - t0) / reps;
+done:
+    rlx_program_destroy(p);
+    rlx_graph_destroy(g);
+    free(c);
+    return t;
+}
+
+static void table_ex(int have_cuda, int peer_ok, peer* pr) {
+    static const int sizes[] = {1024, 4096, 8192};
+    static const struct { rlx_dtype dt; int trans; } rows[] = {
+        {RLX_F16, 0}, {RLX_F16, 1}, {RLX_BF16, 0}, {RLX_BF16, 1}, {RLX_F32, 1}};
+    int s, r;
+    if (!have_cuda) return;
+    printf("\nmatmul on CUDA, f16 / bf16 operands (f32 accumulation) and b stored [N, K] (\"T\": x @ W^T), TFLOP/s\n"
+           "(peer: cublasGemmEx, CUBLAS_COMPUTE_32F; ratio = rlx / cuBLAS)\n"
+           "     n  dtype b     rlx-cuda   cublas   ratio   rel. error\n");
+    for (s = 0; s < 3; s++) {
+        int n = sizes[s];
+        size_t cnt = (size_t)n * (size_t)n, k;
+        float* a = (float*)malloc(cnt * sizeof(float));
+        float* b = (float*)malloc(cnt * sizeof(float));
+        unsigned x = 777u;
+        if (!a || !b) { printf("out of memory\n"); free(a); free(b); return; }
+        for (k = 0; k < cnt; k++) {
+            x = x * 1664525u + 1013904223u;
+            a[k] = (float)((x >> 8) & 0xFFFF) / 65536.0f - 0.5f;
+            x = x * 1664525u + 1013904223u;
+            b[k] = (float)((x >> 8) & 0xFFFF) / 65536.0f - 0.5f;
+        }
+        for (r = 0; r < (int)(sizeof rows / sizeof rows[0]); r++) {
+            double e = 0, fl = 2.0 * n * (double)n * n * 1e-12;
+            double tr = rlx_time_ex(RLX_DEVICE_CUDA, n, a, b, rows[r].dt, rows[r].trans, &e);
+            double tp = peer_ok ? peer_time_ex(pr, n, a, b, rows[r].dt, rows[r].trans) : -1;
+            char c1[16] = "n/a", c2[16] = "n/a", c3[16] = "n/a";
+            if (tr > 0) snprintf(c1, sizeof c1, "%.2f", fl / tr);
+            if (tp > 0) snprintf(c2, sizeof c2, "%.2f", fl / tp);
+            if (tr > 0 && tp > 0) snprintf(c3, sizeof c3, "%.2f", tp / tr);
+            printf("%6d  %-5s %s  %10s  %7s  %6s   %.2e\n", n, rlx_dtype_name(rows[r].dt), rows[r].trans ? "T" : "N", c1,
+                   c2, c3, e);
+        }
+        free(a);
+        free(b);
+    }
+}
+
 int main(void) {
     static const int sizes[] = {1024, 4096, 8192};
     rlx_device_info info[8];
-    int nd = rlx_devices(info, 8), i, s, mode, have_cuda = 0, have_vk = 0;
+    int nd = rlx_devices(info, 8), i, s, mode, have_cuda = 0, have_vk = 0, vk_soft = 0;
     peer pr;
     int peer_ok;
     for (i = 0; i < nd && i < 8; i++) {
-        if (info[i].device == RLX_DEVICE_CUDA) have_cuda = info[i].available;
-        if (info[i].device == RLX_DEVICE_VULKAN) have_vk = info[i].available;
+        if (info[i].device == RLX_DEVICE_CUDA && info[i].index == 0) have_cuda = info[i].available;
+        if (info[i].device == RLX_DEVICE_VULKAN && info[i].index == 0) {
+            have_vk = info[i].available;
+            if (strstr(info[i].name, "CPU implementation")) vk_soft = 1;   /* lavapipe: only the smallest size */
+        }
         if (info[i].device == RLX_DEVICE_CUDA || info[i].device == RLX_DEVICE_VULKAN)
             printf("%s: %s (%s)\n", rlx_device_name(info[i].device), info[i].name, info[i].reason);
     }
@@ -176,7 +335,7 @@ int main(void) {
         for (mode = 0; mode < 2; mode++) {
             double ec = 0, ev = 0;
             double tc = have_cuda ? rlx_time(RLX_DEVICE_CUDA, n, a, b, mode, &ec) : -1;
-            double tv = have_vk && !mode ? rlx_time(RLX_DEVICE_VULKAN, n, a, b, 0, &ev) : -1;
+            double tv = have_vk && !mode && !(vk_soft && n > 1024) ? rlx_time(RLX_DEVICE_VULKAN, n, a, b, 0, &ev) : -1;
             double tp = peer_ok ? peer_time(&pr, n, a, b, mode) : -1;
             double fl = 2.0 * n * (double)n * n * 1e-12;
             char c1[16] = "n/a", c2[16] = "n/a", c3[16] = "n/a", r1[16] = "n/a", r2[16] = "n/a";
@@ -195,6 +354,7 @@ int main(void) {
         free(a);
         free(b);
     }
+    table_ex(have_cuda, peer_ok, &pr);
     if (peer_ok) pr.destroy(pr.handle);
     return 0;
 }
