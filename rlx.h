@@ -11545,10 +11545,10 @@ static rlx_result rlx__run(rlx_program* p) {
 #endif
     for (s = 0; s < c->plan.nsteps; s++) {
         int ni = c->plan.steps[s];
-        rlx__cpu_exec(ir, &ir->nodes[ni], p->stepin + c->in_off[s], p->ptr[ni], p->pool, p->ws);
         if (ir->nodes[ni].op == RLX_OP_STATE_WRITE && bad_node < 0 &&
             rlx__sw_find_bad(ir, &ir->nodes[ni], p->stepin[c->in_off[s] + 2], &bad_row, &bad_off))
-            bad_node = ni;   /* the other steps still run, as on a GPU */
+            bad_node = ni;   /* the kernel skips that row; the other steps still run, as on a GPU */
+        rlx__cpu_exec(ir, &ir->nodes[ni], p->stepin + c->in_off[s], p->ptr[ni], p->pool, p->ws);
     }
     p->ran = 1;
     if (bad_node >= 0) return rlx__sw_error(p, ir, bad_node, bad_row, bad_off);
