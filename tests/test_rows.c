@@ -165,6 +165,27 @@ static void test_state_write_scalar_range(rlx_device dev) {
         for (i = 0; i < 10; i++) ok &= got[i] == cur[i];
         TH_CHECK(ok, "scalar offset %lld on %s: wrong state", (long long)offs[t], rlx_device_name(dev));
     }
+    {   /* a clone has its own error report: its bad run fails, the original's good run does not */
+        rlx_program* q = NULL;
+        const int64_t bad = 4, good = 1;
+        float uv[4] = {1.5f, 2.5f, 3.5f, 4.5f};
+        rlx_result r = rlx_program_clone(p, 1, &q);
+        TH_CHECK(r == RLX_OK, "clone on %s: %s", rlx_device_name(dev), rlx_program_error(p));
+        if (q) {
+            rlx_set_input_f32(q, "u", uv, 4);
+            rlx_set_input_i64(q, "off", &bad, 1);
+            r = rlx_run(q);
+            TH_CHECK(r == RLX_ERROR_OUT_OF_RANGE, "clone, offset 4 on %s: %s", rlx_device_name(dev), rlx_result_string(r));
+            rlx_set_input_f32(p, "u", uv, 4);
+            rlx_set_input_i64(p, "off", &good, 1);
+            r = rlx_run(p);
+            TH_CHECK(r == RLX_OK, "original after the clone's error on %s: %s", rlx_device_name(dev), rlx_program_error(p));
+            rlx_set_input_i64(q, "off", &good, 1);
+            r = rlx_run(q);
+            TH_CHECK(r == RLX_OK, "clone, offset 1 after its error on %s: %s", rlx_device_name(dev), rlx_program_error(q));
+            rlx_program_destroy(q);
+        }
+    }
     rlx_program_destroy(p);
     rlx_graph_destroy(g);
 }
@@ -211,9 +232,10 @@ static void test_builder(void) {
 
 /* f64 attention over [B, H, Sq, D] / [B, Hkv, Sk, D] (BHSD index order; the BSHD case permutes on the way
    in and out). Query i of batch b sits at position i + kv[b] - Sq; keys j >= kv[b] are hidden, causal hides
-   j > position. A query that sees nothing gives zeros. */
+   j > position, a window w > 0 (implies causal) also hides j <= position - w. A query that sees nothing gives
+   zeros. */
 static void attn_ref(const double* q, const double* k, const double* v, double* o, int B, int H, int Hkv, int Sq,
-                     int Sk, int D, const int64_t* kvl, int causal) {
+                     int Sk, int D, const int64_t* kvl, int causal, int window) {
     int b, h, i, j, d;
     double s[64];
     for (b = 0; b < B; b++)
@@ -225,7 +247,7 @@ static void attn_ref(const double* q, const double* k, const double* v, double* 
                 int any = 0;
                 for (j = 0; j < Sk; j++) {
                     s[j] = 0.0;
-                    if (j >= kv || (causal && j > pos)) continue;
+                    if (j >= kv || (causal && j > pos) || (window > 0 && j <= pos - window)) continue;
                     for (d = 0; d < D; d++) s[j] += q[((b * H + h) * Sq + i) * D + d] * k[((b * Hkv + hk) * Sk + j) * D + d];
                     s[j] /= sqrt((double)D);
                     if (s[j] > mx) mx = s[j];
@@ -234,7 +256,7 @@ static void attn_ref(const double* q, const double* k, const double* v, double* 
                 for (d = 0; d < D; d++) o[((b * H + h) * Sq + i) * D + d] = 0.0;
                 if (!any) continue;
                 for (j = 0; j < Sk; j++) {
-                    if (j >= kv || (causal && j > pos)) { s[j] = 0.0; continue; }
+                    if (j >= kv || (causal && j > pos) || (window > 0 && j <= pos - window)) { s[j] = 0.0; continue; }
                     s[j] = exp(s[j] - mx);
                     sum += s[j];
                 }
@@ -249,7 +271,8 @@ static size_t at4(int bshd, int B, int H, int S, int D, int b, int h, int s, int
     return bshd ? (size_t)(((b * S + s) * H + h) * D + d) : (size_t)(((b * H + h) * S + s) * D + d);
 }
 
-static void test_attention_rows(rlx_device dev, int B, int bshd, int causal, int H, int Hkv, int Sq, rlx_dtype kdt) {
+static void test_attention_rows(rlx_device dev, int B, int bshd, int causal, int window, int H, int Hkv, int Sq,
+                                rlx_dtype kdt) {
     const int Sk = 9, D = 4;
     static const int64_t kvsets[3][3] = {{5, 9, 2}, {9, 0, 7}, {3, 6, 1}};
     rlx_graph* g = rlx_graph_create(NULL);
@@ -262,8 +285,8 @@ static void test_attention_rows(rlx_device dev, int B, int bshd, int causal, int
     double *qd = (double*)malloc(nq * 8), *kd = (double*)malloc(nk * 8), *vd = (double*)malloc(nk * 8), *od = (double*)malloc(nq * 8);
     uint32_t seed = 0;
     int set, b, h, s, d;
-    snprintf(what, sizeof what, "attention kv_len rows B=%d %s causal=%d H=%d Hkv=%d Sq=%d %s", B, bshd ? "BSHD" : "BHSD",
-             causal, H, Hkv, Sq, rlx_dtype_name(kdt));
+    snprintf(what, sizeof what, "attention kv_len rows B=%d %s causal=%d window=%d H=%d Hkv=%d Sq=%d %s", B,
+             bshd ? "BSHD" : "BHSD", causal, window, H, Hkv, Sq, rlx_dtype_name(kdt));
     memset(&ad, 0, sizeof ad);
     if (bshd) {
         qs[0] = B; qs[1] = Sq; qs[2] = H * D;
@@ -276,6 +299,7 @@ static void test_attention_rows(rlx_device dev, int B, int bshd, int causal, int
     }
     ls[0] = B;
     ad.causal = causal;
+    ad.window = window;
     ad.kv_len = rlx_input(g, "kv", kdt, 1, ls);
     rlx_output(g, "o", rlx_attention(g, rlx_input(g, "q", RLX_F32, bshd ? 3 : 4, qs), rlx_input(g, "k", RLX_F32, bshd ? 3 : 4, ks),
                                      rlx_input(g, "v", RLX_F32, bshd ? 3 : 4, ks), &ad));
@@ -314,7 +338,7 @@ static void test_attention_rows(rlx_device dev, int B, int bshd, int causal, int
             if (r == RLX_OK) r = rlx_get_output_f32(p, "o", of, nq);
             TH_CHECK(r == RLX_OK, "%s on %s: %s", what, rlx_device_name(dev), rlx_program_error(p));
             if (r != RLX_OK) continue;
-            attn_ref(qd, kd, vd, od, B, H, Hkv, Sq, Sk, D, kv64, causal);
+            attn_ref(qd, kd, vd, od, B, H, Hkv, Sq, Sk, D, kv64, causal || window > 0, window);
             for (b = 0; b < B; b++)
                 for (h = 0; h < H; h++)
                     for (s = 0; s < Sq; s++)
@@ -453,6 +477,8 @@ done:
 
 int main(void) {
     int d;
+    TH_CHECK(strstr(rlx_result_string(RLX_ERROR_OUT_OF_RANGE), "out of range") != NULL, "RLX_ERROR_OUT_OF_RANGE: '%s'",
+             rlx_result_string(RLX_ERROR_OUT_OF_RANGE));
     test_builder();
     for (d = 0; d < 3; d++) {
         const rlx_device dev = devs[d];
@@ -460,11 +486,12 @@ int main(void) {
         test_state_write_rows(dev, 3, RLX_I64);
         test_state_write_rows(dev, 3, RLX_I32);
         test_state_write_scalar_range(dev);
-        test_attention_rows(dev, 3, 0, 0, 2, 2, 1, RLX_I64);
-        test_attention_rows(dev, 3, 0, 1, 4, 2, 3, RLX_I32);
-        test_attention_rows(dev, 3, 1, 1, 4, 1, 1, RLX_I64);
-        test_attention_rows(dev, 3, 1, 1, 2, 2, 3, RLX_I64);
-        test_attention_rows(dev, 1, 1, 1, 2, 1, 2, RLX_I32);
+        test_attention_rows(dev, 3, 0, 0, 0, 2, 2, 1, RLX_I64);
+        test_attention_rows(dev, 3, 0, 1, 0, 4, 2, 3, RLX_I32);
+        test_attention_rows(dev, 3, 1, 1, 0, 4, 1, 1, RLX_I64);
+        test_attention_rows(dev, 3, 1, 1, 0, 2, 2, 3, RLX_I64);
+        test_attention_rows(dev, 3, 0, 1, 3, 2, 1, 3, RLX_I64);   /* sliding window per row */
+        test_attention_rows(dev, 1, 1, 1, 0, 2, 1, 2, RLX_I32);
         test_decode_loop(dev);
     }
     return th_summary("rows");
