@@ -2380,8 +2380,9 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
             rlx__node* nd = rlx__N(g, id);
             nd->ia[0] = d.layout; nd->ia[1] = H; nd->ia[2] = Hkv; nd->ia[3] = d.causal || d.window > 0;
             nd->ia[4] = d.window; nd->ia[5] = d.keep_mask.id != 0; nd->ia[6] = d.bias.id != 0;
-            nd->ia[7] = d.kv_len.id ? (rlx__is_int_scalar(rlx__N(g, d.kv_len.id)) ? 1 : 2) : 0; nd->ia[8] = D; nd->ia[9] = Dv; nd->ia[10] = B; nd->ia[11] = Sq;
+            nd->ia[7] = d.kv_len.id != 0; nd->ia[8] = D; nd->ia[9] = Dv; nd->ia[10] = B; nd->ia[11] = Sq;
             nd->ia[12] = Sk; nd->ia[13] = keep_rank;
+            if (d.kv_len.id && !rlx__is_int_scalar(rlx__N(g, d.kv_len.id))) nd->ia[7] = 2;   /* one per batch row */
             nd->fa[0] = d.scale > 0.0f ? (double)d.scale : 1.0 / sqrt((double)D);
             nd->fa[1] = (double)d.softcap;
         }
