@@ -128,8 +128,11 @@
        RLX_MAX_ELEMENTS fails at its builder with RLX_ERROR_SHAPE, a program whose buffers do not fit fails to
        compile with RLX_ERROR_OUT_OF_MEMORY. Tensor handles carry their graph's tag: a handle of another graph,
        or of a destroyed one, is RLX_ERROR_INVALID_TENSOR. Run-time positions (state_write offsets, gather
-       indices, kv_len) are clamped or dropped as each op documents, for any int64 value. The builder API is
-       fuzzed (tests/fuzz). There is no file loader yet.
+       indices, kv_len; scalars or one per batch row) are checked for any int64 value without overflow: a
+       state_write offset whose rows do not fit fails rlx_run with RLX_ERROR_OUT_OF_RANGE (naming the state,
+       the batch row and the offset) and that row is not written (GPUs report it through an error word in
+       device memory, read back after the run); gather indices out of range read 0; kv_len is clamped to
+       [0, Sk]. The builder API is fuzzed (tests/fuzz). There is no file loader yet.
 
    COMPILER FLAGS
        The file that defines RLX_IMPLEMENTATION must not be built with -ffast-math or -ffinite-math-only (rlx.h
@@ -199,6 +202,7 @@ typedef enum rlx_result {
     RLX_ERROR_INVALID_TENSOR = -17,    /* a tensor handle that is 0 or from another graph                    */
     RLX_ERROR_NOT_SET = -18,           /* rlx_run before every param and input was set                       */
     RLX_ERROR_BUSY = -19,              /* another thread is inside a call on the same program                */
+    RLX_ERROR_OUT_OF_RANGE = -20,      /* a run-time position (state_write offset) puts rows outside a state */
     /* devices */
     RLX_ERROR_DEVICE_UNAVAILABLE = -30,
     RLX_ERROR_UNSUPPORTED = -31,       /* the device cannot run an op                                        */
@@ -409,8 +413,10 @@ typedef enum rlx_layout {
 /* Attention. q: [B, Sq, H·D] or [B, H, Sq, D]; k: [B, Sk, Hkv·D] / [B, Hkv, Sk, D]; v: the same with Dv;
    output: [B, Sq, H·Dv] / [B, H, Sq, Dv] in q's dtype (float; computed in f32). Grouped-query attention is
    native: query head h reads kv head h / (H / Hkv); K and V are never copied. Every mask below combines:
-     - kv_len (optional i32/i64 scalar tensor, default Sk): keys j >= kv_len are masked. The causal offset is
-       off = kv_len - Sq, so query i sits at position i + off (decoding with a fixed-size KV cache);
+     - kv_len (optional i32/i64 scalar tensor, default Sk; or [B], one per batch row, for sequences of one
+       batch at different lengths): keys j >= kv_len[b] are masked (kv_len is clamped to [0, Sk]). The causal
+       offset is off = kv_len[b] - Sq, so query i of batch b sits at position i + off (decoding with a
+       fixed-size KV cache);
      - causal: key j is visible to query i iff j <= i + off;
      - window > 0 (sliding window, implies causal): also j > i + off - window;
      - keep_mask (optional bool [B, Sk] or [B, Sq, Sk]): false hides key j;
@@ -441,7 +447,8 @@ typedef enum rlx_rope_kind {
 /* Rotary position embedding. x: [B, S, H·D] (BSHD, needs num_heads) or [B, H, S, D]. cos/sin: [P, n_rot/2] in
    x's dtype (see rlx_rope_tables). Pair p of a token at position t: (a, b) → (a·cos[t,p] − b·sin[t,p],
    b·cos[t,p] + a·sin[t,p]). Dims past n_rot pass through. Positions come from `positions` (i32/i64 [S] or
-   [B, S]) or, without it, position_offset + s. A position outside [0, P) leaves its token unrotated. */
+   [B, S]: one row of positions per batch row, for sequences at different lengths) or, without it,
+   position_offset + s. A position outside [0, P) leaves its token unrotated. */
 typedef struct rlx_rope_desc {
     rlx_rope_kind kind;
     rlx_layout layout;
@@ -554,10 +561,15 @@ RLXDEF rlx_tensor rlx_geglu(rlx_graph* g, rlx_tensor gate, rlx_tensor up);
 /* A state tensor persists across runs of one program (zeros after compile; clones copy it). Read and write
    it from the host with rlx_set_state / rlx_get_state. */
 RLXDEF rlx_tensor rlx_state(rlx_graph* g, const char* name, rlx_dtype dtype, int rank, const int64_t* shape);
-/* Writes `update` into `state` in place along `axis`, starting at the value of `offset` (an i32/i64 scalar
-   tensor, read at run time); update has the state's shape except along axis. Rows that would land outside the
-   state are dropped. Returns the updated state: every later reader must use the returned tensor (a reader of
-   the old handle sees either version). The write always runs, even when nothing reads the result. */
+/* Writes `update` into `state` in place along `axis`, starting at the value of `offset` (read at run time);
+   update has the state's shape except along axis. offset is an i32/i64 scalar tensor, or, with axis > 0, an
+   i32/i64 [B] tensor (B = the state's dim 0, the batch): batch row b is written at offset[b] (continuous
+   batching, each sequence at its own length). The update's rows [offset, offset + len) must fit in the
+   state's dim along axis: an offset that does not fit makes rlx_run return RLX_ERROR_OUT_OF_RANGE (the message
+   names the state, the batch row and the offset) and that batch row (for a scalar offset: the whole update)
+   is not written; the other rows and every other step of the run still run, and outputs can be read. Returns
+   the updated state: every later reader must use the returned tensor (a reader of the old handle sees either
+   version). The write always runs, even when nothing reads the result. */
 RLXDEF rlx_tensor rlx_state_write(rlx_graph* g, rlx_tensor state, rlx_tensor update, int axis, rlx_tensor offset);
 
 /* Dumps. Write into buf (always NUL-terminated when cap > 0) and return the length the full text needs (not
@@ -1103,6 +1115,7 @@ RLXDEF const char* rlx_result_string(rlx_result r) {
     case RLX_ERROR_INVALID_TENSOR: return "invalid tensor handle";
     case RLX_ERROR_NOT_SET: return "param or input not set";
     case RLX_ERROR_BUSY: return "the program is in use by another thread (a program is used by one thread at a time)";
+    case RLX_ERROR_OUT_OF_RANGE: return "a run-time position is out of range";
     case RLX_ERROR_DEVICE_UNAVAILABLE: return "device unavailable";
     case RLX_ERROR_UNSUPPORTED: return "unsupported on this device";
     case RLX_ERROR_DEVICE_LOST: return "device lost";
@@ -2404,7 +2417,8 @@ RLXDEF size_t rlx_graph_dump_dot(const rlx_graph* g, char* buf, size_t cap) {
    >>infer (model ops)
    Attribute layout of the model ops (ia = integer attributes, fa = float attributes; inputs in order):
    ATTENTION  in: q, k, v, [keep_mask], [bias], [kv_len]
-              ia: 0 layout, 1 H, 2 Hkv, 3 causal, 4 window, 5 has_keep, 6 has_bias, 7 has_kv_len, 8 D, 9 Dv,
+              ia: 0 layout, 1 H, 2 Hkv, 3 causal, 4 window, 5 has_keep, 6 has_bias, 7 kv_len (0 none, 1 scalar,
+                  2 one per batch row: [B]), 8 D, 9 Dv,
                   10 B, 11 Sq, 12 Sk, 13 keep_mask rank (2 or 3)          fa: 0 scale (resolved), 1 softcap
    ROPE       in: x, cos, sin, [positions]
               ia: 0 kind, 1 layout, 2 H, 3 n_rot, 4 has_positions, 5 position_offset, 6 D, 7 B, 8 S, 9 P (rows)
@@ -2432,7 +2446,8 @@ RLXDEF size_t rlx_graph_dump_dot(const rlx_graph* g, char* buf, size_t cap) {
               1..n = instructions (op | a << 8 | b << 16; operand r < 8 is input r, r >= 8 is the result of
               instruction r - 8), the last instruction is the result
    STATE      source with a name (persistent per program)
-   STATE_WRITE in: state, update, offset   ia: 0 axis
+   STATE_WRITE in: state, update, offset   ia: 0 axis, 1 rows of the state per offset element when the offset
+              is one per batch row ([B]: the product of dims 1 .. axis-1), 0 for a scalar offset
    ------------------------------------------------------------------------------------------------------------ */
 
 static int rlx__opt_tensor(rlx_graph* g, const char* what, rlx_tensor t) {
@@ -2442,6 +2457,11 @@ static int rlx__opt_tensor(rlx_graph* g, const char* what, rlx_tensor t) {
 
 static int rlx__is_int_scalar(const rlx__node* n) {
     return (n->dtype == RLX_I32 || n->dtype == RLX_I64) && rlx__node_numel(n) == 1;
+}
+
+/* A run-time position per batch row: i32/i64 of shape [B] (B > 1; with B = 1 it is a scalar). */
+static int rlx__is_int_rows(const rlx__node* n, int64_t B) {
+    return (n->dtype == RLX_I32 || n->dtype == RLX_I64) && n->rank == 1 && n->shape[0] == B && B > 1;
 }
 
 RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_tensor v, const rlx_attention_desc* desc) {
@@ -2539,8 +2559,10 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
         ids[nin++] = d.bias.id;
     }
     if (d.kv_len.id) {
-        if (!rlx__is_int_scalar(rlx__N(g, d.kv_len.id))) {
-            rlx__gerr(g, RLX_ERROR_DTYPE, "attention: kv_len must be a single i32/i64 element");
+        const rlx__node* nl = rlx__N(g, d.kv_len.id);
+        if (!rlx__is_int_scalar(nl) && !rlx__is_int_rows(nl, B)) {
+            rlx__gerr(g, RLX_ERROR_DTYPE, "attention: kv_len must be a single i32/i64 element or i32/i64 [B] = [%lld]",
+                      (long long)B);
             return rlx__T(0);
         }
         ids[nin++] = d.kv_len.id;
@@ -2554,6 +2576,7 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
             nd->ia[4] = d.window; nd->ia[5] = d.keep_mask.id != 0; nd->ia[6] = d.bias.id != 0;
             nd->ia[7] = d.kv_len.id != 0; nd->ia[8] = D; nd->ia[9] = Dv; nd->ia[10] = B; nd->ia[11] = Sq;
             nd->ia[12] = Sk; nd->ia[13] = keep_rank;
+            if (d.kv_len.id && !rlx__is_int_scalar(rlx__N(g, d.kv_len.id))) nd->ia[7] = 2;   /* one per batch row */
             nd->fa[0] = d.scale > 0.0f ? (double)d.scale : 1.0 / sqrt((double)D);
             nd->fa[1] = (double)d.softcap;
         }
@@ -3038,8 +3061,9 @@ RLXDEF rlx_tensor rlx_state(rlx_graph* g, const char* name, rlx_dtype dtype, int
 
 RLXDEF rlx_tensor rlx_state_write(rlx_graph* g, rlx_tensor state, rlx_tensor update, int axis, rlx_tensor offset) {
     rlx_tensor t3[3];
-    const rlx__node *ns, *nu, *root;
+    const rlx__node *ns, *nu, *no, *root;
     int a, i;
+    int64_t per = 0;
     uint32_t ids[3], id;
     t3[0] = state; t3[1] = update; t3[2] = offset;
     if (!rlx__begin(g, "state_write", 3, t3)) return rlx__T(0);
@@ -3048,14 +3072,21 @@ RLXDEF rlx_tensor rlx_state_write(rlx_graph* g, rlx_tensor state, rlx_tensor upd
     while (root->op == RLX_OP_STATE_WRITE) root = rlx__N(g, rlx__in(g, root, 0));
     if (root->op != RLX_OP_STATE) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "state_write: the first argument is not a state"); return rlx__T(0); }
     if (nu->dtype != ns->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "state_write: update dtype %s differs from the state's %s", rlx_dtype_name(nu->dtype), rlx_dtype_name(ns->dtype)); return rlx__T(0); }
-    if (!rlx__is_int_scalar(rlx__N(g, offset.id))) { rlx__gerr(g, RLX_ERROR_DTYPE, "state_write: offset must be a single i32/i64 element"); return rlx__T(0); }
     if (!rlx__norm_axis(g, "state_write", axis, ns->rank, &a)) return rlx__T(0);
+    no = rlx__N(g, offset.id);
+    if (!rlx__is_int_scalar(no) && !(rlx__is_int_rows(no, ns->shape[0]) && a > 0)) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "state_write: offset must be a single i32/i64 element or, with axis > 0, "
+                  "i32/i64 [B] = [%lld] (one per batch row)", (long long)ns->shape[0]);
+        return rlx__T(0);
+    }
     if (nu->rank != ns->rank) { rlx__gerr(g, RLX_ERROR_SHAPE, "state_write: update rank differs from the state's"); return rlx__T(0); }
     for (i = 0; i < ns->rank; i++)
         if (i != a && nu->shape[i] != ns->shape[i]) { rlx__gerr(g, RLX_ERROR_SHAPE, "state_write: update differs from the state in dim %d", i); return rlx__T(0); }
     ids[0] = state.id; ids[1] = update.id; ids[2] = offset.id;
+    if (!rlx__is_int_scalar(no))
+        for (per = 1, i = 1; i < a; i++) per *= ns->shape[i];   /* cannot overflow: a factor of numel */
     id = rlx__add_node(g, RLX_OP_STATE_WRITE, ns->dtype, ns->rank, ns->shape, 3, ids);
-    if (id) rlx__N(g, id)->ia[0] = a;
+    if (id) { rlx__N(g, id)->ia[0] = a; rlx__N(g, id)->ia[1] = per; }
     return rlx__T(id);
 }
 
@@ -6076,24 +6107,27 @@ static void rlx__k_glu(const rlx_graph* g, const rlx__node* nd, void* const* in,
     }
 }
 
-/* state_write: out aliases the state; copy the update rows that land inside it */
+/* state_write: out aliases the state; copy the update rows of every block whose offset fits */
 static void rlx__k_state_write(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out) {
     const rlx__node *nu = rlx__N(g, rlx__in(g, nd, 1)), *no = rlx__N(g, rlx__in(g, nd, 2));
     int a = (int)nd->ia[0], i;
-    int64_t outer = 1, inner = 1, dim = nd->shape[a], len = nu->shape[a], off = rlx__load_i64(in[2], no->dtype, 0), o, r;
+    int64_t outer = 1, inner = 1, dim = nd->shape[a], len = nu->shape[a], per = nd->ia[1], off, o, r;
     size_t e = rlx_dtype_size(nd->dtype);
     for (i = 0; i < a; i++) outer *= nd->shape[i];
     for (i = a + 1; i < nd->rank; i++) inner *= nd->shape[i];
     if (out != in[0]) memcpy(out, in[0], rlx__node_bytes(nd));
-    /* rows r with 0 <= off + r < dim, computed without overflow for any off (a position near INT64_MAX
-       drops every row, as documented) */
-    if (off >= dim || off <= -len) return;
-    for (o = 0; o < outer; o++)
-        for (r = off < 0 ? -off : 0; r < len && off + r < dim; r++) {
+    /* rows [off, off + len) must fit in [0, dim) (checked without overflow for any off): a block whose offset
+       does not fit is not written (rlx_run reports it); with one offset per batch row, block o reads offset
+       o / per */
+    for (o = 0; o < outer; o++) {
+        off = rlx__load_i64(in[2], no->dtype, per > 0 ? o / per : 0);
+        if (!(off >= 0 && off <= dim - len)) continue;
+        for (r = 0; r < len; r++) {
             int64_t dr = off + r;
             memcpy((char*)out + (size_t)((o * dim + dr) * inner) * e, (const char*)in[1] + (size_t)((o * len + r) * inner) * e,
                    (size_t)inner * e);
         }
+    }
 }
 
 /* kernels in later fragments */
@@ -6863,6 +6897,8 @@ typedef struct rlx__attn_job {
     rlx_dtype dt;
     int64_t B, H, Hkv, group, D, Dv, Sq, Sk;
     int64_t kv_valid, off, window;
+    const void* kv_rows;      /* kv_len per batch row ([B], kv_dt) or NULL: then kv_valid/off hold for every row */
+    rlx_dtype kv_dt;
     int causal;
     float scale, softcap;
     /* element strides: batch, head, sequence (the last dim is contiguous) */
@@ -6907,11 +6943,15 @@ static void rlx__attn_layout(rlx_dtype dt, int64_t Sk, int64_t D, int64_t Dv, rl
     L->total = o;
 }
 
-/* Visible keys of query i are [*lo, *hi) before keep_mask: kv_len, causal and window bounds. */
-static void rlx__attn_range(const rlx__attn_job* j, int64_t i, int64_t* lo, int64_t* hi) {
-    const int64_t pos = i + j->off;
+/* kv_len clamped to [0, Sk] */
+static int64_t rlx__attn_kv(int64_t kv, int64_t Sk) { return kv < 0 ? 0 : (kv > Sk ? Sk : kv); }
+
+/* Visible keys of query i of batch b are [*lo, *hi) before keep_mask: kv_len, causal and window bounds. */
+static void rlx__attn_range(const rlx__attn_job* j, int64_t b, int64_t i, int64_t* lo, int64_t* hi) {
+    const int64_t kv = j->kv_rows ? rlx__attn_kv(rlx__load_i64(j->kv_rows, j->kv_dt, b), j->Sk) : j->kv_valid;
+    const int64_t pos = i + (j->kv_rows ? kv - j->Sq : j->off);
     *lo = 0;
-    *hi = j->kv_valid;
+    *hi = kv;
     if (j->causal && pos + 1 < *hi) *hi = pos + 1;
     if (j->window > 0 && pos - j->window + 1 > *lo) *lo = pos - j->window + 1;
 }
@@ -6950,7 +6990,7 @@ static void rlx__attn_task(void* ctx, int64_t task, int thread) {
     }
     if (M <= 0) return;
     for (r = 0; r < M; r++) {
-        rlx__attn_range(j, i0 + r * di, &rlo[r], &rhi[r]);
+        rlx__attn_range(j, b, i0 + r * di, &rlo[r], &rhi[r]);
         if (rlo[r] < rhi[r]) {
             if (lo < 0 || rlo[r] < lo) lo = rlo[r];
             if (rhi[r] > hi) hi = rhi[r];
@@ -7090,8 +7130,8 @@ static void rlx__k_attention(const rlx_graph* g, const rlx__node* nd, void* cons
     j.kv_valid = Sk;
     if (has_kv) {
         const rlx__node* nl = rlx__N(g, rlx__in(g, nd, slot));
-        const int64_t kv = rlx__load_i64(in[slot], nl->dtype, 0);
-        j.kv_valid = kv < 0 ? 0 : (kv > Sk ? Sk : kv);
+        j.kv_valid = rlx__attn_kv(rlx__load_i64(in[slot], nl->dtype, 0), Sk);
+        if (nd->ia[7] == 2) { j.kv_rows = in[slot]; j.kv_dt = nl->dtype; }
     }
     j.off = j.kv_valid - Sq;
     j.ws = (char*)ws;
@@ -8140,7 +8180,7 @@ static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* n
         A->in[4] = rlx__cl_addr(g, nd, addr, slot++);
         A->dt_in[4] = (int)nb->dtype;
     }
-    if (nd->ia[7]) {   /* kv_len scalar */
+    if (nd->ia[7]) {   /* kv_len: a scalar (ia[10] = 1) or one per batch row (ia[10] = 2) */
         A->dt_in[5] = (int)rlx__cl_x(g, nd, slot)->dtype;
         A->in[5] = rlx__cl_addr(g, nd, addr, slot++);
     }
@@ -8343,6 +8383,7 @@ static void rlx__cl_node(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
         L->args.dt_in[0] = L->args.dt_in[1] = (int)nd->dtype;
         L->args.dt_in[2] = (int)rlx__cl_x(g, nd, 2)->dtype;
         L->args.ia[0] = outer; L->args.ia[1] = nu->shape[nd->ia[0]]; L->args.ia[2] = inner; L->args.ia[3] = len;
+        L->args.ia[4] = nd->ia[1];   /* one offset per batch row: state rows per offset element; 0 = scalar */
         L->args.n = outer * nu->shape[nd->ia[0]] * inner;
         rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
         return;
@@ -8635,6 +8676,42 @@ static rlx_result rlx__perr(rlx_program* p, rlx_result r, const char* fmt, ...) 
     return r;
 }
 
+/* state_write positions: the update's len rows go to [off, off + len) along the axis, which must lie inside
+   the state's dim rows. A batch row (or, with a scalar offset, the whole write) whose offset does not fit is
+   not written, and the run reports it with rlx__sw_error. */
+static int rlx__sw_fits(int64_t off, int64_t len, int64_t dim) { return off >= 0 && off <= dim - len; }
+
+/* First offset of state_write node nd that does not fit: 1 and *row (batch row, or -1 for a scalar offset)
+   and *off set, else 0. offv is the offset tensor's data. */
+static int rlx__sw_find_bad(const rlx_graph* ir, const rlx__node* nd, const void* offv, int64_t* row, int64_t* off) {
+    const rlx__node *nu = rlx__N(ir, rlx__in(ir, nd, 1)), *no = rlx__N(ir, rlx__in(ir, nd, 2));
+    const int a = (int)nd->ia[0];
+    const int64_t n = nd->ia[1] > 0 ? rlx__node_numel(no) : 1;
+    int64_t k;
+    for (k = 0; k < n; k++) {
+        const int64_t o = rlx__load_i64(offv, no->dtype, k);
+        if (!rlx__sw_fits(o, nu->shape[a], nd->shape[a])) { *row = nd->ia[1] > 0 ? k : -1; *off = o; return 1; }
+    }
+    return 0;
+}
+
+/* The run's error for an offset of state_write node ni (IR index) that does not fit. */
+static rlx_result rlx__sw_error(rlx_program* p, const rlx_graph* ir, int ni, int64_t row, int64_t off) {
+    const rlx__node *nd = &ir->nodes[ni], *root = nd;
+    const int a = (int)nd->ia[0];
+    const int64_t len = rlx__N(ir, rlx__in(ir, nd, 1))->shape[a], dim = nd->shape[a];
+    char where[64];
+    while (root->op == RLX_OP_STATE_WRITE) root = rlx__N(ir, rlx__in(ir, root, 0));
+    where[0] = 0;
+    if (row >= 0) snprintf(where, sizeof where, " of batch row %lld", (long long)row);
+    return rlx__perr(p, RLX_ERROR_OUT_OF_RANGE,
+                     "run: state_write into state '%s' (node %d): offset %lld%s puts rows [%lld, %lld + %lld) outside "
+                     "the state's %lld along axis %d; %s not written",
+                     root->op == RLX_OP_STATE && root->name ? root->name : "?", ni + 1, (long long)off, where,
+                     (long long)off, (long long)off, (long long)len, (long long)dim, a,
+                     row >= 0 ? "that batch row was" : "the update was");
+}
+
 static void rlx__core_release(rlx__core* c) {
     rlx_allocator al;
     if (!c || RLX__ATOMIC_ADD(&c->refs, -1) > 0) return;
@@ -8872,7 +8949,14 @@ typedef struct rlx__gpu_prog {
     void* pinned;                   /* pinned host arena mirror (NULL: plain memory) */
     unsigned weights_gen;           /* rlx__weights.gen last uploaded */
     int sm;
+    size_t off_err;                 /* state_write error word (RLX__GPU_ERR_BYTES) or 0 when no step writes a state */
 } rlx__gpu_prog;
+
+/* The run-time error word of a GPU program: u32 0 = IR node index + 1 of the first state_write whose offset
+   did not fit (set once by atomic compare-and-swap, 0 = none), u32 1 = its batch row + 1 (0 for a scalar
+   offset), u32 2-3 = the offset (i64). Read back after every run of a program that writes a state, cleared
+   when set. */
+#define RLX__GPU_ERR_BYTES 256
 
 static RLX__MAYBE_UNUSED rlx_result rlx__gpu_fail(rlx_program* p, const rlx__gpuapi* api, rlx_result r, const char* what) {
     return rlx__perr(p, r, "%s: %s failed: %s", rlx_device_name(api->kind), what, api->last_error());
@@ -8981,6 +9065,11 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
         size_t b = scratch(ir, &ir->nodes[ni], sm);
         node_scratch[ni] = b ? gp->dbytes : 0;   /* scratch is not shared between steps: simple and safe */
         gp->dbytes = rlx__szadd(gp->dbytes, rlx__align_up(b));   /* SIZE_MAX (no allocation) on overflow */
+        if (ir->nodes[ni].op == RLX_OP_STATE_WRITE) gp->off_err = 1;
+    }
+    if (gp->off_err) {   /* the error word goes last */
+        gp->off_err = gp->dbytes;
+        gp->dbytes = rlx__szadd(gp->dbytes, RLX__GPU_ERR_BYTES);
     }
     r = api->mem_alloc(&gp->dmem, gp->dbytes ? gp->dbytes : 64);
     if (r != RLX_OK) {
@@ -9024,6 +9113,15 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
             return rlx__perr(p, RLX_ERROR_UNSUPPORTED, "%s: no kernel for %s (%s)", rlx_device_name(api->kind),
                              rlx_op_name(ir->nodes[ni].op), rlx_dtype_name(ir->nodes[ni].dtype));
         }
+        if (ir->nodes[ni].op == RLX_OP_STATE_WRITE) {   /* the kernel reports offsets that do not fit */
+            int k;
+            for (k = 0; k < n; k++) {
+                rlx__launch* L = &gp->launches[gp->nlaunch + k];
+                if (strcmp(L->kernel, "state_write") != 0) continue;
+                L->args.in[3] = gp->dmem + gp->off_err;
+                L->args.ia[5] = ni + 1;
+            }
+        }
         gp->nlaunch += n;
     }
     rlx__free(&p->al, node_scratch);
@@ -9040,6 +9138,8 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
     /* zero states, upload constants (params are uploaded when set) */
     if (c->plan.state_bytes && (r = api->memset0(gp->dmem + gp->off_state, c->plan.state_bytes)) != RLX_OK)
         return rlx__gpu_fail(p, api, r, "clearing states");
+    if (gp->off_err && (r = api->memset0(gp->dmem + gp->off_err, RLX__GPU_ERR_BYTES)) != RLX_OK)
+        return rlx__gpu_fail(p, api, r, "clearing the error word");
     if (c->plan.weight_bytes && (r = api->htod(gp->dmem, p->w->base, c->plan.weight_bytes)) != RLX_OK)
         return rlx__gpu_fail(p, api, r, "uploading weights");
     gp->weights_gen = p->w->gen;
@@ -9112,6 +9212,18 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_run(rlx_program* p) {
     r = gp->graph ? gp->api->graph_launch(gp->graph, gp->stream) : gp->api->graph_only ? RLX_OK : rlx__gpu_launch_all(gp);
     if (r != RLX_OK) return rlx__gpu_fail(p, gp->api, r, "kernel launch");
     if ((r = gp->api->sync(gp->stream)) != RLX_OK) return rlx__gpu_fail(p, gp->api, r, "running the kernels");
+    if (gp->off_err) {   /* a state_write offset that did not fit (see RLX__GPU_ERR_BYTES) */
+        uint32_t e[4];
+        int64_t off;
+        if ((r = gp->api->dtoh(e, gp->dmem + gp->off_err, sizeof e)) != RLX_OK) return rlx__gpu_fail(p, gp->api, r, "download");
+        if (e[0] != 0) {
+            if ((r = gp->api->memset0(gp->dmem + gp->off_err, sizeof e)) != RLX_OK)
+                return rlx__gpu_fail(p, gp->api, r, "clearing the error word");
+            memcpy(&off, &e[2], sizeof off);
+            if (e[0] > (uint32_t)p->core->ir->n) return rlx__perr(p, RLX_ERROR_INTERNAL, "run: corrupt error word");
+            return rlx__sw_error(p, p->core->ir, (int)e[0] - 1, (int64_t)e[1] - 1, off);
+        }
+    }
     return RLX_OK;
 }
 #else
@@ -12306,7 +12418,8 @@ RLXDEF rlx_result rlx_run(rlx_program* p) { RLX__GUARDED(p, rlx__run(p)); }
 static rlx_result rlx__run(rlx_program* p) {
     const rlx__core* c;
     const rlx_graph* ir;
-    int i, s;
+    int i, s, bad_node = -1;
+    int64_t bad_row = -1, bad_off = 0;
     if (!p) return RLX_ERROR_INVALID_ARGUMENT;
     c = p->core;
     ir = c->ir;
@@ -12320,6 +12433,7 @@ static rlx_result rlx__run(rlx_program* p) {
 #if defined(RLX__HAS_GPU)
     if (p->gpu) {
         rlx_result r = rlx__gpu_run(p);
+        if (r == RLX_ERROR_OUT_OF_RANGE) p->ran = 1;   /* every step ran; one state write was refused */
         if (r != RLX_OK) return r;
         p->ran = 1;
         return RLX_OK;
@@ -12327,9 +12441,13 @@ static rlx_result rlx__run(rlx_program* p) {
 #endif
     for (s = 0; s < c->plan.nsteps; s++) {
         int ni = c->plan.steps[s];
+        if (ir->nodes[ni].op == RLX_OP_STATE_WRITE && bad_node < 0 &&
+            rlx__sw_find_bad(ir, &ir->nodes[ni], p->stepin[c->in_off[s] + 2], &bad_row, &bad_off))
+            bad_node = ni;   /* the kernel skips that row; the other steps still run, as on a GPU */
         rlx__cpu_exec(ir, &ir->nodes[ni], p->stepin + c->in_off[s], p->ptr[ni], p->pool, p->ws);
     }
     p->ran = 1;
+    if (bad_node >= 0) return rlx__sw_error(p, ir, bad_node, bad_row, bad_off);
     return RLX_OK;
 }
 

@@ -21,7 +21,7 @@
        [1, n_kv_heads, max_ctx, head_dim] (BHSD). A run writes the S new rows at `pos` (rlx_state_write along
        the sequence axis) and attends over the updated cache with causal = 1 and kv_len = pos + S, so query i
        sits at position pos + i. RoPE positions are pos + [0, S) computed in the graph. Keep pos + S <= max_ctx
-       (rows past the cache are dropped by rlx_state_write). Outputs:
+       (rlx_run fails with RLX_ERROR_OUT_OF_RANGE otherwise, and the cache is not written). Outputs:
            "logits"      f32 [1, V]     logits of the last token of the run
            "next"        i64 [1]        argmax of "logits" (greedy decoding)
            "sample"      i64 [1]        rlx_sample of "logits" with tm_build.sample and "counter"

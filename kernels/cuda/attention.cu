@@ -9,7 +9,8 @@
      dims lane + 32i of the chunk (i < 8) in registers. Value chunks beyond the first recompute the scores.
      When even TK = W = 1 does not fit in shared memory (D around 6000), q, K and V are read from global memory.
      Query head h reads kv head h / group (grouped-query attention without copies).
-     Masks (all combined): keys j >= kv_len (kv_len clamped to [0, Sk], read from in[5] at run time); causal
+     Masks (all combined): keys j >= kv_len (kv_len clamped to [0, Sk], read from in[5] at run time, one value
+     or, with ia[10] = 2, one per batch row); causal
      with offset off = kv_len - Sq: key j visible to query i iff j <= i + off; window w > 0: also
      j > i + off - w; keep_mask false hides a key; bias (q's dtype, broadcast strides) is added after the
      scale and the softcap. A query that sees no key writes zeros (NaN when a visible logit was NaN).
@@ -42,18 +43,19 @@ RLX_D void rlx_attention_body(const rlx_kargs& a) {
     const rlx_i64 window = a.ia[7], B = a.ia[13], nqb = a.ia[14];
     const float scale = (float)a.fa[0], softcap = (float)a.fa[1];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, P = 32 / TK, key = lane % TK, part = lane / TK;
-    rlx_i64 kv = Sk;
-    if (a.ia[10]) {
-        kv = a.dt_in[5] == RLX_DT_I32 ? (rlx_i64)*(const int*)a.in[5] : *(const long long*)a.in[5];
-        kv = kv < 0 ? 0 : (kv > Sk ? Sk : kv);
-    }
-    const rlx_i64 off = kv - Sq;
     const int dvc = Dv < RLX_ATT_DVC ? (int)Dv : RLX_ATT_DVC;
     float* qs = (float*)rlx_smem;         /* [W][D]    */
     float* ks = qs + (rlx_i64)W * D;      /* [TK][D]   */
     float* vs = ks + (rlx_i64)TK * D;     /* [TK][dvc] */
     for (rlx_i64 item = blockIdx.x; item < nqb * H * B; item += gridDim.x) {
         const rlx_i64 qb = item % nqb, h = (item / nqb) % H, b = item / (nqb * H), hk = h / group;
+        rlx_i64 kv = Sk;
+        if (a.ia[10]) {   /* 1: one kv_len, 2: one per batch row */
+            const rlx_i64 kb = a.ia[10] == 2 ? b : 0;
+            kv = a.dt_in[5] == RLX_DT_I32 ? (rlx_i64)((const int*)a.in[5])[kb] : ((const long long*)a.in[5])[kb];
+            kv = kv < 0 ? 0 : (kv > Sk ? Sk : kv);
+        }
+        const rlx_i64 off = kv - Sq;
         const rlx_i64 i0 = qb * W, i = i0 + warp, ilast = (i0 + W < Sq ? i0 + W : Sq) - 1;
         const int valid = i < Sq;
         /* visible key range of query i: [lo, hi); the block walks the union over its queries */

@@ -270,19 +270,32 @@ extern "C" __global__ void pad(rlx_kargs a) {
 }
 
 /* ---- state_write: the output aliases the state [outer, dim, inner]; update [outer, len, inner] row r lands
-   on row offset + r, rows outside the state are dropped. in[1] = update, in[2] = offset (i32/i64 scalar read
-   here, dt_in[2]). n = outer * len * inner. ia: 0 outer, 1 len, 2 inner, 3 dim. ------------------------------- */
+   on row offset + r. in[1] = update, in[2] = offset (i32/i64 read here, dt_in[2]): a scalar, or with ia[4] > 0
+   one per batch row (block o reads offset o / ia[4]). A block whose rows [offset, offset + len) do not fit in
+   [0, dim) is not written; the first such offset goes to the error word in[3] (when set): u32 0 = ia[5]
+   (the node), 1 = batch row + 1 (0 for a scalar offset), 2-3 = the offset.
+   n = outer * len * inner. ia: 0 outer, 1 len, 2 inner, 3 dim, 4 rows per offset element (0 = scalar),
+   5 node tag for the error word. ------------------------------------------------------------------------- */
 template <class S>
 RLX_D void rlx_state_write_body(const rlx_kargs& a) {
-    const rlx_i64 len = a.ia[1], inner = a.ia[2], dim = a.ia[3];
+    const rlx_i64 len = a.ia[1], inner = a.ia[2], dim = a.ia[3], per = a.ia[4];
     const S* u = (const S*)a.in[1];
     const void* po = (const void*)a.in[2];
-    const rlx_i64 off = a.dt_in[2] == RLX_DT_I32 ? (rlx_i64)*(const int*)po : *(const long long*)po;
     S* y = (S*)a.out;
-    if (off >= dim || off <= -len) return;   /* no row lands; also keeps off + r from overflowing */
     RLX_GRID_LOOP(i, a.n) {
-        const rlx_i64 or_ = i / inner, e = i - or_ * inner, o = or_ / len, r = or_ - o * len, dr = off + r;
-        if (dr >= 0 && dr < dim) y[(o * dim + dr) * inner + e] = u[i];
+        const rlx_i64 or_ = i / inner, e = i - or_ * inner, o = or_ / len, r = or_ - o * len, k = per > 0 ? o / per : 0;
+        const rlx_i64 off = a.dt_in[2] == RLX_DT_I32 ? (rlx_i64)((const int*)po)[k] : ((const long long*)po)[k];
+        if (!(off >= 0 && off <= dim - len)) {   /* checked without overflow for any offset */
+            if (a.in[3] && i == (k * (per > 0 ? per : 1)) * len * inner) {   /* first element of the offset's rows */
+                unsigned* err = (unsigned*)a.in[3];
+                if (atomicCAS(err, 0u, (unsigned)a.ia[5]) == 0u) {
+                    err[1] = per > 0 ? (unsigned)(k + 1) : 0u;
+                    *(long long*)(err + 2) = off;
+                }
+            }
+            continue;
+        }
+        y[(o * dim + off + r) * inner + e] = u[i];
     }
 }
 extern "C" __global__ void state_write(rlx_kargs a) {

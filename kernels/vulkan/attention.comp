@@ -13,7 +13,8 @@
      lane + 32i of the chunk (i < 8) in registers. Value chunks beyond the first recompute the scores.
      When even TK = W = 1 does not fit in shared memory (D around 6000), q, K and V are read from device memory.
      Query head h reads kv head h / group (grouped-query attention without copies).
-     Masks (all combined): keys j >= kv_len (kv_len clamped to [0, Sk], read from in[5] at run time); causal
+     Masks (all combined): keys j >= kv_len (kv_len clamped to [0, Sk], read from in[5] at run time, one value
+     or, with ia[10] = 2, one per batch row); causal
      with offset off = kv_len - Sq: key j visible to query i iff j <= i + off; window w > 0: also
      j > i + off - w; keep_mask false hides a key; bias (q's dtype, broadcast strides) is added after the
      scale and the softcap. A query that sees no key writes zeros (NaN when a visible logit was NaN).
@@ -53,12 +54,6 @@ void main() {
     const uint tid = gl_LocalInvocationID.x, nthr = gl_WorkGroupSize.x;
     const int lane = int(tid & 31u), warp = int(tid >> 5u), P = 32 / TK, key = lane % TK, part = lane / TK;
     const uint wbase = tid & ~31u;   /* first invocation of this query's group */
-    int64_t kv = Sk;
-    if (a.ia[10] != 0) {
-        kv = a.dt_in[5] == RLX_DT_I32 ? int64_t(rlx_i32(a.in_[5], 0)) : rlx_i64(a.in_[5], 0);
-        kv = kv < 0 ? 0 : (kv > Sk ? Sk : kv);
-    }
-    const int64_t off = kv - Sq;
     const int dvc = Dv < RLX_ATT_DVC ? int(Dv) : RLX_ATT_DVC;
     /* shared rows (used only when !global_, where they fit in 32-bit word indices) */
     const uint Du = uint(D), udvc = uint(dvc);
@@ -68,6 +63,13 @@ void main() {
     const int64_t nitems = nqb * H * B;
     for (int64_t item = int64_t(gl_WorkGroupID.x); item < nitems; item += int64_t(gl_NumWorkGroups.x)) {
         const int64_t qb = item % nqb, h = (item / nqb) % H, b = item / (nqb * H), hk = h / group;
+        int64_t kv = Sk;
+        if (a.ia[10] != 0) {   /* 1: one kv_len, 2: one per batch row */
+            const int64_t kb = a.ia[10] == 2 ? b : 0L;
+            kv = a.dt_in[5] == RLX_DT_I32 ? int64_t(rlx_i32(a.in_[5], kb)) : rlx_i64(a.in_[5], kb);
+            kv = kv < 0 ? 0 : (kv > Sk ? Sk : kv);
+        }
+        const int64_t off = kv - Sq;
         const int64_t i0 = qb * W, i = i0 + warp, ilast = (i0 + W < Sq ? i0 + W : Sq) - 1;
         const bool valid = i < Sq;
         /* visible key range of query i: [lo, hi); the workgroup walks the union over its queries */

@@ -219,18 +219,31 @@ void main() {
 
 #if defined(RLX_K_state_write)
 /* ---- state_write: the output aliases the state [outer, dim, inner]; update [outer, len, inner] row r lands
-   on row offset + r, rows outside the state are dropped. in[1] = update, in[2] = offset (i32/i64 scalar read
-   here, dt_in[2]). n = outer * len * inner. ia: 0 outer, 1 len, 2 inner, 3 dim. ------------------------------- */
+   on row offset + r. in[1] = update, in[2] = offset (i32/i64 read here, dt_in[2]): a scalar, or with ia[4] > 0
+   one per batch row (block o reads offset o / ia[4]). A block whose rows [offset, offset + len) do not fit in
+   [0, dim) is not written; the first such offset goes to the error word in[3] (when set): u32 0 = ia[5]
+   (the node), 1 = batch row + 1 (0 for a scalar offset), 2-3 = the offset.
+   n = outer * len * inner. ia: 0 outer, 1 len, 2 inner, 3 dim, 4 rows per offset element (0 = scalar),
+   5 node tag for the error word. ------------------------------------------------------------------------- */
 void main() {
     RlxArgs a = rlx_pc.a;
     const int size = rlx_dt_size(a.dt_out);
-    const int64_t len = a.ia[1], inner = a.ia[2], dim = a.ia[3];
-    const uint64_t u = a.in_[1], po = a.in_[2], y = a.out_;
-    const int64_t off = a.dt_in[2] == RLX_DT_I32 ? int64_t(rlx_i32(po, 0)) : rlx_i64(po, 0);
-    if (off >= dim || off <= -len) return;   /* no row lands; also keeps off + r from wrapping */
+    const int64_t len = a.ia[1], inner = a.ia[2], dim = a.ia[3], per = a.ia[4];
+    const uint64_t u = a.in_[1], po = a.in_[2], y = a.out_, err = a.in_[3];
     RLX_GRID_LOOP(i, a.n) {
-        const int64_t orow = i / inner, e = i - orow * inner, o = orow / len, r = orow - o * len, dr = off + r;
-        if (dr >= 0L && dr < dim) ew_move(size, y, (o * dim + dr) * inner + e, u, i);
+        const int64_t orow = i / inner, e = i - orow * inner, o = orow / len, r = orow - o * len;
+        const int64_t k = per > 0L ? o / per : 0L;
+        const int64_t off = a.dt_in[2] == RLX_DT_I32 ? int64_t(rlx_i32(po, k)) : rlx_i64(po, k);
+        if (!(off >= 0L && off <= dim - len)) {   /* checked without overflow for any offset */
+            if (err != 0UL && i == k * (per > 0L ? per : 1L) * len * inner) {   /* first element of the offset's rows */
+                if (atomicCompSwap(rlx_u32(err, 0), 0u, uint(a.ia[5])) == 0u) {
+                    rlx_u32(err, 1) = per > 0L ? uint(k + 1L) : 0u;
+                    rlx_i64(err, 1) = off;
+                }
+            }
+            continue;
+        }
+        ew_move(size, y, (o * dim + off + r) * inner + e, u, i);
     }
 }
 #endif

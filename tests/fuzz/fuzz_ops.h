@@ -71,7 +71,7 @@ enum {
     FZ_ADD_LAYERNORM,  /* T T opt opt A F B */
     FZ_GLU,            /* which T T */
     FZ_STATE,          /* N Y S */
-    FZ_STATE_WRITE,    /* T T A T */
+    FZ_STATE_WRITE,    /* T T A T          the offset may be a scalar or one per batch row ([B]) */
     FZ_DUMP,           /* which cap */
     FZ_INFO,           /* T */
     FZ_MISC,           /* I: names of ops, dtypes, results, devices */

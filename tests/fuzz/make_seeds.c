@@ -161,6 +161,22 @@ int main(int argc, char** argv) {
     end(3, 1, 1);
     save(dir, "state_write");
 
+    /* continuous batching: state [3,8,4] written at an i64 offset per batch row; attention with kv_len [3] */
+    op(FZ_STATE); name(); dtype(F32); SHAPE(3, 8, 4);
+    input(F32); SHAPE(3, 2, 4);
+    input(I64); SHAPE(3);
+    op(FZ_STATE_WRITE); t(2); t(1); axis(1); t(0);
+    output(0);
+    end(3, 1, 1);
+    input(F32); SHAPE(3, 2, 1, 8);
+    input(F32); SHAPE(3, 1, 5, 8);
+    input(F32); SHAPE(3, 1, 5, 8);
+    input(I32); SHAPE(3);
+    op(FZ_ATTENTION); t(3); t(2); t(1); b(0); b(1); i32(0); i32(0); b(1); i32(0); opt(-1); opt(-1); opt(0); flt(); flt();
+    output(0);
+    end(4, 1, 0);
+    save(dir, "rows");
+
     /* embedding gather, layernorm, softmax, topk, sample */
     param(F32); SHAPE(16, 8);
     input(I64); SHAPE(5);
