@@ -12072,12 +12072,13 @@ RLXDEF size_t rlx_program_profile_json(rlx_program* p, char* buf, size_t cap) {
 static size_t rlx__profile_table(rlx_program* p, char* buf, size_t cap, int top) {
     rlx__sb sb;
     int n = p->core->plan.nsteps, s, k, shown;
-    const double* total = p->prof + n + 1 + 2 * n;
+    const double* total;
     double sum = 0.0, op_total[RLX_OP_COUNT];
     int op_steps[RLX_OP_COUNT], op_done[RLX_OP_COUNT];
     int* order;
     sb.buf = buf; sb.cap = cap; sb.len = 0;
     if (rlx__prof_check(p, "profile_table") != RLX_OK) return rlx__sb_done(&sb);
+    total = p->prof + n + 1 + 2 * n;
     if (top < 0) { rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "profile_table: top is negative (%d)", top); return rlx__sb_done(&sb); }
     order = (int*)rlx__alloc(&p->al, sizeof(int) * (size_t)(n + 1));
     if (!order) { rlx__perr(p, RLX_ERROR_OUT_OF_MEMORY, "profile_table: out of memory"); return rlx__sb_done(&sb); }
