@@ -60,6 +60,7 @@
        RLX_VOLK_EXTERNAL       the application compiles volk.c itself (rlx.h then only includes volk.h)
        RLX_VULKAN_TIMEOUT_MS   default wait for one Vulkan run before it counts as a lost device (60000)
        RLX_CUDA_TF32           f32 matmuls on CUDA tensor cores (sm_80+): 0 = three TF32 products (default), 1 = one
+       RLX_PROFILE_CLOCK()     host clock of CPU profiling, microseconds as a double (default: a monotonic clock)
 
    ENVIRONMENT (read at run time)
        RLX_CUDA_LIBRARY, RLX_HIP_LIBRARY, RLX_HIPRTC_LIBRARY   driver library to open instead of the default
@@ -71,7 +72,7 @@
        1. Types, results, dtypes                     >>types
        2. Graph builder and ops                      >>builder
        3. Compile, run, I/O, thread pools, stores    >>program
-       4. Devices and introspection                  >>devices
+       4. Devices, introspection, profiling          >>devices
        --- implementation (RLX_IMPLEMENTATION) ---
        5. Config, allocation, checked sizes          >>config >>alloc >>size
        6. Messages and names, element conversion     >>log >>convert
@@ -134,6 +135,12 @@
        device memory, read back after the run); gather indices out of range read 0; kv_len is clamped to
        [0, Sk]. The builder API is fuzzed (tests/fuzz). There is no file loader yet.
 
+   PROFILING
+       Off by default and free when off. RLX_COMPILE_PROFILE or rlx_program_profile_enable(p, 1) times every step
+       of every run: a host clock on the CPU, events on CUDA/HIP, timestamp queries on Vulkan (a device without
+       them says so). rlx_program_profile gives the entries, rlx_program_profile_json a Chrome trace / Perfetto
+       file (chrome://tracing, ui.perfetto.dev), rlx_program_profile_table the slowest steps.
+
    COMPILER FLAGS
        The file that defines RLX_IMPLEMENTATION must not be built with -ffast-math or -ffinite-math-only (rlx.h
        stops with an #error): masks, NaN propagation and the half-float conversions need IEEE semantics.
@@ -141,7 +148,8 @@
    rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS, map files (rlx_store_borrow takes
    memory the caller mapped), move a store between devices (one store per device; add the tensors to each),
    spread one program over several GPUs (each program runs on one device; rlx_devices lists them all), pin
-   threads to cores or spin-wait (idle workers sleep on a condition variable).
+   threads to cores or spin-wait (idle workers sleep on a condition variable), time inside a step (a profile
+   has one entry per step; on GPUs a step lasts from the end of the previous step's work to the end of its own).
 */
 #ifndef RLX_H
 #define RLX_H
@@ -603,8 +611,10 @@ enum {
                                            fused elementwise): tests the GPU legalizer on the CPU */
     RLX_COMPILE_NO_FUSION = 1u << 4,    /* skip the fusion pass (matmul+bias+act, add+norm, GLUs, elementwise
                                            chains); RLX_COMPILE_NO_OPTIMIZE implies it */
-    RLX_COMPILE_TF32 = 1u << 5          /* GPUs may run f32 matmuls in TF32 (10-bit mantissa inputs, ~1e-3
+    RLX_COMPILE_TF32 = 1u << 5,         /* GPUs may run f32 matmuls in TF32 (10-bit mantissa inputs, ~1e-3
                                            relative error) on tensor cores; by default they keep f32 accuracy */
+    RLX_COMPILE_PROFILE = 1u << 6       /* time every step of every run (rlx_program_profile); the same as
+                                           calling rlx_program_profile_enable(p, 1) after compiling */
 };
 
 /* ---- thread pools ------------------------------------------------------------------------------------------
@@ -866,6 +876,47 @@ typedef struct rlx_buffer_info {
 RLXDEF rlx_result rlx_program_buffer(const rlx_program* p, int index, rlx_buffer_info* info);
 /* Human-readable plan: one line per step and totals. snprintf-style like rlx_graph_dump. */
 RLXDEF size_t rlx_program_report(const rlx_program* p, char* buf, size_t cap);
+
+/* ---- profiling ---------------------------------------------------------------------------------------------
+   Off by default and free when off (no clock is read, no timestamp recorded). Turned on by the compile flag
+   RLX_COMPILE_PROFILE or by rlx_program_profile_enable(p, 1); then every rlx_run times each executed step
+   (views are not steps; a fused op is one step):
+     - CPU: a monotonic host clock read before each step and after the last (RLX_PROFILE_CLOCK overrides it);
+     - CUDA / HIP: an event recorded before the first launch and after each step's launches on the program's
+       stream, read after the run's synchronisation (profiled CUDA runs issue the launches one by one instead of
+       replaying the CUDA graph, so launch overhead is included);
+     - Vulkan: vkCmdWriteTimestamp into a second recorded command buffer (used while profiling is on), converted
+       with the device's timestampPeriod. A queue without timestamps (timestampValidBits = 0) leaves the runs
+       untimed and rlx_program_profile reports RLX_ERROR_UNSUPPORTED saying so.
+   Entry s is step s of the last profiled run (start and duration in microseconds, start 0 = the start of the
+   run's first step); total_us and runs add up every profiled run since profiling was (re)enabled.
+   Thread safety: like every call on a program (RLX_ERROR_BUSY while another thread is inside). */
+typedef struct rlx_profile_entry {
+    int step;              /* index in the step list (the numbering of rlx_program_report)              */
+    int node;              /* 0-based node of the compiled graph (the index of rlx_program_buffer)       */
+    rlx_op op;
+    char name[64];         /* op name and node name: "matmul %12", or "linear logits" for an output      */
+    char shape[64];        /* the step's result, e.g. "f32[1,8,256]"                                      */
+    double start_us;       /* last profiled run: start relative to the start of the first step           */
+    double dur_us;         /* last profiled run: duration (>= 0)                                          */
+    double total_us;       /* sum of the durations over `runs` profiled runs                              */
+    int runs;
+} rlx_profile_entry;
+
+/* on != 0 turns profiling on (and clears the sums), 0 turns it off. */
+RLXDEF rlx_result rlx_program_profile_enable(rlx_program* p, int on);
+/* *count = number of entries (steps); the first min(cap, *count) are written to out (out may be NULL when cap
+   is 0). RLX_ERROR_NOT_SET when profiling is off or no run has been profiled yet, RLX_ERROR_UNSUPPORTED when
+   the device cannot time its steps; rlx_program_error says which. */
+RLXDEF rlx_result rlx_program_profile(rlx_program* p, rlx_profile_entry* out, int cap, int* count);
+/* The last profiled run as Chrome trace / Perfetto JSON ({"traceEvents": [...]}, one "ph":"X" complete event
+   per step, ts and dur in microseconds): save it to a file and open it in chrome://tracing or ui.perfetto.dev.
+   snprintf-style like rlx_graph_dump; returns 0 (and writes "") when there is no profile, see
+   rlx_program_profile for why. */
+RLXDEF size_t rlx_program_profile_json(rlx_program* p, char* buf, size_t cap);
+/* Text table of the `top` slowest steps by total time (0 = all): op, node, shape, total, runs, % of total,
+   then the total per op kind. snprintf-style; 0 when there is no profile. */
+RLXDEF size_t rlx_program_profile_table(rlx_program* p, char* buf, size_t cap, int top);
 
 #ifdef __cplusplus
 }
@@ -8665,6 +8716,12 @@ struct rlx_program {
     char reason[512];
     char msg[512];
     rlx_thread_pool* tp;     /* the shared pool `pool` belongs to (one reference), or NULL: pool is the program's */
+    /* profiling (rlx_program_profile_enable): NULL / 0 while it was never turned on */
+    int prof_on;
+    int prof_runs;           /* profiled runs summed in the totals */
+    double* prof;            /* nsteps + 1 marks of the last run (us, any origin), then per step start, dur, total */
+    rlx_result prof_status;  /* RLX_OK, or why the device cannot time its steps (prof_why) */
+    char prof_why[200];
 };
 
 static rlx_result rlx__perr(rlx_program* p, rlx_result r, const char* fmt, ...) {
@@ -8760,6 +8817,7 @@ RLXDEF void rlx_program_destroy(rlx_program* p) {
     rlx__free(&al, p->ptr);
     rlx__free(&al, p->stepin);
     rlx__free(&al, p->input_set);
+    rlx__free(&al, p->prof);
     rlx__free(&al, p);
 }
 
@@ -8826,6 +8884,68 @@ static rlx_result rlx__program_new(const rlx_allocator* al, rlx__core* c, rlx__w
     }
     rlx__program_bind(p);
     *out = p;
+    return RLX_OK;
+}
+
+/* ---- profiling: the host clock and the per-run bookkeeping (the public calls are at the end of the file) ----
+   RLX_PROFILE_CLOCK() (a double expression: microseconds of a monotonic clock) replaces the default clock:
+   QueryPerformanceCounter on Windows, clock_gettime(CLOCK_MONOTONIC) where <time.h> declares it (POSIX, C++,
+   gnu C modes), else gettimeofday (strict ISO C modes on POSIX; not monotonic: negative steps read as 0). */
+#if !defined(RLX_PROFILE_CLOCK)
+#  include <time.h>
+#  if defined(_WIN32)
+#    ifndef WIN32_LEAN_AND_MEAN
+#      define WIN32_LEAN_AND_MEAN
+#    endif
+#    include <windows.h>
+static double rlx__prof_clock(void) {
+    LARGE_INTEGER f, c;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart * 1e6 / (double)f.QuadPart;
+}
+#  elif defined(CLOCK_MONOTONIC)
+static double rlx__prof_clock(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+#  else
+#    include <sys/time.h>
+static double rlx__prof_clock(void) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec * 1e6 + (double)tv.tv_usec;
+}
+#  endif
+#  define RLX_PROFILE_CLOCK() rlx__prof_clock()
+#endif
+
+/* Turns start/dur/total of every step out of the marks of the run that just finished: nsteps + 1 values,
+   mark s = start of step s, mark nsteps = end of the last step. */
+static void rlx__prof_commit(rlx_program* p) {
+    int s, n = p->core->plan.nsteps;
+    double *mk = p->prof, *start = mk + n + 1, *dur = start + n, *total = dur + n;
+    for (s = 0; s < n; s++) {
+        double a = mk[s] - mk[0], d = mk[s + 1] - mk[s];
+        start[s] = a == a && a > 0.0 && a < 1e300 ? a : 0.0;   /* NaN, negative or infinite read as 0 */
+        dur[s] = d == d && d > 0.0 && d < 1e300 ? d : 0.0;
+        total[s] += dur[s];
+    }
+    p->prof_runs++;
+}
+
+/* on: allocate the buffers (once), clear the sums. Off keeps the buffers for a later enable. */
+static rlx_result rlx__prof_enable(rlx_program* p, int on) {
+    size_t n = (size_t)p->core->plan.nsteps;
+    if (!on) { p->prof_on = 0; return RLX_OK; }
+    if (!p->prof) {
+        p->prof = (double*)rlx__calloc(&p->al, rlx__szmul(rlx__szmul(4, rlx__szadd(n, 1)), sizeof(double)));
+        if (!p->prof) return rlx__perr(p, RLX_ERROR_OUT_OF_MEMORY, "profile_enable: out of memory for %zu steps", n);
+    }
+    memset(p->prof, 0, sizeof(double) * 4 * (n + 1));
+    p->prof_runs = 0;
+    p->prof_on = 1;
     return RLX_OK;
 }
 
@@ -8929,6 +9049,11 @@ typedef struct rlx__gpuapi {
     const char* (*last_error)(void);                               /* message of the last failed call */
     rlx_result (*make_current)(int index, void* ctx);              /* this thread now talks to that device */
     int graph_only;                                                /* launches only inside a recorded graph */
+    /* optional (profiling): n timestamps in stream order; NULL where the backend has none */
+    rlx_result (*timer_create)(void* s, int n, void** t, char* why, size_t cap);  /* RLX_ERROR_UNSUPPORTED + why */
+    void (*timer_destroy)(void* t);
+    rlx_result (*timer_stamp)(void* t, int k, void* s);            /* stamp k after the work issued so far */
+    rlx_result (*timer_read)(void* t, int n, double* us);          /* after sync: us since stamp 0 */
 } rlx__gpuapi;
 
 typedef struct rlx__gpu_prog {
@@ -8950,6 +9075,9 @@ typedef struct rlx__gpu_prog {
     unsigned weights_gen;           /* rlx__weights.gen last uploaded */
     int sm;
     size_t off_err;                 /* state_write error word (RLX__GPU_ERR_BYTES) or 0 when no step writes a state */
+    int* step_first;                /* per step: its first launch; [nsteps] = nlaunch (profiling) */
+    void* timer;                    /* nsteps + 1 timestamps, made by the first profiled run */
+    void* prof_graph;               /* graph_only backends: the launches recorded with the timestamps */
 } rlx__gpu_prog;
 
 /* The run-time error word of a GPU program: u32 0 = IR node index + 1 of the first state_write whose offset
@@ -8968,6 +9096,8 @@ static RLX__MAYBE_UNUSED void rlx__gpu_destroy(rlx_program* p) {
     if (!gp) return;
     if (gp->ctx || gp->stream) gp->api->make_current(gp->index, gp->ctx);   /* programs may move between threads */
     if (gp->graph && gp->api->graph_destroy) gp->api->graph_destroy(gp->graph);
+    if (gp->prof_graph && gp->api->graph_destroy) gp->api->graph_destroy(gp->prof_graph);
+    if (gp->timer) gp->api->timer_destroy(gp->timer);
     for (i = 0; i < gp->nmods; i++) gp->api->module_unload(gp->mods[i]);
     if (gp->dmem) gp->api->mem_free(gp->dmem);
     if (gp->stream) gp->api->stream_destroy(gp->stream);
@@ -8976,6 +9106,7 @@ static RLX__MAYBE_UNUSED void rlx__gpu_destroy(rlx_program* p) {
     rlx__free(&p->al, gp->addr);
     rlx__free(&p->al, gp->launches);
     rlx__free(&p->al, gp->fns);
+    rlx__free(&p->al, gp->step_first);
     rlx__free(&p->al, gp);
     p->gpu = NULL;
 }
@@ -9090,7 +9221,8 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
     /* lower every step */
     cap = c->plan.nsteps * 4 + 128;
     gp->launches = (rlx__launch*)rlx__calloc(&p->al, sizeof(rlx__launch) * (size_t)cap);
-    if (!gp->launches) { rlx__free(&p->al, node_scratch); return rlx__perr(p, RLX_ERROR_OUT_OF_MEMORY, "gpu: out of memory"); }
+    gp->step_first = (int*)rlx__calloc(&p->al, sizeof(int) * (size_t)(c->plan.nsteps + 1));
+    if (!gp->launches || !gp->step_first) { rlx__free(&p->al, node_scratch); return rlx__perr(p, RLX_ERROR_OUT_OF_MEMORY, "gpu: out of memory"); }
     for (s = 0; s < c->plan.nsteps; s++) {
         int ni = c->plan.steps[s], n;
         uint64_t scr = node_scratch[ni] ? gp->dmem + node_scratch[ni] : 0;
@@ -9102,6 +9234,7 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
             gp->launches = nl;
             cap *= 2;
         }
+        gp->step_first[s] = gp->nlaunch;
         n = lower(ir, &ir->nodes[ni], gp->addr, scr, sm, gp->launches + gp->nlaunch, 96);
         if (n > 96) {
             rlx__free(&p->al, node_scratch);
@@ -9124,6 +9257,7 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
         }
         gp->nlaunch += n;
     }
+    gp->step_first[c->plan.nsteps] = gp->nlaunch;
     rlx__free(&p->al, node_scratch);
     /* modules (loaded lazily: only those this program uses) and functions */
     gp->fns = (void**)rlx__calloc(&p->al, sizeof(void*) * (size_t)(gp->nlaunch + 1));
@@ -9201,6 +9335,73 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_download_states(rlx_program* p) {
     return r == RLX_OK ? r : rlx__gpu_fail(p, gp->api, r, "download");
 }
 
+/* Profiling: the launches with a timestamp before the first and after each step's launches. */
+static RLX__MAYBE_UNUSED rlx_result rlx__gpu_launch_stamped(rlx__gpu_prog* gp, int nsteps) {
+    const rlx__gpuapi* api = gp->api;
+    int s, i;
+    rlx_result r = api->timer_stamp(gp->timer, 0, gp->stream);
+    for (s = 0; s < nsteps && r == RLX_OK; s++) {
+        for (i = gp->step_first[s]; i < gp->step_first[s + 1] && r == RLX_OK; i++) {
+            rlx__launch* L = &gp->launches[i];
+            void* args[1];
+            args[0] = &L->args;
+            r = api->launch(gp->fns[i], L->grid, L->block, L->shmem, gp->stream, args);
+        }
+        if (r == RLX_OK) r = api->timer_stamp(gp->timer, s + 1, gp->stream);
+    }
+    return r;
+}
+/* Makes the timer (and, where launches only run recorded, the stamped recording) on the first profiled run.
+   Returns 0 when this device cannot time its steps: p->prof_status and prof_why say why, the run goes on
+   untimed. */
+static RLX__MAYBE_UNUSED int rlx__gpu_prof_ready(rlx_program* p, rlx__gpu_prog* gp) {
+    const rlx__gpuapi* api = gp->api;
+    int n = p->core->plan.nsteps;
+    rlx_result r;
+    if (gp->timer && (!api->graph_only || gp->prof_graph)) return 1;
+    if (p->prof_status != RLX_OK) return 0;
+    p->prof_why[0] = 0;
+    if (!api->timer_create) {
+        p->prof_status = RLX_ERROR_UNSUPPORTED;
+        snprintf(p->prof_why, sizeof p->prof_why, "%s: no timestamps in this backend", rlx_device_name(api->kind));
+        return 0;
+    }
+    if (!gp->timer && (r = api->timer_create(gp->stream, n + 1, &gp->timer, p->prof_why, sizeof p->prof_why)) != RLX_OK) {
+        gp->timer = NULL;
+        p->prof_status = r;
+        return 0;
+    }
+    if (api->graph_only) {
+        void* exec = NULL;
+        rlx_result lr;
+        if ((r = api->graph_begin(gp->stream)) == RLX_OK) {
+            lr = rlx__gpu_launch_stamped(gp, n);
+            r = api->graph_end(gp->stream, &exec);
+            if (lr != RLX_OK) r = lr;
+        }
+        if (r != RLX_OK) {
+            if (exec) api->graph_destroy(exec);
+            p->prof_status = r;
+            snprintf(p->prof_why, sizeof p->prof_why, "%s: recording the timestamps failed: %.120s",
+                     rlx_device_name(api->kind), api->last_error());
+            return 0;
+        }
+        gp->prof_graph = exec;
+    }
+    return 1;
+}
+static RLX__MAYBE_UNUSED rlx_result rlx__gpu_prof_launch(rlx_program* p, rlx__gpu_prog* gp) {
+    if (gp->api->graph_only) return gp->api->graph_launch(gp->prof_graph, gp->stream);
+    return rlx__gpu_launch_stamped(gp, p->core->plan.nsteps);
+}
+static RLX__MAYBE_UNUSED void rlx__gpu_prof_read(rlx_program* p, rlx__gpu_prog* gp) {
+    rlx_result r = gp->api->timer_read(gp->timer, p->core->plan.nsteps + 1, p->prof);
+    if (r == RLX_OK) { rlx__prof_commit(p); return; }
+    p->prof_status = r;
+    snprintf(p->prof_why, sizeof p->prof_why, "%s: reading the timestamps failed: %.120s", rlx_device_name(gp->api->kind),
+             gp->api->last_error());
+}
+
 static RLX__MAYBE_UNUSED rlx_result rlx__gpu_run(rlx_program* p) {
     rlx__gpu_prog* gp = (rlx__gpu_prog*)p->gpu;
     rlx_result r = gp->api->make_current(gp->index, gp->ctx);
@@ -9209,9 +9410,11 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_run(rlx_program* p) {
         if ((r = gp->api->htod(gp->dmem, p->w->base, p->core->plan.weight_bytes)) != RLX_OK) return rlx__gpu_fail(p, gp->api, r, "upload");
         gp->weights_gen = p->w->gen;
     }
-    r = gp->graph ? gp->api->graph_launch(gp->graph, gp->stream) : gp->api->graph_only ? RLX_OK : rlx__gpu_launch_all(gp);
+    if (p->prof_on && rlx__gpu_prof_ready(p, gp)) r = rlx__gpu_prof_launch(p, gp);
+    else r = gp->graph ? gp->api->graph_launch(gp->graph, gp->stream) : gp->api->graph_only ? RLX_OK : rlx__gpu_launch_all(gp);
     if (r != RLX_OK) return rlx__gpu_fail(p, gp->api, r, "kernel launch");
     if ((r = gp->api->sync(gp->stream)) != RLX_OK) return rlx__gpu_fail(p, gp->api, r, "running the kernels");
+    if (p->prof_on && p->prof_status == RLX_OK && gp->timer) rlx__gpu_prof_read(p, gp);
     if (gp->off_err) {   /* a state_write offset that did not fit (see RLX__GPU_ERR_BYTES) */
         uint32_t e[4];
         int64_t off;
@@ -9290,6 +9493,11 @@ typedef struct rlx__cuda_api {
     rlx__CUresult (*cuGraphExecDestroy)(rlx__CUhandle);
     rlx__CUresult (*cuGraphDestroy)(rlx__CUhandle);
     rlx__CUresult (*cuDeviceTotalMem)(size_t*, rlx__CUdevice);   /* optional (rlx_devices) */
+    /* optional (profiling: events) */
+    rlx__CUresult (*cuEventCreate)(rlx__CUhandle*, unsigned);
+    rlx__CUresult (*cuEventRecord)(rlx__CUhandle, rlx__CUhandle);
+    rlx__CUresult (*cuEventElapsedTime)(float*, rlx__CUhandle, rlx__CUhandle);
+    rlx__CUresult (*cuEventDestroy)(rlx__CUhandle);
 } rlx__cuda_api;
 
 static rlx__cuda_api rlx__cu;
@@ -9373,6 +9581,11 @@ static int rlx__cuda_load(char* why, size_t cap) {
         !RLX__DLSYM(a->lib, a->cuGraphDestroy, "cuGraphDestroy"))
         a->cuStreamBeginCapture = NULL;
     if (!RLX__DLSYM(a->lib, a->cuDeviceTotalMem, "cuDeviceTotalMem_v2")) a->cuDeviceTotalMem = NULL;
+    /* events are optional: without them profiling reports itself unsupported */
+    if (!RLX__DLSYM(a->lib, a->cuEventCreate, "cuEventCreate") || !RLX__DLSYM(a->lib, a->cuEventRecord, "cuEventRecord") ||
+        !RLX__DLSYM(a->lib, a->cuEventElapsedTime, "cuEventElapsedTime") ||
+        !RLX__DLSYM(a->lib, a->cuEventDestroy, "cuEventDestroy_v2"))
+        a->cuEventCreate = NULL;
     {
         rlx__CUresult e = a->cuInit(0);
         if (e != 0) {
@@ -9476,12 +9689,52 @@ static rlx_result rlx__cu_make_current(int index, void* ctx) {
     return rlx__cu_check(rlx__cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
 }
 
+/* Profiling timer: n events (default flags: timing on), recorded on the program's stream. */
+typedef struct rlx__cu_timer { int n; rlx__CUhandle ev[1]; } rlx__cu_timer;
+static void rlx__cu_timer_destroy(void* t) {
+    rlx__cu_timer* tm = (rlx__cu_timer*)t;
+    int i;
+    if (!tm) return;
+    for (i = 0; i < tm->n; i++)
+        if (tm->ev[i]) rlx__cu.cuEventDestroy(tm->ev[i]);
+    free(tm);
+}
+static rlx_result rlx__cu_timer_create(void* s, int n, void** t, char* why, size_t cap) {
+    rlx__cu_timer* tm;
+    rlx_result r = RLX_OK;
+    int i;
+    RLX__UNUSED(s);
+    *t = NULL;
+    if (!rlx__cu.cuEventCreate) { snprintf(why, cap, "CUDA: the driver lacks the event entry points"); return RLX_ERROR_UNSUPPORTED; }
+    tm = (rlx__cu_timer*)calloc(1, sizeof *tm + sizeof(rlx__CUhandle) * (size_t)n);
+    if (!tm) { snprintf(why, cap, "CUDA: out of memory for %d events", n); return RLX_ERROR_OUT_OF_MEMORY; }
+    for (i = 0; i < n && r == RLX_OK; i++, tm->n++) r = rlx__cu_check(rlx__cu.cuEventCreate(&tm->ev[i], 0), "cuEventCreate");
+    if (r != RLX_OK) { snprintf(why, cap, "CUDA: %s", rlx__cu_err); rlx__cu_timer_destroy(tm); return r; }
+    *t = tm;
+    return RLX_OK;
+}
+static rlx_result rlx__cu_timer_stamp(void* t, int k, void* s) {
+    return rlx__cu_check(rlx__cu.cuEventRecord(((rlx__cu_timer*)t)->ev[k], s), "cuEventRecord");
+}
+static rlx_result rlx__cu_timer_read(void* t, int n, double* us) {
+    rlx__cu_timer* tm = (rlx__cu_timer*)t;
+    int i;
+    us[0] = 0.0;
+    for (i = 1; i < n; i++) {
+        float ms = 0.0f;
+        rlx_result r = rlx__cu_check(rlx__cu.cuEventElapsedTime(&ms, tm->ev[0], tm->ev[i]), "cuEventElapsedTime");
+        if (r != RLX_OK) return r;
+        us[i] = (double)ms * 1e3;
+    }
+    return RLX_OK;
+}
+
 static const rlx__gpuapi rlx__cuda_gpuapi = {
     RLX_DEVICE_CUDA, rlx__cu_set_device, rlx__cu_release_device, rlx__cu_mem_alloc, rlx__cu_mem_free, rlx__cu_htod,
     rlx__cu_dtoh, rlx__cu_memset0, rlx__cu_host_alloc, rlx__cu_host_free, rlx__cu_module_load, rlx__cu_module_unload,
     rlx__cu_function, rlx__cu_launch, rlx__cu_stream_create, rlx__cu_stream_destroy, rlx__cu_sync,
     rlx__cu_graph_begin, rlx__cu_graph_end, rlx__cu_graph_launch, rlx__cu_graph_destroy, rlx__cu_last_error,
-    rlx__cu_make_current, 0};
+    rlx__cu_make_current, 0, rlx__cu_timer_create, rlx__cu_timer_destroy, rlx__cu_timer_stamp, rlx__cu_timer_read};
 
 /* Availability of CUDA device `index`: name, reason, compute capability × 10. */
 static int rlx__cuda_probe(int index, char* name, size_t ncap, char* reason, size_t rcap, int* sm) {
@@ -9629,6 +9882,10 @@ typedef struct rlx__hip_api {
     rlx__hipError (*hipStreamCreateWithFlags)(void**, unsigned);
     rlx__hipError (*hipStreamDestroy)(void*);
     rlx__hipError (*hipStreamSynchronize)(void*);
+    rlx__hipError (*hipEventCreate)(void**);                      /* optional (profiling) */
+    rlx__hipError (*hipEventRecord)(void*, void*);
+    rlx__hipError (*hipEventElapsedTime)(float*, void*, void*);
+    rlx__hipError (*hipEventDestroy)(void*);
     const char* (*hipGetErrorName)(rlx__hipError);
     const char* (*hipGetErrorString)(rlx__hipError);
     /* hipRTC */
@@ -9788,6 +10045,10 @@ static int rlx__hip_load_lib(char* why, size_t cap) {
         goto fail;
     }
     if (RLX__DLSYM(rtc, a->hiprtcVersion, "hiprtcVersion")) a->hiprtcVersion(&a->rtc_major, &a->rtc_minor);
+    if (!RLX__DLSYM(a->lib, a->hipEventCreate, "hipEventCreate") || !RLX__DLSYM(a->lib, a->hipEventRecord, "hipEventRecord") ||
+        !RLX__DLSYM(a->lib, a->hipEventElapsedTime, "hipEventElapsedTime") ||
+        !RLX__DLSYM(a->lib, a->hipEventDestroy, "hipEventDestroy"))
+        a->hipEventCreate = NULL;   /* events are optional: profiling reports itself unsupported */
     if (a->hipRuntimeGetVersion(&a->runtime_version) != 0) a->runtime_version = 0;
     a->loaded = 1;
     RLX__DL_UNLOCK();
@@ -10329,13 +10590,54 @@ static rlx_result rlx__hip_stream_create(void** s) {
 static void rlx__hip_stream_destroy(void* s) { rlx__hip.hipStreamDestroy(s); }
 static rlx_result rlx__hip_sync(void* s) { return rlx__hip_check(rlx__hip.hipStreamSynchronize(s), "hipStreamSynchronize"); }
 
+/* Profiling timer: n events recorded on the program's stream. */
+typedef struct rlx__hip_timer { int n; void* ev[1]; } rlx__hip_timer;
+static void rlx__hip_timer_destroy(void* t) {
+    rlx__hip_timer* tm = (rlx__hip_timer*)t;
+    int i;
+    if (!tm) return;
+    for (i = 0; i < tm->n; i++)
+        if (tm->ev[i]) rlx__hip.hipEventDestroy(tm->ev[i]);
+    free(tm);
+}
+static rlx_result rlx__hip_timer_create(void* s, int n, void** t, char* why, size_t cap) {
+    rlx__hip_timer* tm;
+    rlx_result r = RLX_OK;
+    int i;
+    RLX__UNUSED(s);
+    *t = NULL;
+    if (!rlx__hip.hipEventCreate) { snprintf(why, cap, "HIP: the runtime lacks the event entry points"); return RLX_ERROR_UNSUPPORTED; }
+    tm = (rlx__hip_timer*)calloc(1, sizeof *tm + sizeof(void*) * (size_t)n);
+    if (!tm) { snprintf(why, cap, "HIP: out of memory for %d events", n); return RLX_ERROR_OUT_OF_MEMORY; }
+    for (i = 0; i < n && r == RLX_OK; i++, tm->n++) r = rlx__hip_check(rlx__hip.hipEventCreate(&tm->ev[i]), "hipEventCreate");
+    if (r != RLX_OK) { snprintf(why, cap, "HIP: %s", rlx__hip_err); rlx__hip_timer_destroy(tm); return r; }
+    *t = tm;
+    return RLX_OK;
+}
+static rlx_result rlx__hip_timer_stamp(void* t, int k, void* s) {
+    return rlx__hip_check(rlx__hip.hipEventRecord(((rlx__hip_timer*)t)->ev[k], s), "hipEventRecord");
+}
+static rlx_result rlx__hip_timer_read(void* t, int n, double* us) {
+    rlx__hip_timer* tm = (rlx__hip_timer*)t;
+    int i;
+    us[0] = 0.0;
+    for (i = 1; i < n; i++) {
+        float ms = 0.0f;
+        rlx_result r = rlx__hip_check(rlx__hip.hipEventElapsedTime(&ms, tm->ev[0], tm->ev[i]), "hipEventElapsedTime");
+        if (r != RLX_OK) return r;
+        us[i] = (double)ms * 1e3;
+    }
+    return RLX_OK;
+}
+
 /* No graphs: stream capture of hipModuleLaunchKernel is missing or unreliable in the runtimes this supports,
    so the launches are issued one by one. */
 static const rlx__gpuapi rlx__hip_gpuapi = {
     RLX_DEVICE_HIP, rlx__hip_set_device, rlx__hip_release_device, rlx__hip_mem_alloc, rlx__hip_mem_free, rlx__hip_htod,
     rlx__hip_dtoh, rlx__hip_memset0, rlx__hip_host_alloc, rlx__hip_host_free, rlx__hip_module_load,
     rlx__hip_module_unload, rlx__hip_function, rlx__hip_launch, rlx__hip_stream_create, rlx__hip_stream_destroy,
-    rlx__hip_sync, NULL, NULL, NULL, NULL, rlx__hip_last_error, rlx__hip_make_current, 0};
+    rlx__hip_sync, NULL, NULL, NULL, NULL, rlx__hip_last_error, rlx__hip_make_current, 0, rlx__hip_timer_create,
+    rlx__hip_timer_destroy, rlx__hip_timer_stamp, rlx__hip_timer_read};
 
 /* Availability of HIP device `index`: name "NAME (gfxARCH)", a reason; *sm is 0 (the architecture is kept in
    the per-process HIP state and used when the kernels are compiled). */
@@ -10469,6 +10771,8 @@ typedef struct rlx__vkdev {
     int nfns;
     int lost;                     /* a fence timed out or the device was lost: no more waiting on it */
     uint64_t timeout_ns;          /* fence timeout (rlx__vk_timeout_ns, read when the device opens) */
+    uint32_t ts_bits;             /* timestampValidBits of the queue family (0: no timestamps) */
+    float ts_period;              /* nanoseconds per timestamp tick */
 } rlx__vkdev;
 
 typedef struct rlx__vkstream {    /* per program: its command buffer while recording, its fence */
@@ -10955,6 +11259,8 @@ static rlx_result rlx__vk_dev_open(int index, rlx__vkdev** out) {
         free(d);
         return RLX_ERROR_DEVICE_UNAVAILABLE;
     }
+    d->ts_bits = qf[d->qfam].timestampValidBits;
+    d->ts_period = pr.limits.timestampPeriod;
     memset(&qi, 0, sizeof qi);
     qi.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
     qi.queueFamilyIndex = d->qfam;
@@ -11447,12 +11753,74 @@ static void rlx__vk_graph_destroy(void* exec) {
     free(e);
 }
 
+/* Profiling timer: a timestamp query pool. Stamps are written into the command buffer being recorded (stamp 0
+   also resets the pool, so every replay starts clean) after all earlier work (bottom of pipe). */
+typedef struct rlx__vktimer { rlx__vkdev* d; VkQueryPool pool; int n; uint64_t v[1]; } rlx__vktimer;
+static void rlx__vk_timer_destroy(void* t) {
+    rlx__vktimer* tm = (rlx__vktimer*)t;
+    if (!tm) return;
+    if (tm->pool) tm->d->vk.vkDestroyQueryPool(tm->d->dev, tm->pool, NULL);
+    free(tm);
+}
+static rlx_result rlx__vk_timer_create(void* s, int n, void** t, char* why, size_t cap) {
+    rlx__vkstream* st = (rlx__vkstream*)s;
+    rlx__vkdev* d = st->d;
+    rlx__vktimer* tm;
+    VkQueryPoolCreateInfo qi;
+    rlx_result r;
+    *t = NULL;
+    if (d->ts_bits == 0 || !(d->ts_period > 0.0f)) {
+        snprintf(why, cap, "Vulkan device %d does not support timestamps on its compute queue (timestampValidBits %u, "
+                 "timestampPeriod %g)", d->index, (unsigned)d->ts_bits, (double)d->ts_period);
+        return RLX_ERROR_UNSUPPORTED;
+    }
+    tm = (rlx__vktimer*)calloc(1, sizeof *tm + sizeof(uint64_t) * (size_t)n);
+    if (!tm) { snprintf(why, cap, "Vulkan: out of memory for %d timestamps", n); return RLX_ERROR_OUT_OF_MEMORY; }
+    tm->d = d;
+    tm->n = n;
+    memset(&qi, 0, sizeof qi);
+    qi.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = (uint32_t)n;
+    RLX__VK_LOCK();
+    r = rlx__vk_check(d->vk.vkCreateQueryPool(d->dev, &qi, NULL, &tm->pool), "vkCreateQueryPool");
+    RLX__VK_UNLOCK();
+    if (r != RLX_OK) { snprintf(why, cap, "Vulkan: %s", rlx__vk_err); free(tm); return r; }
+    *t = tm;
+    return RLX_OK;
+}
+static rlx_result rlx__vk_timer_stamp(void* t, int k, void* s) {
+    rlx__vktimer* tm = (rlx__vktimer*)t;
+    rlx__vkstream* st = (rlx__vkstream*)s;
+    if (!st->recording || k < 0 || k >= tm->n) {
+        snprintf(rlx__vk_err, sizeof rlx__vk_err, "a timestamp outside the recorded command buffer");
+        return RLX_ERROR_INTERNAL;
+    }
+    if (k == 0) tm->d->vk.vkCmdResetQueryPool(st->cmd, tm->pool, 0, (uint32_t)tm->n);
+    tm->d->vk.vkCmdWriteTimestamp(st->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, tm->pool, (uint32_t)k);
+    return RLX_OK;
+}
+static rlx_result rlx__vk_timer_read(void* t, int n, double* us) {
+    rlx__vktimer* tm = (rlx__vktimer*)t;
+    uint64_t mask = tm->d->ts_bits >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << tm->d->ts_bits) - 1);
+    rlx_result r;
+    int i;
+    if (n > tm->n) return RLX_ERROR_INTERNAL;
+    r = rlx__vk_check(tm->d->vk.vkGetQueryPoolResults(tm->d->dev, tm->pool, 0, (uint32_t)n, sizeof(uint64_t) * (size_t)n,
+                                                      tm->v, sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+                      "vkGetQueryPoolResults");
+    if (r != RLX_OK) return r;
+    for (i = 0; i < n; i++)   /* ticks since stamp 0, modulo the valid bits (a counter may wrap) */
+        us[i] = (double)((tm->v[i] - tm->v[0]) & mask) * (double)tm->d->ts_period * 1e-3;
+    return RLX_OK;
+}
+
 static const rlx__gpuapi rlx__vulkan_gpuapi = {
     RLX_DEVICE_VULKAN, rlx__vk_set_device, rlx__vk_release_device, rlx__vk_mem_alloc, rlx__vk_mem_free, rlx__vk_htod,
     rlx__vk_dtoh, rlx__vk_memset0, rlx__vk_host_alloc, rlx__vk_host_free, rlx__vk_module_load, rlx__vk_module_unload,
     rlx__vk_function, rlx__vk_launch, rlx__vk_stream_create, rlx__vk_stream_destroy, rlx__vk_sync,
     rlx__vk_graph_begin, rlx__vk_graph_end, rlx__vk_graph_launch, rlx__vk_graph_destroy, rlx__vk_last_error,
-    rlx__vk_make_current, 1};
+    rlx__vk_make_current, 1, rlx__vk_timer_create, rlx__vk_timer_destroy, rlx__vk_timer_stamp, rlx__vk_timer_read};
 #endif /* RLX__HAS_VULKAN */
 
 /* ------------------------------------------------------------------------------------------------------------
@@ -12068,6 +12436,11 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
         }
     }
 #endif
+    if ((d->flags & RLX_COMPILE_PROFILE) && (r = rlx__prof_enable(p, 1)) != RLX_OK) {
+        rlx__strlcpy(msg, cap, p->msg);
+        rlx_program_destroy(p);
+        return r;
+    }
     *out = p;
     return RLX_OK;
 }
@@ -12302,6 +12675,11 @@ static rlx_result rlx__program_clone(rlx_program* p, int share_weights, rlx_prog
 #endif
     }
     memcpy(q->reason, p->reason, sizeof q->reason);
+    if (p->prof_on && (r = rlx__prof_enable(q, 1)) != RLX_OK) {   /* a clone profiles too (its own sums) */
+        rlx__perr(p, r, "clone: out of memory");
+        rlx_program_destroy(q);
+        return r;
+    }
     *out = q;
     return RLX_OK;
 }
@@ -12420,6 +12798,7 @@ static rlx_result rlx__run(rlx_program* p) {
     const rlx_graph* ir;
     int i, s, bad_node = -1;
     int64_t bad_row = -1, bad_off = 0;
+    double* mk;
     if (!p) return RLX_ERROR_INVALID_ARGUMENT;
     c = p->core;
     ir = c->ir;
@@ -12439,13 +12818,16 @@ static rlx_result rlx__run(rlx_program* p) {
         return RLX_OK;
     }
 #endif
+    mk = p->prof_on ? p->prof : NULL;   /* profiling: one clock read per step and one at the end */
     for (s = 0; s < c->plan.nsteps; s++) {
         int ni = c->plan.steps[s];
+        if (mk) mk[s] = RLX_PROFILE_CLOCK();
         if (ir->nodes[ni].op == RLX_OP_STATE_WRITE && bad_node < 0 &&
             rlx__sw_find_bad(ir, &ir->nodes[ni], p->stepin[c->in_off[s] + 2], &bad_row, &bad_off))
             bad_node = ni;   /* the kernel skips that row; the other steps still run, as on a GPU */
         rlx__cpu_exec(ir, &ir->nodes[ni], p->stepin + c->in_off[s], p->ptr[ni], p->pool, p->ws);
     }
+    if (mk) { mk[s] = RLX_PROFILE_CLOCK(); rlx__prof_commit(p); }
     p->ran = 1;
     if (bad_node >= 0) return rlx__sw_error(p, ir, bad_node, bad_row, bad_off);
     return RLX_OK;
@@ -12625,6 +13007,177 @@ RLXDEF size_t rlx_program_report(const rlx_program* p, char* buf, size_t cap) {
              p->core->plan.nsteps, p->core->plan.arena_bytes, p->core->plan.no_reuse_bytes,
              p->core->plan.lower_bound_bytes, p->core->plan.weight_bytes, p->ws_bytes);
     return rlx__sb_done(&sb);
+}
+
+/* ---- profiling (see rlx_program_profile; the clock and the per-run bookkeeping are in >>runtime) ---- */
+RLXDEF rlx_result rlx_program_profile_enable(rlx_program* p, int on) { RLX__GUARDED(p, rlx__prof_enable(p, on)); }
+
+/* RLX_OK when there is a profile to read, else the reason (recorded as p's message). */
+static rlx_result rlx__prof_check(rlx_program* p, const char* what) {
+    if (!p->prof_on)
+        return rlx__perr(p, RLX_ERROR_NOT_SET, "%s: profiling is not enabled (compile with RLX_COMPILE_PROFILE or call "
+                         "rlx_program_profile_enable)", what);
+    if (p->prof_status != RLX_OK) return rlx__perr(p, p->prof_status, "%s: %s", what, p->prof_why);
+    if (p->prof_runs == 0) return rlx__perr(p, RLX_ERROR_NOT_SET, "%s: no run has been profiled yet (call rlx_run)", what);
+    return RLX_OK;
+}
+
+/* The node part of a step's name: the output name, else the input/param/state name, else "%id". */
+static void rlx__prof_node_label(const rlx_program* p, int ni, char* buf, size_t cap) {
+    const rlx_graph* ir = p->core->ir;
+    int i;
+    for (i = 0; i < ir->nouts; i++)
+        if ((int)ir->outs[i].id - 1 == ni) { snprintf(buf, cap, "%s", ir->outs[i].name); return; }
+    if (ir->nodes[ni].name) snprintf(buf, cap, "%s", ir->nodes[ni].name);
+    else snprintf(buf, cap, "%%%d", ni + 1);
+}
+
+static void rlx__prof_entry(const rlx_program* p, int s, rlx_profile_entry* e) {
+    int n = p->core->plan.nsteps, ni = p->core->plan.steps[s];
+    const rlx__node* nd = &p->core->ir->nodes[ni];
+    const double* start = p->prof + n + 1;
+    char label[48];
+    rlx__sb sb;
+    memset(e, 0, sizeof *e);
+    e->step = s;
+    e->node = ni;
+    e->op = nd->op;
+    rlx__prof_node_label(p, ni, label, sizeof label);
+    snprintf(e->name, sizeof e->name, "%s %s", rlx_op_name(nd->op), label);
+    sb.buf = e->shape; sb.cap = sizeof e->shape; sb.len = 0;
+    rlx__sb_type(&sb, nd);
+    rlx__sb_done(&sb);
+    e->start_us = start[s];
+    e->dur_us = start[n + s];
+    e->total_us = start[2 * n + s];
+    e->runs = p->prof_runs;
+}
+
+static rlx_result rlx__program_profile(rlx_program* p, rlx_profile_entry* out, int cap, int* count) {
+    rlx_result r;
+    int s;
+    if (!count) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "profile: count is NULL");
+    *count = 0;
+    if (cap < 0) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "profile: cap is negative (%d)", cap);
+    if (cap > 0 && !out) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "profile: out is NULL but cap is %d", cap);
+    if ((r = rlx__prof_check(p, "profile")) != RLX_OK) return r;
+    for (s = 0; s < p->core->plan.nsteps && s < cap; s++) rlx__prof_entry(p, s, &out[s]);
+    *count = p->core->plan.nsteps;
+    return RLX_OK;
+}
+RLXDEF rlx_result rlx_program_profile(rlx_program* p, rlx_profile_entry* out, int cap, int* count) {
+    if (count) *count = 0;
+    RLX__GUARDED(p, rlx__program_profile(p, out, cap, count));
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped; other bytes as they are (UTF-8). */
+static void rlx__sb_json_str(rlx__sb* sb, const char* str) {
+    const unsigned char* c;
+    rlx__sbf(sb, "\"");
+    for (c = (const unsigned char*)str; *c; c++) {
+        if (*c == '"' || *c == '\\') rlx__sbf(sb, "\\%c", *c);
+        else if (*c < 0x20) rlx__sbf(sb, "\\u%04x", (unsigned)*c);
+        else rlx__sbf(sb, "%c", *c);
+    }
+    rlx__sbf(sb, "\"");
+}
+
+static size_t rlx__profile_json(rlx_program* p, char* buf, size_t cap) {
+    rlx__sb sb;
+    int s, n = p->core->plan.nsteps;
+    const char* dev = rlx_device_name(p->device);
+    sb.buf = buf; sb.cap = cap; sb.len = 0;
+    if (rlx__prof_check(p, "profile_json") != RLX_OK) return rlx__sb_done(&sb);
+    rlx__sbf(&sb, "{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"name\":");
+    {
+        char title[64];
+        snprintf(title, sizeof title, "rlx %s", dev);
+        rlx__sb_json_str(&sb, title);
+    }
+    rlx__sbf(&sb, "}}");
+    for (s = 0; s < n; s++) {
+        rlx_profile_entry e;
+        rlx__prof_entry(p, s, &e);
+        rlx__sbf(&sb, ",\n{\"name\":");
+        rlx__sb_json_str(&sb, e.name);
+        rlx__sbf(&sb, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":1,\"args\":{\"step\":%d,"
+                 "\"node\":%d,\"op\":\"%s\",\"shape\":", dev, e.start_us, e.dur_us, s, e.node, rlx_op_name(e.op));
+        rlx__sb_json_str(&sb, e.shape);
+        rlx__sbf(&sb, ",\"total_us\":%.3f,\"runs\":%d}}", e.total_us, e.runs);
+    }
+    rlx__sbf(&sb, "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"rlx.h %s\",\"device\":\"%s\","
+             "\"steps\":%d,\"runs\":%d}}\n", RLX_VERSION_STRING, dev, n, p->prof_runs);
+    return rlx__sb_done(&sb);
+}
+RLXDEF size_t rlx_program_profile_json(rlx_program* p, char* buf, size_t cap) {
+    size_t len;
+    if (buf && cap) buf[0] = 0;
+    if (!p || !rlx__program_enter(p)) return 0;
+    len = rlx__profile_json(p, buf, cap);
+    rlx__program_leave(p);
+    return len;
+}
+
+static size_t rlx__profile_table(rlx_program* p, char* buf, size_t cap, int top) {
+    rlx__sb sb;
+    int n = p->core->plan.nsteps, s, k, shown;
+    const double* total;
+    double sum = 0.0, op_total[RLX_OP_COUNT];
+    int op_steps[RLX_OP_COUNT], op_done[RLX_OP_COUNT];
+    int* order;
+    sb.buf = buf; sb.cap = cap; sb.len = 0;
+    if (rlx__prof_check(p, "profile_table") != RLX_OK) return rlx__sb_done(&sb);
+    total = p->prof + n + 1 + 2 * n;
+    if (top < 0) { rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "profile_table: top is negative (%d)", top); return rlx__sb_done(&sb); }
+    order = (int*)rlx__alloc(&p->al, sizeof(int) * (size_t)(n + 1));
+    if (!order) { rlx__perr(p, RLX_ERROR_OUT_OF_MEMORY, "profile_table: out of memory"); return rlx__sb_done(&sb); }
+    for (s = 0; s < n; s++) {   /* insertion sort by total time, slowest first (ties: step order) */
+        for (k = s; k > 0 && total[order[k - 1]] < total[s]; k--) order[k] = order[k - 1];
+        order[k] = s;
+        sum += total[s];
+    }
+    shown = top == 0 || top > n ? n : top;
+    rlx__sbf(&sb, "profile: %s, %d steps, %d profiled run(s), %.3f us per run (sum of the steps)\n", rlx_device_name(p->device),
+             n, p->prof_runs, p->prof_runs ? sum / p->prof_runs : 0.0);
+    rlx__sbf(&sb, "%s %d of %d steps by total time:\n", shown < n ? "slowest" : "all", shown, n);
+    rlx__sbf(&sb, "  %5s  %-14s %-20s %-22s %12s %6s %7s\n", "step", "op", "node", "shape", "total us", "runs", "%");
+    for (k = 0; k < shown; k++) {
+        rlx_profile_entry e;
+        char label[48];
+        char* ch;
+        rlx__prof_entry(p, order[k], &e);
+        rlx__prof_node_label(p, e.node, label, sizeof label);
+        for (ch = label; *ch; ch++)
+            if ((unsigned char)*ch < 0x20) *ch = '?';   /* one line per row, whatever the names hold */
+        rlx__sbf(&sb, "  %5d  %-14s %-20.20s %-22.22s %12.3f %6d %6.1f%%\n", e.step, rlx_op_name(e.op), label, e.shape,
+                 e.total_us, e.runs, sum > 0.0 ? 100.0 * e.total_us / sum : 0.0);
+    }
+    rlx__free(&p->al, order);
+    for (k = 0; k < (int)RLX_OP_COUNT; k++) { op_total[k] = 0.0; op_steps[k] = 0; op_done[k] = 0; }
+    for (s = 0; s < n; s++) {
+        rlx_op op = p->core->ir->nodes[p->core->plan.steps[s]].op;
+        op_total[op] += total[s];
+        op_steps[op]++;
+    }
+    rlx__sbf(&sb, "by op:\n");
+    for (;;) {   /* op kinds, slowest first */
+        int best = -1;
+        for (k = 0; k < (int)RLX_OP_COUNT; k++)
+            if (op_steps[k] && !op_done[k] && (best < 0 || op_total[k] > op_total[best])) best = k;
+        if (best < 0) break;
+        op_done[best] = 1;
+        rlx__sbf(&sb, "  %-14s %5d step(s) %12.3f us %6.1f%%\n", rlx_op_name((rlx_op)best), op_steps[best], op_total[best],
+                 sum > 0.0 ? 100.0 * op_total[best] / sum : 0.0);
+    }
+    return rlx__sb_done(&sb);
+}
+RLXDEF size_t rlx_program_profile_table(rlx_program* p, char* buf, size_t cap, int top) {
+    size_t len;
+    if (buf && cap) buf[0] = 0;
+    if (!p || !rlx__program_enter(p)) return 0;
+    len = rlx__profile_table(p, buf, cap, top);
+    rlx__program_leave(p);
+    return len;
 }
 
 #endif /* RLX_IMPLEMENTATION */

@@ -19,9 +19,12 @@
         and binds a prefill and a decode program to it: one copy of the weights per device, and the caches pass
         from prefill to decode on the device with no host round trip; prints the memory of each piece and
         checks the greedy tokens against step 3.
+     6. with --profile FILE: profiles one greedy generation (rlx_program_profile_enable), prints the slowest
+        steps of the prefill run and of the decode runs, and writes the prefill run's per-step trace to FILE as
+        Chrome trace JSON (open it in chrome://tracing or https://ui.perfetto.dev).
 
    Build: cc -O2 -I. examples/transformer.c -o build/examples/transformer -lm -lpthread -ldl
-   Usage: transformer [num_threads]      (default: one per core)
+   Usage: transformer [num_threads] [--profile FILE]      (num_threads default: one per core)
 */
 #if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
 #define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c99 */
@@ -238,17 +241,67 @@ static void generate_best(const tm_config* c, rlx_program* pre, rlx_program* dec
     }
 }
 
+/* Profiles one greedy generation: the prefill run and the decode runs; the prefill trace goes to `path`. */
+static int write_profile(const tm_config* c, rlx_program* pre, rlx_program* dec, const int32_t* prompt, int np,
+                         const char* path) {
+    int32_t out[GEN_TOKENS];
+    double p_ms, d_ms;
+    char* text;
+    size_t len;
+    FILE* f;
+    program_check(pre, rlx_program_profile_enable(pre, 1), "rlx_program_profile_enable");
+    program_check(dec, rlx_program_profile_enable(dec, 1), "rlx_program_profile_enable");
+    generate(c, pre, dec, prompt, np, "next", out, GEN_TOKENS, &p_ms, &d_ms);
+    len = rlx_program_profile_table(pre, NULL, 0, 12);
+    text = (char*)malloc(len + 1);
+    if (!text) { fprintf(stderr, "error: out of memory\n"); return 1; }
+    rlx_program_profile_table(pre, text, len + 1, 12);
+    printf("\nprofile of the prefill run:\n%s", text);
+    free(text);
+    len = rlx_program_profile_table(dec, NULL, 0, 12);
+    text = (char*)malloc(len + 1);
+    if (!text) { fprintf(stderr, "error: out of memory\n"); return 1; }
+    rlx_program_profile_table(dec, text, len + 1, 12);
+    printf("\nprofile of the decode runs:\n%s", text);
+    free(text);
+    len = rlx_program_profile_json(pre, NULL, 0);
+    if (len == 0) { fprintf(stderr, "error: no profile: %s\n", rlx_program_error(pre)); return 1; }
+    text = (char*)malloc(len + 1);
+    if (!text) { fprintf(stderr, "error: out of memory\n"); return 1; }
+    rlx_program_profile_json(pre, text, len + 1);
+    f = fopen(path, "wb");
+    if (!f || fwrite(text, 1, len, f) != len || fclose(f) != 0) {
+        fprintf(stderr, "error: cannot write %s\n", path);
+        free(text);
+        return 1;
+    }
+    free(text);
+    printf("\nwrote the prefill trace to %s (open it in chrome://tracing or https://ui.perfetto.dev)\n", path);
+    program_check(pre, rlx_program_profile_enable(pre, 0), "rlx_program_profile_enable");
+    program_check(dec, rlx_program_profile_enable(dec, 0), "rlx_program_profile_enable");
+    return 0;
+}
+
 int main(int argc, char** argv) {
     tm_config cfg = tm_config_small();
     tm_weights w;
     tm_build bp, bd;
     rlx_program *pre, *pre_nofuse, *dec, *dec_nofuse;
     int32_t prompt[128], greedy[GEN_TOKENS], greedy_nofuse[GEN_TOKENS], sampled[GEN_TOKENS];
-    int np = (int)strlen(PROMPT), i, threads = argc > 1 ? atoi(argv[1]) : 0;
+    int np = (int)strlen(PROMPT), i, threads = 0;
+    const char* profile_path = NULL;
     double pre_ms, dec_ms, pre_ms_nf, dec_ms_nf, t0, best_tbt = 1e30;
     int64_t tbt_next = -1;
     rlx_plan_info info;
 
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) profile_path = argv[++i];
+        else if (argv[i][0] >= '0' && argv[i][0] <= '9') threads = atoi(argv[i]);
+        else {
+            fprintf(stderr, "usage: %s [num_threads] [--profile FILE]\n", argv[0]);
+            return 2;
+        }
+    }
     for (i = 0; i < np; i++) prompt[i] = (int32_t)(unsigned char)PROMPT[i];
     if (!tm_weights_init(&cfg, 1, &w)) { fprintf(stderr, "error: out of memory\n"); return 1; }
 
@@ -330,11 +383,13 @@ int main(int argc, char** argv) {
         for (k = 0; k < 4; k++) {
             int avail = 0;
             for (j = 0; j < nd && j < 8; j++)
-                if (info_all[j].device == devs[k]) avail = info_all[j].available;
+                if (info_all[j].device == devs[k] && info_all[j].index == 0) avail = info_all[j].available;
             if (!avail || !store_generate(&cfg, &w, devs[k], threads, prompt, np, greedy, GEN_TOKENS))
                 printf("  %s: not available\n", rlx_device_name(devs[k]));
         }
     }
+
+    if (profile_path && write_profile(&cfg, pre, dec, prompt, np, profile_path) != 0) return 1;
 
     rlx_program_destroy(pre);
     rlx_program_destroy(dec);
