@@ -229,6 +229,17 @@ RLXDEF rlx_tensor rlx_constant(rlx_graph* g, rlx_dtype dtype, int rank, const in
 RLXDEF rlx_tensor rlx_scalar(rlx_graph* g, rlx_dtype dtype, double value);  /* rank-0 constant */
 /* Marks t as a graph output under `name`. A tensor may be output under several names. */
 RLXDEF rlx_result rlx_output(rlx_graph* g, const char* name, rlx_tensor t);
+/* Node names (labels), e.g. the node names of a model file. A label is shown in error messages ("conv (node 12,
+   'backbone.conv1'): ..."), in rlx_graph_dump / rlx_graph_dump_dot and in rlx_program_report, and nothing else:
+   it is never looked up, need not be unique, and is independent of input, param, state and output names (a
+   label may equal any of them; an input keeps its input name for rlx_set_input whatever its label). The name is
+   copied (at most 255 bytes, more is clipped on a UTF-8 boundary). rlx_set_name labels the node of t (replacing
+   its label); rlx_set_next_name labels the next node a builder adds, so that the builder's own error already
+   names it (a builder that adds several nodes labels the first; NULL clears a pending name). Errors are sticky
+   like a builder's: RLX_ERROR_INVALID_TENSOR for a bad handle, RLX_ERROR_INVALID_ARGUMENT for a NULL or empty
+   name (rlx_set_name). */
+RLXDEF rlx_result rlx_set_name(rlx_graph* g, rlx_tensor t, const char* name);
+RLXDEF rlx_result rlx_set_next_name(rlx_graph* g, const char* name);
 
 /* Op codes (also used by rlx_unary/rlx_binary/rlx_reduce and by the text dump). */
 #define RLX_OP_LIST(X) \
@@ -952,15 +963,31 @@ RLXDEF const char* rlx_device_name(rlx_device d) {
     }
 }
 
-static void rlx__vfmt(char* buf, size_t cap, const char* fmt, va_list ap) {
-    vsnprintf(buf, cap, fmt, ap);
+/* Cuts s to at most `len` bytes without splitting a UTF-8 sequence: a lead byte whose continuation bytes do not
+   all fit is dropped with them. Every message that may be truncated goes through it, so a long (non-ASCII) name
+   never leaves half a character at the end of a message. */
+static void rlx__utf8_clip(char* s, size_t len) {
+    size_t i = len, need;
+    unsigned char c;
+    while (i > 0 && len - i < 4 && ((unsigned char)s[i - 1] & 0xC0) == 0x80) i--;   /* back over continuations */
+    if (i > 0) {
+        c = (unsigned char)s[i - 1];
+        need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        if (c >= 0xC0 && len - (i - 1) < need) len = i - 1;   /* the last sequence is incomplete */
+    }
+    s[len] = 0;
 }
-/* Copy with truncation, always NUL-terminated (cap > 0). */
+static void rlx__vfmt(char* buf, size_t cap, const char* fmt, va_list ap) {
+    int n = vsnprintf(buf, cap, fmt, ap);
+    if (cap && n >= 0 && (size_t)n >= cap) rlx__utf8_clip(buf, cap - 1);
+}
+/* Copy with truncation, always NUL-terminated (cap > 0), never ending inside a UTF-8 sequence. */
 static void rlx__strlcpy(char* dst, size_t cap, const char* src) {
-    size_t n = strlen(src);
+    size_t full = strlen(src), n = full;
     if (n >= cap) n = cap - 1;
     memcpy(dst, src, n);
     dst[n] = 0;
+    if (n < full) rlx__utf8_clip(dst, n);
 }
 
 /* ------------------------------------------------------------------------------------------------------------
@@ -1158,6 +1185,8 @@ typedef struct rlx__node {
     double fa[2];             /* float attributes (eps, scalar value)                            */
     char* name;               /* input / param name (owned)                                     */
     void* data;               /* constant payload (owned), rank/shape/dtype as the node's       */
+    uint32_t origin;          /* id of the user's node this one comes from (0: made by a pass)  */
+    char* label;              /* rlx_set_name / rlx_set_next_name label (owned), or NULL        */
 } rlx__node;
 /* Integer attributes by op:
    CAST: ia[0] = source dtype (for the dump only)
@@ -1187,6 +1216,15 @@ struct rlx_graph {
     rlx_result status;      /* first sticky builder error */
     uint32_t tag;           /* handles carry it; 0 for the graphs passes make internally (they check no tag) */
     char msg[512];
+    /* The node being built, for the prefix of builder errors (see rlx__gerr): set by rlx__begin / rlx__source,
+       valid while ctx_what is set and ctx_at == n (no node added since), cleared by rlx__add_node. */
+    const char* ctx_what;
+    int ctx_at, ctx_nin, ctx_nall;
+    uint32_t ctx_in[6];
+    char ctx_name[96];      /* input/param/state name of a source being built (clipped)                 */
+    char* next_label;       /* rlx_set_next_name: the label of the next node added (owned)              */
+    uint32_t origin_hint;   /* passes: origin and label of the nodes being added (0 = the node's own id) */
+    const char* label_hint;
 };
 
 static rlx__node* rlx__N(const rlx_graph* g, uint32_t id) { return &g->nodes[id - 1]; }
@@ -1203,15 +1241,100 @@ static int64_t rlx__numel(int rank, const int64_t* shape) {
 static int64_t rlx__node_numel(const rlx__node* nd) { return rlx__numel(nd->rank, nd->shape); }
 static size_t rlx__node_bytes(const rlx__node* nd) { return (size_t)rlx__node_numel(nd) * rlx_dtype_size(nd->dtype); }
 
-/* Records an error on g. Builder errors are sticky (the first one wins); compile errors only set msg. */
+/* Names of the inputs of each op, for messages: the required inputs in order (optional ones are named by the
+   message that checks them). NULL = x0, x1, ... */
+static const char* rlx__op_inputs(rlx_op op) {
+    if (op >= RLX_OP_NEG && op <= RLX_OP_CEIL) return "x";
+    if (op >= RLX_OP_ADD && op <= RLX_OP_GE) return "a,b";
+    if (op >= RLX_OP_SUM && op <= RLX_OP_RMSNORM) return "x";
+    switch (op) {
+    case RLX_OP_WHERE: return "cond,a,b";
+    case RLX_OP_MATMUL: return "a,b";
+    case RLX_OP_GATHER: return "x,indices";
+    case RLX_OP_ATTENTION: return "q,k,v";
+    case RLX_OP_ROPE: return "x,cos,sin";
+    case RLX_OP_SAMPLE: return "logits,counter";
+    case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE: case RLX_OP_LINEAR: return "x,w";
+    case RLX_OP_ADD_NORM: return "x,residual";
+    case RLX_OP_SWIGLU: case RLX_OP_GEGLU: return "gate,up";
+    case RLX_OP_STATE_WRITE: return "state,update,offset";
+    case RLX_OP_CONCAT: case RLX_OP_FUSED_EW: return NULL;
+    default: return "x";
+    }
+}
+/* The op whose name starts `what` ("attention keep_mask" -> attention), or RLX_OP_INVALID. */
+static rlx_op rlx__op_of(const char* what) {
+    int i;
+    size_t n = 0;
+    while (what[n] && what[n] != ' ') n++;
+    for (i = 1; i < (int)RLX_OP_COUNT; i++)
+        if (strlen(rlx__op_names[i]) == n && memcmp(rlx__op_names[i], what, n) == 0) return (rlx_op)i;
+    return RLX_OP_INVALID;
+}
+
+/* The node reference every message about a node starts with:
+       op (node N, 'name'): in0 [shape] dtype, in1 [shape] dtype
+   `node` is the user's node id (0: unknown, left out), `name` its label or input/param/state name (NULL: none),
+   ins the ids of (the first nin of nall) inputs in g. Names are clipped to 64 bytes (on a UTF-8 boundary, with
+   "..."). Returns the length written (always NUL-terminated, cap > 0). */
+static size_t rlx__node_ref(char* buf, size_t cap, const rlx_graph* g, const char* what, uint32_t node,
+                            const char* name, int nin, const uint32_t* ins, int nall) {
+    const char* labels = rlx__op_inputs(rlx__op_of(what));
+    size_t o;
+    int k;
+    char nm[72], sh[160];
+    nm[0] = 0;
+    if (name && name[0]) {
+        rlx__strlcpy(nm, 65, name);
+        if (strlen(name) > strlen(nm)) memcpy(nm + strlen(nm), "...", 4);
+    }
+    if (node && nm[0]) snprintf(buf, cap, "%s (node %u, '%s')", what, (unsigned)node, nm);
+    else if (node) snprintf(buf, cap, "%s (node %u)", what, (unsigned)node);
+    else if (nm[0]) snprintf(buf, cap, "%s ('%s')", what, nm);
+    else snprintf(buf, cap, "%s", what);
+    o = strlen(buf);
+    for (k = 0; k < nin && o + 1 < cap; k++) {
+        const rlx__node* in = &g->nodes[ins[k] - 1];
+        const char* l = labels;
+        char lb[24];
+        int j;
+        for (j = 0; l && j < k; j++) { l = strchr(l, ','); if (l) l++; }
+        if (l) { size_t ln = strcspn(l, ","); if (ln > 20) ln = 20; memcpy(lb, l, ln); lb[ln] = 0; }
+        else snprintf(lb, sizeof lb, labels ? "in%d" : "x%d", k);
+        rlx__shape_str(sh, sizeof sh, in->rank, in->shape);
+        snprintf(buf + o, cap - o, "%s %s %s %s", k ? "," : ":", lb, sh, rlx_dtype_name(in->dtype));
+        o += strlen(buf + o);
+    }
+    if (nall > nin && o + 1 < cap) { snprintf(buf + o, cap - o, ", ... (%d inputs)", nall); o += strlen(buf + o); }
+    return o;
+}
+
+/* Records an error on g. Builder errors are sticky (the first one wins); compile errors only set msg.
+   While a builder is at work (see rlx__begin) the message is the node reference, then the cause:
+   "conv (node 12, 'backbone.conv1'): x [1,16,32,32] f32, w [8,8,3,3] f32: x has 16 channels, ...". A cause
+   written as "conv: ..." loses its own "conv: " there, so every builder's message gets the prefix unchanged. */
 static rlx_result rlx__gerr(rlx_graph* g, rlx_result r, const char* fmt, ...) {
     va_list ap;
+    char cause[512];
+    const char* c = cause;
     if (!g) return r;
     if (g->status != RLX_OK) return r;  /* keep the first message */
     g->status = r;
     va_start(ap, fmt);
-    rlx__vfmt(g->msg, sizeof g->msg, fmt, ap);
+    rlx__vfmt(cause, sizeof cause, fmt, ap);
     va_end(ap);
+    if (g->ctx_what && g->ctx_at == g->n) {
+        char pre[400];
+        size_t wl = strlen(g->ctx_what);
+        uint32_t node = rlx__op_of(g->ctx_what) == RLX_OP_INVALID ? 0 : g->tag ? (uint32_t)g->n + 1 : g->origin_hint;
+        const char* nm = g->ctx_name[0] ? g->ctx_name : g->tag ? g->next_label : g->label_hint;
+        if (strncmp(cause, g->ctx_what, wl) == 0 && cause[wl] == ':' && cause[wl + 1] == ' ') c = cause + wl + 2;
+        rlx__node_ref(pre, sizeof pre, g, g->ctx_what, node, nm, g->ctx_nin, g->ctx_in, g->ctx_nall);
+        if ((size_t)snprintf(g->msg, sizeof g->msg, "%s: %s", pre, c) >= sizeof g->msg)
+            rlx__utf8_clip(g->msg, sizeof g->msg - 1);
+    } else {
+        rlx__strlcpy(g->msg, sizeof g->msg, cause);
+    }
     return r;
 }
 static void rlx__gmsg(rlx_graph* g, const char* fmt, ...) {
@@ -1246,7 +1369,9 @@ RLXDEF void rlx_graph_destroy(rlx_graph* g) {
     for (i = 0; i < g->n; i++) {
         rlx__free(&g->al, g->nodes[i].name);
         rlx__free(&g->al, g->nodes[i].data);
+        rlx__free(&g->al, g->nodes[i].label);
     }
+    rlx__free(&g->al, g->next_label);
     for (i = 0; i < g->nouts; i++) rlx__free(&g->al, g->outs[i].name);
     rlx__free(&g->al, g->nodes);
     rlx__free(&g->al, g->ins);
@@ -1315,6 +1440,18 @@ static uint32_t rlx__add_node(rlx_graph* g, rlx_op op, rlx_dtype dt, int rank, c
     nd->in_off = g->nins;
     if (nin) memcpy(g->ins + g->nins, ins, sizeof(uint32_t) * (size_t)nin);
     g->nins += nin;
+    g->ctx_what = NULL;   /* the node exists: later messages are about something else */
+    if (g->tag) {         /* a user's node: its own origin, and the name rlx_set_next_name left for it */
+        nd->origin = (uint32_t)g->n + 1;
+        nd->label = g->next_label;
+        g->next_label = NULL;
+    } else if (g->origin_hint) {   /* a pass rewriting one user node into these */
+        nd->origin = g->origin_hint;
+        if (g->label_hint && !(nd->label = rlx__strdup(&g->al, g->label_hint))) {
+            rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "out of memory while adding a %s node", rlx_op_name(op));
+            return 0;
+        }
+    }
     return (uint32_t)++g->n;
 }
 
@@ -1331,10 +1468,30 @@ static rlx_tensor rlx__Tg(const rlx_graph* g, uint32_t id) {
    >>infer  (validation and shape inference of every builder)
    ------------------------------------------------------------------------------------------------------------ */
 /* Common entry of every builder: graph non-NULL, no sticky error, every handle valid. */
+/* Starts the context of builder errors (see rlx__gerr): the node about to be added is `what` on inputs ts. A
+   second call for the same node (an optional input: `what` starts with the first call's op name) keeps it. */
+static void rlx__ctx_begin(rlx_graph* g, const char* what, int n, const rlx_tensor* ts) {
+    int i;
+    if (g->ctx_what && g->ctx_at == g->n && rlx__op_of(what) != RLX_OP_INVALID &&
+        rlx__op_of(what) == rlx__op_of(g->ctx_what))
+        return;
+    g->ctx_what = what;
+    g->ctx_at = g->n;
+    g->ctx_nin = 0;
+    g->ctx_nall = n;
+    g->ctx_name[0] = 0;
+    for (i = 0; i < n && ts; i++) {
+        if (ts[i].id == 0 || ts[i].id > (uint32_t)g->n || (g->tag && ts[i].graph != g->tag)) break;
+        if (g->ctx_nin < (int)(sizeof g->ctx_in / sizeof g->ctx_in[0])) g->ctx_in[g->ctx_nin++] = ts[i].id;
+    }
+    if (i < n) { g->ctx_nin = 0; g->ctx_nall = 0; }   /* an invalid handle: its message says which */
+}
+
 static int rlx__begin(rlx_graph* g, const char* what, int n, const rlx_tensor* ts) {
     int i;
     if (!g) return 0;
     if (g->status != RLX_OK) return 0;
+    rlx__ctx_begin(g, what, n, ts);
     for (i = 0; i < n; i++) {
         if (ts[i].id == 0 || ts[i].id > (uint32_t)g->n || (g->tag && ts[i].graph != g->tag)) {
             rlx__gerr(g, RLX_ERROR_INVALID_TENSOR, "%s: input %d is not a tensor of this graph (id %u%s)", what, i,
@@ -1462,6 +1619,8 @@ static uint32_t rlx__source(rlx_graph* g, rlx_op op, const char* what, const cha
     uint32_t id;
     int taken;
     if (!g || g->status != RLX_OK) return 0;
+    rlx__ctx_begin(g, what, 0, NULL);
+    if (name) rlx__strlcpy(g->ctx_name, sizeof g->ctx_name, name);
     if (!rlx__dtype_ok(dt)) {
         rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: invalid dtype %d", what, (int)dt);
         return 0;
@@ -1483,6 +1642,7 @@ static uint32_t rlx__source(rlx_graph* g, rlx_op op, const char* what, const cha
     if (id && name) {
         rlx__N(g, id)->name = rlx__strdup(&g->al, name);
         if (!rlx__N(g, id)->name) {
+            rlx__free(&g->al, rlx__N(g, id)->label);
             g->n--;
             rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
             return 0;
@@ -1511,6 +1671,7 @@ RLXDEF rlx_tensor rlx_constant(rlx_graph* g, rlx_dtype dtype, int rank, const in
     bytes = rlx__node_bytes(rlx__N(g, id));
     copy = rlx__alloc(&g->al, bytes);
     if (!copy) {
+        rlx__free(&g->al, rlx__N(g, id)->label);
         g->n--;
         rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "constant: out of memory for %zu bytes", bytes);
         return rlx__T(0);
@@ -1547,6 +1708,49 @@ RLXDEF rlx_result rlx_output(rlx_graph* g, const char* name, rlx_tensor t) {
     if (!g->outs[g->nouts].name) return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "output: out of memory");
     g->outs[g->nouts].id = t.id;
     g->nouts++;
+    g->ctx_what = NULL;   /* no node was added: end the message context here */
+    return RLX_OK;
+}
+
+#define RLX__MAX_LABEL 255
+/* A copy of name clipped to RLX__MAX_LABEL bytes on a UTF-8 boundary, or NULL (out of memory). */
+static char* rlx__label_dup(rlx_graph* g, const char* name) {
+    size_t n = strlen(name);
+    char* c = (char*)rlx__alloc(&g->al, (n > RLX__MAX_LABEL ? RLX__MAX_LABEL : n) + 1);
+    if (!c) return NULL;
+    if (n > RLX__MAX_LABEL) {
+        memcpy(c, name, RLX__MAX_LABEL);
+        rlx__utf8_clip(c, RLX__MAX_LABEL);
+    } else {
+        memcpy(c, name, n + 1);
+    }
+    return c;
+}
+
+RLXDEF rlx_result rlx_set_name(rlx_graph* g, rlx_tensor t, const char* name) {
+    char* c;
+    if (!g) return RLX_ERROR_INVALID_ARGUMENT;
+    if (g->status != RLX_OK) return g->status;
+    g->ctx_what = NULL;
+    if (t.id == 0 || t.id > (uint32_t)g->n || (g->tag && t.graph != g->tag))
+        return rlx__gerr(g, RLX_ERROR_INVALID_TENSOR, "set_name: tensor (id %u) is not a tensor of this graph%s",
+                         (unsigned)t.id, t.id && g->tag && t.graph != g->tag ? " (made by another or a destroyed graph)" : "");
+    if (!name || !name[0]) return rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "set_name: name is NULL or empty (node %u)", (unsigned)t.id);
+    if (!(c = rlx__label_dup(g, name))) return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "set_name: out of memory");
+    rlx__free(&g->al, rlx__N(g, t.id)->label);
+    rlx__N(g, t.id)->label = c;
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_set_next_name(rlx_graph* g, const char* name) {
+    char* c = NULL;
+    if (!g) return RLX_ERROR_INVALID_ARGUMENT;
+    if (g->status != RLX_OK) return g->status;
+    g->ctx_what = NULL;
+    if (name && name[0] && !(c = rlx__label_dup(g, name)))
+        return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "set_next_name: out of memory");
+    rlx__free(&g->al, g->next_label);
+    g->next_label = c;
     return RLX_OK;
 }
 
@@ -2164,6 +2368,7 @@ RLXDEF size_t rlx_graph_dump(const rlx_graph* g, char* buf, size_t cap) {
         const rlx__node* nd = &g->nodes[i];
         rlx__sbf(&s, "%%%d = %s", i + 1, rlx_op_name(nd->op));
         if (nd->name) rlx__sbf(&s, " \"%s\"", nd->name);
+        if (nd->label) rlx__sbf(&s, " '%s'", nd->label);
         if (nd->nin) {
             rlx__sbf(&s, "(");
             for (k = 0; k < nd->nin; k++) rlx__sbf(&s, k ? ", %%%u" : "%%%u", (unsigned)rlx__in(g, nd, k));
@@ -2191,6 +2396,12 @@ RLXDEF size_t rlx_graph_dump_dot(const rlx_graph* g, char* buf, size_t cap) {
                                 nd->op == RLX_OP_CONSTANT ? ", style=filled, fillcolor=\"#e6e6e6\"" : "";
             rlx__sbf(&s, "  n%d [label=\"%%%d %s", i + 1, i + 1, rlx_op_name(nd->op));
             if (nd->name) rlx__sbf(&s, " '%s'", nd->name);
+            if (nd->label) {   /* labels come from model files: escape what DOT would read */
+                const char* c;
+                rlx__sbf(&s, " [");
+                for (c = nd->label; *c; c++) rlx__sbf(&s, (*c == '"' || *c == '\\') ? "\\%c" : "%c", *c);
+                rlx__sbf(&s, "]");
+            }
             rlx__sb_attrs(&s, nd);
             rlx__sbf(&s, "\\n");
             rlx__sb_type(&s, nd);
@@ -2475,6 +2686,7 @@ RLXDEF rlx_result rlx_topk(rlx_graph* g, rlx_tensor x, int k, int axis, int larg
         { rlx__node* nd = rlx__N(g, id); nd->ia[0] = a; nd->ia[1] = k; nd->ia[2] = largest != 0; nd->ia[3] = w; }
         *dst = rlx__T(id);
     }
+    g->ctx_what = NULL;   /* (with both outputs NULL no node was added) */
     return RLX_OK;
 }
 
@@ -2890,10 +3102,16 @@ static uint32_t rlx__copy_node(rlx_graph* ng, const rlx_graph* g, const rlx__nod
     {
         rlx__node* nn = rlx__N(ng, id);
         int in_off = nn->in_off;
+        rlx__free(&ng->al, nn->label);
         *nn = *nd;
         nn->in_off = in_off;
         nn->name = NULL;
         nn->data = NULL;
+        nn->label = NULL;
+        if (nd->label && !(nn->label = rlx__strdup(&ng->al, nd->label))) {
+            rlx__gerr(ng, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+            return 0;
+        }
         if (nd->name && !(nn->name = rlx__strdup(&ng->al, nd->name))) {
             rlx__gerr(ng, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
             return 0;
@@ -3094,6 +3312,8 @@ static rlx_graph* rlx__legalize(rlx_graph* g, const rlx__target* t, int decompos
             remap[i + 1] = sums[rlx__in(g, nd, 0)];
         } else if (rlx__decomposable(nd->op) && (decompose_all || !rlx__target_has(t, g, nd))) {
             rlx_tensor x[8], s = rlx__T(0);
+            ng->origin_hint = nd->origin;   /* the nodes of the decomposition (and its messages) name this node */
+            ng->label_hint = nd->label;
             for (k = 0; k < nd->nin && k < 8; k++) x[k] = rlx__T(remap[rlx__in(g, nd, k)]);
             if (nd->dtype == RLX_F16 || nd->dtype == RLX_BF16) {
                 /* half types compute in f32 (as their kernels do) and round once at the end */
@@ -3107,6 +3327,8 @@ static rlx_graph* rlx__legalize(rlx_graph* g, const rlx__target* t, int decompos
                 remap[i + 1] = rlx__decompose(ng, nd, x, &s).id;
             }
             sums[i + 1] = s.id;
+            ng->origin_hint = 0;
+            ng->label_hint = NULL;
         } else {
             remap[i + 1] = rlx__copy_node(ng, g, nd, remap);
         }
@@ -3221,6 +3443,7 @@ static rlx_graph* rlx__cse(rlx_graph* g, uint32_t* remap) {
             if (rlx__node_same(ng, rlx__N(ng, table[j]), nn)) {
                 /* drop the duplicate we just appended (it is last) and point at the first one */
                 rlx__free(&ng->al, nn->data);
+                rlx__free(&ng->al, nn->label);
                 ng->nins -= nn->nin;
                 ng->n--;
                 remap[i + 1] = table[j];
@@ -3329,6 +3552,8 @@ static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap)
     for (i = 1; i <= g->n && ng->status == RLX_OK; i++) {
         const rlx__node* nd = rlx__N(g, (uint32_t)i);
         uint32_t fused = 0;
+        ng->origin_hint = nd->origin;   /* a fused node names the user's node it replaces (the pattern's root) */
+        ng->label_hint = nd->label;
         /* linear: [act](add(matmul(x, w), bias)) */
         if (nd->dtype == RLX_F32) {
             const rlx__node* add = NULL;
@@ -3458,6 +3683,8 @@ static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap)
         }
     }
 #undef RLX__SOLE
+    ng->origin_hint = 0;
+    ng->label_hint = NULL;
     if (ng->status == RLX_OK) rlx__copy_outputs(ng, g, remap);
 done:
     rlx__free(&g->al, uses);
@@ -11570,7 +11797,10 @@ RLXDEF size_t rlx_program_report(const rlx_program* p, char* buf, size_t cap) {
         const rlx__buf* b = &p->core->plan.bufs[ni];
         rlx__sbf(&sb, "step %3d: %%%d %-12s ", s, ni + 1, rlx_op_name(nd->op));
         rlx__sb_type(&sb, nd);
-        rlx__sbf(&sb, " -> %s @%zu (%zu B) live %d..%d\n", kinds[b->kind], b->offset, b->bytes, b->first, b->last);
+        rlx__sbf(&sb, " -> %s @%zu (%zu B) live %d..%d", kinds[b->kind], b->offset, b->bytes, b->first, b->last);
+        if (nd->origin && nd->label) rlx__sbf(&sb, " (node %u, '%s')", (unsigned)nd->origin, nd->label);
+        else if (nd->origin) rlx__sbf(&sb, " (node %u)", (unsigned)nd->origin);
+        rlx__sbf(&sb, "\n");
     }
     rlx__sbf(&sb, "steps %d, arena %zu B (no reuse %zu B, lower bound %zu B), weights %zu B, workspace %zu B\n",
              p->core->plan.nsteps, p->core->plan.arena_bytes, p->core->plan.no_reuse_bytes,
