@@ -1560,6 +1560,22 @@ static int rlx__broadcast(int ra, const int64_t* a, int rb, const int64_t* b, in
     return 1;
 }
 
+/* Why two shapes do not broadcast: the first dim (counted from the end, as broadcasting aligns them) where they
+   differ and neither is 1. Empty if they broadcast. */
+static void rlx__bcast_why(char* buf, size_t cap, const char* an, int ra, const int64_t* a, const char* bn, int rb,
+                           const int64_t* b) {
+    int i;
+    buf[0] = 0;
+    for (i = 1; i <= ra && i <= rb; i++) {
+        int64_t da = a[ra - i], db = b[rb - i];
+        if (da != db && da != 1 && db != 1) {
+            snprintf(buf, cap, "%s dim %d (%lld) and %s dim %d (%lld) differ and neither is 1", an, ra - i,
+                     (long long)da, bn, rb - i, (long long)db);
+            return;
+        }
+    }
+}
+
 static uint64_t rlx__hash_str(const char* s) {   /* FNV-1a */
     uint64_t x = 0xCBF29CE484222325ull;
     while (*s) { x ^= (uint64_t)(unsigned char)*s++; x *= 0x100000001B3ull; }
@@ -1821,19 +1837,18 @@ RLXDEF rlx_tensor rlx_binary(rlx_graph* g, rlx_op op, rlx_tensor a, rlx_tensor b
     na = rlx__N(g, a.id);
     nb = rlx__N(g, b.id);
     if (na->dtype != nb->dtype) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: dtypes differ (%s vs %s); cast one operand first", rlx_op_name(op),
+        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: a is %s but b is %s (both must have one dtype: cast one first)", rlx_op_name(op),
                   rlx_dtype_name(na->dtype), rlx_dtype_name(nb->dtype));
         return rlx__T(0);
     }
     if (na->dtype == RLX_BOOL && !(op == RLX_OP_EQ || op == RLX_OP_NE)) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: bool operands are only allowed for eq/ne", rlx_op_name(op));
+        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: a and b are bool, allowed only for eq/ne", rlx_op_name(op));
         return rlx__T(0);
     }
     if (!rlx__broadcast(na->rank, na->shape, nb->rank, nb->shape, &r, shape)) {
-        char sa[128], sb[128];
-        rlx__shape_str(sa, sizeof sa, na->rank, na->shape);
-        rlx__shape_str(sb, sizeof sb, nb->rank, nb->shape);
-        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: shapes %s and %s do not broadcast", rlx_op_name(op), sa, sb);
+        char why[160];
+        rlx__bcast_why(why, sizeof why, "a", na->rank, na->shape, "b", nb->rank, nb->shape);
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: a and b do not broadcast: %s", rlx_op_name(op), why);
         return rlx__T(0);
     }
     if (!rlx__check_shape(g, rlx_op_name(op), r, shape)) return rlx__T(0);
@@ -1873,13 +1888,17 @@ RLXDEF rlx_tensor rlx_where(rlx_graph* g, rlx_tensor cond, rlx_tensor a, rlx_ten
         return rlx__T(0);
     }
     if (na->dtype != nb->dtype) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "where: a and b dtypes differ (%s vs %s)", rlx_dtype_name(na->dtype),
+        rlx__gerr(g, RLX_ERROR_DTYPE, "where: a is %s but b is %s (they must share a dtype)", rlx_dtype_name(na->dtype),
                   rlx_dtype_name(nb->dtype));
         return rlx__T(0);
     }
     if (!rlx__broadcast(nc->rank, nc->shape, na->rank, na->shape, &r1, s1) ||
         !rlx__broadcast(r1, s1, nb->rank, nb->shape, &r2, s2)) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "where: cond, a and b shapes do not broadcast");
+        char why[160];
+        rlx__bcast_why(why, sizeof why, "cond", nc->rank, nc->shape, "a", na->rank, na->shape);
+        if (!why[0]) rlx__bcast_why(why, sizeof why, "cond", nc->rank, nc->shape, "b", nb->rank, nb->shape);
+        if (!why[0]) rlx__bcast_why(why, sizeof why, "a", na->rank, na->shape, "b", nb->rank, nb->shape);
+        rlx__gerr(g, RLX_ERROR_SHAPE, "where: cond, a and b do not broadcast: %s", why);
         return rlx__T(0);
     }
     if (!rlx__check_shape(g, "where", r2, s2)) return rlx__T(0);
@@ -1913,8 +1932,11 @@ RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b) {
     na = rlx__N(g, a.id);
     nb = rlx__N(g, b.id);
     if (na->dtype != nb->dtype || na->dtype == RLX_BOOL) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "matmul: operands must share a non-bool dtype (%s vs %s)",
-                  rlx_dtype_name(na->dtype), rlx_dtype_name(nb->dtype));
+        if (na->dtype != nb->dtype)
+            rlx__gerr(g, RLX_ERROR_DTYPE, "matmul: a is %s but b is %s (both must have one dtype: cast one first)",
+                      rlx_dtype_name(na->dtype), rlx_dtype_name(nb->dtype));
+        else
+            rlx__gerr(g, RLX_ERROR_DTYPE, "matmul: a and b are bool, which matmul does not take");
         return rlx__T(0);
     }
     if (na->rank < 1 || nb->rank < 1) {
@@ -1928,11 +1950,14 @@ RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b) {
     if (rb == 1) { bs[1] = 1; rb = 2; }
     M = as[ra - 2]; K = as[ra - 1]; K2 = bs[rb - 2]; N = bs[rb - 1];
     if (K != K2) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "matmul: inner dims differ (%lld vs %lld)", (long long)K, (long long)K2);
+        rlx__gerr(g, RLX_ERROR_SHAPE, "matmul: a's last dim %lld != b's dim %s %lld", (long long)K,
+                  nb->rank == 1 ? "0" : "-2", (long long)K2);
         return rlx__T(0);
     }
     if (!rlx__broadcast(ra - 2, as, rb - 2, bs, &rbatch, os)) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "matmul: batch dims do not broadcast");
+        char why[160];
+        rlx__bcast_why(why, sizeof why, "a batch", ra - 2, as, "b batch", rb - 2, bs);
+        rlx__gerr(g, RLX_ERROR_SHAPE, "matmul: the batch dims (all but the last two) do not broadcast: %s", why);
         return rlx__T(0);
     }
     ro = rbatch;
@@ -2092,7 +2117,11 @@ static rlx_tensor rlx__norm(rlx_graph* g, rlx_op op, rlx_tensor x, rlx_tensor ga
             return rlx__T(0);
         }
         if (np->rank != nx->rank - a || memcmp(np->shape, nx->shape + a, sizeof(int64_t) * (size_t)np->rank) != 0) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: %s must have shape x.shape[%d:]", what, k ? "beta" : "gamma", a);
+            char sp[160], sw[160];
+            rlx__shape_str(sp, sizeof sp, np->rank, np->shape);
+            rlx__shape_str(sw, sizeof sw, nx->rank - a, nx->shape + a);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: %s is %s but must have shape x.shape[%d:] = %s", what, k ? "beta" : "gamma",
+                      sp, a, sw);
             return rlx__T(0);
         }
         ids[nin++] = opt[k].id;
@@ -2175,7 +2204,8 @@ RLXDEF rlx_tensor rlx_transpose(rlx_graph* g, rlx_tensor x, const int* perm) {
     for (i = 0; i < nx->rank; i++) {
         p[i] = perm ? perm[i] : nx->rank - 1 - i;
         if (p[i] < 0 || p[i] >= nx->rank || seen[p[i]]) {
-            rlx__gerr(g, RLX_ERROR_AXIS, "transpose: perm is not a permutation of 0..%d", nx->rank - 1);
+            rlx__gerr(g, RLX_ERROR_AXIS, "transpose: perm is not a permutation of 0..%d: perm[%d] = %d %s", nx->rank - 1,
+                      i, p[i], p[i] < 0 || p[i] >= nx->rank ? "is out of range" : "appears twice");
             return rlx__T(0);
         }
         seen[p[i]] = 1;
@@ -2475,7 +2505,12 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
     d = *desc;
     nq = rlx__N(g, q.id); nk = rlx__N(g, k.id); nv = rlx__N(g, v.id);
     if (!rlx__is_float(nq->dtype) || nk->dtype != nq->dtype || nv->dtype != nq->dtype) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "attention: q, k, v must share a float dtype");
+        if (!rlx__is_float(nq->dtype))
+            rlx__gerr(g, RLX_ERROR_DTYPE, "attention: q is %s; q, k, v must share a float dtype", rlx_dtype_name(nq->dtype));
+        else
+            rlx__gerr(g, RLX_ERROR_DTYPE, "attention: %s is %s but q is %s (q, k, v must share a float dtype)",
+                      nk->dtype != nq->dtype ? "k" : "v", rlx_dtype_name(nk->dtype != nq->dtype ? nk->dtype : nv->dtype),
+                      rlx_dtype_name(nq->dtype));
         return rlx__T(0);
     }
     if ((int)d.layout < 0 || d.layout >= RLX_LAYOUT_COUNT) {
@@ -2489,7 +2524,8 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
     }
     if (d.layout == RLX_LAYOUT_BSHD) {
         if (nq->rank != 3 || nk->rank != 3 || nv->rank != 3) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: BSHD layout needs rank-3 q, k, v");
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: BSHD layout needs rank-3 q, k, v [B, S, H*D]; their ranks are %d, %d, %d",
+                      nq->rank, nk->rank, nv->rank);
             return rlx__T(0);
         }
         H = d.num_heads;
@@ -2497,29 +2533,50 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
         if (H < 1) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "attention: BSHD layout needs num_heads"); return rlx__T(0); }
         B = nq->shape[0]; Sq = nq->shape[1]; Sk = nk->shape[1];
         if (nq->shape[2] % H || nk->shape[2] % Hkv || nv->shape[2] % Hkv) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: last dims of q/k/v are not divisible by the head counts");
+            if (nq->shape[2] % H)
+                rlx__gerr(g, RLX_ERROR_SHAPE, "attention: q's last dim %lld is not divisible by num_heads %lld",
+                          (long long)nq->shape[2], (long long)H);
+            else
+                rlx__gerr(g, RLX_ERROR_SHAPE, "attention: %s's last dim %lld is not divisible by %s %lld",
+                          nk->shape[2] % Hkv ? "k" : "v", (long long)(nk->shape[2] % Hkv ? nk->shape[2] : nv->shape[2]),
+                          d.num_kv_heads ? "num_kv_heads" : "the kv heads (num_kv_heads 0 = num_heads)", (long long)Hkv);
             return rlx__T(0);
         }
         D = nq->shape[2] / H; Dk = nk->shape[2] / Hkv; Dv = nv->shape[2] / Hkv;
         if (nk->shape[0] != B || nv->shape[0] != B || nv->shape[1] != Sk) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: batch or key length of q, k, v differ");
+            if (nk->shape[0] != B || nv->shape[0] != B)
+                rlx__gerr(g, RLX_ERROR_SHAPE, "attention: batch differs: q has %lld, k %lld, v %lld (dim 0)", (long long)B,
+                          (long long)nk->shape[0], (long long)nv->shape[0]);
+            else
+                rlx__gerr(g, RLX_ERROR_SHAPE, "attention: key length differs: k has %lld, v %lld (dim 1)", (long long)Sk,
+                          (long long)nv->shape[1]);
             return rlx__T(0);
         }
         os[0] = B; os[1] = Sq; orank = 3;
         if (!rlx__mul_i64(H, Dv, &os[2])) { rlx__gerr(g, RLX_ERROR_SHAPE, "attention: heads x head dim overflows"); return rlx__T(0); }
     } else {
         if (nq->rank != 4 || nk->rank != 4 || nv->rank != 4) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: BHSD layout needs rank-4 q, k, v");
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: BHSD layout needs rank-4 q, k, v [B, H, S, D]; their ranks are %d, %d, %d",
+                      nq->rank, nk->rank, nv->rank);
             return rlx__T(0);
         }
         B = nq->shape[0]; H = nq->shape[1]; Sq = nq->shape[2]; D = nq->shape[3];
         Hkv = nk->shape[1]; Sk = nk->shape[2]; Dk = nk->shape[3]; Dv = nv->shape[3];
         if ((d.num_heads && d.num_heads != H) || (d.num_kv_heads && d.num_kv_heads != Hkv)) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: num_heads/num_kv_heads disagree with q/k shapes");
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: num_heads %d / num_kv_heads %d disagree with q's %lld heads / k's %lld "
+                      "(dim 1; 0 = take them from the shapes)", d.num_heads, d.num_kv_heads, (long long)H, (long long)Hkv);
             return rlx__T(0);
         }
         if (nk->shape[0] != B || nv->shape[0] != B || nv->shape[1] != Hkv || nv->shape[2] != Sk) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: batch, kv heads or key length of q, k, v differ");
+            if (nk->shape[0] != B || nv->shape[0] != B)
+                rlx__gerr(g, RLX_ERROR_SHAPE, "attention: batch differs: q has %lld, k %lld, v %lld (dim 0)", (long long)B,
+                          (long long)nk->shape[0], (long long)nv->shape[0]);
+            else if (nv->shape[1] != Hkv)
+                rlx__gerr(g, RLX_ERROR_SHAPE, "attention: kv heads differ: k has %lld, v %lld (dim 1)", (long long)Hkv,
+                          (long long)nv->shape[1]);
+            else
+                rlx__gerr(g, RLX_ERROR_SHAPE, "attention: key length differs: k has %lld, v %lld (dim 2)", (long long)Sk,
+                          (long long)nv->shape[2]);
             return rlx__T(0);
         }
         os[0] = B; os[1] = H; os[2] = Sq; os[3] = Dv; orank = 4;
@@ -2536,10 +2593,16 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
     if (d.keep_mask.id) {
         const rlx__node* m = rlx__N(g, d.keep_mask.id);
         int ok;
-        if (m->dtype != RLX_BOOL) { rlx__gerr(g, RLX_ERROR_DTYPE, "attention: keep_mask must be bool, not %s", rlx_dtype_name(m->dtype)); return rlx__T(0); }
+        char sm_[160];
+        rlx__shape_str(sm_, sizeof sm_, m->rank, m->shape);
+        if (m->dtype != RLX_BOOL) { rlx__gerr(g, RLX_ERROR_DTYPE, "attention: keep_mask %s must be bool, not %s", sm_, rlx_dtype_name(m->dtype)); return rlx__T(0); }
         ok = ((m->rank == 2 && m->shape[0] == B && m->shape[1] == Sk) ||
                                           (m->rank == 3 && m->shape[0] == B && m->shape[1] == Sq && m->shape[2] == Sk));
-        if (!ok) { rlx__gerr(g, RLX_ERROR_SHAPE, "attention: keep_mask must be bool [B, Sk] or [B, Sq, Sk]"); return rlx__T(0); }
+        if (!ok) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: keep_mask is %s but must be [B, Sk] = [%lld,%lld] or [B, Sq, Sk] = "
+                      "[%lld,%lld,%lld]", sm_, (long long)B, (long long)Sk, (long long)B, (long long)Sq, (long long)Sk);
+            return rlx__T(0);
+        }
         ids[nin++] = d.keep_mask.id;
     }
     if (d.bias.id) {
@@ -2550,14 +2613,21 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
         if (m->dtype != nq->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "attention: bias dtype %s differs from q's %s", rlx_dtype_name(m->dtype), rlx_dtype_name(nq->dtype)); return rlx__T(0); }
         if (m->rank > 4 || !rlx__broadcast(m->rank, m->shape, 4, full, &r, bs) ||
             memcmp(bs, full, sizeof full) != 0) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: bias must have q's dtype and broadcast to [B, H, Sq, Sk]");
+            char sb_[160];
+            rlx__shape_str(sb_, sizeof sb_, m->rank, m->shape);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: bias %s does not broadcast to [B, H, Sq, Sk] = [%lld,%lld,%lld,%lld]",
+                      sb_, (long long)B, (long long)H, (long long)Sq, (long long)Sk);
             return rlx__T(0);
         }
         ids[nin++] = d.bias.id;
     }
     if (d.kv_len.id) {
         if (!rlx__is_int_scalar(rlx__N(g, d.kv_len.id))) {
-            rlx__gerr(g, RLX_ERROR_DTYPE, "attention: kv_len must be a single i32/i64 element");
+            const rlx__node* m = rlx__N(g, d.kv_len.id);
+            char sk_[160];
+            rlx__shape_str(sk_, sizeof sk_, m->rank, m->shape);
+            rlx__gerr(g, RLX_ERROR_DTYPE, "attention: kv_len is %s %s but must be a single i32/i64 element", sk_,
+                      rlx_dtype_name(m->dtype));
             return rlx__T(0);
         }
         ids[nin++] = d.kv_len.id;
@@ -2591,23 +2661,27 @@ RLXDEF rlx_tensor rlx_rope(rlx_graph* g, rlx_tensor x, rlx_tensor cs, rlx_tensor
     d = *desc;
     nx = rlx__N(g, x.id); nc = rlx__N(g, cs.id); ns = rlx__N(g, sn.id);
     if (!rlx__is_float(nx->dtype) || nc->dtype != nx->dtype || ns->dtype != nx->dtype) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "rope: x, cos and sin must share a float dtype");
+        rlx__gerr(g, RLX_ERROR_DTYPE, "rope: x is %s, cos %s, sin %s; they must share a float dtype",
+                  rlx_dtype_name(nx->dtype), rlx_dtype_name(nc->dtype), rlx_dtype_name(ns->dtype));
         return rlx__T(0);
     }
     if ((int)d.kind < 0 || d.kind >= RLX_ROPE_KIND_COUNT || (int)d.layout < 0 || d.layout >= RLX_LAYOUT_COUNT) {
-        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rope: invalid kind or layout");
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rope: invalid kind %d or layout %d", (int)d.kind, (int)d.layout);
         return rlx__T(0);
     }
     if (d.layout == RLX_LAYOUT_BSHD) {
         if (d.num_heads < 1) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rope: BSHD layout needs num_heads"); return rlx__T(0); }
         if (nx->rank != 3 || nx->shape[2] % d.num_heads) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "rope: BSHD layout needs rank-3 x and num_heads dividing its last dim");
+            if (nx->rank != 3) rlx__gerr(g, RLX_ERROR_SHAPE, "rope: BSHD layout needs rank-3 x [B, S, H*D], not rank %d", nx->rank);
+            else rlx__gerr(g, RLX_ERROR_SHAPE, "rope: x's last dim %lld is not divisible by num_heads %d", (long long)nx->shape[2], d.num_heads);
             return rlx__T(0);
         }
         B = nx->shape[0]; S = nx->shape[1]; H = d.num_heads; D = nx->shape[2] / H;
     } else {
         if (nx->rank != 4 || (d.num_heads && d.num_heads != nx->shape[1])) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "rope: BHSD layout needs rank-4 x (and num_heads 0 or x.shape[1])");
+            if (nx->rank != 4) rlx__gerr(g, RLX_ERROR_SHAPE, "rope: BHSD layout needs rank-4 x [B, H, S, D], not rank %d", nx->rank);
+            else rlx__gerr(g, RLX_ERROR_SHAPE, "rope: num_heads %d disagrees with x's %lld heads (dim 1; 0 = take it from x)",
+                           d.num_heads, (long long)nx->shape[1]);
             return rlx__T(0);
         }
         B = nx->shape[0]; H = nx->shape[1]; S = nx->shape[2]; D = nx->shape[3];
@@ -2618,7 +2692,10 @@ RLXDEF rlx_tensor rlx_rope(rlx_graph* g, rlx_tensor x, rlx_tensor cs, rlx_tensor
         return rlx__T(0);
     }
     if (nc->rank != 2 || ns->rank != 2 || nc->shape[1] != nrot / 2 || ns->shape[1] != nrot / 2 || ns->shape[0] != nc->shape[0]) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "rope: cos and sin must be [P, n_rot/2] = [P, %lld]", (long long)(nrot / 2));
+        char sc_[160], ss_[160];
+        rlx__shape_str(sc_, sizeof sc_, nc->rank, nc->shape);
+        rlx__shape_str(ss_, sizeof ss_, ns->rank, ns->shape);
+        rlx__gerr(g, RLX_ERROR_SHAPE, "rope: cos %s and sin %s must both be [P, n_rot/2] = [P, %lld]", sc_, ss_, (long long)(nrot / 2));
         return rlx__T(0);
     }
     ids[0] = x.id; ids[1] = cs.id; ids[2] = sn.id;
@@ -2626,9 +2703,12 @@ RLXDEF rlx_tensor rlx_rope(rlx_graph* g, rlx_tensor x, rlx_tensor cs, rlx_tensor
         const rlx__node* np;
         if (!rlx__begin(g, "rope positions", 1, &d.positions)) return rlx__T(0);
         np = rlx__N(g, d.positions.id);
-        if (np->dtype != RLX_I32 && np->dtype != RLX_I64) { rlx__gerr(g, RLX_ERROR_DTYPE, "rope: positions must be i32 or i64"); return rlx__T(0); }
+        if (np->dtype != RLX_I32 && np->dtype != RLX_I64) { rlx__gerr(g, RLX_ERROR_DTYPE, "rope: positions must be i32 or i64, not %s", rlx_dtype_name(np->dtype)); return rlx__T(0); }
         if (!((np->rank == 1 && np->shape[0] == S) || (np->rank == 2 && np->shape[0] == B && np->shape[1] == S))) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "rope: positions must be i32/i64 [S] or [B, S]");
+            char sp_[160];
+            rlx__shape_str(sp_, sizeof sp_, np->rank, np->shape);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "rope: positions is %s but must be [S] = [%lld] or [B, S] = [%lld,%lld]", sp_,
+                      (long long)S, (long long)B, (long long)S);
             return rlx__T(0);
         }
         ids[nin++] = d.positions.id;
@@ -2699,11 +2779,11 @@ RLXDEF rlx_tensor rlx_sample(rlx_graph* g, rlx_tensor logits, rlx_tensor counter
     if (!desc) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "sample: desc is NULL"); return rlx__T(0); }
     nl = rlx__N(g, logits.id);
     if (!rlx__is_float(nl->dtype) || nl->rank < 1) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "sample: logits must be a float tensor of rank >= 1");
+        rlx__gerr(g, RLX_ERROR_DTYPE, "sample: logits must be a float tensor of rank >= 1, not rank %d %s", nl->rank, rlx_dtype_name(nl->dtype));
         return rlx__T(0);
     }
     if (!rlx__is_int_scalar(rlx__N(g, counter.id))) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "sample: counter must be a single i32/i64 element");
+        rlx__gerr(g, RLX_ERROR_DTYPE, "sample: counter must be a single i32/i64 element, not %lld x %s", (long long)rlx__node_numel(rlx__N(g, counter.id)), rlx_dtype_name(rlx__N(g, counter.id)->dtype));
         return rlx__T(0);
     }
     if (desc->top_k < 0 || desc->temperature != desc->temperature || desc->top_p != desc->top_p ||
@@ -2739,32 +2819,55 @@ static int rlx__conv_common(rlx_graph* g, rlx_op op, rlx_tensor x, rlx_tensor w,
     d = *desc;
     nx = rlx__N(g, x.id); nw = rlx__N(g, w.id);
     if (!rlx__is_float(nx->dtype) || nw->dtype != nx->dtype || (bias.id && rlx__N(g, bias.id)->dtype != nx->dtype)) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: x, w (and bias) must share a float dtype", what);
+        if (!rlx__is_float(nx->dtype))
+            rlx__gerr(g, RLX_ERROR_DTYPE, "%s: x is %s; x, w (and bias) must share a float dtype", what, rlx_dtype_name(nx->dtype));
+        else
+            rlx__gerr(g, RLX_ERROR_DTYPE, "%s: %s is %s but x is %s (x, w and bias must share a float dtype)", what,
+                      nw->dtype != nx->dtype ? "w" : "bias",
+                      rlx_dtype_name(nw->dtype != nx->dtype ? nw->dtype : rlx__N(g, bias.id)->dtype), rlx_dtype_name(nx->dtype));
         return 0;
     }
     ns = nx->rank - 2;
     if (ns < 1 || ns > 2 || (op == RLX_OP_CONV_TRANSPOSE && ns != 2) || nw->rank != nx->rank) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x must be %s and w of the same rank", what,
-                  op == RLX_OP_CONV ? "[N, C, L] or [N, C, H, W]" : "[N, C, H, W]");
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x must be %s and w of the same rank (x has rank %d, w rank %d)", what,
+                  op == RLX_OP_CONV ? "[N, C, L] or [N, C, H, W]" : "[N, C, H, W]", nx->rank, nw->rank);
         return 0;
     }
     groups = d.groups ? d.groups : 1;
     if (groups < 1) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: groups must be >= 1 (0 = 1)", what); return 0; }
     C = nx->shape[1];
-    if (groups < 1 || C % groups) { rlx__gerr(g, RLX_ERROR_SHAPE, "%s: groups %lld must divide C %lld", what, (long long)groups, (long long)C); return 0; }
+    if (groups < 1 || C % groups) { rlx__gerr(g, RLX_ERROR_SHAPE, "%s: groups %lld does not divide x's %lld channels", what, (long long)groups, (long long)C); return 0; }
     if (op == RLX_OP_CONV) {
         O = nw->shape[0];
         if (nw->shape[1] != C / groups || O % groups) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: w must be [O, C/groups, ...] with O divisible by groups", what);
+            if (nw->shape[1] != C / groups && groups == 1)
+                rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x has %lld channels, w expects %lld (w is [O, C/groups, ...])", what,
+                          (long long)C, (long long)nw->shape[1]);
+            else if (nw->shape[1] != C / groups)
+                rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x has %lld channels in %lld groups (%lld each), w expects %lld per group "
+                          "(w is [O, C/groups, ...])", what, (long long)C, (long long)groups, (long long)(C / groups),
+                          (long long)nw->shape[1]);
+            else
+                rlx__gerr(g, RLX_ERROR_SHAPE, "%s: w's %lld output channels (dim 0) are not divisible by groups %lld", what,
+                          (long long)O, (long long)groups);
             return 0;
         }
     } else {
-        if (nw->shape[0] != C) { rlx__gerr(g, RLX_ERROR_SHAPE, "%s: w must be [C, O/groups, KH, KW]", what); return 0; }
+        if (nw->shape[0] != C) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x has %lld channels, w expects %lld (w is [C, O/groups, KH, KW])", what,
+                      (long long)C, (long long)nw->shape[0]);
+            return 0;
+        }
         O = nw->shape[1] * groups;
     }
     if (bias.id) {
         const rlx__node* nb = rlx__N(g, bias.id);
-        if (nb->rank != 1 || nb->shape[0] != O) { rlx__gerr(g, RLX_ERROR_SHAPE, "%s: bias must be [O] = [%lld]", what, (long long)O); return 0; }
+        if (nb->rank != 1 || nb->shape[0] != O) {
+            char sb_[160];
+            rlx__shape_str(sb_, sizeof sb_, nb->rank, nb->shape);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: bias is %s but must be [O] = [%lld]", what, sb_, (long long)O);
+            return 0;
+        }
     }
     memset(ia, 0, sizeof(int64_t) * RLX__NIA);
     ia[0] = ns; ia[9] = groups; ia[10] = bias.id != 0;
@@ -2774,7 +2877,9 @@ static int rlx__conv_common(rlx_graph* g, rlx_op op, rlx_tensor x, rlx_tensor w,
         int64_t pb = d.pad_begin[i], pe = d.pad_end[i], op_ = d.output_padding[i];
         int64_t in = nx->shape[2 + i], K = nw->shape[2 + i], out;
         if (s < 1 || dl < 1 || pb < 0 || pe < 0 || op_ < 0 || (op == RLX_OP_CONV && op_ != 0) || (op_ && op_ >= s)) {
-            rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: stride/dilation must be >= 1, padding >= 0, output_padding < stride", what);
+            rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: spatial dim %d: stride %lld, dilation %lld, padding %lld/%lld, output_padding "
+                      "%lld: stride/dilation must be >= 1, padding >= 0, output_padding < stride (conv_transpose only)", what,
+                      i, (long long)s, (long long)dl, (long long)pb, (long long)pe, (long long)op_);
             return 0;
         }
         /* ek = dl·(K−1) + 1, the dilated kernel extent; every product is checked (dims reach 2^60) */
@@ -2792,7 +2897,13 @@ static int rlx__conv_common(rlx_graph* g, rlx_op op, rlx_tensor x, rlx_tensor w,
             return 0;
         }
         if (out < 1) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: spatial dim %d gives no output (in %lld, kernel %lld)", what, i, (long long)in, (long long)K);
+            if (op == RLX_OP_CONV)
+                rlx__gerr(g, RLX_ERROR_SHAPE, "%s: spatial dim %d gives no output: input %lld + padding %lld is smaller than "
+                          "the kernel extent %lld (kernel %lld, dilation %lld)", what, i, (long long)in, (long long)(pb + pe),
+                          (long long)ek, (long long)K, (long long)dl);
+            else
+                rlx__gerr(g, RLX_ERROR_SHAPE, "%s: spatial dim %d gives no output (in %lld, kernel %lld, padding %lld/%lld)",
+                          what, i, (long long)in, (long long)K, (long long)pb, (long long)pe);
             return 0;
         }
         ia[1 + i] = s; ia[3 + i] = dl; ia[5 + i] = pb; ia[7 + i] = pe; ia[11 + i] = op_;
@@ -2829,10 +2940,10 @@ RLXDEF rlx_tensor rlx_pool(rlx_graph* g, rlx_tensor x, const rlx_pool_desc* desc
     if (!desc) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "pool: desc is NULL"); return rlx__T(0); }
     d = *desc;
     nx = rlx__N(g, x.id);
-    if (!rlx__is_float(nx->dtype)) { rlx__gerr(g, RLX_ERROR_DTYPE, "pool: needs a float dtype"); return rlx__T(0); }
+    if (!rlx__is_float(nx->dtype)) { rlx__gerr(g, RLX_ERROR_DTYPE, "pool: needs a float dtype, not %s", rlx_dtype_name(nx->dtype)); return rlx__T(0); }
     if (d.kind != RLX_POOL_MAX && d.kind != RLX_POOL_AVG) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "pool: invalid kind %d", (int)d.kind); return rlx__T(0); }
     ns = nx->rank - 2;
-    if (ns < 1 || ns > 2) { rlx__gerr(g, RLX_ERROR_SHAPE, "pool: x must be [N, C, L] or [N, C, H, W]"); return rlx__T(0); }
+    if (ns < 1 || ns > 2) { rlx__gerr(g, RLX_ERROR_SHAPE, "pool: x must be [N, C, L] or [N, C, H, W], not rank %d", nx->rank); return rlx__T(0); }
     memset(ia, 0, sizeof ia);
     ia[0] = ns; ia[1] = d.kind; ia[10] = d.count_include_pad != 0;
     os[0] = nx->shape[0]; os[1] = nx->shape[1];
@@ -2860,9 +2971,10 @@ RLXDEF rlx_tensor rlx_group_norm(rlx_graph* g, rlx_tensor x, int groups, rlx_ten
     int nin = 1, k;
     if (!rlx__begin(g, "group_norm", 1, &x)) return rlx__T(0);
     nx = rlx__N(g, x.id);
-    if (!rlx__is_float(nx->dtype)) { rlx__gerr(g, RLX_ERROR_DTYPE, "group_norm: needs a float dtype"); return rlx__T(0); }
+    if (!rlx__is_float(nx->dtype)) { rlx__gerr(g, RLX_ERROR_DTYPE, "group_norm: needs a float dtype, not %s", rlx_dtype_name(nx->dtype)); return rlx__T(0); }
     if (nx->rank < 2 || groups < 1 || nx->shape[1] % groups) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "group_norm: x must be [N, C, ...] with groups (%d) dividing C", groups);
+        if (nx->rank < 2) rlx__gerr(g, RLX_ERROR_SHAPE, "group_norm: x must be [N, C, ...] (rank >= 2), not rank %d", nx->rank);
+        else rlx__gerr(g, RLX_ERROR_SHAPE, "group_norm: groups %d does not divide x's %lld channels", groups, (long long)nx->shape[1]);
         return rlx__T(0);
     }
     if (!(eps >= 0.0f) || isinf(eps)) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "group_norm: eps must be finite and >= 0"); return rlx__T(0); }
@@ -2879,7 +2991,9 @@ RLXDEF rlx_tensor rlx_group_norm(rlx_graph* g, rlx_tensor x, int groups, rlx_ten
             return rlx__T(0);
         }
         if (np->rank != 1 || np->shape[0] != nx->shape[1]) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "group_norm: %s must be [C]", k ? "beta" : "gamma");
+            char sp[160];
+            rlx__shape_str(sp, sizeof sp, np->rank, np->shape);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "group_norm: %s is %s but must be [C] = [%lld]", k ? "beta" : "gamma", sp, (long long)nx->shape[1]);
             return rlx__T(0);
         }
         ids[nin++] = opt[k].id;
@@ -2898,9 +3012,9 @@ RLXDEF rlx_tensor rlx_resize(rlx_graph* g, rlx_tensor x, int64_t out_h, int64_t 
     uint32_t id;
     if (!rlx__begin(g, "resize", 1, &x)) return rlx__T(0);
     nx = rlx__N(g, x.id);
-    if (!rlx__is_float(nx->dtype)) { rlx__gerr(g, RLX_ERROR_DTYPE, "resize: needs a float dtype"); return rlx__T(0); }
+    if (!rlx__is_float(nx->dtype)) { rlx__gerr(g, RLX_ERROR_DTYPE, "resize: needs a float dtype, not %s", rlx_dtype_name(nx->dtype)); return rlx__T(0); }
     if (mode != RLX_RESIZE_NEAREST && mode != RLX_RESIZE_BILINEAR) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "resize: invalid mode %d", (int)mode); return rlx__T(0); }
-    if (nx->rank != 4) { rlx__gerr(g, RLX_ERROR_SHAPE, "resize: x must be [N, C, H, W]"); return rlx__T(0); }
+    if (nx->rank != 4) { rlx__gerr(g, RLX_ERROR_SHAPE, "resize: x must be [N, C, H, W], not rank %d", nx->rank); return rlx__T(0); }
     os[0] = nx->shape[0]; os[1] = nx->shape[1]; os[2] = out_h; os[3] = out_w;
     if (!rlx__check_shape(g, "resize", 4, os)) return rlx__T(0);
     id = rlx__add_node(g, RLX_OP_RESIZE, nx->dtype, 4, os, 1, &x.id);
@@ -2955,17 +3069,29 @@ RLXDEF rlx_tensor rlx_linear(rlx_graph* g, rlx_tensor x, rlx_tensor w, rlx_tenso
     if (!rlx__begin(g, "linear", 2, t2) || !rlx__opt_tensor(g, "linear", bias)) return rlx__T(0);
     nx = rlx__N(g, x.id); nw = rlx__N(g, w.id);
     if (nx->dtype != RLX_F32 || nw->dtype != RLX_F32 || (bias.id && rlx__N(g, bias.id)->dtype != RLX_F32)) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "linear: x, w and bias must be f32");
+        rlx__gerr(g, RLX_ERROR_DTYPE, "linear: %s is %s; x, w and bias must be f32", nx->dtype != RLX_F32 ? "x" :
+                  nw->dtype != RLX_F32 ? "w" : "bias", rlx_dtype_name(nx->dtype != RLX_F32 ? nx->dtype :
+                  nw->dtype != RLX_F32 ? nw->dtype : rlx__N(g, bias.id)->dtype));
         return rlx__T(0);
     }
     if ((int)act < 0 || act >= RLX_ACT_COUNT) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "linear: invalid activation %d", (int)act); return rlx__T(0); }
     if (nx->rank < 1 || nw->rank != 2 || nx->shape[nx->rank - 1] != nw->shape[0]) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "linear: x must be [..., K] and w [K, N]");
+        if (nx->rank < 1 || nw->rank != 2)
+            rlx__gerr(g, RLX_ERROR_SHAPE, "linear: x must be [..., K] (rank >= 1) and w [K, N] (rank 2); their ranks are %d and %d",
+                      nx->rank, nw->rank);
+        else
+            rlx__gerr(g, RLX_ERROR_SHAPE, "linear: x's last dim %lld != w's dim 0 %lld (x is [..., K], w [K, N])",
+                      (long long)nx->shape[nx->rank - 1], (long long)nw->shape[0]);
         return rlx__T(0);
     }
     if (bias.id) {
         const rlx__node* nb = rlx__N(g, bias.id);
-        if (nb->rank != 1 || nb->shape[0] != nw->shape[1]) { rlx__gerr(g, RLX_ERROR_SHAPE, "linear: bias must be [N]"); return rlx__T(0); }
+        if (nb->rank != 1 || nb->shape[0] != nw->shape[1]) {
+            char sb_[160];
+            rlx__shape_str(sb_, sizeof sb_, nb->rank, nb->shape);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "linear: bias is %s but must be [N] = [%lld]", sb_, (long long)nw->shape[1]);
+            return rlx__T(0);
+        }
     }
     memcpy(os, nx->shape, sizeof(int64_t) * (size_t)nx->rank);
     os[nx->rank - 1] = nw->shape[1];
@@ -2987,7 +3113,7 @@ static rlx_tensor rlx__add_norm(rlx_graph* g, int kind, rlx_tensor x, rlx_tensor
     t2[0] = x; t2[1] = res;
     if (!rlx__begin(g, what, 2, t2)) return rlx__T(0);
     nx = rlx__N(g, x.id); nr = rlx__N(g, res.id);
-    if (!rlx__is_float(nx->dtype) || nr->dtype != nx->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "%s: x and residual must share a float dtype", what); return rlx__T(0); }
+    if (!rlx__is_float(nx->dtype) || nr->dtype != nx->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "%s: x is %s and residual %s; they must share a float dtype", what, rlx_dtype_name(nx->dtype), rlx_dtype_name(nr->dtype)); return rlx__T(0); }
     if (nx->rank < 1 || nx->rank != nr->rank || memcmp(nx->shape, nr->shape, sizeof(int64_t) * (size_t)nx->rank)) {
         rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x and residual must have one shape of rank >= 1", what);
         return rlx__T(0);
@@ -3002,7 +3128,12 @@ static rlx_tensor rlx__add_norm(rlx_graph* g, int kind, rlx_tensor x, rlx_tensor
         if (!rlx__begin(g, what, 1, &opt[k])) return rlx__T(0);
         np = rlx__N(g, opt[k].id);
         if (np->dtype != nx->dtype || np->rank != nx->rank - a || memcmp(np->shape, nx->shape + a, sizeof(int64_t) * (size_t)np->rank)) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: %s must have shape x.shape[%d:] and x's dtype", what, k ? "beta" : "gamma", a);
+            char sp[160], sw[160];
+            rlx__shape_str(sp, sizeof sp, np->rank, np->shape);
+            rlx__shape_str(sw, sizeof sw, nx->rank - a, nx->shape + a);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: %s is %s %s but must have shape "
+                      "x.shape[%d:] = %s and x's dtype %s", what, k ? "beta" : "gamma", sp, rlx_dtype_name(np->dtype), a, sw,
+                      rlx_dtype_name(nx->dtype));
             return rlx__T(0);
         }
         ids[nin++] = opt[k].id;
@@ -3038,9 +3169,9 @@ static rlx_tensor rlx__glu(rlx_graph* g, rlx_op op, rlx_tensor gate, rlx_tensor 
     t2[0] = gate; t2[1] = up;
     if (!rlx__begin(g, rlx_op_name(op), 2, t2)) return rlx__T(0);
     ng = rlx__N(g, gate.id); nu = rlx__N(g, up.id);
-    if (!rlx__is_float(ng->dtype) || nu->dtype != ng->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "%s: gate and up must share a float dtype", rlx_op_name(op)); return rlx__T(0); }
+    if (!rlx__is_float(ng->dtype) || nu->dtype != ng->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "%s: gate is %s and up %s; they must share a float dtype", rlx_op_name(op), rlx_dtype_name(ng->dtype), rlx_dtype_name(nu->dtype)); return rlx__T(0); }
     if (ng->rank != nu->rank || memcmp(ng->shape, nu->shape, sizeof(int64_t) * (size_t)ng->rank)) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: gate and up must have one shape", rlx_op_name(op));
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: gate and up must have one shape (no broadcasting)", rlx_op_name(op));
         return rlx__T(0);
     }
     ids[0] = gate.id; ids[1] = up.id;
@@ -3064,13 +3195,13 @@ RLXDEF rlx_tensor rlx_state_write(rlx_graph* g, rlx_tensor state, rlx_tensor upd
     ns = rlx__N(g, state.id); nu = rlx__N(g, update.id);
     root = ns;
     while (root->op == RLX_OP_STATE_WRITE) root = rlx__N(g, rlx__in(g, root, 0));
-    if (root->op != RLX_OP_STATE) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "state_write: the first argument is not a state"); return rlx__T(0); }
+    if (root->op != RLX_OP_STATE) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "state_write: state (node %u) is a %s, not a state (rlx_state) or a state_write's result", (unsigned)state.id, rlx_op_name(root->op)); return rlx__T(0); }
     if (nu->dtype != ns->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "state_write: update dtype %s differs from the state's %s", rlx_dtype_name(nu->dtype), rlx_dtype_name(ns->dtype)); return rlx__T(0); }
-    if (!rlx__is_int_scalar(rlx__N(g, offset.id))) { rlx__gerr(g, RLX_ERROR_DTYPE, "state_write: offset must be a single i32/i64 element"); return rlx__T(0); }
+    if (!rlx__is_int_scalar(rlx__N(g, offset.id))) { rlx__gerr(g, RLX_ERROR_DTYPE, "state_write: offset must be a single i32/i64 element, not %lld x %s", (long long)rlx__node_numel(rlx__N(g, offset.id)), rlx_dtype_name(rlx__N(g, offset.id)->dtype)); return rlx__T(0); }
     if (!rlx__norm_axis(g, "state_write", axis, ns->rank, &a)) return rlx__T(0);
-    if (nu->rank != ns->rank) { rlx__gerr(g, RLX_ERROR_SHAPE, "state_write: update rank differs from the state's"); return rlx__T(0); }
+    if (nu->rank != ns->rank) { rlx__gerr(g, RLX_ERROR_SHAPE, "state_write: update has rank %d, the state rank %d", nu->rank, ns->rank); return rlx__T(0); }
     for (i = 0; i < ns->rank; i++)
-        if (i != a && nu->shape[i] != ns->shape[i]) { rlx__gerr(g, RLX_ERROR_SHAPE, "state_write: update differs from the state in dim %d", i); return rlx__T(0); }
+        if (i != a && nu->shape[i] != ns->shape[i]) { rlx__gerr(g, RLX_ERROR_SHAPE, "state_write: update dim %d is %lld but the state's is %lld (only axis %d may differ)", i, (long long)nu->shape[i], (long long)ns->shape[i], a); return rlx__T(0); }
     ids[0] = state.id; ids[1] = update.id; ids[2] = offset.id;
     id = rlx__add_node(g, RLX_OP_STATE_WRITE, ns->dtype, ns->rank, ns->shape, 3, ids);
     if (id) rlx__N(g, id)->ia[0] = a;
