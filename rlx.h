@@ -1309,6 +1309,14 @@ static size_t rlx__node_ref(char* buf, size_t cap, const rlx_graph* g, const cha
     return o;
 }
 
+/* "op (node N, 'name'): in0 [shape] dtype, ..." for node nd of an optimised graph: N is the user's node it comes
+   from (for a fused or decomposed node, the one it replaced), the name its label or input name. */
+static size_t rlx__ir_node_ref(char* buf, size_t cap, const rlx_graph* ir, const rlx__node* nd) {
+    int nin = nd->nin < 6 ? nd->nin : 6;
+    return rlx__node_ref(buf, cap, ir, rlx_op_name(nd->op), nd->origin, nd->label ? nd->label : nd->name, nin,
+                         ir->ins + nd->in_off, nd->nin);
+}
+
 /* Records an error on g. Builder errors are sticky (the first one wins); compile errors only set msg.
    While a builder is at work (see rlx__begin) the message is the node reference, then the cause:
    "conv (node 12, 'backbone.conv1'): x [1,16,32,32] f32, w [8,8,3,3] f32: x has 16 channels, ...". A cause
@@ -7854,6 +7862,7 @@ typedef struct rlx__launch {
     const char* kernel;      /* extern "C" kernel name */
     unsigned grid[3], block[3], shmem;
     rlx__kargs args;
+    int node;                /* index of the IR node it computes (set by rlx__gpu_init, for messages) */
 } rlx__launch;
 
 /* f32 matrix products on sm_80+ (tensor cores): 0 = three TF32 products per step (measured at least as accurate
@@ -8885,6 +8894,7 @@ typedef struct rlx__gpu_prog {
     void* pinned;                   /* pinned host arena mirror (NULL: plain memory) */
     unsigned weights_gen;           /* rlx__weights.gen last uploaded */
     int sm;
+    int failed;                     /* launch that rlx__gpu_launch_all saw fail, -1 if none */
 } rlx__gpu_prog;
 
 static RLX__MAYBE_UNUSED rlx_result rlx__gpu_fail(rlx_program* p, const rlx__gpuapi* api, rlx_result r, const char* what) {
@@ -8951,15 +8961,26 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_module(rlx_program* p, rlx__gpu_pro
 
 static RLX__MAYBE_UNUSED rlx_result rlx__gpu_launch_all(rlx__gpu_prog* gp) {
     int i;
+    gp->failed = -1;
     for (i = 0; i < gp->nlaunch; i++) {
         rlx__launch* L = &gp->launches[i];
         void* args[1];
         rlx_result r;
         args[0] = &L->args;
         r = gp->api->launch(gp->fns[i], L->grid, L->block, L->shmem, gp->stream, args);
-        if (r != RLX_OK) return r;
+        if (r != RLX_OK) { gp->failed = i; return r; }
     }
     return RLX_OK;
+}
+/* A failed launch names its node and kernel; any other failure is reported as rlx__gpu_fail does. */
+static RLX__MAYBE_UNUSED rlx_result rlx__gpu_launch_fail(rlx_program* p, rlx__gpu_prog* gp, rlx_result r, const char* what) {
+    char ref[320];
+    const rlx__launch* L;
+    if (gp->failed < 0 || gp->failed >= gp->nlaunch) return rlx__gpu_fail(p, gp->api, r, what);
+    L = &gp->launches[gp->failed];
+    rlx__ir_node_ref(ref, sizeof ref, p->core->ir, &p->core->ir->nodes[L->node]);
+    return rlx__perr(p, r, "%s: %s failed at %s (kernel '%s'): %s", rlx_device_name(gp->api->kind), what, ref, L->kernel,
+                     gp->api->last_error());
 }
 
 /* Sets up device memory and lowers every step; p's host structures (mirrors, ptr table) already exist. */
@@ -8977,6 +8998,7 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
     gp->api = api;
     gp->index = index;
     gp->sm = sm;
+    gp->failed = -1;
     r = api->set_device(index, &gp->ctx);
     if (r != RLX_OK) return rlx__gpu_fail(p, api, r, "selecting the device");
     if ((r = api->stream_create(&gp->stream)) != RLX_OK) return rlx__gpu_fail(p, api, r, "creating a stream");
@@ -9026,16 +9048,17 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
             cap *= 2;
         }
         n = lower(ir, &ir->nodes[ni], gp->addr, scr, sm, gp->launches + gp->nlaunch, 96);
-        if (n > 96) {
+        if (n > 96 || n <= 0) {
+            char ref[320];
+            rlx__ir_node_ref(ref, sizeof ref, ir, &ir->nodes[ni]);
             rlx__free(&p->al, node_scratch);
-            return rlx__perr(p, RLX_ERROR_UNSUPPORTED, "%s: %s needs %d launches (more than 96)", rlx_device_name(api->kind),
-                             rlx_op_name(ir->nodes[ni].op), n);
+            if (n > 96)
+                return rlx__perr(p, RLX_ERROR_UNSUPPORTED, "%s: %s needs %d launches (more than 96)", rlx_device_name(api->kind),
+                                 ref, n);
+            return rlx__perr(p, RLX_ERROR_UNSUPPORTED, "%s: no kernel for %s (output %s)", rlx_device_name(api->kind), ref,
+                             rlx_dtype_name(ir->nodes[ni].dtype));
         }
-        if (n <= 0) {
-            rlx__free(&p->al, node_scratch);
-            return rlx__perr(p, RLX_ERROR_UNSUPPORTED, "%s: no kernel for %s (%s)", rlx_device_name(api->kind),
-                             rlx_op_name(ir->nodes[ni].op), rlx_dtype_name(ir->nodes[ni].dtype));
-        }
+        for (i = 0; i < n; i++) gp->launches[gp->nlaunch + i].node = ni;
         gp->nlaunch += n;
     }
     rlx__free(&p->al, node_scratch);
@@ -9045,9 +9068,12 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
     for (i = 0; i < gp->nlaunch; i++) {
         void* mod;
         if ((r = rlx__gpu_module(p, gp, gp->launches[i].module, &mod)) != RLX_OK) return r;
-        if ((r = api->function(mod, gp->launches[i].kernel, &gp->fns[i])) != RLX_OK)
-            return rlx__perr(p, r, "%s: kernel '%s' not found in module '%s': %s", rlx_device_name(api->kind),
-                             gp->launches[i].kernel, gp->launches[i].module, api->last_error());
+        if ((r = api->function(mod, gp->launches[i].kernel, &gp->fns[i])) != RLX_OK) {
+            char ref[320];
+            rlx__ir_node_ref(ref, sizeof ref, ir, &ir->nodes[gp->launches[i].node]);
+            return rlx__perr(p, r, "%s: kernel '%s' (for %s) not found in module '%s': %s", rlx_device_name(api->kind),
+                             gp->launches[i].kernel, ref, gp->launches[i].module, api->last_error());
+        }
     }
     /* zero states, upload constants (params are uploaded when set) */
     if (c->plan.state_bytes && (r = api->memset0(gp->dmem + gp->off_state, c->plan.state_bytes)) != RLX_OK)
@@ -9068,7 +9094,10 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
         rlx_result er = api->graph_end(gp->stream, &exec);
         if (lr == RLX_OK && er == RLX_OK) gp->graph = exec;
         else if (exec) api->graph_destroy(exec);
-        if (!gp->graph && api->graph_only) return rlx__gpu_fail(p, api, lr != RLX_OK ? lr : er, "recording the kernels");
+        if (!gp->graph && api->graph_only) {
+            if (lr != RLX_OK) return rlx__gpu_launch_fail(p, gp, lr, "recording the kernels");
+            return rlx__gpu_fail(p, api, er, "recording the kernels");
+        }
     } else if (gp->nlaunch > 0 && api->graph_only) {
         return rlx__gpu_fail(p, api, r, "recording the kernels");
     }
@@ -9105,7 +9134,7 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_run(rlx_program* p) {
         gp->weights_gen = p->w->gen;
     }
     r = gp->graph ? gp->api->graph_launch(gp->graph, gp->stream) : gp->api->graph_only ? RLX_OK : rlx__gpu_launch_all(gp);
-    if (r != RLX_OK) return rlx__gpu_fail(p, gp->api, r, "kernel launch");
+    if (r != RLX_OK) return gp->graph ? rlx__gpu_fail(p, gp->api, r, "kernel launch") : rlx__gpu_launch_fail(p, gp, r, "kernel launch");
     if ((r = gp->api->sync(gp->stream)) != RLX_OK) return rlx__gpu_fail(p, gp->api, r, "running the kernels");
     return RLX_OK;
 }
@@ -11390,7 +11419,12 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
             size_t off;
             if (rlx__view_offset(c->ir, nd, &off)) continue;   /* views cost nothing on any device */
         }
-        snprintf(msg, cap, "%s cannot run %s on %s", rlx_device_name(dev), rlx_op_name(nd->op), rlx_dtype_name(nd->dtype));
+        {
+            char ref[320];
+            rlx__ir_node_ref(ref, sizeof ref, c->ir, nd);
+            snprintf(msg, cap, "%s cannot run %s (output %s)", rlx_device_name(dev), ref, rlx_dtype_name(nd->dtype));
+            rlx__utf8_clip(msg, strlen(msg));
+        }
         rlx__core_release(c);
         return RLX_ERROR_UNSUPPORTED;
     }
