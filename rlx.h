@@ -55,13 +55,13 @@
 
    CONTENTS
        1. Types, results, dtypes                     >>types
-       2. Graph builder and ops                      >>builder
+       2. Graph builder, node names, ops             >>builder
        3. Compile, run, I/O                          >>program
        4. Devices and introspection                  >>devices
        --- implementation (RLX_IMPLEMENTATION) ---
        5. Config, allocation, checked sizes          >>config >>alloc >>size
        6. Messages and names, element conversion     >>log >>convert
-       7. IR, shape inference                        >>ir >>infer
+       7. IR, node references in messages, shape inference  >>ir >>infer
        8. Passes                                     >>passes
        9. Memory planner                             >>planner
       10. CPU backend (threads, SIMD, GEMM, kernels) >>cpu >>gemm
@@ -77,6 +77,13 @@
        the graph and returns an invalid handle (id 0), and every later builder call that receives it is a no-op,
        so one check at the end (rlx_graph_status or rlx_compile) is enough. rlx.h never calls exit() or abort()
        on user input.
+       A message about one node starts with the node: "op (node N, 'name'): in0 [shape] dtype, in1 ...: cause",
+       e.g. "matmul (node 3, 'layer1.mm'): a [4,3] f32, b [5,2] f32: a's last dim 3 != b's dim -2 5". N is the
+       node id (the %N of rlx_graph_dump; for a builder error the id the node would have had; for a compile or
+       GPU launch error about a compiled step, the user's node it comes from); the name is the node's label
+       (rlx_set_name, rlx_set_next_name) or its input/param/state name, clipped to 64 bytes; the inputs are the
+       required ones under the builder's parameter names; the cause names the failing dim, axis or both dtypes.
+       Messages are cut to their 512-byte buffers on a UTF-8 character boundary.
 
    THREADING
        A graph or a program is used by one thread at a time. A call on a program (run, set, get, clone) made while
