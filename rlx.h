@@ -1274,6 +1274,8 @@ static rlx_op rlx__op_of(const char* what) {
     int i;
     size_t n = 0;
     while (what[n] && what[n] != ' ') n++;
+    if ((n == 11 && memcmp(what, "add_rmsnorm", 11) == 0) || (n == 13 && memcmp(what, "add_layernorm", 13) == 0))
+        return RLX_OP_ADD_NORM;   /* the builders named after their norm */
     for (i = 1; i < (int)RLX_OP_COUNT; i++)
         if (strlen(rlx__op_names[i]) == n && memcmp(rlx__op_names[i], what, n) == 0) return (rlx_op)i;
     return RLX_OP_INVALID;
@@ -11519,7 +11521,8 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
         char first[512];
         memcpy(first, g->msg, sizeof first);
         first[sizeof first - 1] = 0;
-        snprintf(g->msg, sizeof g->msg, "compile: the graph has a builder error: %.400s", first);
+        if (strlen(first) > 400) rlx__utf8_clip(first, 400);   /* (names in it may be UTF-8) */
+        snprintf(g->msg, sizeof g->msg, "compile: the graph has a builder error: %s", first);
         return RLX_ERROR_BAD_GRAPH;
     }
     if (g->n == 0) { rlx__gmsg(g, "compile: the graph is empty"); return RLX_ERROR_BAD_GRAPH; }
@@ -11570,12 +11573,14 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
         msg[0] = 0;
         r = rlx__compile_for(g, &d, &al, dev, sm, nthreads, &p, msg, sizeof msg);
         if (r == RLX_OK) {
+            char nt[301];   /* the notes, clipped on a UTF-8 boundary (they may quote node names) */
+            rlx__strlcpy(nt, d.device == RLX_DEVICE_AUTO ? 251 : 301, notes);
             if (d.device == RLX_DEVICE_AUTO)
                 snprintf(p->reason, sizeof p->reason, "auto: %.90s, %.120s%s%.250s%s", name, reason, nl ? " (skipped: " : "",
-                         notes, nl ? ")" : "");
+                         nt, nl ? ")" : "");
             else if (dev != d.device)
                 snprintf(p->reason, sizeof p->reason, "%s requested but unusable (%.300s); fell back to %.90s",
-                         rlx_device_name(d.device), notes, name);
+                         rlx_device_name(d.device), nt, name);
             else
                 snprintf(p->reason, sizeof p->reason, "%s: requested, %.90s, %.150s", rlx_device_name(dev), name, reason);
             *out = p;
@@ -11584,7 +11589,7 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
         if (dev == RLX_DEVICE_CPU) { rlx__gmsg(g, "compile: %s", msg); return r; }   /* the last resort: its error is final */
         nl += (size_t)snprintf(notes + nl, nl < sizeof notes ? sizeof notes - nl : 0, "%s%s: %s", nl ? "; " : "",
                                rlx_device_name(dev), msg);
-        if (nl >= sizeof notes) nl = sizeof notes - 1;
+        if (nl >= sizeof notes) { rlx__utf8_clip(notes, sizeof notes - 1); nl = strlen(notes); }
         last = r;
     }
     rlx__gmsg(g, "compile: no usable device (%s)%s", notes,

@@ -259,6 +259,16 @@ static void test_families(void) {
            "gamma is [7] but must have shape x.shape[1:] = [8]", NULL);
     rlx_graph_destroy(g);
 
+    /* add_rmsnorm: named after its norm, inputs x and residual, gamma described by the cause */
+    g = rlx_graph_create(NULL);
+    a = in(g, "x", RLX_F32, 2, 2, 8, 0, 0);
+    b = in(g, "r", RLX_F32, 2, 2, 8, 0, 0);
+    c = in(g, "gamma", RLX_F32, 1, 4, 0, 0, 0);
+    rlx_add_rmsnorm(g, a, b, c, none, 1e-6f, NULL);
+    expect("add_rmsnorm gamma", g, RLX_ERROR_SHAPE, "add_rmsnorm (node 4): x [2,8] f32, residual [2,8] f32: ",
+           "gamma is [4] f32 but must have shape x.shape[1:] = [8]", NULL);
+    rlx_graph_destroy(g);
+
     /* linear, reshape, concat, rope, group_norm */
     g = rlx_graph_create(NULL);
     a = in(g, "x", RLX_F32, 2, 2, 3, 0, 0);
@@ -385,6 +395,14 @@ static void test_long_names(void) {
         in(g, name, RLX_F32, 1, 3, 0, 0, 0);
         expect("long duplicate", g, RLX_ERROR_DUPLICATE, "input (node 2, '", NULL);
         TH_CHECK(strlen(rlx_graph_error(g)) >= 500, "long message was cut short: %zu bytes", strlen(rlx_graph_error(g)));
+        {   /* compile quotes the builder error, cut again */
+            rlx_program* p = NULL;
+            rlx_compile_desc cd;
+            memset(&cd, 0, sizeof cd);
+            TH_CHECK(rlx_compile(g, &cd, &p) == RLX_ERROR_BAD_GRAPH && !p, "compile of a graph with a builder error");
+            TH_CHECK(utf8_ok(rlx_graph_error(g)) && strstr(rlx_graph_error(g), "builder error: input (node 2"),
+                     "compile's quote of a long message: %s", rlx_graph_error(g));
+        }
         rlx_graph_destroy(g);
     }
 
