@@ -489,6 +489,38 @@ static void test_labels(void) {
     rlx_graph_destroy(g);
 }
 
+/* Compiled steps keep the user's node id and label through fusion and decomposition (what compile and launch
+   errors print). */
+static void test_origin_through_passes(void) {
+    rlx_graph* g = rlx_graph_create(NULL);
+    rlx_program* p = NULL;
+    rlx_compile_desc cd;
+    static char buf[8192];
+    int64_t xs[2] = {2, 3}, ws[2] = {3, 4}, bs[1] = {4};
+    rlx_tensor x = rlx_input(g, "x", RLX_F32, 2, xs), w = rlx_param(g, "w", RLX_F32, 2, ws);
+    rlx_tensor b = rlx_param(g, "b", RLX_F32, 1, bs), y;
+    y = rlx_add(g, rlx_matmul(g, x, w), b);
+    rlx_set_next_name(g, "fc.act");
+    y = rlx_relu(g, y);                                  /* node 6: matmul + add + relu fuse into one linear */
+    rlx_set_next_name(g, "head.gelu");
+    rlx_output(g, "y", rlx_gelu(g, y));                  /* node 7 */
+    memset(&cd, 0, sizeof cd);
+    cd.device = RLX_DEVICE_CPU;
+    TH_CHECK(rlx_compile(g, &cd, &p) == RLX_OK, "compile: %s", rlx_graph_error(g));
+    rlx_program_report(p, buf, sizeof buf);
+    TH_CHECK(strstr(buf, "linear") && strstr(buf, "(node 6, 'fc.act')") && strstr(buf, "(node 7, 'head.gelu')"),
+             "fused step lost its node: %s", buf);
+    rlx_program_destroy(p);
+    p = NULL;
+    cd.flags = RLX_COMPILE_DECOMPOSE;                    /* gelu becomes mul, erf, add, mul, mul */
+    TH_CHECK(rlx_compile(g, &cd, &p) == RLX_OK, "compile: %s", rlx_graph_error(g));
+    rlx_program_report(p, buf, sizeof buf);
+    TH_CHECK(strstr(buf, "erf") && strstr(strstr(buf, "erf"), "(node 7, 'head.gelu')"), "decomposed step lost its node: %s",
+             buf);
+    rlx_program_destroy(p);
+    rlx_graph_destroy(g);
+}
+
 /* A compile error names the node (and its label) that the device cannot run. */
 static void test_compile_unsupported(void) {
     rlx_device_info dev[RLX_DEVICE_COUNT];
@@ -530,6 +562,7 @@ int main(void) {
     test_no_stale_context();
     test_long_names();
     test_labels();
+    test_origin_through_passes();
     test_compile_unsupported();
     return th_summary("errors");
 }
