@@ -1484,7 +1484,6 @@ static rlx_tensor rlx__Tg(const rlx_graph* g, uint32_t id) {
 /* ------------------------------------------------------------------------------------------------------------
    >>infer  (validation and shape inference of every builder)
    ------------------------------------------------------------------------------------------------------------ */
-/* Common entry of every builder: graph non-NULL, no sticky error, every handle valid. */
 /* Starts the context of builder errors (see rlx__gerr): the node about to be added is `what` on inputs ts. A
    second call for the same node (an optional input: `what` starts with the first call's op name) keeps it. */
 static void rlx__ctx_begin(rlx_graph* g, const char* what, int n, const rlx_tensor* ts) {
@@ -1504,6 +1503,7 @@ static void rlx__ctx_begin(rlx_graph* g, const char* what, int n, const rlx_tens
     if (i < n) { g->ctx_nin = 0; g->ctx_nall = 0; }   /* an invalid handle: its message says which */
 }
 
+/* Common entry of every builder: graph non-NULL, no sticky error, every handle valid. */
 static int rlx__begin(rlx_graph* g, const char* what, int n, const rlx_tensor* ts) {
     int i;
     if (!g) return 0;
