@@ -70,13 +70,13 @@
 
    CONTENTS
        1. Types, results, dtypes                     >>types
-       2. Graph builder and ops                      >>builder
+       2. Graph builder, node names, ops             >>builder
        3. Compile, run, I/O, thread pools, stores    >>program
        4. Devices, introspection, profiling          >>devices
        --- implementation (RLX_IMPLEMENTATION) ---
        5. Config, allocation, checked sizes          >>config >>alloc >>size
        6. Messages and names, element conversion     >>log >>convert
-       7. IR, shape inference                        >>ir >>infer
+       7. IR, node references in messages, shape inference  >>ir >>infer
        8. Passes                                     >>passes
        9. Memory planner                             >>planner
       10. CPU backend (thread pools, job-system hook, inline threshold, SIMD, GEMM, kernels)
@@ -111,6 +111,13 @@
        the graph and returns an invalid handle (id 0), and every later builder call that receives it is a no-op,
        so one check at the end (rlx_graph_status or rlx_compile) is enough. rlx.h never calls exit() or abort()
        on user input.
+       A message about one node starts with the node: "op (node N, 'name'): in0 [shape] dtype, in1 ...: cause",
+       e.g. "matmul (node 3, 'layer1.mm'): a [4,3] f32, b [5,2] f32: a's last dim 3 != b's dim -2 5". N is the
+       node id (the %N of rlx_graph_dump; for a builder error the id the node would have had; for a compile or
+       GPU launch error about a compiled step, the user's node it comes from); the name is the node's label
+       (rlx_set_name, rlx_set_next_name) or its input/param/state name, clipped to 64 bytes; the inputs are the
+       required ones under the builder's parameter names; the cause names the failing dim, axis or both dtypes.
+       Messages are cut to their 512-byte buffers on a UTF-8 character boundary.
 
    THREADING
        A graph or a program is used by one thread at a time. A call on a program (run, set, get, clone) made while
@@ -282,6 +289,17 @@ RLXDEF rlx_tensor rlx_constant(rlx_graph* g, rlx_dtype dtype, int rank, const in
 RLXDEF rlx_tensor rlx_scalar(rlx_graph* g, rlx_dtype dtype, double value);  /* rank-0 constant */
 /* Marks t as a graph output under `name`. A tensor may be output under several names. */
 RLXDEF rlx_result rlx_output(rlx_graph* g, const char* name, rlx_tensor t);
+/* Node names (labels), e.g. the node names of a model file. A label is shown in error messages ("conv (node 12,
+   'backbone.conv1'): ..."), in rlx_graph_dump / rlx_graph_dump_dot and in rlx_program_report, and nothing else:
+   it is never looked up, need not be unique, and is independent of input, param, state and output names (a
+   label may equal any of them; an input keeps its input name for rlx_set_input whatever its label). The name is
+   copied (at most 255 bytes, more is clipped on a UTF-8 boundary). rlx_set_name labels the node of t (replacing
+   its label); rlx_set_next_name labels the next node a builder adds, so that the builder's own error already
+   names it (a builder that adds several nodes labels the first; NULL clears a pending name). Errors are sticky
+   like a builder's: RLX_ERROR_INVALID_TENSOR for a bad handle, RLX_ERROR_INVALID_ARGUMENT for a NULL or empty
+   name (rlx_set_name). */
+RLXDEF rlx_result rlx_set_name(rlx_graph* g, rlx_tensor t, const char* name);
+RLXDEF rlx_result rlx_set_next_name(rlx_graph* g, const char* name);
 
 /* Op codes (also used by rlx_unary/rlx_binary/rlx_reduce and by the text dump). */
 #define RLX_OP_LIST(X) \
@@ -1209,15 +1227,31 @@ RLXDEF const char* rlx_device_name(rlx_device d) {
     }
 }
 
-static void rlx__vfmt(char* buf, size_t cap, const char* fmt, va_list ap) {
-    vsnprintf(buf, cap, fmt, ap);
+/* Cuts s to at most `len` bytes without splitting a UTF-8 sequence: a lead byte whose continuation bytes do not
+   all fit is dropped with them. Every message that may be truncated goes through it, so a long (non-ASCII) name
+   never leaves half a character at the end of a message. */
+static void rlx__utf8_clip(char* s, size_t len) {
+    size_t i = len, need;
+    unsigned char c;
+    while (i > 0 && len - i < 4 && ((unsigned char)s[i - 1] & 0xC0) == 0x80) i--;   /* back over continuations */
+    if (i > 0) {
+        c = (unsigned char)s[i - 1];
+        need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        if (c >= 0xC0 && len - (i - 1) < need) len = i - 1;   /* the last sequence is incomplete */
+    }
+    s[len] = 0;
 }
-/* Copy with truncation, always NUL-terminated (cap > 0). */
+static void rlx__vfmt(char* buf, size_t cap, const char* fmt, va_list ap) {
+    int n = vsnprintf(buf, cap, fmt, ap);
+    if (cap && n >= 0 && (size_t)n >= cap) rlx__utf8_clip(buf, cap - 1);
+}
+/* Copy with truncation, always NUL-terminated (cap > 0), never ending inside a UTF-8 sequence. */
 static void rlx__strlcpy(char* dst, size_t cap, const char* src) {
-    size_t n = strlen(src);
+    size_t full = strlen(src), n = full;
     if (n >= cap) n = cap - 1;
     memcpy(dst, src, n);
     dst[n] = 0;
+    if (n < full) rlx__utf8_clip(dst, n);
 }
 
 /* ------------------------------------------------------------------------------------------------------------
@@ -1415,6 +1449,8 @@ typedef struct rlx__node {
     double fa[2];             /* float attributes (eps, scalar value)                            */
     char* name;               /* input / param name (owned)                                     */
     void* data;               /* constant payload (owned), rank/shape/dtype as the node's       */
+    uint32_t origin;          /* id of the user's node this one comes from (0: made by a pass)  */
+    char* label;              /* rlx_set_name / rlx_set_next_name label (owned), or NULL        */
 } rlx__node;
 /* Integer attributes by op:
    CAST: ia[0] = source dtype (for the dump only)
@@ -1444,6 +1480,15 @@ struct rlx_graph {
     rlx_result status;      /* first sticky builder error */
     uint32_t tag;           /* handles carry it; 0 for the graphs passes make internally (they check no tag) */
     char msg[512];
+    /* The node being built, for the prefix of builder errors (see rlx__gerr): set by rlx__begin / rlx__source,
+       valid while ctx_what is set and ctx_at == n (no node added since), cleared by rlx__add_node. */
+    const char* ctx_what;
+    int ctx_at, ctx_nin, ctx_nall;
+    uint32_t ctx_in[6];
+    char ctx_name[96];      /* input/param/state name of a source being built (clipped)                 */
+    char* next_label;       /* rlx_set_next_name: the label of the next node added (owned)              */
+    uint32_t origin_hint;   /* passes: origin and label of the nodes being added (0 = the node's own id) */
+    const char* label_hint;
 };
 
 static rlx__node* rlx__N(const rlx_graph* g, uint32_t id) { return &g->nodes[id - 1]; }
@@ -1460,15 +1505,110 @@ static int64_t rlx__numel(int rank, const int64_t* shape) {
 static int64_t rlx__node_numel(const rlx__node* nd) { return rlx__numel(nd->rank, nd->shape); }
 static size_t rlx__node_bytes(const rlx__node* nd) { return (size_t)rlx__node_numel(nd) * rlx_dtype_size(nd->dtype); }
 
-/* Records an error on g. Builder errors are sticky (the first one wins); compile errors only set msg. */
+/* Names of the inputs of each op, for messages: the required inputs in order (optional ones are named by the
+   message that checks them). NULL = x0, x1, ... */
+static const char* rlx__op_inputs(rlx_op op) {
+    if (op >= RLX_OP_NEG && op <= RLX_OP_CEIL) return "x";
+    if (op >= RLX_OP_ADD && op <= RLX_OP_GE) return "a,b";
+    if (op >= RLX_OP_SUM && op <= RLX_OP_RMSNORM) return "x";
+    switch (op) {
+    case RLX_OP_WHERE: return "cond,a,b";
+    case RLX_OP_MATMUL: return "a,b";
+    case RLX_OP_GATHER: return "x,indices";
+    case RLX_OP_ATTENTION: return "q,k,v";
+    case RLX_OP_ROPE: return "x,cos,sin";
+    case RLX_OP_SAMPLE: return "logits,counter";
+    case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE: case RLX_OP_LINEAR: return "x,w";
+    case RLX_OP_ADD_NORM: return "x,residual";
+    case RLX_OP_SWIGLU: case RLX_OP_GEGLU: return "gate,up";
+    case RLX_OP_STATE_WRITE: return "state,update,offset";
+    case RLX_OP_CONCAT: case RLX_OP_FUSED_EW: return NULL;
+    default: return "x";
+    }
+}
+/* The op whose name starts `what` ("attention keep_mask" -> attention), or RLX_OP_INVALID. */
+static rlx_op rlx__op_of(const char* what) {
+    int i;
+    size_t n = 0;
+    while (what[n] && what[n] != ' ') n++;
+    if ((n == 11 && memcmp(what, "add_rmsnorm", 11) == 0) || (n == 13 && memcmp(what, "add_layernorm", 13) == 0))
+        return RLX_OP_ADD_NORM;   /* the builders named after their norm */
+    for (i = 1; i < (int)RLX_OP_COUNT; i++)
+        if (strlen(rlx__op_names[i]) == n && memcmp(rlx__op_names[i], what, n) == 0) return (rlx_op)i;
+    return RLX_OP_INVALID;
+}
+
+/* The node reference every message about a node starts with:
+       op (node N, 'name'): in0 [shape] dtype, in1 [shape] dtype
+   `node` is the user's node id (0: unknown, left out), `name` its label or input/param/state name (NULL: none),
+   ins the ids of (the first nin of nall) inputs in g. Names are clipped to 64 bytes (on a UTF-8 boundary, with
+   "..."). Returns the length written (always NUL-terminated, cap > 0). */
+static size_t rlx__node_ref(char* buf, size_t cap, const rlx_graph* g, const char* what, uint32_t node,
+                            const char* name, int nin, const uint32_t* ins, int nall) {
+    const char* labels = rlx__op_inputs(rlx__op_of(what));
+    size_t o;
+    int k;
+    char nm[72], sh[160];
+    nm[0] = 0;
+    if (name && name[0]) {
+        rlx__strlcpy(nm, 65, name);
+        if (strlen(name) > strlen(nm)) memcpy(nm + strlen(nm), "...", 4);
+    }
+    if (node && nm[0]) snprintf(buf, cap, "%s (node %u, '%s')", what, (unsigned)node, nm);
+    else if (node) snprintf(buf, cap, "%s (node %u)", what, (unsigned)node);
+    else if (nm[0]) snprintf(buf, cap, "%s ('%s')", what, nm);
+    else snprintf(buf, cap, "%s", what);
+    o = strlen(buf);
+    for (k = 0; k < nin && o + 1 < cap; k++) {
+        const rlx__node* in = &g->nodes[ins[k] - 1];
+        const char* l = labels;
+        char lb[24];
+        int j;
+        for (j = 0; l && j < k; j++) { l = strchr(l, ','); if (l) l++; }
+        if (l) { size_t ln = strcspn(l, ","); if (ln > 20) ln = 20; memcpy(lb, l, ln); lb[ln] = 0; }
+        else snprintf(lb, sizeof lb, labels ? "in%d" : "x%d", k);
+        rlx__shape_str(sh, sizeof sh, in->rank, in->shape);
+        snprintf(buf + o, cap - o, "%s %s %s %s", k ? "," : ":", lb, sh, rlx_dtype_name(in->dtype));
+        o += strlen(buf + o);
+    }
+    if (nall > nin && o + 1 < cap) { snprintf(buf + o, cap - o, ", ... (%d inputs)", nall); o += strlen(buf + o); }
+    return o;
+}
+
+/* "op (node N, 'name'): in0 [shape] dtype, ..." for node nd of an optimised graph: N is the user's node it comes
+   from (for a fused or decomposed node, the one it replaced), the name its label or input name. */
+static size_t rlx__ir_node_ref(char* buf, size_t cap, const rlx_graph* ir, const rlx__node* nd) {
+    int nin = nd->nin < 6 ? nd->nin : 6;
+    return rlx__node_ref(buf, cap, ir, rlx_op_name(nd->op), nd->origin, nd->label ? nd->label : nd->name, nin,
+                         ir->ins + nd->in_off, nd->nin);
+}
+
+/* Records an error on g. Builder errors are sticky (the first one wins); compile errors only set msg.
+   While a builder is at work (see rlx__begin) the message is the node reference, then the cause:
+   "conv (node 12, 'backbone.conv1'): x [1,16,32,32] f32, w [8,8,3,3] f32: x has 16 channels, ...". A cause
+   written as "conv: ..." loses its own "conv: " there, so every builder's message gets the prefix unchanged. */
 static rlx_result rlx__gerr(rlx_graph* g, rlx_result r, const char* fmt, ...) {
     va_list ap;
+    char cause[512];
+    const char* c = cause;
     if (!g) return r;
     if (g->status != RLX_OK) return r;  /* keep the first message */
     g->status = r;
     va_start(ap, fmt);
-    rlx__vfmt(g->msg, sizeof g->msg, fmt, ap);
+    rlx__vfmt(cause, sizeof cause, fmt, ap);
     va_end(ap);
+    if (g->ctx_what && g->ctx_at == g->n) {
+        char pre[400];
+        size_t wl = strlen(g->ctx_what);
+        uint32_t node = rlx__op_of(g->ctx_what) == RLX_OP_INVALID ? 0 : g->tag ? (uint32_t)g->n + 1 : g->origin_hint;
+        const char* nm = g->ctx_name[0] ? g->ctx_name : g->tag ? g->next_label : g->label_hint;
+        if (strncmp(cause, g->ctx_what, wl) == 0 && cause[wl] == ':' && cause[wl + 1] == ' ') c = cause + wl + 2;
+        rlx__node_ref(pre, sizeof pre, g, g->ctx_what, node, nm, g->ctx_nin, g->ctx_in, g->ctx_nall);
+        if ((size_t)snprintf(g->msg, sizeof g->msg, "%s: %s", pre, c) >= sizeof g->msg)
+            rlx__utf8_clip(g->msg, sizeof g->msg - 1);
+    } else {
+        rlx__strlcpy(g->msg, sizeof g->msg, cause);
+    }
     return r;
 }
 static void rlx__gmsg(rlx_graph* g, const char* fmt, ...) {
@@ -1503,7 +1643,9 @@ RLXDEF void rlx_graph_destroy(rlx_graph* g) {
     for (i = 0; i < g->n; i++) {
         rlx__free(&g->al, g->nodes[i].name);
         rlx__free(&g->al, g->nodes[i].data);
+        rlx__free(&g->al, g->nodes[i].label);
     }
+    rlx__free(&g->al, g->next_label);
     for (i = 0; i < g->nouts; i++) rlx__free(&g->al, g->outs[i].name);
     rlx__free(&g->al, g->nodes);
     rlx__free(&g->al, g->ins);
@@ -1572,6 +1714,18 @@ static uint32_t rlx__add_node(rlx_graph* g, rlx_op op, rlx_dtype dt, int rank, c
     nd->in_off = g->nins;
     if (nin) memcpy(g->ins + g->nins, ins, sizeof(uint32_t) * (size_t)nin);
     g->nins += nin;
+    g->ctx_what = NULL;   /* the node exists: later messages are about something else */
+    if (g->tag) {         /* a user's node: its own origin, and the name rlx_set_next_name left for it */
+        nd->origin = (uint32_t)g->n + 1;
+        nd->label = g->next_label;
+        g->next_label = NULL;
+    } else if (g->origin_hint) {   /* a pass rewriting one user node into these */
+        nd->origin = g->origin_hint;
+        if (g->label_hint && !(nd->label = rlx__strdup(&g->al, g->label_hint))) {
+            rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "out of memory while adding a %s node", rlx_op_name(op));
+            return 0;
+        }
+    }
     return (uint32_t)++g->n;
 }
 
@@ -1587,11 +1741,31 @@ static rlx_tensor rlx__Tg(const rlx_graph* g, uint32_t id) {
 /* ------------------------------------------------------------------------------------------------------------
    >>infer  (validation and shape inference of every builder)
    ------------------------------------------------------------------------------------------------------------ */
+/* Starts the context of builder errors (see rlx__gerr): the node about to be added is `what` on inputs ts. A
+   second call for the same node (an optional input: `what` starts with the first call's op name) keeps it. */
+static void rlx__ctx_begin(rlx_graph* g, const char* what, int n, const rlx_tensor* ts) {
+    int i;
+    if (g->ctx_what && g->ctx_at == g->n && rlx__op_of(what) != RLX_OP_INVALID &&
+        rlx__op_of(what) == rlx__op_of(g->ctx_what))
+        return;
+    g->ctx_what = what;
+    g->ctx_at = g->n;
+    g->ctx_nin = 0;
+    g->ctx_nall = n;
+    g->ctx_name[0] = 0;
+    for (i = 0; i < n && ts; i++) {
+        if (ts[i].id == 0 || ts[i].id > (uint32_t)g->n || (g->tag && ts[i].graph != g->tag)) break;
+        if (g->ctx_nin < (int)(sizeof g->ctx_in / sizeof g->ctx_in[0])) g->ctx_in[g->ctx_nin++] = ts[i].id;
+    }
+    if (i < n) { g->ctx_nin = 0; g->ctx_nall = 0; }   /* an invalid handle: its message says which */
+}
+
 /* Common entry of every builder: graph non-NULL, no sticky error, every handle valid. */
 static int rlx__begin(rlx_graph* g, const char* what, int n, const rlx_tensor* ts) {
     int i;
     if (!g) return 0;
     if (g->status != RLX_OK) return 0;
+    rlx__ctx_begin(g, what, n, ts);
     for (i = 0; i < n; i++) {
         if (ts[i].id == 0 || ts[i].id > (uint32_t)g->n || (g->tag && ts[i].graph != g->tag)) {
             rlx__gerr(g, RLX_ERROR_INVALID_TENSOR, "%s: input %d is not a tensor of this graph (id %u%s)", what, i,
@@ -1660,6 +1834,22 @@ static int rlx__broadcast(int ra, const int64_t* a, int rb, const int64_t* b, in
     return 1;
 }
 
+/* Why two shapes do not broadcast: the first dim (counted from the end, as broadcasting aligns them) where they
+   differ and neither is 1. Empty if they broadcast. */
+static void rlx__bcast_why(char* buf, size_t cap, const char* an, int ra, const int64_t* a, const char* bn, int rb,
+                           const int64_t* b) {
+    int i;
+    buf[0] = 0;
+    for (i = 1; i <= ra && i <= rb; i++) {
+        int64_t da = a[ra - i], db = b[rb - i];
+        if (da != db && da != 1 && db != 1) {
+            snprintf(buf, cap, "%s dim %d (%lld) and %s dim %d (%lld) differ and neither is 1", an, ra - i,
+                     (long long)da, bn, rb - i, (long long)db);
+            return;
+        }
+    }
+}
+
 static uint64_t rlx__hash_str(const char* s) {   /* FNV-1a */
     uint64_t x = 0xCBF29CE484222325ull;
     while (*s) { x ^= (uint64_t)(unsigned char)*s++; x *= 0x100000001B3ull; }
@@ -1719,6 +1909,8 @@ static uint32_t rlx__source(rlx_graph* g, rlx_op op, const char* what, const cha
     uint32_t id;
     int taken;
     if (!g || g->status != RLX_OK) return 0;
+    rlx__ctx_begin(g, what, 0, NULL);
+    if (name) rlx__strlcpy(g->ctx_name, sizeof g->ctx_name, name);
     if (!rlx__dtype_ok(dt)) {
         rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: invalid dtype %d", what, (int)dt);
         return 0;
@@ -1740,6 +1932,7 @@ static uint32_t rlx__source(rlx_graph* g, rlx_op op, const char* what, const cha
     if (id && name) {
         rlx__N(g, id)->name = rlx__strdup(&g->al, name);
         if (!rlx__N(g, id)->name) {
+            rlx__free(&g->al, rlx__N(g, id)->label);
             g->n--;
             rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
             return 0;
@@ -1768,6 +1961,7 @@ RLXDEF rlx_tensor rlx_constant(rlx_graph* g, rlx_dtype dtype, int rank, const in
     bytes = rlx__node_bytes(rlx__N(g, id));
     copy = rlx__alloc(&g->al, bytes);
     if (!copy) {
+        rlx__free(&g->al, rlx__N(g, id)->label);
         g->n--;
         rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "constant: out of memory for %zu bytes", bytes);
         return rlx__T(0);
@@ -1804,6 +1998,49 @@ RLXDEF rlx_result rlx_output(rlx_graph* g, const char* name, rlx_tensor t) {
     if (!g->outs[g->nouts].name) return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "output: out of memory");
     g->outs[g->nouts].id = t.id;
     g->nouts++;
+    g->ctx_what = NULL;   /* no node was added: end the message context here */
+    return RLX_OK;
+}
+
+#define RLX__MAX_LABEL 255
+/* A copy of name clipped to RLX__MAX_LABEL bytes on a UTF-8 boundary, or NULL (out of memory). */
+static char* rlx__label_dup(rlx_graph* g, const char* name) {
+    size_t n = strlen(name);
+    char* c = (char*)rlx__alloc(&g->al, (n > RLX__MAX_LABEL ? RLX__MAX_LABEL : n) + 1);
+    if (!c) return NULL;
+    if (n > RLX__MAX_LABEL) {
+        memcpy(c, name, RLX__MAX_LABEL);
+        rlx__utf8_clip(c, RLX__MAX_LABEL);
+    } else {
+        memcpy(c, name, n + 1);
+    }
+    return c;
+}
+
+RLXDEF rlx_result rlx_set_name(rlx_graph* g, rlx_tensor t, const char* name) {
+    char* c;
+    if (!g) return RLX_ERROR_INVALID_ARGUMENT;
+    if (g->status != RLX_OK) return g->status;
+    g->ctx_what = NULL;
+    if (t.id == 0 || t.id > (uint32_t)g->n || (g->tag && t.graph != g->tag))
+        return rlx__gerr(g, RLX_ERROR_INVALID_TENSOR, "set_name: tensor (id %u) is not a tensor of this graph%s",
+                         (unsigned)t.id, t.id && g->tag && t.graph != g->tag ? " (made by another or a destroyed graph)" : "");
+    if (!name || !name[0]) return rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "set_name: name is NULL or empty (node %u)", (unsigned)t.id);
+    if (!(c = rlx__label_dup(g, name))) return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "set_name: out of memory");
+    rlx__free(&g->al, rlx__N(g, t.id)->label);
+    rlx__N(g, t.id)->label = c;
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_set_next_name(rlx_graph* g, const char* name) {
+    char* c = NULL;
+    if (!g) return RLX_ERROR_INVALID_ARGUMENT;
+    if (g->status != RLX_OK) return g->status;
+    g->ctx_what = NULL;
+    if (name && name[0] && !(c = rlx__label_dup(g, name)))
+        return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "set_next_name: out of memory");
+    rlx__free(&g->al, g->next_label);
+    g->next_label = c;
     return RLX_OK;
 }
 
@@ -1874,19 +2111,18 @@ RLXDEF rlx_tensor rlx_binary(rlx_graph* g, rlx_op op, rlx_tensor a, rlx_tensor b
     na = rlx__N(g, a.id);
     nb = rlx__N(g, b.id);
     if (na->dtype != nb->dtype) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: dtypes differ (%s vs %s); cast one operand first", rlx_op_name(op),
+        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: a is %s but b is %s (both must have one dtype: cast one first)", rlx_op_name(op),
                   rlx_dtype_name(na->dtype), rlx_dtype_name(nb->dtype));
         return rlx__T(0);
     }
     if (na->dtype == RLX_BOOL && !(op == RLX_OP_EQ || op == RLX_OP_NE)) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: bool operands are only allowed for eq/ne", rlx_op_name(op));
+        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: a and b are bool, allowed only for eq/ne", rlx_op_name(op));
         return rlx__T(0);
     }
     if (!rlx__broadcast(na->rank, na->shape, nb->rank, nb->shape, &r, shape)) {
-        char sa[128], sb[128];
-        rlx__shape_str(sa, sizeof sa, na->rank, na->shape);
-        rlx__shape_str(sb, sizeof sb, nb->rank, nb->shape);
-        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: shapes %s and %s do not broadcast", rlx_op_name(op), sa, sb);
+        char why[160];
+        rlx__bcast_why(why, sizeof why, "a", na->rank, na->shape, "b", nb->rank, nb->shape);
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: a and b do not broadcast: %s", rlx_op_name(op), why);
         return rlx__T(0);
     }
     if (!rlx__check_shape(g, rlx_op_name(op), r, shape)) return rlx__T(0);
@@ -1926,13 +2162,17 @@ RLXDEF rlx_tensor rlx_where(rlx_graph* g, rlx_tensor cond, rlx_tensor a, rlx_ten
         return rlx__T(0);
     }
     if (na->dtype != nb->dtype) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "where: a and b dtypes differ (%s vs %s)", rlx_dtype_name(na->dtype),
+        rlx__gerr(g, RLX_ERROR_DTYPE, "where: a is %s but b is %s (they must share a dtype)", rlx_dtype_name(na->dtype),
                   rlx_dtype_name(nb->dtype));
         return rlx__T(0);
     }
     if (!rlx__broadcast(nc->rank, nc->shape, na->rank, na->shape, &r1, s1) ||
         !rlx__broadcast(r1, s1, nb->rank, nb->shape, &r2, s2)) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "where: cond, a and b shapes do not broadcast");
+        char why[160];
+        rlx__bcast_why(why, sizeof why, "cond", nc->rank, nc->shape, "a", na->rank, na->shape);
+        if (!why[0]) rlx__bcast_why(why, sizeof why, "cond", nc->rank, nc->shape, "b", nb->rank, nb->shape);
+        if (!why[0]) rlx__bcast_why(why, sizeof why, "a", na->rank, na->shape, "b", nb->rank, nb->shape);
+        rlx__gerr(g, RLX_ERROR_SHAPE, "where: cond, a and b do not broadcast: %s", why);
         return rlx__T(0);
     }
     if (!rlx__check_shape(g, "where", r2, s2)) return rlx__T(0);
@@ -1966,8 +2206,11 @@ RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b) {
     na = rlx__N(g, a.id);
     nb = rlx__N(g, b.id);
     if (na->dtype != nb->dtype || na->dtype == RLX_BOOL) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "matmul: operands must share a non-bool dtype (%s vs %s)",
-                  rlx_dtype_name(na->dtype), rlx_dtype_name(nb->dtype));
+        if (na->dtype != nb->dtype)
+            rlx__gerr(g, RLX_ERROR_DTYPE, "matmul: a is %s but b is %s (both must have one dtype: cast one first)",
+                      rlx_dtype_name(na->dtype), rlx_dtype_name(nb->dtype));
+        else
+            rlx__gerr(g, RLX_ERROR_DTYPE, "matmul: a and b are bool, which matmul does not take");
         return rlx__T(0);
     }
     if (na->rank < 1 || nb->rank < 1) {
@@ -1981,11 +2224,14 @@ RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b) {
     if (rb == 1) { bs[1] = 1; rb = 2; }
     M = as[ra - 2]; K = as[ra - 1]; K2 = bs[rb - 2]; N = bs[rb - 1];
     if (K != K2) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "matmul: inner dims differ (%lld vs %lld)", (long long)K, (long long)K2);
+        rlx__gerr(g, RLX_ERROR_SHAPE, "matmul: a's last dim %lld != b's dim %s %lld", (long long)K,
+                  nb->rank == 1 ? "0" : "-2", (long long)K2);
         return rlx__T(0);
     }
     if (!rlx__broadcast(ra - 2, as, rb - 2, bs, &rbatch, os)) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "matmul: batch dims do not broadcast");
+        char why[160];
+        rlx__bcast_why(why, sizeof why, "a batch", ra - 2, as, "b batch", rb - 2, bs);
+        rlx__gerr(g, RLX_ERROR_SHAPE, "matmul: the batch dims (all but the last two) do not broadcast: %s", why);
         return rlx__T(0);
     }
     ro = rbatch;
@@ -2145,7 +2391,11 @@ static rlx_tensor rlx__norm(rlx_graph* g, rlx_op op, rlx_tensor x, rlx_tensor ga
             return rlx__T(0);
         }
         if (np->rank != nx->rank - a || memcmp(np->shape, nx->shape + a, sizeof(int64_t) * (size_t)np->rank) != 0) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: %s must have shape x.shape[%d:]", what, k ? "beta" : "gamma", a);
+            char sp[160], sw[160];
+            rlx__shape_str(sp, sizeof sp, np->rank, np->shape);
+            rlx__shape_str(sw, sizeof sw, nx->rank - a, nx->shape + a);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: %s is %s but must have shape x.shape[%d:] = %s", what, k ? "beta" : "gamma",
+                      sp, a, sw);
             return rlx__T(0);
         }
         ids[nin++] = opt[k].id;
@@ -2228,7 +2478,8 @@ RLXDEF rlx_tensor rlx_transpose(rlx_graph* g, rlx_tensor x, const int* perm) {
     for (i = 0; i < nx->rank; i++) {
         p[i] = perm ? perm[i] : nx->rank - 1 - i;
         if (p[i] < 0 || p[i] >= nx->rank || seen[p[i]]) {
-            rlx__gerr(g, RLX_ERROR_AXIS, "transpose: perm is not a permutation of 0..%d", nx->rank - 1);
+            rlx__gerr(g, RLX_ERROR_AXIS, "transpose: perm is not a permutation of 0..%d: perm[%d] = %d %s", nx->rank - 1,
+                      i, p[i], p[i] < 0 || p[i] >= nx->rank ? "is out of range" : "appears twice");
             return rlx__T(0);
         }
         seen[p[i]] = 1;
@@ -2421,6 +2672,7 @@ RLXDEF size_t rlx_graph_dump(const rlx_graph* g, char* buf, size_t cap) {
         const rlx__node* nd = &g->nodes[i];
         rlx__sbf(&s, "%%%d = %s", i + 1, rlx_op_name(nd->op));
         if (nd->name) rlx__sbf(&s, " \"%s\"", nd->name);
+        if (nd->label) rlx__sbf(&s, " '%s'", nd->label);
         if (nd->nin) {
             rlx__sbf(&s, "(");
             for (k = 0; k < nd->nin; k++) rlx__sbf(&s, k ? ", %%%u" : "%%%u", (unsigned)rlx__in(g, nd, k));
@@ -2448,6 +2700,12 @@ RLXDEF size_t rlx_graph_dump_dot(const rlx_graph* g, char* buf, size_t cap) {
                                 nd->op == RLX_OP_CONSTANT ? ", style=filled, fillcolor=\"#e6e6e6\"" : "";
             rlx__sbf(&s, "  n%d [label=\"%%%d %s", i + 1, i + 1, rlx_op_name(nd->op));
             if (nd->name) rlx__sbf(&s, " '%s'", nd->name);
+            if (nd->label) {   /* labels come from model files: escape what DOT would read */
+                const char* c;
+                rlx__sbf(&s, " [");
+                for (c = nd->label; *c; c++) rlx__sbf(&s, (*c == '"' || *c == '\\') ? "\\%c" : "%c", *c);
+                rlx__sbf(&s, "]");
+            }
             rlx__sb_attrs(&s, nd);
             rlx__sbf(&s, "\\n");
             rlx__sb_type(&s, nd);
@@ -2529,7 +2787,12 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
     d = *desc;
     nq = rlx__N(g, q.id); nk = rlx__N(g, k.id); nv = rlx__N(g, v.id);
     if (!rlx__is_float(nq->dtype) || nk->dtype != nq->dtype || nv->dtype != nq->dtype) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "attention: q, k, v must share a float dtype");
+        if (!rlx__is_float(nq->dtype))
+            rlx__gerr(g, RLX_ERROR_DTYPE, "attention: q is %s; q, k, v must share a float dtype", rlx_dtype_name(nq->dtype));
+        else
+            rlx__gerr(g, RLX_ERROR_DTYPE, "attention: %s is %s but q is %s (q, k, v must share a float dtype)",
+                      nk->dtype != nq->dtype ? "k" : "v", rlx_dtype_name(nk->dtype != nq->dtype ? nk->dtype : nv->dtype),
+                      rlx_dtype_name(nq->dtype));
         return rlx__T(0);
     }
     if ((int)d.layout < 0 || d.layout >= RLX_LAYOUT_COUNT) {
@@ -2543,7 +2806,8 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
     }
     if (d.layout == RLX_LAYOUT_BSHD) {
         if (nq->rank != 3 || nk->rank != 3 || nv->rank != 3) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: BSHD layout needs rank-3 q, k, v");
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: BSHD layout needs rank-3 q, k, v [B, S, H*D]; their ranks are %d, %d, %d",
+                      nq->rank, nk->rank, nv->rank);
             return rlx__T(0);
         }
         H = d.num_heads;
@@ -2551,29 +2815,50 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
         if (H < 1) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "attention: BSHD layout needs num_heads"); return rlx__T(0); }
         B = nq->shape[0]; Sq = nq->shape[1]; Sk = nk->shape[1];
         if (nq->shape[2] % H || nk->shape[2] % Hkv || nv->shape[2] % Hkv) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: last dims of q/k/v are not divisible by the head counts");
+            if (nq->shape[2] % H)
+                rlx__gerr(g, RLX_ERROR_SHAPE, "attention: q's last dim %lld is not divisible by num_heads %lld",
+                          (long long)nq->shape[2], (long long)H);
+            else
+                rlx__gerr(g, RLX_ERROR_SHAPE, "attention: %s's last dim %lld is not divisible by %s %lld",
+                          nk->shape[2] % Hkv ? "k" : "v", (long long)(nk->shape[2] % Hkv ? nk->shape[2] : nv->shape[2]),
+                          d.num_kv_heads ? "num_kv_heads" : "the kv heads (num_kv_heads 0 = num_heads)", (long long)Hkv);
             return rlx__T(0);
         }
         D = nq->shape[2] / H; Dk = nk->shape[2] / Hkv; Dv = nv->shape[2] / Hkv;
         if (nk->shape[0] != B || nv->shape[0] != B || nv->shape[1] != Sk) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: batch or key length of q, k, v differ");
+            if (nk->shape[0] != B || nv->shape[0] != B)
+                rlx__gerr(g, RLX_ERROR_SHAPE, "attention: batch differs: q has %lld, k %lld, v %lld (dim 0)", (long long)B,
+                          (long long)nk->shape[0], (long long)nv->shape[0]);
+            else
+                rlx__gerr(g, RLX_ERROR_SHAPE, "attention: key length differs: k has %lld, v %lld (dim 1)", (long long)Sk,
+                          (long long)nv->shape[1]);
             return rlx__T(0);
         }
         os[0] = B; os[1] = Sq; orank = 3;
         if (!rlx__mul_i64(H, Dv, &os[2])) { rlx__gerr(g, RLX_ERROR_SHAPE, "attention: heads x head dim overflows"); return rlx__T(0); }
     } else {
         if (nq->rank != 4 || nk->rank != 4 || nv->rank != 4) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: BHSD layout needs rank-4 q, k, v");
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: BHSD layout needs rank-4 q, k, v [B, H, S, D]; their ranks are %d, %d, %d",
+                      nq->rank, nk->rank, nv->rank);
             return rlx__T(0);
         }
         B = nq->shape[0]; H = nq->shape[1]; Sq = nq->shape[2]; D = nq->shape[3];
         Hkv = nk->shape[1]; Sk = nk->shape[2]; Dk = nk->shape[3]; Dv = nv->shape[3];
         if ((d.num_heads && d.num_heads != H) || (d.num_kv_heads && d.num_kv_heads != Hkv)) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: num_heads/num_kv_heads disagree with q/k shapes");
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: num_heads %d / num_kv_heads %d disagree with q's %lld heads / k's %lld "
+                      "(dim 1; 0 = take them from the shapes)", d.num_heads, d.num_kv_heads, (long long)H, (long long)Hkv);
             return rlx__T(0);
         }
         if (nk->shape[0] != B || nv->shape[0] != B || nv->shape[1] != Hkv || nv->shape[2] != Sk) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: batch, kv heads or key length of q, k, v differ");
+            if (nk->shape[0] != B || nv->shape[0] != B)
+                rlx__gerr(g, RLX_ERROR_SHAPE, "attention: batch differs: q has %lld, k %lld, v %lld (dim 0)", (long long)B,
+                          (long long)nk->shape[0], (long long)nv->shape[0]);
+            else if (nv->shape[1] != Hkv)
+                rlx__gerr(g, RLX_ERROR_SHAPE, "attention: kv heads differ: k has %lld, v %lld (dim 1)", (long long)Hkv,
+                          (long long)nv->shape[1]);
+            else
+                rlx__gerr(g, RLX_ERROR_SHAPE, "attention: key length differs: k has %lld, v %lld (dim 2)", (long long)Sk,
+                          (long long)nv->shape[2]);
             return rlx__T(0);
         }
         os[0] = B; os[1] = H; os[2] = Sq; os[3] = Dv; orank = 4;
@@ -2590,10 +2875,16 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
     if (d.keep_mask.id) {
         const rlx__node* m = rlx__N(g, d.keep_mask.id);
         int ok;
-        if (m->dtype != RLX_BOOL) { rlx__gerr(g, RLX_ERROR_DTYPE, "attention: keep_mask must be bool, not %s", rlx_dtype_name(m->dtype)); return rlx__T(0); }
+        char sm_[160];
+        rlx__shape_str(sm_, sizeof sm_, m->rank, m->shape);
+        if (m->dtype != RLX_BOOL) { rlx__gerr(g, RLX_ERROR_DTYPE, "attention: keep_mask %s must be bool, not %s", sm_, rlx_dtype_name(m->dtype)); return rlx__T(0); }
         ok = ((m->rank == 2 && m->shape[0] == B && m->shape[1] == Sk) ||
                                           (m->rank == 3 && m->shape[0] == B && m->shape[1] == Sq && m->shape[2] == Sk));
-        if (!ok) { rlx__gerr(g, RLX_ERROR_SHAPE, "attention: keep_mask must be bool [B, Sk] or [B, Sq, Sk]"); return rlx__T(0); }
+        if (!ok) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: keep_mask is %s but must be [B, Sk] = [%lld,%lld] or [B, Sq, Sk] = "
+                      "[%lld,%lld,%lld]", sm_, (long long)B, (long long)Sk, (long long)B, (long long)Sq, (long long)Sk);
+            return rlx__T(0);
+        }
         ids[nin++] = d.keep_mask.id;
     }
     if (d.bias.id) {
@@ -2604,7 +2895,10 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
         if (m->dtype != nq->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "attention: bias dtype %s differs from q's %s", rlx_dtype_name(m->dtype), rlx_dtype_name(nq->dtype)); return rlx__T(0); }
         if (m->rank > 4 || !rlx__broadcast(m->rank, m->shape, 4, full, &r, bs) ||
             memcmp(bs, full, sizeof full) != 0) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: bias must have q's dtype and broadcast to [B, H, Sq, Sk]");
+            char sb_[160];
+            rlx__shape_str(sb_, sizeof sb_, m->rank, m->shape);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "attention: bias %s does not broadcast to [B, H, Sq, Sk] = [%lld,%lld,%lld,%lld]",
+                      sb_, (long long)B, (long long)H, (long long)Sq, (long long)Sk);
             return rlx__T(0);
         }
         ids[nin++] = d.bias.id;
@@ -2612,8 +2906,10 @@ RLXDEF rlx_tensor rlx_attention(rlx_graph* g, rlx_tensor q, rlx_tensor k, rlx_te
     if (d.kv_len.id) {
         const rlx__node* nl = rlx__N(g, d.kv_len.id);
         if (!rlx__is_int_scalar(nl) && !rlx__is_int_rows(nl, B)) {
-            rlx__gerr(g, RLX_ERROR_DTYPE, "attention: kv_len must be a single i32/i64 element or i32/i64 [B] = [%lld]",
-                      (long long)B);
+            char sk_[160];
+            rlx__shape_str(sk_, sizeof sk_, nl->rank, nl->shape);
+            rlx__gerr(g, RLX_ERROR_DTYPE, "attention: kv_len is %s %s but must be a single i32/i64 element or i32/i64 [B] = [%lld]",
+                      sk_, rlx_dtype_name(nl->dtype), (long long)B);
             return rlx__T(0);
         }
         ids[nin++] = d.kv_len.id;
@@ -2648,23 +2944,27 @@ RLXDEF rlx_tensor rlx_rope(rlx_graph* g, rlx_tensor x, rlx_tensor cs, rlx_tensor
     d = *desc;
     nx = rlx__N(g, x.id); nc = rlx__N(g, cs.id); ns = rlx__N(g, sn.id);
     if (!rlx__is_float(nx->dtype) || nc->dtype != nx->dtype || ns->dtype != nx->dtype) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "rope: x, cos and sin must share a float dtype");
+        rlx__gerr(g, RLX_ERROR_DTYPE, "rope: x is %s, cos %s, sin %s; they must share a float dtype",
+                  rlx_dtype_name(nx->dtype), rlx_dtype_name(nc->dtype), rlx_dtype_name(ns->dtype));
         return rlx__T(0);
     }
     if ((int)d.kind < 0 || d.kind >= RLX_ROPE_KIND_COUNT || (int)d.layout < 0 || d.layout >= RLX_LAYOUT_COUNT) {
-        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rope: invalid kind or layout");
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rope: invalid kind %d or layout %d", (int)d.kind, (int)d.layout);
         return rlx__T(0);
     }
     if (d.layout == RLX_LAYOUT_BSHD) {
         if (d.num_heads < 1) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rope: BSHD layout needs num_heads"); return rlx__T(0); }
         if (nx->rank != 3 || nx->shape[2] % d.num_heads) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "rope: BSHD layout needs rank-3 x and num_heads dividing its last dim");
+            if (nx->rank != 3) rlx__gerr(g, RLX_ERROR_SHAPE, "rope: BSHD layout needs rank-3 x [B, S, H*D], not rank %d", nx->rank);
+            else rlx__gerr(g, RLX_ERROR_SHAPE, "rope: x's last dim %lld is not divisible by num_heads %d", (long long)nx->shape[2], d.num_heads);
             return rlx__T(0);
         }
         B = nx->shape[0]; S = nx->shape[1]; H = d.num_heads; D = nx->shape[2] / H;
     } else {
         if (nx->rank != 4 || (d.num_heads && d.num_heads != nx->shape[1])) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "rope: BHSD layout needs rank-4 x (and num_heads 0 or x.shape[1])");
+            if (nx->rank != 4) rlx__gerr(g, RLX_ERROR_SHAPE, "rope: BHSD layout needs rank-4 x [B, H, S, D], not rank %d", nx->rank);
+            else rlx__gerr(g, RLX_ERROR_SHAPE, "rope: num_heads %d disagrees with x's %lld heads (dim 1; 0 = take it from x)",
+                           d.num_heads, (long long)nx->shape[1]);
             return rlx__T(0);
         }
         B = nx->shape[0]; H = nx->shape[1]; S = nx->shape[2]; D = nx->shape[3];
@@ -2675,7 +2975,10 @@ RLXDEF rlx_tensor rlx_rope(rlx_graph* g, rlx_tensor x, rlx_tensor cs, rlx_tensor
         return rlx__T(0);
     }
     if (nc->rank != 2 || ns->rank != 2 || nc->shape[1] != nrot / 2 || ns->shape[1] != nrot / 2 || ns->shape[0] != nc->shape[0]) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "rope: cos and sin must be [P, n_rot/2] = [P, %lld]", (long long)(nrot / 2));
+        char sc_[160], ss_[160];
+        rlx__shape_str(sc_, sizeof sc_, nc->rank, nc->shape);
+        rlx__shape_str(ss_, sizeof ss_, ns->rank, ns->shape);
+        rlx__gerr(g, RLX_ERROR_SHAPE, "rope: cos %s and sin %s must both be [P, n_rot/2] = [P, %lld]", sc_, ss_, (long long)(nrot / 2));
         return rlx__T(0);
     }
     ids[0] = x.id; ids[1] = cs.id; ids[2] = sn.id;
@@ -2683,9 +2986,12 @@ RLXDEF rlx_tensor rlx_rope(rlx_graph* g, rlx_tensor x, rlx_tensor cs, rlx_tensor
         const rlx__node* np;
         if (!rlx__begin(g, "rope positions", 1, &d.positions)) return rlx__T(0);
         np = rlx__N(g, d.positions.id);
-        if (np->dtype != RLX_I32 && np->dtype != RLX_I64) { rlx__gerr(g, RLX_ERROR_DTYPE, "rope: positions must be i32 or i64"); return rlx__T(0); }
+        if (np->dtype != RLX_I32 && np->dtype != RLX_I64) { rlx__gerr(g, RLX_ERROR_DTYPE, "rope: positions must be i32 or i64, not %s", rlx_dtype_name(np->dtype)); return rlx__T(0); }
         if (!((np->rank == 1 && np->shape[0] == S) || (np->rank == 2 && np->shape[0] == B && np->shape[1] == S))) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "rope: positions must be i32/i64 [S] or [B, S]");
+            char sp_[160];
+            rlx__shape_str(sp_, sizeof sp_, np->rank, np->shape);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "rope: positions is %s but must be [S] = [%lld] or [B, S] = [%lld,%lld]", sp_,
+                      (long long)S, (long long)B, (long long)S);
             return rlx__T(0);
         }
         ids[nin++] = d.positions.id;
@@ -2743,6 +3049,7 @@ RLXDEF rlx_result rlx_topk(rlx_graph* g, rlx_tensor x, int k, int axis, int larg
         { rlx__node* nd = rlx__N(g, id); nd->ia[0] = a; nd->ia[1] = k; nd->ia[2] = largest != 0; nd->ia[3] = w; }
         *dst = rlx__T(id);
     }
+    g->ctx_what = NULL;   /* (with both outputs NULL no node was added) */
     return RLX_OK;
 }
 
@@ -2755,11 +3062,11 @@ RLXDEF rlx_tensor rlx_sample(rlx_graph* g, rlx_tensor logits, rlx_tensor counter
     if (!desc) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "sample: desc is NULL"); return rlx__T(0); }
     nl = rlx__N(g, logits.id);
     if (!rlx__is_float(nl->dtype) || nl->rank < 1) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "sample: logits must be a float tensor of rank >= 1");
+        rlx__gerr(g, RLX_ERROR_DTYPE, "sample: logits must be a float tensor of rank >= 1, not rank %d %s", nl->rank, rlx_dtype_name(nl->dtype));
         return rlx__T(0);
     }
     if (!rlx__is_int_scalar(rlx__N(g, counter.id))) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "sample: counter must be a single i32/i64 element");
+        rlx__gerr(g, RLX_ERROR_DTYPE, "sample: counter must be a single i32/i64 element, not %lld x %s", (long long)rlx__node_numel(rlx__N(g, counter.id)), rlx_dtype_name(rlx__N(g, counter.id)->dtype));
         return rlx__T(0);
     }
     if (desc->top_k < 0 || desc->temperature != desc->temperature || desc->top_p != desc->top_p ||
@@ -2795,32 +3102,55 @@ static int rlx__conv_common(rlx_graph* g, rlx_op op, rlx_tensor x, rlx_tensor w,
     d = *desc;
     nx = rlx__N(g, x.id); nw = rlx__N(g, w.id);
     if (!rlx__is_float(nx->dtype) || nw->dtype != nx->dtype || (bias.id && rlx__N(g, bias.id)->dtype != nx->dtype)) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: x, w (and bias) must share a float dtype", what);
+        if (!rlx__is_float(nx->dtype))
+            rlx__gerr(g, RLX_ERROR_DTYPE, "%s: x is %s; x, w (and bias) must share a float dtype", what, rlx_dtype_name(nx->dtype));
+        else
+            rlx__gerr(g, RLX_ERROR_DTYPE, "%s: %s is %s but x is %s (x, w and bias must share a float dtype)", what,
+                      nw->dtype != nx->dtype ? "w" : "bias",
+                      rlx_dtype_name(nw->dtype != nx->dtype ? nw->dtype : rlx__N(g, bias.id)->dtype), rlx_dtype_name(nx->dtype));
         return 0;
     }
     ns = nx->rank - 2;
     if (ns < 1 || ns > 2 || (op == RLX_OP_CONV_TRANSPOSE && ns != 2) || nw->rank != nx->rank) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x must be %s and w of the same rank", what,
-                  op == RLX_OP_CONV ? "[N, C, L] or [N, C, H, W]" : "[N, C, H, W]");
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x must be %s and w of the same rank (x has rank %d, w rank %d)", what,
+                  op == RLX_OP_CONV ? "[N, C, L] or [N, C, H, W]" : "[N, C, H, W]", nx->rank, nw->rank);
         return 0;
     }
     groups = d.groups ? d.groups : 1;
     if (groups < 1) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: groups must be >= 1 (0 = 1)", what); return 0; }
     C = nx->shape[1];
-    if (groups < 1 || C % groups) { rlx__gerr(g, RLX_ERROR_SHAPE, "%s: groups %lld must divide C %lld", what, (long long)groups, (long long)C); return 0; }
+    if (groups < 1 || C % groups) { rlx__gerr(g, RLX_ERROR_SHAPE, "%s: groups %lld does not divide x's %lld channels", what, (long long)groups, (long long)C); return 0; }
     if (op == RLX_OP_CONV) {
         O = nw->shape[0];
         if (nw->shape[1] != C / groups || O % groups) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: w must be [O, C/groups, ...] with O divisible by groups", what);
+            if (nw->shape[1] != C / groups && groups == 1)
+                rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x has %lld channels, w expects %lld (w is [O, C/groups, ...])", what,
+                          (long long)C, (long long)nw->shape[1]);
+            else if (nw->shape[1] != C / groups)
+                rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x has %lld channels in %lld groups (%lld each), w expects %lld per group "
+                          "(w is [O, C/groups, ...])", what, (long long)C, (long long)groups, (long long)(C / groups),
+                          (long long)nw->shape[1]);
+            else
+                rlx__gerr(g, RLX_ERROR_SHAPE, "%s: w's %lld output channels (dim 0) are not divisible by groups %lld", what,
+                          (long long)O, (long long)groups);
             return 0;
         }
     } else {
-        if (nw->shape[0] != C) { rlx__gerr(g, RLX_ERROR_SHAPE, "%s: w must be [C, O/groups, KH, KW]", what); return 0; }
+        if (nw->shape[0] != C) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x has %lld channels, w expects %lld (w is [C, O/groups, KH, KW])", what,
+                      (long long)C, (long long)nw->shape[0]);
+            return 0;
+        }
         O = nw->shape[1] * groups;
     }
     if (bias.id) {
         const rlx__node* nb = rlx__N(g, bias.id);
-        if (nb->rank != 1 || nb->shape[0] != O) { rlx__gerr(g, RLX_ERROR_SHAPE, "%s: bias must be [O] = [%lld]", what, (long long)O); return 0; }
+        if (nb->rank != 1 || nb->shape[0] != O) {
+            char sb_[160];
+            rlx__shape_str(sb_, sizeof sb_, nb->rank, nb->shape);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: bias is %s but must be [O] = [%lld]", what, sb_, (long long)O);
+            return 0;
+        }
     }
     memset(ia, 0, sizeof(int64_t) * RLX__NIA);
     ia[0] = ns; ia[9] = groups; ia[10] = bias.id != 0;
@@ -2830,7 +3160,9 @@ static int rlx__conv_common(rlx_graph* g, rlx_op op, rlx_tensor x, rlx_tensor w,
         int64_t pb = d.pad_begin[i], pe = d.pad_end[i], op_ = d.output_padding[i];
         int64_t in = nx->shape[2 + i], K = nw->shape[2 + i], out;
         if (s < 1 || dl < 1 || pb < 0 || pe < 0 || op_ < 0 || (op == RLX_OP_CONV && op_ != 0) || (op_ && op_ >= s)) {
-            rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: stride/dilation must be >= 1, padding >= 0, output_padding < stride", what);
+            rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: spatial dim %d: stride %lld, dilation %lld, padding %lld/%lld, output_padding "
+                      "%lld: stride/dilation must be >= 1, padding >= 0, output_padding < stride (conv_transpose only)", what,
+                      i, (long long)s, (long long)dl, (long long)pb, (long long)pe, (long long)op_);
             return 0;
         }
         /* ek = dl·(K−1) + 1, the dilated kernel extent; every product is checked (dims reach 2^60) */
@@ -2848,7 +3180,13 @@ static int rlx__conv_common(rlx_graph* g, rlx_op op, rlx_tensor x, rlx_tensor w,
             return 0;
         }
         if (out < 1) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: spatial dim %d gives no output (in %lld, kernel %lld)", what, i, (long long)in, (long long)K);
+            if (op == RLX_OP_CONV)
+                rlx__gerr(g, RLX_ERROR_SHAPE, "%s: spatial dim %d gives no output: input %lld + padding %lld is smaller than "
+                          "the kernel extent %lld (kernel %lld, dilation %lld)", what, i, (long long)in, (long long)(pb + pe),
+                          (long long)ek, (long long)K, (long long)dl);
+            else
+                rlx__gerr(g, RLX_ERROR_SHAPE, "%s: spatial dim %d gives no output (in %lld, kernel %lld, padding %lld/%lld)",
+                          what, i, (long long)in, (long long)K, (long long)pb, (long long)pe);
             return 0;
         }
         ia[1 + i] = s; ia[3 + i] = dl; ia[5 + i] = pb; ia[7 + i] = pe; ia[11 + i] = op_;
@@ -2885,10 +3223,10 @@ RLXDEF rlx_tensor rlx_pool(rlx_graph* g, rlx_tensor x, const rlx_pool_desc* desc
     if (!desc) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "pool: desc is NULL"); return rlx__T(0); }
     d = *desc;
     nx = rlx__N(g, x.id);
-    if (!rlx__is_float(nx->dtype)) { rlx__gerr(g, RLX_ERROR_DTYPE, "pool: needs a float dtype"); return rlx__T(0); }
+    if (!rlx__is_float(nx->dtype)) { rlx__gerr(g, RLX_ERROR_DTYPE, "pool: needs a float dtype, not %s", rlx_dtype_name(nx->dtype)); return rlx__T(0); }
     if (d.kind != RLX_POOL_MAX && d.kind != RLX_POOL_AVG) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "pool: invalid kind %d", (int)d.kind); return rlx__T(0); }
     ns = nx->rank - 2;
-    if (ns < 1 || ns > 2) { rlx__gerr(g, RLX_ERROR_SHAPE, "pool: x must be [N, C, L] or [N, C, H, W]"); return rlx__T(0); }
+    if (ns < 1 || ns > 2) { rlx__gerr(g, RLX_ERROR_SHAPE, "pool: x must be [N, C, L] or [N, C, H, W], not rank %d", nx->rank); return rlx__T(0); }
     memset(ia, 0, sizeof ia);
     ia[0] = ns; ia[1] = d.kind; ia[10] = d.count_include_pad != 0;
     os[0] = nx->shape[0]; os[1] = nx->shape[1];
@@ -2916,9 +3254,10 @@ RLXDEF rlx_tensor rlx_group_norm(rlx_graph* g, rlx_tensor x, int groups, rlx_ten
     int nin = 1, k;
     if (!rlx__begin(g, "group_norm", 1, &x)) return rlx__T(0);
     nx = rlx__N(g, x.id);
-    if (!rlx__is_float(nx->dtype)) { rlx__gerr(g, RLX_ERROR_DTYPE, "group_norm: needs a float dtype"); return rlx__T(0); }
+    if (!rlx__is_float(nx->dtype)) { rlx__gerr(g, RLX_ERROR_DTYPE, "group_norm: needs a float dtype, not %s", rlx_dtype_name(nx->dtype)); return rlx__T(0); }
     if (nx->rank < 2 || groups < 1 || nx->shape[1] % groups) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "group_norm: x must be [N, C, ...] with groups (%d) dividing C", groups);
+        if (nx->rank < 2) rlx__gerr(g, RLX_ERROR_SHAPE, "group_norm: x must be [N, C, ...] (rank >= 2), not rank %d", nx->rank);
+        else rlx__gerr(g, RLX_ERROR_SHAPE, "group_norm: groups %d does not divide x's %lld channels", groups, (long long)nx->shape[1]);
         return rlx__T(0);
     }
     if (!(eps >= 0.0f) || isinf(eps)) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "group_norm: eps must be finite and >= 0"); return rlx__T(0); }
@@ -2935,7 +3274,9 @@ RLXDEF rlx_tensor rlx_group_norm(rlx_graph* g, rlx_tensor x, int groups, rlx_ten
             return rlx__T(0);
         }
         if (np->rank != 1 || np->shape[0] != nx->shape[1]) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "group_norm: %s must be [C]", k ? "beta" : "gamma");
+            char sp[160];
+            rlx__shape_str(sp, sizeof sp, np->rank, np->shape);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "group_norm: %s is %s but must be [C] = [%lld]", k ? "beta" : "gamma", sp, (long long)nx->shape[1]);
             return rlx__T(0);
         }
         ids[nin++] = opt[k].id;
@@ -2954,9 +3295,9 @@ RLXDEF rlx_tensor rlx_resize(rlx_graph* g, rlx_tensor x, int64_t out_h, int64_t 
     uint32_t id;
     if (!rlx__begin(g, "resize", 1, &x)) return rlx__T(0);
     nx = rlx__N(g, x.id);
-    if (!rlx__is_float(nx->dtype)) { rlx__gerr(g, RLX_ERROR_DTYPE, "resize: needs a float dtype"); return rlx__T(0); }
+    if (!rlx__is_float(nx->dtype)) { rlx__gerr(g, RLX_ERROR_DTYPE, "resize: needs a float dtype, not %s", rlx_dtype_name(nx->dtype)); return rlx__T(0); }
     if (mode != RLX_RESIZE_NEAREST && mode != RLX_RESIZE_BILINEAR) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "resize: invalid mode %d", (int)mode); return rlx__T(0); }
-    if (nx->rank != 4) { rlx__gerr(g, RLX_ERROR_SHAPE, "resize: x must be [N, C, H, W]"); return rlx__T(0); }
+    if (nx->rank != 4) { rlx__gerr(g, RLX_ERROR_SHAPE, "resize: x must be [N, C, H, W], not rank %d", nx->rank); return rlx__T(0); }
     os[0] = nx->shape[0]; os[1] = nx->shape[1]; os[2] = out_h; os[3] = out_w;
     if (!rlx__check_shape(g, "resize", 4, os)) return rlx__T(0);
     id = rlx__add_node(g, RLX_OP_RESIZE, nx->dtype, 4, os, 1, &x.id);
@@ -3011,17 +3352,29 @@ RLXDEF rlx_tensor rlx_linear(rlx_graph* g, rlx_tensor x, rlx_tensor w, rlx_tenso
     if (!rlx__begin(g, "linear", 2, t2) || !rlx__opt_tensor(g, "linear", bias)) return rlx__T(0);
     nx = rlx__N(g, x.id); nw = rlx__N(g, w.id);
     if (nx->dtype != RLX_F32 || nw->dtype != RLX_F32 || (bias.id && rlx__N(g, bias.id)->dtype != RLX_F32)) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "linear: x, w and bias must be f32");
+        rlx__gerr(g, RLX_ERROR_DTYPE, "linear: %s is %s; x, w and bias must be f32", nx->dtype != RLX_F32 ? "x" :
+                  nw->dtype != RLX_F32 ? "w" : "bias", rlx_dtype_name(nx->dtype != RLX_F32 ? nx->dtype :
+                  nw->dtype != RLX_F32 ? nw->dtype : rlx__N(g, bias.id)->dtype));
         return rlx__T(0);
     }
     if ((int)act < 0 || act >= RLX_ACT_COUNT) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "linear: invalid activation %d", (int)act); return rlx__T(0); }
     if (nx->rank < 1 || nw->rank != 2 || nx->shape[nx->rank - 1] != nw->shape[0]) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "linear: x must be [..., K] and w [K, N]");
+        if (nx->rank < 1 || nw->rank != 2)
+            rlx__gerr(g, RLX_ERROR_SHAPE, "linear: x must be [..., K] (rank >= 1) and w [K, N] (rank 2); their ranks are %d and %d",
+                      nx->rank, nw->rank);
+        else
+            rlx__gerr(g, RLX_ERROR_SHAPE, "linear: x's last dim %lld != w's dim 0 %lld (x is [..., K], w [K, N])",
+                      (long long)nx->shape[nx->rank - 1], (long long)nw->shape[0]);
         return rlx__T(0);
     }
     if (bias.id) {
         const rlx__node* nb = rlx__N(g, bias.id);
-        if (nb->rank != 1 || nb->shape[0] != nw->shape[1]) { rlx__gerr(g, RLX_ERROR_SHAPE, "linear: bias must be [N]"); return rlx__T(0); }
+        if (nb->rank != 1 || nb->shape[0] != nw->shape[1]) {
+            char sb_[160];
+            rlx__shape_str(sb_, sizeof sb_, nb->rank, nb->shape);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "linear: bias is %s but must be [N] = [%lld]", sb_, (long long)nw->shape[1]);
+            return rlx__T(0);
+        }
     }
     memcpy(os, nx->shape, sizeof(int64_t) * (size_t)nx->rank);
     os[nx->rank - 1] = nw->shape[1];
@@ -3043,7 +3396,7 @@ static rlx_tensor rlx__add_norm(rlx_graph* g, int kind, rlx_tensor x, rlx_tensor
     t2[0] = x; t2[1] = res;
     if (!rlx__begin(g, what, 2, t2)) return rlx__T(0);
     nx = rlx__N(g, x.id); nr = rlx__N(g, res.id);
-    if (!rlx__is_float(nx->dtype) || nr->dtype != nx->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "%s: x and residual must share a float dtype", what); return rlx__T(0); }
+    if (!rlx__is_float(nx->dtype) || nr->dtype != nx->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "%s: x is %s and residual %s; they must share a float dtype", what, rlx_dtype_name(nx->dtype), rlx_dtype_name(nr->dtype)); return rlx__T(0); }
     if (nx->rank < 1 || nx->rank != nr->rank || memcmp(nx->shape, nr->shape, sizeof(int64_t) * (size_t)nx->rank)) {
         rlx__gerr(g, RLX_ERROR_SHAPE, "%s: x and residual must have one shape of rank >= 1", what);
         return rlx__T(0);
@@ -3058,7 +3411,12 @@ static rlx_tensor rlx__add_norm(rlx_graph* g, int kind, rlx_tensor x, rlx_tensor
         if (!rlx__begin(g, what, 1, &opt[k])) return rlx__T(0);
         np = rlx__N(g, opt[k].id);
         if (np->dtype != nx->dtype || np->rank != nx->rank - a || memcmp(np->shape, nx->shape + a, sizeof(int64_t) * (size_t)np->rank)) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: %s must have shape x.shape[%d:] and x's dtype", what, k ? "beta" : "gamma", a);
+            char sp[160], sw[160];
+            rlx__shape_str(sp, sizeof sp, np->rank, np->shape);
+            rlx__shape_str(sw, sizeof sw, nx->rank - a, nx->shape + a);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: %s is %s %s but must have shape "
+                      "x.shape[%d:] = %s and x's dtype %s", what, k ? "beta" : "gamma", sp, rlx_dtype_name(np->dtype), a, sw,
+                      rlx_dtype_name(nx->dtype));
             return rlx__T(0);
         }
         ids[nin++] = opt[k].id;
@@ -3094,9 +3452,9 @@ static rlx_tensor rlx__glu(rlx_graph* g, rlx_op op, rlx_tensor gate, rlx_tensor 
     t2[0] = gate; t2[1] = up;
     if (!rlx__begin(g, rlx_op_name(op), 2, t2)) return rlx__T(0);
     ng = rlx__N(g, gate.id); nu = rlx__N(g, up.id);
-    if (!rlx__is_float(ng->dtype) || nu->dtype != ng->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "%s: gate and up must share a float dtype", rlx_op_name(op)); return rlx__T(0); }
+    if (!rlx__is_float(ng->dtype) || nu->dtype != ng->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "%s: gate is %s and up %s; they must share a float dtype", rlx_op_name(op), rlx_dtype_name(ng->dtype), rlx_dtype_name(nu->dtype)); return rlx__T(0); }
     if (ng->rank != nu->rank || memcmp(ng->shape, nu->shape, sizeof(int64_t) * (size_t)ng->rank)) {
-        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: gate and up must have one shape", rlx_op_name(op));
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: gate and up must have one shape (no broadcasting)", rlx_op_name(op));
         return rlx__T(0);
     }
     ids[0] = gate.id; ids[1] = up.id;
@@ -3121,18 +3479,19 @@ RLXDEF rlx_tensor rlx_state_write(rlx_graph* g, rlx_tensor state, rlx_tensor upd
     ns = rlx__N(g, state.id); nu = rlx__N(g, update.id);
     root = ns;
     while (root->op == RLX_OP_STATE_WRITE) root = rlx__N(g, rlx__in(g, root, 0));
-    if (root->op != RLX_OP_STATE) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "state_write: the first argument is not a state"); return rlx__T(0); }
+    if (root->op != RLX_OP_STATE) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "state_write: state (node %u) is a %s, not a state (rlx_state) or a state_write's result", (unsigned)state.id, rlx_op_name(root->op)); return rlx__T(0); }
     if (nu->dtype != ns->dtype) { rlx__gerr(g, RLX_ERROR_DTYPE, "state_write: update dtype %s differs from the state's %s", rlx_dtype_name(nu->dtype), rlx_dtype_name(ns->dtype)); return rlx__T(0); }
     if (!rlx__norm_axis(g, "state_write", axis, ns->rank, &a)) return rlx__T(0);
     no = rlx__N(g, offset.id);
     if (!rlx__is_int_scalar(no) && !(rlx__is_int_rows(no, ns->shape[0]) && a > 0)) {
-        rlx__gerr(g, RLX_ERROR_DTYPE, "state_write: offset must be a single i32/i64 element or, with axis > 0, "
-                  "i32/i64 [B] = [%lld] (one per batch row)", (long long)ns->shape[0]);
+        rlx__gerr(g, RLX_ERROR_DTYPE, "state_write: offset is %lld x %s but must be a single i32/i64 element or, with "
+                  "axis > 0, i32/i64 [B] = [%lld] (one per batch row)", (long long)rlx__node_numel(no),
+                  rlx_dtype_name(no->dtype), (long long)ns->shape[0]);
         return rlx__T(0);
     }
-    if (nu->rank != ns->rank) { rlx__gerr(g, RLX_ERROR_SHAPE, "state_write: update rank differs from the state's"); return rlx__T(0); }
+    if (nu->rank != ns->rank) { rlx__gerr(g, RLX_ERROR_SHAPE, "state_write: update has rank %d, the state rank %d", nu->rank, ns->rank); return rlx__T(0); }
     for (i = 0; i < ns->rank; i++)
-        if (i != a && nu->shape[i] != ns->shape[i]) { rlx__gerr(g, RLX_ERROR_SHAPE, "state_write: update differs from the state in dim %d", i); return rlx__T(0); }
+        if (i != a && nu->shape[i] != ns->shape[i]) { rlx__gerr(g, RLX_ERROR_SHAPE, "state_write: update dim %d is %lld but the state's is %lld (only axis %d may differ)", i, (long long)nu->shape[i], (long long)ns->shape[i], a); return rlx__T(0); }
     ids[0] = state.id; ids[1] = update.id; ids[2] = offset.id;
     if (!rlx__is_int_scalar(no))
         for (per = 1, i = 1; i < a; i++) per *= ns->shape[i];   /* cannot overflow: a factor of numel */
@@ -3166,10 +3525,16 @@ static uint32_t rlx__copy_node(rlx_graph* ng, const rlx_graph* g, const rlx__nod
     {
         rlx__node* nn = rlx__N(ng, id);
         int in_off = nn->in_off;
+        rlx__free(&ng->al, nn->label);
         *nn = *nd;
         nn->in_off = in_off;
         nn->name = NULL;
         nn->data = NULL;
+        nn->label = NULL;
+        if (nd->label && !(nn->label = rlx__strdup(&ng->al, nd->label))) {
+            rlx__gerr(ng, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+            return 0;
+        }
         if (nd->name && !(nn->name = rlx__strdup(&ng->al, nd->name))) {
             rlx__gerr(ng, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
             return 0;
@@ -3370,6 +3735,8 @@ static rlx_graph* rlx__legalize(rlx_graph* g, const rlx__target* t, int decompos
             remap[i + 1] = sums[rlx__in(g, nd, 0)];
         } else if (rlx__decomposable(nd->op) && (decompose_all || !rlx__target_has(t, g, nd))) {
             rlx_tensor x[8], s = rlx__T(0);
+            ng->origin_hint = nd->origin;   /* the nodes of the decomposition (and its messages) name this node */
+            ng->label_hint = nd->label;
             for (k = 0; k < nd->nin && k < 8; k++) x[k] = rlx__T(remap[rlx__in(g, nd, k)]);
             if (nd->dtype == RLX_F16 || nd->dtype == RLX_BF16) {
                 /* half types compute in f32 (as their kernels do) and round once at the end */
@@ -3383,6 +3750,8 @@ static rlx_graph* rlx__legalize(rlx_graph* g, const rlx__target* t, int decompos
                 remap[i + 1] = rlx__decompose(ng, nd, x, &s).id;
             }
             sums[i + 1] = s.id;
+            ng->origin_hint = 0;
+            ng->label_hint = NULL;
         } else {
             remap[i + 1] = rlx__copy_node(ng, g, nd, remap);
         }
@@ -3497,6 +3866,7 @@ static rlx_graph* rlx__cse(rlx_graph* g, uint32_t* remap) {
             if (rlx__node_same(ng, rlx__N(ng, table[j]), nn)) {
                 /* drop the duplicate we just appended (it is last) and point at the first one */
                 rlx__free(&ng->al, nn->data);
+                rlx__free(&ng->al, nn->label);
                 ng->nins -= nn->nin;
                 ng->n--;
                 remap[i + 1] = table[j];
@@ -3605,6 +3975,8 @@ static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap)
     for (i = 1; i <= g->n && ng->status == RLX_OK; i++) {
         const rlx__node* nd = rlx__N(g, (uint32_t)i);
         uint32_t fused = 0;
+        ng->origin_hint = nd->origin;   /* a fused node names the user's node it replaces (the pattern's root) */
+        ng->label_hint = nd->label;
         /* linear: [act](add(matmul(x, w), bias)) */
         if (nd->dtype == RLX_F32) {
             const rlx__node* add = NULL;
@@ -3744,6 +4116,8 @@ static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap)
         }
     }
 #undef RLX__SOLE
+    ng->origin_hint = 0;
+    ng->label_hint = NULL;
     if (ng->status == RLX_OK) rlx__copy_outputs(ng, g, remap);
 done:
     rlx__free(&g->al, uses);
@@ -7913,6 +8287,7 @@ typedef struct rlx__launch {
     const char* kernel;      /* extern "C" kernel name */
     unsigned grid[3], block[3], shmem;
     rlx__kargs args;
+    int node;                /* index of the IR node it computes (set by rlx__gpu_init, for messages) */
 } rlx__launch;
 
 /* f32 matrix products on sm_80+ (tensor cores): 0 = three TF32 products per step (measured at least as accurate
@@ -9078,6 +9453,7 @@ typedef struct rlx__gpu_prog {
     int* step_first;                /* per step: its first launch; [nsteps] = nlaunch (profiling) */
     void* timer;                    /* nsteps + 1 timestamps, made by the first profiled run */
     void* prof_graph;               /* graph_only backends: the launches recorded with the timestamps */
+    int failed;                     /* launch that rlx__gpu_launch_all saw fail, -1 if none */
 } rlx__gpu_prog;
 
 /* The run-time error word of a GPU program: u32 0 = IR node index + 1 of the first state_write whose offset
@@ -9153,15 +9529,26 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_module(rlx_program* p, rlx__gpu_pro
 
 static RLX__MAYBE_UNUSED rlx_result rlx__gpu_launch_all(rlx__gpu_prog* gp) {
     int i;
+    gp->failed = -1;
     for (i = 0; i < gp->nlaunch; i++) {
         rlx__launch* L = &gp->launches[i];
         void* args[1];
         rlx_result r;
         args[0] = &L->args;
         r = gp->api->launch(gp->fns[i], L->grid, L->block, L->shmem, gp->stream, args);
-        if (r != RLX_OK) return r;
+        if (r != RLX_OK) { gp->failed = i; return r; }
     }
     return RLX_OK;
+}
+/* A failed launch names its node and kernel; any other failure is reported as rlx__gpu_fail does. */
+static RLX__MAYBE_UNUSED rlx_result rlx__gpu_launch_fail(rlx_program* p, rlx__gpu_prog* gp, rlx_result r, const char* what) {
+    char ref[320];
+    const rlx__launch* L;
+    if (gp->failed < 0 || gp->failed >= gp->nlaunch) return rlx__gpu_fail(p, gp->api, r, what);
+    L = &gp->launches[gp->failed];
+    rlx__ir_node_ref(ref, sizeof ref, p->core->ir, &p->core->ir->nodes[L->node]);
+    return rlx__perr(p, r, "%s: %s failed at %s (kernel '%s'): %s", rlx_device_name(gp->api->kind), what, ref, L->kernel,
+                     gp->api->last_error());
 }
 
 /* Sets up device memory and lowers every step; p's host structures (mirrors, ptr table) already exist. */
@@ -9179,6 +9566,7 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
     gp->api = api;
     gp->index = index;
     gp->sm = sm;
+    gp->failed = -1;
     r = api->set_device(index, &gp->ctx);
     if (r != RLX_OK) return rlx__gpu_fail(p, api, r, "selecting the device");
     if ((r = api->stream_create(&gp->stream)) != RLX_OK) return rlx__gpu_fail(p, api, r, "creating a stream");
@@ -9236,15 +9624,15 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
         }
         gp->step_first[s] = gp->nlaunch;
         n = lower(ir, &ir->nodes[ni], gp->addr, scr, sm, gp->launches + gp->nlaunch, 96);
-        if (n > 96) {
+        if (n > 96 || n <= 0) {
+            char ref[320];
+            rlx__ir_node_ref(ref, sizeof ref, ir, &ir->nodes[ni]);
             rlx__free(&p->al, node_scratch);
-            return rlx__perr(p, RLX_ERROR_UNSUPPORTED, "%s: %s needs %d launches (more than 96)", rlx_device_name(api->kind),
-                             rlx_op_name(ir->nodes[ni].op), n);
-        }
-        if (n <= 0) {
-            rlx__free(&p->al, node_scratch);
-            return rlx__perr(p, RLX_ERROR_UNSUPPORTED, "%s: no kernel for %s (%s)", rlx_device_name(api->kind),
-                             rlx_op_name(ir->nodes[ni].op), rlx_dtype_name(ir->nodes[ni].dtype));
+            if (n > 96)
+                return rlx__perr(p, RLX_ERROR_UNSUPPORTED, "%s: %s needs %d launches (more than 96)", rlx_device_name(api->kind),
+                                 ref, n);
+            return rlx__perr(p, RLX_ERROR_UNSUPPORTED, "%s: no kernel for %s (output %s)", rlx_device_name(api->kind), ref,
+                             rlx_dtype_name(ir->nodes[ni].dtype));
         }
         if (ir->nodes[ni].op == RLX_OP_STATE_WRITE) {   /* the kernel reports offsets that do not fit */
             int k;
@@ -9255,6 +9643,7 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
                 L->args.ia[5] = ni + 1;
             }
         }
+        for (i = 0; i < n; i++) gp->launches[gp->nlaunch + i].node = ni;
         gp->nlaunch += n;
     }
     gp->step_first[c->plan.nsteps] = gp->nlaunch;
@@ -9265,9 +9654,12 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
     for (i = 0; i < gp->nlaunch; i++) {
         void* mod;
         if ((r = rlx__gpu_module(p, gp, gp->launches[i].module, &mod)) != RLX_OK) return r;
-        if ((r = api->function(mod, gp->launches[i].kernel, &gp->fns[i])) != RLX_OK)
-            return rlx__perr(p, r, "%s: kernel '%s' not found in module '%s': %s", rlx_device_name(api->kind),
-                             gp->launches[i].kernel, gp->launches[i].module, api->last_error());
+        if ((r = api->function(mod, gp->launches[i].kernel, &gp->fns[i])) != RLX_OK) {
+            char ref[320];
+            rlx__ir_node_ref(ref, sizeof ref, ir, &ir->nodes[gp->launches[i].node]);
+            return rlx__perr(p, r, "%s: kernel '%s' (for %s) not found in module '%s': %s", rlx_device_name(api->kind),
+                             gp->launches[i].kernel, ref, gp->launches[i].module, api->last_error());
+        }
     }
     /* zero states, upload constants (params are uploaded when set) */
     if (c->plan.state_bytes && (r = api->memset0(gp->dmem + gp->off_state, c->plan.state_bytes)) != RLX_OK)
@@ -9290,7 +9682,10 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
         rlx_result er = api->graph_end(gp->stream, &exec);
         if (lr == RLX_OK && er == RLX_OK) gp->graph = exec;
         else if (exec) api->graph_destroy(exec);
-        if (!gp->graph && api->graph_only) return rlx__gpu_fail(p, api, lr != RLX_OK ? lr : er, "recording the kernels");
+        if (!gp->graph && api->graph_only) {
+            if (lr != RLX_OK) return rlx__gpu_launch_fail(p, gp, lr, "recording the kernels");
+            return rlx__gpu_fail(p, api, er, "recording the kernels");
+        }
     } else if (gp->nlaunch > 0 && api->graph_only) {
         return rlx__gpu_fail(p, api, r, "recording the kernels");
     }
@@ -9412,7 +9807,7 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_run(rlx_program* p) {
     }
     if (p->prof_on && rlx__gpu_prof_ready(p, gp)) r = rlx__gpu_prof_launch(p, gp);
     else r = gp->graph ? gp->api->graph_launch(gp->graph, gp->stream) : gp->api->graph_only ? RLX_OK : rlx__gpu_launch_all(gp);
-    if (r != RLX_OK) return rlx__gpu_fail(p, gp->api, r, "kernel launch");
+    if (r != RLX_OK) return gp->graph || p->prof_on ? rlx__gpu_fail(p, gp->api, r, "kernel launch") : rlx__gpu_launch_fail(p, gp, r, "kernel launch");
     if ((r = gp->api->sync(gp->stream)) != RLX_OK) return rlx__gpu_fail(p, gp->api, r, "running the kernels");
     if (p->prof_on && p->prof_status == RLX_OK && gp->timer) rlx__gpu_prof_read(p, gp);
     if (gp->off_err) {   /* a state_write offset that did not fit (see RLX__GPU_ERR_BYTES) */
@@ -12366,7 +12761,12 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
             size_t off;
             if (rlx__view_offset(c->ir, nd, &off)) continue;   /* views cost nothing on any device */
         }
-        snprintf(msg, cap, "%s cannot run %s on %s", rlx_device_name(dev), rlx_op_name(nd->op), rlx_dtype_name(nd->dtype));
+        {
+            char ref[320];
+            rlx__ir_node_ref(ref, sizeof ref, c->ir, nd);
+            snprintf(msg, cap, "%s cannot run %s (output %s)", rlx_device_name(dev), ref, rlx_dtype_name(nd->dtype));
+            rlx__utf8_clip(msg, strlen(msg));
+        }
         rlx__core_release(c);
         return RLX_ERROR_UNSUPPORTED;
     }
@@ -12462,7 +12862,8 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
         char first[512];
         memcpy(first, g->msg, sizeof first);
         first[sizeof first - 1] = 0;
-        snprintf(g->msg, sizeof g->msg, "compile: the graph has a builder error: %.400s", first);
+        if (strlen(first) > 400) rlx__utf8_clip(first, 400);   /* (names in it may be UTF-8) */
+        snprintf(g->msg, sizeof g->msg, "compile: the graph has a builder error: %s", first);
         return RLX_ERROR_BAD_GRAPH;
     }
     if (g->n == 0) { rlx__gmsg(g, "compile: the graph is empty"); return RLX_ERROR_BAD_GRAPH; }
@@ -12541,12 +12942,14 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
             r = rlx__compile_for(g, &dk, &al, dev, sm, nthreads, &p, msg, sizeof msg);
         }
         if (r == RLX_OK) {
+            char nt[301];   /* the notes, clipped on a UTF-8 boundary (they may quote node names) */
+            rlx__strlcpy(nt, d.device == RLX_DEVICE_AUTO ? 251 : 301, notes);
             if (d.device == RLX_DEVICE_AUTO)
                 snprintf(p->reason, sizeof p->reason, "auto: %.90s, %.120s%s%.250s%s", name, reason, nl ? " (skipped: " : "",
-                         notes, nl ? ")" : "");
+                         nt, nl ? ")" : "");
             else if (dev != d.device)
                 snprintf(p->reason, sizeof p->reason, "%s requested but unusable (%.300s); fell back to %.90s",
-                         rlx_device_name(d.device), notes, name);
+                         rlx_device_name(d.device), nt, name);
             else
                 snprintf(p->reason, sizeof p->reason, "%s: requested, %.90s, %.150s", rlx_device_name(dev), name, reason);
             *out = p;
@@ -12555,7 +12958,7 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
         if (dev == RLX_DEVICE_CPU) { rlx__gmsg(g, "compile: %s", msg); return r; }   /* the last resort: its error is final */
         nl += (size_t)snprintf(notes + nl, nl < sizeof notes ? sizeof notes - nl : 0, "%s%s: %s", nl ? "; " : "",
                                rlx_device_name(dev), msg);
-        if (nl >= sizeof notes) nl = sizeof notes - 1;
+        if (nl >= sizeof notes) { rlx__utf8_clip(notes, sizeof notes - 1); nl = strlen(notes); }
         last = r;
     }
     rlx__gmsg(g, "compile: no usable device (%s)%s", notes,
@@ -13001,7 +13404,10 @@ RLXDEF size_t rlx_program_report(const rlx_program* p, char* buf, size_t cap) {
         const rlx__buf* b = &p->core->plan.bufs[ni];
         rlx__sbf(&sb, "step %3d: %%%d %-12s ", s, ni + 1, rlx_op_name(nd->op));
         rlx__sb_type(&sb, nd);
-        rlx__sbf(&sb, " -> %s @%zu (%zu B) live %d..%d\n", kinds[b->kind], b->offset, b->bytes, b->first, b->last);
+        rlx__sbf(&sb, " -> %s @%zu (%zu B) live %d..%d", kinds[b->kind], b->offset, b->bytes, b->first, b->last);
+        if (nd->origin && nd->label) rlx__sbf(&sb, " (node %u, '%s')", (unsigned)nd->origin, nd->label);
+        else if (nd->origin) rlx__sbf(&sb, " (node %u)", (unsigned)nd->origin);
+        rlx__sbf(&sb, "\n");
     }
     rlx__sbf(&sb, "steps %d, arena %zu B (no reuse %zu B, lower bound %zu B), weights %zu B, workspace %zu B\n",
              p->core->plan.nsteps, p->core->plan.arena_bytes, p->core->plan.no_reuse_bytes,
