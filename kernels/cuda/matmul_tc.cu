@@ -320,9 +320,167 @@ RLX_D void rlx_tc_body2(const rlx_kargs& a, float* smem) {
     }
 }
 
+
+/* ---- f16 / bf16 on their own tensor-core instruction (mma.sync.m16n8k16, f32 accumulation) ----------------
+   Used when K is a multiple of 8, N too unless b is stored [N, K], and both operands are 16-byte aligned (the
+   16-byte copies of 8 elements need it); other shapes take the converting TF32 path above. Tiles as above
+   (64x64 with 4 warps of 32x32, 128x128 with 8 warps of 64x32), k-steps of 32 in two stages of shared memory
+   (the f32 kernels' buffers), rows padded by 8 elements so that ldmatrix reads are free of bank conflicts.
+   A fragments come from ldmatrix.x4, B fragments from ldmatrix.x4.trans (b [K, N]) or ldmatrix.x4 (b [N, K]). */
+enum { RLX_TCH_BK = 32, RLX_TCH_LD = RLX_TCH_BK + 8 };
+
+template <bool BF>
+RLX_D void rlx_mma16(float* c, const unsigned* a, unsigned b0, unsigned b1) {
+    if (BF)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+RLX_D void rlx_ldsm4t(unsigned* r, unsigned addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+/* k-step at k0 of the tile at (m0, n0) into the stage at shared addresses As / Bs (bytes). */
+template <int BM, int BN, int THREADS, bool TB>
+RLX_D void rlx_tch_load(unsigned As, unsigned Bs, const unsigned short* A, const unsigned short* B, rlx_i64 M,
+                        rlx_i64 N, rlx_i64 K, rlx_i64 m0, rlx_i64 n0, rlx_i64 k0, int tid) {
+    enum { LD = RLX_TCH_LD, BLD = BN + 8, CB = BN / 8 };
+#pragma unroll
+    for (int j = 0; j < BM * 4 / THREADS; j++) {
+        const int i = tid + THREADS * j, r = i >> 2, c = i & 3;
+        const rlx_i64 gr = m0 + r, gk = k0 + 8 * c;
+        const bool ok = gr < M && gk < K;
+        rlx_cp16(As + (unsigned)(r * LD + 8 * c) * 2u, ok ? A + gr * K + gk : A, ok ? 16 : 0);
+    }
+    if (TB) {
+#pragma unroll
+        for (int j = 0; j < BN * 4 / THREADS; j++) {
+            const int i = tid + THREADS * j, r = i >> 2, c = i & 3;
+            const rlx_i64 gn = n0 + r, gk = k0 + 8 * c;
+            const bool ok = gn < N && gk < K;
+            rlx_cp16(Bs + (unsigned)(r * LD + 8 * c) * 2u, ok ? B + gn * K + gk : B, ok ? 16 : 0);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < RLX_TCH_BK * CB / THREADS; j++) {
+            const int i = tid + THREADS * j, r = i / CB, c = i % CB;
+            const rlx_i64 gk = k0 + r, gn = n0 + 8 * c;
+            const bool ok = gk < K && gn < N;
+            rlx_cp16(Bs + (unsigned)(r * BLD + 8 * c) * 2u, ok ? B + gk * N + gn : B, ok ? 16 : 0);
+        }
+    }
+}
+
+template <int BM, int BN, int WM, int WN, bool TB, bool BF>
+RLX_D void rlx_tch_tile(const rlx_kargs& a, float* smem, const unsigned short* A, const unsigned short* B, rlx_i64 co,
+                        rlx_i64 M, rlx_i64 N, rlx_i64 K, rlx_i64 m0, rlx_i64 n0) {
+    enum { BK = RLX_TCH_BK, LD = RLX_TCH_LD, BLD = BN + 8, NWN = BN / WN, THREADS = (BM / WM) * NWN * 32 };
+    enum { MT = WM / 16, NT = WN / 8, SA = BM * LD, SB = TB ? BN * LD : BK * BLD, SS = SA + SB };
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t4 = lane & 3;
+    const int wm = (warp / NWN) * WM, wn = (warp % NWN) * WN;
+    const unsigned sbase = rlx_smem_addr(smem);
+    const rlx_i64 nk = (K + BK - 1) / BK;
+    float acc[MT][NT][4];
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+#pragma unroll
+            for (int q = 0; q < 4; q++) acc[i][j][q] = 0.0f;
+    __syncthreads();   /* the previous tile's readers are done with the buffers */
+    rlx_tch_load<BM, BN, THREADS, TB>(sbase, sbase + SA * 2u, A, B, M, N, K, m0, n0, 0, tid);
+    rlx_cp_commit();
+    for (rlx_i64 kt = 0; kt < nk; kt++) {
+        const unsigned st = sbase + (unsigned)((kt & 1) * SS) * 2u;
+        rlx_cp_wait<0>();
+        __syncthreads();   /* stage kt is in; every warp is done with stage kt - 1, which the next load reuses */
+        if (kt + 1 < nk) {
+            const unsigned nx = sbase + (unsigned)(((kt + 1) & 1) * SS) * 2u;
+            rlx_tch_load<BM, BN, THREADS, TB>(nx, nx + SA * 2u, A, B, M, N, K, m0, n0, (kt + 1) * BK, tid);
+        }
+        rlx_cp_commit();
+        const unsigned as = st, bs = st + SA * 2u;
+#pragma unroll
+        for (int ks = 0; ks < 2; ks++) {
+            unsigned af[MT][4], bf[NT][2];
+#pragma unroll
+            for (int mi = 0; mi < MT; mi++)
+                rlx_ldsm4(af[mi], as + (unsigned)((wm + mi * 16 + (lane & 15)) * LD + ks * 16 + (lane >> 4) * 8) * 2u);
+#pragma unroll
+            for (int nj = 0; nj < NT / 2; nj++) {
+                unsigned r[4];
+                if (TB)
+                    rlx_ldsm4(r, bs + (unsigned)((wn + nj * 16 + (lane & 7) + ((lane >> 4) << 3)) * LD + ks * 16 +
+                                                 ((lane >> 3) & 1) * 8) * 2u);
+                else
+                    rlx_ldsm4t(r, bs + (unsigned)((ks * 16 + (lane & 15)) * BLD + wn + nj * 16 + (lane >> 4) * 8) * 2u);
+                bf[2 * nj][0] = r[0];
+                bf[2 * nj][1] = r[1];
+                bf[2 * nj + 1][0] = r[2];
+                bf[2 * nj + 1][1] = r[3];
+            }
+#pragma unroll
+            for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+                for (int ni = 0; ni < NT; ni++) rlx_mma16<BF>(acc[mi][ni], af[mi], bf[ni][0], bf[ni][1]);
+        }
+    }
+    rlx_cp_wait<0>();
+    /* lane's results: row wm + 16 mi + g + 8 hr, column wn + 8 ni + 2 t4 + q */
+#pragma unroll
+    for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+        for (int hr = 0; hr < 2; hr++) {
+            const rlx_i64 r = m0 + wm + mi * 16 + g + 8 * hr;
+            if (r >= M) continue;
+#pragma unroll
+            for (int ni = 0; ni < NT; ni++)
+#pragma unroll
+                for (int q = 0; q < 2; q++) {
+                    const rlx_i64 c = n0 + wn + 8 * ni + 2 * t4 + q;
+                    if (c < N) rlx_st_from_f((void*)a.out, a.dt_out, co + r * N + c, acc[mi][ni][2 * hr + q]);
+                }
+        }
+}
+
+/* f16/bf16 operands: 1 if the m16n8k16 kernel ran the product, 0 if the shape or alignment needs the
+   converting path. */
+template <int BM, int BN, int WM, int WN>
+RLX_D bool rlx_tch_body(const rlx_kargs& a, float* smem) {
+    const rlx_i64 M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
+    const rlx_i64 tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
+    const bool tb = a.ia[9] != 0, bf = a.dt_in[0] == RLX_DT_BF16;
+    if ((K & 7) != 0 || (!tb && (N & 7) != 0) || ((a.in[0] | a.in[1]) & 15) != 0) return false;
+    for (rlx_i64 z = blockIdx.z; z < nb; z += gridDim.z) {
+        rlx_i64 ao, bo;
+        rlx_mm_batch(a, z, &ao, &bo);
+        const unsigned short* A = (const unsigned short*)a.in[0] + ao;
+        const unsigned short* B = (const unsigned short*)a.in[1] + bo;
+        if (((rlx_u64)A | (rlx_u64)B) & 15) return false;   /* uniform: batch strides are multiples of 8 here */
+        for (rlx_i64 bm = blockIdx.y; bm < tm; bm += gridDim.y)
+            for (rlx_i64 bn = blockIdx.x; bn < tn; bn += gridDim.x) {
+                const rlx_i64 m0 = bm * BM, n0 = bn * BN, co = z * M * N;
+                if (tb && bf) rlx_tch_tile<BM, BN, WM, WN, true, true>(a, smem, A, B, co, M, N, K, m0, n0);
+                else if (tb) rlx_tch_tile<BM, BN, WM, WN, true, false>(a, smem, A, B, co, M, N, K, m0, n0);
+                else if (bf) rlx_tch_tile<BM, BN, WM, WN, false, true>(a, smem, A, B, co, M, N, K, m0, n0);
+                else rlx_tch_tile<BM, BN, WM, WN, false, false>(a, smem, A, B, co, M, N, K, m0, n0);
+            }
+    }
+    return true;
+}
+
 /* precision 0 (ia[6] == 0): three TF32 products per step; otherwise one */
 template <int BM, int BN, int WM, int WN>
 RLX_D void rlx_tc_body(const rlx_kargs& a, float* smem) {
+    if ((a.dt_in[0] == RLX_DT_F16 || a.dt_in[0] == RLX_DT_BF16) && rlx_tch_body<BM, BN, WM, WN>(a, smem)) return;
     if (a.ia[6] == 0)
         rlx_tc_body2<BM, BN, WM, WN, true>(a, smem);
     else
