@@ -1022,6 +1022,45 @@ static uint16_t rlx__f64_to_f16(double d) { return rlx__round_small_float(d, 10,
 static uint16_t rlx__f64_to_bf16(double d) { return rlx__round_small_float(d, 7, 8); }
 static float rlx__f16_to_f32(uint16_t h) { return (float)rlx__small_float_to_f64(h, 10, 5); }
 static float rlx__bf16_to_f32(uint16_t h) { return rlx__bits_f32((uint32_t)h << 16); }
+/* The same conversions on f32 bit patterns with integer arithmetic only (fast, and free of the x87's excess
+   precision): the same results as the double-based functions above, NaN included (quiet, sign kept). */
+static float rlx__f16_bits_to_f32(uint16_t h) {
+    uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (uint32_t)(h >> 10) & 0x1Fu, m = (uint32_t)h & 0x3FFu;
+    if (e == 31) return rlx__bits_f32(s | 0x7F800000u | (m << 13));
+    if (e == 0) {                                /* zero or subnormal: renormalise m · 2^-24 */
+        if (!m) return rlx__bits_f32(s);
+        e = 113;
+        while (!(m & 0x400u)) { m <<= 1; e--; }
+        return rlx__bits_f32(s | (e << 23) | ((m & 0x3FFu) << 13));
+    }
+    return rlx__bits_f32(s | ((e + 112u) << 23) | (m << 13));
+}
+static uint16_t rlx__f32_bits_to_f16(float f) {
+    uint32_t u, a, keep, rem, half, sh;
+    uint16_t sign;
+    memcpy(&u, &f, 4);
+    sign = (uint16_t)((u >> 16) & 0x8000u);
+    a = u & 0x7FFFFFFFu;
+    if (a > 0x7F800000u) return (uint16_t)(sign | 0x7E00u);    /* NaN */
+    if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);   /* >= 65520 rounds to inf */
+    if (a < 0x38800000u) {                                     /* below 2^-14: subnormal (or zero) */
+        if (a < 0x33000000u) return sign;                      /* at most 2^-25: rounds to zero */
+        sh = 126u - (a >> 23);                                 /* 14 .. 24 */
+        a = (a & 0x7FFFFFu) | 0x800000u;
+        keep = a >> sh; rem = a & ((1u << sh) - 1u); half = 1u << (sh - 1u);
+        if (rem > half || (rem == half && (keep & 1u))) keep++;
+        return (uint16_t)(sign | keep);
+    }
+    keep = (a - 0x38000000u) >> 13; rem = a & 0x1FFFu;
+    if (rem > 0x1000u || (rem == 0x1000u && (keep & 1u))) keep++;
+    return (uint16_t)(sign | keep);
+}
+static uint16_t rlx__f32_bits_to_bf16(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)(((u >> 16) & 0x8000u) | 0x7FC0u);   /* NaN */
+    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
 
 /* Load element i of any dtype as double (floats) or int64 (integers and bool). */
 static double rlx__load_f64(const void* p, rlx_dtype t, int64_t i) {
@@ -3997,13 +4036,17 @@ static rlx__pool* rlx__pool_create(const rlx_allocator* al, int n) {
    M == 1 (x·W, the decode case) and N == 1 (W·x) skip packing: rlx__sgemv streams W once, either as rows
    (axpy form, when W's columns are contiguous) or as columns (dot products, when W's rows are).
 
+   f16 and bf16 (rlx__hgemm_with) run on the same kernels: operands are converted to f32 while they are packed
+   (F16C where the CPU has it), C is accumulated in f32 in the workspace, and each task rounds its finished
+   rectangle to the output dtype; M == 1 / N == 1 stream the half-float weight through converting GEMVs.
+
    Dispatch: rlx__cpu_features() asks the CPU once per call (cheap) and rlx__sgemm picks the widest kernel.
    SIMD code is compiled with per-function target attributes, so no -mavx flags are needed; RLX_NO_SIMD or a
    compiler other than gcc/clang leaves only the portable C path. No memory is ever allocated: all scratch
    lives in the caller's workspace, one slice per thread (rlx__sgemm_workspace_bytes).
    ------------------------------------------------------------------------------------------------------------ */
 
-enum { RLX__CPU_AVX2 = 1, RLX__CPU_AVX512 = 2, RLX__CPU_NEON = 4 };
+enum { RLX__CPU_AVX2 = 1, RLX__CPU_AVX512 = 2, RLX__CPU_NEON = 4, RLX__CPU_F16C = 8, RLX__CPU_AVX512VNNI = 16 };
 
 /* x86 SIMD needs gcc/clang (target attributes, __builtin_cpu_supports). Not with MSVC or clang-cl (no
    __builtin_cpu_supports runtime), nor with MinGW gcc (it spills 32/64-byte vectors to a 16-byte aligned stack). */
@@ -4013,6 +4056,9 @@ enum { RLX__CPU_AVX2 = 1, RLX__CPU_AVX512 = 2, RLX__CPU_NEON = 4 };
 #  include <immintrin.h>
 #  define RLX__TARGET_AVX2 __attribute__((target("avx2,fma")))
 #  define RLX__TARGET_AVX512 __attribute__((target("avx2,fma,avx512f")))
+#  define RLX__TARGET_F16C __attribute__((target("avx2,fma,f16c")))
+#  define RLX__TARGET_VNNI __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vnni")))
+#  include <cpuid.h>
 #elif !defined(RLX_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON)
 #  define RLX__GEMM_NEON 1
 #  include <arm_neon.h>
@@ -4027,6 +4073,8 @@ static unsigned rlx__cpu_features(void) {
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         f |= RLX__CPU_AVX2;
         if (__builtin_cpu_supports("avx512f")) f |= RLX__CPU_AVX512;
+        if ((f & RLX__CPU_AVX512) && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni"))
+            f |= RLX__CPU_AVX512VNNI;
     }
     return f;
 #elif defined(RLX__GEMM_NEON)
@@ -4679,6 +4727,14 @@ typedef struct rlx__sgemm_job {
     size_t slice;            /* floats per thread                             */
     int64_t tn;              /* grid columns                                  */
     int64_t mstep, nstep;    /* rows and columns per task (multiples of mr, nr) */
+    /* half-float operands (rlx__hgemm_with; hdt 0 for f32): A and B are Ah and Bh, packed through hpack; each
+       task rounds its finished rectangle of C (f32) into Ch through hstore */
+    int hdt;                 /* 0 = f32, 1 = f16, 2 = bf16 */
+    const uint16_t *Ah, *Bh;
+    uint16_t* Ch;
+    int64_t ldch;
+    void (*hpack)(int R, int lines, int64_t kc, const uint16_t* src, int64_t ls, int64_t ks, float* dst, int bf);
+    void (*hstore)(int64_t rows, int64_t cols, const float* c, int64_t ldc, uint16_t* o, int64_t ldo, int bf);
 } rlx__sgemm_job;
 
 /* C[m0:m1, n0:n1] = A[m0:m1, :] · B[:, n0:n1] with the packed-panel loop nest; bp and ap are this thread's
@@ -4695,13 +4751,17 @@ static void rlx__sgemm_rect(const rlx__sgemm_job* j, int64_t m0, int64_t m1, int
         int64_t nc = rlx__gemm_min(ncs, n1 - jc);
         for (pc = 0; pc < j->K; pc += kcs) {
             int64_t kc = rlx__gemm_min(kcs, j->K - pc);
-            const float* bsrc = j->B + pc * j->rsb + jc * j->csb;
-            for (jr = 0; jr < nc; jr += NR)
-                im->pack(NR, (int)rlx__gemm_min(NR, nc - jr), kc, bsrc + jr * j->csb, j->csb, j->rsb, bp + jr * kc);
+            for (jr = 0; jr < nc; jr += NR) {
+                int lines = (int)rlx__gemm_min(NR, nc - jr);
+                int64_t off = pc * j->rsb + (jc + jr) * j->csb;
+                if (j->hdt) j->hpack(NR, lines, kc, j->Bh + off, j->csb, j->rsb, bp + jr * kc, j->hdt == 2);
+                else im->pack(NR, lines, kc, j->B + off, j->csb, j->rsb, bp + jr * kc);
+            }
             for (ir = m0; ir < m1; ir += MR) {
                 int mr = (int)rlx__gemm_min(MR, m1 - ir);
                 float* crow = j->C + ir * j->ldc + jc;
-                im->pack(MR, mr, kc, j->A + ir * j->rsa + pc * j->csa, j->rsa, j->csa, ap);
+                if (j->hdt) j->hpack(MR, mr, kc, j->Ah + ir * j->rsa + pc * j->csa, j->rsa, j->csa, ap, j->hdt == 2);
+                else im->pack(MR, mr, kc, j->A + ir * j->rsa + pc * j->csa, j->rsa, j->csa, ap);
                 for (jr = 0; jr < nc; jr += NR)
                     im->kernel(kc, ap, bp + jr * kc, crow + jr, j->ldc, pc > 0, mr, (int)rlx__gemm_min(NR, nc - jr));
             }
@@ -4714,9 +4774,12 @@ static void rlx__sgemm_task(void* ctx, int64_t task, int thread) {
     const rlx__sgemm_job* j = (const rlx__sgemm_job*)ctx;
     int64_t m0 = (task / j->tn) * j->mstep, n0 = (task % j->tn) * j->nstep;
     float* bp = j->ws + (size_t)thread * j->slice;
+    int64_t m1, n1;
     if (m0 >= j->M || n0 >= j->N) return;
-    rlx__sgemm_rect(j, m0, rlx__gemm_min(j->M, m0 + j->mstep), n0, rlx__gemm_min(j->N, n0 + j->nstep), bp,
-                    bp + j->im.kc * j->im.nc);
+    m1 = rlx__gemm_min(j->M, m0 + j->mstep);
+    n1 = rlx__gemm_min(j->N, n0 + j->nstep);
+    rlx__sgemm_rect(j, m0, m1, n0, n1, bp, bp + j->im.kc * j->im.nc);
+    if (j->Ch) j->hstore(m1 - m0, n1 - n0, j->C + m0 * j->ldc + n0, j->ldc, j->Ch + m0 * j->ldch + n0, j->ldch, j->hdt == 2);
 }
 
 /* One GEMV split by output columns. */
@@ -4786,6 +4849,7 @@ static void rlx__sgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
     rlx__sgemm_job j;
     int nthreads = rlx__pool_threads(pool);
     if (M <= 0 || N <= 0) return;
+    memset(&j, 0, sizeof j);
     if (K <= 0) {
         int64_t i, n;
         for (i = 0; i < M; ++i)
@@ -4836,6 +4900,337 @@ static void rlx__sgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
 static void rlx__sgemm(rlx__pool* pool, void* ws, int64_t M, int64_t N, int64_t K, const float* A, int64_t rsa,
                        int64_t csa, const float* B, int64_t rsb, int64_t csb, float* C, int64_t ldc) {
     rlx__sgemm_with(rlx__cpu_features(), pool, ws, M, N, K, A, rsa, csa, B, rsb, csb, C, ldc);
+}
+
+/* ---- f16 / bf16 GEMM on the f32 kernels -------------------------------------------------------------------
+   Both operands f16 (or both bf16), the result in the same dtype, accumulation in f32. The operands are
+   converted to f32 while they are packed, so the packed panels and the microkernels are the f32 ones; each task
+   rounds its finished rectangle of the f32 result (kept in the workspace) to the output dtype. The conversions
+   are the ones of >>convert bit for bit (exact widening, round to nearest even back), through F16C where the
+   CPU has it (rlx__cpu_features_half). M == 1 and N == 1 stream the half-float weight through converting GEMVs
+   (no packing); other layouts of them go through the packed path. */
+
+/* RLX__CPU_* bits of this CPU plus F16C (asked with cpuid, so once per half-float GEMM call, not per kernel). */
+static unsigned rlx__cpu_features_half(void) {
+    unsigned f = rlx__cpu_features();
+#if defined(RLX__GEMM_X86)
+    unsigned a, b, c, d;
+    if ((f & RLX__CPU_AVX2) && __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29))) f |= RLX__CPU_F16C;
+#endif
+    return f;
+}
+
+static float rlx__hload(const uint16_t* p, int bf) {
+    return bf ? rlx__bits_f32((uint32_t)*p << 16) : rlx__f16_bits_to_f32(*p);
+}
+static uint16_t rlx__hround(float v, int bf) { return bf ? rlx__f32_bits_to_bf16(v) : rlx__f32_bits_to_f16(v); }
+
+/* rlx__sgemm_pack_c reading f16 (bf == 0) or bf16 (bf == 1) elements. */
+static void rlx__hpack_c(int R, int lines, int64_t kc, const uint16_t* src, int64_t ls, int64_t ks, float* dst,
+                         int bf) {
+    int64_t k;
+    int r;
+    if (ks == 1) {
+        for (r = 0; r < lines; ++r) {
+            const uint16_t* s = src + r * ls;
+            for (k = 0; k < kc; ++k) dst[k * R + r] = rlx__hload(s + k, bf);
+        }
+    } else {
+        for (k = 0; k < kc; ++k) {
+            const uint16_t* s = src + k * ks;
+            for (r = 0; r < lines; ++r) dst[k * R + r] = rlx__hload(s + r * ls, bf);
+        }
+    }
+    if (lines < R)
+        for (k = 0; k < kc; ++k)
+            for (r = lines; r < R; ++r) dst[k * R + r] = 0.0f;
+}
+
+/* o[i*ldo + n] = c[i*ldc + n] rounded to f16/bf16, i < rows, n < cols. */
+static void rlx__hstore_c(int64_t rows, int64_t cols, const float* c, int64_t ldc, uint16_t* o, int64_t ldo, int bf) {
+    int64_t i, n;
+    for (i = 0; i < rows; ++i)
+        for (n = 0; n < cols; ++n) o[i * ldo + n] = rlx__hround(c[i * ldc + n], bf);
+}
+
+/* y[n] = sum over k < K of x[k] * w[k*rsw + n*csw] for n < N, w in f16/bf16, x and y f32: rows of w contiguous
+   (csw == 1: 64 columns at a time, accumulated over all of K) or columns (rsw == 1: one dot product each). */
+typedef void (*rlx__hgemv_fn)(int64_t N, int64_t K, const float* x, const uint16_t* w, int64_t rsw, int64_t csw,
+                              float* y, int bf);
+static void rlx__hgemv_c(int64_t N, int64_t K, const float* x, const uint16_t* w, int64_t rsw, int64_t csw, float* y,
+                         int bf) {
+    int64_t n, k, q;
+    if (csw == 1) {
+        for (n = 0; n < N; n += 64) {
+            float acc[64];
+            int64_t nb = rlx__gemm_min(64, N - n);
+            for (q = 0; q < nb; ++q) acc[q] = 0.0f;
+            for (k = 0; k < K; ++k) {
+                const uint16_t* wk = w + k * rsw + n;
+                float xk = x[k];
+                for (q = 0; q < nb; ++q) acc[q] += xk * rlx__hload(wk + q, bf);
+            }
+            for (q = 0; q < nb; ++q) y[n + q] = acc[q];
+        }
+        return;
+    }
+    for (n = 0; n < N; ++n) {
+        const uint16_t* wn = w + n * csw;
+        float s0 = 0.0f, s1 = 0.0f;
+        for (k = 0; k + 2 <= K; k += 2) { s0 += x[k] * rlx__hload(wn + k, bf); s1 += x[k + 1] * rlx__hload(wn + k + 1, bf); }
+        for (; k < K; ++k) s0 += x[k] * rlx__hload(wn + k, bf);
+        y[n] = s0 + s1;
+    }
+}
+
+#if defined(RLX__GEMM_X86)
+/* 8 f16 (F16C) or bf16 (a shift) values → f32. */
+RLX__TARGET_F16C
+static __m256 rlx__hload8(const uint16_t* p, int bf) {
+    __m128i v = _mm_loadu_si128((const __m128i*)(const void*)p);
+    if (bf) return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
+    return _mm256_cvtph_ps(v);
+}
+
+/* rlx__hpack_c with vector conversion: row-major B panels convert 8 values per step; lines contiguous in k
+   (row-major A) are converted 8 k at a time, 8 lines at a time through an 8 x 8 transpose where the panel has
+   them. */
+RLX__TARGET_F16C
+static void rlx__hpack_x86(int R, int lines, int64_t kc, const uint16_t* src, int64_t ls, int64_t ks, float* dst,
+                           int bf) {
+    int64_t k;
+    int r, q;
+    if (ls == 1 && lines == R && R % 8 == 0) {
+        for (k = 0; k < kc; ++k)
+            for (r = 0; r < R; r += 8) _mm256_storeu_ps(dst + k * R + r, rlx__hload8(src + k * ks + r, bf));
+        return;
+    }
+    if (ks == 1) {
+        float t[8];
+        r = 0;
+        if (R == 8 && lines == 8) {
+            const uint16_t* s = src;
+            for (k = 0; k + 8 <= kc; k += 8) {   /* 8 lines x 8 k, transposed */
+                __m256 v0 = rlx__hload8(s + k, bf), v1 = rlx__hload8(s + ls + k, bf);
+                __m256 v2 = rlx__hload8(s + 2 * ls + k, bf), v3 = rlx__hload8(s + 3 * ls + k, bf);
+                __m256 v4 = rlx__hload8(s + 4 * ls + k, bf), v5 = rlx__hload8(s + 5 * ls + k, bf);
+                __m256 v6 = rlx__hload8(s + 6 * ls + k, bf), v7 = rlx__hload8(s + 7 * ls + k, bf);
+                __m256 t0 = _mm256_unpacklo_ps(v0, v1), t1 = _mm256_unpackhi_ps(v0, v1);
+                __m256 t2 = _mm256_unpacklo_ps(v2, v3), t3 = _mm256_unpackhi_ps(v2, v3);
+                __m256 t4 = _mm256_unpacklo_ps(v4, v5), t5 = _mm256_unpackhi_ps(v4, v5);
+                __m256 t6 = _mm256_unpacklo_ps(v6, v7), t7 = _mm256_unpackhi_ps(v6, v7);
+                __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+                __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+                __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+                __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+                float* d = dst + k * 8;
+                _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+                _mm256_storeu_ps(d + 8, _mm256_permute2f128_ps(u1, u5, 0x20));
+                _mm256_storeu_ps(d + 16, _mm256_permute2f128_ps(u2, u6, 0x20));
+                _mm256_storeu_ps(d + 24, _mm256_permute2f128_ps(u3, u7, 0x20));
+                _mm256_storeu_ps(d + 32, _mm256_permute2f128_ps(u0, u4, 0x31));
+                _mm256_storeu_ps(d + 40, _mm256_permute2f128_ps(u1, u5, 0x31));
+                _mm256_storeu_ps(d + 48, _mm256_permute2f128_ps(u2, u6, 0x31));
+                _mm256_storeu_ps(d + 56, _mm256_permute2f128_ps(u3, u7, 0x31));
+            }
+            for (; k < kc; ++k)
+                for (q = 0; q < 8; ++q) dst[k * 8 + q] = rlx__hload(s + q * ls + k, bf);
+            return;
+        }
+        for (; r < lines; ++r) {
+            const uint16_t* s = src + r * ls;
+            for (k = 0; k + 8 <= kc; k += 8) {
+                _mm256_storeu_ps(t, rlx__hload8(s + k, bf));
+                for (q = 0; q < 8; ++q) dst[(k + q) * R + r] = t[q];
+            }
+            for (; k < kc; ++k) dst[k * R + r] = rlx__hload(s + k, bf);
+        }
+        if (lines < R)
+            for (k = 0; k < kc; ++k)
+                for (r = lines; r < R; ++r) dst[k * R + r] = 0.0f;
+        return;
+    }
+    rlx__hpack_c(R, lines, kc, src, ls, ks, dst, bf);
+}
+
+/* rlx__hstore_c, 8 values per step: F16C's round-to-nearest-even for f16, the integer rounding of
+   rlx__f32_bits_to_bf16 for bf16; a group holding a NaN goes through the scalar rounding (its NaN encoding). */
+RLX__TARGET_F16C
+static void rlx__hstore_x86(int64_t rows, int64_t cols, const float* c, int64_t ldc, uint16_t* o, int64_t ldo,
+                            int bf) {
+    int64_t i, n;
+    for (i = 0; i < rows; ++i) {
+        const float* ci = c + i * ldc;
+        uint16_t* oi = o + i * ldo;
+        for (n = 0; n + 8 <= cols; n += 8) {
+            __m256 v = _mm256_loadu_ps(ci + n);
+            __m128i h;
+            if (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q))) {
+                int q;
+                for (q = 0; q < 8; ++q) oi[n + q] = rlx__hround(ci[n + q], bf);
+                continue;
+            }
+            if (bf) {
+                __m256i u = _mm256_castps_si256(v);
+                __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+                u = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), odd), 16);
+                h = _mm_packus_epi32(_mm256_castsi256_si128(u), _mm256_extracti128_si256(u, 1));
+            } else {
+                h = _mm256_cvtps_ph(v, 0);   /* 0: round to nearest even */
+            }
+            _mm_storeu_si128((__m128i*)(void*)(oi + n), h);
+        }
+        for (; n < cols; ++n) oi[n] = rlx__hround(ci[n], bf);
+    }
+}
+
+/* rlx__hgemv_c with F16C and FMA: 64 columns (8 ymm sums) per pass for rows, 2 ymm sums per dot product. */
+RLX__TARGET_F16C
+static void rlx__hgemv_x86(int64_t N, int64_t K, const float* x, const uint16_t* w, int64_t rsw, int64_t csw,
+                           float* y, int bf) {
+    int64_t n, k;
+    if (csw == 1) {
+        for (n = 0; n + 64 <= N; n += 64) {
+            __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+            __m256 a4 = _mm256_setzero_ps(), a5 = _mm256_setzero_ps(), a6 = _mm256_setzero_ps(), a7 = _mm256_setzero_ps();
+            for (k = 0; k < K; ++k) {
+                const uint16_t* wk = w + k * rsw + n;
+                __m256 xk = _mm256_broadcast_ss(x + k);
+                a0 = _mm256_fmadd_ps(xk, rlx__hload8(wk, bf), a0);
+                a1 = _mm256_fmadd_ps(xk, rlx__hload8(wk + 8, bf), a1);
+                a2 = _mm256_fmadd_ps(xk, rlx__hload8(wk + 16, bf), a2);
+                a3 = _mm256_fmadd_ps(xk, rlx__hload8(wk + 24, bf), a3);
+                a4 = _mm256_fmadd_ps(xk, rlx__hload8(wk + 32, bf), a4);
+                a5 = _mm256_fmadd_ps(xk, rlx__hload8(wk + 40, bf), a5);
+                a6 = _mm256_fmadd_ps(xk, rlx__hload8(wk + 48, bf), a6);
+                a7 = _mm256_fmadd_ps(xk, rlx__hload8(wk + 56, bf), a7);
+            }
+            _mm256_storeu_ps(y + n, a0); _mm256_storeu_ps(y + n + 8, a1);
+            _mm256_storeu_ps(y + n + 16, a2); _mm256_storeu_ps(y + n + 24, a3);
+            _mm256_storeu_ps(y + n + 32, a4); _mm256_storeu_ps(y + n + 40, a5);
+            _mm256_storeu_ps(y + n + 48, a6); _mm256_storeu_ps(y + n + 56, a7);
+        }
+        for (; n + 8 <= N; n += 8) {
+            __m256 a0 = _mm256_setzero_ps();
+            for (k = 0; k < K; ++k) a0 = _mm256_fmadd_ps(_mm256_broadcast_ss(x + k), rlx__hload8(w + k * rsw + n, bf), a0);
+            _mm256_storeu_ps(y + n, a0);
+        }
+        if (n < N) rlx__hgemv_c(N - n, K, x, w + n, rsw, csw, y + n, bf);
+        return;
+    }
+    for (n = 0; n < N; ++n) {
+        const uint16_t* wn = w + n * csw;
+        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+        __m128 h;
+        float s;
+        for (k = 0; k + 16 <= K; k += 16) {
+            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k), rlx__hload8(wn + k, bf), a0);
+            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k + 8), rlx__hload8(wn + k + 8, bf), a1);
+        }
+        for (; k + 8 <= K; k += 8) a0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k), rlx__hload8(wn + k, bf), a0);
+        a0 = _mm256_add_ps(a0, a1);
+        h = _mm_add_ps(_mm256_castps256_ps128(a0), _mm256_extractf128_ps(a0, 1));
+        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+        s = _mm_cvtss_f32(h);
+        for (; k < K; ++k) s += x[k] * rlx__hload(wn + k, bf);
+        y[n] = s;
+    }
+}
+#endif /* RLX__GEMM_X86 */
+
+/* Workspace of rlx__hgemm_with: the f32 GEMM's slices, then the f32 result (M*N floats) and a converted vector
+   (K floats). Saturates (SIZE_MAX) on overflow. */
+static size_t rlx__hgemm_workspace_bytes(int nthreads, int64_t M, int64_t N, int64_t K) {
+    size_t fl = rlx__szadd(rlx__szmul((size_t)M, (size_t)N), (size_t)K);
+    return rlx__szadd(rlx__sgemm_workspace_bytes(nthreads), rlx__round_up(rlx__szmul(fl, sizeof(float)), 64));
+}
+
+/* One converting GEMV split by output columns. */
+typedef struct rlx__hgemv_job {
+    rlx__hgemv_fn fn;
+    int64_t N, K;
+    const float* x;
+    const uint16_t* w;
+    int64_t rsw, csw;
+    float* y;
+    int64_t step;
+    int bf;
+} rlx__hgemv_job;
+
+static void rlx__hgemv_task(void* ctx, int64_t task, int thread) {
+    const rlx__hgemv_job* j = (const rlx__hgemv_job*)ctx;
+    int64_t n0 = task * j->step;
+    (void)thread;
+    if (n0 >= j->N) return;
+    j->fn(rlx__gemm_min(j->step, j->N - n0), j->K, j->x, j->w + n0 * j->csw, j->rsw, j->csw, j->y + n0, j->bf);
+}
+
+/* C[M,N] = A[M,K] · B[K,N] with f16 (bf == 0) or bf16 (bf == 1) operands and result, accumulated in f32; strides
+   as rlx__sgemm; kernels chosen by `features` (RLX__CPU_* bits, RLX__CPU_F16C for the vector conversions).
+   ws: rlx__hgemm_workspace_bytes(rlx__pool_threads(pool), M, N, K) bytes, 64-byte aligned. */
+static void rlx__hgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_t M, int64_t N, int64_t K,
+                            const uint16_t* A, int64_t rsa, int64_t csa, const uint16_t* B, int64_t rsb, int64_t csb,
+                            uint16_t* C, int64_t ldc, int bf) {
+    rlx__sgemm_job j;
+    int nthreads = rlx__pool_threads(pool);
+    float* cf = (float*)(void*)((char*)ws + rlx__sgemm_workspace_bytes(nthreads));
+    rlx__hgemv_fn gemv = rlx__hgemv_c;
+    void (*hpack)(int, int, int64_t, const uint16_t*, int64_t, int64_t, float*, int) = rlx__hpack_c;
+    void (*hstore)(int64_t, int64_t, const float*, int64_t, uint16_t*, int64_t, int) = rlx__hstore_c;
+    if (M <= 0 || N <= 0) return;
+    if (K <= 0) {   /* +0 in both formats */
+        int64_t i, n;
+        for (i = 0; i < M; ++i)
+            for (n = 0; n < N; ++n) C[i * ldc + n] = 0;
+        return;
+    }
+#if defined(RLX__GEMM_X86)
+    if ((features & RLX__CPU_AVX2) && (features & RLX__CPU_F16C)) {
+        gemv = rlx__hgemv_x86;
+        hpack = rlx__hpack_x86;
+        hstore = rlx__hstore_x86;
+    }
+#endif
+    if (M == 1 || N == 1) {   /* as rlx__sgemm_with: x = A's row and w = B, or x = B's column and w = A^T */
+        rlx__hgemv_job g;
+        const uint16_t* xs = M == 1 ? A : B;
+        int64_t incx = M == 1 ? csa : rsb, k;
+        g.N = M == 1 ? N : M;
+        g.w = M == 1 ? B : A;
+        g.rsw = M == 1 ? rsb : csa;
+        g.csw = M == 1 ? csb : rsa;
+        if (g.rsw == 1 || g.csw == 1) {
+            int64_t tasks = nthreads;
+            float* xf = cf + g.N;
+            for (k = 0; k < K; ++k) xf[k] = rlx__hload(xs + k * incx, bf);
+            g.fn = gemv; g.K = K; g.x = xf; g.y = cf; g.bf = bf;
+            if (g.N * K < ((int64_t)1 << 19) || g.N < 128) tasks = 1;
+            g.step = rlx__gemm_cdiv(rlx__gemm_cdiv(g.N, tasks), 16) * 16;
+            tasks = rlx__gemm_cdiv(g.N, g.step);
+            if (tasks <= 1) rlx__hgemv_task(&g, 0, 0);
+            else rlx__parallel_for(pool, tasks, rlx__hgemv_task, &g);
+            if (M == 1) hstore(1, N, cf, N, C, ldc, bf);
+            else hstore(M, 1, cf, 1, C, ldc, bf);
+            return;
+        }
+    }
+    memset(&j, 0, sizeof j);
+    rlx__sgemm_pick(features, &j.im);
+    j.M = M; j.N = N; j.K = K;
+    j.rsa = rsa; j.csa = csa; j.rsb = rsb; j.csb = csb;
+    j.C = cf; j.ldc = N;
+    j.ws = (float*)ws;
+    j.slice = rlx__sgemm_slice_floats(&j.im);
+    j.hdt = bf ? 2 : 1;
+    j.Ah = A; j.Bh = B; j.Ch = C; j.ldch = ldc;
+    j.hpack = hpack; j.hstore = hstore;
+    rlx__sgemm_grid(&j, nthreads);
+    {
+        int64_t tasks = rlx__gemm_cdiv(M, j.mstep) * j.tn;
+        if (tasks <= 1) rlx__sgemm_task(&j, 0, 0);
+        else rlx__parallel_for(pool, tasks, rlx__sgemm_task, &j);
+    }
 }
 /* ---- strided iteration shared by elementwise, cast and layout kernels ----
    Operand 0 is the output (contiguous), operands 1.. are inputs with arbitrary element strides (0 for a
@@ -5294,6 +5689,15 @@ static void rlx__k_matmul(const rlx_graph* g, const rlx__node* nd, void* const* 
             rlx__sgemm(pool, ws, m.M, m.N, m.K, (const float*)in[0] + ao * m.M * m.K, m.K, 1,
                        (const float*)in[1] + bo * m.K * m.N, nd->ia[3] ? 1 : m.N, nd->ia[3] ? m.K : 1,
                        (float*)out + b * m.M * m.N, m.N);
+        }
+    } else if (nd->dtype == RLX_F16 || nd->dtype == RLX_BF16) {
+        unsigned f = rlx__cpu_features_half();
+        for (b = 0; b < m.nbatch; b++) {
+            int64_t ao, bo;
+            rlx__mm_batch_offsets(&m, b, &ao, &bo);
+            rlx__hgemm_with(f, pool, ws, m.M, m.N, m.K, (const uint16_t*)in[0] + ao * m.M * m.K, m.K, 1,
+                            (const uint16_t*)in[1] + bo * m.K * m.N, nd->ia[3] ? 1 : m.N, nd->ia[3] ? m.K : 1,
+                            (uint16_t*)out + b * m.M * m.N, m.N, nd->dtype == RLX_BF16);
         }
     } else {
         rlx__mm_job j;
@@ -5794,7 +6198,13 @@ static void rlx__k_misc(const rlx_graph* g, const rlx__node* nd, void* const* in
 
 static size_t rlx__node_workspace(const rlx_graph* g, const rlx__node* nd, int nthreads) {
     switch (nd->op) {
-    case RLX_OP_MATMUL: return nd->dtype == RLX_F32 ? rlx__sgemm_workspace_bytes(nthreads) : 0;
+    case RLX_OP_MATMUL:
+        if (nd->dtype == RLX_F16 || nd->dtype == RLX_BF16) {
+            rlx__mm_geo m;
+            rlx__mm_geometry(g, nd, &m);
+            return rlx__hgemm_workspace_bytes(nthreads, m.M, m.N, m.K);
+        }
+        return nd->dtype == RLX_F32 ? rlx__sgemm_workspace_bytes(nthreads) : 0;
     case RLX_OP_LINEAR: return rlx__sgemm_workspace_bytes(nthreads);
     case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE: case RLX_OP_POOL: case RLX_OP_GROUP_NORM: case RLX_OP_RESIZE:
     case RLX_OP_PAD:
