@@ -249,7 +249,8 @@ RLXDEF rlx_result rlx_output(rlx_graph* g, const char* name, rlx_tensor t);
     X(CONV, "conv") X(CONV_TRANSPOSE, "conv_transpose") X(POOL, "pool") X(GROUP_NORM, "group_norm") \
     X(RESIZE, "resize") X(PAD, "pad") \
     X(LINEAR, "linear") X(ADD_NORM, "add_norm") X(SWIGLU, "swiglu") X(GEGLU, "geglu") X(FUSED_EW, "fused_ew") \
-    X(STATE, "state") X(STATE_WRITE, "state_write") X(EXTRA, "extra")
+    X(STATE, "state") X(STATE_WRITE, "state_write") X(EXTRA, "extra") \
+    X(MATMUL_INTEGER, "matmul_integer")
 
 typedef enum rlx_op {
 #define RLX__OP_ENUM(n, s) RLX_OP_##n,
@@ -318,6 +319,14 @@ RLXDEF rlx_tensor rlx_cast(rlx_graph* g, rlx_tensor x, rlx_dtype to);
    [k,1]; batch dims broadcast. Both operands share a dtype (f32, f16, bf16, f64 or an integer type). f16/bf16
    accumulate in f32; integers accumulate in int64 and wrap to the output type. */
 RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b);
+
+/* Integer matrix product (ONNX MatMulInteger): (a - a_zero_point) · (b - b_zero_point) in int32, exact (the sums
+   wrap modulo 2^32 only where int32 cannot hold the result). a and b are each i8 or u8; shapes, batching and
+   broadcasting as rlx_matmul; output i32. Zero points are optional (a zero handle means 0) and have their
+   operand's dtype: a_zero_point one element (any rank) or [M] (one per row of a), b_zero_point one element or
+   [N] (one per column of b). GPUs run it as casts to i32, subtractions and an i32 matmul. */
+RLXDEF rlx_tensor rlx_matmul_integer(rlx_graph* g, rlx_tensor a, rlx_tensor b, rlx_tensor a_zero_point,
+                                     rlx_tensor b_zero_point);
 
 /* Reductions over a set of axes (negative axes count from the end; naxes = 0 means all axes). sum/prod of an
    integer or bool tensor give int64 (numpy's default), otherwise the input dtype; mean needs a float dtype.
@@ -1783,6 +1792,81 @@ RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b) {
     return rlx__T(id);
 }
 
+/* MATMUL_INTEGER: inputs a, b, then the zero points that were given; ia[0], ia[1] the ranks of a and b (as
+   MATMUL, whose geometry it shares), ia[4] / ia[5]: a / b zero point present. */
+RLXDEF rlx_tensor rlx_matmul_integer(rlx_graph* g, rlx_tensor a, rlx_tensor b, rlx_tensor a_zero_point,
+                                     rlx_tensor b_zero_point) {
+    static const char* what = "matmul_integer";
+    rlx_tensor ab[2];
+    const rlx__node *na, *nb;
+    int64_t as[RLX_MAX_RANK] = {0}, bs[RLX_MAX_RANK] = {0}, os[RLX_MAX_RANK] = {0};
+    int ra, rb, rbatch = 0, ro = 0, nin = 2, k;
+    int64_t M, K, K2, N;
+    uint32_t ids[4], id;
+    ab[0] = a; ab[1] = b;
+    if (!rlx__begin(g, what, 2, ab)) return rlx__T(0);
+    if (a_zero_point.id && !rlx__begin(g, what, 1, &a_zero_point)) return rlx__T(0);
+    if (b_zero_point.id && !rlx__begin(g, what, 1, &b_zero_point)) return rlx__T(0);
+    na = rlx__N(g, a.id);
+    nb = rlx__N(g, b.id);
+    if ((na->dtype != RLX_I8 && na->dtype != RLX_U8) || (nb->dtype != RLX_I8 && nb->dtype != RLX_U8)) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: a and b must be i8 or u8 (got %s and %s)", what, rlx_dtype_name(na->dtype),
+                  rlx_dtype_name(nb->dtype));
+        return rlx__T(0);
+    }
+    if (na->rank < 1 || nb->rank < 1) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: operands must have rank >= 1 (got %d and %d)", what, na->rank, nb->rank);
+        return rlx__T(0);
+    }
+    ra = na->rank; rb = nb->rank;
+    memcpy(as, na->shape, sizeof(int64_t) * (size_t)ra);
+    memcpy(bs, nb->shape, sizeof(int64_t) * (size_t)rb);
+    if (ra == 1) { as[1] = as[0]; as[0] = 1; ra = 2; }
+    if (rb == 1) { bs[1] = 1; rb = 2; }
+    M = as[ra - 2]; K = as[ra - 1]; K2 = bs[rb - 2]; N = bs[rb - 1];
+    if (K != K2) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: inner dims differ (%lld vs %lld)", what, (long long)K, (long long)K2);
+        return rlx__T(0);
+    }
+    if (!rlx__broadcast(ra - 2, as, rb - 2, bs, &rbatch, os)) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: batch dims do not broadcast", what);
+        return rlx__T(0);
+    }
+    ids[0] = a.id; ids[1] = b.id;
+    for (k = 0; k < 2; k++) {   /* zero points: the operand's dtype, one element or one per row / column */
+        rlx_tensor z = k ? b_zero_point : a_zero_point;
+        const rlx__node* nz;
+        int64_t want = k ? N : M;
+        if (!z.id) continue;
+        nz = rlx__N(g, z.id);
+        if (nz->dtype != (k ? nb : na)->dtype) {
+            rlx__gerr(g, RLX_ERROR_DTYPE, "%s: %s_zero_point must have its operand's dtype %s (got %s)", what,
+                      k ? "b" : "a", rlx_dtype_name((k ? nb : na)->dtype), rlx_dtype_name(nz->dtype));
+            return rlx__T(0);
+        }
+        if (rlx__node_numel(nz) != 1 && !(nz->rank == 1 && nz->shape[0] == want)) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: %s_zero_point must have one element or shape [%lld] (one per %s)", what,
+                      k ? "b" : "a", (long long)want, k ? "column of b" : "row of a");
+            return rlx__T(0);
+        }
+        ids[nin++] = z.id;
+    }
+    ro = rbatch;
+    if (na->rank > 1) os[ro++] = M;
+    if (nb->rank > 1) os[ro++] = N;
+    if (!rlx__check_shape(g, what, ro, os)) return rlx__T(0);
+    {
+        int64_t ra0 = na->rank, rb0 = nb->rank;
+        id = rlx__add_node(g, RLX_OP_MATMUL_INTEGER, RLX_I32, ro, os, nin, ids);
+        if (id) {
+            rlx__node* nd = rlx__N(g, id);
+            nd->ia[0] = ra0; nd->ia[1] = rb0;
+            nd->ia[4] = a_zero_point.id != 0; nd->ia[5] = b_zero_point.id != 0;
+        }
+    }
+    return rlx__T(id);
+}
+
 RLXDEF rlx_tensor rlx_reduce(rlx_graph* g, rlx_op op, rlx_tensor x, int naxes, const int* axes, int keepdims) {
     const rlx__node* nx;
     int mark[RLX_MAX_RANK], i, ro = 0, cnt = 0;
@@ -3012,6 +3096,7 @@ static int rlx__decomposable(rlx_op op) {
     case RLX_OP_GELU: case RLX_OP_GELU_TANH: case RLX_OP_SILU: case RLX_OP_SIGMOID: case RLX_OP_RSQRT:
     case RLX_OP_MEAN: case RLX_OP_SOFTMAX: case RLX_OP_LOG_SOFTMAX: case RLX_OP_LAYERNORM: case RLX_OP_RMSNORM:
     case RLX_OP_LINEAR: case RLX_OP_ADD_NORM: case RLX_OP_SWIGLU: case RLX_OP_GEGLU: case RLX_OP_FUSED_EW:
+    case RLX_OP_MATMUL_INTEGER:
         return 1;
     default: return 0;
     }
@@ -3113,6 +3198,24 @@ static rlx_tensor rlx__decompose(rlx_graph* ng, const rlx__node* nd, const rlx_t
             else reg[i] = rlx_unary(ng, op, a);
         }
         return n > 0 ? reg[n - 1] : rlx__Tg(ng, 0);
+    }
+    case RLX_OP_MATMUL_INTEGER: {   /* widen to i32, subtract the zero points, i32 matmul (wraps as int32) */
+        rlx_tensor y[2];
+        int k = 2, o, rank;
+        int64_t shp[RLX_MAX_RANK];
+        for (o = 0; o < 2; o++) {
+            y[o] = rlx_cast(ng, x[o], RLX_I32);
+            if (nd->ia[4 + o]) {
+                rlx_tensor z = rlx_cast(ng, x[k++], RLX_I32);
+                int64_t col[2];
+                rlx_tensor_info(ng, z, &rank, shp);
+                col[0] = shp[0]; col[1] = 1;
+                if (rlx__numel(rank, shp) == 1) z = rlx_reshape(ng, z, 0, NULL);   /* no batch dims from it */
+                else if (o == 0) z = rlx_reshape(ng, z, 2, col);                  /* [M] → [M, 1]: per row */
+                y[o] = rlx_sub(ng, y[o], z);
+            }
+        }
+        return rlx_matmul(ng, y[0], y[1]);
     }
     default:
         return rlx__Tg(ng, 0);
@@ -3484,7 +3587,8 @@ static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap)
         }
         remap[i] = fused ? fused : rlx__copy_node(ng, g, nd, remap);
         /* matmul(a, transpose(w)) with the last two dims swapped: the GEMM reads w through strides */
-        if (!fused && remap[i] && t->fuse_transpose && nd->op == RLX_OP_MATMUL && nd->dtype == RLX_F32 && nd->ia[1] >= 2) {
+        if (!fused && remap[i] && t->fuse_transpose && nd->op == RLX_OP_MATMUL && nd->ia[1] >= 2 &&
+            (nd->dtype == RLX_F32 || nd->dtype == RLX_F16 || nd->dtype == RLX_BF16)) {
             const rlx__node* tb = rlx__N(g, rlx__in(g, nd, 1));
             int r = tb->rank, ok = tb->op == RLX_OP_TRANSPOSE && r >= 2 && tb->ia[r - 1] == r - 2 && tb->ia[r - 2] == r - 1;
             for (k = 0; ok && k < r - 2; k++)
@@ -5232,6 +5336,391 @@ static void rlx__hgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
         else rlx__parallel_for(pool, tasks, rlx__sgemm_task, &j);
     }
 }
+/* ---- 8-bit integer GEMM ------------------------------------------------------------------------------------
+   C[M,N] (int32) = sum over k of (A[m,k] - za[m]) · (B[k,n] - zb[n]) with A, B each i8 or u8, exact: the sums are
+   kept in 32-bit integers, so they wrap modulo 2^32 only where int32 itself cannot hold the result.
+
+   The kernels compute P = A'·B' on packed copies and a last pass per task adds the zero-point terms:
+       sum (a - za)(b - zb) = P - ZB·rowsum(A') - ZA·colsum(B') + K·ZA·ZB,  A' = A + oa, B' = B - ob,
+       ZA = za + oa, ZB = zb - ob (rowsum(A') = rowsum(A) + K·oa, colsum(B') = colsum(B) - K·ob).
+   Two families:
+     - u8 x s8 (AVX-512 VNNI: vpdpbusd multiplies unsigned by signed bytes and adds groups of 4 into int32
+       without saturation): i8 A is made unsigned (oa = 128, a xor 0x80), u8 B signed (ob = 128). Panels hold
+       groups of 4 k per line; 8 x 32 register tile (16 zmm accumulators, one vpdpbusd per row and 16 columns
+       per 4 k).
+     - int16 pairs (AVX2 vpmaddwd, portable C): values widened to int16 unchanged (oa = ob = 0), groups of 2 k;
+       a pair sum is at most 2·255·255, so vpmaddwd never saturates (vpmaddubsw would: it is not used).
+       AVX2: 6 x 16 tile; portable C: 4 x 16.
+   Blocking and packing follow the f32 GEMM (B block of kc x nc, one A panel per MR rows); padding is zero in
+   A' and B', so it adds nothing. rowsum(A) and colsum(B) are computed first, only where a term needs them. */
+
+/* Packs `lines` (<= R) lines of kc 8-bit values (src[r*ls + k*ks], signed if sgn) into a panel of groups of
+   G k: int16 values for G == 2 (d[((k/2)*R + r)*2 + k%2]), bytes xor flip for G == 4 (d[((k/4)*R + r)*4 +
+   k%4]). Lines past `lines` and k past kc (up to a multiple of G) are zero. */
+static void rlx__ipack_c(int G, int R, int lines, int64_t kc, const uint8_t* src, int sgn, int flip, int64_t ls,
+                         int64_t ks, void* dst) {
+    int64_t kg = rlx__gemm_cdiv(kc, G), p, k;
+    int r, q;
+    if (G == 4) {
+        uint8_t* d = (uint8_t*)dst;
+        uint32_t f32 = (uint32_t)flip * 0x01010101u;
+        memset(d, 0, (size_t)(kg * R * 4));
+        for (r = 0; r < lines; ++r) {
+            const uint8_t* s = src + r * ls;
+            for (p = 0; p < kg; ++p) {
+                uint8_t* o = d + (p * R + r) * 4;
+                if (ks == 1 && 4 * p + 4 <= kc) {
+                    uint32_t w;
+                    memcpy(&w, s + 4 * p, 4);
+                    w ^= f32;
+                    memcpy(o, &w, 4);
+                } else {
+                    for (q = 0; q < 4 && 4 * p + q < kc; ++q) o[q] = (uint8_t)(s[(4 * p + q) * ks] ^ flip);
+                }
+            }
+        }
+        return;
+    }
+    {
+        int16_t* d = (int16_t*)dst;
+        memset(d, 0, (size_t)(kg * R * 2) * sizeof(int16_t));
+        for (r = 0; r < lines; ++r) {
+            const uint8_t* s = src + r * ls;
+            for (k = 0; k < kc; ++k) {
+                uint8_t v = s[k * ks];
+                d[((k >> 1) * R + r) * 2 + (k & 1)] = sgn ? (int16_t)(int8_t)v : (int16_t)v;
+            }
+        }
+    }
+}
+
+#define RLX__IGEMM_C_MR 4
+#define RLX__IGEMM_C_NR 16
+
+/* Portable int16-pair microkernel: c[0:mr, 0:nr] (= or += if acc) sum over kg groups of a·b (see
+   rlx__sgemm_kernel_fn; sums wrap modulo 2^32). */
+static void rlx__igemm_kernel_c(int64_t kg, const void* av, const void* bv, int32_t* c, int64_t ldc, int acc, int mr,
+                                int nr) {
+    const int16_t* a = (const int16_t*)av;
+    const int16_t* b = (const int16_t*)bv;
+    uint32_t t[RLX__IGEMM_C_MR][RLX__IGEMM_C_NR];
+    int64_t p;
+    int i, j;
+    for (i = 0; i < RLX__IGEMM_C_MR; ++i)
+        for (j = 0; j < RLX__IGEMM_C_NR; ++j) t[i][j] = 0;
+    for (p = 0; p < kg; ++p) {
+        const int16_t* ap = a + p * RLX__IGEMM_C_MR * 2;
+        const int16_t* bp = b + p * RLX__IGEMM_C_NR * 2;
+        for (i = 0; i < RLX__IGEMM_C_MR; ++i) {
+            int32_t a0 = ap[2 * i], a1 = ap[2 * i + 1];
+            for (j = 0; j < RLX__IGEMM_C_NR; ++j) t[i][j] += (uint32_t)(a0 * bp[2 * j] + a1 * bp[2 * j + 1]);
+        }
+    }
+    for (i = 0; i < mr; ++i)
+        for (j = 0; j < nr; ++j) {
+            uint32_t v = t[i][j] + (acc ? (uint32_t)c[i * ldc + j] : 0u);
+            c[i * ldc + j] = (int32_t)v;
+        }
+}
+
+#if defined(RLX__GEMM_X86)
+/* AVX2 int16-pair microkernel, 6 x 16: per group, 2 ymm of B (8 columns x 2 k each) and one broadcast pair of
+   A per row into vpmaddwd. */
+RLX__TARGET_AVX2
+static void rlx__igemm_kernel_avx2(int64_t kg, const void* av, const void* bv, int32_t* c, int64_t ldc, int acc,
+                                   int mr, int nr) {
+    const int16_t* a = (const int16_t*)av;
+    const int16_t* b = (const int16_t*)bv;
+    __m256i c0[6], c1[6];
+    int64_t p;
+    int i, j;
+    for (i = 0; i < 6; ++i) { c0[i] = _mm256_setzero_si256(); c1[i] = _mm256_setzero_si256(); }
+    for (p = 0; p < kg; ++p) {
+        __m256i b0 = _mm256_loadu_si256((const __m256i*)(const void*)(b + p * 32));
+        __m256i b1 = _mm256_loadu_si256((const __m256i*)(const void*)(b + p * 32 + 16));
+        const int16_t* ap = a + p * 12;
+        for (i = 0; i < 6; ++i) {
+            int32_t pr;
+            __m256i x;
+            memcpy(&pr, ap + 2 * i, 4);
+            x = _mm256_set1_epi32(pr);
+            c0[i] = _mm256_add_epi32(c0[i], _mm256_madd_epi16(x, b0));
+            c1[i] = _mm256_add_epi32(c1[i], _mm256_madd_epi16(x, b1));
+        }
+    }
+    if (mr == 6 && nr == 16) {
+        for (i = 0; i < 6; ++i) {
+            __m256i* r = (__m256i*)(void*)(c + i * ldc);
+            if (acc) {
+                c0[i] = _mm256_add_epi32(c0[i], _mm256_loadu_si256(r));
+                c1[i] = _mm256_add_epi32(c1[i], _mm256_loadu_si256(r + 1));
+            }
+            _mm256_storeu_si256(r, c0[i]);
+            _mm256_storeu_si256(r + 1, c1[i]);
+        }
+    } else {
+        int32_t t[16];
+        for (i = 0; i < mr; ++i) {
+            _mm256_storeu_si256((__m256i*)(void*)t, c0[i]);
+            _mm256_storeu_si256((__m256i*)(void*)(t + 8), c1[i]);
+            for (j = 0; j < nr; ++j)
+                c[i * ldc + j] = (int32_t)((uint32_t)t[j] + (acc ? (uint32_t)c[i * ldc + j] : 0u));
+        }
+    }
+}
+
+/* AVX-512 VNNI microkernel, 8 x 32: per group of 4 k, 2 zmm of B' (16 columns x 4 signed bytes) and one
+   broadcast of 4 unsigned bytes of A' per row into vpdpbusd; masked stores at the edges. */
+RLX__TARGET_VNNI
+static void rlx__igemm_kernel_vnni(int64_t kg, const void* av, const void* bv, int32_t* c, int64_t ldc, int acc,
+                                   int mr, int nr) {
+    const uint8_t* a = (const uint8_t*)av;
+    const uint8_t* b = (const uint8_t*)bv;
+    __m512i c0[8], c1[8];
+    __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
+    __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFFu : nr > 16 ? (1u << (nr - 16)) - 1u : 0u);
+    int64_t p;
+    int i;
+    for (i = 0; i < 8; ++i) { c0[i] = _mm512_setzero_si512(); c1[i] = _mm512_setzero_si512(); }
+    for (p = 0; p < kg; ++p) {
+        __m512i b0 = _mm512_loadu_si512((const void*)(b + p * 128));
+        __m512i b1 = _mm512_loadu_si512((const void*)(b + p * 128 + 64));
+        const uint8_t* ap = a + p * 32;
+        for (i = 0; i < 8; ++i) {
+            int32_t q;
+            __m512i x;
+            memcpy(&q, ap + 4 * i, 4);
+            x = _mm512_set1_epi32(q);
+            c0[i] = _mm512_dpbusd_epi32(c0[i], x, b0);
+            c1[i] = _mm512_dpbusd_epi32(c1[i], x, b1);
+        }
+    }
+    for (i = 0; i < mr; ++i) {
+        int32_t* r = c + i * ldc;
+        if (acc) {
+            c0[i] = _mm512_add_epi32(c0[i], _mm512_maskz_loadu_epi32(m0, r));
+            c1[i] = _mm512_add_epi32(c1[i], _mm512_maskz_loadu_epi32(m1, r + 16));
+        }
+        _mm512_mask_storeu_epi32(r, m0, c0[i]);
+        _mm512_mask_storeu_epi32(r + 16, m1, c1[i]);
+    }
+}
+
+/* rlx__ipack_c for G == 4 with a row-major B panel (lines contiguous across r, 32 of them): 4 rows of 16
+   bytes are interleaved into 16 groups of 4 with byte and word unpacks. Anything else: rlx__ipack_c. */
+RLX__TARGET_AVX2
+static void rlx__ipack_avx2(int G, int R, int lines, int64_t kc, const uint8_t* src, int sgn, int flip, int64_t ls,
+                            int64_t ks, void* dst) {
+    if (G == 4 && ls == 1 && lines == R && R % 16 == 0 && kc % 4 == 0) {
+        __m128i f = _mm_set1_epi8((char)flip);
+        uint8_t* d = (uint8_t*)dst;
+        int64_t p;
+        int r;
+        for (p = 0; p < kc / 4; ++p) {
+            const uint8_t* s = src + 4 * p * ks;
+            for (r = 0; r < R; r += 16) {
+                __m128i r0 = _mm_xor_si128(_mm_loadu_si128((const __m128i*)(const void*)(s + r)), f);
+                __m128i r1 = _mm_xor_si128(_mm_loadu_si128((const __m128i*)(const void*)(s + ks + r)), f);
+                __m128i r2 = _mm_xor_si128(_mm_loadu_si128((const __m128i*)(const void*)(s + 2 * ks + r)), f);
+                __m128i r3 = _mm_xor_si128(_mm_loadu_si128((const __m128i*)(const void*)(s + 3 * ks + r)), f);
+                __m128i t0 = _mm_unpacklo_epi8(r0, r1), t1 = _mm_unpackhi_epi8(r0, r1);
+                __m128i t2 = _mm_unpacklo_epi8(r2, r3), t3 = _mm_unpackhi_epi8(r2, r3);
+                __m128i* o = (__m128i*)(void*)(d + (p * R + r) * 4);
+                _mm_storeu_si128(o, _mm_unpacklo_epi16(t0, t2));
+                _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t0, t2));
+                _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t1, t3));
+                _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(t1, t3));
+            }
+        }
+        return;
+    }
+    rlx__ipack_c(G, R, lines, kc, src, sgn, flip, ls, ks, dst);
+}
+#endif /* RLX__GEMM_X86 */
+
+typedef void (*rlx__igemm_kernel_fn)(int64_t kg, const void* a, const void* b, int32_t* c, int64_t ldc, int acc,
+                                     int mr, int nr);
+typedef void (*rlx__ipack_fn)(int G, int R, int lines, int64_t kc, const uint8_t* src, int sgn, int flip,
+                              int64_t ls, int64_t ks, void* dst);
+
+/* One integer kernel family. */
+typedef struct rlx__igemm_impl {
+    int mr, nr, G, esz;          /* register tile, k group, bytes per packed value */
+    int64_t kc, nc;              /* K block (a multiple of G) and N block (a multiple of nr) */
+    int u8s8;                    /* the u8 x s8 family (offsets oa, ob) */
+    rlx__igemm_kernel_fn kernel;
+    rlx__ipack_fn pack;
+} rlx__igemm_impl;
+
+static void rlx__igemm_pick(unsigned features, rlx__igemm_impl* im) {
+    im->mr = RLX__IGEMM_C_MR; im->nr = RLX__IGEMM_C_NR; im->G = 2; im->esz = 2; im->kc = 256; im->nc = 512;
+    im->u8s8 = 0;
+    im->kernel = rlx__igemm_kernel_c;
+    im->pack = rlx__ipack_c;
+#if defined(RLX__GEMM_X86)
+    if (features & RLX__CPU_AVX512VNNI) {
+        im->mr = 8; im->nr = 32; im->G = 4; im->esz = 1; im->kc = 512; im->nc = 512; im->u8s8 = 1;
+        im->kernel = rlx__igemm_kernel_vnni;
+        im->pack = rlx__ipack_avx2;
+    } else if (features & RLX__CPU_AVX2) {
+        im->mr = 6; im->nr = 16;
+        im->kernel = rlx__igemm_kernel_avx2;
+    }
+#else
+    (void)features;
+#endif
+}
+
+/* Bytes of one thread's slice: a packed B block and a packed A panel, rounded to 64. */
+static size_t rlx__igemm_slice_bytes(const rlx__igemm_impl* im) {
+    size_t n = (size_t)((im->kc * im->nc + im->kc * im->mr) * im->esz);
+    return (n + 63) & ~(size_t)63;
+}
+
+/* Workspace of rlx__igemm_with: per-thread slices for the largest family, then four int32 vectors of M or N. */
+static size_t rlx__igemm_workspace_bytes(int nthreads, int64_t M, int64_t N) {
+    static const unsigned sets[3] = {0u, RLX__CPU_AVX2, RLX__CPU_AVX2 | RLX__CPU_AVX512 | RLX__CPU_AVX512VNNI};
+    size_t most = 0, v;
+    int i;
+    for (i = 0; i < 3; ++i) {
+        rlx__igemm_impl im;
+        size_t s;
+        rlx__igemm_pick(sets[i], &im);
+        s = rlx__igemm_slice_bytes(&im);
+        if (s > most) most = s;
+    }
+    v = rlx__szmul(rlx__szmul(rlx__szadd((size_t)M, (size_t)N), 2), sizeof(int32_t));
+    return rlx__szadd(rlx__szmul((size_t)(nthreads < 1 ? 1 : nthreads), most), rlx__round_up(v, 64));
+}
+
+typedef struct rlx__igemm_job {
+    rlx__igemm_impl im;
+    int64_t M, N, K;
+    const uint8_t* A;
+    int64_t rsa, csa;
+    const uint8_t* B;
+    int64_t rsb, csb;
+    int asg, bsg;            /* A, B signed (i8) */
+    int32_t* C;
+    int64_t ldc;
+    const int32_t *za, *zb, *rs, *cs;   /* ZA[M], ZB[N], rowsum(A')[M], colsum(B')[N] (see above) */
+    int corr;                /* some ZA or ZB is not 0 */
+    char* ws;
+    size_t slice;
+    int64_t tn, mstep, nstep;
+} rlx__igemm_job;
+
+static void rlx__igemm_task(void* ctx, int64_t task, int thread) {
+    const rlx__igemm_job* j = (const rlx__igemm_job*)ctx;
+    const rlx__igemm_impl* im = &j->im;
+    const int MR = im->mr, NR = im->nr, G = im->G;
+    int64_t m0 = (task / j->tn) * j->mstep, n0 = (task % j->tn) * j->nstep, m1, n1, jc, pc, ir, jr, i, n;
+    char* bp = j->ws + (size_t)thread * j->slice;
+    char* ap = bp + im->kc * im->nc * im->esz;
+    int fa = im->u8s8 && j->asg ? 0x80 : 0, fb = im->u8s8 && !j->bsg ? 0x80 : 0;
+    if (m0 >= j->M || n0 >= j->N) return;
+    m1 = rlx__gemm_min(j->M, m0 + j->mstep);
+    n1 = rlx__gemm_min(j->N, n0 + j->nstep);
+    for (jc = n0; jc < n1; jc += im->nc) {
+        int64_t nc = rlx__gemm_min(im->nc, n1 - jc);
+        for (pc = 0; pc < j->K; pc += im->kc) {
+            int64_t kc = rlx__gemm_min(im->kc, j->K - pc), kg = rlx__gemm_cdiv(kc, G);
+            for (jr = 0; jr < nc; jr += NR)
+                im->pack(G, NR, (int)rlx__gemm_min(NR, nc - jr), kc, j->B + pc * j->rsb + (jc + jr) * j->csb, j->bsg,
+                         fb, j->csb, j->rsb, bp + jr * kg * G * im->esz);
+            for (ir = m0; ir < m1; ir += MR) {
+                int mr = (int)rlx__gemm_min(MR, m1 - ir);
+                im->pack(G, MR, mr, kc, j->A + ir * j->rsa + pc * j->csa, j->asg, fa, j->rsa, j->csa, ap);
+                for (jr = 0; jr < nc; jr += NR)
+                    im->kernel(kg, ap, bp + jr * kg * G * im->esz, j->C + ir * j->ldc + jc + jr, j->ldc, pc > 0, mr,
+                               (int)rlx__gemm_min(NR, nc - jr));
+            }
+        }
+    }
+    if (j->corr) {   /* + K·ZA·ZB - ZB·rowsum(A') - ZA·colsum(B'), modulo 2^32 */
+        uint32_t K32 = (uint32_t)j->K;
+        for (i = m0; i < m1; ++i) {
+            uint32_t za = (uint32_t)j->za[i], rs = (uint32_t)j->rs[i];
+            int32_t* c = j->C + i * j->ldc;
+            for (n = n0; n < n1; ++n) {
+                uint32_t zb = (uint32_t)j->zb[n];
+                c[n] = (int32_t)((uint32_t)c[n] + K32 * za * zb - zb * rs - za * (uint32_t)j->cs[n]);
+            }
+        }
+    }
+}
+
+/* C[M,N] = sum_k (A[m,k] - za[m]) (B[k,n] - zb[n]) in int32 (see above). A(m,k) = A[m*rsa + k*csa] and B(k,n) =
+   B[k*rsb + n*csb] are bytes, signed where asg / bsg; za, zb: zero points per row / column (NULL = 0), already
+   widened to int32; C row-major with leading dimension ldc. ws: rlx__igemm_workspace_bytes(threads, M, N). */
+static void rlx__igemm_with(unsigned features, rlx__pool* pool, void* ws, int64_t M, int64_t N, int64_t K,
+                            const uint8_t* A, int64_t rsa, int64_t csa, int asg, const uint8_t* B, int64_t rsb,
+                            int64_t csb, int bsg, const int32_t* za, const int32_t* zb, int32_t* C, int64_t ldc) {
+    rlx__igemm_job j;
+    int nthreads = rlx__pool_threads(pool);
+    int32_t *ZA, *ZB, *RS, *CS;
+    int64_t i, k, n, mt, nt, tm, tn, tasks;
+    int32_t oa, ob;
+    int need_rs = 0, need_cs = 0;
+    if (M <= 0 || N <= 0) return;
+    memset(&j, 0, sizeof j);
+    rlx__igemm_pick(features, &j.im);
+    j.slice = rlx__igemm_slice_bytes(&j.im);
+    {
+        size_t most = rlx__igemm_workspace_bytes(nthreads, 0, 0);   /* the slices, for every family */
+        ZA = (int32_t*)(void*)((char*)ws + most);
+    }
+    ZB = ZA + M; RS = ZB + N; CS = RS + M;
+    oa = j.im.u8s8 && asg ? 128 : 0;
+    ob = j.im.u8s8 && !bsg ? 128 : 0;
+    for (i = 0; i < M; ++i) { ZA[i] = (za ? za[i] : 0) + oa; if (ZA[i]) need_cs = 1; }
+    for (n = 0; n < N; ++n) { ZB[n] = (zb ? zb[n] : 0) - ob; if (ZB[n]) need_rs = 1; }
+    if (K <= 0) {   /* only the zero-point product remains, and it is 0 with K = 0 */
+        for (i = 0; i < M; ++i)
+            for (n = 0; n < N; ++n) C[i * ldc + n] = 0;
+        return;
+    }
+    if (need_rs)
+        for (i = 0; i < M; ++i) {
+            uint32_t s = 0;
+            const uint8_t* a = A + i * rsa;
+            if (asg) for (k = 0; k < K; ++k) s += (uint32_t)(int32_t)(int8_t)a[k * csa];
+            else for (k = 0; k < K; ++k) s += a[k * csa];
+            RS[i] = (int32_t)(s + (uint32_t)K * (uint32_t)oa);
+        }
+    if (need_cs) {
+        for (n = 0; n < N; ++n) CS[n] = 0;
+        for (k = 0; k < K; ++k) {
+            const uint8_t* b = B + k * rsb;
+            uint32_t* cs = (uint32_t*)CS;
+            if (bsg) for (n = 0; n < N; ++n) cs[n] += (uint32_t)(int32_t)(int8_t)b[n * csb];
+            else for (n = 0; n < N; ++n) cs[n] += b[n * csb];
+        }
+        for (n = 0; n < N; ++n) CS[n] = (int32_t)((uint32_t)CS[n] - (uint32_t)K * (uint32_t)ob);
+    }
+    j.M = M; j.N = N; j.K = K;
+    j.A = A; j.rsa = rsa; j.csa = csa; j.asg = asg;
+    j.B = B; j.rsb = rsb; j.csb = csb; j.bsg = bsg;
+    j.C = C; j.ldc = ldc;
+    j.za = ZA; j.zb = ZB; j.rs = RS; j.cs = CS;
+    j.corr = need_rs || need_cs;
+    if (!need_rs) memset(RS, 0, sizeof(int32_t) * (size_t)M);
+    if (!need_cs) memset(CS, 0, sizeof(int32_t) * (size_t)N);
+    j.ws = (char*)ws;
+    /* task grid: columns first (each task packs its own B block), then rows */
+    mt = rlx__gemm_cdiv(M, j.im.mr); nt = rlx__gemm_cdiv(N, j.im.nr);
+    tasks = (double)M * (double)N * (double)K < 262144.0 ? 1 : nthreads;
+    tn = rlx__gemm_min(tasks, nt);
+    tm = rlx__gemm_min(mt, tasks / tn);
+    if (tm < 1) tm = 1;
+    j.nstep = rlx__gemm_cdiv(nt, tn) * j.im.nr;
+    j.mstep = rlx__gemm_cdiv(mt, tm) * j.im.mr;
+    j.tn = rlx__gemm_cdiv(N, j.nstep);
+    tasks = rlx__gemm_cdiv(M, j.mstep) * j.tn;
+    if (tasks <= 1) rlx__igemm_task(&j, 0, 0);
+    else rlx__parallel_for(pool, tasks, rlx__igemm_task, &j);
+}
+
 /* ---- strided iteration shared by elementwise, cast and layout kernels ----
    Operand 0 is the output (contiguous), operands 1.. are inputs with arbitrary element strides (0 for a
    broadcast dim). Dims are collapsed where every operand is contiguous across them; the innermost dim is
@@ -5703,6 +6192,40 @@ static void rlx__k_matmul(const rlx_graph* g, const rlx__node* nd, void* const* 
         rlx__mm_job j;
         j.m = &m; j.a = (const char*)in[0]; j.b = (const char*)in[1]; j.c = (char*)out; j.dt = nd->dtype;
         rlx__parallel_for(m.M * m.nbatch * m.N * m.K >= 65536 ? pool : NULL, m.nbatch * m.M, rlx__mm_generic_task, &j);
+    }
+}
+
+/* matmul_integer: rlx__igemm_with per batch; the zero points widened to int32 per row / column in the workspace
+   (after the GEMM's own part) */
+static void rlx__k_matmul_integer(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool,
+                                  void* ws) {
+    const rlx__node *na = rlx__N(g, rlx__in(g, nd, 0)), *nb = rlx__N(g, rlx__in(g, nd, 1));
+    rlx__mm_geo m;
+    int32_t *za = NULL, *zb = NULL, *zv;
+    int64_t b, i;
+    int k = 2;
+    unsigned f = rlx__cpu_features();
+    rlx__mm_geometry(g, nd, &m);
+    zv = (int32_t*)(void*)((char*)ws + rlx__igemm_workspace_bytes(rlx__pool_threads(pool), m.M, m.N));
+    if (nd->ia[4]) {
+        const rlx__node* nz = rlx__N(g, rlx__in(g, nd, k));
+        int one = rlx__node_numel(nz) == 1;
+        za = zv;
+        for (i = 0; i < m.M; i++) za[i] = (int32_t)rlx__load_i64(in[k], nz->dtype, one ? 0 : i);
+        k++;
+    }
+    if (nd->ia[5]) {
+        const rlx__node* nz = rlx__N(g, rlx__in(g, nd, k));
+        int one = rlx__node_numel(nz) == 1;
+        zb = zv + m.M;
+        for (i = 0; i < m.N; i++) zb[i] = (int32_t)rlx__load_i64(in[k], nz->dtype, one ? 0 : i);
+    }
+    for (b = 0; b < m.nbatch; b++) {
+        int64_t ao, bo;
+        rlx__mm_batch_offsets(&m, b, &ao, &bo);
+        rlx__igemm_with(f, pool, ws, m.M, m.N, m.K, (const uint8_t*)in[0] + ao * m.M * m.K, m.K, 1, na->dtype == RLX_I8,
+                        (const uint8_t*)in[1] + bo * m.K * m.N, m.N, 1, nb->dtype == RLX_I8, za, zb,
+                        (int32_t*)out + b * m.M * m.N, m.N);
     }
 }
 
@@ -6205,6 +6728,12 @@ static size_t rlx__node_workspace(const rlx_graph* g, const rlx__node* nd, int n
             return rlx__hgemm_workspace_bytes(nthreads, m.M, m.N, m.K);
         }
         return nd->dtype == RLX_F32 ? rlx__sgemm_workspace_bytes(nthreads) : 0;
+    case RLX_OP_MATMUL_INTEGER: {
+        rlx__mm_geo m;
+        rlx__mm_geometry(g, nd, &m);
+        return rlx__szadd(rlx__igemm_workspace_bytes(nthreads, m.M, m.N),
+                          rlx__round_up(rlx__szmul(rlx__szadd((size_t)m.M, (size_t)m.N), sizeof(int32_t)), 64));
+    }
     case RLX_OP_LINEAR: return rlx__sgemm_workspace_bytes(nthreads);
     case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE: case RLX_OP_POOL: case RLX_OP_GROUP_NORM: case RLX_OP_RESIZE:
     case RLX_OP_PAD:
@@ -6246,6 +6775,7 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
     }
     switch (nd->op) {
     case RLX_OP_MATMUL: rlx__k_matmul(g, nd, in, out, pool, ws); return;
+    case RLX_OP_MATMUL_INTEGER: rlx__k_matmul_integer(g, nd, in, out, pool, ws); return;
     case RLX_OP_SUM: case RLX_OP_MEAN: case RLX_OP_REDUCE_MAX: case RLX_OP_REDUCE_MIN: case RLX_OP_PROD:
         rlx__k_reduce(g, nd, in, out, pool);
         return;
