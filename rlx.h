@@ -5058,23 +5058,18 @@ static void rlx__hstore_c(int64_t rows, int64_t cols, const float* c, int64_t ld
 }
 
 /* y[n] = sum over k < K of x[k] * w[k*rsw + n*csw] for n < N, w in f16/bf16, x and y f32: rows of w contiguous
-   (csw == 1: 64 columns at a time, accumulated over all of K) or columns (rsw == 1: one dot product each). */
+   (csw == 1: axpy form, y += x[k] · w[k, :]) or columns (rsw == 1: one dot product each). */
 typedef void (*rlx__hgemv_fn)(int64_t N, int64_t K, const float* x, const uint16_t* w, int64_t rsw, int64_t csw,
                               float* y, int bf);
 static void rlx__hgemv_c(int64_t N, int64_t K, const float* x, const uint16_t* w, int64_t rsw, int64_t csw, float* y,
                          int bf) {
-    int64_t n, k, q;
-    if (csw == 1) {
-        for (n = 0; n < N; n += 64) {
-            float acc[64];
-            int64_t nb = rlx__gemm_min(64, N - n);
-            for (q = 0; q < nb; ++q) acc[q] = 0.0f;
-            for (k = 0; k < K; ++k) {
-                const uint16_t* wk = w + k * rsw + n;
-                float xk = x[k];
-                for (q = 0; q < nb; ++q) acc[q] += xk * rlx__hload(wk + q, bf);
-            }
-            for (q = 0; q < nb; ++q) y[n + q] = acc[q];
+    int64_t n, k;
+    if (csw == 1) {   /* y += x[k] · w[k, :]: w is read in order */
+        for (n = 0; n < N; ++n) y[n] = 0.0f;
+        for (k = 0; k < K; ++k) {
+            const uint16_t* wk = w + k * rsw;
+            float xk = x[k];
+            for (n = 0; n < N; ++n) y[n] += xk * rlx__hload(wk + n, bf);
         }
         return;
     }
@@ -5188,38 +5183,38 @@ static void rlx__hstore_x86(int64_t rows, int64_t cols, const float* c, int64_t 
     }
 }
 
-/* rlx__hgemv_c with F16C and FMA: 64 columns (8 ymm sums) per pass for rows, 2 ymm sums per dot product. */
+/* rlx__hgemv_c with F16C and FMA: 4 rows of w per pass over y for rows, 2 ymm sums per dot product. */
 RLX__TARGET_F16C
 static void rlx__hgemv_x86(int64_t N, int64_t K, const float* x, const uint16_t* w, int64_t rsw, int64_t csw,
                            float* y, int bf) {
     int64_t n, k;
-    if (csw == 1) {
-        for (n = 0; n + 64 <= N; n += 64) {
-            __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
-            __m256 a4 = _mm256_setzero_ps(), a5 = _mm256_setzero_ps(), a6 = _mm256_setzero_ps(), a7 = _mm256_setzero_ps();
-            for (k = 0; k < K; ++k) {
-                const uint16_t* wk = w + k * rsw + n;
-                __m256 xk = _mm256_broadcast_ss(x + k);
-                a0 = _mm256_fmadd_ps(xk, rlx__hload8(wk, bf), a0);
-                a1 = _mm256_fmadd_ps(xk, rlx__hload8(wk + 8, bf), a1);
-                a2 = _mm256_fmadd_ps(xk, rlx__hload8(wk + 16, bf), a2);
-                a3 = _mm256_fmadd_ps(xk, rlx__hload8(wk + 24, bf), a3);
-                a4 = _mm256_fmadd_ps(xk, rlx__hload8(wk + 32, bf), a4);
-                a5 = _mm256_fmadd_ps(xk, rlx__hload8(wk + 40, bf), a5);
-                a6 = _mm256_fmadd_ps(xk, rlx__hload8(wk + 48, bf), a6);
-                a7 = _mm256_fmadd_ps(xk, rlx__hload8(wk + 56, bf), a7);
+    if (csw == 1) {   /* y += x[k] · w[k, :], 4 rows of w per pass over y: w is read in order */
+        for (n = 0; n < N; ++n) y[n] = 0.0f;
+        for (k = 0; k < K; k += 4) {
+            const uint16_t* w0 = w + k * rsw;
+            if (k + 4 <= K) {
+                const uint16_t *w1 = w0 + rsw, *w2 = w1 + rsw, *w3 = w2 + rsw;
+                __m256 x0 = _mm256_broadcast_ss(x + k), x1 = _mm256_broadcast_ss(x + k + 1);
+                __m256 x2 = _mm256_broadcast_ss(x + k + 2), x3 = _mm256_broadcast_ss(x + k + 3);
+                for (n = 0; n + 8 <= N; n += 8) {
+                    __m256 acc = _mm256_fmadd_ps(x0, rlx__hload8(w0 + n, bf), _mm256_loadu_ps(y + n));
+                    acc = _mm256_fmadd_ps(x1, rlx__hload8(w1 + n, bf), acc);
+                    acc = _mm256_fmadd_ps(x2, rlx__hload8(w2 + n, bf), acc);
+                    _mm256_storeu_ps(y + n, _mm256_fmadd_ps(x3, rlx__hload8(w3 + n, bf), acc));
+                }
+                for (; n < N; ++n)
+                    y[n] = (((y[n] + x[k] * rlx__hload(w0 + n, bf)) + x[k + 1] * rlx__hload(w1 + n, bf)) +
+                            x[k + 2] * rlx__hload(w2 + n, bf)) + x[k + 3] * rlx__hload(w3 + n, bf);
+            } else {
+                int64_t q;
+                for (q = k; q < K; ++q, w0 += rsw) {
+                    __m256 xq = _mm256_broadcast_ss(x + q);
+                    for (n = 0; n + 8 <= N; n += 8)
+                        _mm256_storeu_ps(y + n, _mm256_fmadd_ps(xq, rlx__hload8(w0 + n, bf), _mm256_loadu_ps(y + n)));
+                    for (; n < N; ++n) y[n] += x[q] * rlx__hload(w0 + n, bf);
+                }
             }
-            _mm256_storeu_ps(y + n, a0); _mm256_storeu_ps(y + n + 8, a1);
-            _mm256_storeu_ps(y + n + 16, a2); _mm256_storeu_ps(y + n + 24, a3);
-            _mm256_storeu_ps(y + n + 32, a4); _mm256_storeu_ps(y + n + 40, a5);
-            _mm256_storeu_ps(y + n + 48, a6); _mm256_storeu_ps(y + n + 56, a7);
         }
-        for (; n + 8 <= N; n += 8) {
-            __m256 a0 = _mm256_setzero_ps();
-            for (k = 0; k < K; ++k) a0 = _mm256_fmadd_ps(_mm256_broadcast_ss(x + k), rlx__hload8(w + k * rsw + n, bf), a0);
-            _mm256_storeu_ps(y + n, a0);
-        }
-        if (n < N) rlx__hgemv_c(N - n, K, x, w + n, rsw, csw, y + n, bf);
         return;
     }
     for (n = 0; n < N; ++n) {
@@ -5538,6 +5533,94 @@ static void rlx__ipack_avx2(int G, int R, int lines, int64_t kc, const uint8_t* 
 }
 #endif /* RLX__GEMM_X86 */
 
+/* M == 1: y[n] = sum over k < K of x[k] · B[k*rsb + n] (B rows contiguous), x the row of A minus its zero point
+   as int16, B's bytes as they are (signed if bsg); the caller subtracts zb[n] · sum(x). Sums wrap modulo 2^32. */
+typedef void (*rlx__igemv_fn)(int64_t N, int64_t K, const int16_t* x, const uint8_t* b, int64_t rsb, int bsg,
+                              int32_t* y);
+static void rlx__igemv_c(int64_t N, int64_t K, const int16_t* x, const uint8_t* b, int64_t rsb, int bsg, int32_t* y) {
+    int64_t n, k;
+    uint32_t* u = (uint32_t*)y;
+    for (n = 0; n < N; ++n) u[n] = 0;
+    for (k = 0; k < K; ++k) {
+        const uint8_t* r = b + k * rsb;
+        int32_t xk = x[k];
+        if (bsg) for (n = 0; n < N; ++n) u[n] += (uint32_t)(xk * (int32_t)(int8_t)r[n]);
+        else for (n = 0; n < N; ++n) u[n] += (uint32_t)(xk * (int32_t)r[n]);
+    }
+}
+
+#if defined(RLX__GEMM_X86)
+/* rlx__igemv_c with AVX2: 4 rows of B per pass over y, widened to int16 and interleaved in pairs for vpmaddwd. */
+RLX__TARGET_AVX2
+static void rlx__igemv_avx2(int64_t N, int64_t K, const int16_t* x, const uint8_t* b, int64_t rsb, int bsg,
+                            int32_t* y) {
+    int64_t n, k;
+    for (k = 0; k + 4 <= K; k += 4) {
+        const uint8_t *r0 = b + k * rsb, *r1 = r0 + rsb, *r2 = r1 + rsb, *r3 = r2 + rsb;
+        int32_t p01, p23;
+        __m256i x01, x23;
+        uint32_t* u = (uint32_t*)y;
+        memcpy(&p01, x + k, 4);
+        memcpy(&p23, x + k + 2, 4);
+        x01 = _mm256_set1_epi32(p01);
+        x23 = _mm256_set1_epi32(p23);
+        for (n = 0; n + 16 <= N; n += 16) {
+#define RLX__IW(r) (bsg ? _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)(const void*)((r) + n)))            \
+                        : _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i*)(const void*)((r) + n))))
+            __m256i w0 = RLX__IW(r0), w1 = RLX__IW(r1), w2 = RLX__IW(r2), w3 = RLX__IW(r3);
+#undef RLX__IW
+            __m256i lo = _mm256_add_epi32(_mm256_madd_epi16(_mm256_unpacklo_epi16(w0, w1), x01),
+                                          _mm256_madd_epi16(_mm256_unpacklo_epi16(w2, w3), x23));
+            __m256i hi = _mm256_add_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(w0, w1), x01),
+                                          _mm256_madd_epi16(_mm256_unpackhi_epi16(w2, w3), x23));
+            __m256i* o = (__m256i*)(void*)(y + n);
+            __m256i a0 = k ? _mm256_loadu_si256(o) : _mm256_setzero_si256();
+            __m256i a1 = k ? _mm256_loadu_si256(o + 1) : _mm256_setzero_si256();
+            _mm256_storeu_si256(o, _mm256_add_epi32(a0, _mm256_permute2x128_si256(lo, hi, 0x20)));
+            _mm256_storeu_si256(o + 1, _mm256_add_epi32(a1, _mm256_permute2x128_si256(lo, hi, 0x31)));
+        }
+        for (; n < N; ++n) {
+            uint32_t s = k ? u[n] : 0u;
+            if (bsg)
+                s += (uint32_t)(x[k] * (int32_t)(int8_t)r0[n] + x[k + 1] * (int32_t)(int8_t)r1[n] +
+                                x[k + 2] * (int32_t)(int8_t)r2[n] + x[k + 3] * (int32_t)(int8_t)r3[n]);
+            else
+                s += (uint32_t)(x[k] * (int32_t)r0[n] + x[k + 1] * (int32_t)r1[n] + x[k + 2] * (int32_t)r2[n] +
+                                x[k + 3] * (int32_t)r3[n]);
+            u[n] = s;
+        }
+    }
+    if (k == 0) {
+        rlx__igemv_c(N, K, x, b, rsb, bsg, y);
+        return;
+    }
+    for (; k < K; ++k) {
+        const uint8_t* r = b + k * rsb;
+        uint32_t* u = (uint32_t*)y;
+        int32_t xk = x[k];
+        for (n = 0; n < N; ++n) u[n] += (uint32_t)(xk * (bsg ? (int32_t)(int8_t)r[n] : (int32_t)r[n]));
+    }
+}
+#endif
+
+/* One integer GEMV split by output columns. */
+typedef struct rlx__igemv_job {
+    rlx__igemv_fn fn;
+    int64_t N, K, rsb, step;
+    const int16_t* x;
+    const uint8_t* b;
+    int bsg;
+    int32_t* y;
+} rlx__igemv_job;
+
+static void rlx__igemv_task(void* ctx, int64_t task, int thread) {
+    const rlx__igemv_job* j = (const rlx__igemv_job*)ctx;
+    int64_t n0 = task * j->step;
+    (void)thread;
+    if (n0 >= j->N) return;
+    j->fn(rlx__gemm_min(j->step, j->N - n0), j->K, j->x, j->b + n0, j->rsb, j->bsg, j->y + n0);
+}
+
 typedef void (*rlx__igemm_kernel_fn)(int64_t kg, const void* a, const void* b, int32_t* c, int64_t ldc, int acc,
                                      int mr, int nr);
 typedef void (*rlx__ipack_fn)(int G, int R, int lines, int64_t kc, const uint8_t* src, int sgn, int flip,
@@ -5577,8 +5660,9 @@ static size_t rlx__igemm_slice_bytes(const rlx__igemm_impl* im) {
     return (n + 63) & ~(size_t)63;
 }
 
-/* Workspace of rlx__igemm_with: per-thread slices for the largest family, then four int32 vectors of M or N. */
-static size_t rlx__igemm_workspace_bytes(int nthreads, int64_t M, int64_t N) {
+/* Workspace of rlx__igemm_with: per-thread slices for the largest family, then four int32 vectors of M or N and
+   K int16 (the GEMV's row of A). */
+static size_t rlx__igemm_workspace_bytes(int nthreads, int64_t M, int64_t N, int64_t K) {
     static const unsigned sets[3] = {0u, RLX__CPU_AVX2, RLX__CPU_AVX2 | RLX__CPU_AVX512 | RLX__CPU_AVX512VNNI};
     size_t most = 0, v;
     int i;
@@ -5590,6 +5674,7 @@ static size_t rlx__igemm_workspace_bytes(int nthreads, int64_t M, int64_t N) {
         if (s > most) most = s;
     }
     v = rlx__szmul(rlx__szmul(rlx__szadd((size_t)M, (size_t)N), 2), sizeof(int32_t));
+    v = rlx__szadd(v, rlx__szmul((size_t)K, sizeof(int16_t)));
     return rlx__szadd(rlx__szmul((size_t)(nthreads < 1 ? 1 : nthreads), most), rlx__round_up(v, 64));
 }
 
@@ -5667,10 +5752,34 @@ static void rlx__igemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
     rlx__igemm_pick(features, &j.im);
     j.slice = rlx__igemm_slice_bytes(&j.im);
     {
-        size_t most = rlx__igemm_workspace_bytes(nthreads, 0, 0);   /* the slices, for every family */
+        size_t most = rlx__igemm_workspace_bytes(nthreads, 0, 0, 0);   /* the slices, for every family */
         ZA = (int32_t*)(void*)((char*)ws + most);
     }
     ZB = ZA + M; RS = ZB + N; CS = RS + M;
+    if (M == 1 && csb == 1 && K > 0) {   /* GEMV: x = A's row - za (int16), B streamed by rows */
+        rlx__igemv_job g;
+        int16_t* x = (int16_t*)(void*)(CS + N);
+        uint32_t sx = 0, z0 = (uint32_t)(za ? za[0] : 0);
+        int64_t gt = nthreads;
+        for (k = 0; k < K; ++k) {
+            int32_t v = asg ? (int32_t)(int8_t)A[k * csa] : (int32_t)A[k * csa];
+            x[k] = (int16_t)(v - (int32_t)z0);
+            sx += (uint32_t)(int32_t)x[k];
+        }
+        g.fn = rlx__igemv_c;
+#if defined(RLX__GEMM_X86)
+        if (features & RLX__CPU_AVX2) g.fn = rlx__igemv_avx2;
+#endif
+        g.N = N; g.K = K; g.rsb = rsb; g.x = x; g.b = B; g.bsg = bsg; g.y = C;
+        if (N * K < ((int64_t)1 << 19) || N < 128) gt = 1;
+        g.step = rlx__gemm_cdiv(rlx__gemm_cdiv(N, gt), 16) * 16;
+        gt = rlx__gemm_cdiv(N, g.step);
+        if (gt <= 1) rlx__igemv_task(&g, 0, 0);
+        else rlx__parallel_for(pool, gt, rlx__igemv_task, &g);
+        if (zb)
+            for (n = 0; n < N; ++n) C[n] = (int32_t)((uint32_t)C[n] - (uint32_t)zb[n] * sx);
+        return;
+    }
     oa = j.im.u8s8 && asg ? 128 : 0;
     ob = j.im.u8s8 && !bsg ? 128 : 0;
     for (i = 0; i < M; ++i) { ZA[i] = (za ? za[i] : 0) + oa; if (ZA[i]) need_cs = 1; }
@@ -6206,7 +6315,7 @@ static void rlx__k_matmul_integer(const rlx_graph* g, const rlx__node* nd, void*
     int k = 2;
     unsigned f = rlx__cpu_features();
     rlx__mm_geometry(g, nd, &m);
-    zv = (int32_t*)(void*)((char*)ws + rlx__igemm_workspace_bytes(rlx__pool_threads(pool), m.M, m.N));
+    zv = (int32_t*)(void*)((char*)ws + rlx__igemm_workspace_bytes(rlx__pool_threads(pool), m.M, m.N, m.K));
     if (nd->ia[4]) {
         const rlx__node* nz = rlx__N(g, rlx__in(g, nd, k));
         int one = rlx__node_numel(nz) == 1;
@@ -6731,7 +6840,7 @@ static size_t rlx__node_workspace(const rlx_graph* g, const rlx__node* nd, int n
     case RLX_OP_MATMUL_INTEGER: {
         rlx__mm_geo m;
         rlx__mm_geometry(g, nd, &m);
-        return rlx__szadd(rlx__igemm_workspace_bytes(nthreads, m.M, m.N),
+        return rlx__szadd(rlx__igemm_workspace_bytes(nthreads, m.M, m.N, m.K),
                           rlx__round_up(rlx__szmul(rlx__szadd((size_t)m.M, (size_t)m.N), sizeof(int32_t)), 64));
     }
     case RLX_OP_LINEAR: return rlx__sgemm_workspace_bytes(nthreads);

@@ -318,7 +318,7 @@ static void fill_int(uint8_t* p, int64_t n, int mode, rlx_dtype dt) {
 }
 
 static void test_int_kernels(void) {
-    static const int64_t shapes[][4] = {{1, 77, 300, 0}, {90, 1, 64, 0}, {37, 45, 101, 0}, {37, 45, 101, 1},
+    static const int64_t shapes[][4] = {{1, 77, 300, 0}, {1, 77, 300, 2}, {1, 50, 7, 0}, {1, 64, 3000, 0}, {90, 1, 64, 0}, {37, 45, 101, 0}, {37, 45, 101, 1},
                                         {37, 45, 101, 2}, {9, 70, 3, 0}, {20, 33, 1100, 0}, {16, 64, 3000, 0}};
     static const rlx_dtype dts[4][2] = {{RLX_I8, RLX_I8}, {RLX_U8, RLX_I8}, {RLX_I8, RLX_U8}, {RLX_U8, RLX_U8}};
     size_t f, s;
@@ -345,7 +345,7 @@ static void test_int_kernels(void) {
                     int32_t* zai = (int32_t*)malloc((size_t)M * 4);
                     int32_t* zbi = (int32_t*)malloc((size_t)N * 4);
                     void* raw;
-                    void* ws = alloc64(rlx__igemm_workspace_bytes(1, M, N), &raw);
+                    void* ws = alloc64(rlx__igemm_workspace_bytes(1, M, N, K), &raw);
                     fill_int(A, M * K, extreme, at);
                     fill_int(B, K * N, extreme, bt);
                     fill_int(za, M, zm == 2 ? 0 : 1, at);
