@@ -98,6 +98,12 @@
        The file that defines RLX_IMPLEMENTATION must not be built with -ffast-math or -ffinite-math-only (rlx.h
        stops with an #error): masks, NaN propagation and the half-float conversions need IEEE semantics.
 
+   MATRIX PRODUCTS ON THE CPU
+       f32, f16 and bf16 share the packed GEMM (f16/bf16 are widened while packing, F16C where the CPU has it,
+       summed in f32 and rounded once); i8/u8 (rlx_matmul_integer, int32 results) use AVX-512 VNNI, AVX2 or
+       portable kernels. The SIMD family is picked at run time from the CPU; f64 and other integer matmuls run
+       a plain loop.
+
    rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS.
 */
 #ifndef RLX_H
@@ -1210,7 +1216,8 @@ typedef struct rlx__node {
 /* Integer attributes by op:
    CAST: ia[0] = source dtype (for the dump only)
    MATMUL: ia[0]/ia[1] = original ranks of a / b; ia[3] = b is stored with its last two dims swapped (set by
-           fusion, CPU only); ia[10] = TF32 allowed (set by rlx_compile for GPUs)
+           fusion, CPU only; f32, f16, bf16); ia[10] = TF32 allowed (set by rlx_compile for GPUs)
+   MATMUL_INTEGER: ia[0]/ia[1] as MATMUL; ia[4]/ia[5] = a / b zero point present (inputs 2, 3 in that order)
    reductions: ia[0] = keepdims, ia[1] = naxes, ia[2..] = normalised axes     ARGMAX/MIN: ia[0] axis, ia[1] keepdims
    SOFTMAX/LOG_SOFTMAX: ia[0] axis        LAYERNORM: ia[0] axis, ia[1] has gamma, ia[2] has beta; fa[0] eps
    RMSNORM: ia[1] has gamma, ia[2] has beta; fa[0] eps      TRANSPOSE: ia[0..rank) perm
@@ -4143,6 +4150,8 @@ static rlx__pool* rlx__pool_create(const rlx_allocator* al, int n) {
    f16 and bf16 (rlx__hgemm_with) run on the same kernels: operands are converted to f32 while they are packed
    (F16C where the CPU has it), C is accumulated in f32 in the workspace, and each task rounds its finished
    rectangle to the output dtype; M == 1 / N == 1 stream the half-float weight through converting GEMVs.
+   8-bit integers (rlx__igemm_with, for matmul_integer) have their own packing and kernels (AVX-512 VNNI, AVX2,
+   portable C) with exact int32 sums; they are described where they are defined, after the f32 driver.
 
    Dispatch: rlx__cpu_features() asks the CPU once per call (cheap) and rlx__sgemm picks the widest kernel.
    SIMD code is compiled with per-function target attributes, so no -mavx flags are needed; RLX_NO_SIMD or a

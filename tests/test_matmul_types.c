@@ -401,6 +401,8 @@ static int run_int_graph(rlx_device dev, uint32_t flags, rlx_dtype at, rlx_dtype
         rlx_graph_destroy(g);
         return 0;
     }
+    TH_CHECK(rlx_program_device(p) == dev, "matmul_integer %s: compiled for device %d, not %d", label,
+             (int)rlx_program_device(p), (int)dev);
     rlx_set_input(p, "a", at, A, sizeof A);
     rlx_set_input(p, "b", bt, B, sizeof B);
     if (zm) {
