@@ -3208,7 +3208,7 @@ static rlx_tensor rlx__decompose(rlx_graph* ng, const rlx__node* nd, const rlx_t
     }
     case RLX_OP_MATMUL_INTEGER: {   /* widen to i32, subtract the zero points, i32 matmul (wraps as int32) */
         rlx_tensor y[2];
-        int k = 2, o, rank;
+        int k = 2, o, rank = 0;
         int64_t shp[RLX_MAX_RANK];
         for (o = 0; o < 2; o++) {
             y[o] = rlx_cast(ng, x[o], RLX_I32);

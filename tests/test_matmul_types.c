@@ -118,7 +118,7 @@ static void test_float_graph(rlx_dtype dt) {
         const fcase* fc = &cases[c];
         rlx_graph* g = rlx_graph_create(NULL);
         rlx_program* p = NULL;
-        rlx_compile_desc cd = {0};
+        rlx_compile_desc cd;
         int64_t na = 1, nb = 1, ny, os[4], M, K, N, nbat = 1, bi;
         int perm[4] = {0, 1, 2, 3}, ro = 0, i, okall = 1;
         void *A, *B, *Y;
@@ -136,6 +136,7 @@ static void test_float_graph(rlx_dtype dt) {
         if (fc->tb) { perm[fc->rb - 2] = fc->rb - 1; perm[fc->rb - 1] = fc->rb - 2; b = rlx_transpose(g, b, perm); }
         y = rlx_matmul(g, a, b);
         rlx_output(g, "y", y);
+        memset(&cd, 0, sizeof cd);
         cd.device = RLX_DEVICE_CPU;
         if (rlx_compile(g, &cd, &p) != RLX_OK) {
             TH_CHECK(0, "%s %s: compile: %s", fc->name, rlx_dtype_name(dt), rlx_graph_error(g));
@@ -377,8 +378,8 @@ static int run_int_graph(rlx_device dev, uint32_t flags, rlx_dtype at, rlx_dtype
     int32_t Y[3 * 21 * 35];
     rlx_graph* g = rlx_graph_create(NULL);
     rlx_program* p = NULL;
-    rlx_compile_desc cd = {0};
-    rlx_tensor a = rlx_input(g, "a", at, 3, as), b = rlx_input(g, "b", bt, 2, bs), tza = {0}, tzb = {0};
+    rlx_compile_desc cd;
+    rlx_tensor a = rlx_input(g, "a", at, 3, as), b = rlx_input(g, "b", bt, 2, bs), tza = {0, 0}, tzb = {0, 0};
     rlx_result r;
     int ok = 1;
     fill_int(A, 3 * M * K, 0, at);
@@ -388,6 +389,7 @@ static int run_int_graph(rlx_device dev, uint32_t flags, rlx_dtype at, rlx_dtype
     if (zm == 1) { tza = rlx_input(g, "za", at, 0, NULL); tzb = rlx_input(g, "zb", bt, 1, one); }
     if (zm == 2) { tza = rlx_input(g, "za", at, 1, zas); tzb = rlx_input(g, "zb", bt, 1, zbs); }
     rlx_output(g, "y", rlx_matmul_integer(g, a, b, tza, tzb));
+    memset(&cd, 0, sizeof cd);
     cd.device = dev;
     cd.flags = flags | RLX_COMPILE_NO_FALLBACK;
     r = rlx_compile(g, &cd, &p);
@@ -449,7 +451,7 @@ static void test_int_graph(void) {
 static void test_int_errors(void) {
     int64_t s34[2] = {3, 4}, s45[2] = {4, 5}, s3[1] = {3}, s5[1] = {5}, s4[1] = {4};
     rlx_graph* g = rlx_graph_create(NULL);
-    rlx_tensor a, b, none = {0}, y;
+    rlx_tensor a, b, none = {0, 0}, y;
 #define EXPECT(expr, code, what)                                                                                     \
     do {                                                                                                             \
         rlx_graph_destroy(g);                                                                                        \
