@@ -101,8 +101,8 @@
    MATRIX PRODUCTS ON THE CPU
        f32, f16 and bf16 share the packed GEMM (f16/bf16 are widened while packing, F16C where the CPU has it,
        summed in f32 and rounded once); i8/u8 (rlx_matmul_integer, int32 results) use AVX-512 VNNI, AVX2 or
-       portable kernels. The SIMD family is picked at run time from the CPU; f64 and other integer matmuls run
-       a plain loop.
+       portable kernels. The SIMD family is picked at run time from the CPU; f64 runs row-by-row axpys (sums
+       in k order, as a dot product), other integer matmuls a plain loop.
 
    rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS.
 */
@@ -6266,6 +6266,17 @@ static void rlx__mm_generic_task(void* vj, int64_t t, int thread) {
     A = j->a + (size_t)(ao * m->M * m->K) * e;
     B = j->b + (size_t)(bo * m->K * m->N) * e;
     C = j->c + (size_t)(b * m->M * m->N) * e;
+    if (j->dt == RLX_F64) {   /* row i of C as axpys over the rows of B: contiguous, and each sum in k order */
+        double* c = (double*)(void*)C + i * m->N;
+        const double* a = (const double*)(const void*)A + i * m->K;
+        for (n = 0; n < m->N; n++) c[n] = 0.0;
+        for (k = 0; k < m->K; k++) {
+            const double* bk = (const double*)(const void*)B + k * m->N;
+            double av = a[k];
+            for (n = 0; n < m->N; n++) c[n] += av * bk[n];
+        }
+        return;
+    }
     for (n = 0; n < m->N; n++) {
         if (j->dt == RLX_F64) {
             double s = 0;
