@@ -5023,12 +5023,20 @@ static void rlx__sgemm(rlx__pool* pool, void* ws, int64_t M, int64_t N, int64_t 
    CPU has it (rlx__cpu_features_half). M == 1 and N == 1 stream the half-float weight through converting GEMVs
    (no packing); other layouts of them go through the packed path. */
 
-/* RLX__CPU_* bits of this CPU plus F16C (asked with cpuid, so once per half-float GEMM call, not per kernel). */
+/* RLX__CPU_* bits of this CPU plus F16C. gcc 12+ reads it from its feature table like the others; elsewhere
+   every AVX-512 CPU has F16C, and an AVX2-only CPU is asked with cpuid (slow in a virtual machine: microseconds,
+   once per half-float GEMM call). */
 static unsigned rlx__cpu_features_half(void) {
     unsigned f = rlx__cpu_features();
 #if defined(RLX__GEMM_X86)
-    unsigned a, b, c, d;
-    if ((f & RLX__CPU_AVX2) && __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29))) f |= RLX__CPU_F16C;
+    if (f & RLX__CPU_AVX2) {
+#  if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+        if (__builtin_cpu_supports("f16c")) f |= RLX__CPU_F16C;
+#  else
+        unsigned a, b, c, d;
+        if ((f & RLX__CPU_AVX512) || (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)))) f |= RLX__CPU_F16C;
+#  endif
+    }
 #endif
     return f;
 }
