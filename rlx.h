@@ -5548,6 +5548,43 @@ static void rlx__ipack_avx2(int G, int R, int lines, int64_t kc, const uint8_t* 
     }
     rlx__ipack_c(G, R, lines, kc, src, sgn, flip, ls, ks, dst);
 }
+
+/* cs[n] += sum over k < K of B[k*rsb + n] (B rows contiguous), in int16 lanes for up to 128 rows at a time. */
+RLX__TARGET_AVX2
+static void rlx__igemm_colsum_avx2(int64_t K, int64_t N, const uint8_t* B, int64_t rsb, int bsg, uint32_t* cs) {
+    int64_t k0, k, n;
+    for (n = 0; n + 16 <= N; n += 16) {
+        __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+        for (k0 = 0; k0 < K; k0 += 128) {
+            __m256i s = _mm256_setzero_si256();
+            int64_t k1 = rlx__gemm_min(K, k0 + 128);
+            for (k = k0; k < k1; ++k) {
+                __m128i v = _mm_loadu_si128((const __m128i*)(const void*)(B + k * rsb + n));
+                s = _mm256_add_epi16(s, bsg ? _mm256_cvtepi8_epi16(v) : _mm256_cvtepu8_epi16(v));
+            }
+            lo = _mm256_add_epi32(lo, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(s)));
+            hi = _mm256_add_epi32(hi, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(s, 1)));
+        }
+        _mm256_storeu_si256((__m256i*)(void*)(cs + n), _mm256_add_epi32(_mm256_loadu_si256((const __m256i*)(const void*)(cs + n)), lo));
+        _mm256_storeu_si256((__m256i*)(void*)(cs + n + 8), _mm256_add_epi32(_mm256_loadu_si256((const __m256i*)(const void*)(cs + n + 8)), hi));
+    }
+    for (; n < N; ++n)
+        for (k = 0; k < K; ++k) cs[n] += bsg ? (uint32_t)(int32_t)(int8_t)B[k * rsb + n] : (uint32_t)B[k * rsb + n];
+}
+
+/* c[n] += zb[n] * t - za * cs[n] for n < N, modulo 2^32 (the zero-point terms of one row of C). */
+RLX__TARGET_AVX2
+static void rlx__igemm_fix_avx2(int64_t N, uint32_t* c, const uint32_t* zb, const uint32_t* cs, uint32_t t, uint32_t za) {
+    __m256i vt = _mm256_set1_epi32((int)t), vz = _mm256_set1_epi32((int)za);
+    int64_t n;
+    for (n = 0; n + 8 <= N; n += 8) {
+        __m256i* p = (__m256i*)(void*)(c + n);
+        __m256i v = _mm256_add_epi32(_mm256_loadu_si256(p),
+                                     _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i*)(const void*)(zb + n)), vt));
+        _mm256_storeu_si256(p, _mm256_sub_epi32(v, _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i*)(const void*)(cs + n)), vz)));
+    }
+    for (; n < N; ++n) c[n] += zb[n] * t - za * cs[n];
+}
 #endif /* RLX__GEMM_X86 */
 
 /* M == 1: y[n] = sum over k < K of x[k] · B[k*rsb + n] (B rows contiguous), x the row of A minus its zero point
@@ -5707,6 +5744,7 @@ typedef struct rlx__igemm_job {
     int64_t ldc;
     const int32_t *za, *zb, *rs, *cs;   /* ZA[M], ZB[N], rowsum(A')[M], colsum(B')[N] (see above) */
     int corr;                /* some ZA or ZB is not 0 */
+    int avx2;                /* the CPU has AVX2 (for the zero-point pass) */
     char* ws;
     size_t slice;
     int64_t tn, mstep, nstep;
@@ -5741,13 +5779,14 @@ static void rlx__igemm_task(void* ctx, int64_t task, int thread) {
     }
     if (j->corr) {   /* + K·ZA·ZB - ZB·rowsum(A') - ZA·colsum(B'), modulo 2^32 */
         uint32_t K32 = (uint32_t)j->K;
+        const uint32_t *zb = (const uint32_t*)j->zb, *cs = (const uint32_t*)j->cs;
         for (i = m0; i < m1; ++i) {
-            uint32_t za = (uint32_t)j->za[i], rs = (uint32_t)j->rs[i];
-            int32_t* c = j->C + i * j->ldc;
-            for (n = n0; n < n1; ++n) {
-                uint32_t zb = (uint32_t)j->zb[n];
-                c[n] = (int32_t)((uint32_t)c[n] + K32 * za * zb - zb * rs - za * (uint32_t)j->cs[n]);
-            }
+            uint32_t za = (uint32_t)j->za[i], t = K32 * za - (uint32_t)j->rs[i];
+            uint32_t* c = (uint32_t*)(j->C + i * j->ldc);
+#if defined(RLX__GEMM_X86)
+            if (j->avx2) { rlx__igemm_fix_avx2(n1 - n0, c + n0, zb + n0, cs + n0, t, za); continue; }
+#endif
+            for (n = n0; n < n1; ++n) c[n] += zb[n] * t - za * cs[n];
         }
     }
 }
@@ -5810,16 +5849,24 @@ static void rlx__igemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
         for (i = 0; i < M; ++i) {
             uint32_t s = 0;
             const uint8_t* a = A + i * rsa;
-            if (asg) for (k = 0; k < K; ++k) s += (uint32_t)(int32_t)(int8_t)a[k * csa];
+            if (csa == 1 && asg) for (k = 0; k < K; ++k) s += (uint32_t)(int32_t)(int8_t)a[k];
+            else if (csa == 1) for (k = 0; k < K; ++k) s += a[k];
+            else if (asg) for (k = 0; k < K; ++k) s += (uint32_t)(int32_t)(int8_t)a[k * csa];
             else for (k = 0; k < K; ++k) s += a[k * csa];
             RS[i] = (int32_t)(s + (uint32_t)K * (uint32_t)oa);
         }
     if (need_cs) {
         for (n = 0; n < N; ++n) CS[n] = 0;
+#if defined(RLX__GEMM_X86)
+        if ((features & RLX__CPU_AVX2) && csb == 1) rlx__igemm_colsum_avx2(K, N, B, rsb, bsg, (uint32_t*)CS);
+        else
+#endif
         for (k = 0; k < K; ++k) {
             const uint8_t* b = B + k * rsb;
             uint32_t* cs = (uint32_t*)CS;
-            if (bsg) for (n = 0; n < N; ++n) cs[n] += (uint32_t)(int32_t)(int8_t)b[n * csb];
+            if (csb == 1 && bsg) for (n = 0; n < N; ++n) cs[n] += (uint32_t)(int32_t)(int8_t)b[n];
+            else if (csb == 1) for (n = 0; n < N; ++n) cs[n] += b[n];
+            else if (bsg) for (n = 0; n < N; ++n) cs[n] += (uint32_t)(int32_t)(int8_t)b[n * csb];
             else for (n = 0; n < N; ++n) cs[n] += b[n * csb];
         }
         for (n = 0; n < N; ++n) CS[n] = (int32_t)((uint32_t)CS[n] - (uint32_t)K * (uint32_t)ob);
@@ -5830,6 +5877,7 @@ static void rlx__igemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
     j.C = C; j.ldc = ldc;
     j.za = ZA; j.zb = ZB; j.rs = RS; j.cs = CS;
     j.corr = need_rs || need_cs;
+    j.avx2 = (features & RLX__CPU_AVX2) != 0;
     if (!need_rs) memset(RS, 0, sizeof(int32_t) * (size_t)M);
     if (!need_cs) memset(CS, 0, sizeof(int32_t) * (size_t)N);
     j.ws = (char*)ws;
