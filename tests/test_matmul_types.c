@@ -490,6 +490,34 @@ static void test_int_errors(void) {
 #undef EXPECT
 }
 
+/* all-constant operands: folded at compile time on the CPU kernels (one thread, no pool) */
+static void test_int_folded(void) {
+    int64_t as[2] = {6, 40}, bs[2] = {40, 9}, zs[1] = {9};
+    uint8_t A[6 * 40], B[40 * 9], zb[9], za = 0x85;
+    int32_t Y[6 * 9];
+    rlx_graph* g = rlx_graph_create(NULL);
+    rlx_program* p = NULL;
+    rlx_compile_desc cd;
+    rlx_tensor y;
+    fill_int(A, 6 * 40, 0, RLX_I8);
+    fill_int(B, 40 * 9, 0, RLX_U8);
+    fill_int(zb, 9, 0, RLX_U8);
+    y = rlx_matmul_integer(g, rlx_constant(g, RLX_I8, 2, as, A), rlx_constant(g, RLX_U8, 2, bs, B),
+                           rlx_constant(g, RLX_I8, 0, NULL, &za), rlx_constant(g, RLX_U8, 1, zs, zb));
+    rlx_output(g, "y", y);
+    memset(&cd, 0, sizeof cd);
+    cd.device = RLX_DEVICE_CPU;
+    if (rlx_compile(g, &cd, &p) != RLX_OK) {
+        TH_CHECK(0, "folded matmul_integer: compile: %s", rlx_graph_error(g));
+    } else {
+        TH_CHECK(rlx_run(p) == RLX_OK && rlx_get_output(p, "y", RLX_I32, Y, sizeof Y) == RLX_OK &&
+                     check_int("folded", RLX_I8, RLX_U8, 6, 9, 40, A, 40, 1, B, 9, 1, &za, 1, zb, 2, Y, 9),
+                 "matmul_integer of constants (folded at compile time)");
+        rlx_program_destroy(p);
+    }
+    rlx_graph_destroy(g);
+}
+
 int main(void) {
     test_rounding();
     test_float_graph(RLX_F16);
@@ -499,5 +527,6 @@ int main(void) {
     test_int_kernels();
     test_int_graph();
     test_int_errors();
+    test_int_folded();
     return th_summary("matmul_types");
 }
