@@ -152,6 +152,12 @@
        The file that defines RLX_IMPLEMENTATION must not be built with -ffast-math or -ffinite-math-only (rlx.h
        stops with an #error): masks, NaN propagation and the half-float conversions need IEEE semantics.
 
+   MATRIX PRODUCTS ON THE CPU
+       f32, f16 and bf16 share the packed GEMM (f16/bf16 are widened while packing, F16C where the CPU has it,
+       summed in f32 and rounded once); i8/u8 (rlx_matmul_integer, int32 results) use AVX-512 VNNI, AVX2 or
+       portable kernels. The SIMD family is picked at run time from the CPU; f64 runs row-by-row axpys (sums
+       in k order, as a dot product), other integer matmuls a plain loop.
+
    rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS, map files (rlx_store_borrow takes
    memory the caller mapped), move a store between devices (one store per device; add the tensors to each),
    spread one program over several GPUs (each program runs on one device; rlx_devices lists them all), pin
@@ -320,7 +326,8 @@ RLXDEF rlx_result rlx_set_next_name(rlx_graph* g, const char* name);
     X(CONV, "conv") X(CONV_TRANSPOSE, "conv_transpose") X(POOL, "pool") X(GROUP_NORM, "group_norm") \
     X(RESIZE, "resize") X(PAD, "pad") \
     X(LINEAR, "linear") X(ADD_NORM, "add_norm") X(SWIGLU, "swiglu") X(GEGLU, "geglu") X(FUSED_EW, "fused_ew") \
-    X(STATE, "state") X(STATE_WRITE, "state_write") X(EXTRA, "extra")
+    X(STATE, "state") X(STATE_WRITE, "state_write") X(EXTRA, "extra") \
+    X(MATMUL_INTEGER, "matmul_integer")
 
 typedef enum rlx_op {
 #define RLX__OP_ENUM(n, s) RLX_OP_##n,
@@ -390,6 +397,14 @@ RLXDEF rlx_tensor rlx_cast(rlx_graph* g, rlx_tensor x, rlx_dtype to);
    accumulate in f32; integers accumulate in int64 and wrap to the output type. A b given as a transpose that
    swaps its last two dims is read in place (no copy), on every device, for every dtype. */
 RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b);
+
+/* Integer matrix product (ONNX MatMulInteger): (a - a_zero_point) · (b - b_zero_point) in int32, exact (the sums
+   wrap modulo 2^32 only where int32 cannot hold the result). a and b are each i8 or u8; shapes, batching and
+   broadcasting as rlx_matmul; output i32. Zero points are optional (a zero handle means 0) and have their
+   operand's dtype: a_zero_point one element (any rank) or [M] (one per row of a), b_zero_point one element or
+   [N] (one per column of b). GPUs run it as casts to i32, subtractions and an i32 matmul. */
+RLXDEF rlx_tensor rlx_matmul_integer(rlx_graph* g, rlx_tensor a, rlx_tensor b, rlx_tensor a_zero_point,
+                                     rlx_tensor b_zero_point);
 
 /* Reductions over a set of axes (negative axes count from the end; naxes = 0 means all axes). sum/prod of an
    integer or bool tensor give int64 (numpy's default), otherwise the input dtype; mean needs a float dtype.
@@ -1313,6 +1328,45 @@ static uint16_t rlx__f64_to_f16(double d) { return rlx__round_small_float(d, 10,
 static uint16_t rlx__f64_to_bf16(double d) { return rlx__round_small_float(d, 7, 8); }
 static float rlx__f16_to_f32(uint16_t h) { return (float)rlx__small_float_to_f64(h, 10, 5); }
 static float rlx__bf16_to_f32(uint16_t h) { return rlx__bits_f32((uint32_t)h << 16); }
+/* The same conversions on f32 bit patterns with integer arithmetic only (fast, and free of the x87's excess
+   precision): the same results as the double-based functions above, NaN included (quiet, sign kept). */
+static float rlx__f16_bits_to_f32(uint16_t h) {
+    uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (uint32_t)(h >> 10) & 0x1Fu, m = (uint32_t)h & 0x3FFu;
+    if (e == 31) return rlx__bits_f32(s | 0x7F800000u | (m << 13));
+    if (e == 0) {                                /* zero or subnormal: renormalise m · 2^-24 */
+        if (!m) return rlx__bits_f32(s);
+        e = 113;
+        while (!(m & 0x400u)) { m <<= 1; e--; }
+        return rlx__bits_f32(s | (e << 23) | ((m & 0x3FFu) << 13));
+    }
+    return rlx__bits_f32(s | ((e + 112u) << 23) | (m << 13));
+}
+static uint16_t rlx__f32_bits_to_f16(float f) {
+    uint32_t u, a, keep, rem, half, sh;
+    uint16_t sign;
+    memcpy(&u, &f, 4);
+    sign = (uint16_t)((u >> 16) & 0x8000u);
+    a = u & 0x7FFFFFFFu;
+    if (a > 0x7F800000u) return (uint16_t)(sign | 0x7E00u);    /* NaN */
+    if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);   /* >= 65520 rounds to inf */
+    if (a < 0x38800000u) {                                     /* below 2^-14: subnormal (or zero) */
+        if (a < 0x33000000u) return sign;                      /* at most 2^-25: rounds to zero */
+        sh = 126u - (a >> 23);                                 /* 14 .. 24 */
+        a = (a & 0x7FFFFFu) | 0x800000u;
+        keep = a >> sh; rem = a & ((1u << sh) - 1u); half = 1u << (sh - 1u);
+        if (rem > half || (rem == half && (keep & 1u))) keep++;
+        return (uint16_t)(sign | keep);
+    }
+    keep = (a - 0x38000000u) >> 13; rem = a & 0x1FFFu;
+    if (rem > 0x1000u || (rem == 0x1000u && (keep & 1u))) keep++;
+    return (uint16_t)(sign | keep);
+}
+static uint16_t rlx__f32_bits_to_bf16(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)(((u >> 16) & 0x8000u) | 0x7FC0u);   /* NaN */
+    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
 
 /* Load element i of any dtype as double (floats) or int64 (integers and bool). */
 static double rlx__load_f64(const void* p, rlx_dtype t, int64_t i) {
@@ -1456,6 +1510,7 @@ typedef struct rlx__node {
    CAST: ia[0] = source dtype (for the dump only)
    MATMUL: ia[0]/ia[1] = original ranks of a / b; ia[3] = b is stored with its last two dims swapped (set by
            fusion, every dtype: each matmul kernel honours it); ia[10] = TF32 allowed (set by rlx_compile for GPUs)
+   MATMUL_INTEGER: ia[0]/ia[1] as MATMUL; ia[4]/ia[5] = a / b zero point present (inputs 2, 3 in that order)
    reductions: ia[0] = keepdims, ia[1] = naxes, ia[2..] = normalised axes     ARGMAX/MIN: ia[0] axis, ia[1] keepdims
    SOFTMAX/LOG_SOFTMAX: ia[0] axis        LAYERNORM: ia[0] axis, ia[1] has gamma, ia[2] has beta; fa[0] eps
    RMSNORM: ia[1] has gamma, ia[2] has beta; fa[0] eps      TRANSPOSE: ia[0..rank) perm
@@ -2243,6 +2298,81 @@ RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b) {
         int64_t ra0 = na->rank, rb0 = nb->rank;
         id = rlx__add_node(g, RLX_OP_MATMUL, na->dtype, ro, os, 2, ids);
         if (id) { rlx__N(g, id)->ia[0] = ra0; rlx__N(g, id)->ia[1] = rb0; }
+    }
+    return rlx__T(id);
+}
+
+/* MATMUL_INTEGER: inputs a, b, then the zero points that were given; ia[0], ia[1] the ranks of a and b (as
+   MATMUL, whose geometry it shares), ia[4] / ia[5]: a / b zero point present. */
+RLXDEF rlx_tensor rlx_matmul_integer(rlx_graph* g, rlx_tensor a, rlx_tensor b, rlx_tensor a_zero_point,
+                                     rlx_tensor b_zero_point) {
+    static const char* what = "matmul_integer";
+    rlx_tensor ab[2];
+    const rlx__node *na, *nb;
+    int64_t as[RLX_MAX_RANK] = {0}, bs[RLX_MAX_RANK] = {0}, os[RLX_MAX_RANK] = {0};
+    int ra, rb, rbatch = 0, ro = 0, nin = 2, k;
+    int64_t M, K, K2, N;
+    uint32_t ids[4], id;
+    ab[0] = a; ab[1] = b;
+    if (!rlx__begin(g, what, 2, ab)) return rlx__T(0);
+    if (a_zero_point.id && !rlx__begin(g, what, 1, &a_zero_point)) return rlx__T(0);
+    if (b_zero_point.id && !rlx__begin(g, what, 1, &b_zero_point)) return rlx__T(0);
+    na = rlx__N(g, a.id);
+    nb = rlx__N(g, b.id);
+    if ((na->dtype != RLX_I8 && na->dtype != RLX_U8) || (nb->dtype != RLX_I8 && nb->dtype != RLX_U8)) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: a and b must be i8 or u8 (got %s and %s)", what, rlx_dtype_name(na->dtype),
+                  rlx_dtype_name(nb->dtype));
+        return rlx__T(0);
+    }
+    if (na->rank < 1 || nb->rank < 1) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: operands must have rank >= 1 (got %d and %d)", what, na->rank, nb->rank);
+        return rlx__T(0);
+    }
+    ra = na->rank; rb = nb->rank;
+    memcpy(as, na->shape, sizeof(int64_t) * (size_t)ra);
+    memcpy(bs, nb->shape, sizeof(int64_t) * (size_t)rb);
+    if (ra == 1) { as[1] = as[0]; as[0] = 1; ra = 2; }
+    if (rb == 1) { bs[1] = 1; rb = 2; }
+    M = as[ra - 2]; K = as[ra - 1]; K2 = bs[rb - 2]; N = bs[rb - 1];
+    if (K != K2) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: inner dims differ (%lld vs %lld)", what, (long long)K, (long long)K2);
+        return rlx__T(0);
+    }
+    if (!rlx__broadcast(ra - 2, as, rb - 2, bs, &rbatch, os)) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "%s: batch dims do not broadcast", what);
+        return rlx__T(0);
+    }
+    ids[0] = a.id; ids[1] = b.id;
+    for (k = 0; k < 2; k++) {   /* zero points: the operand's dtype, one element or one per row / column */
+        rlx_tensor z = k ? b_zero_point : a_zero_point;
+        const rlx__node* nz;
+        int64_t want = k ? N : M;
+        if (!z.id) continue;
+        nz = rlx__N(g, z.id);
+        if (nz->dtype != (k ? nb : na)->dtype) {
+            rlx__gerr(g, RLX_ERROR_DTYPE, "%s: %s_zero_point must have its operand's dtype %s (got %s)", what,
+                      k ? "b" : "a", rlx_dtype_name((k ? nb : na)->dtype), rlx_dtype_name(nz->dtype));
+            return rlx__T(0);
+        }
+        if (rlx__node_numel(nz) != 1 && !(nz->rank == 1 && nz->shape[0] == want)) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: %s_zero_point must have one element or shape [%lld] (one per %s)", what,
+                      k ? "b" : "a", (long long)want, k ? "column of b" : "row of a");
+            return rlx__T(0);
+        }
+        ids[nin++] = z.id;
+    }
+    ro = rbatch;
+    if (na->rank > 1) os[ro++] = M;
+    if (nb->rank > 1) os[ro++] = N;
+    if (!rlx__check_shape(g, what, ro, os)) return rlx__T(0);
+    {
+        int64_t ra0 = na->rank, rb0 = nb->rank;
+        id = rlx__add_node(g, RLX_OP_MATMUL_INTEGER, RLX_I32, ro, os, nin, ids);
+        if (id) {
+            rlx__node* nd = rlx__N(g, id);
+            nd->ia[0] = ra0; nd->ia[1] = rb0;
+            nd->ia[4] = a_zero_point.id != 0; nd->ia[5] = b_zero_point.id != 0;
+        }
     }
     return rlx__T(id);
 }
@@ -3614,6 +3744,7 @@ static int rlx__decomposable(rlx_op op) {
     case RLX_OP_GELU: case RLX_OP_GELU_TANH: case RLX_OP_SILU: case RLX_OP_SIGMOID: case RLX_OP_RSQRT:
     case RLX_OP_MEAN: case RLX_OP_SOFTMAX: case RLX_OP_LOG_SOFTMAX: case RLX_OP_LAYERNORM: case RLX_OP_RMSNORM:
     case RLX_OP_LINEAR: case RLX_OP_ADD_NORM: case RLX_OP_SWIGLU: case RLX_OP_GEGLU: case RLX_OP_FUSED_EW:
+    case RLX_OP_MATMUL_INTEGER:
         return 1;
     default: return 0;
     }
@@ -3715,6 +3846,24 @@ static rlx_tensor rlx__decompose(rlx_graph* ng, const rlx__node* nd, const rlx_t
             else reg[i] = rlx_unary(ng, op, a);
         }
         return n > 0 ? reg[n - 1] : rlx__Tg(ng, 0);
+    }
+    case RLX_OP_MATMUL_INTEGER: {   /* widen to i32, subtract the zero points, i32 matmul (wraps as int32) */
+        rlx_tensor y[2];
+        int k = 2, o, rank = 0;
+        int64_t shp[RLX_MAX_RANK];
+        for (o = 0; o < 2; o++) {
+            y[o] = rlx_cast(ng, x[o], RLX_I32);
+            if (nd->ia[4 + o]) {
+                rlx_tensor z = rlx_cast(ng, x[k++], RLX_I32);
+                int64_t col[2];
+                rlx_tensor_info(ng, z, &rank, shp);
+                col[0] = shp[0]; col[1] = 1;
+                if (rlx__numel(rank, shp) == 1) z = rlx_reshape(ng, z, 0, NULL);   /* no batch dims from it */
+                else if (o == 0) z = rlx_reshape(ng, z, 2, col);                  /* [M] → [M, 1]: per row */
+                y[o] = rlx_sub(ng, y[o], z);
+            }
+        }
+        return rlx_matmul(ng, y[0], y[1]);
     }
     default:
         return rlx__Tg(ng, 0);
@@ -4757,13 +4906,19 @@ static void rlx__tp_release(rlx_thread_pool* tp) {
    M == 1 (x·W, the decode case) and N == 1 (W·x) skip packing: rlx__sgemv streams W once, either as rows
    (axpy form, when W's columns are contiguous) or as columns (dot products, when W's rows are).
 
+   f16 and bf16 (rlx__hgemm_with) run on the same kernels: operands are converted to f32 while they are packed
+   (F16C where the CPU has it), C is accumulated in f32 in the workspace, and each task rounds its finished
+   rectangle to the output dtype; M == 1 / N == 1 stream the half-float weight through converting GEMVs.
+   8-bit integers (rlx__igemm_with, for matmul_integer) have their own packing and kernels (AVX-512 VNNI, AVX2,
+   portable C) with exact int32 sums; they are described where they are defined, after the f32 driver.
+
    Dispatch: rlx__cpu_features() asks the CPU once per call (cheap) and rlx__sgemm picks the widest kernel.
    SIMD code is compiled with per-function target attributes, so no -mavx flags are needed; RLX_NO_SIMD or a
    compiler other than gcc/clang leaves only the portable C path. No memory is ever allocated: all scratch
    lives in the caller's workspace, one slice per thread (rlx__sgemm_workspace_bytes).
    ------------------------------------------------------------------------------------------------------------ */
 
-enum { RLX__CPU_AVX2 = 1, RLX__CPU_AVX512 = 2, RLX__CPU_NEON = 4 };
+enum { RLX__CPU_AVX2 = 1, RLX__CPU_AVX512 = 2, RLX__CPU_NEON = 4, RLX__CPU_F16C = 8, RLX__CPU_AVX512VNNI = 16 };
 
 /* x86 SIMD needs gcc/clang (target attributes, __builtin_cpu_supports). Not with MSVC or clang-cl (no
    __builtin_cpu_supports runtime), nor with MinGW gcc (it spills 32/64-byte vectors to a 16-byte aligned stack). */
@@ -4773,6 +4928,9 @@ enum { RLX__CPU_AVX2 = 1, RLX__CPU_AVX512 = 2, RLX__CPU_NEON = 4 };
 #  include <immintrin.h>
 #  define RLX__TARGET_AVX2 __attribute__((target("avx2,fma")))
 #  define RLX__TARGET_AVX512 __attribute__((target("avx2,fma,avx512f")))
+#  define RLX__TARGET_F16C __attribute__((target("avx2,fma,f16c")))
+#  define RLX__TARGET_VNNI __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vnni")))
+#  include <cpuid.h>
 #elif !defined(RLX_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON)
 #  define RLX__GEMM_NEON 1
 #  include <arm_neon.h>
@@ -4787,6 +4945,8 @@ static unsigned rlx__cpu_features(void) {
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         f |= RLX__CPU_AVX2;
         if (__builtin_cpu_supports("avx512f")) f |= RLX__CPU_AVX512;
+        if ((f & RLX__CPU_AVX512) && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni"))
+            f |= RLX__CPU_AVX512VNNI;
     }
     return f;
 #elif defined(RLX__GEMM_NEON)
@@ -5439,6 +5599,14 @@ typedef struct rlx__sgemm_job {
     size_t slice;            /* floats per thread                             */
     int64_t tn;              /* grid columns                                  */
     int64_t mstep, nstep;    /* rows and columns per task (multiples of mr, nr) */
+    /* half-float operands (rlx__hgemm_with; hdt 0 for f32): A and B are Ah and Bh, packed through hpack; each
+       task rounds its finished rectangle of C (f32) into Ch through hstore */
+    int hdt;                 /* 0 = f32, 1 = f16, 2 = bf16 */
+    const uint16_t *Ah, *Bh;
+    uint16_t* Ch;
+    int64_t ldch;
+    void (*hpack)(int R, int lines, int64_t kc, const uint16_t* src, int64_t ls, int64_t ks, float* dst, int bf);
+    void (*hstore)(int64_t rows, int64_t cols, const float* c, int64_t ldc, uint16_t* o, int64_t ldo, int bf);
 } rlx__sgemm_job;
 
 /* C[m0:m1, n0:n1] = A[m0:m1, :] · B[:, n0:n1] with the packed-panel loop nest; bp and ap are this thread's
@@ -5455,13 +5623,17 @@ static void rlx__sgemm_rect(const rlx__sgemm_job* j, int64_t m0, int64_t m1, int
         int64_t nc = rlx__gemm_min(ncs, n1 - jc);
         for (pc = 0; pc < j->K; pc += kcs) {
             int64_t kc = rlx__gemm_min(kcs, j->K - pc);
-            const float* bsrc = j->B + pc * j->rsb + jc * j->csb;
-            for (jr = 0; jr < nc; jr += NR)
-                im->pack(NR, (int)rlx__gemm_min(NR, nc - jr), kc, bsrc + jr * j->csb, j->csb, j->rsb, bp + jr * kc);
+            for (jr = 0; jr < nc; jr += NR) {
+                int lines = (int)rlx__gemm_min(NR, nc - jr);
+                int64_t off = pc * j->rsb + (jc + jr) * j->csb;
+                if (j->hdt) j->hpack(NR, lines, kc, j->Bh + off, j->csb, j->rsb, bp + jr * kc, j->hdt == 2);
+                else im->pack(NR, lines, kc, j->B + off, j->csb, j->rsb, bp + jr * kc);
+            }
             for (ir = m0; ir < m1; ir += MR) {
                 int mr = (int)rlx__gemm_min(MR, m1 - ir);
                 float* crow = j->C + ir * j->ldc + jc;
-                im->pack(MR, mr, kc, j->A + ir * j->rsa + pc * j->csa, j->rsa, j->csa, ap);
+                if (j->hdt) j->hpack(MR, mr, kc, j->Ah + ir * j->rsa + pc * j->csa, j->rsa, j->csa, ap, j->hdt == 2);
+                else im->pack(MR, mr, kc, j->A + ir * j->rsa + pc * j->csa, j->rsa, j->csa, ap);
                 for (jr = 0; jr < nc; jr += NR)
                     im->kernel(kc, ap, bp + jr * kc, crow + jr, j->ldc, pc > 0, mr, (int)rlx__gemm_min(NR, nc - jr));
             }
@@ -5474,9 +5646,12 @@ static void rlx__sgemm_task(void* ctx, int64_t task, int thread) {
     const rlx__sgemm_job* j = (const rlx__sgemm_job*)ctx;
     int64_t m0 = (task / j->tn) * j->mstep, n0 = (task % j->tn) * j->nstep;
     float* bp = j->ws + (size_t)thread * j->slice;
+    int64_t m1, n1;
     if (m0 >= j->M || n0 >= j->N) return;
-    rlx__sgemm_rect(j, m0, rlx__gemm_min(j->M, m0 + j->mstep), n0, rlx__gemm_min(j->N, n0 + j->nstep), bp,
-                    bp + j->im.kc * j->im.nc);
+    m1 = rlx__gemm_min(j->M, m0 + j->mstep);
+    n1 = rlx__gemm_min(j->N, n0 + j->nstep);
+    rlx__sgemm_rect(j, m0, m1, n0, n1, bp, bp + j->im.kc * j->im.nc);
+    if (j->Ch) j->hstore(m1 - m0, n1 - n0, j->C + m0 * j->ldc + n0, j->ldc, j->Ch + m0 * j->ldch + n0, j->ldch, j->hdt == 2);
 }
 
 /* One GEMV split by output columns. */
@@ -5546,6 +5721,7 @@ static void rlx__sgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
     rlx__sgemm_job j;
     int nthreads;
     if (M <= 0 || N <= 0) return;
+    memset(&j, 0, sizeof j);
     /* vectorised multiply-adds count 1/8 of an element operation: a GEMV splits from 2 MB of W on */
     pool = rlx__pool_if(pool, (double)M * (double)N * (double)K * 0.125);
     nthreads = rlx__pool_threads(pool);
@@ -5600,6 +5776,889 @@ static void rlx__sgemm(rlx__pool* pool, void* ws, int64_t M, int64_t N, int64_t 
                        int64_t csa, const float* B, int64_t rsb, int64_t csb, float* C, int64_t ldc) {
     rlx__sgemm_with(rlx__cpu_features(), pool, ws, M, N, K, A, rsa, csa, B, rsb, csb, C, ldc);
 }
+
+/* ---- f16 / bf16 GEMM on the f32 kernels -------------------------------------------------------------------
+   Both operands f16 (or both bf16), the result in the same dtype, accumulation in f32. The operands are
+   converted to f32 while they are packed, so the packed panels and the microkernels are the f32 ones; each task
+   rounds its finished rectangle of the f32 result (kept in the workspace) to the output dtype. The conversions
+   are the ones of >>convert bit for bit (exact widening, round to nearest even back), through F16C where the
+   CPU has it (rlx__cpu_features_half). M == 1 and N == 1 stream the half-float weight through converting GEMVs
+   (no packing); other layouts of them go through the packed path. */
+
+/* RLX__CPU_* bits of this CPU plus F16C. gcc 12+ reads it from its feature table like the others; elsewhere
+   every AVX-512 CPU has F16C, and an AVX2-only CPU is asked with cpuid (slow in a virtual machine: microseconds,
+   once per half-float GEMM call). */
+static unsigned rlx__cpu_features_half(void) {
+    unsigned f = rlx__cpu_features();
+#if defined(RLX__GEMM_X86)
+    if (f & RLX__CPU_AVX2) {
+#  if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+        if (__builtin_cpu_supports("f16c")) f |= RLX__CPU_F16C;
+#  else
+        unsigned a, b, c, d;
+        if ((f & RLX__CPU_AVX512) || (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)))) f |= RLX__CPU_F16C;
+#  endif
+    }
+#endif
+    return f;
+}
+
+static float rlx__hload(const uint16_t* p, int bf) {
+    return bf ? rlx__bits_f32((uint32_t)*p << 16) : rlx__f16_bits_to_f32(*p);
+}
+static uint16_t rlx__hround(float v, int bf) { return bf ? rlx__f32_bits_to_bf16(v) : rlx__f32_bits_to_f16(v); }
+
+/* rlx__sgemm_pack_c reading f16 (bf == 0) or bf16 (bf == 1) elements. */
+static void rlx__hpack_c(int R, int lines, int64_t kc, const uint16_t* src, int64_t ls, int64_t ks, float* dst,
+                         int bf) {
+    int64_t k;
+    int r;
+    if (ks == 1) {
+        for (r = 0; r < lines; ++r) {
+            const uint16_t* s = src + r * ls;
+            for (k = 0; k < kc; ++k) dst[k * R + r] = rlx__hload(s + k, bf);
+        }
+    } else {
+        for (k = 0; k < kc; ++k) {
+            const uint16_t* s = src + k * ks;
+            for (r = 0; r < lines; ++r) dst[k * R + r] = rlx__hload(s + r * ls, bf);
+        }
+    }
+    if (lines < R)
+        for (k = 0; k < kc; ++k)
+            for (r = lines; r < R; ++r) dst[k * R + r] = 0.0f;
+}
+
+/* o[i*ldo + n] = c[i*ldc + n] rounded to f16/bf16, i < rows, n < cols. */
+static void rlx__hstore_c(int64_t rows, int64_t cols, const float* c, int64_t ldc, uint16_t* o, int64_t ldo, int bf) {
+    int64_t i, n;
+    for (i = 0; i < rows; ++i)
+        for (n = 0; n < cols; ++n) o[i * ldo + n] = rlx__hround(c[i * ldc + n], bf);
+}
+
+/* y[n] = sum over k < K of x[k] * w[k*rsw + n*csw] for n < N, w in f16/bf16, x and y f32: rows of w contiguous
+   (csw == 1: axpy form, y += x[k] · w[k, :]) or columns (rsw == 1: one dot product each). */
+typedef void (*rlx__hgemv_fn)(int64_t N, int64_t K, const float* x, const uint16_t* w, int64_t rsw, int64_t csw,
+                              float* y, int bf);
+static void rlx__hgemv_c(int64_t N, int64_t K, const float* x, const uint16_t* w, int64_t rsw, int64_t csw, float* y,
+                         int bf) {
+    int64_t n, k;
+    if (csw == 1) {   /* y += x[k] · w[k, :]: w is read in order */
+        for (n = 0; n < N; ++n) y[n] = 0.0f;
+        for (k = 0; k < K; ++k) {
+            const uint16_t* wk = w + k * rsw;
+            float xk = x[k];
+            for (n = 0; n < N; ++n) y[n] += xk * rlx__hload(wk + n, bf);
+        }
+        return;
+    }
+    for (n = 0; n < N; ++n) {
+        const uint16_t* wn = w + n * csw;
+        float s0 = 0.0f, s1 = 0.0f;
+        for (k = 0; k + 2 <= K; k += 2) { s0 += x[k] * rlx__hload(wn + k, bf); s1 += x[k + 1] * rlx__hload(wn + k + 1, bf); }
+        for (; k < K; ++k) s0 += x[k] * rlx__hload(wn + k, bf);
+        y[n] = s0 + s1;
+    }
+}
+
+#if defined(RLX__GEMM_X86)
+/* 8 f16 (F16C) or bf16 (a shift) values → f32. */
+RLX__TARGET_F16C
+static __m256 rlx__hload8(const uint16_t* p, int bf) {
+    __m128i v = _mm_loadu_si128((const __m128i*)(const void*)p);
+    if (bf) return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
+    return _mm256_cvtph_ps(v);
+}
+
+/* rlx__hpack_c with vector conversion: row-major B panels convert 8 values per step; lines contiguous in k
+   (row-major A) are converted 8 k at a time, 8 lines at a time through an 8 x 8 transpose where the panel has
+   them. */
+RLX__TARGET_F16C
+static void rlx__hpack_x86(int R, int lines, int64_t kc, const uint16_t* src, int64_t ls, int64_t ks, float* dst,
+                           int bf) {
+    int64_t k;
+    int r, q;
+    if (ls == 1 && lines == R && R % 8 == 0) {
+        for (k = 0; k < kc; ++k)
+            for (r = 0; r < R; r += 8) _mm256_storeu_ps(dst + k * R + r, rlx__hload8(src + k * ks + r, bf));
+        return;
+    }
+    if (ks == 1) {
+        float t[8];
+        r = 0;
+        if (R == 8 && lines == 8) {
+            const uint16_t* s = src;
+            for (k = 0; k + 8 <= kc; k += 8) {   /* 8 lines x 8 k, transposed */
+                __m256 v0 = rlx__hload8(s + k, bf), v1 = rlx__hload8(s + ls + k, bf);
+                __m256 v2 = rlx__hload8(s + 2 * ls + k, bf), v3 = rlx__hload8(s + 3 * ls + k, bf);
+                __m256 v4 = rlx__hload8(s + 4 * ls + k, bf), v5 = rlx__hload8(s + 5 * ls + k, bf);
+                __m256 v6 = rlx__hload8(s + 6 * ls + k, bf), v7 = rlx__hload8(s + 7 * ls + k, bf);
+                __m256 t0 = _mm256_unpacklo_ps(v0, v1), t1 = _mm256_unpackhi_ps(v0, v1);
+                __m256 t2 = _mm256_unpacklo_ps(v2, v3), t3 = _mm256_unpackhi_ps(v2, v3);
+                __m256 t4 = _mm256_unpacklo_ps(v4, v5), t5 = _mm256_unpackhi_ps(v4, v5);
+                __m256 t6 = _mm256_unpacklo_ps(v6, v7), t7 = _mm256_unpackhi_ps(v6, v7);
+                __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+                __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+                __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+                __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+                float* d = dst + k * 8;
+                _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+                _mm256_storeu_ps(d + 8, _mm256_permute2f128_ps(u1, u5, 0x20));
+                _mm256_storeu_ps(d + 16, _mm256_permute2f128_ps(u2, u6, 0x20));
+                _mm256_storeu_ps(d + 24, _mm256_permute2f128_ps(u3, u7, 0x20));
+                _mm256_storeu_ps(d + 32, _mm256_permute2f128_ps(u0, u4, 0x31));
+                _mm256_storeu_ps(d + 40, _mm256_permute2f128_ps(u1, u5, 0x31));
+                _mm256_storeu_ps(d + 48, _mm256_permute2f128_ps(u2, u6, 0x31));
+                _mm256_storeu_ps(d + 56, _mm256_permute2f128_ps(u3, u7, 0x31));
+            }
+            for (; k < kc; ++k)
+                for (q = 0; q < 8; ++q) dst[k * 8 + q] = rlx__hload(s + q * ls + k, bf);
+            return;
+        }
+        for (; r < lines; ++r) {
+            const uint16_t* s = src + r * ls;
+            for (k = 0; k + 8 <= kc; k += 8) {
+                _mm256_storeu_ps(t, rlx__hload8(s + k, bf));
+                for (q = 0; q < 8; ++q) dst[(k + q) * R + r] = t[q];
+            }
+            for (; k < kc; ++k) dst[k * R + r] = rlx__hload(s + k, bf);
+        }
+        if (lines < R)
+            for (k = 0; k < kc; ++k)
+                for (r = lines; r < R; ++r) dst[k * R + r] = 0.0f;
+        return;
+    }
+    rlx__hpack_c(R, lines, kc, src, ls, ks, dst, bf);
+}
+
+/* rlx__hstore_c, 8 values per step: F16C's round-to-nearest-even for f16, the integer rounding of
+   rlx__f32_bits_to_bf16 for bf16; a group holding a NaN goes through the scalar rounding (its NaN encoding). */
+RLX__TARGET_F16C
+static void rlx__hstore_x86(int64_t rows, int64_t cols, const float* c, int64_t ldc, uint16_t* o, int64_t ldo,
+                            int bf) {
+    int64_t i, n;
+    for (i = 0; i < rows; ++i) {
+        const float* ci = c + i * ldc;
+        uint16_t* oi = o + i * ldo;
+        for (n = 0; n + 8 <= cols; n += 8) {
+            __m256 v = _mm256_loadu_ps(ci + n);
+            __m128i h;
+            if (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q))) {
+                int q;
+                for (q = 0; q < 8; ++q) oi[n + q] = rlx__hround(ci[n + q], bf);
+                continue;
+            }
+            if (bf) {
+                __m256i u = _mm256_castps_si256(v);
+                __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+                u = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), odd), 16);
+                h = _mm_packus_epi32(_mm256_castsi256_si128(u), _mm256_extracti128_si256(u, 1));
+            } else {
+                h = _mm256_cvtps_ph(v, 0);   /* 0: round to nearest even */
+            }
+            _mm_storeu_si128((__m128i*)(void*)(oi + n), h);
+        }
+        for (; n < cols; ++n) oi[n] = rlx__hround(ci[n], bf);
+    }
+}
+
+/* rlx__hgemv_c with F16C and FMA: 4 rows of w per pass over y for rows, 2 ymm sums per dot product. */
+RLX__TARGET_F16C
+static void rlx__hgemv_x86(int64_t N, int64_t K, const float* x, const uint16_t* w, int64_t rsw, int64_t csw,
+                           float* y, int bf) {
+    int64_t n, k;
+    if (csw == 1) {   /* y += x[k] · w[k, :], 4 rows of w per pass over y: w is read in order */
+        for (n = 0; n < N; ++n) y[n] = 0.0f;
+        for (k = 0; k < K; k += 4) {
+            const uint16_t* w0 = w + k * rsw;
+            if (k + 4 <= K) {
+                const uint16_t *w1 = w0 + rsw, *w2 = w1 + rsw, *w3 = w2 + rsw;
+                __m256 x0 = _mm256_broadcast_ss(x + k), x1 = _mm256_broadcast_ss(x + k + 1);
+                __m256 x2 = _mm256_broadcast_ss(x + k + 2), x3 = _mm256_broadcast_ss(x + k + 3);
+                for (n = 0; n + 8 <= N; n += 8) {
+                    __m256 acc = _mm256_fmadd_ps(x0, rlx__hload8(w0 + n, bf), _mm256_loadu_ps(y + n));
+                    acc = _mm256_fmadd_ps(x1, rlx__hload8(w1 + n, bf), acc);
+                    acc = _mm256_fmadd_ps(x2, rlx__hload8(w2 + n, bf), acc);
+                    _mm256_storeu_ps(y + n, _mm256_fmadd_ps(x3, rlx__hload8(w3 + n, bf), acc));
+                }
+                for (; n < N; ++n)
+                    y[n] = (((y[n] + x[k] * rlx__hload(w0 + n, bf)) + x[k + 1] * rlx__hload(w1 + n, bf)) +
+                            x[k + 2] * rlx__hload(w2 + n, bf)) + x[k + 3] * rlx__hload(w3 + n, bf);
+            } else {
+                int64_t q;
+                for (q = k; q < K; ++q, w0 += rsw) {
+                    __m256 xq = _mm256_broadcast_ss(x + q);
+                    for (n = 0; n + 8 <= N; n += 8)
+                        _mm256_storeu_ps(y + n, _mm256_fmadd_ps(xq, rlx__hload8(w0 + n, bf), _mm256_loadu_ps(y + n)));
+                    for (; n < N; ++n) y[n] += x[q] * rlx__hload(w0 + n, bf);
+                }
+            }
+        }
+        return;
+    }
+    for (n = 0; n < N; ++n) {
+        const uint16_t* wn = w + n * csw;
+        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+        __m128 h;
+        float s;
+        for (k = 0; k + 16 <= K; k += 16) {
+            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k), rlx__hload8(wn + k, bf), a0);
+            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k + 8), rlx__hload8(wn + k + 8, bf), a1);
+        }
+        for (; k + 8 <= K; k += 8) a0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k), rlx__hload8(wn + k, bf), a0);
+        a0 = _mm256_add_ps(a0, a1);
+        h = _mm_add_ps(_mm256_castps256_ps128(a0), _mm256_extractf128_ps(a0, 1));
+        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+        s = _mm_cvtss_f32(h);
+        for (; k < K; ++k) s += x[k] * rlx__hload(wn + k, bf);
+        y[n] = s;
+    }
+}
+#endif /* RLX__GEMM_X86 */
+
+/* Workspace of rlx__hgemm_with: the f32 GEMM's slices, then the f32 result (M*N floats) and a converted vector
+   (K floats). Saturates (SIZE_MAX) on overflow. */
+static size_t rlx__hgemm_workspace_bytes(int nthreads, int64_t M, int64_t N, int64_t K) {
+    size_t fl = rlx__szadd(rlx__szmul((size_t)M, (size_t)N), (size_t)K);
+    return rlx__szadd(rlx__sgemm_workspace_bytes(nthreads), rlx__round_up(rlx__szmul(fl, sizeof(float)), 64));
+}
+
+/* One converting GEMV split by output columns. */
+typedef struct rlx__hgemv_job {
+    rlx__hgemv_fn fn;
+    int64_t N, K;
+    const float* x;
+    const uint16_t* w;
+    int64_t rsw, csw;
+    float* y;
+    int64_t step;
+    int bf;
+} rlx__hgemv_job;
+
+static void rlx__hgemv_task(void* ctx, int64_t task, int thread) {
+    const rlx__hgemv_job* j = (const rlx__hgemv_job*)ctx;
+    int64_t n0 = task * j->step;
+    (void)thread;
+    if (n0 >= j->N) return;
+    j->fn(rlx__gemm_min(j->step, j->N - n0), j->K, j->x, j->w + n0 * j->csw, j->rsw, j->csw, j->y + n0, j->bf);
+}
+
+/* C[M,N] = A[M,K] · B[K,N] with f16 (bf == 0) or bf16 (bf == 1) operands and result, accumulated in f32; strides
+   as rlx__sgemm; kernels chosen by `features` (RLX__CPU_* bits, RLX__CPU_F16C for the vector conversions).
+   ws: rlx__hgemm_workspace_bytes(rlx__pool_threads(pool), M, N, K) bytes, 64-byte aligned. */
+static void rlx__hgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_t M, int64_t N, int64_t K,
+                            const uint16_t* A, int64_t rsa, int64_t csa, const uint16_t* B, int64_t rsb, int64_t csb,
+                            uint16_t* C, int64_t ldc, int bf) {
+    rlx__sgemm_job j;
+    /* the inline threshold of rlx__sgemm_with: a multiply-add counts 1/8 of an element operation */
+    int nthreads = rlx__pool_threads(pool = rlx__pool_if(pool, (double)M * (double)N * (double)K * 0.125));
+    float* cf = (float*)(void*)((char*)ws + rlx__sgemm_workspace_bytes(nthreads));
+    rlx__hgemv_fn gemv = rlx__hgemv_c;
+    void (*hpack)(int, int, int64_t, const uint16_t*, int64_t, int64_t, float*, int) = rlx__hpack_c;
+    void (*hstore)(int64_t, int64_t, const float*, int64_t, uint16_t*, int64_t, int) = rlx__hstore_c;
+    if (M <= 0 || N <= 0) return;
+    if (K <= 0) {   /* +0 in both formats */
+        int64_t i, n;
+        for (i = 0; i < M; ++i)
+            for (n = 0; n < N; ++n) C[i * ldc + n] = 0;
+        return;
+    }
+#if defined(RLX__GEMM_X86)
+    if ((features & RLX__CPU_AVX2) && (features & RLX__CPU_F16C)) {
+        gemv = rlx__hgemv_x86;
+        hpack = rlx__hpack_x86;
+        hstore = rlx__hstore_x86;
+    }
+#endif
+    if (M == 1 || N == 1) {   /* as rlx__sgemm_with: x = A's row and w = B, or x = B's column and w = A^T */
+        rlx__hgemv_job g;
+        const uint16_t* xs = M == 1 ? A : B;
+        int64_t incx = M == 1 ? csa : rsb, k;
+        g.N = M == 1 ? N : M;
+        g.w = M == 1 ? B : A;
+        g.rsw = M == 1 ? rsb : csa;
+        g.csw = M == 1 ? csb : rsa;
+        if (g.rsw == 1 || g.csw == 1) {
+            int64_t tasks = nthreads;
+            float* xf = cf + g.N;
+            for (k = 0; k < K; ++k) xf[k] = rlx__hload(xs + k * incx, bf);
+            g.fn = gemv; g.K = K; g.x = xf; g.y = cf; g.bf = bf;
+            if (g.N * K < ((int64_t)1 << 19) || g.N < 128) tasks = 1;
+            g.step = rlx__gemm_cdiv(rlx__gemm_cdiv(g.N, tasks), 16) * 16;
+            tasks = rlx__gemm_cdiv(g.N, g.step);
+            if (tasks <= 1) rlx__hgemv_task(&g, 0, 0);
+            else rlx__parallel_for(pool, tasks, rlx__hgemv_task, &g);
+            if (M == 1) hstore(1, N, cf, N, C, ldc, bf);
+            else hstore(M, 1, cf, 1, C, ldc, bf);
+            return;
+        }
+    }
+    memset(&j, 0, sizeof j);
+    rlx__sgemm_pick(features, &j.im);
+    j.M = M; j.N = N; j.K = K;
+    j.rsa = rsa; j.csa = csa; j.rsb = rsb; j.csb = csb;
+    j.C = cf; j.ldc = N;
+    j.ws = (float*)ws;
+    j.slice = rlx__sgemm_slice_floats(&j.im);
+    j.hdt = bf ? 2 : 1;
+    j.Ah = A; j.Bh = B; j.Ch = C; j.ldch = ldc;
+    j.hpack = hpack; j.hstore = hstore;
+    rlx__sgemm_grid(&j, nthreads);
+    {
+        int64_t tasks = rlx__gemm_cdiv(M, j.mstep) * j.tn;
+        if (tasks <= 1) rlx__sgemm_task(&j, 0, 0);
+        else rlx__parallel_for(pool, tasks, rlx__sgemm_task, &j);
+    }
+}
+/* ---- 8-bit integer GEMM ------------------------------------------------------------------------------------
+   C[M,N] (int32) = sum over k of (A[m,k] - za[m]) · (B[k,n] - zb[n]) with A, B each i8 or u8, exact: the sums are
+   kept in 32-bit integers, so they wrap modulo 2^32 only where int32 itself cannot hold the result.
+
+   The kernels compute P = A'·B' on packed copies and a last pass per task adds the zero-point terms:
+       sum (a - za)(b - zb) = P - ZB·rowsum(A') - ZA·colsum(B') + K·ZA·ZB,  A' = A + oa, B' = B - ob,
+       ZA = za + oa, ZB = zb - ob (rowsum(A') = rowsum(A) + K·oa, colsum(B') = colsum(B) - K·ob).
+   Two families:
+     - u8 x s8 (AVX-512 VNNI: vpdpbusd multiplies unsigned by signed bytes and adds groups of 4 into int32
+       without saturation): i8 A is made unsigned (oa = 128, a xor 0x80), u8 B signed (ob = 128). Panels hold
+       groups of 4 k per line; 8 x 32 register tile (16 zmm accumulators, one vpdpbusd per row and 16 columns
+       per 4 k).
+     - int16 pairs (AVX2 vpmaddwd, portable C): values widened to int16 unchanged (oa = ob = 0), groups of 2 k;
+       a pair sum is at most 2·255·255, so vpmaddwd never saturates (vpmaddubsw would: it is not used).
+       AVX2: 6 x 16 tile; portable C: 4 x 16.
+   Blocking and packing follow the f32 GEMM (B block of kc x nc, one A panel per MR rows); padding is zero in
+   A' and B', so it adds nothing. rowsum(A) and colsum(B) are computed first, only where a term needs them. */
+
+/* Packs `lines` (<= R) lines of kc 8-bit values (src[r*ls + k*ks], signed if sgn) into a panel of groups of
+   G k: int16 values for G == 2 (d[((k/2)*R + r)*2 + k%2]), bytes xor flip for G == 4 (d[((k/4)*R + r)*4 +
+   k%4]). Lines past `lines` and k past kc (up to a multiple of G) are zero. */
+static void rlx__ipack_c(int G, int R, int lines, int64_t kc, const uint8_t* src, int sgn, int flip, int64_t ls,
+                         int64_t ks, void* dst) {
+    int64_t kg = rlx__gemm_cdiv(kc, G), p, k;
+    int r, q;
+    if (G == 4) {
+        uint8_t* d = (uint8_t*)dst;
+        uint32_t f32 = (uint32_t)flip * 0x01010101u;
+        memset(d, 0, (size_t)(kg * R * 4));
+        for (r = 0; r < lines; ++r) {
+            const uint8_t* s = src + r * ls;
+            for (p = 0; p < kg; ++p) {
+                uint8_t* o = d + (p * R + r) * 4;
+                if (ks == 1 && 4 * p + 4 <= kc) {
+                    uint32_t w;
+                    memcpy(&w, s + 4 * p, 4);
+                    w ^= f32;
+                    memcpy(o, &w, 4);
+                } else {
+                    for (q = 0; q < 4 && 4 * p + q < kc; ++q) o[q] = (uint8_t)(s[(4 * p + q) * ks] ^ flip);
+                }
+            }
+        }
+        return;
+    }
+    {
+        int16_t* d = (int16_t*)dst;
+        memset(d, 0, (size_t)(kg * R * 2) * sizeof(int16_t));
+        for (r = 0; r < lines; ++r) {
+            const uint8_t* s = src + r * ls;
+            for (k = 0; k < kc; ++k) {
+                uint8_t v = s[k * ks];
+                d[((k >> 1) * R + r) * 2 + (k & 1)] = sgn ? (int16_t)(int8_t)v : (int16_t)v;
+            }
+        }
+    }
+}
+
+#define RLX__IGEMM_C_MR 4
+#define RLX__IGEMM_C_NR 16
+
+/* Portable int16-pair microkernel: c[0:mr, 0:nr] (= or += if acc) sum over kg groups of a·b (see
+   rlx__sgemm_kernel_fn; sums wrap modulo 2^32). */
+static void rlx__igemm_kernel_c(int64_t kg, const void* av, const void* bv, int32_t* c, int64_t ldc, int acc, int mr,
+                                int nr) {
+    const int16_t* a = (const int16_t*)av;
+    const int16_t* b = (const int16_t*)bv;
+    uint32_t t[RLX__IGEMM_C_MR][RLX__IGEMM_C_NR];
+    int64_t p;
+    int i, j;
+    for (i = 0; i < RLX__IGEMM_C_MR; ++i)
+        for (j = 0; j < RLX__IGEMM_C_NR; ++j) t[i][j] = 0;
+    for (p = 0; p < kg; ++p) {
+        const int16_t* ap = a + p * RLX__IGEMM_C_MR * 2;
+        const int16_t* bp = b + p * RLX__IGEMM_C_NR * 2;
+        for (i = 0; i < RLX__IGEMM_C_MR; ++i) {
+            int32_t a0 = ap[2 * i], a1 = ap[2 * i + 1];
+            for (j = 0; j < RLX__IGEMM_C_NR; ++j) t[i][j] += (uint32_t)(a0 * bp[2 * j] + a1 * bp[2 * j + 1]);
+        }
+    }
+    for (i = 0; i < mr; ++i)
+        for (j = 0; j < nr; ++j) {
+            uint32_t v = t[i][j] + (acc ? (uint32_t)c[i * ldc + j] : 0u);
+            c[i * ldc + j] = (int32_t)v;
+        }
+}
+
+#if defined(RLX__GEMM_X86)
+/* AVX2 int16-pair microkernel, 6 x 16: per group, 2 ymm of B (8 columns x 2 k each) and one broadcast pair of
+   A per row into vpmaddwd. */
+RLX__TARGET_AVX2
+static void rlx__igemm_kernel_avx2(int64_t kg, const void* av, const void* bv, int32_t* c, int64_t ldc, int acc,
+                                   int mr, int nr) {
+    const int16_t* a = (const int16_t*)av;
+    const int16_t* b = (const int16_t*)bv;
+    __m256i c0[6], c1[6];
+    int64_t p;
+    int i, j;
+    for (i = 0; i < 6; ++i) { c0[i] = _mm256_setzero_si256(); c1[i] = _mm256_setzero_si256(); }
+    for (p = 0; p < kg; ++p) {
+        __m256i b0 = _mm256_loadu_si256((const __m256i*)(const void*)(b + p * 32));
+        __m256i b1 = _mm256_loadu_si256((const __m256i*)(const void*)(b + p * 32 + 16));
+        const int16_t* ap = a + p * 12;
+        for (i = 0; i < 6; ++i) {
+            int32_t pr;
+            __m256i x;
+            memcpy(&pr, ap + 2 * i, 4);
+            x = _mm256_set1_epi32(pr);
+            c0[i] = _mm256_add_epi32(c0[i], _mm256_madd_epi16(x, b0));
+            c1[i] = _mm256_add_epi32(c1[i], _mm256_madd_epi16(x, b1));
+        }
+    }
+    if (mr == 6 && nr == 16) {
+        for (i = 0; i < 6; ++i) {
+            __m256i* r = (__m256i*)(void*)(c + i * ldc);
+            if (acc) {
+                c0[i] = _mm256_add_epi32(c0[i], _mm256_loadu_si256(r));
+                c1[i] = _mm256_add_epi32(c1[i], _mm256_loadu_si256(r + 1));
+            }
+            _mm256_storeu_si256(r, c0[i]);
+            _mm256_storeu_si256(r + 1, c1[i]);
+        }
+    } else {
+        int32_t t[16];
+        for (i = 0; i < mr; ++i) {
+            _mm256_storeu_si256((__m256i*)(void*)t, c0[i]);
+            _mm256_storeu_si256((__m256i*)(void*)(t + 8), c1[i]);
+            for (j = 0; j < nr; ++j)
+                c[i * ldc + j] = (int32_t)((uint32_t)t[j] + (acc ? (uint32_t)c[i * ldc + j] : 0u));
+        }
+    }
+}
+
+/* AVX-512 VNNI microkernel, 8 x 32: per group of 4 k, 2 zmm of B' (16 columns x 4 signed bytes) and one
+   broadcast of 4 unsigned bytes of A' per row into vpdpbusd; masked stores at the edges. */
+RLX__TARGET_VNNI
+static void rlx__igemm_kernel_vnni(int64_t kg, const void* av, const void* bv, int32_t* c, int64_t ldc, int acc,
+                                   int mr, int nr) {
+    const uint8_t* a = (const uint8_t*)av;
+    const uint8_t* b = (const uint8_t*)bv;
+    __m512i c0[8], c1[8];
+    __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
+    __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFFu : nr > 16 ? (1u << (nr - 16)) - 1u : 0u);
+    int64_t p;
+    int i;
+    for (i = 0; i < 8; ++i) { c0[i] = _mm512_setzero_si512(); c1[i] = _mm512_setzero_si512(); }
+    for (p = 0; p < kg; ++p) {
+        __m512i b0 = _mm512_loadu_si512((const void*)(b + p * 128));
+        __m512i b1 = _mm512_loadu_si512((const void*)(b + p * 128 + 64));
+        const uint8_t* ap = a + p * 32;
+        for (i = 0; i < 8; ++i) {
+            int32_t q;
+            __m512i x;
+            memcpy(&q, ap + 4 * i, 4);
+            x = _mm512_set1_epi32(q);
+            c0[i] = _mm512_dpbusd_epi32(c0[i], x, b0);
+            c1[i] = _mm512_dpbusd_epi32(c1[i], x, b1);
+        }
+    }
+    for (i = 0; i < mr; ++i) {
+        int32_t* r = c + i * ldc;
+        if (acc) {
+            c0[i] = _mm512_add_epi32(c0[i], _mm512_maskz_loadu_epi32(m0, r));
+            c1[i] = _mm512_add_epi32(c1[i], _mm512_maskz_loadu_epi32(m1, r + 16));
+        }
+        _mm512_mask_storeu_epi32(r, m0, c0[i]);
+        _mm512_mask_storeu_epi32(r + 16, m1, c1[i]);
+    }
+}
+
+/* rlx__ipack_c for G == 4 with a row-major B panel (lines contiguous across r, 32 of them): 4 rows of 16
+   bytes are interleaved into 16 groups of 4 with byte and word unpacks. Anything else: rlx__ipack_c. */
+RLX__TARGET_AVX2
+static void rlx__ipack_avx2(int G, int R, int lines, int64_t kc, const uint8_t* src, int sgn, int flip, int64_t ls,
+                            int64_t ks, void* dst) {
+    if (G == 4 && ls == 1 && lines == R && R % 16 == 0 && kc % 4 == 0) {
+        __m128i f = _mm_set1_epi8((char)flip);
+        uint8_t* d = (uint8_t*)dst;
+        int64_t p;
+        int r;
+        for (p = 0; p < kc / 4; ++p) {
+            const uint8_t* s = src + 4 * p * ks;
+            for (r = 0; r < R; r += 16) {
+                __m128i r0 = _mm_xor_si128(_mm_loadu_si128((const __m128i*)(const void*)(s + r)), f);
+                __m128i r1 = _mm_xor_si128(_mm_loadu_si128((const __m128i*)(const void*)(s + ks + r)), f);
+                __m128i r2 = _mm_xor_si128(_mm_loadu_si128((const __m128i*)(const void*)(s + 2 * ks + r)), f);
+                __m128i r3 = _mm_xor_si128(_mm_loadu_si128((const __m128i*)(const void*)(s + 3 * ks + r)), f);
+                __m128i t0 = _mm_unpacklo_epi8(r0, r1), t1 = _mm_unpackhi_epi8(r0, r1);
+                __m128i t2 = _mm_unpacklo_epi8(r2, r3), t3 = _mm_unpackhi_epi8(r2, r3);
+                __m128i* o = (__m128i*)(void*)(d + (p * R + r) * 4);
+                _mm_storeu_si128(o, _mm_unpacklo_epi16(t0, t2));
+                _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t0, t2));
+                _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t1, t3));
+                _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(t1, t3));
+            }
+        }
+        return;
+    }
+    rlx__ipack_c(G, R, lines, kc, src, sgn, flip, ls, ks, dst);
+}
+
+/* cs[n] += sum over k < K of B[k*rsb + n] (B rows contiguous), in int16 lanes for up to 128 rows at a time. */
+RLX__TARGET_AVX2
+static void rlx__igemm_colsum_avx2(int64_t K, int64_t N, const uint8_t* B, int64_t rsb, int bsg, uint32_t* cs) {
+    int64_t k0, k, n;
+    for (n = 0; n + 16 <= N; n += 16) {
+        __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+        for (k0 = 0; k0 < K; k0 += 128) {
+            __m256i s = _mm256_setzero_si256();
+            int64_t k1 = rlx__gemm_min(K, k0 + 128);
+            for (k = k0; k < k1; ++k) {
+                __m128i v = _mm_loadu_si128((const __m128i*)(const void*)(B + k * rsb + n));
+                s = _mm256_add_epi16(s, bsg ? _mm256_cvtepi8_epi16(v) : _mm256_cvtepu8_epi16(v));
+            }
+            lo = _mm256_add_epi32(lo, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(s)));
+            hi = _mm256_add_epi32(hi, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(s, 1)));
+        }
+        _mm256_storeu_si256((__m256i*)(void*)(cs + n), _mm256_add_epi32(_mm256_loadu_si256((const __m256i*)(const void*)(cs + n)), lo));
+        _mm256_storeu_si256((__m256i*)(void*)(cs + n + 8), _mm256_add_epi32(_mm256_loadu_si256((const __m256i*)(const void*)(cs + n + 8)), hi));
+    }
+    for (; n < N; ++n)
+        for (k = 0; k < K; ++k) cs[n] += bsg ? (uint32_t)(int32_t)(int8_t)B[k * rsb + n] : (uint32_t)B[k * rsb + n];
+}
+
+/* c[n] += zb[n] * t - za * cs[n] for n < N, modulo 2^32 (the zero-point terms of one row of C). */
+RLX__TARGET_AVX2
+static void rlx__igemm_fix_avx2(int64_t N, uint32_t* c, const uint32_t* zb, const uint32_t* cs, uint32_t t, uint32_t za) {
+    __m256i vt = _mm256_set1_epi32((int)t), vz = _mm256_set1_epi32((int)za);
+    int64_t n;
+    for (n = 0; n + 8 <= N; n += 8) {
+        __m256i* p = (__m256i*)(void*)(c + n);
+        __m256i v = _mm256_add_epi32(_mm256_loadu_si256(p),
+                                     _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i*)(const void*)(zb + n)), vt));
+        _mm256_storeu_si256(p, _mm256_sub_epi32(v, _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i*)(const void*)(cs + n)), vz)));
+    }
+    for (; n < N; ++n) c[n] += zb[n] * t - za * cs[n];
+}
+#endif /* RLX__GEMM_X86 */
+
+/* M == 1: y[n] = sum over k < K of x[k] · B[k*rsb + n] (B rows contiguous), x the row of A minus its zero point
+   as int16, B's bytes as they are (signed if bsg); the caller subtracts zb[n] · sum(x). Sums wrap modulo 2^32. */
+typedef void (*rlx__igemv_fn)(int64_t N, int64_t K, const int16_t* x, const uint8_t* b, int64_t rsb, int bsg,
+                              int32_t* y);
+static void rlx__igemv_c(int64_t N, int64_t K, const int16_t* x, const uint8_t* b, int64_t rsb, int bsg, int32_t* y) {
+    int64_t n, k;
+    uint32_t* u = (uint32_t*)y;
+    for (n = 0; n < N; ++n) u[n] = 0;
+    for (k = 0; k < K; ++k) {
+        const uint8_t* r = b + k * rsb;
+        int32_t xk = x[k];
+        if (bsg) for (n = 0; n < N; ++n) u[n] += (uint32_t)(xk * (int32_t)(int8_t)r[n]);
+        else for (n = 0; n < N; ++n) u[n] += (uint32_t)(xk * (int32_t)r[n]);
+    }
+}
+
+#if defined(RLX__GEMM_X86)
+/* rlx__igemv_c with AVX2: 4 rows of B per pass over y, widened to int16 and interleaved in pairs for vpmaddwd. */
+RLX__TARGET_AVX2
+static void rlx__igemv_avx2(int64_t N, int64_t K, const int16_t* x, const uint8_t* b, int64_t rsb, int bsg,
+                            int32_t* y) {
+    int64_t n, k;
+    for (k = 0; k + 4 <= K; k += 4) {
+        const uint8_t *r0 = b + k * rsb, *r1 = r0 + rsb, *r2 = r1 + rsb, *r3 = r2 + rsb;
+        int32_t p01, p23;
+        __m256i x01, x23;
+        uint32_t* u = (uint32_t*)y;
+        memcpy(&p01, x + k, 4);
+        memcpy(&p23, x + k + 2, 4);
+        x01 = _mm256_set1_epi32(p01);
+        x23 = _mm256_set1_epi32(p23);
+        for (n = 0; n + 16 <= N; n += 16) {
+#define RLX__IW(r) (bsg ? _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)(const void*)((r) + n)))            \
+                        : _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i*)(const void*)((r) + n))))
+            __m256i w0 = RLX__IW(r0), w1 = RLX__IW(r1), w2 = RLX__IW(r2), w3 = RLX__IW(r3);
+#undef RLX__IW
+            __m256i lo = _mm256_add_epi32(_mm256_madd_epi16(_mm256_unpacklo_epi16(w0, w1), x01),
+                                          _mm256_madd_epi16(_mm256_unpacklo_epi16(w2, w3), x23));
+            __m256i hi = _mm256_add_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(w0, w1), x01),
+                                          _mm256_madd_epi16(_mm256_unpackhi_epi16(w2, w3), x23));
+            __m256i* o = (__m256i*)(void*)(y + n);
+            __m256i a0 = k ? _mm256_loadu_si256(o) : _mm256_setzero_si256();
+            __m256i a1 = k ? _mm256_loadu_si256(o + 1) : _mm256_setzero_si256();
+            _mm256_storeu_si256(o, _mm256_add_epi32(a0, _mm256_permute2x128_si256(lo, hi, 0x20)));
+            _mm256_storeu_si256(o + 1, _mm256_add_epi32(a1, _mm256_permute2x128_si256(lo, hi, 0x31)));
+        }
+        for (; n < N; ++n) {
+            uint32_t s = k ? u[n] : 0u;
+            if (bsg)
+                s += (uint32_t)(x[k] * (int32_t)(int8_t)r0[n] + x[k + 1] * (int32_t)(int8_t)r1[n] +
+                                x[k + 2] * (int32_t)(int8_t)r2[n] + x[k + 3] * (int32_t)(int8_t)r3[n]);
+            else
+                s += (uint32_t)(x[k] * (int32_t)r0[n] + x[k + 1] * (int32_t)r1[n] + x[k + 2] * (int32_t)r2[n] +
+                                x[k + 3] * (int32_t)r3[n]);
+            u[n] = s;
+        }
+    }
+    if (k == 0) {
+        rlx__igemv_c(N, K, x, b, rsb, bsg, y);
+        return;
+    }
+    for (; k < K; ++k) {
+        const uint8_t* r = b + k * rsb;
+        uint32_t* u = (uint32_t*)y;
+        int32_t xk = x[k];
+        for (n = 0; n < N; ++n) u[n] += (uint32_t)(xk * (bsg ? (int32_t)(int8_t)r[n] : (int32_t)r[n]));
+    }
+}
+#endif
+
+/* One integer GEMV split by output columns. */
+typedef struct rlx__igemv_job {
+    rlx__igemv_fn fn;
+    int64_t N, K, rsb, step;
+    const int16_t* x;
+    const uint8_t* b;
+    int bsg;
+    int32_t* y;
+} rlx__igemv_job;
+
+static void rlx__igemv_task(void* ctx, int64_t task, int thread) {
+    const rlx__igemv_job* j = (const rlx__igemv_job*)ctx;
+    int64_t n0 = task * j->step;
+    (void)thread;
+    if (n0 >= j->N) return;
+    j->fn(rlx__gemm_min(j->step, j->N - n0), j->K, j->x, j->b + n0, j->rsb, j->bsg, j->y + n0);
+}
+
+typedef void (*rlx__igemm_kernel_fn)(int64_t kg, const void* a, const void* b, int32_t* c, int64_t ldc, int acc,
+                                     int mr, int nr);
+typedef void (*rlx__ipack_fn)(int G, int R, int lines, int64_t kc, const uint8_t* src, int sgn, int flip,
+                              int64_t ls, int64_t ks, void* dst);
+
+/* One integer kernel family. */
+typedef struct rlx__igemm_impl {
+    int mr, nr, G, esz;          /* register tile, k group, bytes per packed value */
+    int64_t kc, nc;              /* K block (a multiple of G) and N block (a multiple of nr) */
+    int u8s8;                    /* the u8 x s8 family (offsets oa, ob) */
+    rlx__igemm_kernel_fn kernel;
+    rlx__ipack_fn pack;
+} rlx__igemm_impl;
+
+static void rlx__igemm_pick(unsigned features, rlx__igemm_impl* im) {
+    im->mr = RLX__IGEMM_C_MR; im->nr = RLX__IGEMM_C_NR; im->G = 2; im->esz = 2; im->kc = 256; im->nc = 512;
+    im->u8s8 = 0;
+    im->kernel = rlx__igemm_kernel_c;
+    im->pack = rlx__ipack_c;
+#if defined(RLX__GEMM_X86)
+    if (features & RLX__CPU_AVX512VNNI) {
+        im->mr = 8; im->nr = 32; im->G = 4; im->esz = 1; im->kc = 512; im->nc = 512; im->u8s8 = 1;
+        im->kernel = rlx__igemm_kernel_vnni;
+        im->pack = rlx__ipack_avx2;
+    } else if (features & RLX__CPU_AVX2) {
+        im->mr = 6; im->nr = 16;
+        im->kernel = rlx__igemm_kernel_avx2;
+    }
+#else
+    (void)features;
+#endif
+}
+
+/* Bytes of one thread's slice: a packed B block and a packed A panel, rounded to 64. */
+static size_t rlx__igemm_slice_bytes(const rlx__igemm_impl* im) {
+    size_t n = (size_t)((im->kc * im->nc + im->kc * im->mr) * im->esz);
+    return (n + 63) & ~(size_t)63;
+}
+
+/* Workspace of rlx__igemm_with: per-thread slices for the largest family, then four int32 vectors of M or N and
+   K int16 (the GEMV's row of A). */
+static size_t rlx__igemm_workspace_bytes(int nthreads, int64_t M, int64_t N, int64_t K) {
+    static const unsigned sets[3] = {0u, RLX__CPU_AVX2, RLX__CPU_AVX2 | RLX__CPU_AVX512 | RLX__CPU_AVX512VNNI};
+    size_t most = 0, v;
+    int i;
+    for (i = 0; i < 3; ++i) {
+        rlx__igemm_impl im;
+        size_t s;
+        rlx__igemm_pick(sets[i], &im);
+        s = rlx__igemm_slice_bytes(&im);
+        if (s > most) most = s;
+    }
+    v = rlx__szmul(rlx__szmul(rlx__szadd((size_t)M, (size_t)N), 2), sizeof(int32_t));
+    v = rlx__szadd(v, rlx__szmul((size_t)K, sizeof(int16_t)));
+    return rlx__szadd(rlx__szmul((size_t)(nthreads < 1 ? 1 : nthreads), most), rlx__round_up(v, 64));
+}
+
+typedef struct rlx__igemm_job {
+    rlx__igemm_impl im;
+    int64_t M, N, K;
+    const uint8_t* A;
+    int64_t rsa, csa;
+    const uint8_t* B;
+    int64_t rsb, csb;
+    int asg, bsg;            /* A, B signed (i8) */
+    int32_t* C;
+    int64_t ldc;
+    const int32_t *za, *zb, *rs, *cs;   /* ZA[M], ZB[N], rowsum(A')[M], colsum(B')[N] (see above) */
+    int corr;                /* some ZA or ZB is not 0 */
+    int avx2;                /* the CPU has AVX2 (for the zero-point pass) */
+    char* ws;
+    size_t slice;
+    int64_t tn, mstep, nstep;
+} rlx__igemm_job;
+
+static void rlx__igemm_task(void* ctx, int64_t task, int thread) {
+    const rlx__igemm_job* j = (const rlx__igemm_job*)ctx;
+    const rlx__igemm_impl* im = &j->im;
+    const int MR = im->mr, NR = im->nr, G = im->G;
+    int64_t m0 = (task / j->tn) * j->mstep, n0 = (task % j->tn) * j->nstep, m1, n1, jc, pc, ir, jr, i, n;
+    char* bp = j->ws + (size_t)thread * j->slice;
+    char* ap = bp + im->kc * im->nc * im->esz;
+    int fa = im->u8s8 && j->asg ? 0x80 : 0, fb = im->u8s8 && !j->bsg ? 0x80 : 0;
+    if (m0 >= j->M || n0 >= j->N) return;
+    m1 = rlx__gemm_min(j->M, m0 + j->mstep);
+    n1 = rlx__gemm_min(j->N, n0 + j->nstep);
+    for (jc = n0; jc < n1; jc += im->nc) {
+        int64_t nc = rlx__gemm_min(im->nc, n1 - jc);
+        for (pc = 0; pc < j->K; pc += im->kc) {
+            int64_t kc = rlx__gemm_min(im->kc, j->K - pc), kg = rlx__gemm_cdiv(kc, G);
+            for (jr = 0; jr < nc; jr += NR)
+                im->pack(G, NR, (int)rlx__gemm_min(NR, nc - jr), kc, j->B + pc * j->rsb + (jc + jr) * j->csb, j->bsg,
+                         fb, j->csb, j->rsb, bp + jr * kg * G * im->esz);
+            for (ir = m0; ir < m1; ir += MR) {
+                int mr = (int)rlx__gemm_min(MR, m1 - ir);
+                im->pack(G, MR, mr, kc, j->A + ir * j->rsa + pc * j->csa, j->asg, fa, j->rsa, j->csa, ap);
+                for (jr = 0; jr < nc; jr += NR)
+                    im->kernel(kg, ap, bp + jr * kg * G * im->esz, j->C + ir * j->ldc + jc + jr, j->ldc, pc > 0, mr,
+                               (int)rlx__gemm_min(NR, nc - jr));
+            }
+        }
+    }
+    if (j->corr) {   /* + K·ZA·ZB - ZB·rowsum(A') - ZA·colsum(B'), modulo 2^32 */
+        uint32_t K32 = (uint32_t)j->K;
+        const uint32_t *zb = (const uint32_t*)j->zb, *cs = (const uint32_t*)j->cs;
+        for (i = m0; i < m1; ++i) {
+            uint32_t za = (uint32_t)j->za[i], t = K32 * za - (uint32_t)j->rs[i];
+            uint32_t* c = (uint32_t*)(j->C + i * j->ldc);
+#if defined(RLX__GEMM_X86)
+            if (j->avx2) { rlx__igemm_fix_avx2(n1 - n0, c + n0, zb + n0, cs + n0, t, za); continue; }
+#endif
+            for (n = n0; n < n1; ++n) c[n] += zb[n] * t - za * cs[n];
+        }
+    }
+}
+
+/* C[M,N] = sum_k (A[m,k] - za[m]) (B[k,n] - zb[n]) in int32 (see above). A(m,k) = A[m*rsa + k*csa] and B(k,n) =
+   B[k*rsb + n*csb] are bytes, signed where asg / bsg; za, zb: zero points per row / column (NULL = 0), already
+   widened to int32; C row-major with leading dimension ldc. ws: rlx__igemm_workspace_bytes(threads, M, N). */
+static void rlx__igemm_with(unsigned features, rlx__pool* pool, void* ws, int64_t M, int64_t N, int64_t K,
+                            const uint8_t* A, int64_t rsa, int64_t csa, int asg, const uint8_t* B, int64_t rsb,
+                            int64_t csb, int bsg, const int32_t* za, const int32_t* zb, int32_t* C, int64_t ldc) {
+    rlx__igemm_job j;
+    /* the inline threshold of rlx__sgemm_with: a multiply-add counts 1/8 of an element operation */
+    int nthreads = rlx__pool_threads(pool = rlx__pool_if(pool, (double)M * (double)N * (double)K * 0.125));
+    int32_t *ZA, *ZB, *RS, *CS;
+    int64_t i, k, n, mt, nt, tm, tn, tasks;
+    int32_t oa, ob;
+    int need_rs = 0, need_cs = 0;
+    if (M <= 0 || N <= 0) return;
+    memset(&j, 0, sizeof j);
+    rlx__igemm_pick(features, &j.im);
+    j.slice = rlx__igemm_slice_bytes(&j.im);
+    {
+        size_t most = rlx__igemm_workspace_bytes(nthreads, 0, 0, 0);   /* the slices, for every family */
+        ZA = (int32_t*)(void*)((char*)ws + most);
+    }
+    ZB = ZA + M; RS = ZB + N; CS = RS + M;
+    if (M == 1 && csb == 1 && K > 0) {   /* GEMV: x = A's row - za (int16), B streamed by rows */
+        rlx__igemv_job g;
+        int16_t* x = (int16_t*)(void*)(CS + N);
+        uint32_t sx = 0, z0 = (uint32_t)(za ? za[0] : 0);
+        int64_t gt = nthreads;
+        for (k = 0; k < K; ++k) {
+            int32_t v = asg ? (int32_t)(int8_t)A[k * csa] : (int32_t)A[k * csa];
+            x[k] = (int16_t)(v - (int32_t)z0);
+            sx += (uint32_t)(int32_t)x[k];
+        }
+        g.fn = rlx__igemv_c;
+#if defined(RLX__GEMM_X86)
+        if (features & RLX__CPU_AVX2) g.fn = rlx__igemv_avx2;
+#endif
+        g.N = N; g.K = K; g.rsb = rsb; g.x = x; g.b = B; g.bsg = bsg; g.y = C;
+        if (N * K < ((int64_t)1 << 19) || N < 128) gt = 1;
+        g.step = rlx__gemm_cdiv(rlx__gemm_cdiv(N, gt), 16) * 16;
+        gt = rlx__gemm_cdiv(N, g.step);
+        if (gt <= 1) rlx__igemv_task(&g, 0, 0);
+        else rlx__parallel_for(pool, gt, rlx__igemv_task, &g);
+        if (zb)
+            for (n = 0; n < N; ++n) C[n] = (int32_t)((uint32_t)C[n] - (uint32_t)zb[n] * sx);
+        return;
+    }
+    oa = j.im.u8s8 && asg ? 128 : 0;
+    ob = j.im.u8s8 && !bsg ? 128 : 0;
+    for (i = 0; i < M; ++i) { ZA[i] = (za ? za[i] : 0) + oa; if (ZA[i]) need_cs = 1; }
+    for (n = 0; n < N; ++n) { ZB[n] = (zb ? zb[n] : 0) - ob; if (ZB[n]) need_rs = 1; }
+    if (K <= 0) {   /* only the zero-point product remains, and it is 0 with K = 0 */
+        for (i = 0; i < M; ++i)
+            for (n = 0; n < N; ++n) C[i * ldc + n] = 0;
+        return;
+    }
+    if (need_rs)
+        for (i = 0; i < M; ++i) {
+            uint32_t s = 0;
+            const uint8_t* a = A + i * rsa;
+            if (csa == 1 && asg) for (k = 0; k < K; ++k) s += (uint32_t)(int32_t)(int8_t)a[k];
+            else if (csa == 1) for (k = 0; k < K; ++k) s += a[k];
+            else if (asg) for (k = 0; k < K; ++k) s += (uint32_t)(int32_t)(int8_t)a[k * csa];
+            else for (k = 0; k < K; ++k) s += a[k * csa];
+            RS[i] = (int32_t)(s + (uint32_t)K * (uint32_t)oa);
+        }
+    if (need_cs) {
+        for (n = 0; n < N; ++n) CS[n] = 0;
+#if defined(RLX__GEMM_X86)
+        if ((features & RLX__CPU_AVX2) && csb == 1) rlx__igemm_colsum_avx2(K, N, B, rsb, bsg, (uint32_t*)CS);
+        else
+#endif
+        for (k = 0; k < K; ++k) {
+            const uint8_t* b = B + k * rsb;
+            uint32_t* cs = (uint32_t*)CS;
+            if (csb == 1 && bsg) for (n = 0; n < N; ++n) cs[n] += (uint32_t)(int32_t)(int8_t)b[n];
+            else if (csb == 1) for (n = 0; n < N; ++n) cs[n] += b[n];
+            else if (bsg) for (n = 0; n < N; ++n) cs[n] += (uint32_t)(int32_t)(int8_t)b[n * csb];
+            else for (n = 0; n < N; ++n) cs[n] += b[n * csb];
+        }
+        for (n = 0; n < N; ++n) CS[n] = (int32_t)((uint32_t)CS[n] - (uint32_t)K * (uint32_t)ob);
+    }
+    j.M = M; j.N = N; j.K = K;
+    j.A = A; j.rsa = rsa; j.csa = csa; j.asg = asg;
+    j.B = B; j.rsb = rsb; j.csb = csb; j.bsg = bsg;
+    j.C = C; j.ldc = ldc;
+    j.za = ZA; j.zb = ZB; j.rs = RS; j.cs = CS;
+    j.corr = need_rs || need_cs;
+    j.avx2 = (features & RLX__CPU_AVX2) != 0;
+    if (!need_rs) memset(RS, 0, sizeof(int32_t) * (size_t)M);
+    if (!need_cs) memset(CS, 0, sizeof(int32_t) * (size_t)N);
+    j.ws = (char*)ws;
+    /* task grid: columns first (each task packs its own B block), then rows */
+    mt = rlx__gemm_cdiv(M, j.im.mr); nt = rlx__gemm_cdiv(N, j.im.nr);
+    tasks = (double)M * (double)N * (double)K < 262144.0 ? 1 : nthreads;
+    tn = rlx__gemm_min(tasks, nt);
+    tm = rlx__gemm_min(mt, tasks / tn);
+    if (tm < 1) tm = 1;
+    j.nstep = rlx__gemm_cdiv(nt, tn) * j.im.nr;
+    j.mstep = rlx__gemm_cdiv(mt, tm) * j.im.mr;
+    j.tn = rlx__gemm_cdiv(N, j.nstep);
+    tasks = rlx__gemm_cdiv(M, j.mstep) * j.tn;
+    if (tasks <= 1) rlx__igemm_task(&j, 0, 0);
+    else rlx__parallel_for(pool, tasks, rlx__igemm_task, &j);
+}
+
 /* ---- strided iteration shared by elementwise, cast and layout kernels ----
    Operand 0 is the output (contiguous), operands 1.. are inputs with arbitrary element strides (0 for a
    broadcast dim). Dims are collapsed where every operand is contiguous across them; the innermost dim is
@@ -6029,6 +7088,17 @@ static void rlx__mm_generic_task(void* vj, int64_t t, int thread) {
     A = j->a + (size_t)(ao * m->M * m->K) * e;
     B = j->b + (size_t)(bo * m->K * m->N) * e;
     C = j->c + (size_t)(b * m->M * m->N) * e;
+    if (j->dt == RLX_F64 && j->bn == 1) {   /* row i of C as axpys over the rows of B: contiguous, each sum in k order */
+        double* c = (double*)(void*)C + i * m->N;
+        const double* a = (const double*)(const void*)A + i * m->K;
+        for (n = 0; n < m->N; n++) c[n] = 0.0;
+        for (k = 0; k < m->K; k++) {
+            const double* bk = (const double*)(const void*)B + k * j->bk;
+            double av = a[k];
+            for (n = 0; n < m->N; n++) c[n] += av * bk[n];
+        }
+        return;
+    }
     for (n = 0; n < m->N; n++) {
         if (j->dt == RLX_F64) {
             double s = 0;
@@ -6060,12 +7130,55 @@ static void rlx__k_matmul(const rlx_graph* g, const rlx__node* nd, void* const* 
                        (const float*)in[1] + bo * m.K * m.N, nd->ia[3] ? 1 : m.N, nd->ia[3] ? m.K : 1,
                        (float*)out + b * m.M * m.N, m.N);
         }
+    } else if (nd->dtype == RLX_F16 || nd->dtype == RLX_BF16) {
+        unsigned f = rlx__cpu_features_half();
+        for (b = 0; b < m.nbatch; b++) {
+            int64_t ao, bo;
+            rlx__mm_batch_offsets(&m, b, &ao, &bo);
+            rlx__hgemm_with(f, pool, ws, m.M, m.N, m.K, (const uint16_t*)in[0] + ao * m.M * m.K, m.K, 1,
+                            (const uint16_t*)in[1] + bo * m.K * m.N, nd->ia[3] ? 1 : m.N, nd->ia[3] ? m.K : 1,
+                            (uint16_t*)out + b * m.M * m.N, m.N, nd->dtype == RLX_BF16);
+        }
     } else {
         rlx__mm_job j;
         j.m = &m; j.a = (const char*)in[0]; j.b = (const char*)in[1]; j.c = (char*)out; j.dt = nd->dtype;
         j.bk = nd->ia[3] ? 1 : m.N; j.bn = nd->ia[3] ? m.K : 1;
         rlx__parallel_for(rlx__pool_if(pool, (double)m.M * (double)m.nbatch * (double)m.N * (double)m.K), m.nbatch * m.M,
                           rlx__mm_generic_task, &j);
+    }
+}
+
+/* matmul_integer: rlx__igemm_with per batch; the zero points widened to int32 per row / column in the workspace
+   (after the GEMM's own part) */
+static void rlx__k_matmul_integer(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool,
+                                  void* ws) {
+    const rlx__node *na = rlx__N(g, rlx__in(g, nd, 0)), *nb = rlx__N(g, rlx__in(g, nd, 1));
+    rlx__mm_geo m;
+    int32_t *za = NULL, *zb = NULL, *zv;
+    int64_t b, i;
+    int k = 2;
+    unsigned f = rlx__cpu_features();
+    rlx__mm_geometry(g, nd, &m);
+    zv = (int32_t*)(void*)((char*)ws + rlx__igemm_workspace_bytes(rlx__pool_threads(pool), m.M, m.N, m.K));
+    if (nd->ia[4]) {
+        const rlx__node* nz = rlx__N(g, rlx__in(g, nd, k));
+        int one = rlx__node_numel(nz) == 1;
+        za = zv;
+        for (i = 0; i < m.M; i++) za[i] = (int32_t)rlx__load_i64(in[k], nz->dtype, one ? 0 : i);
+        k++;
+    }
+    if (nd->ia[5]) {
+        const rlx__node* nz = rlx__N(g, rlx__in(g, nd, k));
+        int one = rlx__node_numel(nz) == 1;
+        zb = zv + m.M;
+        for (i = 0; i < m.N; i++) zb[i] = (int32_t)rlx__load_i64(in[k], nz->dtype, one ? 0 : i);
+    }
+    for (b = 0; b < m.nbatch; b++) {
+        int64_t ao, bo;
+        rlx__mm_batch_offsets(&m, b, &ao, &bo);
+        rlx__igemm_with(f, pool, ws, m.M, m.N, m.K, (const uint8_t*)in[0] + ao * m.M * m.K, m.K, 1, na->dtype == RLX_I8,
+                        (const uint8_t*)in[1] + bo * m.K * m.N, m.N, 1, nb->dtype == RLX_I8, za, zb,
+                        (int32_t*)out + b * m.M * m.N, m.N);
     }
 }
 
@@ -6565,7 +7678,19 @@ static void rlx__k_misc(const rlx_graph* g, const rlx__node* nd, void* const* in
 
 static size_t rlx__node_workspace(const rlx_graph* g, const rlx__node* nd, int nthreads) {
     switch (nd->op) {
-    case RLX_OP_MATMUL: return nd->dtype == RLX_F32 ? rlx__sgemm_workspace_bytes(nthreads) : 0;
+    case RLX_OP_MATMUL:
+        if (nd->dtype == RLX_F16 || nd->dtype == RLX_BF16) {
+            rlx__mm_geo m;
+            rlx__mm_geometry(g, nd, &m);
+            return rlx__hgemm_workspace_bytes(nthreads, m.M, m.N, m.K);
+        }
+        return nd->dtype == RLX_F32 ? rlx__sgemm_workspace_bytes(nthreads) : 0;
+    case RLX_OP_MATMUL_INTEGER: {
+        rlx__mm_geo m;
+        rlx__mm_geometry(g, nd, &m);
+        return rlx__szadd(rlx__igemm_workspace_bytes(nthreads, m.M, m.N, m.K),
+                          rlx__round_up(rlx__szmul(rlx__szadd((size_t)m.M, (size_t)m.N), sizeof(int32_t)), 64));
+    }
     case RLX_OP_LINEAR: return rlx__sgemm_workspace_bytes(nthreads);
     case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE: case RLX_OP_POOL: case RLX_OP_GROUP_NORM: case RLX_OP_RESIZE:
     case RLX_OP_PAD:
@@ -6607,6 +7732,7 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
     }
     switch (nd->op) {
     case RLX_OP_MATMUL: rlx__k_matmul(g, nd, in, out, pool, ws); return;
+    case RLX_OP_MATMUL_INTEGER: rlx__k_matmul_integer(g, nd, in, out, pool, ws); return;
     case RLX_OP_SUM: case RLX_OP_MEAN: case RLX_OP_REDUCE_MAX: case RLX_OP_REDUCE_MIN: case RLX_OP_PROD:
         rlx__k_reduce(g, nd, in, out, pool);
         return;

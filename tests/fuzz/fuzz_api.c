@@ -573,6 +573,12 @@ static void fz_builder(fz_ctx* c, int op) {
         fz_cost(c, fz_check_t(c, "rlx_matmul", rlx_matmul(g, a, b)), (double)fz_dim(c, a, 1));
         break;
     }
+    case FZ_MATMUL_INTEGER: {
+        rlx_tensor a = rd_t(c), b = rd_t(c), za = rd_opt(c), zb = rd_opt(c);
+        fz_tr("rlx_matmul_integer(t%u, t%u, za t%u, zb t%u)", a.id, b.id, za.id, zb.id);
+        fz_cost(c, fz_check_t(c, "rlx_matmul_integer", rlx_matmul_integer(g, a, b, za, zb)), (double)fz_dim(c, a, 1));
+        break;
+    }
     case FZ_REDUCE: case FZ_REDUCE_FN: {
         rlx_op o = RLX_OP_SUM;
         int k = 0, naxes, axes[16], i, keep;

@@ -76,6 +76,7 @@ enum {
     FZ_INFO,           /* T */
     FZ_MISC,           /* I: names of ops, dtypes, results, devices */
     FZ_END,            /* compile and run this graph, start a new one */
+    FZ_MATMUL_INTEGER, /* T T opt opt */
     FZ_OP_COUNT
 };
 

@@ -251,5 +251,15 @@ int main(int argc, char** argv) {
     op(FZ_UNIFORM); i32(1); i32(2); i32(3);
     end(0, 1, 0);
     save(dir, "constants_dump");
+
+    /* matmul_integer: i8 [5, 8] x u8 [8, 7] with a per-row and a scalar zero point */
+    input(I8); SHAPE(5, 8);
+    input(U8); SHAPE(8, 7);
+    input(I8); SHAPE(5);
+    input(U8); shape0();
+    op(FZ_MATMUL_INTEGER); t(3); t(2); opt(1); opt(0);
+    output(0);
+    end(4, 1, 0);
+    save(dir, "matmul_integer");
     return 0;
 }
