@@ -1,0 +1,467 @@
+/* test_shapes.c - symbolic dims (rlx_dim): graphs declared with `seq` and `batch` compiled for several values,
+   every result against a double-precision reference computed in this file; the compile cache (a second compile
+   with the same values gives an equal program); the transformer model's graph with a symbolic sequence length
+   against the same model built for that length; invalid values and misuse. CPU device only. */
+#define RLX_IMPLEMENTATION
+#include "../rlx.h"
+#include "harness.h"
+#include "../examples/transformer_model.h"
+
+#include <stdlib.h>
+
+static const char* rs(rlx_result r) { return rlx_result_string(r); }
+
+static void fill(float* v, int64_t n) {
+    int64_t i;
+    for (i = 0; i < n; i++) v[i] = (float)th_uniform(-1.0, 1.0);
+}
+
+static rlx_program* compile_dims(rlx_graph* g, int ndims, const char* const* names, const int64_t* values) {
+    rlx_compile_desc cd;
+    rlx_dim_value dv[4];
+    rlx_program* p = NULL;
+    int k;
+    memset(&cd, 0, sizeof cd);
+    for (k = 0; k < ndims; k++) { dv[k].name = names[k]; dv[k].value = values[k]; }
+    cd.device = RLX_DEVICE_CPU;
+    cd.num_threads = 2;
+    cd.dims = dv;
+    cd.num_dims = ndims;
+    if (rlx_compile(g, &cd, &p) != RLX_OK) {
+        TH_CHECK(0, "compile failed: %s", rlx_graph_error(g));
+        return NULL;
+    }
+    return p;
+}
+
+static int close_all(const char* what, const float* got, const double* want, int64_t n, double tol) {
+    int64_t i;
+    for (i = 0; i < n; i++)
+        if (!th_close((double)got[i], want[i], tol, tol)) {
+            printf("  %s[%lld] = %.9g, want %.9g\n", what, (long long)i, (double)got[i], want[i]);
+            return 0;
+        }
+    return 1;
+}
+
+/* ---- 1. batch x seq graph: matmul + broadcast bias, broadcast mul, softmax, reshape with a token and -1,
+          expand to a symbolic shape, narrow from the end, sum over seq ---- */
+#define K 4
+#define N 5
+static void test_basic(void) {
+    rlx_graph* g = rlx_graph_create(NULL);
+    int64_t B = rlx_dim(g, "batch", 2), S = rlx_dim(g, "seq", 3);
+    int64_t xs[3], ws[2] = {K, N}, bs[1] = {N}, ss[2], fl[2], ex[3];
+    int ax = 1;
+    rlx_tensor x, w, b, sc, y;
+    static const char* const names[2] = {"seq", "batch"};
+    static const int64_t cases[5][2] = {{3, 2}, {1, 1}, {7, 3}, {16, 1}, {3, 2}};
+    int c;
+    xs[0] = B; xs[1] = S; xs[2] = K;
+    ss[0] = S; ss[1] = 1;
+    fl[0] = B; fl[1] = -1;
+    ex[0] = B; ex[1] = S; ex[2] = N;
+    TH_CHECK(B == RLX_DIM_TOKEN(0) && S == RLX_DIM_TOKEN(1), "rlx_dim tokens %lld %lld", (long long)B, (long long)S);
+    x = rlx_input(g, "x", RLX_F32, 3, xs);
+    w = rlx_param(g, "w", RLX_F32, 2, ws);
+    b = rlx_param(g, "b", RLX_F32, 1, bs);
+    sc = rlx_input(g, "s", RLX_F32, 2, ss);                 /* [seq, 1] broadcast over batch and K */
+    y = rlx_add(g, rlx_matmul(g, x, w), b);                 /* [batch, seq, N] */
+    rlx_output(g, "lin", y);
+    rlx_output(g, "bc", rlx_mul(g, x, sc));
+    rlx_output(g, "sm", rlx_softmax(g, y, -1));
+    rlx_output(g, "flat", rlx_reshape(g, y, 2, fl));        /* [batch, seq*N] */
+    rlx_output(g, "ex", rlx_expand(g, b, 3, ex));
+    rlx_output(g, "last", rlx_narrow(g, y, 1, -1, 1));      /* [batch, 1, N]: the last position */
+    rlx_output(g, "sum", rlx_reduce_sum(g, y, 1, &ax, 0));  /* [batch, N] */
+    TH_CHECK(rlx_graph_status(g) == RLX_OK, "build: %s", rlx_graph_error(g));
+    {
+        int rank = 0;
+        int64_t shp[8];
+        rlx_tensor_info(g, y, &rank, shp);
+        TH_CHECK(rank == 3 && shp[0] == 2 && shp[1] == 3 && shp[2] == N, "example shape [%lld,%lld,%lld]",
+                 (long long)shp[0], (long long)shp[1], (long long)shp[2]);
+    }
+    for (c = 0; c < 5; c++) {
+        int64_t s = cases[c][0], bt = cases[c][1], i, j, k, n;
+        float wv[K * N], bv[N], *xv, *sv, *out;
+        double *lin, *want;
+        rlx_program* p = compile_dims(g, 2, names, cases[c]);
+        int ok;
+        if (!p) continue;
+        xv = (float*)malloc(sizeof(float) * (size_t)(bt * s * K));
+        sv = (float*)malloc(sizeof(float) * (size_t)s);
+        out = (float*)malloc(sizeof(float) * (size_t)(bt * s * K + bt * s * N));
+        lin = (double*)malloc(sizeof(double) * (size_t)(bt * s * N));
+        want = (double*)malloc(sizeof(double) * (size_t)(bt * s * K + bt * s * N));
+        fill(wv, K * N); fill(bv, N); fill(xv, bt * s * K); fill(sv, s);
+        TH_CHECK(rlx_set_param_f32(p, "w", wv, K * N) == RLX_OK && rlx_set_param_f32(p, "b", bv, N) == RLX_OK &&
+                 rlx_set_input_f32(p, "x", xv, (size_t)(bt * s * K)) == RLX_OK &&
+                 rlx_set_input_f32(p, "s", sv, (size_t)s) == RLX_OK && rlx_run(p) == RLX_OK,
+                 "seq=%lld batch=%lld: set/run: %s", (long long)s, (long long)bt, rlx_program_error(p));
+        for (i = 0; i < bt * s; i++)
+            for (j = 0; j < N; j++) {
+                double acc = bv[j];
+                for (k = 0; k < K; k++) acc += (double)xv[i * K + k] * (double)wv[k * N + j];
+                lin[i * N + j] = acc;
+            }
+        n = bt * s * N;
+        ok = rlx_get_output_f32(p, "lin", out, (size_t)n) == RLX_OK && close_all("lin", out, lin, n, 1e-5);
+        TH_CHECK(ok, "seq=%lld batch=%lld: matmul + bias", (long long)s, (long long)bt);
+        ok = rlx_get_output_f32(p, "flat", out, (size_t)n) == RLX_OK && close_all("flat", out, lin, n, 1e-5);
+        TH_CHECK(ok, "seq=%lld batch=%lld: reshape [batch, -1]", (long long)s, (long long)bt);
+        for (i = 0; i < bt * s; i++) {   /* softmax over N */
+            double m = lin[i * N], z = 0.0;
+            for (j = 1; j < N; j++) if (lin[i * N + j] > m) m = lin[i * N + j];
+            for (j = 0; j < N; j++) z += exp(lin[i * N + j] - m);
+            for (j = 0; j < N; j++) want[i * N + j] = exp(lin[i * N + j] - m) / z;
+        }
+        ok = rlx_get_output_f32(p, "sm", out, (size_t)n) == RLX_OK && close_all("sm", out, want, n, 1e-5);
+        TH_CHECK(ok, "seq=%lld batch=%lld: softmax", (long long)s, (long long)bt);
+        for (i = 0; i < bt; i++)
+            for (j = 0; j < s; j++)
+                for (k = 0; k < K; k++) want[(i * s + j) * K + k] = (double)xv[(i * s + j) * K + k] * (double)sv[j];
+        ok = rlx_get_output_f32(p, "bc", out, (size_t)(bt * s * K)) == RLX_OK &&
+             close_all("bc", out, want, bt * s * K, 1e-6);
+        TH_CHECK(ok, "seq=%lld batch=%lld: broadcast mul by [seq, 1]", (long long)s, (long long)bt);
+        for (i = 0; i < n; i++) want[i] = bv[i % N];
+        ok = rlx_get_output_f32(p, "ex", out, (size_t)n) == RLX_OK && close_all("ex", out, want, n, 0.0);
+        TH_CHECK(ok, "seq=%lld batch=%lld: expand to [batch, seq, N]", (long long)s, (long long)bt);
+        for (i = 0; i < bt; i++)
+            for (j = 0; j < N; j++) want[i * N + j] = lin[(i * s + s - 1) * N + j];
+        ok = rlx_get_output_f32(p, "last", out, (size_t)(bt * N)) == RLX_OK && close_all("last", out, want, bt * N, 1e-5);
+        TH_CHECK(ok, "seq=%lld batch=%lld: narrow(-1) takes the last position", (long long)s, (long long)bt);
+        for (i = 0; i < bt; i++)
+            for (j = 0; j < N; j++) {
+                double acc = 0.0;
+                for (k = 0; k < s; k++) acc += lin[(i * s + k) * N + j];
+                want[i * N + j] = acc;
+            }
+        ok = rlx_get_output_f32(p, "sum", out, (size_t)(bt * N)) == RLX_OK && close_all("sum", out, want, bt * N, 1e-5);
+        TH_CHECK(ok, "seq=%lld batch=%lld: sum over seq", (long long)s, (long long)bt);
+        {   /* the output's size follows the dims: one element more is a size error */
+            float* big = (float*)malloc(sizeof(float) * (size_t)(n + 1));
+            TH_CHECK(rlx_get_output_f32(p, "lin", big, (size_t)(n + 1)) == RLX_ERROR_SIZE, "output size follows the dims");
+            free(big);
+        }
+        rlx_program_destroy(p);
+        free(xv); free(sv); free(out); free(lin); free(want);
+    }
+    rlx_graph_destroy(g);
+}
+
+/* ---- 2. the cache: the same values again give a program with equal results; other values in between ---- */
+static void test_cache(void) {
+    rlx_graph* g = rlx_graph_create(NULL);
+    int64_t S = rlx_dim(g, "seq", 4);
+    int64_t xs[2], ws[2] = {3, 3};
+    rlx_tensor x, w;
+    static const char* const names[1] = {"seq"};
+    int64_t v[1];
+    float wv[9], xv[6 * 3], a[6 * 3], b[6 * 3], c3[3 * 3];
+    rlx_program *p1, *p2, *p3, *p4;
+    int i;
+    xs[0] = S; xs[1] = 3;
+    x = rlx_input(g, "x", RLX_F32, 2, xs);
+    w = rlx_param(g, "w", RLX_F32, 2, ws);
+    rlx_output(g, "y", rlx_tanh(g, rlx_matmul(g, x, w)));
+    rlx_output(g, "k", rlx_add(g, x, rlx_scalar(g, RLX_F32, 0.5)));   /* a constant travels through the cache */
+    fill(wv, 9); fill(xv, 18);
+    v[0] = 6;
+    p1 = compile_dims(g, 1, names, v);
+    v[0] = 3;
+    p3 = compile_dims(g, 1, names, v);
+    v[0] = 6;
+    p2 = compile_dims(g, 1, names, v);   /* cached */
+    if (!p1 || !p2 || !p3) { rlx_program_destroy(p1); rlx_program_destroy(p2); rlx_program_destroy(p3); rlx_graph_destroy(g); return; }
+    TH_CHECK(p1 != p2, "a cached compile returns a new program");
+    rlx_set_param_f32(p1, "w", wv, 9);
+    rlx_set_input_f32(p1, "x", xv, 18);
+    rlx_run(p1);
+    rlx_get_output_f32(p1, "y", a, 18);
+    TH_CHECK(rlx_run(p2) == RLX_ERROR_NOT_SET, "the cached program has its own weights (not set yet)");
+    rlx_set_param_f32(p2, "w", wv, 9);
+    rlx_set_input_f32(p2, "x", xv, 18);
+    TH_CHECK(rlx_run(p2) == RLX_OK && rlx_get_output_f32(p2, "y", b, 18) == RLX_OK, "cached program runs: %s",
+             rlx_program_error(p2));
+    TH_CHECK(memcmp(a, b, sizeof a) == 0, "cached program gives identical results");
+    TH_CHECK(rlx_get_output_f32(p2, "k", b, 18) == RLX_OK, "constant output");
+    {
+        int ok = 1;
+        for (i = 0; i < 18; i++) ok &= b[i] == xv[i] + 0.5f;
+        TH_CHECK(ok, "the cached program keeps the constants");
+    }
+    rlx_set_param_f32(p3, "w", wv, 9);
+    rlx_set_input_f32(p3, "x", xv, 9);
+    TH_CHECK(rlx_run(p3) == RLX_OK && rlx_get_output_f32(p3, "y", c3, 9) == RLX_OK, "seq=3 runs");
+    TH_CHECK(memcmp(c3, a, sizeof c3) == 0, "seq=3 rows equal the first rows of seq=6");
+    rlx_program_destroy(p1);   /* the cache outlives the programs */
+    v[0] = 6;
+    p4 = compile_dims(g, 1, names, v);
+    rlx_graph_destroy(g);      /* and programs outlive the graph */
+    if (p4) {
+        rlx_set_param_f32(p4, "w", wv, 9);
+        rlx_set_input_f32(p4, "x", xv, 18);
+        TH_CHECK(rlx_run(p4) == RLX_OK && rlx_get_output_f32(p4, "y", b, 18) == RLX_OK && memcmp(a, b, sizeof a) == 0,
+                 "a cached program after its first sibling was destroyed");
+    }
+    rlx_program_destroy(p2); rlx_program_destroy(p3); rlx_program_destroy(p4);
+}
+
+/* ---- 3. attention over a KV state with kv_len, query length `seq`, cache length `ctx` ---- */
+static void test_attention(void) {
+    enum { H = 4, HKV = 2, D = 8 };
+    rlx_graph* g = rlx_graph_create(NULL);
+    int64_t S = rlx_dim(g, "seq", 2), C = rlx_dim(g, "ctx", 8);
+    int64_t qs[4], ks[4];
+    rlx_tensor q, k, v, kl;
+    rlx_attention_desc ad;
+    static const char* const names[2] = {"seq", "ctx"};
+    static const int64_t cases[3][2] = {{2, 8}, {5, 12}, {1, 20}};
+    int c;
+    qs[0] = 1; qs[1] = H; qs[2] = S; qs[3] = D;
+    ks[0] = 1; ks[1] = HKV; ks[2] = C; ks[3] = D;
+    q = rlx_input(g, "q", RLX_F32, 4, qs);
+    k = rlx_input(g, "k", RLX_F32, 4, ks);
+    v = rlx_input(g, "v", RLX_F32, 4, ks);
+    kl = rlx_input(g, "kv_len", RLX_I32, 0, NULL);
+    memset(&ad, 0, sizeof ad);
+    ad.layout = RLX_LAYOUT_BHSD;
+    ad.causal = 1;
+    ad.kv_len = kl;
+    rlx_output(g, "o", rlx_attention(g, q, k, v, &ad));
+    for (c = 0; c < 3; c++) {
+        int64_t s = cases[c][0], ctx = cases[c][1], h, i, j, d;
+        int32_t kvl = (int32_t)(ctx - 3 > s ? ctx - 3 : s);
+        float *qv = (float*)malloc(sizeof(float) * (size_t)(H * s * D));
+        float *kv = (float*)malloc(sizeof(float) * (size_t)(HKV * ctx * D));
+        float *vv = (float*)malloc(sizeof(float) * (size_t)(HKV * ctx * D));
+        float *out = (float*)malloc(sizeof(float) * (size_t)(H * s * D));
+        double *want = (double*)calloc((size_t)(H * s * D), sizeof(double));
+        double sc = 1.0 / sqrt((double)D);
+        rlx_program* p = compile_dims(g, 2, names, cases[c]);
+        if (!p) { free(qv); free(kv); free(vv); free(out); free(want); continue; }
+        fill(qv, H * s * D); fill(kv, HKV * ctx * D); fill(vv, HKV * ctx * D);
+        TH_CHECK(rlx_set_input_f32(p, "q", qv, (size_t)(H * s * D)) == RLX_OK &&
+                 rlx_set_input_f32(p, "k", kv, (size_t)(HKV * ctx * D)) == RLX_OK &&
+                 rlx_set_input_f32(p, "v", vv, (size_t)(HKV * ctx * D)) == RLX_OK &&
+                 rlx_set_input_i32(p, "kv_len", &kvl, 1) == RLX_OK && rlx_run(p) == RLX_OK &&
+                 rlx_get_output_f32(p, "o", out, (size_t)(H * s * D)) == RLX_OK, "attention seq=%lld ctx=%lld: %s",
+                 (long long)s, (long long)ctx, rlx_program_error(p));
+        for (h = 0; h < H; h++) {
+            int64_t kh = h / (H / HKV);
+            for (i = 0; i < s; i++) {
+                int64_t lim = i + (kvl - s);   /* causal offset: keys j <= i + kv_len - seq, j < kv_len */
+                double m = -1e300, z = 0.0, sc_[64];
+                for (j = 0; j <= lim && j < kvl; j++) {
+                    double dot = 0.0;
+                    for (d = 0; d < D; d++) dot += (double)qv[(h * s + i) * D + d] * (double)kv[(kh * ctx + j) * D + d];
+                    sc_[j] = dot * sc;
+                    if (sc_[j] > m) m = sc_[j];
+                }
+                for (j = 0; j <= lim && j < kvl; j++) { sc_[j] = exp(sc_[j] - m); z += sc_[j]; }
+                for (d = 0; d < D; d++) {
+                    double acc = 0.0;
+                    for (j = 0; j <= lim && j < kvl; j++) acc += sc_[j] * (double)vv[(kh * ctx + j) * D + d];
+                    want[(h * s + i) * D + d] = z > 0 ? acc / z : 0.0;
+                }
+            }
+        }
+        TH_CHECK(close_all("o", out, want, H * s * D, 2e-5), "attention seq=%lld ctx=%lld kv_len=%d vs f64",
+                 (long long)s, (long long)ctx, (int)kvl);
+        rlx_program_destroy(p);
+        free(qv); free(kv); free(vv); free(out); free(want);
+    }
+    rlx_graph_destroy(g);
+}
+
+/* ---- 4. errors ---- */
+static void expect_fail(rlx_graph* g, const rlx_dim_value* dv, int n, rlx_result want, const char* must_contain,
+                        const char* what) {
+    rlx_compile_desc cd;
+    rlx_program* p = (rlx_program*)&cd;
+    rlx_result r;
+    memset(&cd, 0, sizeof cd);
+    cd.device = RLX_DEVICE_CPU;
+    cd.dims = dv;
+    cd.num_dims = n;
+    r = rlx_compile(g, &cd, &p);
+    TH_CHECK(r == want && p == NULL && strstr(rlx_graph_error(g), must_contain) != NULL,
+             "%s: got %s '%s', want %s mentioning '%s'", what, rs(r), rlx_graph_error(g), rs(want), must_contain);
+    rlx_program_destroy(r == RLX_OK ? p : NULL);
+}
+
+static void test_errors(void) {
+    rlx_graph* g;
+    int64_t S, B;
+    int64_t xs[2], r1[2] = {2, -1}, r2[2] = {3, 4};
+    rlx_tensor x;
+    rlx_dim_value dv[2];
+    g = rlx_graph_create(NULL);   /* built at seq=4, batch=3: r1 [2, 6], r2 [3, 4] */
+    S = rlx_dim(g, "seq", 4); B = rlx_dim(g, "batch", 3);
+    xs[0] = B; xs[1] = S;
+    x = rlx_input(g, "x", RLX_F32, 2, xs);
+    rlx_output(g, "a", rlx_reshape(g, x, 2, r1));
+    rlx_output(g, "b", rlx_reshape(g, x, 2, r2));
+    TH_CHECK(rlx_graph_status(g) == RLX_OK, "build: %s", rlx_graph_error(g));
+    dv[0].name = "seq"; dv[0].value = 0;
+    expect_fail(g, dv, 1, RLX_ERROR_SHAPE, "'seq' = 0", "seq = 0");
+    dv[0].value = -5;
+    expect_fail(g, dv, 1, RLX_ERROR_SHAPE, "'seq' = -5", "seq < 0");
+    dv[0].value = RLX_MAX_ELEMENTS + 1;
+    expect_fail(g, dv, 1, RLX_ERROR_SHAPE, "RLX_MAX_ELEMENTS", "seq > RLX_MAX_ELEMENTS");
+    dv[0].value = RLX_MAX_ELEMENTS / 2;   /* valid alone, but batch·seq overflows the element limit */
+    expect_fail(g, dv, 1, RLX_ERROR_SHAPE, "node 1 (input)", "batch·seq > RLX_MAX_ELEMENTS names the input node");
+    dv[0].value = 5;   /* 3·5 = 15: odd for r1, not 12 for r2 */
+    expect_fail(g, dv, 1, RLX_ERROR_SHAPE, "seq=5, batch=3: node 2 (reshape)", "impossible reshape names dims and node");
+    dv[0].value = 4; dv[1].name = "batch"; dv[1].value = 2;   /* 8 elements: r1 fine, r2 (12) impossible */
+    expect_fail(g, dv, 2, RLX_ERROR_SHAPE, "node 3 (reshape)", "second reshape impossible");
+    dv[0].name = "sequence"; dv[0].value = 4;
+    expect_fail(g, dv, 1, RLX_ERROR_NOT_FOUND, "'sequence' is not a dim", "unknown dim name");
+    dv[0].name = "seq"; dv[1].name = "seq";
+    expect_fail(g, dv, 2, RLX_ERROR_DUPLICATE, "given twice", "dim given twice");
+    dv[0].name = NULL;
+    expect_fail(g, dv, 1, RLX_ERROR_INVALID_ARGUMENT, "NULL", "NULL dim name");
+    expect_fail(g, NULL, 1, RLX_ERROR_INVALID_ARGUMENT, "num_dims", "dims NULL with num_dims 1");
+    expect_fail(g, dv, -1, RLX_ERROR_INVALID_ARGUMENT, "num_dims", "num_dims < 0");
+    {   /* valid values after the failures still compile (the cache and the kept specialisation are sound) */
+        static const char* const nm[2] = {"seq", "batch"};
+        static const int64_t v[2] = {4, 3};
+        rlx_program* p = compile_dims(g, 2, nm, v);
+        TH_CHECK(p != NULL, "valid values compile after failures");
+        rlx_program_destroy(p);
+    }
+    rlx_graph_destroy(g);
+
+    /* declaration errors (sticky) */
+    g = rlx_graph_create(NULL);
+    TH_CHECK(rlx_dim(g, "seq", 0) == 0 && rlx_graph_status(g) == RLX_ERROR_SHAPE, "example value 0");
+    rlx_graph_destroy(g);
+    g = rlx_graph_create(NULL);
+    rlx_dim(g, "seq", 2);
+    TH_CHECK(rlx_dim(g, "seq", 3) == 0 && rlx_graph_status(g) == RLX_ERROR_DUPLICATE, "duplicate dim name");
+    rlx_graph_destroy(g);
+    g = rlx_graph_create(NULL);
+    TH_CHECK(rlx_dim(g, NULL, 3) == 0 && rlx_graph_status(g) == RLX_ERROR_INVALID_ARGUMENT, "NULL dim name");
+    rlx_graph_destroy(g);
+    TH_CHECK(rlx_dim(NULL, "seq", 3) == 0, "NULL graph");
+    g = rlx_graph_create(NULL);
+    {
+        int k;
+        char nm[8];
+        for (k = 0; k < RLX_MAX_DIMS; k++) { snprintf(nm, sizeof nm, "d%d", k); rlx_dim(g, nm, 1); }
+        TH_CHECK(rlx_graph_status(g) == RLX_OK && rlx_dim(g, "one_more", 1) == 0 &&
+                 rlx_graph_status(g) == RLX_ERROR_INVALID_ARGUMENT, "more than RLX_MAX_DIMS dims");
+    }
+    rlx_graph_destroy(g);
+    /* a token in a constant's shape, a token of an undeclared dim, a token in a graph without dims */
+    g = rlx_graph_create(NULL);
+    {
+        int64_t s1[1];
+        float d[4] = {1, 2, 3, 4};
+        s1[0] = rlx_dim(g, "seq", 4);
+        rlx_constant(g, RLX_F32, 1, s1, d);
+        TH_CHECK(rlx_graph_status(g) == RLX_ERROR_SHAPE && strstr(rlx_graph_error(g), "constant") != NULL,
+                 "token in a constant's shape: %s", rlx_graph_error(g));
+    }
+    rlx_graph_destroy(g);
+    g = rlx_graph_create(NULL);
+    {
+        int64_t s1[1];
+        rlx_dim(g, "seq", 4);
+        s1[0] = RLX_DIM_TOKEN(1);
+        rlx_input(g, "x", RLX_F32, 1, s1);
+        TH_CHECK(rlx_graph_status(g) == RLX_ERROR_SHAPE && strstr(rlx_graph_error(g), "did not declare") != NULL,
+                 "token of an undeclared dim: %s", rlx_graph_error(g));
+    }
+    rlx_graph_destroy(g);
+    g = rlx_graph_create(NULL);
+    {
+        int64_t s1[1];
+        rlx_dim_value one;
+        rlx_compile_desc cd;
+        rlx_program* p = NULL;
+        s1[0] = RLX_DIM_TOKEN(0);
+        rlx_input(g, "x", RLX_F32, 1, s1);
+        TH_CHECK(rlx_graph_status(g) == RLX_ERROR_SHAPE && strstr(rlx_graph_error(g), "symbolic dim token") != NULL,
+                 "token in a graph without dims: %s", rlx_graph_error(g));
+        rlx_graph_destroy(g);
+        g = rlx_graph_create(NULL);
+        s1[0] = 3;
+        rlx_output(g, "y", rlx_input(g, "x", RLX_F32, 1, s1));
+        one.name = "seq"; one.value = 3;
+        memset(&cd, 0, sizeof cd);
+        cd.device = RLX_DEVICE_CPU;
+        cd.dims = &one;
+        cd.num_dims = 1;
+        TH_CHECK(rlx_compile(g, &cd, &p) == RLX_ERROR_INVALID_ARGUMENT && !p &&
+                 strstr(rlx_graph_error(g), "no symbolic dims") != NULL, "dims for a graph without dims");
+    }
+    rlx_graph_destroy(g);
+}
+
+/* ---- 5. the transformer model with a symbolic sequence length vs the model built for that length ---- */
+static void test_transformer(void) {
+    tm_config cfg = tm_config_tiny();
+    tm_build b = tm_build_default(4);
+    tm_weights w;
+    rlx_result tr = RLX_OK;
+    rlx_graph* gs;
+    static const int lens[3] = {4, 1, 7};
+    int c;
+    b.symbolic_seq = 1;
+    gs = tm_build_graph(&cfg, &b, &tr);
+    if (!gs || tr != RLX_OK || rlx_graph_status(gs) != RLX_OK) {
+        TH_CHECK(0, "symbolic model build: %s", gs ? rlx_graph_error(gs) : "out of memory");
+        rlx_graph_destroy(gs);
+        return;
+    }
+    if (!tm_weights_init(&cfg, 1, &w)) { TH_CHECK(0, "weights"); rlx_graph_destroy(gs); return; }
+    for (c = 0; c < 3; c++) {
+        int S = lens[c], i;
+        static const char* const names[1] = {"seq"};
+        int64_t v[1];
+        int32_t toks[8];
+        float la[256], lb[256];
+        int64_t na = -1, nb = -2;
+        rlx_program *ps, *pf = NULL;
+        char err[512];
+        tm_build bf = tm_build_default(S);
+        v[0] = S;
+        ps = compile_dims(gs, 1, names, v);
+        tm_compile(&cfg, &bf, 2, 0, &pf, err, sizeof err);
+        TH_CHECK(pf != NULL, "fixed model S=%d: %s", S, err);
+        if (!ps || !pf) { rlx_program_destroy(ps); rlx_program_destroy(pf); continue; }
+        for (i = 0; i < S; i++) toks[i] = (int32_t)((37 * i + 11) % cfg.vocab);
+        TH_CHECK(tm_set_params(ps, &w) == RLX_OK && tm_set_params(pf, &w) == RLX_OK, "params");
+        TH_CHECK(tm_run(ps, toks, S, 3, 0) == RLX_OK && tm_run(pf, toks, S, 3, 0) == RLX_OK, "run S=%d: %s %s", S,
+                 rlx_program_error(ps), rlx_program_error(pf));
+        rlx_get_output_f32(ps, "logits", la, 256);
+        rlx_get_output_f32(pf, "logits", lb, 256);
+        rlx_get_output_i64(ps, "next", &na, 1);
+        rlx_get_output_i64(pf, "next", &nb, 1);
+        {
+            double md = 0.0, mx = 0.0;
+            for (i = 0; i < 256; i++) {
+                double dd = fabs((double)la[i] - (double)lb[i]);
+                if (dd > md) md = dd;
+                if (fabs((double)lb[i]) > mx) mx = fabs((double)lb[i]);
+            }
+            TH_CHECK(md <= 1e-5 * (1.0 + mx) && mx > 0.0 && na == nb, "S=%d: symbolic vs fixed logits differ by %g "
+                     "(next %lld vs %lld)", S, md, (long long)na, (long long)nb);
+        }
+        rlx_program_destroy(ps);
+        rlx_program_destroy(pf);
+    }
+    tm_weights_free(&w);
+    rlx_graph_destroy(gs);
+}
+
+int main(void) {
+    test_basic();
+    test_cache();
+    test_attention();
+    test_errors();
+    test_transformer();
+    return th_summary("shapes");
+}
