@@ -45,6 +45,7 @@
        RLX_NO_THREADS          no worker threads; everything runs on the calling thread
        RLX_NO_SIMD             portable scalar kernels only (no AVX2/AVX-512/NEON paths)
        RLX_MAX_THREADS         upper bound on CPU worker threads (default 64)
+       RLX_DIM_CACHE           compiled specialisations a graph with symbolic dims keeps (default 8; 0 = none)
        RLX_NO_CUDA             leave out the CUDA backend (and the need for rlx_kernels_ptx.h, with RLX_NO_HIP)
        RLX_NO_HIP              leave out the HIP backend
        RLX_NO_HIP_DISK_CACHE   never cache hipRTC code objects on disk
@@ -62,13 +63,22 @@
        5. Config, allocation, checked sizes          >>config >>alloc >>size
        6. Messages and names, element conversion     >>log >>convert
        7. IR, shape inference                        >>ir >>infer
-       8. Passes                                     >>passes
+       8. Passes, shape specialisation               >>passes >>shapes
        9. Memory planner                             >>planner
       10. CPU backend (threads, SIMD, GEMM, kernels) >>cpu >>gemm
       11. Runtime (compile, run, I/O)                >>runtime
       12. Driver loading, shared GPU layer           >>dl >>gpu
       13. CUDA and HIP backends                      >>cuda >>hip
       14. Vulkan backend                             >>vulkan
+
+   SYMBOLIC DIMS
+       rlx_dim(g, "seq", example) declares a named dim and returns a token to use in the shapes of rlx_input,
+       rlx_param and rlx_state, in reshape/expand targets and as a slice length. The graph is built at the example
+       value. rlx_compile_desc.dims gives the values, and rlx_compile specialises the graph by replaying every
+       builder with them, so the builders' own checks reject impossible values with a message that names the node.
+       Compiled cores are cached in the graph per (values, device, flags) (RLX_DIM_CACHE entries): a repeated
+       compile only allocates the new program's memory. Programs for different values do not share weights or
+       states; rlx_program_clone shares weights between programs of the same values.
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
@@ -98,7 +108,8 @@
        The file that defines RLX_IMPLEMENTATION must not be built with -ffast-math or -ffinite-math-only (rlx.h
        stops with an #error): masks, NaN propagation and the half-float conversions need IEEE semantics.
 
-   rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS.
+   rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS, run a kernel with a shape unknown at
+   compile time (symbolic dims are specialised per value at compile time; see rlx_dim).
 */
 #ifndef RLX_H
 #define RLX_H
