@@ -403,6 +403,56 @@ static void test_errors(void) {
     rlx_graph_destroy(g);
 }
 
+/* ---- 6. a GPU device: specialised and cached programs (the cached one takes the GPU set-up path of its own)
+          against an f64 reference; skipped where the device is unavailable ---- */
+static void test_device(rlx_device dev) {
+    rlx_graph* g = rlx_graph_create(NULL);
+    int64_t S = rlx_dim(g, "seq", 2);
+    int64_t xs[2], ws[2] = {3, 4};
+    rlx_tensor x, w;
+    int round_, i, j, k;
+    xs[0] = S; xs[1] = 3;
+    x = rlx_input(g, "x", RLX_F32, 2, xs);
+    w = rlx_param(g, "w", RLX_F32, 2, ws);
+    rlx_output(g, "y", rlx_add(g, rlx_matmul(g, x, w), rlx_scalar(g, RLX_F32, 0.25)));
+    for (round_ = 0; round_ < 3; round_++) {   /* seq 5, 3, then 5 again from the cache */
+        int64_t s = round_ == 1 ? 3 : 5;
+        rlx_dim_value dv;
+        rlx_compile_desc cd;
+        rlx_program* p = NULL;
+        rlx_result r;
+        float xv[5 * 3], wv[12], out[5 * 4];
+        double want[5 * 4];
+        memset(&cd, 0, sizeof cd);
+        dv.name = "seq"; dv.value = s;
+        cd.device = dev;
+        cd.flags = RLX_COMPILE_NO_FALLBACK;
+        cd.dims = &dv;
+        cd.num_dims = 1;
+        r = rlx_compile(g, &cd, &p);
+        if (r == RLX_ERROR_DEVICE_UNAVAILABLE) {
+            th_skip("symbolic dims on %s: %s", rlx_device_name(dev), rlx_graph_error(g));
+            break;
+        }
+        TH_CHECK(r == RLX_OK && rlx_program_device(p) == dev, "%s seq=%lld: compile: %s", rlx_device_name(dev),
+                 (long long)s, rlx_graph_error(g));
+        if (r != RLX_OK) break;
+        fill(xv, s * 3); fill(wv, 12);
+        for (i = 0; i < s; i++)
+            for (j = 0; j < 4; j++) {
+                double acc = 0.25;
+                for (k = 0; k < 3; k++) acc += (double)xv[i * 3 + k] * (double)wv[k * 4 + j];
+                want[i * 4 + j] = acc;
+            }
+        TH_CHECK(rlx_set_param_f32(p, "w", wv, 12) == RLX_OK && rlx_set_input_f32(p, "x", xv, (size_t)(s * 3)) == RLX_OK &&
+                 rlx_run(p) == RLX_OK && rlx_get_output_f32(p, "y", out, (size_t)(s * 4)) == RLX_OK &&
+                 close_all("y", out, want, s * 4, 1e-5), "%s seq=%lld%s: matmul + constant vs f64: %s",
+                 rlx_device_name(dev), (long long)s, round_ == 2 ? " (cached)" : "", rlx_program_error(p));
+        rlx_program_destroy(p);
+    }
+    rlx_graph_destroy(g);
+}
+
 /* ---- 5. the transformer model with a symbolic sequence length vs the model built for that length ---- */
 static void test_transformer(void) {
     tm_config cfg = tm_config_tiny();
@@ -466,5 +516,7 @@ int main(void) {
     test_attention();
     test_errors();
     test_transformer();
+    test_device(RLX_DEVICE_VULKAN);
+    test_device(RLX_DEVICE_CUDA);
     return th_summary("shapes");
 }
