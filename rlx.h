@@ -539,7 +539,8 @@ RLXDEF size_t rlx_graph_dump_dot(const rlx_graph* g, char* buf, size_t cap);
    The graph is built and validated at `example_value` (so rlx_tensor_info shows example shapes); rlx_compile
    specialises it for the values in rlx_compile_desc.dims (unbound dims take their example value) by replaying
    every builder in order with the new shapes, then optimises, plans and lowers as usual. A slice with a negative
-   start counts from the end of the specialised axis; a reshape with a -1 entry re-infers it. Compiled programs
+   start counts from the end of the specialised axis; a reshape with a -1 entry re-infers it (both only for nodes
+   built after the graph's first rlx_dim: declare dims before building). Compiled programs
    are cached per (dim values, device, flags) inside the graph (RLX_DIM_CACHE entries, least recently used
    dropped), so compiling the same values again skips everything but the program's own memory.
    Errors (sticky): g NULL, name NULL/empty/duplicate, example_value < 1 or > RLX_MAX_ELEMENTS, more than
