@@ -11509,6 +11509,7 @@ typedef struct rlx__dimcache {
     int sm;
     uint32_t flags;
     int n, nouts;           /* the graph's size when compiled: a graph that grew since never matches      */
+    rlx_allocator al;       /* the allocator the core was made with (programs of another allocator miss)  */
     unsigned char* consts;  /* the constants' bytes in node order (the core's ir no longer holds them)    */
     uint64_t used;          /* LRU clock                                                                  */
 } rlx__dimcache;
@@ -11590,13 +11591,16 @@ static rlx_result rlx__dims_instantiate(const rlx__dimcache* e, const rlx_compil
 #if defined(RLX__HAS_GPU)
     r = RLX_OK;
 #  if !defined(RLX_NO_CUDA)
-    if (e->dev == RLX_DEVICE_CUDA) r = rlx__gpu_init(p, &rlx__cuda_gpuapi, d->device_index, e->sm, rlx__cuda_scratch, rlx__cuda_lower);
+    if (e->dev == RLX_DEVICE_CUDA)
+        r = rlx__gpu_init(p, &rlx__cuda_gpuapi, d->device_index, e->sm, rlx__cuda_scratch, rlx__cuda_lower);
 #  endif
 #  if !defined(RLX_NO_HIP)
-    if (e->dev == RLX_DEVICE_HIP) r = rlx__gpu_init(p, &rlx__hip_gpuapi, d->device_index, e->sm, rlx__cuda_scratch, rlx__cuda_lower);
+    if (e->dev == RLX_DEVICE_HIP)
+        r = rlx__gpu_init(p, &rlx__hip_gpuapi, d->device_index, e->sm, rlx__cuda_scratch, rlx__cuda_lower);
 #  endif
 #  if defined(RLX__HAS_VULKAN)
-    if (e->dev == RLX_DEVICE_VULKAN) r = rlx__gpu_init(p, &rlx__vulkan_gpuapi, d->device_index, e->sm, rlx__cuda_scratch, rlx__cuda_lower);
+    if (e->dev == RLX_DEVICE_VULKAN)
+        r = rlx__gpu_init(p, &rlx__vulkan_gpuapi, d->device_index, e->sm, rlx__cuda_scratch, rlx__cuda_lower);
 #  endif
     if (r != RLX_OK) {
         rlx__strlcpy(msg, cap, p->msg);
@@ -11613,7 +11617,7 @@ static rlx_result rlx__dims_instantiate(const rlx__dimcache* e, const rlx_compil
 /* Keeps the core of the just compiled program p in g's cache (dropping the least recently used entry). Out of
    memory only means nothing is cached. */
 static void rlx__dims_insert(rlx_graph* g, const int64_t* vals, rlx_device dev, int sm, uint32_t flags,
-                             const rlx_program* p) {
+                             const rlx_allocator* al, const rlx_program* p) {
     const rlx__core* c = p->core;
     rlx__dimcache* e;
     size_t bytes = 0, o = 0;
@@ -11647,14 +11651,15 @@ static void rlx__dims_insert(rlx_graph* g, const int64_t* vals, rlx_device dev, 
     e->flags = flags;
     e->n = g->n;
     e->nouts = g->nouts;
+    e->al = *al;
     e->used = ++g->dclock;
     e->core = p->core;
     RLX__ATOMIC_ADD(&e->core->refs, 1);
 }
 
-/* rlx__compile_for for a graph with symbolic dims: a cached core for (vals, dev, sm, flags) gives a new program
-   at once; otherwise the graph is specialised (the last specialisation is kept for the next device or call),
-   verified and compiled, and the result cached. */
+/* rlx__compile_for for a graph with symbolic dims: a cached core for (vals, dev, sm, flags, allocator) gives a
+   new program at once; otherwise the graph is specialised (the last specialisation is kept for the next device
+   or call), verified and compiled, and the result cached. */
 static rlx_result rlx__dims_compile(rlx_graph* g, const int64_t* vals, const rlx_compile_desc* d,
                                     const rlx_allocator* al, rlx_device dev, int sm, int nthreads, rlx_program** out,
                                     char* msg, size_t cap) {
@@ -11664,7 +11669,8 @@ static rlx_result rlx__dims_compile(rlx_graph* g, const int64_t* vals, const rlx
     for (k = 0; g->dcache && k < RLX_DIM_CACHE; k++) {
         rlx__dimcache* e = &g->dcache[k];
         if (e->core && e->dev == dev && e->sm == sm && e->flags == d->flags && e->n == g->n &&
-            e->nouts == g->nouts && memcmp(e->vals, vals, vb) == 0) {
+            e->nouts == g->nouts && memcmp(e->vals, vals, vb) == 0 && e->al.alloc == al->alloc &&
+            e->al.free == al->free && e->al.user_data == al->user_data) {
             e->used = ++g->dclock;
             return rlx__dims_instantiate(e, d, al, nthreads, out, msg, cap);
         }
@@ -11683,7 +11689,7 @@ static rlx_result rlx__dims_compile(rlx_graph* g, const int64_t* vals, const rlx
         g->spec_nouts = g->nouts;
     }
     r = rlx__compile_for(g->spec, d, al, dev, sm, nthreads, out, msg, cap);
-    if (r == RLX_OK) rlx__dims_insert(g, vals, dev, sm, d->flags, *out);
+    if (r == RLX_OK) rlx__dims_insert(g, vals, dev, sm, d->flags, al, *out);
     return r;
 }
 

@@ -211,6 +211,55 @@ static void test_cache(void) {
     rlx_program_destroy(p2); rlx_program_destroy(p3); rlx_program_destroy(p4);
 }
 
+/* ---- 2b. the cache really skips compiling, and is kept per allocator: allocation counts of two counting
+           allocators (a hit allocates only the program: far fewer blocks than a compile) ---- */
+static long n_alloc[2];
+static void* count_alloc(size_t size, void* user) { n_alloc[*(int*)user]++; return malloc(size); }
+static void count_free(void* ptr, void* user) { (void)user; free(ptr); }
+
+static void test_cache_allocs(void) {
+    rlx_graph* g = rlx_graph_create(NULL);
+    int64_t S = rlx_dim(g, "seq", 4), xs[2], ws[2] = {3, 3};
+    rlx_tensor h;
+    int which[2], i;
+    long first, hit, other;
+    rlx_compile_desc cd;
+    rlx_dim_value dv;
+    rlx_program *p1 = NULL, *p2 = NULL, *p3 = NULL;
+    xs[0] = S; xs[1] = 3;
+    h = rlx_input(g, "x", RLX_F32, 2, xs);
+    for (i = 0; i < 8; i++) {
+        char nm[8];
+        snprintf(nm, sizeof nm, "w%d", i);
+        h = rlx_tanh(g, rlx_matmul(g, h, rlx_param(g, nm, RLX_F32, 2, ws)));
+    }
+    rlx_output(g, "y", h);
+    which[0] = 0; which[1] = 1;
+    memset(&cd, 0, sizeof cd);
+    dv.name = "seq"; dv.value = 7;
+    cd.device = RLX_DEVICE_CPU;
+    cd.num_threads = 1;
+    cd.dims = &dv;
+    cd.num_dims = 1;
+    cd.allocator.alloc = count_alloc;
+    cd.allocator.free = count_free;
+    cd.allocator.user_data = &which[0];
+    n_alloc[0] = n_alloc[1] = 0;
+    rlx_compile(g, &cd, &p1);
+    first = n_alloc[0];
+    rlx_compile(g, &cd, &p2);
+    hit = n_alloc[0] - first;
+    cd.allocator.user_data = &which[1];
+    rlx_compile(g, &cd, &p3);
+    other = n_alloc[1];
+    TH_CHECK(p1 && p2 && p3, "compiles: %s", rlx_graph_error(g));
+    TH_CHECK(hit > 0 && hit * 2 < first, "a cached compile allocates only the program (%ld blocks vs %ld)", hit, first);
+    TH_CHECK(other > hit * 2, "another allocator does not get the first allocator's core (%ld blocks, hit %ld)",
+             other, hit);
+    rlx_program_destroy(p1); rlx_program_destroy(p2); rlx_program_destroy(p3);
+    rlx_graph_destroy(g);
+}
+
 /* ---- 3. attention over a KV state with kv_len, query length `seq`, cache length `ctx` ---- */
 static void test_attention(void) {
     enum { H = 4, HKV = 2, D = 8 };
@@ -513,6 +562,7 @@ static void test_transformer(void) {
 int main(void) {
     test_basic();
     test_cache();
+    test_cache_allocs();
     test_attention();
     test_errors();
     test_transformer();
