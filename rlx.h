@@ -76,9 +76,9 @@
        rlx_param and rlx_state, in reshape/expand targets and as a slice length. The graph is built at the example
        value. rlx_compile_desc.dims gives the values, and rlx_compile specialises the graph by replaying every
        builder with them, so the builders' own checks reject impossible values with a message that names the node.
-       Compiled cores are cached in the graph per (values, device, flags) (RLX_DIM_CACHE entries): a repeated
-       compile only allocates the new program's memory. Programs for different values do not share weights or
-       states; rlx_program_clone shares weights between programs of the same values.
+       Compiled cores are cached in the graph per (values, device, flags, allocator), RLX_DIM_CACHE of them: a
+       repeated compile only allocates the new program's memory. Programs for different values do not share
+       weights or states; rlx_program_clone shares weights between programs of the same values.
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
@@ -541,8 +541,8 @@ RLXDEF size_t rlx_graph_dump_dot(const rlx_graph* g, char* buf, size_t cap);
    every builder in order with the new shapes, then optimises, plans and lowers as usual. A slice with a negative
    start counts from the end of the specialised axis; a reshape with a -1 entry re-infers it (both only for nodes
    built after the graph's first rlx_dim: declare dims before building). Compiled programs
-   are cached per (dim values, device, flags) inside the graph (RLX_DIM_CACHE entries, least recently used
-   dropped), so compiling the same values again skips everything but the program's own memory.
+   are cached per (dim values, device, flags, allocator) inside the graph (RLX_DIM_CACHE entries, least recently
+   used dropped), so compiling the same values again skips everything but the program's own memory.
    Errors (sticky): g NULL, name NULL/empty/duplicate, example_value < 1 or > RLX_MAX_ELEMENTS, more than
    RLX_MAX_DIMS dims. On error returns 0 (which no builder accepts as a dim). */
 #define RLX_MAX_DIMS 16
