@@ -3665,11 +3665,11 @@ static uint32_t rlx__respec_node(rlx_graph* g, const rlx_graph* src, const rlx__
         if (a->rank != b->rank || memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->rank) != 0) same = 0;
         if (k < 8) x[k] = rlx__Tg(g, remap[rlx__in(src, nd, k)]);
     }
-    if (op == RLX_OP_EXTRA) {   /* the second output of the ADD_NORM just rebuilt, made right after it */
+    if (op == RLX_OP_EXTRA) {   /* the sum of an ADD_NORM: made by its builder right after it, or copied with it */
         uint32_t id = remap[rlx__in(src, nd, 0)] + 1;
-        if (id <= (uint32_t)g->n && rlx__N(g, id)->op == RLX_OP_EXTRA) return id;
-        rlx__gerr(g, RLX_ERROR_INTERNAL, "extra: its add_norm was not rebuilt with a sum");
-        return 0;
+        if (id <= (uint32_t)g->n && rlx__N(g, id)->op == RLX_OP_EXTRA && rlx__in(g, rlx__N(g, id), 0) == id - 1)
+            return id;
+        return rlx__copy_node(g, src, nd, remap);
     }
     if (same && !rec) return rlx__copy_node(g, src, nd, remap);
     memcpy(shp, nd->shape, sizeof(int64_t) * (size_t)r);

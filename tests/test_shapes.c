@@ -452,6 +452,142 @@ static void test_errors(void) {
     rlx_graph_destroy(g);
 }
 
+/* ---- 7. every op the replay rebuilds: a graph of many ops along a symbolic axis, specialised for new lengths,
+          against the same graph built without dims for each length (same builders, same order: the outputs must
+          be identical). This checks that the replay recovers every op's arguments from its attributes; the f64
+          references above check the numbers. ---- */
+typedef struct zoo_param { const char* name; int rank; int64_t shape[4]; } zoo_param;
+static const zoo_param zoo_params[] = {
+    {"w_conv", 4, {5, 4, 3, 3}}, {"b_conv", 1, {5, 0, 0, 0}}, {"w_ct", 4, {4, 2, 2, 2}}, {"gn_g", 1, {5, 0, 0, 0}},
+    {"gn_b", 1, {5, 0, 0, 0}}, {"ln_g", 1, {6, 0, 0, 0}}, {"ln_b", 1, {6, 0, 0, 0}}, {"w_lin", 2, {24, 8, 0, 0}},
+    {"b_lin", 1, {8, 0, 0, 0}}, {"emb", 2, {10, 3, 0, 0}}, {"res", 3, {1, 1, 8, 0}}};
+#define ZOO_NP ((int)(sizeof zoo_params / sizeof zoo_params[0]))
+static const char* const zoo_outs[] = {"conv", "ct", "pool", "gn", "resize", "pad", "topv", "topi", "concat",
+    "where", "ln", "lsm", "argmin", "lin", "addln", "addsum", "swiglu", "geglu", "cumsum", "gather", "state",
+    "unary", "sliced", "bcast"};
+#define ZOO_NO ((int)(sizeof zoo_outs / sizeof zoo_outs[0]))
+
+static rlx_graph* build_zoo(int symbolic, int64_t len) {
+    rlx_graph* g = rlx_graph_create(NULL);
+    int64_t S = symbolic ? rlx_dim(g, "seq", 3) : len;
+    int64_t xs[4], is[1], one = 1, st[3] = {1, 16, 8}, r3[3], before[4] = {0, 0, 1, 0}, after[4] = {0, 0, 0, 2};
+    int64_t sl_len;
+    rlx_tensor x, p[ZOO_NP], c, h, t, sum, tv, ti, cat[2], lin;
+    rlx_conv_desc cd;
+    rlx_pool_desc pd;
+    int perm[4] = {0, 2, 1, 3}, k;
+    xs[0] = 1; xs[1] = 4; xs[2] = S; xs[3] = 6;
+    is[0] = S;
+    x = rlx_input(g, "x", RLX_F32, 4, xs);
+    for (k = 0; k < ZOO_NP; k++) p[k] = rlx_param(g, zoo_params[k].name, RLX_F32, zoo_params[k].rank, zoo_params[k].shape);
+    memset(&cd, 0, sizeof cd);
+    cd.pad_begin[0] = cd.pad_begin[1] = cd.pad_end[0] = cd.pad_end[1] = 1;
+    c = rlx_conv(g, x, p[0], p[1], &cd);                                        /* [1, 5, S, 6] */
+    rlx_output(g, "conv", c);
+    memset(&cd, 0, sizeof cd);
+    cd.stride[0] = cd.stride[1] = 2;
+    rlx_output(g, "ct", rlx_conv_transpose(g, x, p[2], tm_none(), &cd));      /* [1, 2, 2S, 12] */
+    memset(&pd, 0, sizeof pd);
+    pd.kind = RLX_POOL_MAX;
+    pd.kernel[0] = pd.kernel[1] = 2;
+    pd.stride[0] = pd.stride[1] = 1;
+    pd.pad_end[0] = pd.pad_end[1] = 1;
+    rlx_output(g, "pool", rlx_pool(g, c, &pd));                                /* [1, 5, S, 6] */
+    rlx_output(g, "gn", rlx_group_norm(g, c, 5, p[3], p[4], 1e-5f));
+    rlx_output(g, "resize", rlx_resize(g, x, 4, 4, RLX_RESIZE_BILINEAR, 0));
+    rlx_output(g, "pad", rlx_pad(g, x, before, after, RLX_PAD_CONSTANT, 0.5));
+    rlx_topk(g, x, 2, 2, 1, &tv, &ti);                                         /* top 2 along S */
+    rlx_output(g, "topv", tv);
+    rlx_output(g, "topi", ti);
+    cat[0] = x; cat[1] = rlx_neg(g, x);
+    rlx_output(g, "concat", rlx_concat(g, 2, cat, 2));                         /* [1, 4, 2S, 6] */
+    rlx_output(g, "where", rlx_where(g, rlx_gt(g, x, rlx_scalar(g, RLX_F32, 0.0)), x, rlx_exp(g, x)));
+    rlx_output(g, "ln", rlx_layernorm(g, x, p[5], p[6], -1, 1e-5f));
+    rlx_output(g, "lsm", rlx_log_softmax(g, x, 2));
+    rlx_output(g, "argmin", rlx_argmin(g, x, 2, 1));
+    r3[0] = 1; r3[1] = S; r3[2] = 24;
+    h = rlx_reshape(g, rlx_transpose(g, x, perm), 3, r3);                      /* [1, S, 24] */
+    lin = rlx_linear(g, h, p[7], p[8], RLX_ACT_GELU);                           /* [1, S, 8]  */
+    rlx_output(g, "lin", lin);
+    rlx_output(g, "addln", rlx_add_layernorm(g, lin, rlx_sin(g, lin), tm_none(), tm_none(), -1, 1e-5f, &sum));
+    rlx_output(g, "addsum", sum);
+    rlx_output(g, "swiglu", rlx_swiglu(g, lin, rlx_cos(g, lin)));
+    rlx_output(g, "geglu", rlx_geglu(g, lin, rlx_tanh(g, lin)));
+    rlx_output(g, "cumsum", rlx_cumsum(g, lin, 1, 0, 1));
+    rlx_output(g, "gather", rlx_gather(g, p[9], rlx_input(g, "idx", RLX_I32, 1, is), 0));
+    t = rlx_state_write(g, rlx_state(g, "st", RLX_F32, 3, st), lin, 1, rlx_input(g, "off", RLX_I64, 0, NULL));
+    rlx_output(g, "state", rlx_add(g, t, p[10]));
+    rlx_output(g, "unary", rlx_sigmoid(g, rlx_abs(g, rlx_neg(g, x))));
+    sl_len = symbolic ? S : len;                                                /* slice length given as a token */
+    rlx_output(g, "sliced", rlx_slice(g, rlx_concat(g, 2, cat, 2), 2, 0, sl_len, 2));
+    r3[0] = 2; r3[1] = S; r3[2] = 8;
+    rlx_output(g, "bcast", rlx_expand(g, lin, 3, r3));
+    (void)one;
+    return g;
+}
+
+static void test_zoo(void) {
+    rlx_graph* gs = build_zoo(1, 0);
+    static const int64_t lens[3] = {5, 2, 3};
+    int c, k;
+    TH_CHECK(rlx_graph_status(gs) == RLX_OK, "zoo build: %s", rlx_graph_error(gs));
+    for (c = 0; c < 3; c++) {
+        int64_t S = lens[c];
+        rlx_graph* gf = build_zoo(0, S);
+        static const char* const names[1] = {"seq"};
+        rlx_program *ps = compile_dims(gs, 1, names, &lens[c]), *pf = NULL;
+        rlx_compile_desc cd;
+        float xv[4 * 8 * 6], pv[200];
+        int32_t idx[8];
+        int64_t off = 3;
+        int same = 1;
+        memset(&cd, 0, sizeof cd);
+        cd.device = RLX_DEVICE_CPU;
+        cd.num_threads = 2;
+        TH_CHECK(rlx_graph_status(gf) == RLX_OK && rlx_compile(gf, &cd, &pf) == RLX_OK, "zoo fixed S=%lld: %s",
+                 (long long)S, rlx_graph_error(gf));
+        if (!ps || !pf) { rlx_program_destroy(ps); rlx_program_destroy(pf); rlx_graph_destroy(gf); continue; }
+        fill(xv, 4 * S * 6);
+        for (k = 0; k < S; k++) idx[k] = (int32_t)((k * 7 + 3) % 10);
+        rlx_set_input_f32(ps, "x", xv, (size_t)(4 * S * 6)); rlx_set_input_f32(pf, "x", xv, (size_t)(4 * S * 6));
+        rlx_set_input_i32(ps, "idx", idx, (size_t)S); rlx_set_input_i32(pf, "idx", idx, (size_t)S);
+        rlx_set_input_i64(ps, "off", &off, 1); rlx_set_input_i64(pf, "off", &off, 1);
+        for (k = 0; k < ZOO_NP; k++) {
+            const zoo_param* zp = &zoo_params[k];
+            int64_t n = zp->shape[0] * (zp->rank > 1 ? zp->shape[1] : 1) * (zp->rank > 2 ? zp->shape[2] : 1) *
+                        (zp->rank > 3 ? zp->shape[3] : 1);
+            fill(pv, n);
+            rlx_set_param_f32(ps, zp->name, pv, (size_t)n);
+            rlx_set_param_f32(pf, zp->name, pv, (size_t)n);
+        }
+        TH_CHECK(rlx_run(ps) == RLX_OK && rlx_run(pf) == RLX_OK, "zoo S=%lld run: %s / %s", (long long)S,
+                 rlx_program_error(ps), rlx_program_error(pf));
+        for (k = 0; k < ZOO_NO; k++) {
+            const void *da = NULL, *db = NULL;
+            rlx_dtype ta, tb;
+            int ra = -1, rb = -2, i;
+            int64_t sa[8], sb[8], n = 1;
+            rlx_output_ptr(ps, zoo_outs[k], &da, &ta, &ra, sa);
+            rlx_output_ptr(pf, zoo_outs[k], &db, &tb, &rb, sb);
+            if (!da || !db || ta != tb || ra != rb || memcmp(sa, sb, sizeof(int64_t) * (size_t)ra) != 0) {
+                printf("  zoo S=%lld: output %s differs in dtype or shape\n", (long long)S, zoo_outs[k]);
+                same = 0;
+                continue;
+            }
+            for (i = 0; i < ra; i++) n *= sa[i];
+            if (memcmp(da, db, (size_t)n * rlx_dtype_size(ta)) != 0) {
+                printf("  zoo S=%lld: output %s differs\n", (long long)S, zoo_outs[k]);
+                same = 0;
+            }
+        }
+        TH_CHECK(same, "zoo S=%lld: %d outputs of the specialised graph equal the graph built for S", (long long)S, ZOO_NO);
+        rlx_program_destroy(ps);
+        rlx_program_destroy(pf);
+        rlx_graph_destroy(gf);
+    }
+    rlx_graph_destroy(gs);
+}
+
 /* ---- 6. a GPU device: specialised and cached programs (the cached one takes the GPU set-up path of its own)
           against an f64 reference; skipped where the device is unavailable ---- */
 static void test_device(rlx_device dev) {
@@ -566,6 +702,7 @@ int main(void) {
     test_attention();
     test_errors();
     test_transformer();
+    test_zoo();
     test_device(RLX_DEVICE_VULKAN);
     test_device(RLX_DEVICE_CUDA);
     return th_summary("shapes");
