@@ -11566,7 +11566,9 @@ static rlx_result rlx__dims_bind(rlx_graph* g, const rlx_compile_desc* d, int64_
     return RLX_OK;
 }
 
-/* A new program of cached entry e (fresh weights with the constants filled in, its own arena and threads). */
+/* A new program of cached entry e (fresh weights with the constants filled in, its own arena and threads). This
+   is the tail of rlx__compile_for (weights, rlx__program_new, GPU set-up) for a core that already exists: what
+   changes there for every new program must change here too. */
 static rlx_result rlx__dims_instantiate(const rlx__dimcache* e, const rlx_compile_desc* d, const rlx_allocator* al,
                                         int nthreads, rlx_program** out, char* msg, size_t cap) {
     rlx__core* c = e->core;
