@@ -2083,7 +2083,8 @@ RLXDEF rlx_tensor rlx_reshape(rlx_graph* g, rlx_tensor x, int rank, const int64_
             }
             neg = i;
         } else if (shape[i] < 1) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "reshape: dim %d is %lld", i, (long long)shape[i]);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "reshape: dim %d is %lld%s", i, (long long)shape[i],
+                      rlx__is_dim_token(shape[i]) ? " (a symbolic dim token of a graph that declares no dims)" : "");
             return rlx__T(0);
         } else {
             if (known > INT64_MAX / shape[i]) {
