@@ -29,6 +29,9 @@
        Prefill and decode programs are separate programs with separate states: after a prefill run copy the
        caches with tm_copy_caches (rlx_get_state → rlx_set_state).
        tm_build.blocks_only = 1 builds just the layers (input "x" [1, S, d], output "y"), for benchmarks.
+       tm_build.symbolic_seq = 1 makes S the symbolic dim "seq" (rlx_dim, example value tm_build.seq): one graph
+       serves every length, compiled per length with rlx_compile_desc.dims = {"seq", S}. Positions and kv_len
+       then come from a vector of S ones (cumsum, sum) instead of constants of length S.
 
    PLAIN OR FUSED OPS
        By default the graph uses plain ops (matmul, add, rmsnorm, silu, mul), which the compiler's fusion pass
