@@ -257,6 +257,48 @@ static void test_cache_allocs(void) {
     TH_CHECK(other > hit * 2, "another allocator does not get the first allocator's core (%ld blocks, hit %ld)",
              other, hit);
     rlx_program_destroy(p1); rlx_program_destroy(p2); rlx_program_destroy(p3);
+    /* least recently used eviction: after RLX_DIM_CACHE other lengths, seq = 7 compiles in full again, and the
+       most recent length is still cached */
+    cd.allocator.user_data = &which[0];
+    for (i = 0; i < RLX_DIM_CACHE; i++) {
+        dv.value = 20 + i;
+        p1 = NULL;
+        rlx_compile(g, &cd, &p1);
+        rlx_program_destroy(p1);
+    }
+    n_alloc[0] = 0;
+    dv.value = 20 + RLX_DIM_CACHE - 1;
+    p1 = NULL;
+    rlx_compile(g, &cd, &p1);
+    hit = n_alloc[0];
+    dv.value = 7;
+    p2 = NULL;
+    rlx_compile(g, &cd, &p2);
+    other = n_alloc[0] - hit;
+    TH_CHECK(p1 && p2 && hit * 2 < first && other * 2 > first,
+             "LRU: the latest length is a hit (%ld blocks), the evicted one compiles in full (%ld, first %ld)", hit,
+             other, first);
+    rlx_program_destroy(p1); rlx_program_destroy(p2);
+    /* a graph that grew after a compile never gets the old core: the new output exists */
+    rlx_output(g, "z", rlx_relu(g, h));
+    p1 = NULL;
+    TH_CHECK(rlx_compile(g, &cd, &p1) == RLX_OK, "compile after growing: %s", rlx_graph_error(g));
+    if (p1) {
+        float wv[9], xv[7 * 3], z[7 * 3];
+        char nm[8];
+        int ok = 1;
+        fill(wv, 9); fill(xv, 21);
+        for (i = 0; i < 8; i++) {
+            snprintf(nm, sizeof nm, "w%d", i);
+            rlx_set_param_f32(p1, nm, wv, 9);
+        }
+        rlx_set_input_f32(p1, "x", xv, 21);
+        TH_CHECK(rlx_run(p1) == RLX_OK && rlx_get_output_f32(p1, "z", z, 21) == RLX_OK, "the grown graph's new output "
+                 "is in the program: %s", rlx_program_error(p1));
+        for (i = 0; i < 21; i++) ok &= z[i] >= 0.0f;
+        TH_CHECK(ok, "relu output is non-negative");
+    }
+    rlx_program_destroy(p1);
     rlx_graph_destroy(g);
 }
 
