@@ -11502,7 +11502,7 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
     return RLX_OK;
 }
 
-/* ---- >>shapes (compile cache): compiled cores of a graph with symbolic dims, per (values, device, flags) ---- */
+/* ---- >>shapes (compile cache): compiled cores of a graph with symbolic dims, per (values, device, flags, allocator) */
 typedef struct rlx__dimcache {
     rlx__core* core;        /* NULL: empty slot                                                          */
     int64_t vals[RLX_MAX_DIMS];
