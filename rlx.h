@@ -52,6 +52,7 @@
        RLX_MAX_THREADS         upper bound on CPU worker threads (default 64)
        RLX_PARALLEL_MIN_WORK   element operations below which a parallel step runs on the calling thread
                                (default 65536; see rlx_thread_pool_desc)
+       RLX_DIM_CACHE           compiled specialisations a graph with symbolic dims keeps (default 8; 0 = none)
        RLX_NO_CUDA             leave out the CUDA backend (and the need for rlx_kernels_ptx.h, with RLX_NO_HIP)
        RLX_NO_HIP              leave out the HIP backend
        RLX_NO_HIP_DISK_CACHE   never cache hipRTC code objects on disk
@@ -77,7 +78,7 @@
        5. Config, allocation, checked sizes          >>config >>alloc >>size
        6. Messages and names, element conversion     >>log >>convert
        7. IR, node references in messages, shape inference  >>ir >>infer
-       8. Passes                                     >>passes
+       8. Passes, shape specialisation               >>passes >>shapes
        9. Memory planner                             >>planner
       10. CPU backend (thread pools, job-system hook, inline threshold, SIMD, GEMM, kernels)
                                                      >>cpu >>gemm
@@ -103,6 +104,16 @@
        rlx_compile(prefill_graph, &cd, &pre);
        rlx_compile(decode_graph, &cd, &dec);
        rlx_store_destroy(s);                                        // storage lives until pre and dec are gone
+
+   SYMBOLIC DIMS
+       rlx_dim(g, "seq", example) declares a named dim and returns a token to use in the shapes of rlx_input,
+       rlx_param and rlx_state, in reshape/expand targets and as a slice length. The graph is built at the example
+       value. rlx_compile_desc.dims gives the values, and rlx_compile specialises the graph by replaying every
+       builder with them, so the builders' own checks reject impossible values with a message that names the node.
+       Compiled cores are cached in the graph per (values, device, flags, allocator), RLX_DIM_CACHE of them: a
+       repeated compile only allocates the new program's memory. Programs for different values share weights
+       and states when compiled with one rlx_store (rlx_compile_desc.store); such store-bound cores are not
+       cached (they refer to the store's tensors). Without a store each program has its own.
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
@@ -162,7 +173,9 @@
    memory the caller mapped), move a store between devices (one store per device; add the tensors to each),
    spread one program over several GPUs (each program runs on one device; rlx_devices lists them all), pin
    threads to cores or spin-wait (idle workers sleep on a condition variable), time inside a step (a profile
-   has one entry per step; on GPUs a step lasts from the end of the previous step's work to the end of its own).
+   has one entry per step; on GPUs a step lasts from the end of the previous step's work to the end of its own),
+   run a kernel with a shape unknown at compile time (symbolic dims are specialised per value at compile time;
+   see rlx_dim).
 */
 #ifndef RLX_H
 #define RLX_H
@@ -618,6 +631,24 @@ RLXDEF rlx_tensor rlx_state_write(rlx_graph* g, rlx_tensor state, rlx_tensor upd
 RLXDEF size_t rlx_graph_dump(const rlx_graph* g, char* buf, size_t cap);
 RLXDEF size_t rlx_graph_dump_dot(const rlx_graph* g, char* buf, size_t cap);
 
+/* ---- symbolic dims (shape polymorphism) ------------------------------------------------------------------- */
+
+/* Declares a named symbolic dim of g (e.g. "seq", "batch") and returns its token, a reserved negative int64
+   (RLX_DIM_TOKEN(k) for the k-th dim of g) that may stand for a dim wherever these take a shape or a length:
+       rlx_input, rlx_param, rlx_state shapes; rlx_reshape and rlx_expand targets; rlx_slice / rlx_narrow length.
+   The graph is built and validated at `example_value` (so rlx_tensor_info shows example shapes); rlx_compile
+   specialises it for the values in rlx_compile_desc.dims (unbound dims take their example value) by replaying
+   every builder in order with the new shapes, then optimises, plans and lowers as usual. A slice with a negative
+   start counts from the end of the specialised axis; a reshape with a -1 entry re-infers it (both only for nodes
+   built after the graph's first rlx_dim: declare dims before building). Compiled programs
+   are cached per (dim values, device, flags, allocator) inside the graph (RLX_DIM_CACHE entries, least recently
+   used dropped), so compiling the same values again skips everything but the program's own memory.
+   Errors (sticky): g NULL, name NULL/empty/duplicate, example_value < 1 or > RLX_MAX_ELEMENTS, more than
+   RLX_MAX_DIMS dims. On error returns 0 (which no builder accepts as a dim). */
+#define RLX_MAX_DIMS 16
+#define RLX_DIM_TOKEN(k) (-((int64_t)1 << 40) - (int64_t)(k))
+RLXDEF int64_t rlx_dim(rlx_graph* g, const char* name, int64_t example_value);
+
 /* ============================================================================================================
    >>program
    ============================================================================================================ */
@@ -693,6 +724,11 @@ typedef struct rlx_thread_pool_desc {
 RLXDEF rlx_result rlx_thread_pool_create(const rlx_thread_pool_desc* desc, rlx_thread_pool** out);
 RLXDEF void rlx_thread_pool_destroy(rlx_thread_pool* pool);           /* NULL is fine */
 RLXDEF int rlx_thread_pool_threads(const rlx_thread_pool* pool);      /* threads incl. the caller; 0 for NULL */
+/* A value for a symbolic dim declared with rlx_dim, by name. */
+typedef struct rlx_dim_value {
+    const char* name;
+    int64_t value;           /* 1 ..= RLX_MAX_ELEMENTS                                       */
+} rlx_dim_value;
 
 /* Zero-initialise and set what you need. */
 typedef struct rlx_compile_desc {
@@ -705,6 +741,8 @@ typedef struct rlx_compile_desc {
     rlx_store* store;        /* bind params and states by name to this store (see rlx_store)   */
     rlx_thread_pool* pool;   /* CPU programs: run on this shared pool (num_threads must be 0 or
                                 equal to its size); NULL = the program starts its own threads */
+    const rlx_dim_value* dims; /* values of the graph's symbolic dims (see rlx_dim); unbound   */
+    int num_dims;              /* dims take their example value; NULL/0 = all examples        */
 } rlx_compile_desc;
 
 /* Compiles g into *out. On failure *out is NULL and rlx_graph_error(g) says why. The program does not refer to
@@ -1004,6 +1042,10 @@ RLXDEF size_t rlx_program_profile_table(rlx_program* p, char* buf, size_t cap, i
 
 #ifndef RLX_MAX_THREADS
 #  define RLX_MAX_THREADS 64
+#endif
+
+#ifndef RLX_DIM_CACHE
+#  define RLX_DIM_CACHE 8   /* compiled specialisations a graph with symbolic dims keeps (see rlx_dim) */
 #endif
 
 #if !defined(RLX_NO_THREADS)
@@ -1544,7 +1586,29 @@ struct rlx_graph {
     char* next_label;       /* rlx_set_next_name: the label of the next node added (owned)              */
     uint32_t origin_hint;   /* passes: origin and label of the nodes being added (0 = the node's own id) */
     const char* label_hint;
+    /* symbolic dims (>>shapes): names and example values, the shape entries given as tokens (or that must be
+       re-inferred: reshape -1, slice start from the end), the last specialised graph and the compile cache */
+    int ndims;
+    char* dim_names[RLX_MAX_DIMS];
+    int64_t dim_ex[RLX_MAX_DIMS];
+    struct rlx__symrec* syms;
+    int nsyms, cap_syms;
+    rlx_graph* spec;        /* specialisation for spec_vals (at spec_n nodes, spec_nouts outputs), or NULL */
+    int64_t spec_vals[RLX_MAX_DIMS];
+    int spec_n, spec_nouts;
+    struct rlx__dimcache* dcache;  /* RLX_DIM_CACHE entries, allocated on the first compile */
+    uint64_t dclock;
 };
+
+/* A builder argument of node `node` that names symbolic dims: shape entries (input, param, state, reshape,
+   expand: spec[0..n) as given, tokens and -1 included) or, for slice, spec[0] = start and spec[1] = length as
+   given. Records are appended in node order. */
+typedef struct rlx__symrec {
+    uint32_t node;
+    int n;
+    int64_t spec[RLX_MAX_RANK];
+} rlx__symrec;
+static void rlx__dims_free(rlx_graph* g);
 
 static rlx__node* rlx__N(const rlx_graph* g, uint32_t id) { return &g->nodes[id - 1]; }
 static uint32_t rlx__in(const rlx_graph* g, const rlx__node* nd, int k) { return g->ins[nd->in_off + k]; }
@@ -1707,6 +1771,7 @@ RLXDEF void rlx_graph_destroy(rlx_graph* g) {
     rlx__free(&g->al, g->outs);
     rlx__free(&g->al, g->name_tab);
     rlx__free(&g->al, g->out_tab);
+    rlx__dims_free(g);
     {
         rlx_allocator al = g->al;
         rlx__free(&al, g);
@@ -1832,6 +1897,72 @@ static int rlx__begin(rlx_graph* g, const char* what, int n, const rlx_tensor* t
     return 1;
 }
 
+/* ---- symbolic dims (see rlx_dim; specialisation and the compile cache are in >>shapes) ---- */
+static int rlx__is_dim_token(int64_t v) { return v <= RLX_DIM_TOKEN(0) && v > RLX_DIM_TOKEN(RLX_MAX_DIMS); }
+static int rlx__dim_index(int64_t v) { return (int)(RLX_DIM_TOKEN(0) - v); }
+
+/* Copies shape[0..n) into out with every dim token replaced by its example value; *sym = 1 when there was one.
+   A token of a dim g did not declare is a sticky error (returns 0). */
+static int rlx__dims_resolve(rlx_graph* g, const char* what, int n, const int64_t* shape, int64_t* out, int* sym) {
+    int i;
+    *sym = 0;
+    for (i = 0; i < n; i++) {
+        int64_t v = shape[i];
+        if (rlx__is_dim_token(v)) {
+            int k = rlx__dim_index(v);
+            if (k >= g->ndims) {
+                rlx__gerr(g, RLX_ERROR_SHAPE, "%s: entry %d is the token of symbolic dim %d, which this graph did not "
+                          "declare (it has %d; see rlx_dim)", what, i, k, g->ndims);
+                return 0;
+            }
+            v = g->dim_ex[k];
+            *sym = 1;
+        }
+        out[i] = v;
+    }
+    return 1;
+}
+
+/* Remembers the builder argument spec[0..n) of node id (see rlx__symrec). 0 (sticky error) on out of memory. */
+static int rlx__sym_record(rlx_graph* g, uint32_t id, int n, const int64_t* spec) {
+    rlx__symrec* r;
+    if (!rlx__grow(&g->al, (void**)&g->syms, &g->cap_syms, g->nsyms + 1, sizeof(rlx__symrec))) {
+        rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "%s: out of memory for its symbolic dims", rlx_op_name(rlx__N(g, id)->op));
+        return 0;
+    }
+    r = &g->syms[g->nsyms++];
+    memset(r, 0, sizeof *r);
+    r->node = id;
+    r->n = n;
+    if (n) memcpy(r->spec, spec, sizeof(int64_t) * (size_t)n);
+    return 1;
+}
+
+RLXDEF int64_t rlx_dim(rlx_graph* g, const char* name, int64_t example_value) {
+    int k;
+    if (!g || g->status != RLX_OK) return 0;
+    if (!name || !name[0]) { rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "dim: name is NULL or empty"); return 0; }
+    for (k = 0; k < g->ndims; k++)
+        if (strcmp(g->dim_names[k], name) == 0) {
+            rlx__gerr(g, RLX_ERROR_DUPLICATE, "dim: '%s' is already a dim of this graph", name);
+            return 0;
+        }
+    if (example_value < 1 || example_value > RLX_MAX_ELEMENTS) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "dim '%s': example value %lld is outside 1..RLX_MAX_ELEMENTS (%lld)", name,
+                  (long long)example_value, (long long)RLX_MAX_ELEMENTS);
+        return 0;
+    }
+    if (g->ndims >= RLX_MAX_DIMS) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "dim '%s': the graph already has the maximum of %d dims", name,
+                  RLX_MAX_DIMS);
+        return 0;
+    }
+    g->dim_names[g->ndims] = rlx__strdup(&g->al, name);
+    if (!g->dim_names[g->ndims]) { rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "dim '%s': out of memory", name); return 0; }
+    g->dim_ex[g->ndims] = example_value;
+    return RLX_DIM_TOKEN(g->ndims++);
+}
+
 static int rlx__check_shape(rlx_graph* g, const char* what, int rank, const int64_t* shape) {
     int i;
     int64_t n = 1;
@@ -1845,7 +1976,9 @@ static int rlx__check_shape(rlx_graph* g, const char* what, int rank, const int6
     }
     for (i = 0; i < rank; i++) {
         if (shape[i] < 1) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: dim %d is %lld; dims must be >= 1", what, i, (long long)shape[i]);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: dim %d is %lld; dims must be >= 1%s", what, i, (long long)shape[i],
+                      rlx__is_dim_token(shape[i]) ? " (a symbolic dim token: only input, param and state shapes, "
+                      "reshape and expand targets and slice lengths take them, in the graph that declared it)" : "");
             return 0;
         }
         if (!rlx__mul_i64(n, shape[i], &n) || n > RLX_MAX_ELEMENTS) {
@@ -1962,13 +2095,24 @@ static int rlx__name_taken(rlx_graph* g, int outs, const char* name) {
 static uint32_t rlx__source(rlx_graph* g, rlx_op op, const char* what, const char* name, rlx_dtype dt, int rank,
                             const int64_t* shape) {
     uint32_t id;
-    int taken;
+    int taken, sym = 0;
+    int64_t rs[RLX_MAX_RANK];
+    const int64_t* spec = shape;
     if (!g || g->status != RLX_OK) return 0;
     rlx__ctx_begin(g, what, 0, NULL);
     if (name) rlx__strlcpy(g->ctx_name, sizeof g->ctx_name, name);
     if (!rlx__dtype_ok(dt)) {
         rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "%s: invalid dtype %d", what, (int)dt);
         return 0;
+    }
+    if (g->ndims && rank > 0 && rank <= RLX_MAX_RANK && shape) {
+        if (!rlx__dims_resolve(g, what, rank, shape, rs, &sym)) return 0;
+        if (sym && op == RLX_OP_CONSTANT) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "constant: a shape entry is a symbolic dim; a constant's data has a fixed "
+                      "size (expand a constant, or make the tensor an input)");
+            return 0;
+        }
+        if (sym) shape = rs;
     }
     if (!rlx__check_shape(g, what, rank, shape)) return 0;
     if (op != RLX_OP_CONSTANT) {
@@ -1993,6 +2137,7 @@ static uint32_t rlx__source(rlx_graph* g, rlx_op op, const char* what, const cha
             return 0;
         }
     }
+    if (id && sym && !rlx__sym_record(g, id, rank, spec)) return 0;
     return id;
 }
 
@@ -2549,8 +2694,10 @@ RLXDEF rlx_tensor rlx_rmsnorm(rlx_graph* g, rlx_tensor x, rlx_tensor gamma, rlx_
 
 RLXDEF rlx_tensor rlx_reshape(rlx_graph* g, rlx_tensor x, int rank, const int64_t* shape) {
     const rlx__node* nx;
-    int64_t os[RLX_MAX_RANK] = {0}, known = 1;
-    int i, neg = -1;
+    int64_t os[RLX_MAX_RANK] = {0}, known = 1, rs[RLX_MAX_RANK];
+    int i, neg = -1, sym = 0;
+    const int64_t* spec = shape;
+    uint32_t id;
     if (!rlx__begin(g, "reshape", 1, &x)) return rlx__T(0);
     nx = rlx__N(g, x.id);
     if (rank > 0 && rank <= RLX_MAX_RANK && !shape) {
@@ -2561,6 +2708,10 @@ RLXDEF rlx_tensor rlx_reshape(rlx_graph* g, rlx_tensor x, int rank, const int64_
         rlx__gerr(g, RLX_ERROR_SHAPE, "reshape: rank %d is outside 0..%d", rank, RLX_MAX_RANK);
         return rlx__T(0);
     }
+    if (g->ndims && rank > 0) {
+        if (!rlx__dims_resolve(g, "reshape", rank, shape, rs, &sym)) return rlx__T(0);
+        if (sym) shape = rs;
+    }
     for (i = 0; i < rank; i++) {
         os[i] = shape[i];
         if (shape[i] == -1) {
@@ -2570,7 +2721,8 @@ RLXDEF rlx_tensor rlx_reshape(rlx_graph* g, rlx_tensor x, int rank, const int64_
             }
             neg = i;
         } else if (shape[i] < 1) {
-            rlx__gerr(g, RLX_ERROR_SHAPE, "reshape: dim %d is %lld", i, (long long)shape[i]);
+            rlx__gerr(g, RLX_ERROR_SHAPE, "reshape: dim %d is %lld%s", i, (long long)shape[i],
+                      rlx__is_dim_token(shape[i]) ? " (a symbolic dim token of a graph that declares no dims)" : "");
             return rlx__T(0);
         } else {
             if (known > INT64_MAX / shape[i]) {
@@ -2594,7 +2746,9 @@ RLXDEF rlx_tensor rlx_reshape(rlx_graph* g, rlx_tensor x, int rank, const int64_
                   (long long)known);
         return rlx__T(0);
     }
-    return rlx__T(rlx__add_node(g, RLX_OP_RESHAPE, nx->dtype, rank, os, 1, &x.id));
+    id = rlx__add_node(g, RLX_OP_RESHAPE, nx->dtype, rank, os, 1, &x.id);
+    if (id && g->ndims && (sym || neg >= 0) && !rlx__sym_record(g, id, rank, spec)) return rlx__T(0);
+    return rlx__T(id);
 }
 
 RLXDEF rlx_tensor rlx_transpose(rlx_graph* g, rlx_tensor x, const int* perm) {
@@ -2625,11 +2779,15 @@ RLXDEF rlx_tensor rlx_transpose(rlx_graph* g, rlx_tensor x, const int* perm) {
 RLXDEF rlx_tensor rlx_slice(rlx_graph* g, rlx_tensor x, int axis, int64_t start, int64_t length, int64_t step) {
     const rlx__node* nx;
     int a;
-    int64_t os[RLX_MAX_RANK] = {0}, dim;
+    int64_t os[RLX_MAX_RANK] = {0}, dim, spec[2];
+    int sym = 0;
     uint32_t id;
     if (!rlx__begin(g, "slice", 1, &x)) return rlx__T(0);
     nx = rlx__N(g, x.id);
     if (!rlx__norm_axis(g, "slice", axis, nx->rank, &a)) return rlx__T(0);
+    spec[0] = start;
+    spec[1] = length;
+    if (g->ndims && !rlx__dims_resolve(g, "slice length", 1, &spec[1], &length, &sym)) return rlx__T(0);
     dim = nx->shape[a];
     if (start < 0) start += dim;
     if (step < 1 || length < 1 || start < 0 || start >= dim || (length - 1) > (dim - 1 - start) / step) {
@@ -2641,6 +2799,7 @@ RLXDEF rlx_tensor rlx_slice(rlx_graph* g, rlx_tensor x, int axis, int64_t start,
     os[a] = length;
     id = rlx__add_node(g, RLX_OP_SLICE, nx->dtype, nx->rank, os, 1, &x.id);
     if (id) { rlx__N(g, id)->ia[0] = a; rlx__N(g, id)->ia[1] = start; rlx__N(g, id)->ia[2] = step; }
+    if (id && g->ndims && (sym || spec[0] < 0) && !rlx__sym_record(g, id, 2, spec)) return rlx__T(0);
     return rlx__T(id);
 }
 RLXDEF rlx_tensor rlx_narrow(rlx_graph* g, rlx_tensor x, int axis, int64_t start, int64_t length) {
@@ -2700,9 +2859,16 @@ RLXDEF rlx_tensor rlx_concat(rlx_graph* g, int n, const rlx_tensor* xs, int axis
 
 RLXDEF rlx_tensor rlx_expand(rlx_graph* g, rlx_tensor x, int rank, const int64_t* shape) {
     const rlx__node* nx;
-    int i;
+    int i, sym = 0;
+    int64_t rs[RLX_MAX_RANK];
+    const int64_t* spec = shape;
+    uint32_t id;
     if (!rlx__begin(g, "expand", 1, &x)) return rlx__T(0);
     nx = rlx__N(g, x.id);
+    if (g->ndims && rank > 0 && rank <= RLX_MAX_RANK && shape) {
+        if (!rlx__dims_resolve(g, "expand", rank, shape, rs, &sym)) return rlx__T(0);
+        if (sym) shape = rs;
+    }
     if (!rlx__check_shape(g, "expand", rank, shape)) return rlx__T(0);
     if (rank < nx->rank) {
         rlx__gerr(g, RLX_ERROR_SHAPE, "expand: target rank %d is below the input rank %d", rank, nx->rank);
@@ -2716,7 +2882,9 @@ RLXDEF rlx_tensor rlx_expand(rlx_graph* g, rlx_tensor x, int rank, const int64_t
             return rlx__T(0);
         }
     }
-    return rlx__T(rlx__add_node(g, RLX_OP_EXPAND, nx->dtype, rank, shape, 1, &x.id));
+    id = rlx__add_node(g, RLX_OP_EXPAND, nx->dtype, rank, shape, 1, &x.id);
+    if (id && sym && !rlx__sym_record(g, id, rank, spec)) return rlx__T(0);
+    return rlx__T(id);
 }
 
 RLXDEF rlx_tensor rlx_gather(rlx_graph* g, rlx_tensor x, rlx_tensor indices, int axis) {
@@ -4273,6 +4441,238 @@ done:
     rlx__free(&g->al, first_use);
     rlx__free(&g->al, isout);
     rlx__free(&g->al, grp);
+    return ng;
+}
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>shapes  (symbolic dims: specialising a graph for dim values; the compile cache is in >>runtime)
+   rlx_dim gives a token; the builders that take it (sources, reshape, expand, slice) validate at the example
+   value and keep the argument as given in an rlx__symrec. Specialising replays the graph into a new one: a node
+   whose inputs kept their shapes and that has no record is copied as it is; any other node calls its builder
+   again with the arguments recovered from its attributes (and its record, tokens replaced by the values), so
+   every shape rule and every check of the builders applies to the new values, and shape-derived attributes
+   (attention's B/Sq/Sk, rope's S, ...) are recomputed. A builder that fails names the node and the values.
+   ------------------------------------------------------------------------------------------------------------ */
+static int64_t rlx__dims_subst(const int64_t* vals, int64_t v) {
+    return rlx__is_dim_token(v) ? vals[rlx__dim_index(v)] : v;
+}
+
+/* Rebuilds node nd of src in g (inputs through remap); rec is its symbolic record or NULL. Returns the id or 0
+   (g's message says why). */
+static uint32_t rlx__respec_node(rlx_graph* g, const rlx_graph* src, const rlx__node* nd, const rlx__symrec* rec,
+                                 const int64_t* vals, const uint32_t* remap) {
+    rlx_tensor x[8], none, t, opt[2];
+    int64_t shp[RLX_MAX_RANK];
+    const int64_t* ia = nd->ia;
+    int k, same = 1, r = nd->rank;
+    rlx_op op = nd->op;
+    none.id = 0;
+    none.graph = 0;
+    t = none;
+    for (k = 0; k < 8; k++) x[k] = none;
+    for (k = 0; k < nd->nin; k++) {
+        const rlx__node* a = rlx__N(src, rlx__in(src, nd, k));
+        const rlx__node* b = rlx__N(g, remap[rlx__in(src, nd, k)]);
+        if (a->rank != b->rank || memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->rank) != 0) same = 0;
+        if (k < 8) x[k] = rlx__Tg(g, remap[rlx__in(src, nd, k)]);
+    }
+    if (op == RLX_OP_EXTRA) {   /* the sum of an ADD_NORM: made by its builder right after it, or copied with it */
+        uint32_t id = remap[rlx__in(src, nd, 0)] + 1;
+        if (id <= (uint32_t)g->n && rlx__N(g, id)->op == RLX_OP_EXTRA && rlx__in(g, rlx__N(g, id), 0) == id - 1)
+            return id;
+        return rlx__copy_node(g, src, nd, remap);
+    }
+    if (same && !rec) return rlx__copy_node(g, src, nd, remap);
+    memcpy(shp, nd->shape, sizeof(int64_t) * (size_t)r);
+    if (rec && op != RLX_OP_SLICE)
+        for (k = 0; k < rec->n; k++) shp[k] = rlx__dims_subst(vals, rec->spec[k]);
+    opt[0] = opt[1] = none;
+    if (rlx__is_unary(op)) t = rlx_unary(g, op, x[0]);
+    else if (rlx__is_binary(op)) t = rlx_binary(g, op, x[0], x[1]);
+    else if (rlx__is_reduce(op)) {
+        int axes[RLX_MAX_RANK];
+        for (k = 0; k < (int)ia[1] && k < RLX_MAX_RANK; k++) axes[k] = (int)ia[2 + k];
+        t = rlx_reduce(g, op, x[0], (int)ia[1], axes, (int)ia[0]);
+    } else switch (op) {
+    case RLX_OP_INPUT: case RLX_OP_PARAM: case RLX_OP_STATE:
+        t = rlx__Tg(g, rlx__source(g, op, rlx_op_name(op), nd->name, nd->dtype, r, shp));
+        break;
+    case RLX_OP_CONSTANT: t = rlx_constant(g, nd->dtype, r, nd->shape, nd->data); break;
+    case RLX_OP_WHERE: t = rlx_where(g, x[0], x[1], x[2]); break;
+    case RLX_OP_CAST: t = rlx_cast(g, x[0], nd->dtype); break;
+    case RLX_OP_MATMUL: t = rlx_matmul(g, x[0], x[1]); break;
+    case RLX_OP_ARGMAX: case RLX_OP_ARGMIN: t = rlx__arg(g, op, x[0], (int)ia[0], (int)ia[1]); break;
+    case RLX_OP_SOFTMAX: case RLX_OP_LOG_SOFTMAX: t = rlx__softmax(g, op, x[0], (int)ia[0]); break;
+    case RLX_OP_LAYERNORM: case RLX_OP_RMSNORM:
+        k = 1;
+        if (ia[1]) opt[0] = x[k++];
+        if (ia[2]) opt[1] = x[k++];
+        t = rlx__norm(g, op, x[0], opt[0], opt[1], (int)ia[0], (float)nd->fa[0]);
+        break;
+    case RLX_OP_RESHAPE: t = rlx_reshape(g, x[0], r, shp); break;
+    case RLX_OP_TRANSPOSE: {
+        int perm[RLX_MAX_RANK];
+        for (k = 0; k < r; k++) perm[k] = (int)ia[k];
+        t = rlx_transpose(g, x[0], perm);
+        break;
+    }
+    case RLX_OP_SLICE:
+        t = rlx_slice(g, x[0], (int)ia[0], rec ? rec->spec[0] : ia[1],
+                      rec ? rlx__dims_subst(vals, rec->spec[1]) : nd->shape[ia[0]], ia[2]);
+        break;
+    case RLX_OP_CONCAT: {
+        rlx_tensor* xs = (rlx_tensor*)rlx__alloc(&g->al, sizeof(rlx_tensor) * (size_t)nd->nin);
+        if (!xs) { rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "concat: out of memory"); return 0; }
+        for (k = 0; k < nd->nin; k++) xs[k] = rlx__Tg(g, remap[rlx__in(src, nd, k)]);
+        t = rlx_concat(g, nd->nin, xs, (int)ia[0]);
+        rlx__free(&g->al, xs);
+        break;
+    }
+    case RLX_OP_EXPAND: t = rlx_expand(g, x[0], r, shp); break;
+    case RLX_OP_GATHER: t = rlx_gather(g, x[0], x[1], (int)ia[0]); break;
+    case RLX_OP_ATTENTION: {
+        rlx_attention_desc d;
+        memset(&d, 0, sizeof d);
+        d.layout = (rlx_layout)ia[0];
+        if (d.layout == RLX_LAYOUT_BSHD) { d.num_heads = (int)ia[1]; d.num_kv_heads = (int)ia[2]; }
+        d.causal = (int)ia[3];
+        d.window = (int)ia[4];
+        k = 3;
+        if (ia[5]) d.keep_mask = x[k++];
+        if (ia[6]) d.bias = x[k++];
+        if (ia[7]) d.kv_len = x[k++];
+        d.scale = (float)nd->fa[0];   /* the exact double comes back with fa below */
+        d.softcap = (float)nd->fa[1];
+        t = rlx_attention(g, x[0], x[1], x[2], &d);
+        break;
+    }
+    case RLX_OP_ROPE: {
+        rlx_rope_desc d;
+        memset(&d, 0, sizeof d);
+        d.kind = (rlx_rope_kind)ia[0];
+        d.layout = (rlx_layout)ia[1];
+        d.num_heads = d.layout == RLX_LAYOUT_BSHD ? (int)ia[2] : 0;
+        d.n_rot = (int)ia[3];
+        if (ia[4]) d.positions = x[3];
+        d.position_offset = ia[5];
+        t = rlx_rope(g, x[0], x[1], x[2], &d);
+        break;
+    }
+    case RLX_OP_CUMSUM: t = rlx_cumsum(g, x[0], (int)ia[0], (int)ia[1], (int)ia[2]); break;
+    case RLX_OP_TOPK:
+        rlx_topk(g, x[0], (int)ia[1], (int)ia[0], (int)ia[2], ia[3] ? NULL : &t, ia[3] ? &t : NULL);
+        break;
+    case RLX_OP_SAMPLE: {
+        rlx_sample_desc d;
+        uint64_t seed;
+        memcpy(&seed, &ia[1], sizeof seed);
+        memset(&d, 0, sizeof d);
+        d.top_k = (int)ia[0];
+        d.seed = seed;
+        d.temperature = (float)nd->fa[0];
+        d.top_p = (float)nd->fa[1];
+        t = rlx_sample(g, x[0], x[1], &d);
+        break;
+    }
+    case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE: {
+        rlx_conv_desc d;
+        memset(&d, 0, sizeof d);
+        for (k = 0; k < (int)ia[0] && k < 2; k++) {
+            d.stride[k] = (int)ia[1 + k]; d.dilation[k] = (int)ia[3 + k]; d.pad_begin[k] = (int)ia[5 + k];
+            d.pad_end[k] = (int)ia[7 + k]; d.output_padding[k] = (int)ia[11 + k];
+        }
+        d.groups = (int)ia[9];
+        t = rlx__conv_build(g, op, x[0], x[1], ia[10] ? x[2] : none, &d);
+        break;
+    }
+    case RLX_OP_POOL: {
+        rlx_pool_desc d;
+        memset(&d, 0, sizeof d);
+        d.kind = (rlx_pool_kind)ia[1];
+        for (k = 0; k < (int)ia[0] && k < 2; k++) {
+            d.kernel[k] = (int)ia[2 + k]; d.stride[k] = (int)ia[4 + k]; d.pad_begin[k] = (int)ia[6 + k];
+            d.pad_end[k] = (int)ia[8 + k];
+        }
+        d.count_include_pad = (int)ia[10];
+        t = rlx_pool(g, x[0], &d);
+        break;
+    }
+    case RLX_OP_GROUP_NORM:
+        k = 1;
+        if (ia[1]) opt[0] = x[k++];
+        if (ia[2]) opt[1] = x[k++];
+        t = rlx_group_norm(g, x[0], (int)ia[0], opt[0], opt[1], (float)nd->fa[0]);
+        break;
+    case RLX_OP_RESIZE:
+        t = rlx_resize(g, x[0], nd->shape[2], nd->shape[3], (rlx_resize_mode)ia[0], (int)ia[1]);
+        break;
+    case RLX_OP_PAD: t = rlx_pad(g, x[0], ia + 1, ia + 9, (rlx_pad_mode)ia[0], nd->fa[0]); break;
+    case RLX_OP_LINEAR:
+        if (ia[2]) break;   /* gated: formed by fusion only, never in a graph a builder made */
+        t = rlx_linear(g, x[0], x[1], ia[1] ? x[2] : none, (rlx_activation)ia[0]);
+        break;
+    case RLX_OP_ADD_NORM: {
+        rlx_tensor sum;
+        k = 2;
+        if (ia[1]) opt[0] = x[k++];
+        if (ia[2]) opt[1] = x[k++];
+        t = rlx__add_norm(g, (int)ia[3], x[0], x[1], opt[0], opt[1], (int)ia[0], (float)nd->fa[0], ia[4] ? &sum : NULL);
+        break;
+    }
+    case RLX_OP_SWIGLU: case RLX_OP_GEGLU: t = rlx__glu(g, op, x[0], x[1]); break;
+    case RLX_OP_STATE_WRITE: t = rlx_state_write(g, x[0], x[1], (int)ia[0], x[2]); break;
+    default: break;
+    }
+    if (!t.id) {
+        if (g->status == RLX_OK)
+            rlx__gerr(g, RLX_ERROR_UNSUPPORTED, "%s: this op cannot take new input shapes", rlx_op_name(op));
+        return 0;
+    }
+    memcpy(rlx__N(g, t.id)->fa, nd->fa, sizeof nd->fa);   /* exact float attributes (attention's scale) */
+    return t.id;
+}
+
+/* Writes "seq=5, batch=2" for the values vals of g's dims. */
+static void rlx__dims_str(const rlx_graph* g, const int64_t* vals, char* buf, size_t cap) {
+    size_t o = 0;
+    int k;
+    buf[0] = 0;
+    for (k = 0; k < g->ndims && o < cap; k++)
+        o += (size_t)snprintf(buf + o, cap - o, "%s%s=%lld", k ? ", " : "", g->dim_names[k], (long long)vals[k]);
+}
+
+/* g specialised for the dim values vals (a new graph without a tag), or NULL with msg saying why. */
+static rlx_graph* rlx__specialize(rlx_graph* g, const int64_t* vals, rlx_result* why, char* msg, size_t cap) {
+    rlx_graph* ng = rlx__new_graph(&g->al);
+    uint32_t* remap = (uint32_t*)rlx__calloc(&g->al, sizeof(uint32_t) * ((size_t)g->n + 1));
+    int i, si = 0;
+    char dv[200];
+    *why = RLX_ERROR_OUT_OF_MEMORY;
+    if (!ng || !remap) {
+        snprintf(msg, cap, "out of memory while specialising the graph");
+        rlx__free(&g->al, remap);
+        rlx_graph_destroy(ng);
+        return NULL;
+    }
+    for (i = 0; i < g->n; i++) {
+        const rlx__node* nd = &g->nodes[i];
+        const rlx__symrec* rec = NULL;
+        while (si < g->nsyms && g->syms[si].node < (uint32_t)(i + 1)) si++;
+        if (si < g->nsyms && g->syms[si].node == (uint32_t)(i + 1)) rec = &g->syms[si];
+        remap[i + 1] = rlx__respec_node(ng, g, nd, rec, vals, remap);
+        if (!remap[i + 1]) break;
+    }
+    if (ng->status == RLX_OK) rlx__copy_outputs(ng, g, remap);
+    rlx__free(&g->al, remap);
+    if (ng->status != RLX_OK) {
+        rlx__dims_str(g, vals, dv, sizeof dv);
+        *why = ng->status;
+        snprintf(msg, cap, "with %.120s: node %d (%s): ", dv, i + 1, i < g->n ? rlx_op_name(g->nodes[i].op) : "outputs");
+        if (strlen(msg) + 1 < cap) rlx__strlcpy(msg + strlen(msg), cap - strlen(msg), ng->msg);
+        rlx_graph_destroy(ng);
+        return NULL;
+    }
+    *why = RLX_OK;
     return ng;
 }
 
@@ -13847,11 +14247,72 @@ static void rlx__device_details(rlx_device d, int index, uint64_t* mem, char* dr
 }
 
 /* Optimise, plan and instantiate g for one device. On failure *msg says why. */
+/* A program of core c (compiled for dev): its weight block (store-bound params marked set; constants moved out of
+   the nodes, or copied from `consts`, the constants of c's graph in node order, when given), arena, threads and
+   GPU set-up, and profiling when the desc asks for it. The program takes its own reference on c. Shared by
+   rlx__compile_for and the symbolic-dims cache (rlx__dims_instantiate). */
+static rlx_result rlx__program_from_core(rlx__core* c, const unsigned char* consts, const rlx_compile_desc* d,
+                                         const rlx_allocator* al, rlx_device dev, int sm, int nthreads,
+                                         rlx_program** out, char* msg, size_t cap) {
+    rlx__weights* w;
+    rlx_program* p = NULL;
+    rlx_result r;
+    size_t o = 0;
+    int i;
+    w = rlx__weights_new(al, c);
+    if (!w) { snprintf(msg, cap, "out of memory for %zu weight bytes", c->plan.weight_bytes); return RLX_ERROR_OUT_OF_MEMORY; }
+    for (i = 0; c->sidx && i < c->ir->n; i++)
+        if (c->sidx[i] >= 0) w->set[i] = 1;   /* store tensors are always set */
+    for (i = 0; i < c->ir->n; i++) {   /* constants move into the weight block */
+        rlx__node* nd = &c->ir->nodes[i];
+        size_t b;
+        if (nd->op != RLX_OP_CONSTANT) continue;
+        b = rlx__node_bytes(nd);
+        if (consts) {
+            memcpy(w->base + c->plan.bufs[i].offset, consts + o, b);
+            o += b;
+        } else {
+            memcpy(w->base + c->plan.bufs[i].offset, nd->data, b);
+            rlx__free(al, nd->data);
+            nd->data = NULL;
+        }
+    }
+    r = rlx__program_new(al, c, w, dev == RLX_DEVICE_CPU ? nthreads : 0, d->pool, &p);
+    rlx__weights_release(w);
+    if (r != RLX_OK) { snprintf(msg, cap, "out of memory for the arena"); return r; }
+    p->device = dev;
+#if defined(RLX__HAS_GPU)
+    r = RLX_OK;
+#  if !defined(RLX_NO_CUDA)
+    if (dev == RLX_DEVICE_CUDA) r = rlx__gpu_init(p, &rlx__cuda_gpuapi, d->device_index, sm, rlx__cuda_scratch, rlx__cuda_lower);
+#  endif
+#  if !defined(RLX_NO_HIP)
+    if (dev == RLX_DEVICE_HIP) r = rlx__gpu_init(p, &rlx__hip_gpuapi, d->device_index, sm, rlx__cuda_scratch, rlx__cuda_lower);
+#  endif
+#  if defined(RLX__HAS_VULKAN)
+    if (dev == RLX_DEVICE_VULKAN)
+        r = rlx__gpu_init(p, &rlx__vulkan_gpuapi, d->device_index, sm, rlx__cuda_scratch, rlx__cuda_lower);
+#  endif
+    if (r != RLX_OK) {
+        rlx__strlcpy(msg, cap, p->msg);
+        rlx_program_destroy(p);
+        return r;
+    }
+#else
+    RLX__UNUSED(sm);
+#endif
+    if ((d->flags & RLX_COMPILE_PROFILE) && (r = rlx__prof_enable(p, 1)) != RLX_OK) {
+        rlx__strlcpy(msg, cap, p->msg);
+        rlx_program_destroy(p);
+        return r;
+    }
+    *out = p;
+    return RLX_OK;
+}
+
 static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, const rlx_allocator* al, rlx_device dev,
                                    int sm, int nthreads, rlx_program** out, char* msg, size_t cap) {
     rlx__core* c;
-    rlx__weights* w;
-    rlx_program* p = NULL;
     rlx__target t;
     rlx_result r = RLX_ERROR_OUT_OF_MEMORY;
     int i, s;
@@ -13916,59 +14377,162 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
     for (i = 0; i < c->ir->n; i++)
         if (c->ir->nodes[i].op == RLX_OP_EXTRA) c->extra_of[rlx__in(c->ir, &c->ir->nodes[i], 0) - 1] = i;
     if (d->store && (r = rlx__store_bind(c, d->store, msg, cap)) != RLX_OK) { rlx__core_release(c); return r; }
-    w = rlx__weights_new(al, c);
-    if (!w) { snprintf(msg, cap, "out of memory for %zu weight bytes", c->plan.weight_bytes); rlx__core_release(c); return RLX_ERROR_OUT_OF_MEMORY; }
-    for (i = 0; c->sidx && i < c->ir->n; i++)
-        if (c->sidx[i] >= 0) w->set[i] = 1;   /* store tensors are always set */
-    for (i = 0; i < c->ir->n; i++) {   /* constants move into the weight block */
-        rlx__node* nd = &c->ir->nodes[i];
-        if (nd->op != RLX_OP_CONSTANT) continue;
-        memcpy(w->base + c->plan.bufs[i].offset, nd->data, rlx__node_bytes(nd));
-        rlx__free(al, nd->data);
-        nd->data = NULL;
-    }
-    r = rlx__program_new(al, c, w, dev == RLX_DEVICE_CPU ? nthreads : 0, d->pool, &p);
-    rlx__weights_release(w);
+    r = rlx__program_from_core(c, NULL, d, al, dev, sm, nthreads, out, msg, cap);
     rlx__core_release(c);
-    if (r != RLX_OK) { snprintf(msg, cap, "out of memory for the arena"); return r; }
-    p->device = dev;
-#if !defined(RLX_NO_CUDA)
-    if (dev == RLX_DEVICE_CUDA) {
-        r = rlx__gpu_init(p, &rlx__cuda_gpuapi, d->device_index, sm, rlx__cuda_scratch, rlx__cuda_lower);
-        if (r != RLX_OK) {
-            rlx__strlcpy(msg, cap, p->msg);
-            rlx_program_destroy(p);
-            return r;
+    return r;
+}
+
+/* ---- >>shapes (compile cache): compiled cores of a graph with symbolic dims, per (values, device, flags, allocator) */
+typedef struct rlx__dimcache {
+    rlx__core* core;        /* NULL: empty slot                                                          */
+    int64_t vals[RLX_MAX_DIMS];
+    rlx_device dev;
+    int sm;
+    uint32_t flags;
+    int n, nouts;           /* the graph's size when compiled: a graph that grew since never matches      */
+    rlx_allocator al;       /* the allocator the core was made with (programs of another allocator miss)  */
+    unsigned char* consts;  /* the constants' bytes in node order (the core's ir no longer holds them)    */
+    uint64_t used;          /* LRU clock                                                                  */
+} rlx__dimcache;
+
+static void rlx__dims_free(rlx_graph* g) {
+    int k;
+    for (k = 0; k < g->ndims; k++) rlx__free(&g->al, g->dim_names[k]);
+    rlx__free(&g->al, g->syms);
+    rlx_graph_destroy(g->spec);
+    if (g->dcache) {
+        for (k = 0; k < RLX_DIM_CACHE; k++) {
+            rlx__core_release(g->dcache[k].core);
+            rlx__free(&g->al, g->dcache[k].consts);
         }
+        rlx__free(&g->al, g->dcache);
     }
-#endif
-#if !defined(RLX_NO_HIP)
-    if (dev == RLX_DEVICE_HIP) {
-        r = rlx__gpu_init(p, &rlx__hip_gpuapi, d->device_index, sm, rlx__cuda_scratch, rlx__cuda_lower);
-        if (r != RLX_OK) {
-            rlx__strlcpy(msg, cap, p->msg);
-            rlx_program_destroy(p);
-            return r;
+}
+
+/* The values of g's dims for compile desc d (unbound dims: their example value). */
+static rlx_result rlx__dims_bind(rlx_graph* g, const rlx_compile_desc* d, int64_t* vals) {
+    int i, k, seen[RLX_MAX_DIMS];
+    char names[200];
+    if (d->num_dims < 0 || (d->num_dims > 0 && !d->dims)) {
+        rlx__gmsg(g, "compile: num_dims is %d and dims %s", d->num_dims, d->dims ? "is set" : "is NULL");
+        return RLX_ERROR_INVALID_ARGUMENT;
+    }
+    if (d->num_dims > 0 && g->ndims == 0) {
+        rlx__gmsg(g, "compile: %d dim value(s) given but the graph declares no symbolic dims (see rlx_dim)", d->num_dims);
+        return RLX_ERROR_INVALID_ARGUMENT;
+    }
+    for (k = 0; k < g->ndims; k++) { vals[k] = g->dim_ex[k]; seen[k] = 0; }
+    for (i = 0; i < d->num_dims; i++) {
+        const char* nm = d->dims[i].name;
+        int64_t v = d->dims[i].value;
+        if (!nm || !nm[0]) { rlx__gmsg(g, "compile: dims[%d].name is NULL or empty", i); return RLX_ERROR_INVALID_ARGUMENT; }
+        for (k = 0; k < g->ndims && strcmp(g->dim_names[k], nm) != 0; k++) {}
+        if (k == g->ndims) {
+            size_t o = 0;
+            names[0] = 0;
+            for (k = 0; k < g->ndims && o < sizeof names; k++)
+                o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", k ? ", " : "", g->dim_names[k]);
+            rlx__gmsg(g, "compile: dims[%d]: '%.100s' is not a dim of this graph (its dims: %s)", i, nm, names);
+            return RLX_ERROR_NOT_FOUND;
         }
-    }
-#endif
-#if defined(RLX__HAS_VULKAN)
-    if (dev == RLX_DEVICE_VULKAN) {
-        r = rlx__gpu_init(p, &rlx__vulkan_gpuapi, d->device_index, sm, rlx__cuda_scratch, rlx__cuda_lower);
-        if (r != RLX_OK) {
-            rlx__strlcpy(msg, cap, p->msg);
-            rlx_program_destroy(p);
-            return r;
+        if (seen[k]) { rlx__gmsg(g, "compile: dims[%d]: '%.100s' is given twice", i, nm); return RLX_ERROR_DUPLICATE; }
+        seen[k] = 1;
+        if (v < 1 || v > RLX_MAX_ELEMENTS) {
+            rlx__gmsg(g, "compile: dim '%.100s' = %lld is invalid: a dim must be in 1..RLX_MAX_ELEMENTS (%lld)", nm,
+                      (long long)v, (long long)RLX_MAX_ELEMENTS);
+            return RLX_ERROR_SHAPE;
         }
+        vals[k] = v;
     }
-#endif
-    if ((d->flags & RLX_COMPILE_PROFILE) && (r = rlx__prof_enable(p, 1)) != RLX_OK) {
-        rlx__strlcpy(msg, cap, p->msg);
-        rlx_program_destroy(p);
-        return r;
-    }
-    *out = p;
     return RLX_OK;
+}
+
+/* A new program of cached entry e (fresh weights with the constants filled in, its own arena and threads). This
+   is the tail of rlx__compile_for (weights, rlx__program_new, GPU set-up) for a core that already exists: what
+   changes there for every new program must change here too. */
+static rlx_result rlx__dims_instantiate(const rlx__dimcache* e, const rlx_compile_desc* d, const rlx_allocator* al,
+                                        int nthreads, rlx_program** out, char* msg, size_t cap) {
+    return rlx__program_from_core(e->core, e->consts, d, al, e->dev, e->sm, nthreads, out, msg, cap);
+}
+
+/* Keeps the core of the just compiled program p in g's cache (dropping the least recently used entry). Out of
+   memory only means nothing is cached. */
+static void rlx__dims_insert(rlx_graph* g, const int64_t* vals, rlx_device dev, int sm, uint32_t flags,
+                             const rlx_allocator* al, const rlx_program* p) {
+    const rlx__core* c = p->core;
+    rlx__dimcache* e;
+    size_t bytes = 0, o = 0;
+    int i, k, pick = 0;
+    if (RLX_DIM_CACHE < 1) return;
+    if (!g->dcache) {
+        g->dcache = (rlx__dimcache*)rlx__calloc(&g->al, sizeof(rlx__dimcache) * (size_t)RLX_DIM_CACHE);
+        if (!g->dcache) return;
+    }
+    for (k = 0; k < RLX_DIM_CACHE; k++) {
+        if (!g->dcache[k].core) { pick = k; break; }
+        if (g->dcache[k].used < g->dcache[pick].used) pick = k;
+    }
+    e = &g->dcache[pick];
+    rlx__core_release(e->core);
+    rlx__free(&g->al, e->consts);
+    memset(e, 0, sizeof *e);
+    for (i = 0; i < c->ir->n; i++)
+        if (c->ir->nodes[i].op == RLX_OP_CONSTANT) bytes += rlx__node_bytes(&c->ir->nodes[i]);
+    e->consts = (unsigned char*)rlx__alloc(&g->al, bytes ? bytes : 1);
+    if (!e->consts) return;
+    for (i = 0; i < c->ir->n; i++) {
+        const rlx__node* nd = &c->ir->nodes[i];
+        if (nd->op != RLX_OP_CONSTANT) continue;
+        memcpy(e->consts + o, p->w->base + c->plan.bufs[i].offset, rlx__node_bytes(nd));
+        o += rlx__node_bytes(nd);
+    }
+    memcpy(e->vals, vals, sizeof(int64_t) * (size_t)g->ndims);
+    e->dev = dev;
+    e->sm = sm;
+    e->flags = flags;
+    e->n = g->n;
+    e->nouts = g->nouts;
+    e->al = *al;
+    e->used = ++g->dclock;
+    e->core = p->core;
+    RLX__ATOMIC_ADD(&e->core->refs, 1);
+}
+
+/* rlx__compile_for for a graph with symbolic dims: a cached core for (vals, dev, sm, flags, allocator) gives a
+   new program at once; otherwise the graph is specialised (the last specialisation is kept for the next device
+   or call), verified and compiled, and the result cached. */
+static rlx_result rlx__dims_compile(rlx_graph* g, const int64_t* vals, const rlx_compile_desc* d,
+                                    const rlx_allocator* al, rlx_device dev, int sm, int nthreads, rlx_program** out,
+                                    char* msg, size_t cap) {
+    size_t vb = sizeof(int64_t) * (size_t)g->ndims;
+    rlx_result r;
+    int k;
+    for (k = 0; g->dcache && !d->store && k < RLX_DIM_CACHE; k++) {   /* a store-bound core is not cached */
+        rlx__dimcache* e = &g->dcache[k];
+        if (e->core && e->dev == dev && e->sm == sm && e->flags == d->flags && e->n == g->n &&
+            e->nouts == g->nouts && memcmp(e->vals, vals, vb) == 0 && e->al.alloc == al->alloc &&
+            e->al.free == al->free && e->al.user_data == al->user_data) {
+            e->used = ++g->dclock;
+            return rlx__dims_instantiate(e, d, al, nthreads, out, msg, cap);
+        }
+    }
+    if (!g->spec || g->spec_n != g->n || g->spec_nouts != g->nouts || memcmp(g->spec_vals, vals, vb) != 0) {
+        rlx_graph* sg;
+        rlx_graph_destroy(g->spec);
+        g->spec = NULL;
+        sg = rlx__specialize(g, vals, &r, msg, cap);
+        if (!sg) return r;
+        r = rlx__verify(sg, msg, cap);
+        if (r != RLX_OK) { rlx_graph_destroy(sg); return r; }
+        g->spec = sg;
+        memcpy(g->spec_vals, vals, vb);
+        g->spec_n = g->n;
+        g->spec_nouts = g->nouts;
+    }
+    r = rlx__compile_for(g->spec, d, al, dev, sm, nthreads, out, msg, cap);
+    /* a core bound to a store refers to that store's tensors (and the store may change or go): not cached */
+    if (r == RLX_OK && !d->store) rlx__dims_insert(g, vals, dev, sm, d->flags, al, *out);
+    return r;
 }
 
 RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_program** out) {
@@ -13976,6 +14540,7 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
     rlx_allocator al;
     rlx_result r, last = RLX_ERROR_DEVICE_UNAVAILABLE;
     rlx_device cand[RLX_DEVICE_COUNT];
+    int64_t vals[RLX_MAX_DIMS];
     char notes[480], name[96], reason[200], msg[400];
     int ncand = 0, k, nthreads;
     size_t nl = 0;
@@ -14023,6 +14588,10 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
         d.flags |= RLX_COMPILE_NO_FALLBACK;   /* a program on another device could not reach the store's memory */
     }
     al = d.allocator.alloc ? d.allocator : g->al;
+    if (g->ndims || d.num_dims) {
+        r = rlx__dims_bind(g, &d, vals);
+        if (r != RLX_OK) return r;
+    }
     nthreads = d.num_threads ? d.num_threads : rlx__cpu_count();
     if (nthreads > RLX_MAX_THREADS) nthreads = RLX_MAX_THREADS;
     if (d.pool) {
@@ -14065,7 +14634,8 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
         {
             rlx_compile_desc dk = d;   /* the device compiled for is the one probed */
             dk.device_index = index;
-            r = rlx__compile_for(g, &dk, &al, dev, sm, nthreads, &p, msg, sizeof msg);
+            r = g->ndims ? rlx__dims_compile(g, vals, &dk, &al, dev, sm, nthreads, &p, msg, sizeof msg)
+                         : rlx__compile_for(g, &dk, &al, dev, sm, nthreads, &p, msg, sizeof msg);
         }
         if (r == RLX_OK) {
             char nt[301];   /* the notes, clipped on a UTF-8 boundary (they may quote node names) */

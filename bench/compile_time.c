@@ -18,6 +18,13 @@
    per node (in microseconds), the compile time as a fraction of the 1 s target and the peak of the memory that
    rlx_compile held at once (counted by an allocator passed in rlx_compile_desc, the program's arena included). The largest graph of
    each family then runs once, to check that the program works.
+   Then symbolic dims: the full model of examples/transformer.c (tm_config_small) built once with a symbolic
+   sequence length "seq" (tm_build.symbolic_seq), compiled on the CPU for seq = 1 (the first compile: specialise,
+   optimise, plan, lower), then for lengths it has not seen ("decode program for a new length": one
+   specialisation each, the median of 32 is printed) and again for lengths it has ("cached": a new program
+   from the graph's cache, median of 8). There is no peer for this; each row prints its absolute time and its
+   ratio to the first compile. For reference, the last row builds the same model without dims for each new
+   length (tm_build_graph + rlx_compile, median of 32): what a program without symbolic dims does instead.
    Exit status: 0 when everything compiled and ran, 1 otherwise. */
 #if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
 #define _POSIX_C_SOURCE 200809L
@@ -244,6 +251,83 @@ int main(int argc, char** argv) {
         rlx_graph_destroy(g);
         if (p && i == 2) run_transformer(p, &cfg);
         rlx_program_destroy(p);
+    }
+    {
+        tm_config cfg = tm_config_small();
+        tm_build b = tm_build_default(1);
+        rlx_result tr = RLX_OK;
+        rlx_graph* g;
+        rlx_compile_desc cd;
+        rlx_dim_value dv;
+        rlx_program* p = NULL;
+        double t_first = 0, t_new[32], t_hit[8], t_rebuild[32], t0;
+        int k, j, sym_ok;
+        b.symbolic_seq = 1;
+        g = tm_build_graph(&cfg, &b, &tr);
+        memset(&cd, 0, sizeof cd);
+        cd.device = RLX_DEVICE_CPU;
+        cd.num_threads = 1;
+        cd.dims = &dv;
+        cd.num_dims = 1;
+        dv.name = "seq";
+        /* k = 0: the first compile (seq 1); 1..32: new lengths 2..33; 33..40: lengths 26..33 again, which the
+           cache (RLX_DIM_CACHE = 8 entries) still holds */
+        for (k = 0; g && k < 41; k++) {
+            dv.value = k < 33 ? k + 1 : k - 7;
+            t0 = now_s();
+            if (rlx_compile(g, &cd, &p) != RLX_OK) {
+                fprintf(stderr, "error: compile of the symbolic model for seq = %lld failed: %s\n", (long long)dv.value,
+                        rlx_graph_error(g));
+                failures++;
+                break;
+            }
+            t0 = now_s() - t0;
+            if (k == 0) t_first = t0;
+            else if (k >= 33) t_hit[k - 33] = t0;
+            else t_new[k - 1] = t0;
+            rlx_program_destroy(p);
+            p = NULL;
+        }
+        sym_ok = g && k == 41;
+        for (k = 0; sym_ok && k < 32; k++) {   /* without dims: build the graph for the length, then compile it */
+            tm_build bf = tm_build_default(k + 2);
+            rlx_graph* gf;
+            cd.dims = NULL;
+            cd.num_dims = 0;
+            t0 = now_s();
+            gf = tm_build_graph(&cfg, &bf, &tr);
+            if (!gf || rlx_compile(gf, &cd, &p) != RLX_OK) {
+                fprintf(stderr, "error: the model for seq = %d failed: %s\n", k + 2, gf ? rlx_graph_error(gf) : "oom");
+                failures++;
+                rlx_graph_destroy(gf);
+                break;
+            }
+            rlx_graph_destroy(gf);
+            t_rebuild[k] = now_s() - t0;
+            rlx_program_destroy(p);
+            p = NULL;
+        }
+        if (sym_ok && k == 32) {
+            for (k = 1; k < 32; k++)
+                for (j = k; j > 0 && t_rebuild[j] < t_rebuild[j - 1]; j--) {
+                    t0 = t_rebuild[j]; t_rebuild[j] = t_rebuild[j - 1]; t_rebuild[j - 1] = t0;
+                }
+            for (k = 1; k < 32; k++)   /* insertion sorts for the medians */
+                for (j = k; j > 0 && t_new[j] < t_new[j - 1]; j--) { t0 = t_new[j]; t_new[j] = t_new[j - 1]; t_new[j - 1] = t0; }
+            for (k = 1; k < 8; k++)
+                for (j = k; j > 0 && t_hit[j] < t_hit[j - 1]; j--) { t0 = t_hit[j]; t_hit[j] = t_hit[j - 1]; t_hit[j - 1] = t0; }
+            printf("\nsymbolic dims: examples/transformer.c's model (%d nodes, seq symbolic), CPU, 1 thread\n",
+                   rlx_graph_node_count(g));
+            printf("%-44s %10s %12s\n", "compile", "ms", "of first");
+            printf("%-44s %10.3f %11.2fx\n", "first compile (seq = 1)", 1e3 * t_first, 1.0);
+            printf("%-44s %10.3f %11.2fx\n", "decode program for a new length (median)", 1e3 * t_new[16],
+                   t_new[16] / t_first);
+            printf("%-44s %10.3f %11.2fx\n", "a length compiled before (cached, median)", 1e3 * t_hit[4], t_hit[4] / t_first);
+            printf("%-44s %10.3f %11.2fx\n", "no dims: build + compile for a new length", 1e3 * t_rebuild[16],
+                   t_rebuild[16] / t_first);
+            printf("new length with dims vs. rebuilding without: %.2fx the time\n", t_new[16] / t_rebuild[16]);
+        }
+        rlx_graph_destroy(g);
     }
     if (failures) printf("%d failure(s)\n", failures);
     return failures ? 1 : 0;

@@ -29,6 +29,9 @@
        Prefill and decode programs are separate programs with separate states: after a prefill run copy the
        caches with tm_copy_caches (rlx_get_state → rlx_set_state).
        tm_build.blocks_only = 1 builds just the layers (input "x" [1, S, d], output "y"), for benchmarks.
+       tm_build.symbolic_seq = 1 makes S the symbolic dim "seq" (rlx_dim, example value tm_build.seq): one graph
+       serves every length, compiled per length with rlx_compile_desc.dims = {"seq", S}. Positions and kv_len
+       then come from a vector of S ones (cumsum, sum) instead of constants of length S.
 
    PLAIN OR FUSED OPS
        By default the graph uses plain ops (matmul, add, rmsnorm, silu, mul), which the compiler's fusion pass
@@ -205,6 +208,9 @@ typedef struct tm_build {
     int blocks_only;         /* 1: only the layers: input "x" f32 [1, S, d], output "y" [1, S, d]
                                 (no embedding, final norm or head; inputs "pos" and "x" only)   */
     rlx_sample_desc sample;  /* settings of the "sample" output                                 */
+    int symbolic_seq;        /* 1: S is the symbolic dim "seq" (example value `seq`): one graph
+                                for every length, compiled per length through
+                                rlx_compile_desc.dims (see rlx_dim)                             */
 } tm_build;
 
 TM_FN tm_build tm_build_default(int seq) {
@@ -221,7 +227,7 @@ TM_FN tm_build tm_build_default(int seq) {
 /* What every layer shares within one graph. */
 typedef struct tm_ctx {
     const tm_config* c;
-    int S;
+    int64_t S;             /* tokens per run, or the token of the dim "seq" */
     int fused;
     rlx_tensor pos;        /* i32 scalar input            */
     rlx_tensor kv_len;     /* pos + S                     */
@@ -268,12 +274,12 @@ TM_FN rlx_tensor tm_add_norm(rlx_graph* g, const tm_ctx* t, rlx_tensor h, rlx_te
 
 /* Sets up the per-graph inputs and constants (pos, kv_len, positions, RoPE tables). Returns rlx_rope_tables'
    result (or RLX_ERROR_OUT_OF_MEMORY); on failure nothing is added to the graph. */
-TM_FN rlx_result tm_ctx_init(rlx_graph* g, const tm_config* c, int S, int fused, tm_ctx* t) {
+TM_FN rlx_result tm_ctx_init(rlx_graph* g, const tm_config* c, int64_t S, int fused, tm_ctx* t) {
     int half = c->head_dim / 2, i;
     int64_t ts[2], ps[1];
     float *cs = (float*)malloc(sizeof(float) * (size_t)c->max_ctx * (size_t)half);
     float *sn = (float*)malloc(sizeof(float) * (size_t)c->max_ctx * (size_t)half);
-    int32_t* iota = (int32_t*)malloc(sizeof(int32_t) * (size_t)S);
+    int32_t* iota = (int32_t*)malloc(sizeof(int32_t) * (size_t)(S > 0 ? S : 1));
     rlx_result r = RLX_ERROR_OUT_OF_MEMORY;
     memset(t, 0, sizeof *t);
     t->c = c; t->S = S; t->fused = fused;
@@ -282,8 +288,14 @@ TM_FN rlx_result tm_ctx_init(rlx_graph* g, const tm_config* c, int S, int fused,
         for (i = 0; i < S; i++) iota[i] = i;
         ts[0] = c->max_ctx; ts[1] = half; ps[0] = S;
         t->pos = rlx_input(g, "pos", RLX_I32, 0, NULL);
-        t->kv_len = rlx_add(g, t->pos, rlx_scalar(g, RLX_I32, (double)S));
-        t->positions = rlx_add(g, t->pos, rlx_constant(g, RLX_I32, 1, ps, iota));
+        if (S > 0) {
+            t->kv_len = rlx_add(g, t->pos, rlx_scalar(g, RLX_I32, (double)S));
+            t->positions = rlx_add(g, t->pos, rlx_constant(g, RLX_I32, 1, ps, iota));
+        } else {   /* symbolic S: [0, S) and S from a vector of S ones */
+            rlx_tensor ones = rlx_expand(g, rlx_scalar(g, RLX_I32, 1.0), 1, ps);
+            t->kv_len = rlx_add(g, t->pos, rlx_cast(g, rlx_reduce_sum(g, ones, 0, NULL, 0), RLX_I32));
+            t->positions = rlx_add(g, t->pos, rlx_cast(g, rlx_cumsum(g, ones, 0, 1, 0), RLX_I32));
+        }
         t->cos = rlx_constant(g, RLX_F32, 2, ts, cs);
         t->sin = rlx_constant(g, RLX_F32, 2, ts, sn);
     }
@@ -357,10 +369,11 @@ TM_FN rlx_graph* tm_build_graph(const tm_config* c, const tm_build* b, rlx_resul
     rlx_graph* g = rlx_graph_create(NULL);
     tm_ctx t;
     rlx_tensor tokens, emb, h, delta, hn, last, logits;
-    int64_t s[3];
-    int l, S = b->seq;
+    int64_t s[3], S = b->seq;
+    int l;
     rlx_result r;
     if (!g) return NULL;
+    if (b->symbolic_seq) S = rlx_dim(g, "seq", b->seq);
     r = tm_ctx_init(g, c, S, b->fused_ops, &t);
     if (tables_result) *tables_result = r;
     if (r != RLX_OK) return g;
@@ -381,7 +394,7 @@ TM_FN rlx_graph* tm_build_graph(const tm_config* c, const tm_build* b, rlx_resul
     /* Tied LM head: logits = last · embᵀ, computed as emb · lastᵀ ([V, d] · [d, 1]) so that the embedding is
        read in place; rlx_transpose(emb) would copy the whole [V, d] table on every run. */
     s[0] = c->d_model; s[1] = 1;
-    last = rlx_reshape(g, rlx_narrow(g, hn, 1, S - 1, 1), 2, s);
+    last = rlx_reshape(g, rlx_narrow(g, hn, 1, b->symbolic_seq ? -1 : S - 1, 1), 2, s);
     s[0] = 1; s[1] = c->vocab;
     logits = rlx_reshape(g, rlx_matmul(g, emb, last), 2, s);
     rlx_output(g, "logits", logits);

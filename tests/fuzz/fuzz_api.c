@@ -190,6 +190,9 @@ typedef struct fz_ctx {
     int name_seq;
     double cost;          /* rough count of the work one run does */
     uint64_t rng;
+    char dim_names[4][24];   /* symbolic dims declared by FZ_DIM (the first 4) and their example values */
+    int64_t dim_ex[4];
+    int ndims;
 } fz_ctx;
 
 static uint64_t fz_rand(fz_ctx* c) {
@@ -971,6 +974,54 @@ static void fz_builder(fz_ctx* c, int op) {
         fz_tr("misc names(%d)", v);
         break;
     }
+    case FZ_DIM: {
+        char nb2[24];
+        const char* name = rd_name(c, nb, 0);
+        int64_t ex = rd_dim(in), tok;
+        uint8_t u = rd8(in);
+        rlx_tensor x = rd_t(c), t;
+        int rank = 0, a;
+        tok = rlx_dim(g, name, ex);
+        fz_tr("rlx_dim(\"%.20s\", %lld) -> %lld", name ? name : "(null)", (long long)ex, (long long)tok);
+        if (tok == 0) {
+            if (rlx_graph_status(g) >= 0) fz_fail("rlx_dim returned 0 without an error");
+            break;
+        }
+        if (rlx_graph_status(g) != RLX_OK) fz_fail("rlx_dim returned a token although the graph has an error");
+        if (c->ndims < 4) {
+            snprintf(c->dim_names[c->ndims], sizeof c->dim_names[0], "%s", name);
+            c->dim_ex[c->ndims++] = ex;
+        }
+        if (u & 0x80) tok = RLX_DIM_TOKEN((u >> 4) & 7);
+        if (rlx_tensor_info(g, x, &rank, shape) == RLX_DTYPE_INVALID || rank == 0) { rank = 1; shape[0] = 1; }
+        a = (u >> 2) % rank;
+        switch (u & 3) {
+        case 0:
+            shape[a] = tok;
+            name = rd_name(c, nb2, 0);
+            fz_tr("rlx_input(\"%.20s\", f32, token at %d of rank %d)", name ? name : "(null)", a, rank);
+            t = fz_check_t(c, "rlx_input", rlx_input(g, name, RLX_F32, rank, shape));
+            fz_add_src(c, 0, name, t);
+            fz_cost(c, t, 1);
+            break;
+        case 1:
+            shape[a] = tok;
+            if (rank > 1) shape[(a + 1) % rank] = -1;
+            fz_tr("rlx_reshape(t%u, token at %d of rank %d)", x.id, a, rank);
+            fz_check_t(c, "rlx_reshape", rlx_reshape(g, x, rank, shape));
+            break;
+        case 2:
+            shape[a] = tok;
+            fz_tr("rlx_expand(t%u, token at %d of rank %d)", x.id, a, rank);
+            fz_cost(c, fz_check_t(c, "rlx_expand", rlx_expand(g, x, rank, shape)), 1);
+            break;
+        default:
+            fz_tr("rlx_slice(t%u, axis %d, start %d, token length)", x.id, a, (u & 0x40) ? -1 : 0);
+            fz_cost(c, fz_check_t(c, "rlx_slice", rlx_slice(g, x, a, (u & 0x40) ? -1 : 0, tok, 1)), 1);
+            break;
+        }
+        break;
+    }
     default:
         break;
     }
@@ -1157,13 +1208,29 @@ static void fz_program(fz_ctx* c) {
     rlx_compile_desc cd;
     rlx_program* p = NULL;
     rlx_result r, st = rlx_graph_status(g);
-    uint8_t fb = rd8(in);
-    int all_set = 0, ran = 0, i;
+    uint8_t fb = rd8(in), db = 0;
+    int all_set = 0, ran = 0, i, respec = 0;
+    rlx_dim_value dv[5];
     memset(&cd, 0, sizeof cd);
     cd.device = RLX_DEVICE_CPU;
     cd.num_threads = 1;
     cd.flags = fb & 0x3F;
     if (fb & 0x40) cd.allocator = c->al;
+    if (c->ndims) {   /* bind some dims (see fuzz_ops.h) */
+        int k;
+        db = rd8(in);
+        for (k = 0; k < c->ndims; k++)
+            if (db & (1 << k)) {
+                uint8_t b = rd8(in);
+                dv[cd.num_dims].name = c->dim_names[k];
+                dv[cd.num_dims].value = b < 0xF0 ? 1 + (b & 15) : fz_ext64[b & 31];
+                if (dv[cd.num_dims].value != c->dim_ex[k]) respec = 1;
+                fz_tr("  dim '%s' = %lld", c->dim_names[k], (long long)dv[cd.num_dims].value);
+                cd.num_dims++;
+            }
+        if (db & 0x80) { dv[cd.num_dims].name = "no_such_dim"; dv[cd.num_dims++].value = 2; }
+        cd.dims = dv;
+    }
     fz_tr("rlx_compile(CPU, flags 0x%x, %s allocator) [graph status %d, %d nodes, cost %.3g]", cd.flags,
           (fb & 0x40) ? "own" : "graph's", (int)st, rlx_graph_node_count(g), c->cost);
     r = rlx_compile(g, &cd, &p);
@@ -1180,6 +1247,15 @@ static void fz_program(fz_ctx* c) {
         return;
     }
     fz_tr("    -> ok");
+    if (db & 0x40) {   /* the same values again: from the graph's cache */
+        rlx_program* q = NULL;
+        r = rlx_compile(g, &cd, &q);
+        fz_tr("rlx_compile again (cached) -> %d", (int)r);
+        if (r != RLX_OK && r != RLX_ERROR_OUT_OF_MEMORY) fz_fail("a second compile with the same dims failed: %d %s",
+                                                                  (int)r, rlx_graph_error(g));
+        if ((r == RLX_OK) != (q != NULL)) fz_fail("the second compile returned %d and program %p", (int)r, (void*)q);
+        rlx_program_destroy(q);
+    }
     /* introspection */
     {
         rlx_plan_info pi;
@@ -1216,6 +1292,10 @@ static void fz_program(fz_ctx* c) {
             if (got != need || strlen(rep) != need) fz_fail("rlx_program_report: %zu then %zu (strlen %zu)", need, got, strlen(rep));
             free(rep);
         }
+    }
+    if (respec) {   /* shapes differ from the graph's, which the I/O below is sized from */
+        rlx_program_destroy(p);
+        return;
     }
     fz_set_sources(c, p, &all_set);
     {
@@ -1286,6 +1366,7 @@ int fz_run_input(const uint8_t* data, size_t size) {
         c->nsrc = 0;
         c->nouts = 0;
         c->cost = 0;
+        c->ndims = 0;
         for (n = 0; n < FZ_MAX_INSTR && fz_more(&c->in); n++) {
             int op = rd8(&c->in) % FZ_OP_COUNT;
             if (op == FZ_END) break;

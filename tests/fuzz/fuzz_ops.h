@@ -20,7 +20,15 @@
      float   F   b < 0x80: the op's default (eps 1e-5, scale 0, ...); else an entry of a table of special values
      double  V   b < 0xC0: b - 0x40; else an extreme value (NaN, inf, 1e308, 2^63, ...)
      name    N   b < 0xF0: a fresh unique name; else NULL, "", a name already used, or a long name
-     flag    B   one byte, used as is (0 / non-zero, or b & 1) */
+     flag    B   one byte, used as is (0 / non-zero, or b & 1)
+
+   FZ_DIM declares a symbolic dim and uses its token once: byte u picks the use (u & 3: an input shaped like
+   tensor T, named by one more N byte; a reshape of T with a -1; an expand of T; a slice of T of the token's
+   length; at axis (u >> 2) % rank, start -1 for the slice if u & 0x40; u & 0x80: the token of
+   dim (u >> 4) & 7 instead, which may be undeclared). A graph with dims reads one more byte before compiling:
+   bit k binds dim k (k < 4) to a value read from the next byte (b < 0xF0: 1 + (b & 15), else an extreme value),
+   bit 6 compiles twice (the second from the cache), bit 7 adds an unknown dim name. A program compiled for
+   values other than the examples is only inspected, not run (the fuzzer sizes its I/O from the graph). */
 #ifndef FZ_OPS_H
 #define FZ_OPS_H
 
@@ -77,6 +85,8 @@ enum {
     FZ_MISC,           /* I: names of ops, dtypes, results, devices */
     FZ_END,            /* compile and run this graph, start a new one */
     FZ_MATMUL_INTEGER, /* T T opt opt */
+    FZ_DIM,            /* N D u T [N]  rlx_dim and one use of a token (N: the input's name when u & 3 == 0);
+                          appended, so that older inputs keep their meaning */
     FZ_OP_COUNT
 };
 

@@ -261,5 +261,31 @@ int main(int argc, char** argv) {
     output(0);
     end(4, 1, 0);
     save(dir, "matmul_integer");
+
+    /* symbolic dims: x [seq, 8] from FZ_DIM, x @ w, the first `rows` rows (a slice of token length); compiled
+       for seq = 6, rows = 4 (and again from the cache), then a second graph run at the example values */
+    {
+        int gi;
+        for (gi = 0; gi < 2; gi++) {
+            param(F32); SHAPE(3, 8);                /* only lends its shape */
+            op(FZ_DIM); name(); dim(3); b(0); t(0); name();   /* "seq": input [seq, 8] */
+            param(F32); SHAPE(8, 16);
+            op(FZ_MATMUL); t(1); t(0);
+            output(0);
+            op(FZ_DIM); name(); dim(2); b(3); t(0); /* "rows": slice(matmul, 0, 0, rows) */
+            output(0);
+            op(FZ_END);
+            b(0);                                   /* compile flags */
+            if (gi == 0) {
+                b(0x43); b(5); b(3);                /* bind seq = 6, rows = 4; compile twice */
+            } else {
+                b(0x40);                            /* the examples; compile twice; then run */
+                b(0); b(0); b(0); b(0);             /* three sources, NULL-argument byte */
+                b(0);                               /* run once */
+                b(0); b(0);                         /* two outputs */
+            }
+        }
+        save(dir, "symbolic_dims");
+    }
     return 0;
 }
