@@ -14554,7 +14554,7 @@ RLXDEF rlx_result rlx_compile(rlx_graph* g, const rlx_compile_desc* desc, rlx_pr
         memcpy(first, g->msg, sizeof first);
         first[sizeof first - 1] = 0;
         if (strlen(first) > 400) rlx__utf8_clip(first, 400);   /* (names in it may be UTF-8) */
-        snprintf(g->msg, sizeof g->msg, "compile: the graph has a builder error: %s", first);
+        snprintf(g->msg, sizeof g->msg, "compile: the graph has a builder error: %.400s", first);   /* clipped above */
         return RLX_ERROR_BAD_GRAPH;
     }
     if (g->n == 0) { rlx__gmsg(g, "compile: the graph is empty"); return RLX_ERROR_BAD_GRAPH; }
