@@ -229,7 +229,7 @@ static void test_cache_allocs(void) {
     xs[0] = S; xs[1] = 3;
     h = rlx_input(g, "x", RLX_F32, 2, xs);
     for (i = 0; i < 8; i++) {
-        char nm[8];
+        char nm[16];
         snprintf(nm, sizeof nm, "w%d", i);
         h = rlx_tanh(g, rlx_matmul(g, h, rlx_param(g, nm, RLX_F32, 2, ws)));
     }
@@ -285,7 +285,7 @@ static void test_cache_allocs(void) {
     TH_CHECK(rlx_compile(g, &cd, &p1) == RLX_OK, "compile after growing: %s", rlx_graph_error(g));
     if (p1) {
         float wv[9], xv[7 * 3], z[7 * 3];
-        char nm[8];
+        char nm[16];
         int ok = 1;
         fill(wv, 9); fill(xv, 21);
         for (i = 0; i < 8; i++) {
@@ -442,7 +442,7 @@ static void test_errors(void) {
     g = rlx_graph_create(NULL);
     {
         int k;
-        char nm[8];
+        char nm[16];
         for (k = 0; k < RLX_MAX_DIMS; k++) { snprintf(nm, sizeof nm, "d%d", k); rlx_dim(g, nm, 1); }
         TH_CHECK(rlx_graph_status(g) == RLX_OK && rlx_dim(g, "one_more", 1) == 0 &&
                  rlx_graph_status(g) == RLX_ERROR_INVALID_ARGUMENT, "more than RLX_MAX_DIMS dims");
