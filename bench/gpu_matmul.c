@@ -106,49 +106,6 @@ static double peer_time(peer* pr, int n, const float* a, const float* b, int tf3
     return t;
 }
 
-/* seconds per rlx_run of c = a·b on dev; *err gets max |rlx − reference| / max |reference| on a sample */
-static double rlx_time(rlx_device dev, int n, const float* a, const float* b, int tf32, double* err) {
-    rlx_graph* g = rlx_graph_create(NULL);
-    int64_t shape[2];
-    rlx_program* p = NULL;
-    rlx_compile_desc d;
-    double t0, t = -1;
-    int reps = 0, i;
-    shape[0] = n; shape[1] = n;
-    memset(&d, 0, sizeof d);
-    d.device = dev;
-    d.flags = RLX_COMPILE_NO_FALLBACK | (tf32 ? RLX_COMPILE_TF32 : 0u);
-    rlx_output(g, "c", rlx_matmul(g, rlx_input(g, "a", RLX_F32, 2, shape), rlx_input(g, "b", RLX_F32, 2, shape)));
-    if (rlx_compile(g, &d, &p) != RLX_OK) {
-        printf("  rlx %s: %s\n", rlx_device_name(dev), rlx_graph_error(g));
-        rlx_graph_destroy(g);
-        return -1;
-    }
-    rlx_set_input_f32(p, "a", a, (size_t)n * n);
-    rlx_set_input_f32(p, "b", b, (size_t)n * n);
-    if (rlx_run(p) != RLX_OK) { printf("  rlx: %s\n", rlx_program_error(p)); goto done; }
-    {   /* accuracy on 64 sampled elements against a double reference */
-        const float* c;
-        double m = 0, e = 0;
-        rlx_output_ptr(p, "c", (const void**)&c, NULL, NULL, NULL);
-        for (i = 0; i < 64; i++) {
-            int r = (i * 7919) % n, col = (i * 104729) % n, k;
-            double ref = 0;
-            for (k = 0; k < n; k++) ref += (double)a[(size_t)r * n + k] * b[(size_t)k * n + col];
-            if (fabs(ref) > m) m = fabs(ref);
-            if (fabs(ref - c[(size_t)r * n + col]) > e) e = fabs(ref - c[(size_t)r * n + col]);
-        }
-        *err = m > 0 ? e / m : e;
-    }
-    t0 = now();
-    do { rlx_run(p); reps++; } while (now() - t0 < 0.5);
-    t = (now() - t0) / reps;
-done:
-    rlx_program_destroy(p);
-    rlx_graph_destroy(g);
-    return t;
-}
-
 /* ---- second table: f16 / bf16 operands and transposed weights (b stored [N, K]) ---- */
 enum { CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14, CUBLAS_COMPUTE_32F = 68, CUBLAS_GEMM_DEFAULT = -1 };
 
@@ -212,10 +169,11 @@ static double peer_time_ex(peer* pr, int n, const float* a, const float* b, rlx_
 }
 
 /* seconds per rlx_run of c = a · b in dtype dt on dev (trans: b is a param stored [N, K], used through
-   rlx_transpose); *err = max |rlx - reference| / max |reference| on a sample, the reference from the operands
-   rounded to dt by rlx itself (read back through rlx_get_output of the inputs would cost a program: the
-   rounding error of the operands is included instead, so f16/bf16 errors show the dtype's precision). */
-static double rlx_time_ex(rlx_device dev, int n, const float* a, const float* b, rlx_dtype dt, int trans, double* err) {
+   rlx_transpose; tf32: RLX_COMPILE_TF32); *err = max |rlx - reference| / max |reference| on 64 sampled entries,
+   the reference computed in double from the f32 values before rlx rounds them to dt (so f16/bf16 errors
+   include the rounding of the operands). */
+static double rlx_time(rlx_device dev, int n, const float* a, const float* b, rlx_dtype dt, int trans, int tf32,
+                       double* err) {
     rlx_graph* g = rlx_graph_create(NULL);
     int64_t shape[2];
     rlx_program* p = NULL;
@@ -227,7 +185,7 @@ static double rlx_time_ex(rlx_device dev, int n, const float* a, const float* b,
     shape[0] = n; shape[1] = n;
     memset(&d, 0, sizeof d);
     d.device = dev;
-    d.flags = RLX_COMPILE_NO_FALLBACK;
+    d.flags = (uint32_t)RLX_COMPILE_NO_FALLBACK | (tf32 ? (uint32_t)RLX_COMPILE_TF32 : 0u);
     tb = rlx_param(g, "b", dt, 2, shape);
     rlx_output(g, "c", rlx_matmul(g, rlx_input(g, "a", dt, 2, shape), trans ? rlx_transpose(g, tb, NULL) : tb));
     if (!c || rlx_compile(g, &d, &p) != RLX_OK) {
@@ -285,7 +243,7 @@ static void table_ex(int have_cuda, int peer_ok, peer* pr) {
         }
         for (r = 0; r < (int)(sizeof rows / sizeof rows[0]); r++) {
             double e = 0, fl = 2.0 * n * (double)n * n * 1e-12;
-            double tr = rlx_time_ex(RLX_DEVICE_CUDA, n, a, b, rows[r].dt, rows[r].trans, &e);
+            double tr = rlx_time(RLX_DEVICE_CUDA, n, a, b, rows[r].dt, rows[r].trans, 0, &e);
             double tp = peer_ok ? peer_time_ex(pr, n, a, b, rows[r].dt, rows[r].trans) : -1;
             char c1[16] = "n/a", c2[16] = "n/a", c3[16] = "n/a";
             if (tr > 0) snprintf(c1, sizeof c1, "%.2f", fl / tr);
@@ -309,7 +267,7 @@ int main(void) {
         if (info[i].device == RLX_DEVICE_CUDA && info[i].index == 0) have_cuda = info[i].available;
         if (info[i].device == RLX_DEVICE_VULKAN && info[i].index == 0) {
             have_vk = info[i].available;
-            if (strstr(info[i].name, "CPU implementation")) vk_soft = 1;   /* lavapipe: only the smallest size */
+            if (strstr(info[i].reason, "CPU implementation")) vk_soft = 1;   /* lavapipe: only the smallest size */
         }
         if (info[i].device == RLX_DEVICE_CUDA || info[i].device == RLX_DEVICE_VULKAN)
             printf("%s: %s (%s)\n", rlx_device_name(info[i].device), info[i].name, info[i].reason);
@@ -334,8 +292,8 @@ int main(void) {
         }
         for (mode = 0; mode < 2; mode++) {
             double ec = 0, ev = 0;
-            double tc = have_cuda ? rlx_time(RLX_DEVICE_CUDA, n, a, b, mode, &ec) : -1;
-            double tv = have_vk && !mode && !(vk_soft && n > 1024) ? rlx_time(RLX_DEVICE_VULKAN, n, a, b, 0, &ev) : -1;
+            double tc = have_cuda ? rlx_time(RLX_DEVICE_CUDA, n, a, b, RLX_F32, 0, mode, &ec) : -1;
+            double tv = have_vk && !mode && !(vk_soft && n > 1024) ? rlx_time(RLX_DEVICE_VULKAN, n, a, b, RLX_F32, 0, 0, &ev) : -1;
             double tp = peer_ok ? peer_time(&pr, n, a, b, mode) : -1;
             double fl = 2.0 * n * (double)n * n * 1e-12;
             char c1[16] = "n/a", c2[16] = "n/a", c3[16] = "n/a", r1[16] = "n/a", r2[16] = "n/a";
