@@ -52,6 +52,9 @@
        RLX_MAX_THREADS         upper bound on CPU worker threads (default 64)
        RLX_PARALLEL_MIN_WORK   element operations below which a parallel step runs on the calling thread
                                (default 65536; see rlx_thread_pool_desc)
+       RLX_SPIN_COUNT          polls (pause instructions) a worker thread spends waiting for the next step, and
+                               the caller for the workers' end, before sleeping (default 2000, some tens of
+                               microseconds; 0 = sleep at once)
        RLX_DIM_CACHE           compiled specialisations a graph with symbolic dims keeps (default 8; 0 = none)
        RLX_NO_CUDA             leave out the CUDA backend (and the need for rlx_kernels_ptx.h, with RLX_NO_HIP)
        RLX_NO_HIP              leave out the HIP backend
@@ -165,14 +168,15 @@
 
    MATRIX PRODUCTS ON THE CPU
        f32, f16 and bf16 share the packed GEMM (f16/bf16 are widened while packing, F16C where the CPU has it,
-       summed in f32 and rounded once); i8/u8 (rlx_matmul_integer, int32 results) use AVX-512 VNNI, AVX2 or
-       portable kernels. The SIMD family is picked at run time from the CPU; f64 runs row-by-row axpys (sums
+       summed in f32 and rounded once); i8/u8 (rlx_matmul_integer, int32 results) use AVX-512 VNNI, AVX-VNNI,
+       AVX2, NEON dot products or portable kernels. The SIMD family is picked at run time from the CPU; f64 runs row-by-row axpys (sums
        in k order, as a dot product), other integer matmuls a plain loop.
 
    rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS, map files (rlx_store_borrow takes
    memory the caller mapped), move a store between devices (one store per device; add the tensors to each),
    spread one program over several GPUs (each program runs on one device; rlx_devices lists them all), pin
-   threads to cores or spin-wait (idle workers sleep on a condition variable), time inside a step (a profile
+   threads to cores or spin without bound (idle workers poll briefly, RLX_SPIN_COUNT, then sleep on a
+   condition variable), time inside a step (a profile
    has one entry per step; on GPUs a step lasts from the end of the previous step's work to the end of its own),
    run a kernel with a shape unknown at compile time (symbolic dims are specialised per value at compile time;
    see rlx_dim).
@@ -5077,6 +5081,31 @@ static int rlx__cpu_count(void) { long n = sysconf(_SC_NPROCESSORS_ONLN); return
 
 typedef struct rlx__worker { struct rlx__pool* pool; int index; } rlx__worker;
 
+/* Spinning before sleeping: a worker that finished its tasks polls for the next parallel_for up to
+   RLX_SPIN_COUNT times (one atomic load and a pause instruction each, some tens of microseconds) before it
+   sleeps on the condition variable, and the caller polls for the workers' end the same way. Back-to-back steps
+   and runs then skip the wake-up through the kernel, which costs tens of microseconds in a virtual machine.
+   Only a hint: the mutex and the condition variables still decide. gcc/clang atomics; elsewhere no spinning. */
+#  ifndef RLX_SPIN_COUNT
+#    define RLX_SPIN_COUNT 2000
+#  endif
+#  if RLX_SPIN_COUNT > 0 && (defined(__GNUC__) || defined(__clang__)) && !defined(__TINYC__)
+#    define RLX__ALOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#    define RLX__ASTORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+#    if defined(__x86_64__) || defined(__i386__)
+#      define RLX__PAUSE() __builtin_ia32_pause()
+#    elif defined(__aarch64__) || defined(__arm__)
+#      define RLX__PAUSE() __asm__ __volatile__("yield")
+#    else
+#      define RLX__PAUSE() ((void)0)
+#    endif
+#    define RLX__SPIN_WHILE(cond) do { int s_; for (s_ = 0; s_ < RLX_SPIN_COUNT && (cond); ++s_) RLX__PAUSE(); } while (0)
+#  else
+#    define RLX__ALOAD(x) (x)
+#    define RLX__ASTORE(x, v) ((x) = (v))
+#    define RLX__SPIN_WHILE(cond) ((void)0)
+#  endif
+
 struct rlx__pool {
     int n;                         /* threads including the caller */
     rlx__thread th[RLX_MAX_THREADS];
@@ -5161,6 +5190,7 @@ static void* rlx__worker_main(void* arg)
     rlx__pool* p = w->pool;
     uint64_t seen = 0;
     for (;;) {
+        RLX__SPIN_WHILE(RLX__ALOAD(p->gen) == seen);
         rlx__lock(&p->mu);
         while (p->gen == seen && !p->quit) rlx__cond_wait(&p->start, &p->mu);
         if (p->quit) { rlx__unlock(&p->mu); break; }
@@ -5168,7 +5198,8 @@ static void* rlx__worker_main(void* arg)
         rlx__unlock(&p->mu);
         rlx__pool_drain(p, w->index);
         rlx__lock(&p->mu);
-        if (--p->busy == 0) rlx__cond_broadcast(&p->done);
+        RLX__ASTORE(p->busy, p->busy - 1);
+        if (p->busy == 0) rlx__cond_broadcast(&p->done);
         rlx__unlock(&p->mu);
     }
     return 0;
@@ -5193,10 +5224,11 @@ static void rlx__parallel_for(rlx__pool* p, int64_t ntasks, rlx__task_fn fn, voi
     p->ntasks = ntasks;
     p->next = 0;
     p->busy = p->n - 1;
-    p->gen++;
+    RLX__ASTORE(p->gen, p->gen + 1);
     rlx__cond_broadcast(&p->start);
     rlx__unlock(&p->mu);
     rlx__pool_drain(p, 0);
+    RLX__SPIN_WHILE(RLX__ALOAD(p->busy) > 0);
     rlx__lock(&p->mu);
     while (p->busy > 0) rlx__cond_wait(&p->done, &p->mu);
     p->running = 0;
@@ -5309,8 +5341,8 @@ static void rlx__tp_release(rlx_thread_pool* tp) {
    f16 and bf16 (rlx__hgemm_with) run on the same kernels: operands are converted to f32 while they are packed
    (F16C where the CPU has it), C is accumulated in f32 in the workspace, and each task rounds its finished
    rectangle to the output dtype; M == 1 / N == 1 stream the half-float weight through converting GEMVs.
-   8-bit integers (rlx__igemm_with, for matmul_integer) have their own packing and kernels (AVX-512 VNNI, AVX2,
-   portable C) with exact int32 sums; they are described where they are defined, after the f32 driver.
+   8-bit integers (rlx__igemm_with, for matmul_integer) have their own packing and kernels (AVX-512 VNNI, AVX-VNNI,
+   AVX2, NEON dot products, portable C) with exact int32 sums; they are described where they are defined, after the f32 driver.
 
    Dispatch: rlx__cpu_features() asks the CPU once per call (cheap) and rlx__sgemm picks the widest kernel.
    SIMD code is compiled with per-function target attributes, so no -mavx flags are needed; RLX_NO_SIMD or a
@@ -5318,7 +5350,8 @@ static void rlx__tp_release(rlx_thread_pool* tp) {
    lives in the caller's workspace, one slice per thread (rlx__sgemm_workspace_bytes).
    ------------------------------------------------------------------------------------------------------------ */
 
-enum { RLX__CPU_AVX2 = 1, RLX__CPU_AVX512 = 2, RLX__CPU_NEON = 4, RLX__CPU_F16C = 8, RLX__CPU_AVX512VNNI = 16 };
+enum { RLX__CPU_AVX2 = 1, RLX__CPU_AVX512 = 2, RLX__CPU_NEON = 4, RLX__CPU_F16C = 8, RLX__CPU_AVX512VNNI = 16,
+       RLX__CPU_AVXVNNI = 32 };
 
 /* x86 SIMD needs gcc/clang (target attributes, __builtin_cpu_supports). Not with MSVC or clang-cl (no
    __builtin_cpu_supports runtime), nor with MinGW gcc (it spills 32/64-byte vectors to a 16-byte aligned stack). */
@@ -5330,6 +5363,11 @@ enum { RLX__CPU_AVX2 = 1, RLX__CPU_AVX512 = 2, RLX__CPU_NEON = 4, RLX__CPU_F16C 
 #  define RLX__TARGET_AVX512 __attribute__((target("avx2,fma,avx512f")))
 #  define RLX__TARGET_F16C __attribute__((target("avx2,fma,f16c")))
 #  define RLX__TARGET_VNNI __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vnni")))
+/* AVX-VNNI (256-bit vpdpbusd without AVX-512): gcc 11 and clang 12 have the intrinsic */
+#  if (defined(__clang__) && __clang_major__ >= 12) || (!defined(__clang__) && __GNUC__ >= 11)
+#    define RLX__HAVE_AVXVNNI 1
+#    define RLX__TARGET_AVXVNNI __attribute__((target("avx2,fma,avxvnni")))
+#  endif
 #  include <cpuid.h>
 #elif !defined(RLX_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON)
 #  define RLX__GEMM_NEON 1
@@ -6515,14 +6553,15 @@ static void rlx__hgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
    C[M,N] (int32) = sum over k of (A[m,k] - za[m]) · (B[k,n] - zb[n]) with A, B each i8 or u8, exact: the sums are
    kept in 32-bit integers, so they wrap modulo 2^32 only where int32 itself cannot hold the result.
 
-   The kernels compute P = A'·B' on packed copies and a last pass per task adds the zero-point terms:
+   The kernels compute P = A'·B' on packed copies; each register tile gets the zero-point terms right after
+   its last K block (while it is in L1):
        sum (a - za)(b - zb) = P - ZB·rowsum(A') - ZA·colsum(B') + K·ZA·ZB,  A' = A + oa, B' = B - ob,
        ZA = za + oa, ZB = zb - ob (rowsum(A') = rowsum(A) + K·oa, colsum(B') = colsum(B) - K·ob).
    Two families:
      - u8 x s8 (AVX-512 VNNI: vpdpbusd multiplies unsigned by signed bytes and adds groups of 4 into int32
        without saturation): i8 A is made unsigned (oa = 128, a xor 0x80), u8 B signed (ob = 128). Panels hold
        groups of 4 k per line; 8 x 32 register tile (16 zmm accumulators, one vpdpbusd per row and 16 columns
-       per 4 k).
+       per 4 k). AVX-VNNI (the same instruction on ymm, CPUs without AVX-512): 6 x 16 tile, same packing.
      - int16 pairs (AVX2 vpmaddwd, portable C): values widened to int16 unchanged (oa = ob = 0), groups of 2 k;
        a pair sum is at most 2·255·255, so vpmaddwd never saturates (vpmaddubsw would: it is not used).
        AVX2: 6 x 16 tile; portable C: 4 x 16.
@@ -6600,92 +6639,140 @@ static void rlx__igemm_kernel_c(int64_t kg, const void* av, const void* bv, int3
 
 #if defined(RLX__GEMM_X86)
 /* AVX2 int16-pair microkernel, 6 x 16: per group, 2 ymm of B (8 columns x 2 k each) and one broadcast pair of
-   A per row into vpmaddwd. */
+   A per row into vpmaddwd. The tile lives in named registers (the RLX__IY_* macros), never in an array a
+   compiler may keep in memory. */
+#define RLX__IY_ZERO(i) __m256i c##i##_0 = _mm256_setzero_si256(), c##i##_1 = _mm256_setzero_si256();
+#define RLX__IY_MADD(i) { int32_t q_; __m256i x_; memcpy(&q_, ap + 2 * (i), 4); x_ = _mm256_set1_epi32(q_);         \
+                          c##i##_0 = _mm256_add_epi32(c##i##_0, _mm256_madd_epi16(x_, b0));                        \
+                          c##i##_1 = _mm256_add_epi32(c##i##_1, _mm256_madd_epi16(x_, b1)); }
+#define RLX__IY_OUT(i) if ((i) < mr) { __m256i* r_ = (__m256i*)(void*)(c + (i) * ldc);                             \
+        if (mr == 6 && nr == 16) {                                                                                \
+            if (acc) { c##i##_0 = _mm256_add_epi32(c##i##_0, _mm256_loadu_si256(r_));                               \
+                       c##i##_1 = _mm256_add_epi32(c##i##_1, _mm256_loadu_si256(r_ + 1)); }                         \
+            _mm256_storeu_si256(r_, c##i##_0); _mm256_storeu_si256(r_ + 1, c##i##_1);                              \
+        } else {                                                                                                   \
+            int32_t t_[16]; int j_;                                                                                \
+            _mm256_storeu_si256((__m256i*)(void*)t_, c##i##_0); _mm256_storeu_si256((__m256i*)(void*)(t_ + 8), c##i##_1); \
+            for (j_ = 0; j_ < nr; ++j_)                                                                            \
+                c[(i) * ldc + j_] = (int32_t)((uint32_t)t_[j_] + (acc ? (uint32_t)c[(i) * ldc + j_] : 0u));     \
+        } }
 RLX__TARGET_AVX2
 static void rlx__igemm_kernel_avx2(int64_t kg, const void* av, const void* bv, int32_t* c, int64_t ldc, int acc,
                                    int mr, int nr) {
     const int16_t* a = (const int16_t*)av;
     const int16_t* b = (const int16_t*)bv;
-    __m256i c0[6], c1[6];
     int64_t p;
-    int i, j;
-    for (i = 0; i < 6; ++i) { c0[i] = _mm256_setzero_si256(); c1[i] = _mm256_setzero_si256(); }
+    RLX__ROWS6(RLX__IY_ZERO)
     for (p = 0; p < kg; ++p) {
         __m256i b0 = _mm256_loadu_si256((const __m256i*)(const void*)(b + p * 32));
         __m256i b1 = _mm256_loadu_si256((const __m256i*)(const void*)(b + p * 32 + 16));
         const int16_t* ap = a + p * 12;
-        for (i = 0; i < 6; ++i) {
-            int32_t pr;
-            __m256i x;
-            memcpy(&pr, ap + 2 * i, 4);
-            x = _mm256_set1_epi32(pr);
-            c0[i] = _mm256_add_epi32(c0[i], _mm256_madd_epi16(x, b0));
-            c1[i] = _mm256_add_epi32(c1[i], _mm256_madd_epi16(x, b1));
-        }
+        RLX__ROWS6(RLX__IY_MADD)
     }
-    if (mr == 6 && nr == 16) {
-        for (i = 0; i < 6; ++i) {
-            __m256i* r = (__m256i*)(void*)(c + i * ldc);
-            if (acc) {
-                c0[i] = _mm256_add_epi32(c0[i], _mm256_loadu_si256(r));
-                c1[i] = _mm256_add_epi32(c1[i], _mm256_loadu_si256(r + 1));
-            }
-            _mm256_storeu_si256(r, c0[i]);
-            _mm256_storeu_si256(r + 1, c1[i]);
-        }
-    } else {
-        int32_t t[16];
-        for (i = 0; i < mr; ++i) {
-            _mm256_storeu_si256((__m256i*)(void*)t, c0[i]);
-            _mm256_storeu_si256((__m256i*)(void*)(t + 8), c1[i]);
-            for (j = 0; j < nr; ++j)
-                c[i * ldc + j] = (int32_t)((uint32_t)t[j] + (acc ? (uint32_t)c[i * ldc + j] : 0u));
-        }
-    }
+    RLX__ROWS6(RLX__IY_OUT)
 }
 
+#if defined(RLX__HAVE_AVXVNNI)
+/* AVX-VNNI microkernel (256-bit vpdpbusd, for CPUs with AVX-VNNI but no AVX-512), 6 x 16: per group of 4 k,
+   2 ymm of B' (8 columns x 4 signed bytes) and one broadcast of 4 unsigned bytes of A' per row. Same packing
+   and offsets as the AVX-512 VNNI family; the store is the AVX2 kernel's. */
+#define RLX__IV_DOT(i) { int32_t q_; __m256i x_; memcpy(&q_, ap + 4 * (i), 4); x_ = _mm256_set1_epi32(q_);          \
+                         c##i##_0 = _mm256_dpbusd_avx_epi32(c##i##_0, x_, b0);                                      \
+                         c##i##_1 = _mm256_dpbusd_avx_epi32(c##i##_1, x_, b1); }
+RLX__TARGET_AVXVNNI
+static void rlx__igemm_kernel_avxvnni(int64_t kg, const void* av, const void* bv, int32_t* c, int64_t ldc, int acc,
+                                      int mr, int nr) {
+    const uint8_t* a = (const uint8_t*)av;
+    const uint8_t* b = (const uint8_t*)bv;
+    int64_t p;
+    RLX__ROWS6(RLX__IY_ZERO)
+    for (p = 0; p < kg; ++p) {
+        __m256i b0 = _mm256_loadu_si256((const __m256i*)(const void*)(b + p * 64));
+        __m256i b1 = _mm256_loadu_si256((const __m256i*)(const void*)(b + p * 64 + 32));
+        const uint8_t* ap = a + p * 24;
+        RLX__ROWS6(RLX__IV_DOT)
+    }
+    RLX__ROWS6(RLX__IY_OUT)
+}
+#undef RLX__IV_DOT
+#endif
+#undef RLX__IY_ZERO
+#undef RLX__IY_MADD
+#undef RLX__IY_OUT
+
 /* AVX-512 VNNI microkernel, 8 x 32: per group of 4 k, 2 zmm of B' (16 columns x 4 signed bytes) and one
-   broadcast of 4 unsigned bytes of A' per row into vpdpbusd; masked stores at the edges. */
+   broadcast of 4 unsigned bytes of A' per row into vpdpbusd; masked stores at the edges. Two groups per loop
+   step; the tile lives in named registers. */
+#define RLX__IZ_ZERO(i) __m512i c##i##_0 = _mm512_setzero_si512(), c##i##_1 = _mm512_setzero_si512();
+#define RLX__IZ_DOT(i) { int32_t q_; __m512i x_; memcpy(&q_, ap + 4 * (i), 4); x_ = _mm512_set1_epi32(q_);          \
+                         c##i##_0 = _mm512_dpbusd_epi32(c##i##_0, x_, b0);                                          \
+                         c##i##_1 = _mm512_dpbusd_epi32(c##i##_1, x_, b1); }
+#define RLX__IZ_STEP(u) { const uint8_t* ap = a + (p + (u)) * 32;                                                  \
+                          __m512i b0 = _mm512_loadu_si512((const void*)(b + (p + (u)) * 128));                     \
+                          __m512i b1 = _mm512_loadu_si512((const void*)(b + (p + (u)) * 128 + 64));                \
+                          RLX__ROWS8(RLX__IZ_DOT) }
+#define RLX__IZ_OUT(i) if ((i) < mr) { int32_t* r_ = c + (i) * ldc;                                                \
+        if (acc) { c##i##_0 = _mm512_add_epi32(c##i##_0, _mm512_maskz_loadu_epi32(m0, r_));                          \
+                   c##i##_1 = _mm512_add_epi32(c##i##_1, _mm512_maskz_loadu_epi32(m1, r_ + 16)); }                   \
+        _mm512_mask_storeu_epi32(r_, m0, c##i##_0); _mm512_mask_storeu_epi32(r_ + 16, m1, c##i##_1); }
 RLX__TARGET_VNNI
 static void rlx__igemm_kernel_vnni(int64_t kg, const void* av, const void* bv, int32_t* c, int64_t ldc, int acc,
                                    int mr, int nr) {
     const uint8_t* a = (const uint8_t*)av;
     const uint8_t* b = (const uint8_t*)bv;
-    __m512i c0[8], c1[8];
     __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
     __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFFu : nr > 16 ? (1u << (nr - 16)) - 1u : 0u);
     int64_t p;
-    int i;
-    for (i = 0; i < 8; ++i) { c0[i] = _mm512_setzero_si512(); c1[i] = _mm512_setzero_si512(); }
-    for (p = 0; p < kg; ++p) {
-        __m512i b0 = _mm512_loadu_si512((const void*)(b + p * 128));
-        __m512i b1 = _mm512_loadu_si512((const void*)(b + p * 128 + 64));
-        const uint8_t* ap = a + p * 32;
-        for (i = 0; i < 8; ++i) {
-            int32_t q;
-            __m512i x;
-            memcpy(&q, ap + 4 * i, 4);
-            x = _mm512_set1_epi32(q);
-            c0[i] = _mm512_dpbusd_epi32(c0[i], x, b0);
-            c1[i] = _mm512_dpbusd_epi32(c1[i], x, b1);
-        }
-    }
-    for (i = 0; i < mr; ++i) {
-        int32_t* r = c + i * ldc;
-        if (acc) {
-            c0[i] = _mm512_add_epi32(c0[i], _mm512_maskz_loadu_epi32(m0, r));
-            c1[i] = _mm512_add_epi32(c1[i], _mm512_maskz_loadu_epi32(m1, r + 16));
-        }
-        _mm512_mask_storeu_epi32(r, m0, c0[i]);
-        _mm512_mask_storeu_epi32(r + 16, m1, c1[i]);
-    }
+    RLX__ROWS8(RLX__IZ_ZERO)
+    for (p = 0; p + 2 <= kg; p += 2) { RLX__IZ_STEP(0) RLX__IZ_STEP(1) }
+    if (p < kg) RLX__IZ_STEP(0)
+    RLX__ROWS8(RLX__IZ_OUT)
 }
+#undef RLX__IZ_ZERO
+#undef RLX__IZ_DOT
+#undef RLX__IZ_STEP
+#undef RLX__IZ_OUT
 
 /* rlx__ipack_c for G == 4 with a row-major B panel (lines contiguous across r, 32 of them): 4 rows of 16
-   bytes are interleaved into 16 groups of 4 with byte and word unpacks. Anything else: rlx__ipack_c. */
+   bytes are interleaved into 16 groups of 4 with byte and word unpacks. A full 8-row A panel with k contiguous
+   (lines of bytes): 8 groups of 8 rows at a time as an 8 x 8 transpose of 32-bit words. Anything else:
+   rlx__ipack_c. */
 RLX__TARGET_AVX2
 static void rlx__ipack_avx2(int G, int R, int lines, int64_t kc, const uint8_t* src, int sgn, int flip, int64_t ls,
                             int64_t ks, void* dst) {
+    if (G == 4 && R == 8 && lines == 8 && ks == 1) {
+        __m256i f = _mm256_set1_epi8((char)flip);
+        uint8_t* d = (uint8_t*)dst;
+        int64_t p = 0, kg = (kc + 3) / 4;
+        int r, q;
+        for (; 4 * (p + 8) <= kc; p += 8) {
+#define RLX__IPR(i) __m256i r##i = _mm256_xor_si256(_mm256_loadu_si256((const __m256i*)(const void*)(src + (i) * ls + 4 * p)), f);
+            RLX__ROWS8(RLX__IPR)
+#undef RLX__IPR
+            __m256i t0 = _mm256_unpacklo_epi32(r0, r1), t1 = _mm256_unpackhi_epi32(r0, r1);
+            __m256i t2 = _mm256_unpacklo_epi32(r2, r3), t3 = _mm256_unpackhi_epi32(r2, r3);
+            __m256i t4 = _mm256_unpacklo_epi32(r4, r5), t5 = _mm256_unpackhi_epi32(r4, r5);
+            __m256i t6 = _mm256_unpacklo_epi32(r6, r7), t7 = _mm256_unpackhi_epi32(r6, r7);
+            __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
+            __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
+            __m256i u4 = _mm256_unpacklo_epi64(t4, t6), u5 = _mm256_unpackhi_epi64(t4, t6);
+            __m256i u6 = _mm256_unpacklo_epi64(t5, t7), u7 = _mm256_unpackhi_epi64(t5, t7);
+            __m256i* o = (__m256i*)(void*)(d + p * 32);
+            _mm256_storeu_si256(o + 0, _mm256_permute2x128_si256(u0, u4, 0x20));
+            _mm256_storeu_si256(o + 1, _mm256_permute2x128_si256(u1, u5, 0x20));
+            _mm256_storeu_si256(o + 2, _mm256_permute2x128_si256(u2, u6, 0x20));
+            _mm256_storeu_si256(o + 3, _mm256_permute2x128_si256(u3, u7, 0x20));
+            _mm256_storeu_si256(o + 4, _mm256_permute2x128_si256(u0, u4, 0x31));
+            _mm256_storeu_si256(o + 5, _mm256_permute2x128_si256(u1, u5, 0x31));
+            _mm256_storeu_si256(o + 6, _mm256_permute2x128_si256(u2, u6, 0x31));
+            _mm256_storeu_si256(o + 7, _mm256_permute2x128_si256(u3, u7, 0x31));
+        }
+        for (; p < kg; ++p)
+            for (r = 0; r < 8; ++r)
+                for (q = 0; q < 4; ++q)
+                    d[(p * 8 + r) * 4 + q] = 4 * p + q < kc ? (uint8_t)(src[r * ls + 4 * p + q] ^ flip) : 0u;
+        return;
+    }
     if (G == 4 && ls == 1 && lines == R && R % 16 == 0 && kc % 4 == 0) {
         __m128i f = _mm_set1_epi8((char)flip);
         uint8_t* d = (uint8_t*)dst;
@@ -6852,6 +6939,19 @@ typedef struct rlx__igemm_impl {
     rlx__ipack_fn pack;
 } rlx__igemm_impl;
 
+/* RLX__CPU_* bits of this CPU plus AVX-VNNI, asked with cpuid (leaf 7, sub-leaf 1, EAX bit 4) only on an AVX2
+   CPU without AVX-512 VNNI (the one case where it picks the kernel). */
+static unsigned rlx__cpu_features_int(void) {
+    unsigned f = rlx__cpu_features();
+#if defined(RLX__HAVE_AVXVNNI)
+    if ((f & RLX__CPU_AVX2) && !(f & RLX__CPU_AVX512VNNI)) {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        if (__get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 4))) f |= RLX__CPU_AVXVNNI;
+    }
+#endif
+    return f;
+}
+
 static void rlx__igemm_pick(unsigned features, rlx__igemm_impl* im) {
     im->mr = RLX__IGEMM_C_MR; im->nr = RLX__IGEMM_C_NR; im->G = 2; im->esz = 2; im->kc = 256; im->nc = 512;
     im->u8s8 = 0;
@@ -6862,6 +6962,12 @@ static void rlx__igemm_pick(unsigned features, rlx__igemm_impl* im) {
         im->mr = 8; im->nr = 32; im->G = 4; im->esz = 1; im->kc = 512; im->nc = 512; im->u8s8 = 1;
         im->kernel = rlx__igemm_kernel_vnni;
         im->pack = rlx__ipack_avx2;
+#  if defined(RLX__HAVE_AVXVNNI)
+    } else if ((features & RLX__CPU_AVX2) && (features & RLX__CPU_AVXVNNI)) {
+        im->mr = 6; im->nr = 16; im->G = 4; im->esz = 1; im->kc = 512; im->nc = 512; im->u8s8 = 1;
+        im->kernel = rlx__igemm_kernel_avxvnni;
+        im->pack = rlx__ipack_avx2;
+#  endif
     } else if (features & RLX__CPU_AVX2) {
         im->mr = 6; im->nr = 16;
         im->kernel = rlx__igemm_kernel_avx2;
@@ -6880,10 +6986,11 @@ static size_t rlx__igemm_slice_bytes(const rlx__igemm_impl* im) {
 /* Workspace of rlx__igemm_with: per-thread slices for the largest family, then four int32 vectors of M or N and
    K int16 (the GEMV's row of A). */
 static size_t rlx__igemm_workspace_bytes(int nthreads, int64_t M, int64_t N, int64_t K) {
-    static const unsigned sets[3] = {0u, RLX__CPU_AVX2, RLX__CPU_AVX2 | RLX__CPU_AVX512 | RLX__CPU_AVX512VNNI};
+    static const unsigned sets[4] = {0u, RLX__CPU_AVX2, RLX__CPU_AVX2 | RLX__CPU_AVXVNNI,
+                                     RLX__CPU_AVX2 | RLX__CPU_AVX512 | RLX__CPU_AVX512VNNI};
     size_t most = 0, v;
     int i;
-    for (i = 0; i < 3; ++i) {
+    for (i = 0; i < 4; ++i) {
         rlx__igemm_impl im;
         size_t s;
         rlx__igemm_pick(sets[i], &im);
@@ -6934,22 +7041,24 @@ static void rlx__igemm_task(void* ctx, int64_t task, int thread) {
             for (ir = m0; ir < m1; ir += MR) {
                 int mr = (int)rlx__gemm_min(MR, m1 - ir);
                 im->pack(G, MR, mr, kc, j->A + ir * j->rsa + pc * j->csa, j->asg, fa, j->rsa, j->csa, ap);
-                for (jr = 0; jr < nc; jr += NR)
+                for (jr = 0; jr < nc; jr += NR) {
+                    int nr = (int)rlx__gemm_min(NR, nc - jr);
                     im->kernel(kg, ap, bp + jr * kg * G * im->esz, j->C + ir * j->ldc + jc + jr, j->ldc, pc > 0, mr,
-                               (int)rlx__gemm_min(NR, nc - jr));
-            }
-        }
-    }
-    if (j->corr) {   /* + K·ZA·ZB - ZB·rowsum(A') - ZA·colsum(B'), modulo 2^32 */
-        uint32_t K32 = (uint32_t)j->K;
-        const uint32_t *zb = (const uint32_t*)j->zb, *cs = (const uint32_t*)j->cs;
-        for (i = m0; i < m1; ++i) {
-            uint32_t za = (uint32_t)j->za[i], t = K32 * za - (uint32_t)j->rs[i];
-            uint32_t* c = (uint32_t*)(j->C + i * j->ldc);
+                               nr);
+                    if (j->corr && pc + kc >= j->K) {   /* the tile is final (and in L1): the zero-point terms */
+                        uint32_t K32 = (uint32_t)j->K;
+                        const uint32_t *zb = (const uint32_t*)j->zb + jc + jr, *cs = (const uint32_t*)j->cs + jc + jr;
+                        for (i = ir; i < ir + mr; ++i) {   /* + K·ZA·ZB - ZB·rowsum(A') - ZA·colsum(B'), mod 2^32 */
+                            uint32_t za = (uint32_t)j->za[i], t = K32 * za - (uint32_t)j->rs[i];
+                            uint32_t* c = (uint32_t*)(j->C + i * j->ldc + jc + jr);
 #if defined(RLX__GEMM_X86)
-            if (j->avx2) { rlx__igemm_fix_avx2(n1 - n0, c + n0, zb + n0, cs + n0, t, za); continue; }
+                            if (j->avx2) { rlx__igemm_fix_avx2(nr, c, zb, cs, t, za); continue; }
 #endif
-            for (n = n0; n < n1; ++n) c[n] += zb[n] * t - za * cs[n];
+                            for (n = 0; n < nr; ++n) c[n] += zb[n] * t - za * cs[n];
+                        }
+                    }
+                }
+            }
         }
     }
 }
@@ -7557,7 +7666,7 @@ static void rlx__k_matmul_integer(const rlx_graph* g, const rlx__node* nd, void*
     int32_t *za = NULL, *zb = NULL, *zv;
     int64_t b, i;
     int k = 2;
-    unsigned f = rlx__cpu_features();
+    unsigned f = rlx__cpu_features_int();
     rlx__mm_geometry(g, nd, &m);
     zv = (int32_t*)(void*)((char*)ws + rlx__igemm_workspace_bytes(rlx__pool_threads(pool), m.M, m.N, m.K));
     if (nd->ia[4]) {
