@@ -167,7 +167,7 @@
        stops with an #error): masks, NaN propagation and the half-float conversions need IEEE semantics.
 
    MATRIX PRODUCTS ON THE CPU
-       f32, f16 and bf16 share the packed GEMM (f16/bf16 are widened while packing, F16C where the CPU has it,
+       f32, f16 and bf16 share the packed GEMM (f16/bf16 are widened while packing, F16C or NEON where the CPU has it,
        summed in f32 and rounded once); i8/u8 (rlx_matmul_integer, int32 results) use AVX-512 VNNI, AVX-VNNI,
        AVX2, NEON dot products or portable kernels. The SIMD family is picked at run time from the CPU; f64 runs row-by-row axpys (sums
        in k order, as a dot product), other integer matmuls a plain loop.
@@ -5339,7 +5339,7 @@ static void rlx__tp_release(rlx_thread_pool* tp) {
    (axpy form, when W's columns are contiguous) or as columns (dot products, when W's rows are).
 
    f16 and bf16 (rlx__hgemm_with) run on the same kernels: operands are converted to f32 while they are packed
-   (F16C where the CPU has it), C is accumulated in f32 in the workspace, and each task rounds its finished
+   (F16C where the CPU has it, NEON's fcvtl on AArch64), C is accumulated in f32 in the workspace, and each task rounds its finished
    rectangle to the output dtype; M == 1 / N == 1 stream the half-float weight through converting GEMVs.
    8-bit integers (rlx__igemm_with, for matmul_integer) have their own packing and kernels (AVX-512 VNNI, AVX-VNNI,
    AVX2, NEON dot products, portable C) with exact int32 sums; they are described where they are defined, after the f32 driver.
@@ -5351,7 +5351,11 @@ static void rlx__tp_release(rlx_thread_pool* tp) {
    ------------------------------------------------------------------------------------------------------------ */
 
 enum { RLX__CPU_AVX2 = 1, RLX__CPU_AVX512 = 2, RLX__CPU_NEON = 4, RLX__CPU_F16C = 8, RLX__CPU_AVX512VNNI = 16,
-       RLX__CPU_AVXVNNI = 32 };
+       RLX__CPU_AVXVNNI = 32, RLX__CPU_NEONDOT = 64 };
+
+/* a register tile's rows, for the microkernels written with macros */
+#define RLX__ROWS6(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#define RLX__ROWS8(X) RLX__ROWS6(X) X(6) X(7)
 
 /* x86 SIMD needs gcc/clang (target attributes, __builtin_cpu_supports). Not with MSVC or clang-cl (no
    __builtin_cpu_supports runtime), nor with MinGW gcc (it spills 32/64-byte vectors to a 16-byte aligned stack). */
@@ -5372,6 +5376,19 @@ enum { RLX__CPU_AVX2 = 1, RLX__CPU_AVX512 = 2, RLX__CPU_NEON = 4, RLX__CPU_F16C 
 #elif !defined(RLX_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON)
 #  define RLX__GEMM_NEON 1
 #  include <arm_neon.h>
+/* NEON dot products (sdot, Armv8.2 DotProd) through inline assembly: clang with a target attribute (its
+   arm_neon.h of version 14 declares the intrinsics only for -march builds), gcc where the build targets them. */
+#  if defined(__ARM_FEATURE_DOTPROD) || defined(__clang__)
+#    define RLX__HAVE_NEONDOT 1
+#    if defined(__ARM_FEATURE_DOTPROD)
+#      define RLX__TARGET_DOTPROD
+#    else
+#      define RLX__TARGET_DOTPROD __attribute__((target("dotprod")))
+#    endif
+#    if defined(__linux__) && !defined(__ARM_FEATURE_DOTPROD)
+#      include <sys/auxv.h>
+#    endif
+#  endif
 #endif
 
 /* Which SIMD kernels this CPU can run (RLX__CPU_* bits). AVX2 means AVX2 and FMA together; AVX512 implies
@@ -5621,8 +5638,6 @@ static void rlx__sgemm_pack_avx2(int R, int lines, int64_t kc, const float* src,
 }
 
 /* Row lists for the register tiles: X(i) once per row of the microkernel. */
-#define RLX__ROWS6(X) X(0) X(1) X(2) X(3) X(4) X(5)
-#define RLX__ROWS8(X) RLX__ROWS6(X) X(6) X(7)
 
 /* AVX2+FMA 6 x 16 microkernel: 12 ymm accumulators, 2 ymm of B and one broadcast of A per row and k. */
 #define RLX__Y_MR 6
@@ -6482,6 +6497,73 @@ static void rlx__hgemv_task(void* ctx, int64_t task, int thread) {
     j->fn(rlx__gemm_min(j->step, j->N - n0), j->K, j->x, j->w + n0 * j->csw, j->rsw, j->csw, j->y + n0, j->bf);
 }
 
+#if defined(RLX__GEMM_NEON)
+/* 4 f16 (fcvtl, part of every AArch64 NEON unit) or bf16 (a shift) values → f32, exact like rlx__hload. */
+static float32x4_t rlx__hload4(const uint16_t* p, int bf) {
+    uint16x4_t v = vld1_u16(p);
+    if (bf) return vreinterpretq_f32_u32(vshll_n_u16(v, 16));
+    return vcvt_f32_f16(vreinterpret_f16_u16(v));
+}
+
+/* rlx__hpack_c with vector conversion: row-major B panels convert 4 values per step, lines contiguous in k
+   (row-major A) 4 k at a time. */
+static void rlx__hpack_neon(int R, int lines, int64_t kc, const uint16_t* src, int64_t ls, int64_t ks, float* dst,
+                            int bf) {
+    int64_t k;
+    int r, q;
+    if (ls == 1 && lines == R && R % 4 == 0) {
+        for (k = 0; k < kc; ++k)
+            for (r = 0; r < R; r += 4) vst1q_f32(dst + k * R + r, rlx__hload4(src + k * ks + r, bf));
+        return;
+    }
+    if (ks == 1) {
+        float t[4];
+        for (r = 0; r < lines; ++r) {
+            const uint16_t* s = src + r * ls;
+            for (k = 0; k + 4 <= kc; k += 4) {
+                vst1q_f32(t, rlx__hload4(s + k, bf));
+                for (q = 0; q < 4; ++q) dst[(k + q) * R + r] = t[q];
+            }
+            for (; k < kc; ++k) dst[k * R + r] = rlx__hload(s + k, bf);
+        }
+        if (lines < R)
+            for (k = 0; k < kc; ++k)
+                for (r = lines; r < R; ++r) dst[k * R + r] = 0.0f;
+        return;
+    }
+    rlx__hpack_c(R, lines, kc, src, ls, ks, dst, bf);
+}
+
+/* rlx__hgemv_c with vector conversion and fused multiply-adds (the sums in the same order as the x86 GEMV:
+   4 rows of w per pass over y, or two accumulators per dot product). */
+static void rlx__hgemv_neon(int64_t N, int64_t K, const float* x, const uint16_t* w, int64_t rsw, int64_t csw,
+                            float* y, int bf) {
+    int64_t n, k;
+    if (csw == 1) {
+        for (n = 0; n < N; ++n) y[n] = 0.0f;
+        for (k = 0; k < K; ++k) {
+            const uint16_t* wk = w + k * rsw;
+            float32x4_t xk = vdupq_n_f32(x[k]);
+            for (n = 0; n + 4 <= N; n += 4) vst1q_f32(y + n, vfmaq_f32(vld1q_f32(y + n), xk, rlx__hload4(wk + n, bf)));
+            for (; n < N; ++n) y[n] += x[k] * rlx__hload(wk + n, bf);
+        }
+        return;
+    }
+    for (n = 0; n < N; ++n) {
+        const uint16_t* wn = w + n * csw;
+        float32x4_t a0 = vdupq_n_f32(0.0f), a1 = vdupq_n_f32(0.0f);
+        float s;
+        for (k = 0; k + 8 <= K; k += 8) {
+            a0 = vfmaq_f32(a0, vld1q_f32(x + k), rlx__hload4(wn + k, bf));
+            a1 = vfmaq_f32(a1, vld1q_f32(x + k + 4), rlx__hload4(wn + k + 4, bf));
+        }
+        s = vaddvq_f32(vaddq_f32(a0, a1));
+        for (; k < K; ++k) s += x[k] * rlx__hload(wn + k, bf);
+        y[n] = s;
+    }
+}
+#endif
+
 /* C[M,N] = A[M,K] · B[K,N] with f16 (bf == 0) or bf16 (bf == 1) operands and result, accumulated in f32; strides
    as rlx__sgemm; kernels chosen by `features` (RLX__CPU_* bits, RLX__CPU_F16C for the vector conversions).
    ws: rlx__hgemm_workspace_bytes(rlx__pool_threads(pool), M, N, K) bytes, 64-byte aligned. */
@@ -6507,6 +6589,11 @@ static void rlx__hgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
         gemv = rlx__hgemv_x86;
         hpack = rlx__hpack_x86;
         hstore = rlx__hstore_x86;
+    }
+#elif defined(RLX__GEMM_NEON)
+    if (features & RLX__CPU_NEON) {
+        gemv = rlx__hgemv_neon;
+        hpack = rlx__hpack_neon;
     }
 #endif
     if (M == 1 || N == 1) {   /* as rlx__sgemm_with: x = A's row and w = B, or x = B's column and w = A^T */
@@ -6562,6 +6649,8 @@ static void rlx__hgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
        without saturation): i8 A is made unsigned (oa = 128, a xor 0x80), u8 B signed (ob = 128). Panels hold
        groups of 4 k per line; 8 x 32 register tile (16 zmm accumulators, one vpdpbusd per row and 16 columns
        per 4 k). AVX-VNNI (the same instruction on ymm, CPUs without AVX-512): 6 x 16 tile, same packing.
+     - s8 x s8 (NEON sdot, signed bytes in groups of 4): u8 operands are made signed (a xor 0x80: oa = -128;
+       b xor 0x80: ob = 128); 8 x 8 tile (16 accumulators, one sdot by element per row and 4 columns).
      - int16 pairs (AVX2 vpmaddwd, portable C): values widened to int16 unchanged (oa = ob = 0), groups of 2 k;
        a pair sum is at most 2·255·255, so vpmaddwd never saturates (vpmaddubsw would: it is not used).
        AVX2: 6 x 16 tile; portable C: 4 x 16.
@@ -6925,6 +7014,47 @@ static void rlx__igemv_task(void* ctx, int64_t task, int thread) {
     j->fn(rlx__gemm_min(j->step, j->N - n0), j->K, j->x, j->b + n0, j->rsb, j->bsg, j->y + n0);
 }
 
+#if defined(RLX__HAVE_NEONDOT)
+/* NEON dot-product microkernel, 8 x 8, s8 x s8 (u8 operands are shifted by -128 / +128, see above): per group
+   of 4 k, 2 vectors of B' (4 columns x 4 bytes each) and 2 of A' (4 rows x 4 bytes); one sdot by element per
+   row and 4 columns. */
+#define RLX__SDOT(acc, bv, av, lane) __asm__("sdot %0.4s, %1.16b, %2.4b[" #lane "]" : "+w"(acc) : "w"(bv), "w"(av))
+#define RLX__ND_ZERO(i) int32x4_t c##i##_0 = vdupq_n_s32(0), c##i##_1 = vdupq_n_s32(0);
+#define RLX__ND_OUT(i) if ((i) < mr) { int32_t* r_ = c + (i) * ldc;                                                \
+        if (nr == 8) {                                                                                             \
+            if (acc) { c##i##_0 = vaddq_s32(c##i##_0, vld1q_s32(r_)); c##i##_1 = vaddq_s32(c##i##_1, vld1q_s32(r_ + 4)); } \
+            vst1q_s32(r_, c##i##_0); vst1q_s32(r_ + 4, c##i##_1);                                                  \
+        } else {                                                                                                   \
+            int32_t t_[8]; int j_;                                                                                 \
+            vst1q_s32(t_, c##i##_0); vst1q_s32(t_ + 4, c##i##_1);                                                  \
+            for (j_ = 0; j_ < nr; ++j_) r_[j_] = (int32_t)((uint32_t)t_[j_] + (acc ? (uint32_t)r_[j_] : 0u));     \
+        } }
+RLX__TARGET_DOTPROD
+static void rlx__igemm_kernel_dot(int64_t kg, const void* av, const void* bv, int32_t* c, int64_t ldc, int acc,
+                                  int mr, int nr) {
+    const int8_t* a = (const int8_t*)av;
+    const int8_t* b = (const int8_t*)bv;
+    int64_t p;
+    RLX__ROWS8(RLX__ND_ZERO)
+    for (p = 0; p < kg; ++p) {
+        int8x16_t b0 = vld1q_s8(b + p * 32), b1 = vld1q_s8(b + p * 32 + 16);
+        int8x16_t a0 = vld1q_s8(a + p * 32), a1 = vld1q_s8(a + p * 32 + 16);
+        RLX__SDOT(c0_0, b0, a0, 0); RLX__SDOT(c0_1, b1, a0, 0);
+        RLX__SDOT(c1_0, b0, a0, 1); RLX__SDOT(c1_1, b1, a0, 1);
+        RLX__SDOT(c2_0, b0, a0, 2); RLX__SDOT(c2_1, b1, a0, 2);
+        RLX__SDOT(c3_0, b0, a0, 3); RLX__SDOT(c3_1, b1, a0, 3);
+        RLX__SDOT(c4_0, b0, a1, 0); RLX__SDOT(c4_1, b1, a1, 0);
+        RLX__SDOT(c5_0, b0, a1, 1); RLX__SDOT(c5_1, b1, a1, 1);
+        RLX__SDOT(c6_0, b0, a1, 2); RLX__SDOT(c6_1, b1, a1, 2);
+        RLX__SDOT(c7_0, b0, a1, 3); RLX__SDOT(c7_1, b1, a1, 3);
+    }
+    RLX__ROWS8(RLX__ND_OUT)
+}
+#undef RLX__SDOT
+#undef RLX__ND_ZERO
+#undef RLX__ND_OUT
+#endif
+
 typedef void (*rlx__igemm_kernel_fn)(int64_t kg, const void* a, const void* b, int32_t* c, int64_t ldc, int acc,
                                      int mr, int nr);
 typedef void (*rlx__ipack_fn)(int G, int R, int lines, int64_t kc, const uint8_t* src, int sgn, int flip,
@@ -6935,14 +7065,23 @@ typedef struct rlx__igemm_impl {
     int mr, nr, G, esz;          /* register tile, k group, bytes per packed value */
     int64_t kc, nc;              /* K block (a multiple of G) and N block (a multiple of nr) */
     int u8s8;                    /* the u8 x s8 family (offsets oa, ob) */
+    int s8s8;                    /* the s8 x s8 family (NEON dot products) */
     rlx__igemm_kernel_fn kernel;
     rlx__ipack_fn pack;
 } rlx__igemm_impl;
 
 /* RLX__CPU_* bits of this CPU plus AVX-VNNI, asked with cpuid (leaf 7, sub-leaf 1, EAX bit 4) only on an AVX2
-   CPU without AVX-512 VNNI (the one case where it picks the kernel). */
+   CPU without AVX-512 VNNI (the one case where it picks the kernel), and the NEON dot products (Linux: the
+   kernel's hardware capabilities; Apple: always). */
 static unsigned rlx__cpu_features_int(void) {
     unsigned f = rlx__cpu_features();
+#if defined(RLX__HAVE_NEONDOT)
+#  if defined(__ARM_FEATURE_DOTPROD) || defined(__APPLE__)
+    f |= RLX__CPU_NEONDOT;   /* built for it, or an Apple CPU (all of them have it) */
+#  elif defined(__linux__)
+    if (getauxval(AT_HWCAP) & (1ul << 20)) f |= RLX__CPU_NEONDOT;   /* HWCAP_ASIMDDP */
+#  endif
+#endif
 #if defined(RLX__HAVE_AVXVNNI)
     if ((f & RLX__CPU_AVX2) && !(f & RLX__CPU_AVX512VNNI)) {
         unsigned a = 0, b = 0, c = 0, d = 0;
@@ -6955,8 +7094,15 @@ static unsigned rlx__cpu_features_int(void) {
 static void rlx__igemm_pick(unsigned features, rlx__igemm_impl* im) {
     im->mr = RLX__IGEMM_C_MR; im->nr = RLX__IGEMM_C_NR; im->G = 2; im->esz = 2; im->kc = 256; im->nc = 512;
     im->u8s8 = 0;
+    im->s8s8 = 0;
     im->kernel = rlx__igemm_kernel_c;
     im->pack = rlx__ipack_c;
+#if defined(RLX__HAVE_NEONDOT)
+    if (features & RLX__CPU_NEONDOT) {
+        im->mr = 8; im->nr = 8; im->G = 4; im->esz = 1; im->kc = 512; im->nc = 512; im->s8s8 = 1;
+        im->kernel = rlx__igemm_kernel_dot;
+    }
+#endif
 #if defined(RLX__GEMM_X86)
     if (features & RLX__CPU_AVX512VNNI) {
         im->mr = 8; im->nr = 32; im->G = 4; im->esz = 1; im->kc = 512; im->nc = 512; im->u8s8 = 1;
@@ -6986,11 +7132,12 @@ static size_t rlx__igemm_slice_bytes(const rlx__igemm_impl* im) {
 /* Workspace of rlx__igemm_with: per-thread slices for the largest family, then four int32 vectors of M or N and
    K int16 (the GEMV's row of A). */
 static size_t rlx__igemm_workspace_bytes(int nthreads, int64_t M, int64_t N, int64_t K) {
-    static const unsigned sets[4] = {0u, RLX__CPU_AVX2, RLX__CPU_AVX2 | RLX__CPU_AVXVNNI,
-                                     RLX__CPU_AVX2 | RLX__CPU_AVX512 | RLX__CPU_AVX512VNNI};
+    static const unsigned sets[5] = {0u, RLX__CPU_AVX2, RLX__CPU_AVX2 | RLX__CPU_AVXVNNI,
+                                     RLX__CPU_AVX2 | RLX__CPU_AVX512 | RLX__CPU_AVX512VNNI,
+                                     RLX__CPU_NEON | RLX__CPU_NEONDOT};
     size_t most = 0, v;
     int i;
-    for (i = 0; i < 4; ++i) {
+    for (i = 0; i < 5; ++i) {
         rlx__igemm_impl im;
         size_t s;
         rlx__igemm_pick(sets[i], &im);
@@ -7027,7 +7174,8 @@ static void rlx__igemm_task(void* ctx, int64_t task, int thread) {
     int64_t m0 = (task / j->tn) * j->mstep, n0 = (task % j->tn) * j->nstep, m1, n1, jc, pc, ir, jr, i, n;
     char* bp = j->ws + (size_t)thread * j->slice;
     char* ap = bp + im->kc * im->nc * im->esz;
-    int fa = im->u8s8 && j->asg ? 0x80 : 0, fb = im->u8s8 && !j->bsg ? 0x80 : 0;
+    int fa = (im->u8s8 && j->asg) || (im->s8s8 && !j->asg) ? 0x80 : 0;
+    int fb = (im->u8s8 || im->s8s8) && !j->bsg ? 0x80 : 0;
     if (m0 >= j->M || n0 >= j->N) return;
     m1 = rlx__gemm_min(j->M, m0 + j->mstep);
     n1 = rlx__gemm_min(j->N, n0 + j->nstep);
@@ -7109,8 +7257,8 @@ static void rlx__igemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
             for (n = 0; n < N; ++n) C[n] = (int32_t)((uint32_t)C[n] - (uint32_t)zb[n] * sx);
         return;
     }
-    oa = j.im.u8s8 && asg ? 128 : 0;
-    ob = j.im.u8s8 && !bsg ? 128 : 0;
+    oa = j.im.u8s8 && asg ? 128 : j.im.s8s8 && !asg ? -128 : 0;
+    ob = (j.im.u8s8 || j.im.s8s8) && !bsg ? 128 : 0;
     for (i = 0; i < M; ++i) { ZA[i] = (za ? za[i] : 0) + oa; if (ZA[i]) need_cs = 1; }
     for (n = 0; n < N; ++n) { ZB[n] = (zb ? zb[n] : 0) - ob; if (ZB[n]) need_rs = 1; }
     if (K <= 0) {   /* only the zero-point product remains, and it is 0 with K = 0 */

@@ -188,9 +188,10 @@ static void* alloc64(size_t n, void** raw) {
 
 static const unsigned feature_sets[] = {
     0u, RLX__CPU_AVX2, RLX__CPU_AVX2 | RLX__CPU_F16C, RLX__CPU_AVX2 | RLX__CPU_AVX512 | RLX__CPU_F16C,
-    RLX__CPU_AVX2 | RLX__CPU_AVX512 | RLX__CPU_AVX512VNNI, RLX__CPU_NEON, RLX__CPU_AVX2 | RLX__CPU_AVXVNNI};
+    RLX__CPU_AVX2 | RLX__CPU_AVX512 | RLX__CPU_AVX512VNNI, RLX__CPU_NEON, RLX__CPU_AVX2 | RLX__CPU_AVXVNNI,
+    RLX__CPU_NEON | RLX__CPU_NEONDOT};
 static const char* feature_names[] = {"portable", "avx2", "avx2+f16c", "avx512+f16c", "avx512-vnni", "neon",
-                                      "avx-vnni"};
+                                      "avx-vnni", "neon-dotprod"};
 
 static int have_features(unsigned f) {
     unsigned have = rlx__cpu_features_half() | rlx__cpu_features_int();
@@ -202,7 +203,7 @@ static int have_features(unsigned f) {
     }
 #endif
 #if !defined(RLX__GEMM_X86)
-    if (f & ~(unsigned)RLX__CPU_NEON) return 0;
+    if (f & ~(unsigned)(RLX__CPU_NEON | RLX__CPU_NEONDOT)) return 0;
 #endif
     return (have & f) == f;
 }
@@ -215,7 +216,7 @@ static void test_half_kernels(void) {
     size_t f, s;
     int bf;
     for (f = 0; f < sizeof feature_sets / sizeof feature_sets[0]; f++) {
-        if (feature_sets[f] & RLX__CPU_AVXVNNI) continue;   /* an integer-only family */
+        if (feature_sets[f] & (RLX__CPU_AVXVNNI | RLX__CPU_NEONDOT)) continue;   /* integer-only families */
         if (!have_features(feature_sets[f])) {
             th_skip("half GEMM %s: not on this CPU (or not compiled in)", feature_names[f]);
             continue;
