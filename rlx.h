@@ -5339,10 +5339,11 @@ static void rlx__tp_release(rlx_thread_pool* tp) {
    (axpy form, when W's columns are contiguous) or as columns (dot products, when W's rows are).
 
    f16 and bf16 (rlx__hgemm_with) run on the same kernels: operands are converted to f32 while they are packed
-   (F16C where the CPU has it, NEON's fcvtl on AArch64), C is accumulated in f32 in the workspace, and each task rounds its finished
-   rectangle to the output dtype; M == 1 / N == 1 stream the half-float weight through converting GEMVs.
-   8-bit integers (rlx__igemm_with, for matmul_integer) have their own packing and kernels (AVX-512 VNNI, AVX-VNNI,
-   AVX2, NEON dot products, portable C) with exact int32 sums; they are described where they are defined, after the f32 driver.
+   (F16C where the CPU has it, NEON's fcvtl on AArch64), C is accumulated in f32 in the workspace, and each
+   task rounds its finished rectangle to the output dtype; M == 1 / N == 1 stream the half-float weight
+   through converting GEMVs. 8-bit integers (rlx__igemm_with, for matmul_integer) have their own packing and
+   kernels (AVX-512 VNNI, AVX-VNNI, AVX2, NEON dot products, portable C) with exact int32 sums; they are
+   described where they are defined, after the f32 driver.
 
    Dispatch: rlx__cpu_features() asks the CPU once per call (cheap) and rlx__sgemm picks the widest kernel.
    SIMD code is compiled with per-function target attributes, so no -mavx flags are needed; RLX_NO_SIMD or a
