@@ -327,9 +327,10 @@ static double time_openblas_mnk(int M, int K, int N, const float* a, const float
 static int bench_dtypes(int have_blas) {
     static const int shapes[4][3] = {{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}, {1, 4096, 4096}};
     int si, failed = 0;
-    printf("\nmatmul by dtype, 2 threads, GFLOP/s (i8: matmul_integer i8 x i8 -> i32, GOP/s); ratio to %s\n",
-           have_blas ? "OpenBLAS sgemm" : "rlx f32");
-    printf("    M     K     N      f32      f16     bf16       i8  openblas   f32/x   f16/x  bf16/x    i8/x\n");
+    printf("\nmatmul by dtype, 2 threads, GFLOP/s (i8: matmul_integer i8 x i8 -> i32, GOP/s); ratio to %s,\n"
+           "then to rlx f32 (targets: f16, bf16 >= 0.8; i8 >= 2)\n", have_blas ? "OpenBLAS sgemm" : "rlx f32");
+    printf("    M     K     N      f32      f16     bf16       i8  openblas   f32/x   f16/x  bf16/x    i8/x"
+           "  f16/f32 bf16/f32  i8/f32\n");
     for (si = 0; si < 4; si++) {
         int M = shapes[si][0], K = shapes[si][1], N = shapes[si][2];
         size_t na = (size_t)M * (size_t)K, nb = (size_t)K * (size_t)N, nc = (size_t)M * (size_t)N, i;
@@ -387,8 +388,9 @@ static int bench_dtypes(int have_blas) {
             sleep_ms(200);
         }
         base = have_blas ? gb : gf[0];
-        printf("%5d %5d %5d %8.1f %8.1f %8.1f %8.1f %9.1f %7.2f %7.2f %7.2f %7.2f\n", M, K, N, gf[0], gf[1], gf[2],
-               gf[3], gb, gf[0] / base, gf[1] / base, gf[2] / base, gf[3] / base);
+        printf("%5d %5d %5d %8.1f %8.1f %8.1f %8.1f %9.1f %7.2f %7.2f %7.2f %7.2f %8.2f %8.2f %7.2f\n", M, K, N,
+               gf[0], gf[1], gf[2], gf[3], gb, gf[0] / base, gf[1] / base, gf[2] / base, gf[3] / base,
+               gf[1] / gf[0], gf[2] / gf[0], gf[3] / gf[0]);
         free(a); free(b); free(y); free(ah); free(bh); free(ref); free(a16); free(b16); free(y16); free(a8); free(b8);
         free(y32);
     }
