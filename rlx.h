@@ -10097,6 +10097,10 @@ typedef struct rlx__cl {
     rlx__launch spare;
 } rlx__cl;
 
+/* Blocks a small launch (GEMV, decode attention) is split into, at least, so that every SM of a large GPU gets
+   work (an H100 has 132). */
+#define RLX__CU_FILL_BLOCKS 256
+
 /* `sm`: the CUDA compute capability x 10, or, for the Vulkan backend (which runs this lowering with the Vulkan
    ports of the kernels), minus the dynamic shared memory one workgroup may use. */
 static unsigned rlx__cl_smem(int sm) { return sm < 0 ? (unsigned)-sm : RLX__CU_SMEM; }
@@ -10234,12 +10238,33 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
     A.in[0] = rlx__cl_addr(g, nd, addr, 0);
     A.in[1] = rlx__cl_addr(g, nd, addr, 1);
     A.dt_in[0] = A.dt_in[1] = (int)rlx__cl_x(g, nd, 0)->dtype;
-    if (f32 && M <= 8 && tb) {   /* a warp per column: row n of b [N, K] is contiguous */
-        L = rlx__cl_add(w, "matmul", "gemv_t_f32", nd);
-        L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 8), 65535u * 1024u);
-    } else if (f32 && M <= 8) {
-        L = rlx__cl_add(w, "matmul", "gemv_f32", nd);
-        L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 32), 65535u * 1024u);
+    if (f32 && M <= 8) {   /* gemv_t_f32: a warp per column (row n of b [N, K] is contiguous); gemv_f32: 32 columns */
+        const int64_t cols = tb ? 8 : 32, minkc = tb ? 128 : 64, blocks = rlx__cl_cdiv(N, cols) * nb;
+        int64_t splits = 1;
+        L = rlx__cl_add(w, "matmul", tb ? "gemv_t_f32" : "gemv_f32", nd);
+        L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, cols), 65535u * 1024u);
+        if (sm >= 0 && blocks < RLX__CU_FILL_BLOCKS) {   /* CUDA/HIP: split K until the GPU has enough blocks */
+            splits = rlx__cl_cdiv(RLX__CU_FILL_BLOCKS, blocks);
+            if (splits > K / minkc) splits = K / minkc;
+            if (splits > 64) splits = 64;
+        }
+        if (splits > 1) {
+            const int64_t kc = rlx__cl_cdiv(K, splits);
+            rlx__launch* R;
+            splits = rlx__cl_cdiv(K, kc);
+            A.ia[11] = splits;
+            A.ia[12] = kc;
+            A.in[5] = rlx__cl_scratch(w, rlx__szmul(rlx__szmul((size_t)splits, (size_t)(nb * M * N)), 4));
+            L->grid[1] = (unsigned)splits;
+            L->grid[2] = rlx__cl_cap(nb, 65535u);
+            A.op = L->args.op; A.dt_out = L->args.dt_out; A.n = L->args.n;
+            A.out = addr ? addr[(nd - g->nodes)] : 0;
+            L->args = A;
+            R = rlx__cl_add(w, "matmul", "gemv_reduce", nd);   /* the splits in order, then the epilogue */
+            R->grid[0] = rlx__cl_cap(rlx__cl_cdiv(nb * M * N, RLX__CU_THREADS), RLX__CU_GRID_CAP);
+            R->args = A;
+            return;
+        }
     } else if ((f32 || (!lin && (nd->dtype == RLX_F16 || nd->dtype == RLX_BF16))) && sm >= 80) {
         /* tensor cores (f32 in 3xTF32 or TF32; f16/bf16 converted to f32 while loading, exact in one TF32
            product), either layout of b; 128x128 tiles once there are enough of them */
@@ -10349,7 +10374,8 @@ static void rlx__cl_sortbuf(rlx__cl* w, rlx__launch* L, int64_t rows, int64_t P,
 }
 
 /* ---- attention ---- */
-static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, uint64_t out) {
+static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, uint64_t out,
+                              int sm) {
     rlx__launch* L = rlx__cl_add(w, "attention", "attention", nd);
     rlx__kargs* A = &L->args;
     const int64_t H = nd->ia[1], Hkv = nd->ia[2], D = nd->ia[8], Dv = nd->ia[9], B = nd->ia[10], Sq = nd->ia[11];
@@ -10396,7 +10422,7 @@ static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* n
     }
     /* W queries per block, TK keys per tile: shrink the tile, then the block, until the rows fit */
     /* (in double: head dims reach 2^60, where the int64 product would overflow) */
-#define RLX__ATT_SMEM(W_, TK_) (((double)(W_) * (double)D + (double)(TK_) * ((double)D + (double)dvc)) * 4.0)
+#define RLX__ATT_SMEM(W_, TK_) (((double)(W_) * (double)D + (double)(TK_) * ((double)D + 1.0 + (double)dvc)) * 4.0)
     while (TK > 1 && RLX__ATT_SMEM(W, TK) > (double)w->smem) TK /= 2;
     while (W > 1 && RLX__ATT_SMEM(W, TK) > (double)w->smem) W /= 2;
     if (RLX__ATT_SMEM(W, TK) > (double)w->smem) {
@@ -10404,7 +10430,7 @@ static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* n
         TK = 32;
         A->ia[15] = 1;
     } else {
-        L->shmem = (unsigned)((W * D + TK * D + TK * dvc) * 4);
+        L->shmem = (unsigned)((W * D + TK * (D + 1) + TK * dvc) * 4);   /* K rows padded to D + 1 */
     }
     nqb = rlx__cl_cdiv(Sq, W);
     A->ia[0] = H; A->ia[1] = H / Hkv; A->ia[2] = D; A->ia[3] = Dv; A->ia[4] = Sq; A->ia[5] = Sk;
@@ -10414,6 +10440,25 @@ static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* n
     A->fa[1] = nd->fa[1];
     L->block[0] = (unsigned)(32 * W);
     L->grid[0] = rlx__cl_cap(nqb * H * B, RLX__CU_GRID_CAP);
+    if (sm >= 0 && Sq <= 8 && nqb * H * B < RLX__CU_FILL_BLOCKS && Sk >= 64) {
+        /* CUDA/HIP, few rows (decode): split the keys (flash-decoding), at least 32 keys a split, then merge */
+        int64_t splits = rlx__cl_cdiv(RLX__CU_FILL_BLOCKS, nqb * H * B), chunk;
+        rlx__launch* R;
+        if (splits > Sk / 32) splits = Sk / 32;
+        if (splits > 1) {
+            chunk = rlx__cl_cdiv(Sk, splits);
+            splits = rlx__cl_cdiv(Sk, chunk);
+            A->ia[16] = splits;
+            A->ia[17] = chunk;
+            A->in[6] = rlx__cl_scratch(w, rlx__szmul(rlx__szmul((size_t)(B * H * Sq), (size_t)splits),
+                                                     rlx__szmul((size_t)(Dv + 3), 4)));
+            L->grid[0] = rlx__cl_cap(nqb * H * B * splits, RLX__CU_GRID_CAP);
+            R = rlx__cl_add(w, "attention", "attention_merge", nd);
+            R->args = *A;
+            R->block[0] = 256;
+            R->grid[0] = rlx__cl_cap(rlx__cl_cdiv(B * H * Sq, 8), RLX__CU_GRID_CAP);
+        }
+    }
 }
 
 /* ---- convolution geometry (see conv.cu): x [N, C, (H), W], output [N, O, (OH), OW] ---- */
@@ -10718,7 +10763,7 @@ static void rlx__cl_node(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
         return;
     }
     case RLX_OP_ATTENTION:
-        rlx__cl_attention(w, g, nd, addr, out);
+        rlx__cl_attention(w, g, nd, addr, out, sm);
         return;
     case RLX_OP_ROPE: {
         const int64_t H = nd->ia[2], nrot = nd->ia[3], D = nd->ia[6], B = nd->ia[7], S = nd->ia[8];

@@ -15,6 +15,8 @@
 
    Build: cc -O3 -I. bench/transformer.c -o build/bench/transformer -lm -lpthread -ldl
    Usage: transformer [seconds per measurement, default 0.5]
+   Environment: RLX_BENCH_DEVICE=cuda|vulkan times the block on that backend (one row: threads change nothing
+   there); RLX_BENCH_PROFILE=1 also prints the per-step profile of the fused prefill and decode programs.
 */
 #if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
 #define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c99 */
@@ -188,6 +190,25 @@ int main(int argc, char** argv) {
         rlx_program_destroy(pu);
         rlx_program_destroy(df);
         rlx_program_destroy(du);
+        if (tm_device != RLX_DEVICE_CPU) break;   /* threads change nothing on a GPU */
+    }
+    if (getenv("RLX_BENCH_PROFILE")) {   /* per-step times of the fused programs (profiled runs, see rlx_program_profile) */
+        static char table[16384];
+        rlx_program* pp = compile_block(PREFILL, 1, RLX_COMPILE_PROFILE);
+        rlx_program* dp = compile_block(1, 1, RLX_COMPILE_PROFILE);
+        rlx_program* failed = NULL;
+        double m, bst;
+        set_inputs(pp, xp, PREFILL, 0);
+        time_runs(pp, &m, &bst);
+        check(failed, tm_copy_caches(dp, pp, &cfg, &failed), "copying the caches");
+        set_inputs(dp, xd, 1, PREFILL);
+        rlx_program_profile_table(pp, table, sizeof table, 12);
+        printf("\nprofile, prefill S=%d:\n%s", PREFILL, table);
+        time_runs(dp, &m, &bst);
+        rlx_program_profile_table(dp, table, sizeof table, 24);
+        printf("\nprofile, decode at pos %d:\n%s", PREFILL, table);
+        rlx_program_destroy(pp);
+        rlx_program_destroy(dp);
     }
     free(xp);
     free(xd);

@@ -445,6 +445,19 @@ static void test_attention_values(void) {
     /* long keys: fewer rows per task, heads of one kv head split over tasks, one row per task */
     c = A("mqa decode long", RLX_LAYOUT_BSHD, 1, 64, 1, 1, 5000, 8, 4); c.kv_len = 4900; c.nan_tail = 1; check_both(c);
     c = A("Sk 300000", RLX_LAYOUT_BSHD, 1, 1, 1, 3, 300000, 2, 2); c.causal = 1; c.kv_len = 299990; check_both(c);
+    /* decode over a long cache: GPUs split the keys over blocks and merge the splits (every mask kind, NaN keys
+       past kv_len, value dims beyond one chunk of 256, a split range wholly hidden by the window) */
+    c = A("split decode", RLX_LAYOUT_BHSD, 2, 8, 2, 1, 300, 64, 64); c.causal = 1; c.kv_len = 131; c.nan_tail = 1;
+    check_both(c);
+    c = A("split decode window", RLX_LAYOUT_BSHD, 1, 8, 2, 2, 512, 16, 16); c.causal = 1; c.kv_len = 400;
+    c.window = 70; check_both(c);
+    c = with_bias(A("split decode keep+bias+softcap", RLX_LAYOUT_BSHD, 2, 4, 1, 1, 260, 32, 32), 4, 2, 4, 1, 260);
+    c.keep_rank = 2; c.softcap = 2.0f; c.amp = 2.0; check_both(c);
+    c = A("split decode Dv 300", RLX_LAYOUT_BHSD, 1, 2, 1, 1, 200, 8, 300); c.kv_len = 150; c.nan_tail = 1;
+    check_both(c);
+    c = A("split decode kv_len 0", RLX_LAYOUT_BHSD, 1, 4, 2, 1, 128, 8, 8); c.kv_len = 0; c.nan_tail = 1; check_both(c);
+    c = A("split decode f16", RLX_LAYOUT_BHSD, 1, 8, 2, 1, 256, 64, 64); c.causal = 1; c.kv_len = 129; c.dt = RLX_F16;
+    check_both(c);
     /* constant folding evaluates the kernel at compile time */
     c = with_bias(A("folded", RLX_LAYOUT_BSHD, 1, 4, 2, 3, 7, 8, 8), 1, 7, 0, 0, 0);
     c.consts = 1; c.causal = 1; c.keep_rank = 2; c.kv_len = 5; check_both(c);

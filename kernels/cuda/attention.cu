@@ -3,7 +3,8 @@
    attention: one kernel for every mask combination, computed in f32 with an online softmax.
      Work item = (query block, head, batch); a block of W warps handles W consecutive queries of one head, one
      query per warp (grid-stride over the work items). Keys are walked in tiles of TK (1..32) that the block
-     stages in shared memory as f32: the K tile [TK][D], the V tile [TK][DVC] for the current chunk of value
+     stages in shared memory as f32 (8 loads in flight per thread): the K tile [TK][D] (rows D + 1 floats apart,
+     so lanes scoring different keys read different banks), the V tile [TK][DVC] for the current chunk of value
      dims (DVC = min(Dv, 256)), next to the W query rows [W][D]. Within a warp, lane l scores key l % TK over
      the dims d = l / TK (mod 32 / TK) and the partial dots are added with shuffles; every lane then owns value
      dims lane + 32i of the chunk (i < 8) in registers. Value chunks beyond the first recompute the scores.
@@ -18,8 +19,15 @@
      st[0..3]: element strides (batch, head, sequence) of q, k, v and the output; the last dim is contiguous.
      dims: 0..3 bias strides over (b, h, i, j), 4..5 keep_mask strides over (b, i) (the key stride is 1).
      ia: 0 H, 1 group, 2 D, 3 Dv, 4 Sq, 5 Sk, 6 causal, 7 window, 8 has keep, 9 has bias, 10 has kv_len,
-         11 TK, 12 W, 13 B, 14 query blocks, 15 global (no shared staging).   fa: 0 scale, 1 softcap.
-     Dynamic shared memory: (W·D + TK·D + TK·DVC) floats (0 when global).
+         11 TK, 12 W, 13 B, 14 query blocks, 15 global (no shared staging), 16 key splits (0/1: none),
+         17 keys per split.   fa: 0 scale, 1 softcap.
+     Dynamic shared memory: (W·D + TK·(D + 1) + TK·DVC) floats (0 when global).
+     Key splits (decode, flash-decoding style: few query rows, so the (query block, head, batch) items alone
+     would leave most SMs idle): work item = (split, query block, head, batch); split s sees only keys
+     [s·chunk, (s+1)·chunk) and writes, per query row, its running max m, its sum l, a NaN flag and the
+     unnormalised value sums to in[6] (f32, [B][H][Sq][splits][Dv + 3]); attention_merge then combines the
+     splits of each row: out = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s with M = max_s m_s (zeros, or
+     NaN where a split saw a NaN logit, when no split saw a visible key).
    rope: see the kernel.
 */
 #include "common.cuh"
@@ -41,13 +49,16 @@ RLX_D void rlx_attention_body(const rlx_kargs& a) {
     const rlx_i64 H = a.ia[0], group = a.ia[1], D = a.ia[2], Dv = a.ia[3], Sq = a.ia[4], Sk = a.ia[5];
     const int causal = (int)a.ia[6], TK = (int)a.ia[11], W = (int)a.ia[12], global = (int)a.ia[15];
     const rlx_i64 window = a.ia[7], B = a.ia[13], nqb = a.ia[14];
+    const rlx_i64 nsplit = a.ia[16] > 1 ? a.ia[16] : 1, chunk = a.ia[17];
+    float* splitp = (float*)a.in[6];
     const float scale = (float)a.fa[0], softcap = (float)a.fa[1];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, P = 32 / TK, key = lane % TK, part = lane / TK;
     const int dvc = Dv < RLX_ATT_DVC ? (int)Dv : RLX_ATT_DVC;
     float* qs = (float*)rlx_smem;         /* [W][D]    */
-    float* ks = qs + (rlx_i64)W * D;      /* [TK][D]   */
-    float* vs = ks + (rlx_i64)TK * D;     /* [TK][dvc] */
-    for (rlx_i64 item = blockIdx.x; item < nqb * H * B; item += gridDim.x) {
+    float* ks = qs + (rlx_i64)W * D;      /* [TK][D + 1] */
+    float* vs = ks + (rlx_i64)TK * (D + 1); /* [TK][dvc] */
+    for (rlx_i64 item2 = blockIdx.x; item2 < nqb * H * B * nsplit; item2 += gridDim.x) {
+        const rlx_i64 split = item2 % nsplit, item = item2 / nsplit;
         const rlx_i64 qb = item % nqb, h = (item / nqb) % H, b = item / (nqb * H), hk = h / group;
         rlx_i64 kv = Sk;
         if (a.ia[10]) {   /* 1: one kv_len, 2: one per batch row */
@@ -68,6 +79,13 @@ RLX_D void rlx_attention_body(const rlx_kargs& a) {
             lo = i + off - window + 1 > 0 ? i + off - window + 1 : 0;
             blo = i0 + off - window + 1 > 0 ? i0 + off - window + 1 : 0;
         }
+        if (nsplit > 1) {   /* this split's keys only */
+            const rlx_i64 s0 = split * chunk, s1 = s0 + chunk;
+            lo = lo > s0 ? lo : s0;
+            blo = blo > s0 ? blo : s0;
+            hi = hi < s1 ? hi : s1;
+            bhi = bhi < s1 ? bhi : s1;
+        }
         const rlx_i64 qoff = b * a.st[0][0] + h * a.st[0][1] + i * a.st[0][2];
         const rlx_i64 koff = b * a.st[1][0] + hk * a.st[1][1], voff = b * a.st[2][0] + hk * a.st[2][1];
         __syncthreads(); /* the previous item's readers of the shared rows are done */
@@ -81,14 +99,32 @@ RLX_D void rlx_attention_body(const rlx_kargs& a) {
             for (rlx_i64 j0 = blo; j0 < bhi; j0 += TK) {
                 const int nk = bhi - j0 < TK ? (int)(bhi - j0) : TK;
                 __syncthreads();
-                if (!global) {
-                    for (rlx_i64 e = threadIdx.x; e < (rlx_i64)nk * D; e += blockDim.x) {
-                        const rlx_i64 t = e / D, d = e - t * D;
-                        ks[e] = (float)T::ld(kp, koff + (j0 + t) * a.st[1][2] + d);
+                if (!global) {   /* shared tiles fit in 32-bit indices; 8 loads in flight per thread */
+                    const unsigned nkd = (unsigned)nk * (unsigned)D, nkv = (unsigned)nk * (unsigned)dvc;
+                    const unsigned Du = (unsigned)D, Vu = (unsigned)dvc, nt = blockDim.x;
+                    for (unsigned e0 = threadIdx.x; e0 < nkd; e0 += 8u * nt) {
+                        float r[8];
+#pragma unroll
+                        for (int u = 0; u < 8; u++) {
+                            const unsigned e = e0 + (unsigned)u * nt, t = e / Du, d = e - t * Du;
+                            if (e < nkd) r[u] = (float)T::ld(kp, koff + (j0 + t) * a.st[1][2] + d);
+                        }
+#pragma unroll
+                        for (int u = 0; u < 8; u++) {
+                            const unsigned e = e0 + (unsigned)u * nt, t = e / Du, d = e - t * Du;
+                            if (e < nkd) ks[t * (Du + 1u) + d] = r[u];
+                        }
                     }
-                    for (rlx_i64 e = threadIdx.x; e < (rlx_i64)nk * dvc; e += blockDim.x) {
-                        const rlx_i64 t = e / dvc, d = e - t * dvc;
-                        vs[e] = dv0 + d < Dv ? (float)T::ld(vp, voff + (j0 + t) * a.st[2][2] + dv0 + d) : 0.0f;
+                    for (unsigned e0 = threadIdx.x; e0 < nkv; e0 += 8u * nt) {
+                        float r[8];
+#pragma unroll
+                        for (int u = 0; u < 8; u++) {
+                            const unsigned e = e0 + (unsigned)u * nt, t = e / Vu, d = e - t * Vu;
+                            if (e < nkv) r[u] = dv0 + d < Dv ? (float)T::ld(vp, voff + (j0 + t) * a.st[2][2] + dv0 + d) : 0.0f;
+                        }
+#pragma unroll
+                        for (int u = 0; u < 8; u++)
+                            if (e0 + (unsigned)u * nt < nkv) vs[e0 + (unsigned)u * nt] = r[u];
                     }
                 }
                 __syncthreads();
@@ -100,7 +136,7 @@ RLX_D void rlx_attention_body(const rlx_kargs& a) {
                         for (rlx_i64 d = part; d < D; d += P)
                             s += (float)T::ld(q, qoff + d) * (float)T::ld(kp, koff + j * a.st[1][2] + d);
                     } else {
-                        for (rlx_i64 d = part; d < D; d += P) s += qs[warp * D + d] * ks[key * D + d];
+                        for (rlx_i64 d = part; d < D; d += P) s += qs[warp * D + d] * ks[key * (D + 1) + d];
                     }
                 }
                 for (int o = TK; o < 32; o <<= 1) s += RLX_SHFL_XOR(s, o);
@@ -148,7 +184,15 @@ RLX_D void rlx_attention_body(const rlx_kargs& a) {
                 }
                 m = mn;
             }
-            if (valid) {
+            if (valid && nsplit > 1) {   /* the split's partial state (see above) */
+                float* pp = splitp + (((b * H + h) * Sq + i) * nsplit + split) * (Dv + 3);
+                if (lane == 0) { pp[0] = m; pp[1] = l; pp[2] = nan ? 1.0f : 0.0f; }
+#pragma unroll
+                for (int t = 0; t < RLX_ATT_NACC; t++) {
+                    const int d = lane + 32 * t;
+                    if (d < dvc && dv0 + d < Dv) pp[3 + dv0 + d] = acc[t];
+                }
+            } else if (valid) {
                 const float inv = 1.0f / l;
                 const rlx_i64 ooff = b * a.st[3][0] + h * a.st[3][1] + i * a.st[3][2];
 #pragma unroll
@@ -164,6 +208,50 @@ RLX_D void rlx_attention_body(const rlx_kargs& a) {
     }
 }
 extern "C" __global__ void attention(rlx_kargs a) { RLX_SWITCH_FLOAT(a.dt_out, rlx_attention_body, a) }
+
+/* attention_merge: one warp per query row (b, h, i) combines the key splits of `attention` (in[6], see there);
+   ia as attention's; st[3] the output strides. */
+template <int DT>
+RLX_D void rlx_attention_merge_body(const rlx_kargs& a) {
+    typedef rlx_dt<DT> T;
+    const rlx_i64 H = a.ia[0], Dv = a.ia[3], Sq = a.ia[4], B = a.ia[13], nsplit = a.ia[16];
+    const float* part = (const float*)a.in[6];
+    const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+    for (rlx_i64 row = (rlx_i64)blockIdx.x * warps + (threadIdx.x >> 5); row < B * H * Sq;
+         row += (rlx_i64)gridDim.x * warps) {
+        const rlx_i64 i = row % Sq, h = (row / Sq) % H, b = row / (Sq * H);
+        const float* pr = part + row * nsplit * (Dv + 3);
+        float M = -rlx_inf_f(), l = 0.0f;
+        int nan = 0;
+        for (rlx_i64 s = 0; s < nsplit; s++) {
+            const float ms = pr[s * (Dv + 3)];
+            M = ms > M ? ms : M;
+            nan |= pr[s * (Dv + 3) + 2] != 0.0f;
+        }
+        if (M != -rlx_inf_f())
+            for (rlx_i64 s = 0; s < nsplit; s++) {
+                const float ms = pr[s * (Dv + 3)];
+                if (ms != -rlx_inf_f() || pr[s * (Dv + 3) + 1] != 0.0f) l += expf(ms - M) * pr[s * (Dv + 3) + 1];
+            }
+        const float inv = 1.0f / l;
+        const rlx_i64 ooff = b * a.st[3][0] + h * a.st[3][1] + i * a.st[3][2];
+        for (rlx_i64 d = lane; d < Dv; d += 32) {
+            float r;
+            if (M == -rlx_inf_f()) {
+                r = nan ? rlx_nan_f() : 0.0f;
+            } else {
+                float acc = 0.0f;
+                for (rlx_i64 s = 0; s < nsplit; s++) {
+                    const float ms = pr[s * (Dv + 3)], v = pr[s * (Dv + 3) + 3 + d];
+                    if (ms != -rlx_inf_f() || v != 0.0f) acc += expf(ms - M) * v;   /* 0·NaN stays NaN */
+                }
+                r = acc * inv;
+            }
+            T::st((void*)a.out, ooff + d, (typename T::C)r);
+        }
+    }
+}
+extern "C" __global__ void attention_merge(rlx_kargs a) { RLX_SWITCH_FLOAT(a.dt_out, rlx_attention_merge_body, a) }
 
 /* rope: rotary embedding. One thread per (row, j): a row is one head of one token (D contiguous elements, row
    r = (b, s, h) for BSHD or (b, h, s) for BHSD); j < n_rot/2 rotates pair p = j ((p, p + n_rot/2) for NeoX,

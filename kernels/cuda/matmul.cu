@@ -98,13 +98,26 @@ extern "C" __global__ void __launch_bounds__(256) matmul_f32_t(rlx_kargs a) { rl
 
 /* ---- gemv_f32: few rows (M <= 8). A block of 256 threads owns 32 columns: thread (tx = tid % 32, ty =
    tid / 32) accumulates rows 0..M-1 over k = ty, ty + 8, ...; the 8 partial sums of a column are added in
-   order through shared memory. Reads of B are coalesced 128-byte rows. --------------------------------------- */
+   order through shared memory. Reads of B are coalesced 128-byte rows.
+   K splits (ia 11 = splits > 1, ia 12 = k per split; grid y = the split): when the column blocks alone would
+   leave most SMs idle, split s covers k in [s·kc, (s+1)·kc) and stores its sums, without the epilogue, to
+   in[5] (f32, [splits][batches][M][N]); gemv_reduce adds the splits in order and applies the epilogue. ---- */
 #define RLX_GEMV_MAXM 8
+RLX_D void rlx_gemv_krange(const rlx_kargs& a, rlx_i64 K, rlx_i64* k0, rlx_i64* k1) {
+    *k0 = 0;
+    *k1 = K;
+    if (a.ia[11] > 1) {
+        *k0 = (rlx_i64)blockIdx.y * a.ia[12];
+        *k1 = *k0 + a.ia[12] < K ? *k0 + a.ia[12] : K;
+    }
+}
 extern "C" __global__ void __launch_bounds__(256) gemv_f32(rlx_kargs a) {
     __shared__ float part[RLX_GEMV_MAXM][8][33];
     const rlx_i64 M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
     const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
     const rlx_i64 tn = (N + 31) / 32;
+    rlx_i64 k0, k1;
+    rlx_gemv_krange(a, K, &k0, &k1);
     for (rlx_i64 z = blockIdx.z; z < nb; z += gridDim.z) {
         rlx_i64 ao, bo;
         rlx_mm_batch(a, z, &ao, &bo);
@@ -117,7 +130,7 @@ extern "C" __global__ void __launch_bounds__(256) gemv_f32(rlx_kargs a) {
 #pragma unroll
             for (int m = 0; m < RLX_GEMV_MAXM; m++) acc[m] = 0.0f;
             if (col < N) {
-                for (rlx_i64 k = ty; k < K; k += 8) {
+                for (rlx_i64 k = k0 + ty; k < k1; k += 8) {
                     const float bv = B[k * N + col];
 #pragma unroll
                     for (int m = 0; m < RLX_GEMV_MAXM; m++)
@@ -131,7 +144,8 @@ extern "C" __global__ void __launch_bounds__(256) gemv_f32(rlx_kargs a) {
                 for (int m = 0; m < M; m++) {
                     float v = 0.0f;
                     for (int q = 0; q < 8; q++) v += part[m][q][tx];
-                    C[m * N + col] = rlx_epilogue(a, v, m, col, N);
+                    if (a.ia[11] > 1) ((float*)a.in[5])[((rlx_i64)blockIdx.y * nb + z) * M * N + m * N + col] = v;
+                    else C[m * N + col] = rlx_epilogue(a, v, m, col, N);
                 }
             }
             __syncthreads();
@@ -142,11 +156,13 @@ extern "C" __global__ void __launch_bounds__(256) gemv_f32(rlx_kargs a) {
 /* ---- gemv_t_f32: few rows (M <= 8), B stored [N, K]. A block of 256 threads owns 8 columns, one warp each:
    lane l accumulates rows 0..M-1 over k = l, l + 32, ... (row n of B and the rows of A are contiguous in k, so
    every read of a warp is one 128-byte line), then the 32 partial sums are added by a butterfly of shuffles.
-   Grid: x over column blocks, z over batches (grid-stride). ------------------------------------------------- */
+   Grid: x over column blocks, y over K splits (as gemv_f32), z over batches (grid-stride). ------------------ */
 extern "C" __global__ void __launch_bounds__(256) gemv_t_f32(rlx_kargs a) {
     const rlx_i64 M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
     const int lane = threadIdx.x & 31, wy = threadIdx.x >> 5;
     const rlx_i64 tn = (N + 7) / 8;
+    rlx_i64 k0, k1;
+    rlx_gemv_krange(a, K, &k0, &k1);
     for (rlx_i64 z = blockIdx.z; z < nb; z += gridDim.z) {
         rlx_i64 ao, bo;
         rlx_mm_batch(a, z, &ao, &bo);
@@ -160,7 +176,7 @@ extern "C" __global__ void __launch_bounds__(256) gemv_t_f32(rlx_kargs a) {
             for (int m = 0; m < RLX_GEMV_MAXM; m++) acc[m] = 0.0f;
             if (col < N) {
                 const float* Bn = B + col * K;
-                for (rlx_i64 k = lane; k < K; k += 32) {
+                for (rlx_i64 k = k0 + lane; k < k1; k += 32) {
                     const float bv = Bn[k];
 #pragma unroll
                     for (int m = 0; m < RLX_GEMV_MAXM; m++)
@@ -175,8 +191,24 @@ extern "C" __global__ void __launch_bounds__(256) gemv_t_f32(rlx_kargs a) {
                 acc[m] = v;
             }
             if (lane == 0 && col < N)
-                for (int m = 0; m < M; m++) C[m * N + col] = rlx_epilogue(a, acc[m], m, col, N);
+                for (int m = 0; m < M; m++) {
+                    if (a.ia[11] > 1) ((float*)a.in[5])[((rlx_i64)blockIdx.y * nb + z) * M * N + m * N + col] = acc[m];
+                    else C[m * N + col] = rlx_epilogue(a, acc[m], m, col, N);
+                }
         }
+    }
+}
+
+/* ---- gemv_reduce: C = epilogue(sum over the K splits of gemv_f32 / gemv_t_f32, in split order), one thread
+   per output element (grid-stride). ---------------------------------------------------------------------- */
+extern "C" __global__ void __launch_bounds__(256) gemv_reduce(rlx_kargs a) {
+    const rlx_i64 M = a.ia[0], N = a.ia[1], nb = a.ia[3], splits = a.ia[11], n = nb * M * N;
+    const float* P = (const float*)a.in[5];
+    for (rlx_i64 e = (rlx_i64)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += (rlx_i64)gridDim.x * blockDim.x) {
+        const rlx_i64 r = e % (M * N);
+        float v = 0.0f;
+        for (rlx_i64 s = 0; s < splits; s++) v += P[s * n + e];
+        ((float*)a.out)[e] = rlx_epilogue(a, v, r / N, r % N, N);
     }
 }
 

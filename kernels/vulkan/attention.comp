@@ -23,7 +23,8 @@
      dims: 0..3 bias strides over (b, h, i, j), 4..5 keep_mask strides over (b, i) (the key stride is 1).
      ia: 0 H, 1 group, 2 D, 3 Dv, 4 Sq, 5 Sk, 6 causal, 7 window, 8 has keep, 9 has bias, 10 has kv_len,
          11 TK, 12 W, 13 B, 14 query blocks, 15 global (no shared staging).   fa: 0 scale, 1 softcap.
-     Dynamic shared memory: (W·D + TK·D + TK·DVC) floats (none when global).
+     Dynamic shared memory: (W·D + TK·(D + 1) + TK·DVC) floats (none when global); K rows are D + 1 words
+     apart, so invocations scoring different keys read different banks.
    rope: see the kernel.
 */
 #include "common.glsl"
@@ -58,8 +59,8 @@ void main() {
     /* shared rows (used only when !global_, where they fit in 32-bit word indices) */
     const uint Du = uint(D), udvc = uint(dvc);
     const uint qs = uint(warp) * Du;          /* this group's query row */
-    const uint ks = uint(W) * Du;             /* [TK][D]   */
-    const uint vs = ks + uint(TK) * Du;       /* [TK][dvc] */
+    const uint ks = uint(W) * Du;             /* [TK][D + 1] */
+    const uint vs = ks + uint(TK) * (Du + 1u); /* [TK][dvc] */
     const int64_t nitems = nqb * H * B;
     for (int64_t item = int64_t(gl_WorkGroupID.x); item < nitems; item += int64_t(gl_NumWorkGroups.x)) {
         const int64_t qb = item % nqb, h = (item / nqb) % H, b = item / (nqb * H), hk = h / group;
@@ -99,7 +100,7 @@ void main() {
                 if (!global_) {
                     for (uint e = tid; e < uint(nk) * Du; e += nthr) {
                         const uint t = e / Du, d = e - t * Du;
-                        rlx_smem[ks + e] = floatBitsToUint(rlx_ld_f(kp, dt, koff + (j0 + t) * kst + d));
+                        rlx_smem[ks + t * (Du + 1u) + d] = floatBitsToUint(rlx_ld_f(kp, dt, koff + (j0 + t) * kst + d));
                     }
                     for (uint e = tid; e < uint(nk) * udvc; e += nthr) {
                         const uint t = e / udvc, d = e - t * udvc;
@@ -116,7 +117,7 @@ void main() {
                         for (int64_t d = part; d < D; d += P)
                             s += rlx_ld_f(q, dt, qoff + d) * rlx_ld_f(kp, dt, koff + j * kst + d);
                     } else {
-                        const uint kr = ks + uint(key) * Du; /* this key's row */
+                        const uint kr = ks + uint(key) * (Du + 1u); /* this key's row */
                         for (uint d = uint(part); d < Du; d += uint(P)) s += rlx_att_sh(qs + d) * rlx_att_sh(kr + d);
                     }
                 }
