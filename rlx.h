@@ -10269,11 +10269,23 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
         /* tensor cores (f32 in 3xTF32 or TF32; f16/bf16 converted to f32 while loading, exact in one TF32
            product), either layout of b; 128x128 tiles once there are enough of them */
         const int big = rlx__cl_cdiv(M, 128) * rlx__cl_cdiv(N, 128) * nb >= 256;
-        const int64_t t = big ? 128 : 64;
+        const int64_t t = big ? 128 : 64, tiles = rlx__cl_cdiv(M, t) * rlx__cl_cdiv(N, t) * nb;
         L = rlx__cl_add(w, "matmul_tc", big ? "matmul_tc_big" : "matmul_tc", nd);
         L->block[0] = big ? 256 : 128;
         L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, t), 65535u * 1024u);
         L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, t), 65535u);
+        if (nb == 1 && 2 * tiles < RLX__CU_FILL_BLOCKS && K >= 256) {
+            /* too few tiles for the GPU (a prefill's M = 128): split K, at least 128 per split (see matmul_tc.cu) */
+            int64_t splits = rlx__cl_cdiv(RLX__CU_FILL_BLOCKS / 2, tiles), kc;
+            if (splits > K / 128) splits = K / 128;
+            kc = rlx__cl_cdiv(rlx__cl_cdiv(K, splits), 32) * 32;
+            splits = rlx__cl_cdiv(K, kc);
+            if (splits > 1) {
+                A.ia[11] = splits;
+                A.ia[12] = kc;
+                A.in[5] = rlx__cl_scratch(w, rlx__szmul(rlx__szmul((size_t)splits, (size_t)(M * N)), 4));
+            }
+        }
     } else if (f32 && tb) {   /* transposed b: the SIMT tiles load b's tile like a's */
         L = rlx__cl_add(w, "matmul", "matmul_f32_t", nd);
         L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 64), 65535u * 1024u);
@@ -10299,6 +10311,12 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
     A.op = L->args.op; A.dt_out = L->args.dt_out; A.n = L->args.n;
     A.out = addr ? addr[(nd - g->nodes)] : 0;
     L->args = A;
+    if (A.ia[11] > 1) {   /* K splits of the tensor-core kernel: grid z is the split; then the in-order reduce */
+        L->grid[2] = (unsigned)A.ia[11];
+        L = rlx__cl_add(w, "matmul", "gemv_reduce", nd);
+        L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(M * N, RLX__CU_THREADS), RLX__CU_GRID_CAP);
+        L->args = A;
+    }
 }
 
 /* ---- reductions over axes ---- */

@@ -18,6 +18,8 @@ typedef struct mcase { int64_t nb, M, K, N; int gpu_only; } mcase;
 static const mcase cases[] = {
     {1, 1, 64, 33, 0},   {1, 7, 5, 3, 0},      {1, 9, 16, 8, 0},     {1, 64, 64, 64, 0},
     {1, 130, 257, 97, 0}, {3, 33, 40, 20, 0},  {1, 100, 12, 260, 0}, {1, 2048, 64, 2048, 1},
+    /* few tiles or columns for a long K: GPUs split K over blocks (then an in-order reduce) */
+    {1, 128, 512, 512, 1}, {1, 5, 1000, 70, 0}, {1, 64, 4096, 64, 0}, {1, 1, 1408, 512, 0},
 };
 
 static double out_eps(rlx_dtype dt) { return dt == RLX_F16 ? 1.0 / 2048 : dt == RLX_BF16 ? 1.0 / 256 : 0.0; }

@@ -199,8 +199,8 @@ extern "C" __global__ void __launch_bounds__(256) gemv_t_f32(rlx_kargs a) {
     }
 }
 
-/* ---- gemv_reduce: C = epilogue(sum over the K splits of gemv_f32 / gemv_t_f32, in split order), one thread
-   per output element (grid-stride). ---------------------------------------------------------------------- */
+/* ---- gemv_reduce: C = epilogue(sum over the K splits of gemv_f32 / gemv_t_f32 / matmul_tc, in split order),
+   or the sum rounded to the output dtype (f16/bf16), one thread per output element (grid-stride). ------- */
 extern "C" __global__ void __launch_bounds__(256) gemv_reduce(rlx_kargs a) {
     const rlx_i64 M = a.ia[0], N = a.ia[1], nb = a.ia[3], splits = a.ia[11], n = nb * M * N;
     const float* P = (const float*)a.in[5];
@@ -208,7 +208,8 @@ extern "C" __global__ void __launch_bounds__(256) gemv_reduce(rlx_kargs a) {
         const rlx_i64 r = e % (M * N);
         float v = 0.0f;
         for (rlx_i64 s = 0; s < splits; s++) v += P[s * n + e];
-        ((float*)a.out)[e] = rlx_epilogue(a, v, r / N, r % N, N);
+        if (a.dt_out == RLX_DT_F32) ((float*)a.out)[e] = rlx_epilogue(a, v, r / N, r % N, N);
+        else rlx_st_from_f((void*)a.out, a.dt_out, e, v);   /* f16/bf16 tensor-core splits: plain matmul */
     }
 }
 

@@ -29,6 +29,11 @@
    [N, K] (a transposed weight read in place). f16 and bf16 operands (dt_in[0], plain matmul only: no
    epilogue) are loaded with ordinary loads, converted to f32 in shared memory and multiplied with one TF32
    product per step, which is exact for them; the f32 sum is rounded to the output dtype once.
+
+   K splits (ia 11 = splits > 1, ia 12 = k per split, a multiple of 32; one batch only; grid z = the split):
+   when the tiles alone would leave most SMs idle (a prefill's M = 128), split s runs only the k-steps in
+   [s·kc, (s+1)·kc) and stores its raw f32 sums to in[5] ([splits][M][N]); gemv_reduce (matmul.cu) adds the
+   splits in order and applies the epilogue or the rounding to the output dtype.
 */
 #include "common.cuh"
 
@@ -60,6 +65,23 @@ RLX_D void rlx_ldsm4(unsigned* r, unsigned addr) {
 }
 
 enum { RLX_TC_BK = 16, RLX_TC_STAGES = 3 };
+
+/* The k-steps of BK this block runs: all of them, or its split's (see the K splits above). */
+RLX_D void rlx_tc_ksteps(const rlx_kargs& a, rlx_i64 K, int BK, rlx_i64* kt0, rlx_i64* kt1) {
+    const rlx_i64 nk = (K + BK - 1) / BK;
+    *kt0 = 0;
+    *kt1 = nk;
+    if (a.ia[11] > 1) {
+        *kt0 = (rlx_i64)blockIdx.z * (a.ia[12] / BK);
+        *kt1 = *kt0 + a.ia[12] / BK < nk ? *kt0 + a.ia[12] / BK : nk;
+    }
+}
+/* Stores one result: the raw sum of this block's split, or the finished value. */
+RLX_D void rlx_tc_store(const rlx_kargs& a, rlx_i64 co, rlx_i64 r, rlx_i64 c, rlx_i64 N, float v, bool half) {
+    if (a.ia[11] > 1) ((float*)a.in[5])[(rlx_i64)blockIdx.z * a.ia[0] * N + r * N + c] = v;
+    else if (half) rlx_st_from_f((void*)a.out, a.dt_out, co + r * N + c, v);
+    else ((float*)a.out)[co + r * N + c] = rlx_epilogue(a, v, r, c, N);
+}
 
 /* Load modes: how a k-step of A and B reaches shared memory.
      RLX_TC_V   f32, 16-byte cp.async for A and B (K and N multiples of 4, 16-byte aligned operands)
@@ -157,7 +179,8 @@ RLX_D void rlx_tc_tile(const rlx_kargs& a, float* smem, const void* A, const voi
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t4 = lane & 3;
     const int wm = (warp / NWN) * WM, wn = (warp % NWN) * WN;
     const unsigned sbase = rlx_smem_addr(smem);
-    const rlx_i64 nk = (K + BK - 1) / BK;
+    rlx_i64 kt0, nk;
+    rlx_tc_ksteps(a, K, BK, &kt0, &nk);
     float acc[MT][NT][4];
 #pragma unroll
     for (int i = 0; i < MT; i++)
@@ -180,16 +203,16 @@ RLX_D void rlx_tc_tile(const rlx_kargs& a, float* smem, const void* A, const voi
     __syncthreads();   /* the previous tile's readers are done with the buffers */
 #pragma unroll
     for (int s = 0; s < ST - 1; s++) {
-        if (s < nk)
+        if (kt0 + s < nk)
             rlx_tc_load<BM, BN, THREADS, MODE>(sbase + (unsigned)(s * (SA + SB)) * 4u,
                                                sbase + (unsigned)(s * (SA + SB) + SA) * 4u,
                                                smem + s * (SA + SB), smem + s * (SA + SB) + SA, A, B, ao, bo,
                                                a.dt_in[0], a.ia[9] != 0, M, N, K, m0, n0,
-                                              (rlx_i64)s * BK, tid);
+                                              (kt0 + s) * BK, tid);
         rlx_cp_commit();
     }
     int rs = 0, ws = ST - 1;
-    for (rlx_i64 kt = 0; kt < nk; kt++) {
+    for (rlx_i64 kt = kt0; kt < nk; kt++) {
         rlx_cp_wait<ST - 2>();
         __syncthreads();
         if (kt + ST - 1 < nk)
@@ -282,10 +305,8 @@ RLX_D void rlx_tc_tile(const rlx_kargs& a, float* smem, const void* A, const voi
                 for (int ni = 0; ni < NT; ni++) {
                     const rlx_i64 c = n0 + wn + 8 * t4 + 4 * hc + ni;
                     if (c >= N) continue;
-                    if (MODE == RLX_TC_H)   /* a plain matmul: no epilogue; rounded to the output dtype */
-                        rlx_st_from_f((void*)a.out, a.dt_out, co + r * N + c, acc[mi][ni][2 * hr + hc]);
-                    else
-                        ((float*)a.out)[co + r * N + c] = rlx_epilogue(a, acc[mi][ni][2 * hr + hc], r, c, N);
+                    /* MODE == RLX_TC_H: a plain matmul, no epilogue; rounded to the output dtype */
+                    rlx_tc_store(a, co, r, c, N, acc[mi][ni][2 * hr + hc], MODE == RLX_TC_H);
                 }
         }
 }
@@ -294,8 +315,8 @@ template <int BM, int BN, int WM, int WN, bool PRECISE>
 RLX_D void rlx_tc_body2(const rlx_kargs& a, float* smem) {
     const rlx_i64 M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
     const rlx_i64 tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
-    const bool half = a.dt_in[0] != RLX_DT_F32, tb = a.ia[9] != 0;
-    for (rlx_i64 z = blockIdx.z; z < nb; z += gridDim.z) {
+    const bool half = a.dt_in[0] != RLX_DT_F32, tb = a.ia[9] != 0, split = a.ia[11] > 1;
+    for (rlx_i64 z = split ? 0 : blockIdx.z; z < nb; z += split ? nb : gridDim.z) {   /* splits: one batch */
         rlx_i64 ao, bo;
         rlx_mm_batch(a, z, &ao, &bo);
         const float* A = (const float*)a.in[0] + ao;
@@ -387,7 +408,8 @@ RLX_D void rlx_tch_tile(const rlx_kargs& a, float* smem, const unsigned short* A
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t4 = lane & 3;
     const int wm = (warp / NWN) * WM, wn = (warp % NWN) * WN;
     const unsigned sbase = rlx_smem_addr(smem);
-    const rlx_i64 nk = (K + BK - 1) / BK;
+    rlx_i64 kt0, nk;
+    rlx_tc_ksteps(a, K, BK, &kt0, &nk);
     float acc[MT][NT][4];
 #pragma unroll
     for (int i = 0; i < MT; i++)
@@ -396,9 +418,9 @@ RLX_D void rlx_tch_tile(const rlx_kargs& a, float* smem, const unsigned short* A
 #pragma unroll
             for (int q = 0; q < 4; q++) acc[i][j][q] = 0.0f;
     __syncthreads();   /* the previous tile's readers are done with the buffers */
-    rlx_tch_load<BM, BN, THREADS, TB>(sbase, sbase + SA * 2u, A, B, M, N, K, m0, n0, 0, tid);
+    if (kt0 < nk) rlx_tch_load<BM, BN, THREADS, TB>(sbase, sbase + SA * 2u, A, B, M, N, K, m0, n0, kt0 * BK, tid);
     rlx_cp_commit();
-    for (rlx_i64 kt = 0; kt < nk; kt++) {
+    for (rlx_i64 kt = kt0; kt < nk; kt++) {
         const unsigned st = sbase + (unsigned)((kt & 1) * SS) * 2u;
         rlx_cp_wait<0>();
         __syncthreads();   /* stage kt is in; every warp is done with stage kt - 1, which the next load reuses */
@@ -446,7 +468,7 @@ RLX_D void rlx_tch_tile(const rlx_kargs& a, float* smem, const unsigned short* A
 #pragma unroll
                 for (int q = 0; q < 2; q++) {
                     const rlx_i64 c = n0 + wn + 8 * ni + 2 * t4 + q;
-                    if (c < N) rlx_st_from_f((void*)a.out, a.dt_out, co + r * N + c, acc[mi][ni][2 * hr + q]);
+                    if (c < N) rlx_tc_store(a, co, r, c, N, acc[mi][ni][2 * hr + q], true);
                 }
         }
 }
@@ -459,7 +481,8 @@ RLX_D bool rlx_tch_body(const rlx_kargs& a, float* smem) {
     const rlx_i64 tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
     const bool tb = a.ia[9] != 0, bf = a.dt_in[0] == RLX_DT_BF16;
     if ((K & 7) != 0 || (!tb && (N & 7) != 0) || ((a.in[0] | a.in[1]) & 15) != 0) return false;
-    for (rlx_i64 z = blockIdx.z; z < nb; z += gridDim.z) {
+    const bool split = a.ia[11] > 1;
+    for (rlx_i64 z = split ? 0 : blockIdx.z; z < nb; z += split ? nb : gridDim.z) {   /* splits: one batch */
         rlx_i64 ao, bo;
         rlx_mm_batch(a, z, &ao, &bo);
         const unsigned short* A = (const unsigned short*)a.in[0] + ao;
