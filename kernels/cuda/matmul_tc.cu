@@ -421,11 +421,11 @@ RLX_D void rlx_tch_tile(const rlx_kargs& a, float* smem, const unsigned short* A
     if (kt0 < nk) rlx_tch_load<BM, BN, THREADS, TB>(sbase, sbase + SA * 2u, A, B, M, N, K, m0, n0, kt0 * BK, tid);
     rlx_cp_commit();
     for (rlx_i64 kt = kt0; kt < nk; kt++) {
-        const unsigned st = sbase + (unsigned)((kt & 1) * SS) * 2u;
+        const unsigned st = sbase + (unsigned)(((kt - kt0) & 1) * SS) * 2u;   /* stage 0 holds k-step kt0 */
         rlx_cp_wait<0>();
         __syncthreads();   /* stage kt is in; every warp is done with stage kt - 1, which the next load reuses */
         if (kt + 1 < nk) {
-            const unsigned nx = sbase + (unsigned)(((kt + 1) & 1) * SS) * 2u;
+            const unsigned nx = sbase + (unsigned)(((kt + 1 - kt0) & 1) * SS) * 2u;
             rlx_tch_load<BM, BN, THREADS, TB>(nx, nx + SA * 2u, A, B, M, N, K, m0, n0, (kt + 1) * BK, tid);
         }
         rlx_cp_commit();
