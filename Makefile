@@ -64,6 +64,9 @@ $(BUILD)/tests/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harn
 	@rm -f $@
 	$(CC) $(TEST_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
 
+# the element-math tests compile the GLSL math in C
+$(BUILD)/tests/test_vk_f32math $(BUILD)/asan/test_vk_f32math: kernels/vulkan/math_f32.glsl
+
 $(BUILD)/asan/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h examples/transformer_model.h
 	@mkdir -p $(@D)
 	@rm -f $@

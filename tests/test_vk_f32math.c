@@ -1,0 +1,238 @@
+/* test_vk_f32math.c - the single-precision element math of kernels/vulkan/math_f32.glsl (no doubles, no 64-bit
+   integers: what a Vulkan device without shaderFloat64 / shaderInt64 runs), compiled as C99, against libm.
+
+   math_f32.glsl is written in the common subset of GLSL and C: the shim below defines the few GLSL built-ins
+   and portability macros it uses, so the same code runs here (float arithmetic is IEEE binary32 with
+   correctly rounded + - * / and no contraction on both sides). Each function is evaluated on a dense sweep
+   of float bit patterns over its whole domain (every 257th float), on random floats, and on hard ranges
+   (around multiples of pi/2 and huge arguments for sin/cos/tan, around 1 and the overflow and underflow
+   thresholds for exp/log/pow, large exponents for pow); the error is measured in ulps of the float result
+   against libm's double function (itself within 1 ulp of double, 2^-29 of a float ulp), which is the
+   independent reference. Special values (NaN, +-inf, +-0, subnormals, and C99 Annex F's table for pow) must
+   give exactly glibc's float function's result (or NaN where it gives NaN).
+
+   Bound (documented in math_f32.glsl): 1 ulp for every function. */
+#include "harness.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- C shim for math_f32.glsl ---------------------------------------------------------------------------- */
+typedef unsigned int vkf_uint;
+#define uint vkf_uint
+#define precise
+#define RLX_MATH_C 1
+#define RLX_MF_CVT(T, x) ((T)(x))
+#define RLX_MF_STRUCT(name) \
+    typedef struct name name; \
+    struct name
+#define RLX_MF_TABLE(T, name, n) static const T name[n] = {
+#define RLX_MF_TABLE_END };
+static vkf_uint floatBitsToUint(float x) {
+    vkf_uint u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+static float uintBitsToFloat(vkf_uint u) {
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+static float roundEven(float x) { return nearbyintf(x); } /* default rounding mode: to nearest even */
+
+#if defined(__GNUC__) || defined(__clang__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#endif
+#include "kernels/vulkan/math_f32.glsl"
+#if defined(__GNUC__) || defined(__clang__)
+#  pragma GCC diagnostic pop
+#endif
+
+/* ---- measuring ------------------------------------------------------------------------------------------- */
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static uint32_t fbits(float x) { return floatBitsToUint(x); }
+static float fmake(uint32_t u) { return uintBitsToFloat(u); }
+
+/* |got - ref| in units of the float ulp at ref (ref exact enough: a double); NaN must match NaN. */
+static double ulp_err(float got, double ref) {
+    double a = fabs(ref), u;
+    int e;
+    if (isnan(ref) || isnan(got)) return (isnan(ref) && isnan(got)) ? 0.0 : 1e30;
+    if (isinf(ref)) {
+        if (isinf(got) && (got > 0) == (ref > 0)) return 0.0;
+        /* the double result overflowed; the float must be inf or within an ulp of FLT_MAX */
+        return 1e30;
+    }
+    if (a > (double)FLT_MAX) {   /* overflows as a float: rounding gives inf beyond FLT_MAX + ulp/2 */
+        if (isinf(got) && (got > 0) == (ref > 0)) return 0.0;
+        return fabs((double)got - ref) / ldexp(1.0, 104);
+    }
+    if (isinf(got)) return 1e30;
+    frexp(a, &e);              /* a in [2^(e-1), 2^e) */
+    if (e - 1 < -126) u = ldexp(1.0, -149);
+    else u = ldexp(1.0, e - 1 - 23);
+    return fabs((double)got - ref) / u;
+}
+
+typedef float (*f1)(float);
+typedef double (*d1)(double);
+typedef float (*lf1)(float);
+
+typedef struct stat {
+    const char* name;
+    double worst;
+    float at;
+    long n;
+} stat;
+
+static void measure(stat* s, f1 f, d1 ref, float x) {
+    float got = f(x);
+    double e = ulp_err(got, ref((double)x));
+    s->n++;
+    if (e > s->worst) {
+        s->worst = e;
+        s->at = x;
+    }
+}
+
+static float rand_float(void) { /* random bit pattern, finite */
+    for (;;) {
+        uint32_t u = (uint32_t)(th_rng() >> 32);
+        float x = fmake(u);
+        if (isfinite(x)) return x;
+    }
+}
+
+static void sweep(stat* s, f1 f, d1 ref, float lo, float hi) {
+    uint32_t u;
+    long i;
+    /* every 257th float of the positive and negative ranges within [lo, hi] (|x| <= max(|lo|,|hi|)) */
+    for (u = 0; u < 0x7F800000u; u += 257) {
+        float x = fmake(u);
+        if (x >= lo && x <= hi) measure(s, f, ref, x);
+        if (-x >= lo && -x <= hi) measure(s, f, ref, -x);
+    }
+    for (i = 0; i < 200000; i++) {
+        float x = rand_float();
+        if (x >= lo && x <= hi) measure(s, f, ref, x);
+    }
+}
+
+/* ---- special values -------------------------------------------------------------------------------------- */
+static int same_or_nan(float a, float b) { return (isnan(a) && isnan(b)) || fbits(a) == fbits(b); }
+
+static void specials(const char* name, f1 f, lf1 libf) {
+    static const float v[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, FLT_MIN, -FLT_MIN, 1e-45f,
+                              -1e-45f, FLT_MAX, -FLT_MAX, 0.5f, 88.7f, 89.0f, -103.0f, -104.5f, 1e-30f, 3.0e38f};
+    int i, bad = 0;
+    for (i = 0; i < COUNT(v); i++) {
+        float got = f(v[i]), want = libf(v[i]);
+        /* exact agreement for NaN, infinities and zeros; elsewhere within the function's bound (checked
+           by the sweeps): here only class and sign must agree */
+        int special = isnan(want) || isinf(want) || want == 0.0f || isnan(v[i]) || isinf(v[i]) || v[i] == 0.0f;
+        if (special ? !same_or_nan(got, want) : (signbit(got) != signbit(want) || isnan(got))) {
+            if (bad++ < 4) printf("  %s(%a) = %a, libm %a\n", name, (double)v[i], (double)got, (double)want);
+        }
+    }
+    TH_CHECK(bad == 0, "%s: %d special values differ from libm", name, bad);
+}
+
+/* ---- pow ------------------------------------------------------------------------------------------------- */
+static void pow_check(void) {
+    static const float sv[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 0.5f, -0.5f, 2.0f, -2.0f, 3.0f,
+                               -3.0f, 0.25f, 1e30f, -1e30f, 1e-30f, 16777216.0f, 16777217.0f, -16777215.0f, 1.5f};
+    int i, j, bad = 0;
+    stat s = {"pow", 0, 0, 0};
+    float wx = 0, wy = 0;
+    for (i = 0; i < COUNT(sv); i++)
+        for (j = 0; j < COUNT(sv); j++) {
+            float x = sv[i], y = sv[j], got = rlx_pow_f32(x, y), want = powf(x, y);
+            if (!same_or_nan(got, want) && !(ulp_err(got, pow((double)x, (double)y)) <= 1.0)) {
+                if (bad++ < 6) printf("  pow(%a, %a) = %a, libm %a\n", (double)x, (double)y, (double)got, (double)want);
+            }
+        }
+    TH_CHECK(bad == 0, "pow: %d special pairs differ from libm", bad);
+    for (i = 0; i < 3000000; i++) {
+        float x, y, got;
+        double e;
+        switch (i % 4) {
+        case 0: x = (float)th_uniform(0.0, 100.0); y = (float)th_uniform(-20.0, 20.0); break;
+        case 1: x = fmake(0x3F800000u + (uint32_t)(th_rng() % 8192u) - 4096u); y = (float)th_uniform(-3e6, 3e6); break;
+        case 2: x = rand_float(); x = fabsf(x); y = (float)th_uniform(-4.0, 4.0); break;
+        default: x = -(float)floor(th_uniform(1.0, 40.0)); y = (float)floor(th_uniform(-30.0, 30.0)); break;
+        }
+        got = rlx_pow_f32(x, y);
+        e = ulp_err(got, pow((double)x, (double)y));
+        s.n++;
+        if (e > s.worst) {
+            s.worst = e;
+            wx = x;
+            wy = y;
+        }
+    }
+    printf("pow: %ld inputs, largest error %.3f ulp at (%a, %a)\n", s.n, s.worst, (double)wx, (double)wy);
+    TH_CHECK(s.worst <= 1.0, "pow: %.3f ulp > 1 at (%a, %a)", s.worst, (double)wx, (double)wy);
+}
+
+/* ---- the table ------------------------------------------------------------------------------------------- */
+typedef struct fn {
+    const char* name;
+    f1 f;
+    d1 ref;
+    lf1 libf;
+    float lo, hi;
+    double bound;
+} fn;
+
+int main(void) {
+    static const fn fns[] = {
+        {"exp", rlx_exp_f32, exp, expf, -110.0f, 90.0f, 1.0},
+        {"log", rlx_log_f32, log, logf, 0.0f, FLT_MAX, 1.0},
+        {"sin", rlx_sin_f32, sin, sinf, -FLT_MAX, FLT_MAX, 1.0},
+        {"cos", rlx_cos_f32, cos, cosf, -FLT_MAX, FLT_MAX, 1.0},
+        {"tan", rlx_tan_f32, tan, tanf, -FLT_MAX, FLT_MAX, 1.0},
+        {"atan", rlx_atan_f32, atan, atanf, -FLT_MAX, FLT_MAX, 1.0},
+        {"tanh", rlx_tanh_f32, tanh, tanhf, -20.0f, 20.0f, 1.0},
+        {"erf", rlx_erf_f32, erf, erff, -10.0f, 10.0f, 1.0},
+    };
+    int i, k;
+    th_seed(0xF32F32ull);
+    if (FLT_EVAL_METHOD != 0) {   /* x87 without -mfpmath=sse: float expressions are evaluated wider */
+        th_skip("float arithmetic is evaluated in wider precision (FLT_EVAL_METHOD %d): the error-free "
+                "transformations of math_f32.glsl need binary32 arithmetic, as on every GPU", (int)FLT_EVAL_METHOD);
+        return th_summary("vk_f32math");
+    }
+    for (i = 0; i < COUNT(fns); i++) {
+        stat s = {fns[i].name, 0, 0, 0};
+        sweep(&s, fns[i].f, fns[i].ref, fns[i].lo, fns[i].hi);
+        if (fns[i].ref == sin || fns[i].ref == cos || fns[i].ref == tan) {
+            /* near multiples of pi/2 (the reduction's hard cases) and near pi/4 */
+            for (k = -20000; k <= 20000; k++) {
+                float c = (float)((double)k * 1.5707963267948966);
+                uint32_t u = fbits(c);
+                int d;
+                for (d = -3; d <= 3; d++) measure(&s, fns[i].f, fns[i].ref, fmake(u + (uint32_t)d));
+            }
+            for (k = 0; k < 200000; k++) measure(&s, fns[i].f, fns[i].ref, fmake(0x3F490FDBu - 100000u + (uint32_t)k));
+        }
+        if (fns[i].ref == exp)
+            for (k = 0; k < 100000; k++) {
+                measure(&s, fns[i].f, fns[i].ref, fmake(0x42B17218u - 50000u + (uint32_t)k)); /* near overflow */
+                measure(&s, fns[i].f, fns[i].ref, fmake(0xC2CFF1B4u - 50000u + (uint32_t)k)); /* near underflow */
+            }
+        if (fns[i].ref == log)
+            for (k = 0; k < 400000; k++) measure(&s, fns[i].f, fns[i].ref, fmake(0x3F800000u - 200000u + (uint32_t)k));
+        printf("%s: %ld inputs, largest error %.3f ulp at %a (bound %.0f)\n", fns[i].name, s.n, s.worst, (double)s.at,
+               fns[i].bound);
+        TH_CHECK(s.worst <= fns[i].bound, "%s: %.3f ulp > %.0f at %a", fns[i].name, s.worst, fns[i].bound, (double)s.at);
+        specials(fns[i].name, fns[i].f, fns[i].libf);
+    }
+    pow_check();
+    return th_summary("vk_f32math");
+}
