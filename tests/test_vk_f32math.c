@@ -11,7 +11,14 @@
    independent reference. Special values (NaN, +-inf, +-0, subnormals, and C99 Annex F's table for pow) must
    give exactly glibc's float function's result (or NaN where it gives NaN).
 
-   Bound (documented in math_f32.glsl): 1 ulp for every function. */
+   Bound (documented in math_f32.glsl): 1 ulp for every function.
+
+   Then the same functions run on a Vulkan device (lavapipe in CI) through tests/vk_f32math.comp, compiled by
+   glslc at build time into build/gen/vk_f32math_spv.h: the module must declare neither Float64 nor Int64, and
+   every result must be within 1 ulp of libm's double function (and is compared bit for bit with the C build,
+   reported as a count). Without glslc, volk or a Vulkan device that part is skipped with the reason. */
+#define RLX_IMPLEMENTATION
+#include "../rlx.h"
 #include "harness.h"
 
 #include <float.h>
@@ -84,14 +91,14 @@ typedef float (*f1)(float);
 typedef double (*d1)(double);
 typedef float (*lf1)(float);
 
-typedef struct stat {
+typedef struct mstat {
     const char* name;
     double worst;
     float at;
     long n;
-} stat;
+} mstat;
 
-static void measure(stat* s, f1 f, d1 ref, float x) {
+static void measure(mstat* s, f1 f, d1 ref, float x) {
     float got = f(x);
     double e = ulp_err(got, ref((double)x));
     s->n++;
@@ -109,7 +116,7 @@ static float rand_float(void) { /* random bit pattern, finite */
     }
 }
 
-static void sweep(stat* s, f1 f, d1 ref, float lo, float hi) {
+static void sweep(mstat* s, f1 f, d1 ref, float lo, float hi) {
     uint32_t u;
     long i;
     /* every 257th float of the positive and negative ranges within [lo, hi] (|x| <= max(|lo|,|hi|)) */
@@ -146,9 +153,10 @@ static void specials(const char* name, f1 f, lf1 libf) {
 /* ---- pow ------------------------------------------------------------------------------------------------- */
 static void pow_check(void) {
     static const float sv[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 0.5f, -0.5f, 2.0f, -2.0f, 3.0f,
-                               -3.0f, 0.25f, 1e30f, -1e30f, 1e-30f, 16777216.0f, 16777217.0f, -16777215.0f, 1.5f};
+                               -3.0f, 0.25f, 1e30f, -1e30f, 1e-30f, 16777216.0f, 16777217.0f, -16777215.0f, 1.5f, 3.0e38f,
+                               -3.0e38f, FLT_MAX, 1e-45f, -1e-45f};
     int i, j, bad = 0;
-    stat s = {"pow", 0, 0, 0};
+    mstat s = {"pow", 0, 0, 0};
     float wx = 0, wy = 0;
     for (i = 0; i < COUNT(sv); i++)
         for (j = 0; j < COUNT(sv); j++) {
@@ -180,6 +188,161 @@ static void pow_check(void) {
     TH_CHECK(s.worst <= 1.0, "pow: %.3f ulp > 1 at (%a, %a)", s.worst, (double)wx, (double)wy);
 }
 
+/* ---- on a Vulkan device ---------------------------------------------------------------------------------- */
+#if defined(RLX__HAS_VULKAN)
+static const uint32_t vkf_spv[] = {
+#include "vk_f32math_spv.h"
+};
+#define VKF_NFN 9
+static float vkf_c(int f, float x, float y) {
+    switch (f) {
+    case 0: return rlx_exp_f32(x);
+    case 1: return rlx_log_f32(x);
+    case 2: return rlx_sin_f32(x);
+    case 3: return rlx_cos_f32(x);
+    case 4: return rlx_tan_f32(x);
+    case 5: return rlx_atan_f32(x);
+    case 6: return rlx_tanh_f32(x);
+    case 7: return rlx_erf_f32(x);
+    default: return rlx_pow_f32(x, y);
+    }
+}
+static double vkf_ref(int f, double x, double y) {
+    switch (f) {
+    case 0: return exp(x);
+    case 1: return log(x);
+    case 2: return sin(x);
+    case 3: return cos(x);
+    case 4: return tan(x);
+    case 5: return atan(x);
+    case 6: return tanh(x);
+    case 7: return erf(x);
+    default: return pow(x, y);
+    }
+}
+static void vk_check(void) {
+    static const char* names[VKF_NFN] = {"exp", "log", "sin", "cos", "tan", "atan", "tanh", "erf", "pow"};
+    enum { N = 1 << 16 };
+    char name[128], why[256];
+    int i, f, sm = 0, dev = -1, ndev;
+    void* ctx = NULL;
+    rlx__vkdev* d;
+    rlx__vkfn fn;
+    VkShaderModuleCreateInfo si;
+    VkPipeline pipe;
+    uint64_t bx = 0, by = 0, bo = 0, ba = 0;
+    uint32_t args[8];
+    float *x, *y, *o;
+    rlx_result r;
+    if (COUNT(vkf_spv) < 8) {
+        th_skip("vulkan: glslc was not found when the test was built (no SPIR-V for tests/vk_f32math.comp)");
+        return;
+    }
+    why[0] = 0;
+    ndev = rlx__vk_count();
+    for (i = 0; i < ndev && dev < 0; i++)
+        if (rlx__vk_probe(i, 0, name, sizeof name, why, sizeof why, &sm)) dev = i;
+    if (dev < 0) {
+        th_skip("vulkan: no usable device (%s)", why[0] ? why : "none found");
+        return;
+    }
+    {
+        unsigned need = rlx__vkf_spv_needs(vkf_spv, (size_t)COUNT(vkf_spv));
+        TH_CHECK((need & (RLX__VKF_F64 | RLX__VKF_I64)) == 0, "vk_f32math.comp needs shaderFloat64 or shaderInt64 (%u)", need);
+    }
+    x = (float*)malloc(sizeof(float) * N);
+    y = (float*)malloc(sizeof(float) * N);
+    o = (float*)malloc(sizeof(float) * N * VKF_NFN);
+    if (!x || !y || !o) {
+        TH_CHECK(0, "out of memory");
+        free(x), free(y), free(o);
+        return;
+    }
+    for (i = 0; i < N; i++) { /* a quarter special-ish, the rest random over the whole range and near 1 */
+        static const float sv[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 0.5f, 2.0f, 88.7f, -87.5f, 1e-30f,
+                                   3.0e38f, 1.5707964f, 1e10f, -3.0f};
+        switch (i % 4) {
+        case 0: x[i] = sv[(i / 4) % COUNT(sv)]; y[i] = sv[(i / 64) % COUNT(sv)]; break;
+        case 1: x[i] = rand_float(); y[i] = (float)th_uniform(-8.0, 8.0); break;
+        case 2: x[i] = (float)th_uniform(-12.0, 12.0); y[i] = (float)floor(th_uniform(-9.0, 9.0)); break;
+        default: x[i] = fmake(0x3F800000u + (uint32_t)(th_rng() % 65536u) - 32768u); y[i] = (float)th_uniform(-1e5, 1e5); break;
+        }
+    }
+    r = rlx__vk_set_device(dev, &ctx);
+    if (r != RLX_OK) {
+        TH_CHECK(0, "vulkan: opening %s: %s", name, rlx__vk_last_error());
+        free(x), free(y), free(o);
+        return;
+    }
+    d = (rlx__vkdev*)ctx;
+    memset(&fn, 0, sizeof fn);
+    memset(&si, 0, sizeof si);
+    si.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+    si.codeSize = sizeof vkf_spv;
+    si.pCode = vkf_spv;
+    r = rlx__vk_check(d->vk.vkCreateShaderModule(d->dev, &si, NULL, &fn.shader), "vkCreateShaderModule");
+    if (r == RLX_OK) r = rlx__vk_pipeline(d, &fn, 64, 1, &pipe);
+    if (r == RLX_OK) r = rlx__vk_mem_alloc(&bx, sizeof(float) * N);
+    if (r == RLX_OK) r = rlx__vk_mem_alloc(&by, sizeof(float) * N);
+    if (r == RLX_OK) r = rlx__vk_mem_alloc(&bo, sizeof(float) * N * VKF_NFN);
+    if (r == RLX_OK) r = rlx__vk_mem_alloc(&ba, sizeof args);
+    memset(args, 0, sizeof args);
+    args[0] = (uint32_t)bx, args[1] = (uint32_t)(bx >> 32);
+    args[2] = (uint32_t)by, args[3] = (uint32_t)(by >> 32);
+    args[4] = (uint32_t)bo, args[5] = (uint32_t)(bo >> 32);
+    args[6] = N;
+    if (r == RLX_OK) r = rlx__vk_htod(bx, x, sizeof(float) * N);
+    if (r == RLX_OK) r = rlx__vk_htod(by, y, sizeof(float) * N);
+    if (r == RLX_OK) r = rlx__vk_htod(ba, args, sizeof args);
+    RLX__VK_LOCK();
+    if (r == RLX_OK) r = rlx__vk_xfer_begin(d);
+    if (r == RLX_OK) {
+        uint32_t pcv[2];
+        pcv[0] = (uint32_t)ba;
+        pcv[1] = (uint32_t)(ba >> 32);
+        d->vk.vkCmdBindPipeline(d->xfer, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+        d->vk.vkCmdPushConstants(d->xfer, d->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, pcv);
+        d->vk.vkCmdDispatch(d->xfer, N / 64, 1, 1);
+        r = rlx__vk_xfer_end(d);
+    }
+    RLX__VK_UNLOCK();
+    if (r == RLX_OK) r = rlx__vk_dtoh(o, bo, sizeof(float) * N * VKF_NFN);
+    TH_CHECK(r == RLX_OK, "vulkan: running vk_f32math.comp on %s: %s", name, rlx__vk_last_error());
+    if (r == RLX_OK)
+        for (f = 0; f < VKF_NFN; f++) {
+            double worst = 0;
+            long differ = 0, n = 0;
+            float at = 0;
+            for (i = 0; i < N; i++) {
+                float got = o[(size_t)f * N + (size_t)i], c = vkf_c(f, x[i], y[i]);
+                double e = ulp_err(got, vkf_ref(f, (double)x[i], (double)y[i]));
+                n++;
+                if (!same_or_nan(got, c)) differ++;
+                if (e > worst) {
+                    worst = e;
+                    at = x[i];
+                }
+            }
+            printf("vulkan (%s) %s: %ld inputs, largest error %.3f ulp at %a, %ld differ from the C build\n", name,
+                   names[f], n, worst, (double)at, differ);
+            TH_CHECK(worst <= 1.0, "vulkan %s: %.3f ulp > 1 at %a", names[f], worst, (double)at);
+        }
+    if (bx) rlx__vk_mem_free(bx);
+    if (by) rlx__vk_mem_free(by);
+    if (bo) rlx__vk_mem_free(bo);
+    if (ba) rlx__vk_mem_free(ba);
+    if (fn.pipes) {
+        for (i = 0; i < fn.npipes; i++) d->vk.vkDestroyPipeline(d->dev, fn.pipes[i].pipe, NULL);
+        free(fn.pipes);
+    }
+    if (fn.shader) d->vk.vkDestroyShaderModule(d->dev, fn.shader, NULL);
+    rlx__vk_release_device(dev, ctx);
+    free(x), free(y), free(o);
+}
+#else
+static void vk_check(void) { th_skip("vulkan: this build has no Vulkan backend (volk.h not found, or RLX_NO_VULKAN)"); }
+#endif
+
 /* ---- the table ------------------------------------------------------------------------------------------- */
 typedef struct fn {
     const char* name;
@@ -209,7 +372,7 @@ int main(void) {
         return th_summary("vk_f32math");
     }
     for (i = 0; i < COUNT(fns); i++) {
-        stat s = {fns[i].name, 0, 0, 0};
+        mstat s = {fns[i].name, 0, 0, 0};
         sweep(&s, fns[i].f, fns[i].ref, fns[i].lo, fns[i].hi);
         if (fns[i].ref == sin || fns[i].ref == cos || fns[i].ref == tan) {
             /* near multiples of pi/2 (the reduction's hard cases) and near pi/4 */
@@ -234,5 +397,6 @@ int main(void) {
         specials(fns[i].name, fns[i].f, fns[i].libf);
     }
     pow_check();
+    vk_check();
     return th_summary("vk_f32math");
 }

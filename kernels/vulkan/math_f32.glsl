@@ -8,7 +8,7 @@
    devices without shaderFloat64 and for full-rate float math. Accuracy (tests/test_vk_f32math.c, the file
    compiled as C: dense and random inputs over the whole float range and hard ranges, against libm's double
    functions): every function within 1 ulp of the exact result (documented bound; measured maxima: exp 0.74,
-   log 0.50, pow 0.77, sin 0.77, cos 0.80, tan 0.92, atan 0.66, tanh 0.91, erf 0.81), as math.glsl's float
+   log 0.50, pow 0.77, sin 0.77, cos 0.80, tan 0.92, atan 0.66, tanh 0.95, erf 0.81), as math.glsl's float
    functions and glibc's expf ... powf (the CPU backend's element math). Special
    cases follow C99 Annex F (NaN in -> NaN out, signed zeros, log(0) = -inf, log(x < 0) = NaN, exp overflow
    -> inf, underflow -> 0 or a subnormal, tanh/erf(+-inf) = +-1, atan(+-inf) = +-pi/2, and the special-case
@@ -229,6 +229,7 @@ float rlx_pow_f32(float x, float y) {
         if (yk == 0) return RLX_MF_NAN;
         if (yk == 1) sign = -1.0f;
     }
+    if (ax == 1.0f) return sign; /* x = -1 (log 0: y * 0 below would split an overflowing y) */
     rlx_mf_ff l = rlx_mf_log_ff(ax);
     precise float ph = y * l.hi;
     if (ph > 200.0f) return sign * RLX_MF_INF;
@@ -335,14 +336,14 @@ float rlx_mf_cos_k(float rh, float rl) { return rlx_mf_cos_kf(rh, rl).hi; }
 float rlx_sin_f32(float x) {
     float ax = rlx_mf_abs(x);
     if (ax < 0.000244140625f) return x; /* |x| < 2^-12 (and +-0) */
-    if (!(ax < RLX_MF_INF)) return x - x; /* NaN, +-inf */
+    if (!(ax < RLX_MF_INF)) return RLX_MF_NAN; /* NaN, +-inf (not x - x: compilers fold it to 0) */
     rlx_mf_red r = rlx_mf_rem_pio2(x);
     float v = (r.q & 1) == 0 ? rlx_mf_sin_k(r.hi, r.lo) : rlx_mf_cos_k(r.hi, r.lo);
     return r.q >= 2 ? -v : v;
 }
 float rlx_cos_f32(float x) {
     float ax = rlx_mf_abs(x);
-    if (!(ax < RLX_MF_INF)) return x - x;
+    if (!(ax < RLX_MF_INF)) return RLX_MF_NAN;
     rlx_mf_red r = rlx_mf_rem_pio2(x);
     float v = (r.q & 1) == 0 ? rlx_mf_cos_k(r.hi, r.lo) : rlx_mf_sin_k(r.hi, r.lo);
     return (r.q == 1 || r.q == 2) ? -v : v;
@@ -350,7 +351,7 @@ float rlx_cos_f32(float x) {
 float rlx_tan_f32(float x) {
     float ax = rlx_mf_abs(x);
     if (ax < 0.000244140625f) return x;
-    if (!(ax < RLX_MF_INF)) return x - x;
+    if (!(ax < RLX_MF_INF)) return RLX_MF_NAN;
     rlx_mf_red r = rlx_mf_rem_pio2(x);
     rlx_mf_ff s = rlx_mf_sin_kf(r.hi, r.lo), c = rlx_mf_cos_kf(r.hi, r.lo);
     if ((r.q & 1) != 0) { /* tan = -cos / sin */
