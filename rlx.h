@@ -11442,7 +11442,7 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
             char ref[320];
             rlx__ir_node_ref(ref, sizeof ref, ir, &ir->nodes[gp->launches[i].node]);
             if (r == RLX_ERROR_UNSUPPORTED)   /* >>vkfeat: a device feature the kernel needs is missing */
-                return rlx__perr(p, r, "%s: %s: %s", rlx_device_name(api->kind), ref, api->last_error());
+                return rlx__perr(p, r, "%s: %s", ref, api->last_error());
             return rlx__perr(p, r, "%s: kernel '%s' (for %s) not found in module '%s': %s", rlx_device_name(api->kind),
                              gp->launches[i].kernel, ref, gp->launches[i].module, api->last_error());
         }
