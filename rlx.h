@@ -71,6 +71,10 @@
        RLX_HIP_CACHE           directory of the hipRTC code-object cache (0 = off)
        RLX_VULKAN_LOADER       Vulkan loader library to open instead of the default
        RLX_VULKAN_TIMEOUT_MS   overrides the macro of the same name at run time
+       RLX_VULKAN_HIDE_FEATURES  comma-separated optional Vulkan features to treat as absent on every device:
+                               float64, int64, int8, int16, float16, storage8, storage16 (tests the reduced-feature
+                               paths: kernels needing a hidden feature fail to compile with RLX_ERROR_UNSUPPORTED;
+                               hiding float64 or int64, which every kernel still needs, makes devices unavailable)
 
    CONTENTS
        1. Types, results, dtypes                     >>types
@@ -88,7 +92,7 @@
       11. Runtime (compile, run, I/O)                >>runtime
       12. Driver loading, shared GPU layer           >>dl >>gpu
       13. CUDA and HIP backends                      >>cuda >>hip
-      14. Vulkan backend                             >>vulkan
+      14. Vulkan backend, optional device features   >>vulkan >>vkfeat
       15. Weight / state store (rlx_store)           >>store
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
@@ -179,7 +183,8 @@
    condition variable), time inside a step (a profile
    has one entry per step; on GPUs a step lasts from the end of the previous step's work to the end of its own),
    run a kernel with a shape unknown at compile time (symbolic dims are specialised per value at compile time;
-   see rlx_dim).
+   see rlx_dim), run Vulkan on a device without shaderFloat64 and shaderInt64 (yet: every kernel still needs
+   them; the f32 element math that needs neither is in kernels/vulkan/math_f32.glsl, not yet used by kernels).
 */
 #ifndef RLX_H
 #define RLX_H
@@ -12878,9 +12883,10 @@ static void rlx__hip_details(int index, uint64_t* mem, char* drv, size_t cap) {
    device address, so a tensor is a 64-bit address exactly as in CUDA; each launch's kargs live in device memory
    and its push constant is their address. At compile time every launch is recorded once into one command
    buffer (global memory barrier between dispatches), replayed by each run and waited for with a timeout.
-   Requirements: Vulkan 1.2 and the features bufferDeviceAddress, shaderInt64, shaderFloat64, shaderInt16,
-   shaderInt8, storageBuffer8BitAccess, storageBuffer16BitAccess. Devices are ordered discrete GPUs first, then
-   integrated, virtual and CPU implementations; rlx_compile_desc.device_index picks one of that order.
+   Requirements: Vulkan 1.2 and bufferDeviceAddress; the other features are optional and checked per kernel
+   (>>vkfeat): today every kernel needs shaderFloat64 and shaderInt64, 28 of 34 need storageBuffer8BitAccess
+   and storageBuffer16BitAccess, none needs shaderInt8, shaderInt16 or shaderFloat16. Devices are ordered
+   discrete GPUs first, then integrated, virtual and CPU implementations; rlx_compile_desc.device_index picks one of that order.
    RLX_DEVICE_AUTO does not pick a CPU implementation (lavapipe, SwiftShader): the CPU backend is faster.
    ------------------------------------------------------------------------------------------------------------ */
 #if defined(RLX__HAS_VULKAN)
