@@ -6,7 +6,8 @@
       cases must be reported unsupported). Every case must pass or be skipped with RLX_ERROR_UNSUPPORTED and a
       message naming the kernel and the missing feature; none may fail, and some must pass (the kernels that
       touch no 8- or 16-bit storage).
-   2. rlx_devices reports the Vulkan device unavailable, naming shaderFloat64 / shaderInt64 and the variable,
+   2. Without RLX_COMPILE_NO_FALLBACK such a program falls back to the CPU and computes the right values.
+   3. rlx_devices reports the Vulkan device unavailable, naming shaderFloat64 / shaderInt64 and the variable,
       when float64 or int64 is hidden (every embedded kernel still needs both), and names an unknown word of
       the variable.
    Without a Vulkan device every check is skipped with the reason. */
@@ -57,6 +58,32 @@ int main(void) {
            th_passed - p0, th_failed - f0, th_skipped - s0);
     TH_CHECK(th_passed - p0 > 0, "no case ran on Vulkan with 8/16-bit features hidden");
     TH_CHECK(th_skipped - s0 > 0, "no case was reported unsupported with 8- and 16-bit storage hidden");
+
+    { /* without RLX_COMPILE_NO_FALLBACK an unsupported kernel sends the program to the CPU, with right results */
+        rlx_graph* g = rlx_graph_create(NULL);
+        int64_t shp[1] = {5};
+        float xv[5] = {-2.0f, -0.5f, 0.25f, 1.0f, 3.0f}, yv[5] = {0};
+        rlx_program* p = NULL;
+        rlx_compile_desc cd;
+        rlx_result r;
+        int k, ok = 1;
+        rlx_output(g, "y", rlx_relu(g, rlx_input(g, "x", RLX_F32, 1, shp)));
+        memset(&cd, 0, sizeof cd);
+        cd.device = RLX_DEVICE_VULKAN;
+        r = rlx_compile(g, &cd, &p);
+        TH_CHECK(r == RLX_OK && p && rlx_program_device(p) == RLX_DEVICE_CPU,
+                 "storage hidden, fallback allowed: compile %s, device %s", rlx_result_string(r),
+                 p ? rlx_device_name(rlx_program_device(p)) : "-");
+        if (r == RLX_OK && p) {
+            rlx_set_input_f32(p, "x", xv, 5);
+            r = rlx_run(p);
+            rlx_get_output_f32(p, "y", yv, 5);
+            for (k = 0; k < 5; k++) ok &= yv[k] == (xv[k] > 0.0f ? xv[k] : 0.0f);
+            TH_CHECK(r == RLX_OK && ok, "fallback program: run %s, results %s", rlx_result_string(r), ok ? "right" : "wrong");
+        }
+        rlx_program_destroy(p);
+        rlx_graph_destroy(g);
+    }
 
     vkf_setenv("RLX_VULKAN_HIDE_FEATURES", "float64");
     TH_CHECK(vulkan_status(why, sizeof why) == 0 && strstr(why, "shaderFloat64") && strstr(why, "RLX_VULKAN_HIDE_FEATURES"),
