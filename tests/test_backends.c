@@ -1366,9 +1366,9 @@ static res* result_add(result* r, const char* what, const char* name, int run, i
     return o;
 }
 
-/* Set by execute when the compile failed with RLX_ERROR_UNSUPPORTED: the device lacks a feature an op needs
-   (a Vulkan device without shaderFloat64, or with it hidden by RLX_VULKAN_HIDE_FEATURES). Such a case is
-   counted as skipped, with the reason printed; any other failure is a failure. */
+/* Set by execute when the compile failed with RLX_ERROR_UNSUPPORTED because the device lacks a feature a
+   kernel needs (a Vulkan device without 8/16-bit storage, or with it hidden by RLX_VULKAN_HIDE_FEATURES). Such
+   a case is counted as skipped, with the reason printed; any other failure is a failure. */
 static int last_unsupported;
 
 /* Compiles and runs c's graph on `dev`; fills *out. Returns 0 and a message on any failure. */
@@ -1384,7 +1384,8 @@ static int execute(bctx* c, rlx_device dev, uint32_t flags, result* out, char* e
     last_unsupported = 0;
     r = rlx_compile(c->g, &cd, &p);
     if (r != RLX_OK) {
-        last_unsupported = r == RLX_ERROR_UNSUPPORTED;
+        /* only a missing device feature (">>vkfeat" of rlx.h); any other unsupported op stays a failure */
+        last_unsupported = r == RLX_ERROR_UNSUPPORTED && strstr(rlx_graph_error(c->g), "which the device lacks") != NULL;
         snprintf(err, cap, "compile failed (%s): %s", rlx_result_string(r), rlx_graph_error(c->g));
         return 0;
     }
