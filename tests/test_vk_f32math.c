@@ -51,12 +51,12 @@ static float uintBitsToFloat(vkf_uint u) {
 }
 static float roundEven(float x) { return nearbyintf(x); } /* default rounding mode: to nearest even */
 
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__cplusplus)
 #  pragma GCC diagnostic push
 #  pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #endif
 #include "kernels/vulkan/math_f32.glsl"
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__cplusplus)
 #  pragma GCC diagnostic pop
 #endif
 
