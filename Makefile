@@ -64,6 +64,16 @@ $(BUILD)/tests/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harn
 	@rm -f $@
 	$(CC) $(TEST_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
 
+# test_vk_f32math compiles the GLSL math in C, and runs tests/vk_f32math.comp (SPIR-V as numbers from glslc;
+# a lone 0 without glslc, and the Vulkan part skips) on a Vulkan device
+$(BUILD)/tests/test_vk_f32math $(BUILD)/asan/test_vk_f32math: kernels/vulkan/math_f32.glsl $(BUILD)/gen/vk_f32math_spv.h
+$(BUILD)/tests/test_vk_f32math: TEST_CFLAGS += -I$(BUILD)/gen
+$(BUILD)/asan/test_vk_f32math: ASAN_CFLAGS += -I$(BUILD)/gen
+$(BUILD)/gen/vk_f32math_spv.h: tests/vk_f32math.comp kernels/vulkan/math_f32.glsl
+	@mkdir -p $(@D)
+	@if command -v glslc >/dev/null 2>&1; then glslc --target-env=vulkan1.1 -O -Werror -Ikernels/vulkan -mfmt=num \
+	    $< -o $@.tmp && mv $@.tmp $@; else echo 0 > $@; fi
+
 $(BUILD)/asan/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h examples/transformer_model.h
 	@mkdir -p $(@D)
 	@rm -f $@

@@ -71,6 +71,10 @@
        RLX_HIP_CACHE           directory of the hipRTC code-object cache (0 = off)
        RLX_VULKAN_LOADER       Vulkan loader library to open instead of the default
        RLX_VULKAN_TIMEOUT_MS   overrides the macro of the same name at run time
+       RLX_VULKAN_HIDE_FEATURES  comma-separated optional Vulkan features to treat as absent on every device:
+                               float64, int64, int8, int16, float16, storage8, storage16 (tests the reduced-feature
+                               paths: kernels needing a hidden feature fail to compile with RLX_ERROR_UNSUPPORTED;
+                               hiding float64 or int64, which every kernel still needs, makes devices unavailable)
 
    CONTENTS
        1. Types, results, dtypes                     >>types
@@ -88,7 +92,7 @@
       11. Runtime (compile, run, I/O)                >>runtime
       12. Driver loading, shared GPU layer           >>dl >>gpu
       13. CUDA and HIP backends                      >>cuda >>hip
-      14. Vulkan backend                             >>vulkan
+      14. Vulkan backend, optional device features   >>vulkan >>vkfeat
       15. Weight / state store (rlx_store)           >>store
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
@@ -179,7 +183,8 @@
    condition variable), time inside a step (a profile
    has one entry per step; on GPUs a step lasts from the end of the previous step's work to the end of its own),
    run a kernel with a shape unknown at compile time (symbolic dims are specialised per value at compile time;
-   see rlx_dim).
+   see rlx_dim), run Vulkan on a device without shaderFloat64 and shaderInt64 (yet: every kernel still needs
+   them; the f32 element math that needs neither is in kernels/vulkan/math_f32.glsl, not yet used by kernels).
 */
 #ifndef RLX_H
 #define RLX_H
@@ -11504,6 +11509,8 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
         if ((r = api->function(mod, gp->launches[i].kernel, &gp->fns[i])) != RLX_OK) {
             char ref[320];
             rlx__ir_node_ref(ref, sizeof ref, ir, &ir->nodes[gp->launches[i].node]);
+            if (r == RLX_ERROR_UNSUPPORTED)   /* >>vkfeat: a device feature the kernel needs is missing */
+                return rlx__perr(p, r, "%s: %s", ref, api->last_error());
             return rlx__perr(p, r, "%s: kernel '%s' (for %s) not found in module '%s': %s", rlx_device_name(api->kind),
                              gp->launches[i].kernel, ref, gp->launches[i].module, api->last_error());
         }
@@ -12939,9 +12946,10 @@ static void rlx__hip_details(int index, uint64_t* mem, char* drv, size_t cap) {
    device address, so a tensor is a 64-bit address exactly as in CUDA; each launch's kargs live in device memory
    and its push constant is their address. At compile time every launch is recorded once into one command
    buffer (global memory barrier between dispatches), replayed by each run and waited for with a timeout.
-   Requirements: Vulkan 1.2 and the features bufferDeviceAddress, shaderInt64, shaderFloat64, shaderInt16,
-   shaderInt8, storageBuffer8BitAccess, storageBuffer16BitAccess. Devices are ordered discrete GPUs first, then
-   integrated, virtual and CPU implementations; rlx_compile_desc.device_index picks one of that order.
+   Requirements: Vulkan 1.2 and bufferDeviceAddress; the other features are optional and checked per kernel
+   (>>vkfeat): today every kernel needs shaderFloat64 and shaderInt64, 28 of 34 need storageBuffer8BitAccess
+   and storageBuffer16BitAccess, none needs shaderInt8, shaderInt16 or shaderFloat16. Devices are ordered
+   discrete GPUs first, then integrated, virtual and CPU implementations; rlx_compile_desc.device_index picks one of that order.
    RLX_DEVICE_AUTO does not pick a CPU implementation (lavapipe, SwiftShader): the CPU backend is faster.
    ------------------------------------------------------------------------------------------------------------ */
 #if defined(RLX__HAS_VULKAN)
@@ -13015,6 +13023,7 @@ typedef struct rlx__vkdev {
     uint64_t timeout_ns;          /* fence timeout (rlx__vk_timeout_ns, read when the device opens) */
     uint32_t ts_bits;             /* timestampValidBits of the queue family (0: no timestamps) */
     float ts_period;              /* nanoseconds per timestamp tick */
+    unsigned feat;                /* optional features enabled (RLX__VKF_*, >>vkfeat) */
 } rlx__vkdev;
 
 typedef struct rlx__vkstream {    /* per program: its command buffer while recording, its fence */
@@ -13098,6 +13107,131 @@ static void rlx__vk_feature_chain(VkPhysicalDeviceFeatures2* f, VkPhysicalDevice
     f11->pNext = f12;
 }
 
+/* ------------------------------------------------------------------------------------------------------------
+   >>vkfeat  optional Vulkan device features
+
+   Beyond Vulkan 1.2 and bufferDeviceAddress, every device feature is optional: the device is opened with those
+   it has, and each kernel's SPIR-V is scanned for the capabilities it declares (Float64, Int64, Int8, Int16,
+   Float16, StorageBuffer8BitAccess, StorageBuffer16BitAccess). A kernel that needs a feature the device lacks
+   fails at compile with RLX_ERROR_UNSUPPORTED naming the kernel and the feature, instead of the device being
+   refused. A device is only refused for a feature that every embedded kernel needs (a device that could run
+   nothing must not be picked by RLX_DEVICE_AUTO): today that is shaderFloat64 and shaderInt64, because every
+   kernel's launch arguments hold 64-bit addresses, dims and double attributes; a kernel rebuilt without them
+   lifts that requirement by itself. The environment variable RLX_VULKAN_HIDE_FEATURES (a comma-separated list
+   of float64, int64, int8, int16, float16, storage8, storage16) makes rlx treat every device as lacking them,
+   so the reduced-feature paths can be tested on any device.
+   ------------------------------------------------------------------------------------------------------------ */
+#define RLX__VKF_F64 1u      /* shaderFloat64             (SPIR-V capability Float64) */
+#define RLX__VKF_I64 2u      /* shaderInt64               (Int64) */
+#define RLX__VKF_I8 4u       /* shaderInt8                (Int8) */
+#define RLX__VKF_I16 8u      /* shaderInt16               (Int16) */
+#define RLX__VKF_F16 16u     /* shaderFloat16             (Float16) */
+#define RLX__VKF_SB8 32u     /* storageBuffer8BitAccess   (StorageBuffer8BitAccess) */
+#define RLX__VKF_SB16 64u    /* storageBuffer16BitAccess  (StorageBuffer16BitAccess) */
+#define RLX__VKF_COUNT 7
+
+static const struct { const char* env; const char* feature; unsigned cap; } rlx__vkf_names[RLX__VKF_COUNT] = {
+    {"float64", "shaderFloat64", 10}, {"int64", "shaderInt64", 11}, {"int8", "shaderInt8", 39},
+    {"int16", "shaderInt16", 22}, {"float16", "shaderFloat16", 9}, {"storage8", "storageBuffer8BitAccess", 4448},
+    {"storage16", "storageBuffer16BitAccess", 4433}};
+
+/* The features of the list ("a, b, c"), in *bits; 0 with the first unknown word in bad[] if one is unknown. */
+static int rlx__vkf_parse(const char* s, unsigned* bits, char* bad, size_t badcap) {
+    *bits = 0;
+    while (s && *s) {
+        size_t n;
+        int k;
+        while (*s == ',' || *s == ' ') s++;
+        for (n = 0; s[n] && s[n] != ',' && s[n] != ' '; n++) {}
+        if (!n) break;
+        for (k = 0; k < RLX__VKF_COUNT; k++)
+            if (strlen(rlx__vkf_names[k].env) == n && strncmp(s, rlx__vkf_names[k].env, n) == 0) break;
+        if (k == RLX__VKF_COUNT) {
+            snprintf(bad, badcap, "%.*s", (int)(n < 40 ? n : 40), s);
+            return 0;
+        }
+        *bits |= 1u << k;
+        s += n;
+    }
+    return 1;
+}
+
+/* Features hidden by RLX_VULKAN_HIDE_FEATURES; 0 with a reason when the variable names an unknown feature. */
+static int rlx__vkf_hidden(unsigned* bits, char* reason, size_t rcap) {
+    char bad[48];
+    if (rlx__vkf_parse(getenv("RLX_VULKAN_HIDE_FEATURES"), bits, bad, sizeof bad)) return 1;
+    snprintf(reason, rcap, "RLX_VULKAN_HIDE_FEATURES names an unknown feature '%s' (known: float64, int64, int8, "
+             "int16, float16, storage8, storage16)", bad);
+    return 0;
+}
+
+/* The optional features device pd has (before hiding). */
+static unsigned rlx__vkf_device(VkPhysicalDevice pd) {
+    VkPhysicalDeviceFeatures2 f;
+    VkPhysicalDeviceVulkan11Features f11;
+    VkPhysicalDeviceVulkan12Features f12;
+    unsigned b = 0;
+    rlx__vk_feature_chain(&f, &f11, &f12);
+    rlx__vk.GetPhysicalDeviceFeatures2(pd, &f);
+    if (f.features.shaderFloat64) b |= RLX__VKF_F64;
+    if (f.features.shaderInt64) b |= RLX__VKF_I64;
+    if (f12.shaderInt8) b |= RLX__VKF_I8;
+    if (f.features.shaderInt16) b |= RLX__VKF_I16;
+    if (f12.shaderFloat16) b |= RLX__VKF_F16;
+    if (f12.storageBuffer8BitAccess) b |= RLX__VKF_SB8;
+    if (f11.storageBuffer16BitAccess) b |= RLX__VKF_SB16;
+    return b;
+}
+
+/* Sets the features in bits on a feature chain (for vkCreateDevice). */
+static void rlx__vkf_enable(unsigned b, VkPhysicalDeviceFeatures2* f, VkPhysicalDeviceVulkan11Features* f11,
+                            VkPhysicalDeviceVulkan12Features* f12) {
+    f->features.shaderFloat64 = (b & RLX__VKF_F64) ? VK_TRUE : VK_FALSE;
+    f->features.shaderInt64 = (b & RLX__VKF_I64) ? VK_TRUE : VK_FALSE;
+    f12->shaderInt8 = (b & RLX__VKF_I8) ? VK_TRUE : VK_FALSE;
+    f->features.shaderInt16 = (b & RLX__VKF_I16) ? VK_TRUE : VK_FALSE;
+    f12->shaderFloat16 = (b & RLX__VKF_F16) ? VK_TRUE : VK_FALSE;
+    f12->storageBuffer8BitAccess = (b & RLX__VKF_SB8) ? VK_TRUE : VK_FALSE;
+    f11->storageBuffer16BitAccess = (b & RLX__VKF_SB16) ? VK_TRUE : VK_FALSE;
+}
+
+/* The features a SPIR-V module needs: its OpCapability instructions (they come first, after the 5-word
+   header). A module too short to hold a header needs nothing here (vkCreateShaderModule rejects it). */
+static unsigned rlx__vkf_spv_needs(const uint32_t* w, size_t nwords) {
+    size_t i = 5;
+    unsigned b = 0;
+    int k;
+    while (i < nwords) {
+        uint32_t op = w[i] & 0xFFFFu, len = w[i] >> 16;
+        if (len == 0 || (size_t)len > nwords - i) break;
+        if (op == 17 && len >= 2) {   /* OpCapability */
+            for (k = 0; k < RLX__VKF_COUNT; k++)
+                if (w[i + 1] == rlx__vkf_names[k].cap) b |= 1u << k;
+        } else if (op != 10 && op != 11 && op != 14) {   /* past OpExtension, OpExtInstImport, OpMemoryModel */
+            break;
+        }
+        i += len;
+    }
+    return b;
+}
+
+/* The features every embedded kernel needs (a device without one of them can run nothing). */
+static unsigned rlx__vkf_all_need(void) {
+    unsigned all = ~0u;
+    int i;
+    for (i = 0; i < rlx__spv_kernel_count; i++)
+        all &= rlx__vkf_spv_needs((const uint32_t*)rlx__spv_kernels[i].data, rlx__spv_kernels[i].size / 4);
+    return rlx__spv_kernel_count ? all : 0u;
+}
+
+/* "shaderFloat64, shaderInt64" for the bits in b. */
+static void rlx__vkf_list(unsigned b, char* out, size_t cap) {
+    size_t n = 0;
+    int k;
+    out[0] = 0;
+    for (k = 0; k < RLX__VKF_COUNT; k++)
+        if ((b & (1u << k)) && n < cap) n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? ", " : "", rlx__vkf_names[k].feature);
+}
 /* What a device lacks of rlx's requirements ("" if nothing). */
 static void rlx__vk_missing(VkPhysicalDevice pd, char* out, size_t cap) {
     VkPhysicalDeviceProperties pr;
@@ -13118,13 +13252,23 @@ static void rlx__vk_missing(VkPhysicalDevice pd, char* out, size_t cap) {
     if (!(cond)) n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s%s", n ? ", " : "", nm); \
     if (n >= cap) n = cap - 1
     RLX__VK_NEED(f12.bufferDeviceAddress, "bufferDeviceAddress");
-    RLX__VK_NEED(f.features.shaderInt64, "shaderInt64");
-    RLX__VK_NEED(f.features.shaderFloat64, "shaderFloat64");
-    RLX__VK_NEED(f.features.shaderInt16, "shaderInt16");
-    RLX__VK_NEED(f12.shaderInt8, "shaderInt8");
-    RLX__VK_NEED(f12.storageBuffer8BitAccess, "storageBuffer8BitAccess");
-    RLX__VK_NEED(f11.storageBuffer16BitAccess, "storageBuffer16BitAccess");
 #undef RLX__VK_NEED
+    {   /* >>vkfeat: only the features every embedded kernel needs; the others are checked per kernel */
+        unsigned hidden = 0, have, lack;
+        char list[160];
+        char bad[160];
+        if (!rlx__vkf_hidden(&hidden, bad, sizeof bad)) {
+            snprintf(out, cap, "nothing: %s", bad);
+            return;
+        }
+        have = rlx__vkf_device(pd);
+        lack = rlx__vkf_all_need() & ~(have & ~hidden);
+        if (!lack) return;
+        rlx__vkf_list(lack, list, sizeof list);
+        if (n < cap)
+            snprintf(out + n, cap - n, "%s%.100s (every embedded kernel needs it%s)", n ? ", " : "", list,
+                     (lack & ~have) ? "" : "; hidden by RLX_VULKAN_HIDE_FEATURES");
+    }
 }
 
 static int rlx__vk_type_rank(VkPhysicalDeviceType t) {
@@ -13240,6 +13384,10 @@ static int rlx__vk_probe(int index, int for_auto, char* name, size_t ncap, char*
     }
     rlx__vk.GetPhysicalDeviceProperties(rlx__vk.pds[index], &pr);
     snprintf(name, ncap, "%.80s", pr.deviceName);
+    {   /* >>vkfeat: an unknown word in RLX_VULKAN_HIDE_FEATURES makes every device unavailable, saying so */
+        unsigned hidden;
+        if (!rlx__vkf_hidden(&hidden, reason, rcap)) return 0;
+    }
     rlx__vk_missing(rlx__vk.pds[index], miss, sizeof miss);
     if (miss[0]) {
         snprintf(reason, rcap, "%.60s lacks %.130s", pr.deviceName, miss);
@@ -13509,9 +13657,13 @@ static rlx_result rlx__vk_dev_open(int index, rlx__vkdev** out) {
     qi.queueCount = 1;
     qi.pQueuePriorities = &prio;
     rlx__vk_feature_chain(&f, &f11, &f12);
-    f.features.shaderInt64 = f.features.shaderFloat64 = f.features.shaderInt16 = VK_TRUE;
-    f11.storageBuffer16BitAccess = VK_TRUE;
-    f12.bufferDeviceAddress = f12.shaderInt8 = f12.storageBuffer8BitAccess = VK_TRUE;
+    {   /* >>vkfeat: the optional features the device has and RLX_VULKAN_HIDE_FEATURES does not hide */
+        unsigned hidden = 0;
+        if (!rlx__vkf_hidden(&hidden, rlx__vk_err, sizeof rlx__vk_err)) { free(d); return RLX_ERROR_DEVICE_UNAVAILABLE; }
+        d->feat = rlx__vkf_device(d->pd) & ~hidden;
+        rlx__vkf_enable(d->feat, &f, &f11, &f12);
+    }
+    f12.bufferDeviceAddress = VK_TRUE;
     memset(&ci, 0, sizeof ci);
     ci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
     ci.pNext = &f;
@@ -13726,6 +13878,16 @@ static rlx_result rlx__vk_function(void* mod, const char* name, void** fn) {
         return RLX_ERROR_KERNEL_COMPILE;
     }
     snprintf(full, sizeof full, "%s__%s", m->name, name);
+    {   /* >>vkfeat: a kernel that needs a feature the device lacks (or that is hidden) is unsupported */
+        unsigned lack = rlx__vkf_spv_needs((const uint32_t*)b->data, b->size / 4) & ~d->feat;
+        if (lack) {
+            char list[160];
+            rlx__vkf_list(lack, list, sizeof list);
+            snprintf(rlx__vk_err, sizeof rlx__vk_err, "the Vulkan kernel '%.64s' needs %.100s, which the device lacks (or "
+                     "RLX_VULKAN_HIDE_FEATURES hides)", full, list);
+            return RLX_ERROR_UNSUPPORTED;
+        }
+    }
     RLX__VK_LOCK();
     for (i = 0; i < d->nfns; i++)
         if (strcmp(d->fns[i]->name, full) == 0) { *fn = d->fns[i]; RLX__VK_UNLOCK(); return RLX_OK; }

@@ -6,8 +6,9 @@
    sees: 64-bit device addresses of the output and inputs inside one rlx_kargs struct. The struct itself lives
    in device memory; the push constant is its address.
 
-   Device features the kernels need (rlx.h checks them and reports the device unavailable otherwise):
-   bufferDeviceAddress, shaderInt64, shaderFloat64, storageBuffer8BitAccess, storageBuffer16BitAccess.
+   Device features the kernels need (rlx.h reads each module's capabilities and refuses a kernel whose
+   features the device lacks): bufferDeviceAddress, shaderInt64, shaderFloat64, storageBuffer8BitAccess,
+   storageBuffer16BitAccess (the last two only where 8/16-bit views are used).
    8- and 16-bit values are only loaded, stored and converted (never computed with), so shaderInt8/shaderInt16
    are not needed: convert a loaded 8/16-bit value to uint/int at once (uint(rlx_u8(p, i)) != 0u, never
    rlx_u8(p, i) != uint8_t(0)), and store uint8_t(x)/uint16_t(x) of a uint x (an int goes through uint first:
