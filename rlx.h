@@ -10248,7 +10248,7 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
         int64_t splits = 1;
         L = rlx__cl_add(w, "matmul", tb ? "gemv_t_f32" : "gemv_f32", nd);
         L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, cols), 65535u * 1024u);
-        if (sm >= 0 && blocks < RLX__CU_FILL_BLOCKS) {   /* CUDA/HIP: split K until the GPU has enough blocks */
+        if (blocks < RLX__CU_FILL_BLOCKS) {   /* split K until the GPU has enough blocks */
             splits = rlx__cl_cdiv(RLX__CU_FILL_BLOCKS, blocks);
             if (splits > K / minkc) splits = K / minkc;
             if (splits > 64) splits = 64;

@@ -1,5 +1,5 @@
 #version 460
-// kernels: matmul_f32 matmul_f32_t matmul_f32_big gemv_f32 gemv_t_f32 matmul_generic
+// kernels: matmul_f32 matmul_f32_t matmul_f32_big gemv_f32 gemv_t_f32 gemv_reduce matmul_generic
 /* matmul.comp - matrix products of the Vulkan backend (port of kernels/cuda/matmul.cu).
 
    All kernels compute C[z] = A[z] · B[z] for row-major A [M, K], B [K, N], C [M, N] with broadcast batch dims:
@@ -331,7 +331,9 @@ void main() {
 #if defined(RLX_K_gemv_f32)
 /* ---- gemv_f32: few rows (M <= 8). A workgroup of 256 threads owns 32 columns: thread (tx = tid % 32,
    ty = tid / 32) accumulates rows 0..M-1 over k = ty, ty + 8, ...; the 8 partial sums of a column are added in
-   order through shared memory. Grid: x over column blocks, z over batches (grid-stride). --------------------- */
+   order through shared memory. Grid: x over column blocks, y over K splits, z over batches (grid-stride).
+   K splits (ia 11 = splits > 1, ia 12 = k per split): split y covers k in [y·kc, (y+1)·kc) and stores its sums,
+   without the epilogue, to in[5] (f32, [splits][batches][M][N]); gemv_reduce adds them in order. ---------- */
 #define GEMV_MAXM 8
 shared float gv_part[GEMV_MAXM][8][33];
 
@@ -340,7 +342,9 @@ void main() {
     const int64_t M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
     const int tx = int(gl_LocalInvocationID.x) & 31, ty = int(gl_LocalInvocationID.x) >> 5;
     const int mrows = int(min(M, int64_t(GEMV_MAXM)));
-    const int64_t tn = (N + 31) / 32;
+    const int64_t tn = (N + 31) / 32, splits = a.ia[11];
+    const int64_t k0 = splits > 1 ? int64_t(gl_WorkGroupID.y) * a.ia[12] : 0L;
+    const int64_t k1 = splits > 1 ? min(K, k0 + a.ia[12]) : K;
     for (int64_t z = gl_WorkGroupID.z; z < nb; z += gl_NumWorkGroups.z) {
         int64_t ao, bo;
         rlx_mm_batch(z, ao, bo);
@@ -351,7 +355,7 @@ void main() {
             float acc[GEMV_MAXM];
             [[unroll]] for (int m = 0; m < GEMV_MAXM; m++) acc[m] = 0.0;
             if (col < N) {
-                for (int64_t k = ty; k < K; k += 8) {
+                for (int64_t k = k0 + ty; k < k1; k += 8) {
                     const float bv = rlx_f32(B, k * N + col);
                     [[unroll]] for (int m = 0; m < GEMV_MAXM; m++)
                         if (m < mrows) acc[m] += rlx_f32(A, int64_t(m) * K + k) * bv;
@@ -363,7 +367,10 @@ void main() {
                 for (int m = 0; m < mrows; m++) {
                     float v = 0.0;
                     for (int q = 0; q < 8; q++) v += gv_part[m][q][tx];
-                    rlx_f32(C, int64_t(m) * N + col) = rlx_epilogue(v, int64_t(m), col, N);
+                    if (splits > 1)
+                        rlx_f32(a.in_[5], (int64_t(gl_WorkGroupID.y) * nb + z) * M * N + int64_t(m) * N + col) = v;
+                    else
+                        rlx_f32(C, int64_t(m) * N + col) = rlx_epilogue(v, int64_t(m), col, N);
                 }
             }
             barrier();
@@ -376,7 +383,7 @@ void main() {
 /* ---- gemv_t_f32: few rows (M <= 8), B stored [N, K]. A workgroup of 256 threads owns 8 columns, 32 threads
    each: thread (l = tid % 32, q = tid / 32) accumulates rows 0..M-1 of column 8·bn + q over k = l, l + 32, ...
    (row n of B and the rows of A are contiguous in k); the 32 partial sums of a (column, row) are added in order
-   through shared memory. Grid: x over column blocks, z over batches (grid-stride). ------------------------- */
+   through shared memory. Grid: x over column blocks, y over K splits (as gemv_f32), z over batches. -------- */
 #define GEMV_MAXM 8
 shared float gt_part[8][GEMV_MAXM][33];
 
@@ -385,7 +392,9 @@ void main() {
     const int64_t M = a.ia[0], N = a.ia[1], K = a.ia[2], nb = a.ia[3];
     const int tid = int(gl_LocalInvocationID.x), l = tid & 31, q = tid >> 5;
     const int mrows = int(min(M, int64_t(GEMV_MAXM)));
-    const int64_t tn = (N + 7) / 8;
+    const int64_t tn = (N + 7) / 8, splits = a.ia[11];
+    const int64_t k0 = splits > 1 ? int64_t(gl_WorkGroupID.y) * a.ia[12] : 0L;
+    const int64_t k1 = splits > 1 ? min(K, k0 + a.ia[12]) : K;
     for (int64_t z = gl_WorkGroupID.z; z < nb; z += gl_NumWorkGroups.z) {
         int64_t ao, bo;
         rlx_mm_batch(z, ao, bo);
@@ -396,7 +405,7 @@ void main() {
             float acc[GEMV_MAXM];
             [[unroll]] for (int m = 0; m < GEMV_MAXM; m++) acc[m] = 0.0;
             if (col < N) {
-                for (int64_t k = l; k < K; k += 32) {
+                for (int64_t k = k0 + l; k < k1; k += 32) {
                     const float bv = rlx_f32(B, col * K + k);
                     [[unroll]] for (int m = 0; m < GEMV_MAXM; m++)
                         if (m < mrows) acc[m] += rlx_f32(A, int64_t(m) * K + k) * bv;
@@ -410,11 +419,29 @@ void main() {
                 if (m < mrows && cc < N) {
                     float v = 0.0;
                     for (int j = 0; j < 32; j++) v += gt_part[c][m][j];
-                    rlx_f32(C, int64_t(m) * N + cc) = rlx_epilogue(v, int64_t(m), cc, N);
+                    if (splits > 1)
+                        rlx_f32(a.in_[5], (int64_t(gl_WorkGroupID.y) * nb + z) * M * N + int64_t(m) * N + cc) = v;
+                    else
+                        rlx_f32(C, int64_t(m) * N + cc) = rlx_epilogue(v, int64_t(m), cc, N);
                 }
             }
             barrier();
         }
+    }
+}
+#endif
+
+#if defined(RLX_K_gemv_reduce)
+/* ---- gemv_reduce: C = epilogue(sum over the K splits of gemv_f32 / gemv_t_f32, in split order), one
+   invocation per output element (grid-stride). ------------------------------------------------------------- */
+void main() {
+    RlxArgs a = rlx_pc.a;
+    const int64_t M = a.ia[0], N = a.ia[1], nb = a.ia[3], splits = a.ia[11], n = nb * M * N;
+    RLX_GRID_LOOP(e, n) {
+        const int64_t r = e % (M * N);
+        float v = 0.0;
+        for (int64_t s = 0; s < splits; s++) v += rlx_f32(a.in_[5], s * n + e);
+        rlx_f32(a.out_, e) = rlx_epilogue(v, r / N, r % N, N);
     }
 }
 #endif
