@@ -10397,8 +10397,7 @@ static void rlx__cl_sortbuf(rlx__cl* w, rlx__launch* L, int64_t rows, int64_t P,
 }
 
 /* ---- attention ---- */
-static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, uint64_t out,
-                              int sm) {
+static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, uint64_t out) {
     rlx__launch* L = rlx__cl_add(w, "attention", "attention", nd);
     rlx__kargs* A = &L->args;
     const int64_t H = nd->ia[1], Hkv = nd->ia[2], D = nd->ia[8], Dv = nd->ia[9], B = nd->ia[10], Sq = nd->ia[11];
@@ -10463,8 +10462,8 @@ static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* n
     A->fa[1] = nd->fa[1];
     L->block[0] = (unsigned)(32 * W);
     L->grid[0] = rlx__cl_cap(nqb * H * B, RLX__CU_GRID_CAP);
-    if (sm >= 0 && Sq <= 8 && nqb * H * B < RLX__CU_FILL_BLOCKS && Sk >= 64) {
-        /* CUDA/HIP, few rows (decode): split the keys (flash-decoding), at least 32 keys a split, then merge */
+    if (Sq <= 8 && nqb * H * B < RLX__CU_FILL_BLOCKS && Sk >= 64) {
+        /* few rows (decode): split the keys (flash-decoding), at least 32 keys a split, then merge */
         int64_t splits = rlx__cl_cdiv(RLX__CU_FILL_BLOCKS, nqb * H * B), chunk;
         rlx__launch* R;
         if (splits > Sk / 32) splits = Sk / 32;
@@ -10786,7 +10785,7 @@ static void rlx__cl_node(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
         return;
     }
     case RLX_OP_ATTENTION:
-        rlx__cl_attention(w, g, nd, addr, out, sm);
+        rlx__cl_attention(w, g, nd, addr, out);
         return;
     case RLX_OP_ROPE: {
         const int64_t H = nd->ia[2], nrot = nd->ia[3], D = nd->ia[6], B = nd->ia[7], S = nd->ia[8];

@@ -9,12 +9,22 @@
 #include "harness.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define MAX_SHOWN 3
 
 static const char* rs(rlx_result r) { return rlx_result_string(r); }
 static const char* dn(rlx_dtype t) { return rlx_dtype_name(t); }
+
+/* RLX_TEST_DEVICE=cpu|vulkan|cuda|hip runs every case on that device (no CPU fallback); default AUTO. */
+static void test_device(rlx_compile_desc* cd) {
+    const char* dv = getenv("RLX_TEST_DEVICE");
+    if (!dv || !*dv) return;
+    cd->device = strcmp(dv, "vulkan") == 0 ? RLX_DEVICE_VULKAN : strcmp(dv, "cuda") == 0 ? RLX_DEVICE_CUDA
+               : strcmp(dv, "hip") == 0 ? RLX_DEVICE_HIP : RLX_DEVICE_CPU;
+    cd->flags |= RLX_COMPILE_NO_FALLBACK;
+}
 
 static double* dalloc(int64_t n) { return (double*)calloc((size_t)(n > 0 ? n : 1), sizeof(double)); }
 
@@ -290,6 +300,7 @@ static double* attention_case(const acase* c, int compare) {
     rlx_output(g, "o", o);
     memset(&cd, 0, sizeof cd);
     cd.num_threads = c->threads;
+    test_device(&cd);
     r = rlx_compile(g, &cd, &p);
     TH_CHECK(r == RLX_OK, "attention %s: compile: %s (%s)", c->name, rs(r), rlx_graph_error(g));
     if (r == RLX_OK) {
@@ -775,6 +786,7 @@ static double* rope_case(const rcase* c, int compare) {
                                 rlx_input(g, "cos", c->dt, 2, ts), rlx_input(g, "sin", c->dt, 2, ts), &d));
     memset(&cd, 0, sizeof cd);
     cd.num_threads = c->threads;
+    test_device(&cd);
     r = rlx_compile(g, &cd, &p);
     TH_CHECK(r == RLX_OK, "rope %s: compile: %s (%s)", c->name, rs(r), rlx_graph_error(g));
     if (r == RLX_OK) {

@@ -1,5 +1,5 @@
 #version 460
-// kernels: attention rope
+// kernels: attention attention_merge rope
 /* attention.comp - fused attention and rotary embeddings of the Vulkan backend (port of kernels/cuda/attention.cu).
 
    attention: one kernel for every mask combination, computed in f32 with an online softmax.
@@ -22,7 +22,10 @@
      st[0..3]: element strides (batch, head, sequence) of q, k, v and the output; the last dim is contiguous.
      dims: 0..3 bias strides over (b, h, i, j), 4..5 keep_mask strides over (b, i) (the key stride is 1).
      ia: 0 H, 1 group, 2 D, 3 Dv, 4 Sq, 5 Sk, 6 causal, 7 window, 8 has keep, 9 has bias, 10 has kv_len,
-         11 TK, 12 W, 13 B, 14 query blocks, 15 global (no shared staging).   fa: 0 scale, 1 softcap.
+         11 TK, 12 W, 13 B, 14 query blocks, 15 global (no shared staging), 16 key splits (0/1: none),
+         17 keys per split.   fa: 0 scale, 1 softcap.
+     Key splits (decode): as in attention.cu, work item = (split, query block, head, batch), partial state per
+     query row to in[6] ([B][H][Sq][splits][Dv + 3]: m, l, NaN flag, value sums), combined by attention_merge.
      Dynamic shared memory: (W·D + TK·(D + 1) + TK·DVC) floats (none when global); K rows are D + 1 words
      apart, so invocations scoring different keys read different banks.
    rope: see the kernel.
@@ -50,6 +53,7 @@ void main() {
     const bool causal = a.ia[6] != 0, global_ = a.ia[15] != 0;
     const int TK = int(a.ia[11]), W = int(a.ia[12]);
     const int64_t window = a.ia[7], B = a.ia[13], nqb = a.ia[14];
+    const int64_t nsplit = a.ia[16] > 1 ? a.ia[16] : 1L, chunk = a.ia[17];
     const float scale = float(a.fa[0]), softcap = float(a.fa[1]);
     const float NEG_INF = -rlx_inf_f();
     const uint tid = gl_LocalInvocationID.x, nthr = gl_WorkGroupSize.x;
@@ -61,8 +65,9 @@ void main() {
     const uint qs = uint(warp) * Du;          /* this group's query row */
     const uint ks = uint(W) * Du;             /* [TK][D + 1] */
     const uint vs = ks + uint(TK) * (Du + 1u); /* [TK][dvc] */
-    const int64_t nitems = nqb * H * B;
-    for (int64_t item = int64_t(gl_WorkGroupID.x); item < nitems; item += int64_t(gl_NumWorkGroups.x)) {
+    const int64_t nitems = nqb * H * B * nsplit;
+    for (int64_t item2 = int64_t(gl_WorkGroupID.x); item2 < nitems; item2 += int64_t(gl_NumWorkGroups.x)) {
+        const int64_t split = item2 % nsplit, item = item2 / nsplit;
         const int64_t qb = item % nqb, h = (item / nqb) % H, b = item / (nqb * H), hk = h / group;
         int64_t kv = Sk;
         if (a.ia[10] != 0) {   /* 1: one kv_len, 2: one per batch row */
@@ -82,6 +87,13 @@ void main() {
         if (window > 0) {
             lo = i + off - window + 1 > 0 ? i + off - window + 1 : 0;
             blo = i0 + off - window + 1 > 0 ? i0 + off - window + 1 : 0;
+        }
+        if (nsplit > 1) {   /* this split's keys only */
+            const int64_t s0 = split * chunk, s1 = s0 + chunk;
+            lo = max(lo, s0);
+            blo = max(blo, s0);
+            hi = min(hi, s1);
+            bhi = min(bhi, s1);
         }
         const int64_t qoff = b * a.st[0][0] + h * a.st[0][1] + i * a.st[0][2];
         const int64_t koff = b * a.st[1][0] + hk * a.st[1][1], voff = b * a.st[2][0] + hk * a.st[2][1];
@@ -189,7 +201,18 @@ void main() {
                 }
                 m = mn;
             }
-            if (valid) {
+            if (valid && nsplit > 1) {   /* the split's partial state (see above) */
+                const int64_t pp = (((b * H + h) * Sq + i) * nsplit + split) * (Dv + 3);
+                if (lane == 0) {
+                    rlx_f32(a.in_[6], pp) = m;
+                    rlx_f32(a.in_[6], pp + 1) = l;
+                    rlx_f32(a.in_[6], pp + 2) = nan_ ? 1.0 : 0.0;
+                }
+                [[unroll]] for (int t = 0; t < RLX_ATT_NACC; t++) {
+                    const int d = lane + 32 * t;
+                    if (d < dvc && dv0 + d < Dv) rlx_f32(a.in_[6], pp + 3 + dv0 + d) = acc[t];
+                }
+            } else if (valid) {
                 const float inv = 1.0 / l;
                 const int64_t ooff = b * a.st[3][0] + h * a.st[3][1] + i * a.st[3][2];
                 [[unroll]] for (int t = 0; t < RLX_ATT_NACC; t++) {
@@ -200,6 +223,52 @@ void main() {
                     }
                 }
             }
+        }
+    }
+}
+#endif
+
+#if defined(RLX_K_attention_merge)
+/* attention_merge: 32 invocations per query row (b, h, i) combine the key splits of `attention` (in[6]); ia as
+   attention's; st[3] the output strides. */
+void main() {
+    RlxArgs a = rlx_pc.a;
+    const int dt = a.dt_out;
+    const int64_t H = a.ia[0], Dv = a.ia[3], Sq = a.ia[4], B = a.ia[13], nsplit = a.ia[16];
+    const float NEG_INF = -rlx_inf_f();
+    const int lane = int(gl_LocalInvocationID.x & 31u);
+    const int64_t groups = rlx_bdim() / 32;
+    for (int64_t row = int64_t(gl_WorkGroupID.x) * groups + int64_t(gl_LocalInvocationID.x >> 5u); row < B * H * Sq;
+         row += int64_t(gl_NumWorkGroups.x) * groups) {
+        const int64_t i = row % Sq, h = (row / Sq) % H, b = row / (Sq * H);
+        const int64_t pr = row * nsplit * (Dv + 3);
+        float M = NEG_INF, l = 0.0;
+        bool nan_ = false;
+        for (int64_t s = 0; s < nsplit; s++) {
+            const float ms = rlx_f32(a.in_[6], pr + s * (Dv + 3));
+            M = ms > M ? ms : M;
+            nan_ = nan_ || rlx_f32(a.in_[6], pr + s * (Dv + 3) + 2) != 0.0;
+        }
+        if (M != NEG_INF)
+            for (int64_t s = 0; s < nsplit; s++) {
+                const float ms = rlx_f32(a.in_[6], pr + s * (Dv + 3)), ls = rlx_f32(a.in_[6], pr + s * (Dv + 3) + 1);
+                if (ms != NEG_INF || ls != 0.0) l += rlx_exp_f(ms - M) * ls;
+            }
+        const float inv = 1.0 / l;
+        const int64_t ooff = b * a.st[3][0] + h * a.st[3][1] + i * a.st[3][2];
+        for (int64_t d = lane; d < Dv; d += 32) {
+            float r;
+            if (M == NEG_INF) {
+                r = nan_ ? rlx_nan_f() : 0.0;
+            } else {
+                float acc = 0.0;
+                for (int64_t s = 0; s < nsplit; s++) {
+                    const float ms = rlx_f32(a.in_[6], pr + s * (Dv + 3)), x = rlx_f32(a.in_[6], pr + s * (Dv + 3) + 3 + d);
+                    if (ms != NEG_INF || x != 0.0) acc += rlx_exp_f(ms - M) * x;   /* 0 * NaN stays NaN */
+                }
+                r = acc * inv;
+            }
+            rlx_st_from_f(a.out_, dt, ooff + d, r);
         }
     }
 }
