@@ -1086,7 +1086,7 @@ typedef struct rlx_gguf_tensor_info {
     uint64_t offset;          /* from the start of the data section                                           */
     uint64_t file_offset;     /* from the start of the file                                                   */
     size_t bytes;
-    const void* data;         /* in the mapping (or the caller's memory)                                      */
+    const void* data;         /* in the mapping (or the caller's memory); NULL for an empty tensor past the end */
 } rlx_gguf_tensor_info;
 
 /* Opens a GGUF file of version 2 or 3 (version 1 is refused). desc may be NULL. On failure *out is NULL and
@@ -16174,10 +16174,17 @@ static size_t rlx__gguf_scalar_size(uint32_t t) {
 static const char* const rlx__gguf_type_names[13] = {"u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool",
                                                      "string", "array", "u64", "i64", "f64"};
 
+/* The metadata is read twice: a counting pass checks the structure and counts value nodes and string bytes
+   without storing anything, so the tables of the second pass are allocated at their exact sizes (a few times
+   the metadata's own bytes, never in proportion to the tensor data). */
 typedef struct rlx__gread {
     rlx_gguf* g;
     const unsigned char* s;
     size_t n, p;
+    int counting;
+    uint64_t nodes;           /* counting pass: value nodes needed */
+    size_t pool;              /* counting pass: string bytes needed (with their NULs) */
+    rlx__gnode scratch;       /* counting pass: where values are written */
     char err[300];
 } rlx__gread;
 
@@ -16215,6 +16222,13 @@ static int rlx__gstr(rlx__gread* r, const char** out, size_t* len, int utf8, con
     if (!rlx__gu64(r, &n, what)) return 0;
     if (n > (uint64_t)(r->n - r->p)) return rlx__gfail(r, "%s at byte %lu: length %llu runs past the end of the file", what, (unsigned long)(r->p - 8), (unsigned long long)n);
     if (utf8 && !rlx__utf8_valid(r->s + r->p, (size_t)n)) return rlx__gfail(r, "%s at byte %lu is not valid UTF-8", what, (unsigned long)(r->p - 8));
+    if (r->counting) {   /* n <= bytes left, so the sum stays below the file size plus one byte per string */
+        r->pool += (size_t)n + 1;
+        r->p += (size_t)n;
+        *out = "";
+        *len = (size_t)n;
+        return 1;
+    }
     RLX_ASSERT(r->g->pool_used + (size_t)n + 1 <= r->g->pool_cap);
     d = r->g->pool + r->g->pool_used;
     memcpy(d, r->s + r->p, (size_t)n);
@@ -16228,13 +16242,14 @@ static int rlx__gstr(rlx__gread* r, const char** out, size_t* len, int utf8, con
 /* Reserves k nodes (k is bounded by the bytes left: each takes >= 8 bytes of the file). */
 static int rlx__gnodes(rlx__gread* r, uint64_t k, uint64_t* first) {
     rlx_gguf* g = r->g;
+    if (r->counting) { *first = r->nodes; r->nodes += k; return 1; }   /* k <= bytes left / 8 */
     if (k > g->cap_nodes - g->n_nodes) return rlx__gfail(r, "array counts at byte %lu exceed what the file can hold", (unsigned long)r->p);
     *first = g->n_nodes;
     g->n_nodes += k;
     return 1;
 }
 static int rlx__gvalue(rlx__gread* r, uint32_t type, uint64_t node, int depth) {
-    rlx__gnode* v = &r->g->nodes[node];
+    rlx__gnode* v = r->counting ? &r->scratch : &r->g->nodes[node];
     size_t es = rlx__gguf_scalar_size(type);
     v->type = (uint8_t)type;
     if (type > 12) return rlx__gfail(r, "unknown value type %u at byte %lu", (unsigned)type, (unsigned long)(r->p - 4));
@@ -16271,7 +16286,7 @@ static int rlx__gvalue(rlx__gread* r, uint32_t type, uint64_t node, int depth) {
         min = rlx__gguf_scalar_size(et) ? rlx__gguf_scalar_size(et) : (et == 8 ? 8 : 12);
         if (count > (uint64_t)(r->n - r->p) / min)
             return rlx__gfail(r, "array at byte %lu: %llu elements of type %s do not fit in the %lu bytes left", (unsigned long)(r->p - 12), (unsigned long long)count, rlx__gguf_type_names[et], (unsigned long)(r->n - r->p));
-        v = &r->g->nodes[node];
+        v = r->counting ? &r->scratch : &r->g->nodes[node];
         v->etype = (uint8_t)et;
         v->count = count;
         if (rlx__gguf_scalar_size(et)) {
@@ -16283,7 +16298,7 @@ static int rlx__gvalue(rlx__gread* r, uint32_t type, uint64_t node, int depth) {
             return 1;
         }
         if (!rlx__gnodes(r, count, &first)) return 0;
-        r->g->nodes[node].first = first;
+        if (!r->counting) r->g->nodes[node].first = first;
         for (i = 0; i < count; i++)
             if (!rlx__gvalue(r, et, first + i, depth + 1)) return 0;
         return 1;
@@ -16338,10 +16353,34 @@ static int rlx__gguf_parse(rlx__gread* r) {
     if (nkv > (uint64_t)(r->n - r->p) / 13) return rlx__gfail(r, "%llu key-value pairs do not fit in the %lu bytes left", (unsigned long long)nkv, (unsigned long)(r->n - r->p));
     if (nt > (uint64_t)(r->n - r->p) / 32) return rlx__gfail(r, "%llu tensor infos do not fit in the %lu bytes left", (unsigned long long)nt, (unsigned long)(r->n - r->p));
     if (nkv > (uint64_t)(INT_MAX / 2) || nt > (uint64_t)(INT_MAX / 2)) return rlx__gfail(r, "too many keys or tensors");
-    /* tables sized by the file: every string (key, value, name) takes >= 8 bytes, so the pool needs at most
-       size + size / 8 bytes and there are at most size / 8 value nodes (+ one per key) */
-    g->pool_cap = r->n + r->n / 8 + 1;
-    g->cap_nodes = (uint64_t)(r->n / 8) + nkv + 1;
+    {   /* counting pass over the key-value pairs and tensor infos */
+        size_t p0 = r->p;
+        r->counting = 1;
+        for (i = 0; i < nkv; i++) {
+            const char* k;
+            size_t kl;
+            uint32_t type;
+            uint64_t nd = 0;
+            if (!rlx__gstr(r, &k, &kl, 1, "a key") || !rlx__gu32(r, &type, "a value type") || !rlx__gnodes(r, 1, &nd) ||
+                !rlx__gvalue(r, type, nd, 0))
+                return 0;
+        }
+        for (i = 0; i < nt; i++) {
+            const char* k;
+            size_t kl;
+            uint32_t rank, type;
+            uint64_t e;
+            if (!rlx__gstr(r, &k, &kl, 1, "a tensor name") || !rlx__gu32(r, &rank, "a tensor rank")) return 0;
+            if (rank > RLX_MAX_RANK) return rlx__gfail(r, "tensor %llu has rank %u (1 to %d)", (unsigned long long)i, (unsigned)rank, RLX_MAX_RANK);
+            while (rank--) if (!rlx__gu64(r, &e, "a tensor dim")) return 0;
+            if (!rlx__gu32(r, &type, "a tensor type") || !rlx__gu64(r, &e, "a tensor offset")) return 0;
+        }
+        r->counting = 0;
+        r->p = p0;
+    }
+    /* exact tables: value nodes and string bytes as counted */
+    g->pool_cap = r->pool + 1;
+    g->cap_nodes = r->nodes + 1;
     if (!(g->pool = (char*)rlx__alloc(&g->a, g->pool_cap)) ||
         !rlx__mul_sz((size_t)g->cap_nodes, sizeof(rlx__gnode), &bytes) || !(g->nodes = (rlx__gnode*)rlx__calloc(&g->a, bytes)) ||
         !(g->kv = (rlx__gkv*)rlx__calloc(&g->a, (size_t)nkv * sizeof(rlx__gkv))) ||
@@ -16425,7 +16464,7 @@ static int rlx__gguf_parse(rlx__gread* r) {
                 return rlx__gfail(r, "tensor '%.100s': bytes %llu..%llu of the data section run past the end of the file (the data section has %llu bytes)", t->name, (unsigned long long)t->offset, (unsigned long long)(t->offset + t->bytes), (unsigned long long)data_bytes);
             }
             t->file_offset = g->data_offset + t->offset;
-            t->data = r->s + (size_t)t->file_offset;
+            t->data = t->file_offset <= (uint64_t)r->n ? r->s + (size_t)t->file_offset : NULL;   /* NULL: empty, no data section */
             order[i] = t;
         }
         qsort(order, (size_t)nt, sizeof(*order), rlx__gguf_cmp_off);

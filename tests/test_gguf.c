@@ -88,6 +88,7 @@ static char g_skip_reason[1024];
 
 static int load_ggml(ggml_api* g) {
 #if defined(_WIN32)
+    memset(g, 0, sizeof *g);
     snprintf(g_skip_reason, sizeof g_skip_reason, "the ggml oracle is only wired up for dlopen platforms");
     return 0;
 #else

@@ -8,7 +8,9 @@
 #include "harness.h"
 
 #include <stdlib.h>
-#if !defined(_WIN32)
+#if defined(_WIN32)
+#  include <direct.h>
+#else
 #  include <sys/stat.h>
 #endif
 
@@ -160,7 +162,7 @@ static void test_writer(void) {
     TH_CHECK(rlx_safetensors_writer_write_memory(w, buf, size - 1) == RLX_ERROR_SIZE, "short buffer");
     TH_CHECK(rlx_safetensors_writer_write_memory(w, buf, size) == RLX_OK, "write");
     hl = 0;
-    { int i; for (i = 0; i < 8; i++) hl |= (size_t)buf[i] << (8 * i); }
+    { int i; uint64_t h = 0; for (i = 0; i < 8; i++) h |= (uint64_t)buf[i] << (8 * i); hl = (size_t)h; }
     TH_CHECK((8 + hl) % 8 == 0 && size == 8 + hl + 52, "header length %lu pads to 8, file %lu bytes", (unsigned long)hl, (unsigned long)size);
     TH_CHECK(hl >= strlen(want) && memcmp(buf + 8, want, strlen(want)) == 0, "the header is the hand-written canonical JSON:\n  got  %.*s\n  want %s", (int)hl, (const char*)buf + 8, want);
     { size_t i; int sp = 1; for (i = 8 + strlen(want); i < 8 + hl; i++) sp &= buf[i] == ' '; TH_CHECK(sp, "padding is spaces"); }
