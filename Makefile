@@ -5,8 +5,9 @@
 #   make test         compile matrix (gcc, clang; C99, C++11; RLX_STATIC; RLX_NO_SIMD+RLX_NO_THREADS), then every
 #                     tests/test_*.c at -O2; the last line is `N passed, N failed, N skipped`
 #   make asan         the test programs under AddressSanitizer + UndefinedBehaviorSanitizer (leaks included)
-#   make asan32       the hostile-input tests (test_hardening, test_fuzz_regress, test_api) as 32-bit programs under
-#                     ASan + UBSan (clang -m32; Debian: gcc-multilib, libclang-rt-14-dev)
+#   make asan32       the hostile-input tests (test_hardening, test_fuzz_regress, test_api, test_gguf,
+#                     test_safetensors) as 32-bit programs under ASan + UBSan (clang -m32; Debian: gcc-multilib,
+#                     libclang-rt-14-dev)
 #   make portability  tests and examples with tcc, MinGW-w64 under wine, aarch64 under qemu-user and gcc -m32
 #                     (.ci/portability.sh; the toolchains it needs are listed at its top)
 #   make bench        build and run bench/*.c
@@ -14,6 +15,8 @@
 #   make fuzz         build the API fuzzer (tests/fuzz/fuzz_api.c, clang + libFuzzer + ASan/UBSan) and run it for
 #                     FUZZ_SECONDS (default 60) over a copy of the seed corpus; findings land in build/fuzz/
 #                     (FUZZ_M32=1: a 32-bit fuzzer, in build/fuzz32/)
+#   make fuzz-gguf, make fuzz-safetensors   the weight-file fuzzers (tests/fuzz/fuzz_gguf.c, fuzz_safetensors.c),
+#                     the same way, from tests/fuzz/corpus_gguf and corpus_safetensors
 #   make fuzz-replay FUZZ_INPUT=FILE_OR_DIR   replay inputs under ASan/UBSan without libFuzzer, printing the calls
 #   make fuzz-seeds   regenerate tests/fuzz/corpus with tests/fuzz/make_seeds.c
 #   make kernels      embed compiled GPU kernels into rlx_kernels_spv.h / rlx_kernels_ptx.h (with the HIP sources)
@@ -42,7 +45,7 @@ SUMMARIZE = sh tests/summarize.sh
 # machine: the tests give a Vulkan run ten minutes before it counts as a lost device (default: one minute).
 export RLX_VULKAN_TIMEOUT_MS ?= 600000
 
-.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds
+.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds fuzz-gguf fuzz-safetensors
 
 all: examples tests
 
@@ -108,6 +111,19 @@ fuzz: $(FUZZ_DIR)/fuzz_api
 	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_api $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) \
 		-artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/corpus
 
+# The weight-file fuzzers (GGUF and safetensors readers and writers): the same flags and FUZZ_SECONDS/FUZZ_M32,
+# inputs up to 64 KiB, seeds from tests/fuzz/corpus_gguf and tests/fuzz/corpus_safetensors (copied).
+WEIGHT_FUZZ_ARGS ?= -rss_limit_mb=2048 -timeout=10 -max_len=65536
+$(FUZZ_DIR)/fuzz_gguf $(FUZZ_DIR)/fuzz_safetensors: $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_weights.h rlx.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ $< $(LDLIBS)
+
+fuzz-gguf fuzz-safetensors: fuzz-%: $(FUZZ_DIR)/fuzz_%
+	@rm -rf $(FUZZ_DIR)/corpus_$* && mkdir -p $(FUZZ_DIR)/corpus_$* $(FUZZ_DIR)/artifacts_$*
+	@cp tests/fuzz/corpus_$*/* $(FUZZ_DIR)/corpus_$*/
+	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_$* $(WEIGHT_FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=$(FUZZ_DIR)/artifacts_$*/ $(FUZZ_DIR)/corpus_$*
+
 fuzz-replay: $(BUILD)/fuzz/fuzz_replay
 	$(ASAN_ENV) ./$(BUILD)/fuzz/fuzz_replay -v $(or $(FUZZ_INPUT),tests/fuzz/regress tests/fuzz/corpus)
 
@@ -136,7 +152,7 @@ asan:
 	@$(SUMMARIZE) total $(BUILD)/asan.log
 
 # 32-bit size_t: the cases that once overflowed sizes, under the sanitizers
-ASAN32_TESTS = test_hardening test_fuzz_regress test_api
+ASAN32_TESTS = test_hardening test_fuzz_regress test_api test_gguf test_safetensors
 ASAN32_CC ?= clang
 $(BUILD)/asan32/%: tests/%.c rlx.h tests/harness.h tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h
 	@mkdir -p $(@D)

@@ -65,6 +65,10 @@
        RLX_VULKAN_TIMEOUT_MS   default wait for one Vulkan run before it counts as a lost device (60000)
        RLX_CUDA_TF32           f32 matmuls on CUDA tensor cores (sm_80+): 0 = three TF32 products (default), 1 = one
        RLX_PROFILE_CLOCK()     host clock of CPU profiling, microseconds as a double (default: a monotonic clock)
+       RLX_NO_GGUF             leave out the GGUF reader and writer (>>gguf)
+       RLX_NO_SAFETENSORS      leave out the safetensors reader and writer (>>safetensors)
+       RLX_NO_STDIO            leave out the weight-file functions that take a path (open_file, open_index,
+                               write_file); the memory-based ones stay
 
    ENVIRONMENT (read at run time)
        RLX_CUDA_LIBRARY, RLX_HIP_LIBRARY, RLX_HIPRTC_LIBRARY   driver library to open instead of the default
@@ -94,6 +98,9 @@
       13. CUDA and HIP backends                      >>cuda >>hip
       14. Vulkan backend, optional device features   >>vulkan >>vkfeat
       15. Weight / state store (rlx_store)           >>store
+      16. File mapping, strict JSON parser            >>file >>json
+      17. GGUF reader and writer (API after >>devices) >>gguf
+      18. safetensors reader and writer              >>safetensors
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
        By default each program holds its own copy of its params (and, on a GPU, uploads it). A store holds named
@@ -111,6 +118,23 @@
        rlx_compile(prefill_graph, &cd, &pre);
        rlx_compile(decode_graph, &cd, &dec);
        rlx_store_destroy(s);                                        // storage lives until pre and dec are gone
+
+   WEIGHT FILES (GGUF, safetensors; see >>gguf >>safetensors in the declarations)
+       rlx_gguf_open_file / rlx_safetensors_open_file map a file (mmap, MapViewOfFile, or read into memory) and
+       check it whole before returning; list its metadata and tensors, then hand the tensors to a store without a
+       copy on the CPU:
+
+       rlx_gguf* gf = NULL;
+       if (rlx_gguf_open_file("model.gguf", NULL, &gf) != RLX_OK) { puts(rlx_file_error()); return 1; }
+       int k = rlx_gguf_find(gf, "general.architecture");          // metadata by key (or by index)
+       rlx_gguf_value v;
+       if (k >= 0 && rlx_gguf_kv(gf, k, NULL, &v) == RLX_OK && v.type == RLX_GGUF_STRING) puts(v.str);
+       rlx_gguf_store(gf, store, 1, NULL);    // f32/f16/bf16/f64/int tensors borrowed from the mapping
+       rlx_gguf_close(gf);                    // the mapping lives on while the store uses it
+
+       GGUF v2 and v3 (every metadata type, nested arrays, every ggml tensor type listed with its byte size;
+       quantized types have no rlx dtype yet), safetensors single files and sharded checkpoints
+       (model.safetensors.index.json). Both have writers (rlx_gguf_writer, rlx_safetensors_writer).
 
    SYMBOLIC DIMS
        rlx_dim(g, "seq", example) declares a named dim and returns a token to use in the shapes of rlx_input,
@@ -158,7 +182,12 @@
        state_write offset whose rows do not fit fails rlx_run with RLX_ERROR_OUT_OF_RANGE (naming the state,
        the batch row and the offset) and that row is not written (GPUs report it through an error word in
        device memory, read back after the run); gather indices out of range read 0; kv_len is clamped to
-       [0, Sk]. The builder API is fuzzed (tests/fuzz). There is no file loader yet.
+       [0, Sk]. The builder API is fuzzed (tests/fuzz). Weight files (GGUF, safetensors) are hostile input:
+       every count, length, offset and size in them is checked against the file's size before it is used or
+       anything is allocated for it (tables are bounded by a small multiple of the file size), strings and names
+       must be valid UTF-8, JSON headers are parsed strictly with a nesting bound, tensors must lie inside the
+       data, aligned (GGUF) and without overlap; a bad file is RLX_ERROR_FORMAT with a message naming what was
+       wrong (rlx_file_error). Both readers are fuzzed (tests/fuzz/fuzz_gguf.c, fuzz_safetensors.c).
 
    PROFILING
        Off by default and free when off. RLX_COMPILE_PROFILE or rlx_program_profile_enable(p, 1) times every step
@@ -176,8 +205,10 @@
        AVX2, NEON dot products or portable kernels. The SIMD family is picked at run time from the CPU; f64 runs row-by-row axpys (sums
        in k order, as a dot product), other integer matmuls a plain loop.
 
-   rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS, map files (rlx_store_borrow takes
-   memory the caller mapped), move a store between devices (one store per device; add the tensors to each),
+   rlx.h does NOT: train (no autodiff yet), build graphs from model files (yet: GGUF and safetensors give
+   weights and metadata; quantized GGUF types are listed but have no dtype yet), use BLAS, read big-endian
+   GGUF files, write files larger than memory (the writers build the file in memory), move a store between
+   devices (one store per device; add the tensors to each),
    spread one program over several GPUs (each program runs on one device; rlx_devices lists them all), pin
    threads to cores or spin without bound (idle workers poll briefly, RLX_SPIN_COUNT, then sleep on a
    condition variable), time inside a step (a profile
@@ -252,6 +283,9 @@ typedef enum rlx_result {
     RLX_ERROR_DEVICE_LOST = -32,       /* the device or its context failed (illegal address, reset, ...)     */
     RLX_ERROR_LAUNCH = -33,            /* a driver call or kernel launch failed (the message has the details)*/
     RLX_ERROR_KERNEL_COMPILE = -34,    /* a kernel failed to compile or load (the message has the log)       */
+    /* files (>>gguf, >>safetensors) */
+    RLX_ERROR_IO = -40,                /* a file cannot be opened, read or written (rlx_file_error says which) */
+    RLX_ERROR_FORMAT = -41,            /* a malformed or unsupported file (rlx_file_error says what)         */
     RLX_RESULT_FORCE_I32 = 0x7FFFFFFF
 } rlx_result;
 
@@ -998,6 +1032,196 @@ RLXDEF size_t rlx_program_profile_json(rlx_program* p, char* buf, size_t cap);
    then the total per op kind. snprintf-style; 0 when there is no profile. */
 RLXDEF size_t rlx_program_profile_table(rlx_program* p, char* buf, size_t cap, int top);
 
+/* ============================================================================================================
+   >>gguf >>safetensors (declarations)  Weight files: GGUF (llama.cpp / ggml) and safetensors (Hugging Face).
+   Readers map the file (or take memory the caller keeps alive), check every size, offset and count against
+   the file size, and hand tensors to an rlx_store without a second copy on the CPU. Writers make files both
+   formats' own libraries read. Files are little-endian; rlx.h reads them on little-endian hosts.
+   Errors: every open and write returns rlx_result (RLX_ERROR_FORMAT for a malformed file, RLX_ERROR_IO when
+   the file cannot be opened, read or written, RLX_ERROR_OUT_OF_MEMORY, RLX_ERROR_INVALID_ARGUMENT) and
+   rlx_file_error() gives the message of the last failure of these functions on the calling thread (valid
+   until the next call of one of them on that thread; "" after a success; without thread-local storage, e.g.
+   tcc, one buffer shared by all threads).
+   Thread safety: an open file handle may be read from any number of threads at once; open, close and the
+   store calls are made by one thread at a time per handle. A writer is used by one thread at a time.
+   ============================================================================================================ */
+#if !defined(RLX_NO_GGUF) || !defined(RLX_NO_SAFETENSORS)
+RLXDEF const char* rlx_file_error(void);
+
+typedef struct rlx_file_desc {
+    rlx_allocator allocator;  /* host memory for the handle's tables (zero = RLX_MALLOC/RLX_FREE)              */
+    int no_map;               /* 1: read the file into memory instead of mapping it                          */
+} rlx_file_desc;
+#endif
+
+#if !defined(RLX_NO_GGUF)
+/* ---- GGUF ---- */
+typedef struct rlx_gguf rlx_gguf;
+
+/* Metadata value types: GGUF's type id + 1 (GGUF's 0 = UINT8 is RLX_GGUF_U8 = 1), so 0 stays "invalid". */
+typedef enum rlx_gguf_type {
+    RLX_GGUF_TYPE_INVALID = 0,
+    RLX_GGUF_U8, RLX_GGUF_I8, RLX_GGUF_U16, RLX_GGUF_I16, RLX_GGUF_U32, RLX_GGUF_I32, RLX_GGUF_F32,
+    RLX_GGUF_BOOL, RLX_GGUF_STRING, RLX_GGUF_ARRAY, RLX_GGUF_U64, RLX_GGUF_I64, RLX_GGUF_F64,
+    RLX_GGUF_TYPE_COUNT,
+    RLX_GGUF_TYPE_FORCE_U32 = 0x7FFFFFFF
+} rlx_gguf_type;
+
+/* One metadata value (or one array element). Scalars: integers and bools in i64 and u64 (both set; a u64
+   above INT64_MAX has i64 wrapped), f32/f64 in f64. STRING: str (a NUL-terminated copy; count = its length in
+   bytes, the string itself may hold NUL bytes). ARRAY: array_type and count; numbers and bools are also at
+   `data`, packed little-endian as in the file (not aligned: memcpy them), strings and nested arrays are read
+   one by one with rlx_gguf_array_get. Valid while the handle is open. */
+typedef struct rlx_gguf_value {
+    rlx_gguf_type type;
+    rlx_gguf_type array_type;
+    uint64_t count;
+    int64_t i64;
+    uint64_t u64;
+    double f64;
+    const char* str;
+    const void* data;
+    uint64_t node_;           /* internal: where rlx_gguf_array_get finds the elements */
+} rlx_gguf_value;
+
+typedef struct rlx_gguf_tensor_info {
+    const char* name;
+    uint32_t ggml_type;       /* ggml's type id (GGML_TYPE_*), also for types rlx.h cannot compute with       */
+    const char* type_name;    /* ggml's name: "f32", "q4_K", ...                                              */
+    rlx_dtype dtype;          /* F32/F16/BF16/F64/I8/I16/I32/I64 tensors; RLX_DTYPE_INVALID for the rest       */
+    int rank;
+    int64_t ne[RLX_MAX_RANK];    /* dims in ggml order (ne[0] varies fastest)                                 */
+    int64_t shape[RLX_MAX_RANK]; /* dims in rlx order (row-major: ne reversed)                                */
+    uint64_t offset;          /* from the start of the data section                                           */
+    uint64_t file_offset;     /* from the start of the file                                                   */
+    size_t bytes;
+    const void* data;         /* in the mapping (or the caller's memory); NULL for an empty tensor past the end */
+} rlx_gguf_tensor_info;
+
+/* Opens a GGUF file of version 2 or 3 (version 1 is refused). desc may be NULL. On failure *out is NULL and
+   rlx_file_error() says what was wrong. open_memory uses `data` in place: it must stay valid and unchanged
+   until rlx_gguf_close and until every store tensor bound from it is released. */
+#if !defined(RLX_NO_STDIO)
+RLXDEF rlx_result rlx_gguf_open_file(const char* path, const rlx_file_desc* desc, rlx_gguf** out);
+#endif
+RLXDEF rlx_result rlx_gguf_open_memory(const void* data, size_t size, const rlx_file_desc* desc, rlx_gguf** out);
+/* Drops the handle; the mapping lives on while store tensors bound from it (rlx_gguf_store) are in use. */
+RLXDEF void rlx_gguf_close(rlx_gguf* g);
+RLXDEF uint32_t rlx_gguf_version(const rlx_gguf* g);
+RLXDEF uint32_t rlx_gguf_alignment(const rlx_gguf* g);   /* general.alignment, default 32 */
+RLXDEF uint64_t rlx_gguf_data_offset(const rlx_gguf* g); /* where the data section starts in the file */
+RLXDEF int rlx_gguf_kv_count(const rlx_gguf* g);
+/* Entry index (0 .. count-1, in file order): key (may be NULL) and value (may be NULL). */
+RLXDEF rlx_result rlx_gguf_kv(const rlx_gguf* g, int index, const char** key, rlx_gguf_value* value);
+RLXDEF int rlx_gguf_find(const rlx_gguf* g, const char* key);           /* index of the key, or -1 */
+/* Element i of an ARRAY value (any element type, nested arrays too). */
+RLXDEF rlx_result rlx_gguf_array_get(const rlx_gguf* g, const rlx_gguf_value* array, uint64_t i,
+                                     rlx_gguf_value* out);
+RLXDEF int rlx_gguf_tensor_count(const rlx_gguf* g);
+RLXDEF rlx_result rlx_gguf_tensor(const rlx_gguf* g, int index, rlx_gguf_tensor_info* info);
+RLXDEF int rlx_gguf_find_tensor(const rlx_gguf* g, const char* name);   /* index, or -1 */
+/* ggml's tensor types: name, block size (elements) and type size (bytes per block) of ggml type `id`; 0 and
+   NULL for ids ggml does not have (removed ones included). Every type ggml knows loads and lists; only the
+   dtypes above compute. */
+RLXDEF const char* rlx_ggml_type_name(uint32_t id);
+RLXDEF size_t rlx_ggml_block_size(uint32_t id);
+RLXDEF size_t rlx_ggml_type_size(uint32_t id);
+/* The rlx dtype of a ggml type id (RLX_DTYPE_INVALID when rlx.h cannot compute with it). */
+RLXDEF rlx_dtype rlx_ggml_type_dtype(uint32_t id);
+/* Adds every tensor to the store under its name (rlx_store_borrow: used in place on the CPU, uploaded once on a
+   GPU). A tensor whose type has no rlx dtype fails with RLX_ERROR_DTYPE, unless skip_unsupported is 1 (it is
+   then left out). *added (may be NULL) gets the number added. On failure the tensors added so far stay. */
+RLXDEF rlx_result rlx_gguf_store(rlx_gguf* g, rlx_store* s, int skip_unsupported, int* added);
+
+/* GGUF writer: metadata and tensors in the order added, written as GGUF v3. Metadata: rlx_gguf_writer_kv adds a
+   scalar (`value` points at a uint8_t/int8_t/.../double of the type; BOOL: a uint8_t 0 or 1; STRING: a
+   NUL-terminated const char*); rlx_gguf_writer_string a string with its length; rlx_gguf_writer_array an array
+   of numbers/bools (`values` packed in the C type) or of strings (`values` is a const char* const*);
+   begin_array/end_array an array whose `count` elements follow as calls with key NULL (nested arrays: another
+   begin_array with key NULL). Tensors: `shape` in rlx order, `bytes` must equal the size ggml computes for the
+   type and shape; the data is not copied and must stay valid until the write. Alignment: desc (0 = 32, a
+   power of two), written as general.alignment when not 32. */
+typedef struct rlx_gguf_writer rlx_gguf_writer;
+typedef struct rlx_gguf_writer_desc {
+    rlx_allocator allocator;
+    uint32_t alignment;       /* 0 = 32 */
+    uint32_t version;         /* 0 = 3; 2 is also written */
+} rlx_gguf_writer_desc;
+RLXDEF rlx_result rlx_gguf_writer_create(const rlx_gguf_writer_desc* desc, rlx_gguf_writer** out);
+RLXDEF void rlx_gguf_writer_destroy(rlx_gguf_writer* w);
+RLXDEF const char* rlx_gguf_writer_error(const rlx_gguf_writer* w);
+RLXDEF rlx_result rlx_gguf_writer_kv(rlx_gguf_writer* w, const char* key, rlx_gguf_type type, const void* value);
+RLXDEF rlx_result rlx_gguf_writer_string(rlx_gguf_writer* w, const char* key, const char* s, size_t len);
+RLXDEF rlx_result rlx_gguf_writer_array(rlx_gguf_writer* w, const char* key, rlx_gguf_type elem_type,
+                                        const void* values, uint64_t count);
+RLXDEF rlx_result rlx_gguf_writer_begin_array(rlx_gguf_writer* w, const char* key, rlx_gguf_type elem_type,
+                                              uint64_t count);
+RLXDEF rlx_result rlx_gguf_writer_end_array(rlx_gguf_writer* w);
+RLXDEF rlx_result rlx_gguf_writer_tensor(rlx_gguf_writer* w, const char* name, uint32_t ggml_type, int rank,
+                                         const int64_t* shape, const void* data, size_t bytes);
+/* Size of the file, then the file into buf (cap >= that size). */
+RLXDEF rlx_result rlx_gguf_writer_size(rlx_gguf_writer* w, size_t* size);
+RLXDEF rlx_result rlx_gguf_writer_write_memory(rlx_gguf_writer* w, void* buf, size_t cap);
+#if !defined(RLX_NO_STDIO)
+RLXDEF rlx_result rlx_gguf_writer_write_file(rlx_gguf_writer* w, const char* path);
+#endif
+
+#endif /* RLX_NO_GGUF */
+
+#if !defined(RLX_NO_SAFETENSORS)
+/* ---- safetensors ---- */
+typedef struct rlx_safetensors rlx_safetensors;
+
+typedef struct rlx_safetensors_tensor_info {
+    const char* name;
+    const char* st_dtype;     /* the file's dtype string: "F32", "BF16", "F8_E4M3", ...                      */
+    rlx_dtype dtype;          /* F32/F16/BF16/F64/I8/I16/I32/I64/U8/U32/BOOL; RLX_DTYPE_INVALID for the rest   */
+    int rank;
+    int64_t shape[RLX_MAX_RANK];
+    size_t bytes;
+    const void* data;
+    int shard;                /* which file of a sharded checkpoint (0 for one file)                         */
+} rlx_safetensors_tensor_info;
+
+/* Opens one .safetensors file, or (open_index) a sharded checkpoint through its model.safetensors.index.json:
+   every shard the weight_map names is opened (shard names are plain file names in the index's folder: no
+   '/', '\\' or '..') and every tensor must be in the shard the map says. desc may be NULL. On failure *out is
+   NULL and rlx_file_error() says why. open_memory uses `data` in place (see rlx_gguf_open_memory). */
+#if !defined(RLX_NO_STDIO)
+RLXDEF rlx_result rlx_safetensors_open_file(const char* path, const rlx_file_desc* desc, rlx_safetensors** out);
+RLXDEF rlx_result rlx_safetensors_open_index(const char* index_path, const rlx_file_desc* desc,
+                                             rlx_safetensors** out);
+#endif
+RLXDEF rlx_result rlx_safetensors_open_memory(const void* data, size_t size, const rlx_file_desc* desc,
+                                              rlx_safetensors** out);
+RLXDEF void rlx_safetensors_close(rlx_safetensors* st);
+RLXDEF int rlx_safetensors_tensor_count(const rlx_safetensors* st);
+RLXDEF rlx_result rlx_safetensors_tensor(const rlx_safetensors* st, int index, rlx_safetensors_tensor_info* info);
+RLXDEF int rlx_safetensors_find_tensor(const rlx_safetensors* st, const char* name);
+/* The "__metadata__" string map (of the first shard). */
+RLXDEF int rlx_safetensors_metadata_count(const rlx_safetensors* st);
+RLXDEF rlx_result rlx_safetensors_metadata(const rlx_safetensors* st, int index, const char** key,
+                                           const char** value);
+RLXDEF const char* rlx_safetensors_metadata_find(const rlx_safetensors* st, const char* key);   /* or NULL */
+/* Like rlx_gguf_store: dtypes rlx.h has are bound, the others fail (RLX_ERROR_DTYPE) or are skipped. */
+RLXDEF rlx_result rlx_safetensors_store(rlx_safetensors* st, rlx_store* s, int skip_unsupported, int* added);
+
+/* safetensors writer: tensors (data not copied: valid until the write) and __metadata__ strings; the file is
+   canonical: keys sorted, data in that order, no gaps, the header padded with spaces to a multiple of 8. */
+typedef struct rlx_safetensors_writer rlx_safetensors_writer;
+RLXDEF rlx_result rlx_safetensors_writer_create(const rlx_allocator* allocator, rlx_safetensors_writer** out);
+RLXDEF void rlx_safetensors_writer_destroy(rlx_safetensors_writer* w);
+RLXDEF const char* rlx_safetensors_writer_error(const rlx_safetensors_writer* w);
+RLXDEF rlx_result rlx_safetensors_writer_metadata(rlx_safetensors_writer* w, const char* key, const char* value);
+RLXDEF rlx_result rlx_safetensors_writer_tensor(rlx_safetensors_writer* w, const char* name, rlx_dtype dtype,
+                                                int rank, const int64_t* shape, const void* data);
+RLXDEF rlx_result rlx_safetensors_writer_size(rlx_safetensors_writer* w, size_t* size);
+RLXDEF rlx_result rlx_safetensors_writer_write_memory(rlx_safetensors_writer* w, void* buf, size_t cap);
+#if !defined(RLX_NO_STDIO)
+RLXDEF rlx_result rlx_safetensors_writer_write_file(rlx_safetensors_writer* w, const char* path);
+#endif
+#endif /* RLX_NO_SAFETENSORS */
+
 #ifdef __cplusplus
 }
 #endif
@@ -1256,6 +1480,8 @@ RLXDEF const char* rlx_result_string(rlx_result r) {
     case RLX_ERROR_DEVICE_LOST: return "device lost";
     case RLX_ERROR_LAUNCH: return "driver call or kernel launch failed";
     case RLX_ERROR_KERNEL_COMPILE: return "kernel compile or load failed";
+    case RLX_ERROR_IO: return "file cannot be opened, read or written";
+    case RLX_ERROR_FORMAT: return "malformed or unsupported file";
     default: return "unknown result code";
     }
 }
@@ -15763,6 +15989,1998 @@ RLXDEF size_t rlx_program_profile_table(rlx_program* p, char* buf, size_t cap, i
     rlx__program_leave(p);
     return len;
 }
+
+#if !defined(RLX_NO_GGUF) || !defined(RLX_NO_SAFETENSORS)
+/* ------------------------------------------------------------------------------------------------------------
+   >>file  (portable read-only file mapping for the weight-file readers: mmap on POSIX, a file mapping on
+   Windows, else the file read into memory; RLX_NO_STDIO leaves the path-based part out). Also the message of
+   the last failed open/write (rlx_file_error), UTF-8 validation and a set of names (duplicate checks) that the
+   readers share.
+   ------------------------------------------------------------------------------------------------------------ */
+#if !defined(RLX_NO_STDIO) && !defined(_WIN32) && (defined(__unix__) || defined(__APPLE__))
+#  include <fcntl.h>
+#  include <sys/mman.h>
+#  include <sys/stat.h>
+#  include <unistd.h>
+#  define RLX__FILE_MMAP 1
+#elif !defined(RLX_NO_STDIO) && defined(_WIN32)
+#  ifndef WIN32_LEAN_AND_MEAN
+#    define WIN32_LEAN_AND_MEAN
+#  endif
+#  include <windows.h>
+#  define RLX__FILE_WIN32 1
+#endif
+
+/* The message of the last failed open or write on this thread (see rlx_file_error). */
+static RLX__TLS char rlx__file_err[512];
+
+static RLX__MAYBE_UNUSED void rlx__file_fail(const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rlx__file_err, sizeof rlx__file_err, fmt, ap);
+    va_end(ap);
+}
+RLXDEF const char* rlx_file_error(void) { return rlx__file_err; }
+
+typedef struct rlx__map {
+    const unsigned char* data;
+    size_t size;
+    void* owned;              /* read-into-memory fallback: the buffer (rlx__alloc) */
+    void* view;               /* mmap / MapViewOfFile base                          */
+    void* handle;             /* Windows: the mapping object                        */
+} rlx__map;
+
+static RLX__MAYBE_UNUSED void rlx__unmap(const rlx_allocator* a, rlx__map* m) {
+#if defined(RLX__FILE_MMAP)
+    if (m->view) munmap(m->view, m->size);
+#elif defined(RLX__FILE_WIN32)
+    if (m->view) UnmapViewOfFile(m->view);
+    if (m->handle) CloseHandle((HANDLE)m->handle);
+#endif
+    rlx__free(a, m->owned);
+    memset(m, 0, sizeof *m);
+}
+
+#if !defined(RLX_NO_STDIO)
+/* Reads the whole file into memory (no_map, or where no mapping exists). */
+static RLX__MAYBE_UNUSED rlx_result rlx__map_read(const rlx_allocator* a, const char* path, rlx__map* m) {
+    FILE* f = fopen(path, "rb");
+    long end;
+    size_t n;
+    if (!f) { rlx__file_fail("cannot open '%.300s'", path); return RLX_ERROR_IO; }
+    if (fseek(f, 0, SEEK_END) != 0 || (end = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        rlx__file_fail("cannot read the size of '%.300s'", path);
+        return RLX_ERROR_IO;
+    }
+    if ((unsigned long)end > (unsigned long)(SIZE_MAX - 1)) {
+        fclose(f);
+        rlx__file_fail("'%.300s' is too large to read into memory", path);
+        return RLX_ERROR_OUT_OF_MEMORY;
+    }
+    n = (size_t)end;
+    m->owned = rlx__alloc(a, n + 1);
+    if (!m->owned) { fclose(f); rlx__file_fail("out of memory reading '%.300s'", path); return RLX_ERROR_OUT_OF_MEMORY; }
+    if (n && fread(m->owned, 1, n, f) != n) {
+        fclose(f);
+        rlx__free(a, m->owned);
+        m->owned = NULL;
+        rlx__file_fail("cannot read '%.300s'", path);
+        return RLX_ERROR_IO;
+    }
+    fclose(f);
+    m->data = (const unsigned char*)m->owned;
+    m->size = n;
+    return RLX_OK;
+}
+
+static RLX__MAYBE_UNUSED rlx_result rlx__map_file(const rlx_allocator* a, const char* path, int no_map, rlx__map* m) {
+    memset(m, 0, sizeof *m);
+    if (!path || !path[0]) { rlx__file_fail("path is NULL or empty"); return RLX_ERROR_INVALID_ARGUMENT; }
+    if (no_map) return rlx__map_read(a, path, m);
+#if defined(RLX__FILE_MMAP)
+    {
+        struct stat st;
+        void* p;
+        int fd = open(path, O_RDONLY);
+        if (fd < 0) { rlx__file_fail("cannot open '%.300s'", path); return RLX_ERROR_IO; }
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            close(fd);
+            rlx__file_fail("'%.300s' is not a regular file", path);
+            return RLX_ERROR_IO;
+        }
+        if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
+            close(fd);
+            rlx__file_fail("'%.300s' is too large to map on this platform", path);
+            return RLX_ERROR_OUT_OF_MEMORY;
+        }
+        if (st.st_size == 0) { close(fd); m->data = (const unsigned char*)""; return RLX_OK; }
+        p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        close(fd);
+        if (p == MAP_FAILED) return rlx__map_read(a, path, m);
+        m->view = p;
+        m->data = (const unsigned char*)p;
+        m->size = (size_t)st.st_size;
+        return RLX_OK;
+    }
+#elif defined(RLX__FILE_WIN32)
+    {
+        LARGE_INTEGER sz;
+        HANDLE mh;
+        void* p;
+        HANDLE fh = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+        if (fh == INVALID_HANDLE_VALUE) { rlx__file_fail("cannot open '%.300s'", path); return RLX_ERROR_IO; }
+        if (!GetFileSizeEx(fh, &sz) || sz.QuadPart < 0) {
+            CloseHandle(fh);
+            rlx__file_fail("cannot read the size of '%.300s'", path);
+            return RLX_ERROR_IO;
+        }
+        if ((uint64_t)sz.QuadPart > (uint64_t)SIZE_MAX) {
+            CloseHandle(fh);
+            rlx__file_fail("'%.300s' is too large to map on this platform", path);
+            return RLX_ERROR_OUT_OF_MEMORY;
+        }
+        if (sz.QuadPart == 0) { CloseHandle(fh); m->data = (const unsigned char*)""; return RLX_OK; }
+        mh = CreateFileMappingA(fh, NULL, PAGE_READONLY, 0, 0, NULL);
+        CloseHandle(fh);
+        if (!mh) return rlx__map_read(a, path, m);
+        p = MapViewOfFile(mh, FILE_MAP_READ, 0, 0, 0);
+        if (!p) { CloseHandle(mh); return rlx__map_read(a, path, m); }
+        m->handle = (void*)mh;
+        m->view = p;
+        m->data = (const unsigned char*)p;
+        m->size = (size_t)sz.QuadPart;
+        return RLX_OK;
+    }
+#else
+    return rlx__map_read(a, path, m);
+#endif
+}
+
+/* Writes n bytes to a new file (replacing it). */
+static RLX__MAYBE_UNUSED rlx_result rlx__file_write(const char* path, const void* data, size_t n) {
+    FILE* f;
+    if (!path || !path[0]) { rlx__file_fail("path is NULL or empty"); return RLX_ERROR_INVALID_ARGUMENT; }
+    f = fopen(path, "wb");
+    if (!f) { rlx__file_fail("cannot create '%.300s'", path); return RLX_ERROR_IO; }
+    if ((n && fwrite(data, 1, n, f) != n) || fclose(f) != 0) {
+        rlx__file_fail("cannot write '%.300s'", path);
+        return RLX_ERROR_IO;
+    }
+    return RLX_OK;
+}
+#endif /* !RLX_NO_STDIO */
+
+/* 1 when s[0..n) is well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF). */
+static RLX__MAYBE_UNUSED int rlx__utf8_valid(const unsigned char* s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i], k, need;
+        uint32_t cp;
+        if (c < 0x80) { i++; continue; }
+        if (c >= 0xC2 && c <= 0xDF) { need = 1; cp = c & 0x1F; }
+        else if (c >= 0xE0 && c <= 0xEF) { need = 2; cp = c & 0x0F; }
+        else if (c >= 0xF0 && c <= 0xF4) { need = 3; cp = c & 0x07; }
+        else return 0;
+        if (n - i <= need) return 0;
+        for (k = 1; k <= need; k++) {
+            unsigned d = s[i + k];
+            if ((d & 0xC0) != 0x80) return 0;
+            cp = (cp << 6) | (d & 0x3F);
+        }
+        if ((need == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (need == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+            return 0;
+        i += need + 1;
+    }
+    return 1;
+}
+
+/* A set of names (open addressing, FNV-1a): duplicate checks and look-ups in O(1) per name. The strings are
+   the caller's; `id` is the caller's index. */
+typedef struct rlx__nameset { int* slot; size_t cap; } rlx__nameset;
+static RLX__MAYBE_UNUSED uint64_t rlx__name_hash(const char* s, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    size_t i;
+    for (i = 0; i < n; i++) { h ^= (unsigned char)s[i]; h *= 1099511628211ull; }
+    return h;
+}
+static RLX__MAYBE_UNUSED int rlx__nameset_init(const rlx_allocator* a, rlx__nameset* ns, size_t count) {
+    size_t cap = 16, bytes;
+    while (cap < count * 2 + 1) { if (cap > SIZE_MAX / 4) return 0; cap *= 2; }
+    if (!rlx__mul_sz(cap, sizeof(int), &bytes)) return 0;
+    ns->slot = (int*)rlx__alloc(a, bytes);
+    if (!ns->slot) return 0;
+    memset(ns->slot, 0xFF, bytes);   /* -1 = empty */
+    ns->cap = cap;
+    return 1;
+}
+/* Adds id (names[id] is its string, lens[id] its length when lens is not NULL); returns the id already there
+   with the same name, or -1 when the name was new. names is an array of pointers, or NULL with get(). */
+typedef const char* (*rlx__name_get)(const void* tab, int id, size_t* len);
+static RLX__MAYBE_UNUSED int rlx__nameset_add(rlx__nameset* ns, const void* tab, rlx__name_get get, int id) {
+    size_t n, m, i;
+    const char* s = get(tab, id, &n);
+    i = (size_t)(rlx__name_hash(s, n) & (ns->cap - 1));
+    while (ns->slot[i] >= 0) {
+        const char* t = get(tab, ns->slot[i], &m);
+        if (m == n && memcmp(s, t, n) == 0) return ns->slot[i];
+        i = (i + 1) & (ns->cap - 1);
+    }
+    ns->slot[i] = id;
+    return -1;
+}
+static RLX__MAYBE_UNUSED int rlx__nameset_find(const rlx__nameset* ns, const void* tab, rlx__name_get get, const char* s) {
+    size_t n = strlen(s), m, i;
+    if (!ns->slot) return -1;
+    i = (size_t)(rlx__name_hash(s, n) & (ns->cap - 1));
+    while (ns->slot[i] >= 0) {
+        const char* t = get(tab, ns->slot[i], &m);
+        if (m == n && memcmp(s, t, n) == 0) return ns->slot[i];
+        i = (i + 1) & (ns->cap - 1);
+    }
+    return -1;
+}
+
+/* A growable byte buffer for the writers. */
+typedef struct rlx__bytes { unsigned char* p; size_t n, cap; int failed; } rlx__bytes;
+static RLX__MAYBE_UNUSED void rlx__bytes_put(const rlx_allocator* a, rlx__bytes* b, const void* d, size_t n) {
+    if (b->failed || n == 0) return;
+    if (n > b->cap - b->n) {
+        size_t nc = b->cap ? b->cap : 256, need;
+        unsigned char* np;
+        if (!rlx__add_sz(b->n, n, &need)) { b->failed = 1; return; }
+        while (nc < need) { if (nc > SIZE_MAX / 2) { nc = need; break; } nc *= 2; }
+        np = (unsigned char*)rlx__alloc(a, nc);
+        if (!np) { b->failed = 1; return; }
+        if (b->p) { memcpy(np, b->p, b->n); rlx__free(a, b->p); }
+        b->p = np;
+        b->cap = nc;
+    }
+    memcpy(b->p + b->n, d, n);
+    b->n += n;
+}
+static RLX__MAYBE_UNUSED void rlx__bytes_u32(const rlx_allocator* a, rlx__bytes* b, uint32_t v) {
+    unsigned char t[4];
+    int i;
+    for (i = 0; i < 4; i++) t[i] = (unsigned char)(v >> (8 * i));
+    rlx__bytes_put(a, b, t, 4);
+}
+static RLX__MAYBE_UNUSED void rlx__bytes_u64(const rlx_allocator* a, rlx__bytes* b, uint64_t v) {
+    unsigned char t[8];
+    int i;
+    for (i = 0; i < 8; i++) t[i] = (unsigned char)(v >> (8 * i));
+    rlx__bytes_put(a, b, t, 8);
+}
+static RLX__MAYBE_UNUSED uint32_t rlx__rd_u32(const unsigned char* p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static RLX__MAYBE_UNUSED uint64_t rlx__rd_u64(const unsigned char* p) { return (uint64_t)rlx__rd_u32(p) | ((uint64_t)rlx__rd_u32(p + 4) << 32); }
+
+/* Reference-counted mapping shared by a reader handle and the store tensors borrowed from it. */
+typedef struct rlx__shared_map {
+    rlx_allocator a;
+    int refs;
+    int nmaps;
+    rlx__map* maps;
+    void (*dtor)(void* owner);   /* frees the owner (the reader handle) when the last reference goes */
+    void* owner;
+} rlx__shared_map;
+static RLX__MAYBE_UNUSED void rlx__shared_release(void* user) {
+    rlx__shared_map* sm = (rlx__shared_map*)user;
+    if (RLX__ATOMIC_ADD(&sm->refs, -1) == 0) sm->dtor(sm->owner);
+}
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>json  (a strict JSON parser for file headers and configs: RFC 8259 grammar only; nesting depth bounded by
+   the caller (the recursion never goes deeper); strings must be valid UTF-8 without raw control characters,
+   \u escapes must pair surrogates; numbers follow the grammar, at most 64 characters, and integers are kept
+   exactly when they fit int64. Memory: one node per value (grown as needed) and one pool of decoded strings no
+   larger than the input, so the allocation is bounded by the input size. Duplicate keys are kept in order;
+   rlx__json_dup_key finds one.)
+   ------------------------------------------------------------------------------------------------------------ */
+enum { RLX__JSON_NULL = 1, RLX__JSON_FALSE, RLX__JSON_TRUE, RLX__JSON_NUMBER, RLX__JSON_STRING, RLX__JSON_ARRAY,
+       RLX__JSON_OBJECT };
+
+typedef struct rlx__jnode {
+    int type;
+    int is_int;               /* NUMBER: the text is an integer that fits int64 (ival) */
+    int next;                 /* next sibling (array element or object member), -1 = last */
+    int first;                /* ARRAY / OBJECT: first child, -1 = empty */
+    int count;                /* ARRAY / OBJECT: number of children */
+    const char* key;          /* object member: its key (decoded, NUL-terminated) */
+    size_t key_len;
+    const char* str;          /* STRING: decoded, NUL-terminated (may hold NUL bytes: see len) */
+    size_t len;
+    int64_t ival;
+    double num;
+    size_t pos;               /* byte offset in the input (messages) */
+} rlx__jnode;
+
+typedef struct rlx__json {
+    const rlx_allocator* a;
+    const unsigned char* s;
+    size_t n, p;
+    int max_depth;
+    rlx__jnode* nodes;
+    int count, cap;
+    char* pool;
+    size_t pool_used, pool_cap;
+    char err[200];
+} rlx__json;
+
+static RLX__MAYBE_UNUSED int rlx__json_fail(rlx__json* j, const char* what) {
+    if (!j->err[0]) snprintf(j->err, sizeof j->err, "JSON: %s at byte %lu", what, (unsigned long)j->p);
+    return -1;
+}
+static RLX__MAYBE_UNUSED void rlx__json_ws(rlx__json* j) {
+    while (j->p < j->n && (j->s[j->p] == ' ' || j->s[j->p] == '\t' || j->s[j->p] == '\n' || j->s[j->p] == '\r')) j->p++;
+}
+static RLX__MAYBE_UNUSED int rlx__json_hex4(rlx__json* j, uint32_t* out) {
+    uint32_t v = 0;
+    int i;
+    if (j->n - j->p < 4) return 0;
+    for (i = 0; i < 4; i++) {
+        unsigned c = j->s[j->p + (size_t)i];
+        v <<= 4;
+        if (c >= '0' && c <= '9') v |= c - '0';
+        else if (c >= 'a' && c <= 'f') v |= c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F') v |= c - 'A' + 10;
+        else return 0;
+    }
+    j->p += 4;
+    *out = v;
+    return 1;
+}
+/* Parses a string at j->p (on the quote) into the pool. */
+static RLX__MAYBE_UNUSED int rlx__json_string(rlx__json* j, const char** out, size_t* len) {
+    char* d = j->pool + j->pool_used;
+    size_t k = 0, start;
+    j->p++;
+    start = j->p;
+    for (;;) {
+        unsigned c;
+        if (j->p >= j->n) return rlx__json_fail(j, "unterminated string");
+        c = j->s[j->p];
+        if (c == '"') break;
+        if (c < 0x20) return rlx__json_fail(j, "control character in a string");
+        if (c != '\\') { d[k++] = (char)c; j->p++; continue; }
+        j->p++;
+        if (j->p >= j->n) return rlx__json_fail(j, "unterminated escape");
+        c = j->s[j->p++];
+        switch (c) {
+        case '"': d[k++] = '"'; break;
+        case '\\': d[k++] = '\\'; break;
+        case '/': d[k++] = '/'; break;
+        case 'b': d[k++] = '\b'; break;
+        case 'f': d[k++] = '\f'; break;
+        case 'n': d[k++] = '\n'; break;
+        case 'r': d[k++] = '\r'; break;
+        case 't': d[k++] = '\t'; break;
+        case 'u': {
+            uint32_t cp, lo;
+            if (!rlx__json_hex4(j, &cp)) return rlx__json_fail(j, "bad \\u escape");
+            if (cp >= 0xDC00 && cp <= 0xDFFF) return rlx__json_fail(j, "lone low surrogate in \\u escape");
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                if (j->n - j->p < 2 || j->s[j->p] != '\\' || j->s[j->p + 1] != 'u')
+                    return rlx__json_fail(j, "high surrogate not followed by a low surrogate");
+                j->p += 2;
+                if (!rlx__json_hex4(j, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+                    return rlx__json_fail(j, "high surrogate not followed by a low surrogate");
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            }
+            /* the UTF-8 form is never longer than the escape (6 or 12 bytes) */
+            if (cp < 0x80) d[k++] = (char)cp;
+            else if (cp < 0x800) { d[k++] = (char)(0xC0 | (cp >> 6)); d[k++] = (char)(0x80 | (cp & 0x3F)); }
+            else if (cp < 0x10000) {
+                d[k++] = (char)(0xE0 | (cp >> 12)); d[k++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                d[k++] = (char)(0x80 | (cp & 0x3F));
+            } else {
+                d[k++] = (char)(0xF0 | (cp >> 18)); d[k++] = (char)(0x80 | ((cp >> 12) & 0x3F));
+                d[k++] = (char)(0x80 | ((cp >> 6) & 0x3F)); d[k++] = (char)(0x80 | (cp & 0x3F));
+            }
+            break;
+        }
+        default: j->p--; return rlx__json_fail(j, "bad escape");
+        }
+    }
+    if (!rlx__utf8_valid(j->s + start, j->p - start)) return rlx__json_fail(j, "invalid UTF-8 in a string");
+    j->p++;
+    d[k] = 0;
+    j->pool_used += k + 1;
+    *out = d;
+    *len = k;
+    return 0;
+}
+static RLX__MAYBE_UNUSED int rlx__json_new(rlx__json* j) {
+    rlx__jnode* nd;
+    if (!rlx__grow(j->a, (void**)&j->nodes, &j->cap, j->count + 1, sizeof(rlx__jnode))) {
+        snprintf(j->err, sizeof j->err, "JSON: out of memory");
+        return -1;
+    }
+    nd = &j->nodes[j->count];
+    memset(nd, 0, sizeof *nd);
+    nd->next = nd->first = -1;
+    nd->pos = j->p;
+    return j->count++;
+}
+static RLX__MAYBE_UNUSED int rlx__json_number(rlx__json* j, int id) {
+    size_t st = j->p, q = j->p;
+    char buf[72];
+    int frac = 0;
+    if (q < j->n && j->s[q] == '-') q++;
+    if (q >= j->n || j->s[q] < '0' || j->s[q] > '9') return rlx__json_fail(j, "bad number");
+    if (j->s[q] == '0') q++;
+    else while (q < j->n && j->s[q] >= '0' && j->s[q] <= '9') q++;
+    if (q < j->n && j->s[q] == '.') {
+        frac = 1;
+        q++;
+        if (q >= j->n || j->s[q] < '0' || j->s[q] > '9') { j->p = q; return rlx__json_fail(j, "bad number"); }
+        while (q < j->n && j->s[q] >= '0' && j->s[q] <= '9') q++;
+    }
+    if (q < j->n && (j->s[q] == 'e' || j->s[q] == 'E')) {
+        frac = 1;
+        q++;
+        if (q < j->n && (j->s[q] == '+' || j->s[q] == '-')) q++;
+        if (q >= j->n || j->s[q] < '0' || j->s[q] > '9') { j->p = q; return rlx__json_fail(j, "bad number"); }
+        while (q < j->n && j->s[q] >= '0' && j->s[q] <= '9') q++;
+    }
+    if (q - st > 64) return rlx__json_fail(j, "number longer than 64 characters");
+    memcpy(buf, j->s + st, q - st);
+    buf[q - st] = 0;
+    j->nodes[id].type = RLX__JSON_NUMBER;
+    j->nodes[id].num = strtod(buf, NULL);
+    if (!frac) {
+        int64_t v = 0;
+        size_t i = buf[0] == '-' ? 1 : 0;
+        int ok = 1;
+        for (; buf[i]; i++) {
+            int dgt = buf[i] - '0';
+            if (!rlx__mul_i64(v, 10, &v) || !rlx__add_i64(v, buf[0] == '-' ? -dgt : dgt, &v)) { ok = 0; break; }
+        }
+        j->nodes[id].is_int = ok;
+        j->nodes[id].ival = ok ? v : 0;
+    }
+    j->p = q;
+    return 0;
+}
+static RLX__MAYBE_UNUSED int rlx__json_value(rlx__json* j, int depth) {
+    int id;
+    unsigned c;
+    rlx__json_ws(j);
+    if (j->p >= j->n) return rlx__json_fail(j, "unexpected end of input");
+    if ((id = rlx__json_new(j)) < 0) return -1;
+    c = j->s[j->p];
+    if (c == '{' || c == '[') {
+        int last = -1, obj = c == '{';
+        if (depth >= j->max_depth) return rlx__json_fail(j, "nesting deeper than the limit");
+        j->nodes[id].type = obj ? RLX__JSON_OBJECT : RLX__JSON_ARRAY;
+        j->p++;
+        rlx__json_ws(j);
+        if (j->p < j->n && j->s[j->p] == (obj ? '}' : ']')) { j->p++; return id; }
+        for (;;) {
+            const char* key = NULL;
+            size_t klen = 0;
+            int child;
+            rlx__json_ws(j);
+            if (obj) {
+                if (j->p >= j->n || j->s[j->p] != '"') return rlx__json_fail(j, "expected a key string");
+                if (rlx__json_string(j, &key, &klen) < 0) return -1;
+                rlx__json_ws(j);
+                if (j->p >= j->n || j->s[j->p] != ':') return rlx__json_fail(j, "expected ':'");
+                j->p++;
+            }
+            if ((child = rlx__json_value(j, depth + 1)) < 0) return -1;
+            j->nodes[child].key = key;
+            j->nodes[child].key_len = klen;
+            if (last < 0) j->nodes[id].first = child; else j->nodes[last].next = child;
+            last = child;
+            if (j->nodes[id].count == INT_MAX) return rlx__json_fail(j, "too many elements");
+            j->nodes[id].count++;
+            rlx__json_ws(j);
+            if (j->p < j->n && j->s[j->p] == ',') { j->p++; continue; }
+            if (j->p < j->n && j->s[j->p] == (obj ? '}' : ']')) { j->p++; return id; }
+            return rlx__json_fail(j, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+        }
+    }
+    if (c == '"') {
+        j->nodes[id].type = RLX__JSON_STRING;
+        if (rlx__json_string(j, &j->nodes[id].str, &j->nodes[id].len) < 0) return -1;
+        return id;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) return rlx__json_number(j, id) < 0 ? -1 : id;
+    if (j->n - j->p >= 4 && memcmp(j->s + j->p, "null", 4) == 0) { j->nodes[id].type = RLX__JSON_NULL; j->p += 4; return id; }
+    if (j->n - j->p >= 4 && memcmp(j->s + j->p, "true", 4) == 0) { j->nodes[id].type = RLX__JSON_TRUE; j->p += 4; return id; }
+    if (j->n - j->p >= 5 && memcmp(j->s + j->p, "false", 5) == 0) { j->nodes[id].type = RLX__JSON_FALSE; j->p += 5; return id; }
+    return rlx__json_fail(j, "unexpected character");
+}
+/* Parses s[0..n) (one value, whitespace around it allowed). Returns the root node (0) or -1 with j->err set.
+   Free with rlx__json_free whatever the result. */
+static RLX__MAYBE_UNUSED int rlx__json_parse(rlx__json* j, const rlx_allocator* a, const void* s, size_t n, int max_depth) {
+    int root;
+    memset(j, 0, sizeof *j);
+    j->a = a;
+    j->s = (const unsigned char*)s;
+    j->n = n;
+    j->max_depth = max_depth;
+    /* decoded strings are never longer than their source text; +1 NUL each, and a string takes >= 2 bytes */
+    j->pool_cap = n + n / 2 + 1;
+    if (n > SIZE_MAX / 2 - 1 || !(j->pool = (char*)rlx__alloc(a, j->pool_cap))) {
+        snprintf(j->err, sizeof j->err, "JSON: out of memory");
+        return -1;
+    }
+    root = rlx__json_value(j, 0);
+    if (root < 0) return -1;
+    rlx__json_ws(j);
+    if (j->p != j->n) return rlx__json_fail(j, "trailing characters after the value");
+    return root;
+}
+static RLX__MAYBE_UNUSED void rlx__json_free(rlx__json* j) {
+    rlx__free(j->a, j->nodes);
+    rlx__free(j->a, j->pool);
+    j->nodes = NULL;
+    j->pool = NULL;
+}
+/* The member of object `obj` with this key (the first one), or -1. */
+static RLX__MAYBE_UNUSED int rlx__json_get(const rlx__json* j, int obj, const char* key) {
+    int c;
+    size_t kl = strlen(key);
+    if (obj < 0 || j->nodes[obj].type != RLX__JSON_OBJECT) return -1;
+    for (c = j->nodes[obj].first; c >= 0; c = j->nodes[c].next)
+        if (j->nodes[c].key_len == kl && memcmp(j->nodes[c].key, key, kl) == 0) return c;
+    return -1;
+}
+static RLX__MAYBE_UNUSED const char* rlx__json_key_of(const void* tab, int id, size_t* len) {
+    const rlx__jnode* nd = &((const rlx__json*)tab)->nodes[id];
+    *len = nd->key_len;
+    return nd->key;
+}
+/* A member of object `obj` whose key an earlier member has, or -1 (-2: out of memory). */
+static RLX__MAYBE_UNUSED int rlx__json_dup_key(const rlx__json* j, int obj) {
+    rlx__nameset ns;
+    int c, r = -1;
+    if (!rlx__nameset_init(j->a, &ns, (size_t)j->nodes[obj].count)) return -2;
+    for (c = j->nodes[obj].first; c >= 0; c = j->nodes[c].next)
+        if (rlx__nameset_add(&ns, j, rlx__json_key_of, c) >= 0) { r = c; break; }
+    rlx__free(j->a, ns.slot);
+    return r;
+}
+
+/* Store binding shared by both readers: borrows `data` with one reference on the mapping per tensor. */
+static RLX__MAYBE_UNUSED rlx_result rlx__bind_borrow(rlx__shared_map* sm, rlx_store* s, const char* name, rlx_dtype dt, int rank,
+                                   const int64_t* shape, const void* data) {
+    rlx_result rc;
+    (void)RLX__ATOMIC_ADD(&sm->refs, 1);
+    rc = rlx_store_borrow(s, name, dt, rank, shape, data, rlx__shared_release, sm);
+    if (rc != RLX_OK) (void)RLX__ATOMIC_ADD(&sm->refs, -1);   /* the handle still holds one: never the last */
+    return rc;
+}
+#endif /* weight files */
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>gguf  (GGUF v2/v3 reader and v3 writer; llama.cpp's weight format)
+   Layout: "GGUF", u32 version, u64 tensor count, u64 key-value count; key-value pairs (u64-length string key,
+   u32 type, value; an array is u32 element type, u64 count, elements); tensor infos (name, u32 rank, u64 ne[],
+   u32 ggml type, u64 offset); padding to general.alignment; the data section (each tensor at its offset, a
+   multiple of the alignment). Every count is checked against the bytes left before anything is allocated:
+   a key-value pair takes >= 13 bytes, a string >= 8, a tensor info >= 32, an array element >= its size.
+   ------------------------------------------------------------------------------------------------------------ */
+#if !defined(RLX_NO_GGUF)
+
+#define RLX__GGUF_MAX_NEST 16          /* arrays of arrays nested deeper than this are refused */
+#define RLX__GGUF_DEFAULT_ALIGN 32
+
+/* ggml's tensor types: id, name, elements per block, bytes per block (0 = an id ggml removed). */
+typedef struct rlx__ggml_type { const char* name; uint16_t blck; uint16_t size; } rlx__ggml_type;
+static const rlx__ggml_type rlx__ggml_types[] = {
+    {"f32", 1, 4}, {"f16", 1, 2}, {"q4_0", 32, 18}, {"q4_1", 32, 20}, {NULL, 0, 0}, {NULL, 0, 0},
+    {"q5_0", 32, 22}, {"q5_1", 32, 24}, {"q8_0", 32, 34}, {"q8_1", 32, 36}, {"q2_K", 256, 84},
+    {"q3_K", 256, 110}, {"q4_K", 256, 144}, {"q5_K", 256, 176}, {"q6_K", 256, 210}, {"q8_K", 256, 292},
+    {"iq2_xxs", 256, 66}, {"iq2_xs", 256, 74}, {"iq3_xxs", 256, 98}, {"iq1_s", 256, 50}, {"iq4_nl", 32, 18},
+    {"iq3_s", 256, 110}, {"iq2_s", 256, 82}, {"iq4_xs", 256, 136}, {"i8", 1, 1}, {"i16", 1, 2}, {"i32", 1, 4},
+    {"i64", 1, 8}, {"f64", 1, 8}, {"iq1_m", 256, 56}, {"bf16", 1, 2}, {NULL, 0, 0}, {NULL, 0, 0}, {NULL, 0, 0},
+    {"tq1_0", 256, 54}, {"tq2_0", 256, 66}, {NULL, 0, 0}, {NULL, 0, 0}, {NULL, 0, 0}, {"mxfp4", 32, 17},
+};
+#define RLX__GGML_TYPE_COUNT ((uint32_t)(sizeof rlx__ggml_types / sizeof rlx__ggml_types[0]))
+
+RLXDEF const char* rlx_ggml_type_name(uint32_t id) { return id < RLX__GGML_TYPE_COUNT ? rlx__ggml_types[id].name : NULL; }
+RLXDEF size_t rlx_ggml_block_size(uint32_t id) { return id < RLX__GGML_TYPE_COUNT ? rlx__ggml_types[id].blck : 0; }
+RLXDEF size_t rlx_ggml_type_size(uint32_t id) { return id < RLX__GGML_TYPE_COUNT ? rlx__ggml_types[id].size : 0; }
+/* The one place that maps ggml types to rlx dtypes. */
+RLXDEF rlx_dtype rlx_ggml_type_dtype(uint32_t id) {
+    switch (id) {
+    case 0: return RLX_F32;
+    case 1: return RLX_F16;
+    case 24: return RLX_I8;
+    case 25: return RLX_I16;
+    case 26: return RLX_I32;
+    case 27: return RLX_I64;
+    case 28: return RLX_F64;
+    case 30: return RLX_BF16;
+    default: return RLX_DTYPE_INVALID;
+    }
+}
+/* bytes of a tensor of ggml type `id` with dims ne[0..rank) (ggml order); 0 on a bad type, a first dim that is
+   not a multiple of the block size, or overflow (*why says which) */
+static int rlx__ggml_nbytes(uint32_t id, int rank, const int64_t* ne, uint64_t* out, const char** why) {
+    uint64_t n;
+    int i;
+    if (id >= RLX__GGML_TYPE_COUNT || !rlx__ggml_types[id].blck) { *why = "unknown ggml type"; return 0; }
+    if (rank < 1 || ne[0] % rlx__ggml_types[id].blck != 0) { *why = "first dim is not a multiple of the type's block size"; return 0; }
+    n = (uint64_t)(ne[0] / rlx__ggml_types[id].blck);
+    if (n > UINT64_MAX / rlx__ggml_types[id].size) { *why = "byte size overflows"; return 0; }
+    n *= rlx__ggml_types[id].size;
+    for (i = 1; i < rank; i++) {
+        if (ne[i] != 0 && n > UINT64_MAX / (uint64_t)ne[i]) { *why = "byte size overflows"; return 0; }
+        n *= (uint64_t)ne[i];
+    }
+    *out = n;
+    return 1;
+}
+
+/* A parsed value: scalars inline; strings in the pool; arrays of numbers point into the file; arrays of strings
+   or arrays have `count` child nodes from `first`. */
+typedef struct rlx__gnode {
+    uint8_t type, etype;
+    uint64_t count;
+    uint64_t u;
+    double f;
+    const char* str;
+    const unsigned char* data;
+    uint64_t first;
+} rlx__gnode;
+
+typedef struct rlx__gkv { const char* key; size_t klen; uint64_t node; } rlx__gkv;
+
+struct rlx_gguf {
+    rlx_allocator a;
+    rlx__shared_map sm;
+    rlx__map map;
+    uint32_t version, alignment;
+    uint64_t data_offset;
+    rlx__gkv* kv;
+    int n_kv;
+    rlx__gnode* nodes;
+    uint64_t n_nodes, cap_nodes;
+    rlx_gguf_tensor_info* t;
+    int n_t;
+    char* pool;
+    size_t pool_used, pool_cap;
+    rlx__nameset keys, names;
+};
+
+/* Bytes of one element of a scalar type (GGUF ids: 0 u8 .. 12 f64), 0 for STRING (8), ARRAY (9), unknown. */
+static size_t rlx__gguf_scalar_size(uint32_t t) {
+    static const unsigned char sz[13] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+    return t < 13 ? sz[t] : 0;
+}
+static const char* const rlx__gguf_type_names[13] = {"u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool",
+                                                     "string", "array", "u64", "i64", "f64"};
+
+/* The metadata is read twice: a counting pass checks the structure and counts value nodes and string bytes
+   without storing anything, so the tables of the second pass are allocated at their exact sizes (a few times
+   the metadata's own bytes, never in proportion to the tensor data). */
+typedef struct rlx__gread {
+    rlx_gguf* g;
+    const unsigned char* s;
+    size_t n, p;
+    int counting;
+    uint64_t nodes;           /* counting pass: value nodes needed */
+    size_t pool;              /* counting pass: string bytes needed (with their NULs) */
+    rlx__gnode scratch;       /* counting pass: where values are written */
+    char err[300];
+} rlx__gread;
+
+static int rlx__gfail(rlx__gread* r, const char* fmt, ...) {
+    va_list ap;
+    int k;
+    if (r->err[0]) return 0;
+    k = snprintf(r->err, sizeof r->err, "GGUF: ");
+    va_start(ap, fmt);
+    vsnprintf(r->err + k, sizeof r->err - (size_t)k, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+static int rlx__gneed(rlx__gread* r, uint64_t k, const char* what) {
+    if (k > (uint64_t)(r->n - r->p)) return rlx__gfail(r, "%s at byte %lu runs past the end of the file (%lu bytes)", what, (unsigned long)r->p, (unsigned long)r->n);
+    return 1;
+}
+static int rlx__gu32(rlx__gread* r, uint32_t* v, const char* what) {
+    if (!rlx__gneed(r, 4, what)) return 0;
+    *v = rlx__rd_u32(r->s + r->p);
+    r->p += 4;
+    return 1;
+}
+static int rlx__gu64(rlx__gread* r, uint64_t* v, const char* what) {
+    if (!rlx__gneed(r, 8, what)) return 0;
+    *v = rlx__rd_u64(r->s + r->p);
+    r->p += 8;
+    return 1;
+}
+/* A string: copied into the pool with a NUL (the pool holds at most the file's bytes plus one NUL per string,
+   and a string takes >= 8 bytes of the file). */
+static int rlx__gstr(rlx__gread* r, const char** out, size_t* len, int utf8, const char* what) {
+    uint64_t n;
+    char* d;
+    if (!rlx__gu64(r, &n, what)) return 0;
+    if (n > (uint64_t)(r->n - r->p)) return rlx__gfail(r, "%s at byte %lu: length %llu runs past the end of the file", what, (unsigned long)(r->p - 8), (unsigned long long)n);
+    if (utf8 && !rlx__utf8_valid(r->s + r->p, (size_t)n)) return rlx__gfail(r, "%s at byte %lu is not valid UTF-8", what, (unsigned long)(r->p - 8));
+    if (r->counting) {   /* n <= bytes left, so the sum stays below the file size plus one byte per string */
+        r->pool += (size_t)n + 1;
+        r->p += (size_t)n;
+        *out = "";
+        *len = (size_t)n;
+        return 1;
+    }
+    RLX_ASSERT(r->g->pool_used + (size_t)n + 1 <= r->g->pool_cap);
+    d = r->g->pool + r->g->pool_used;
+    memcpy(d, r->s + r->p, (size_t)n);
+    d[n] = 0;
+    r->g->pool_used += (size_t)n + 1;
+    r->p += (size_t)n;
+    *out = d;
+    *len = (size_t)n;
+    return 1;
+}
+/* Reserves k nodes (k is bounded by the bytes left: each takes >= 8 bytes of the file). */
+static int rlx__gnodes(rlx__gread* r, uint64_t k, uint64_t* first) {
+    rlx_gguf* g = r->g;
+    if (r->counting) { *first = r->nodes; r->nodes += k; return 1; }   /* k <= bytes left / 8 */
+    if (k > g->cap_nodes - g->n_nodes) return rlx__gfail(r, "array counts at byte %lu exceed what the file can hold", (unsigned long)r->p);
+    *first = g->n_nodes;
+    g->n_nodes += k;
+    return 1;
+}
+static int rlx__gvalue(rlx__gread* r, uint32_t type, uint64_t node, int depth) {
+    rlx__gnode* v = r->counting ? &r->scratch : &r->g->nodes[node];
+    size_t es = rlx__gguf_scalar_size(type);
+    v->type = (uint8_t)type;
+    if (type > 12) return rlx__gfail(r, "unknown value type %u at byte %lu", (unsigned)type, (unsigned long)(r->p - 4));
+    if (es) {
+        const unsigned char* p;
+        uint64_t u = 0;
+        size_t i;
+        if (!rlx__gneed(r, es, "a value")) return 0;
+        p = r->s + r->p;
+        for (i = 0; i < es; i++) u |= (uint64_t)p[i] << (8 * i);
+        if (type == 7 && u > 1) return rlx__gfail(r, "bool value %u at byte %lu is neither 0 nor 1", (unsigned)u, (unsigned long)r->p);
+        /* sign-extend the signed types */
+        if (type == 1) u = (uint64_t)(int64_t)(int8_t)(uint8_t)u;
+        if (type == 3) u = (uint64_t)(int64_t)(int16_t)(uint16_t)u;
+        if (type == 5) u = (uint64_t)(int64_t)(int32_t)(uint32_t)u;
+        if (type == 6) { float f; uint32_t b = (uint32_t)u; memcpy(&f, &b, 4); v->f = (double)f; }
+        if (type == 12) memcpy(&v->f, &u, 8);
+        v->u = u;
+        r->p += es;
+        return 1;
+    }
+    if (type == 8) {
+        size_t len;
+        if (!rlx__gstr(r, &v->str, &len, 0, "a string value")) return 0;
+        v->count = len;
+        return 1;
+    }
+    {   /* array */
+        uint32_t et;
+        uint64_t count, i, first = 0, min;
+        if (depth >= RLX__GGUF_MAX_NEST) return rlx__gfail(r, "arrays nested deeper than %d at byte %lu", RLX__GGUF_MAX_NEST, (unsigned long)r->p);
+        if (!rlx__gu32(r, &et, "an array's element type") || !rlx__gu64(r, &count, "an array's count")) return 0;
+        if (et > 12) return rlx__gfail(r, "array at byte %lu has unknown element type %u", (unsigned long)(r->p - 12), (unsigned)et);
+        min = rlx__gguf_scalar_size(et) ? rlx__gguf_scalar_size(et) : (et == 8 ? 8 : 12);
+        if (count > (uint64_t)(r->n - r->p) / min)
+            return rlx__gfail(r, "array at byte %lu: %llu elements of type %s do not fit in the %lu bytes left", (unsigned long)(r->p - 12), (unsigned long long)count, rlx__gguf_type_names[et], (unsigned long)(r->n - r->p));
+        v = r->counting ? &r->scratch : &r->g->nodes[node];
+        v->etype = (uint8_t)et;
+        v->count = count;
+        if (rlx__gguf_scalar_size(et)) {
+            v->data = r->s + r->p;
+            if (et == 7)
+                for (i = 0; i < count; i++)
+                    if (r->s[r->p + (size_t)i] > 1) return rlx__gfail(r, "bool array element %llu is neither 0 nor 1", (unsigned long long)i);
+            r->p += (size_t)(count * min);
+            return 1;
+        }
+        if (!rlx__gnodes(r, count, &first)) return 0;
+        if (!r->counting) r->g->nodes[node].first = first;
+        for (i = 0; i < count; i++)
+            if (!rlx__gvalue(r, et, first + i, depth + 1)) return 0;
+        return 1;
+    }
+}
+
+static const char* rlx__gguf_key_of(const void* tab, int id, size_t* len) {
+    const rlx__gkv* kv = &((const rlx_gguf*)tab)->kv[id];
+    *len = kv->klen;
+    return kv->key;
+}
+static const char* rlx__gguf_name_of(const void* tab, int id, size_t* len) {
+    const char* s = ((const rlx_gguf*)tab)->t[id].name;
+    *len = strlen(s);
+    return s;
+}
+
+static void rlx__gguf_free(void* owner) {
+    rlx_gguf* g = (rlx_gguf*)owner;
+    rlx_allocator a = g->a;
+    rlx__unmap(&a, &g->map);
+    rlx__free(&a, g->kv);
+    rlx__free(&a, g->nodes);
+    rlx__free(&a, g->t);
+    rlx__free(&a, g->pool);
+    rlx__free(&a, g->keys.slot);
+    rlx__free(&a, g->names.slot);
+    rlx__free(&a, g);
+}
+
+static int rlx__gguf_cmp_off(const void* x, const void* y) {
+    const rlx_gguf_tensor_info* a = *(const rlx_gguf_tensor_info* const*)x;
+    const rlx_gguf_tensor_info* b = *(const rlx_gguf_tensor_info* const*)y;
+    return a->offset < b->offset ? -1 : a->offset > b->offset ? 1 : 0;
+}
+
+static int rlx__gguf_parse(rlx__gread* r) {
+    rlx_gguf* g = r->g;
+    uint32_t magic;
+    uint64_t nt, nkv, i, data_bytes;
+    size_t bytes;
+    int align_seen = 0;
+    if (!rlx__gu32(r, &magic, "the magic") ) return 0;
+    if (magic != 0x46554747u) return rlx__gfail(r, "not a GGUF file (the first 4 bytes are not \"GGUF\")");
+    if (!rlx__gu32(r, &g->version, "the version")) return 0;
+    if (g->version == 1) return rlx__gfail(r, "version 1 is not supported (only versions 2 and 3; re-save the file with a newer llama.cpp)");
+    if (g->version != 2 && g->version != 3) {
+        if ((g->version & 0xFFFFu) == 0 && g->version != 0) return rlx__gfail(r, "version %u: a big-endian GGUF file (only little-endian files are supported)", (unsigned)g->version);
+        return rlx__gfail(r, "unknown version %u (only 2 and 3)", (unsigned)g->version);
+    }
+    if (!rlx__gu64(r, &nt, "the tensor count") || !rlx__gu64(r, &nkv, "the key-value count")) return 0;
+    if (nkv > (uint64_t)(r->n - r->p) / 13) return rlx__gfail(r, "%llu key-value pairs do not fit in the %lu bytes left", (unsigned long long)nkv, (unsigned long)(r->n - r->p));
+    if (nt > (uint64_t)(r->n - r->p) / 32) return rlx__gfail(r, "%llu tensor infos do not fit in the %lu bytes left", (unsigned long long)nt, (unsigned long)(r->n - r->p));
+    if (nkv > (uint64_t)(INT_MAX / 2) || nt > (uint64_t)(INT_MAX / 2)) return rlx__gfail(r, "too many keys or tensors");
+    {   /* counting pass over the key-value pairs and tensor infos */
+        size_t p0 = r->p;
+        r->counting = 1;
+        for (i = 0; i < nkv; i++) {
+            const char* k;
+            size_t kl;
+            uint32_t type;
+            uint64_t nd = 0;
+            if (!rlx__gstr(r, &k, &kl, 1, "a key") || !rlx__gu32(r, &type, "a value type") || !rlx__gnodes(r, 1, &nd) ||
+                !rlx__gvalue(r, type, nd, 0))
+                return 0;
+        }
+        for (i = 0; i < nt; i++) {
+            const char* k;
+            size_t kl;
+            uint32_t rank, type;
+            uint64_t e;
+            if (!rlx__gstr(r, &k, &kl, 1, "a tensor name") || !rlx__gu32(r, &rank, "a tensor rank")) return 0;
+            if (rank > RLX_MAX_RANK) return rlx__gfail(r, "tensor %llu has rank %u (1 to %d)", (unsigned long long)i, (unsigned)rank, RLX_MAX_RANK);
+            while (rank--) if (!rlx__gu64(r, &e, "a tensor dim")) return 0;
+            if (!rlx__gu32(r, &type, "a tensor type") || !rlx__gu64(r, &e, "a tensor offset")) return 0;
+        }
+        r->counting = 0;
+        r->p = p0;
+    }
+    /* exact tables: value nodes and string bytes as counted */
+    g->pool_cap = r->pool + 1;
+    g->cap_nodes = r->nodes + 1;
+    if (!(g->pool = (char*)rlx__alloc(&g->a, g->pool_cap)) ||
+        !rlx__mul_sz((size_t)g->cap_nodes, sizeof(rlx__gnode), &bytes) || !(g->nodes = (rlx__gnode*)rlx__calloc(&g->a, bytes)) ||
+        !(g->kv = (rlx__gkv*)rlx__calloc(&g->a, (size_t)nkv * sizeof(rlx__gkv))) ||
+        !(g->t = (rlx_gguf_tensor_info*)rlx__calloc(&g->a, (size_t)nt * sizeof(rlx_gguf_tensor_info))) ||
+        !rlx__nameset_init(&g->a, &g->keys, (size_t)nkv) || !rlx__nameset_init(&g->a, &g->names, (size_t)nt)) {
+        snprintf(r->err, sizeof r->err, "GGUF: out of memory");
+        return -1;
+    }
+    g->alignment = RLX__GGUF_DEFAULT_ALIGN;
+    for (i = 0; i < nkv; i++) {
+        rlx__gkv* kv = &g->kv[i];
+        uint32_t type;
+        size_t kpos = r->p;
+        int dup;
+        if (!rlx__gstr(r, &kv->key, &kv->klen, 1, "a key")) return 0;
+        if (kv->klen == 0) return rlx__gfail(r, "empty key at byte %lu", (unsigned long)kpos);
+        if (strlen(kv->key) != kv->klen) return rlx__gfail(r, "key at byte %lu holds a NUL byte", (unsigned long)kpos);
+        g->n_kv = (int)i + 1;
+        if ((dup = rlx__nameset_add(&g->keys, g, rlx__gguf_key_of, (int)i)) >= 0) return rlx__gfail(r, "duplicate key '%.100s'", kv->key);
+        if (!rlx__gu32(r, &type, "a value type")) return 0;
+        if (!rlx__gnodes(r, 1, &kv->node) || !rlx__gvalue(r, type, kv->node, 0)) {
+            size_t k = strlen(r->err);
+            if (k < sizeof r->err - 1) snprintf(r->err + k, sizeof r->err - k, " (key '%.80s')", kv->key);
+            return 0;
+        }
+        if (strcmp(kv->key, "general.alignment") == 0) {
+            const rlx__gnode* v = &g->nodes[kv->node];
+            if (v->type != 4) return rlx__gfail(r, "general.alignment has type %s, not u32", rlx__gguf_type_names[v->type]);
+            if (v->u == 0 || (v->u & (v->u - 1)) != 0 || v->u > 1024u * 1024u) return rlx__gfail(r, "general.alignment %llu is not a power of two up to 1 MiB", (unsigned long long)v->u);
+            g->alignment = (uint32_t)v->u;
+            align_seen = 1;
+        }
+    }
+    RLX__UNUSED(align_seen);
+    for (i = 0; i < nt; i++) {
+        rlx_gguf_tensor_info* t = &g->t[i];
+        uint32_t rank, type;
+        size_t len, npos = r->p;
+        uint64_t nb;
+        const char* why = "";
+        int d;
+        if (!rlx__gstr(r, &t->name, &len, 1, "a tensor name")) return 0;
+        if (len == 0) return rlx__gfail(r, "tensor %llu at byte %lu has an empty name", (unsigned long long)i, (unsigned long)npos);
+        if (strlen(t->name) != len) return rlx__gfail(r, "tensor name at byte %lu holds a NUL byte", (unsigned long)npos);
+        g->n_t = (int)i + 1;
+        if (rlx__nameset_add(&g->names, g, rlx__gguf_name_of, (int)i) >= 0) return rlx__gfail(r, "duplicate tensor name '%.100s'", t->name);
+        if (!rlx__gu32(r, &rank, "a tensor rank")) return 0;
+        if (rank < 1 || rank > RLX_MAX_RANK) return rlx__gfail(r, "tensor '%.100s' has rank %u (1 to %d)", t->name, (unsigned)rank, RLX_MAX_RANK);
+        t->rank = (int)rank;
+        for (d = 0; d < t->rank; d++) {
+            uint64_t e;
+            if (!rlx__gu64(r, &e, "a tensor dim")) return 0;
+            if (e > (uint64_t)INT64_MAX) return rlx__gfail(r, "tensor '%.100s' dim %d is %llu (negative as int64)", t->name, d, (unsigned long long)e);
+            t->ne[d] = (int64_t)e;
+            t->shape[t->rank - 1 - d] = (int64_t)e;
+        }
+        if (!rlx__gu32(r, &type, "a tensor type") || !rlx__gu64(r, &t->offset, "a tensor offset")) return 0;
+        t->ggml_type = type;
+        if (!rlx__ggml_nbytes(type, t->rank, t->ne, &nb, &why)) return rlx__gfail(r, "tensor '%.100s' (type %u): %s", t->name, (unsigned)type, why);
+        if (nb > (uint64_t)SIZE_MAX) return rlx__gfail(r, "tensor '%.100s' of %llu bytes is too large for this platform", t->name, (unsigned long long)nb);
+        t->bytes = (size_t)nb;
+        t->type_name = rlx__ggml_types[type].name;
+        t->dtype = rlx_ggml_type_dtype(type);
+    }
+    g->data_offset = ((uint64_t)r->p + g->alignment - 1) / g->alignment * g->alignment;
+    data_bytes = g->data_offset <= (uint64_t)r->n ? (uint64_t)r->n - g->data_offset : 0;
+    if (nt) {
+        rlx_gguf_tensor_info** order;
+        if (!(order = (rlx_gguf_tensor_info**)rlx__alloc(&g->a, (size_t)nt * sizeof(*order)))) {
+            snprintf(r->err, sizeof r->err, "GGUF: out of memory");
+            return -1;
+        }
+        for (i = 0; i < nt; i++) {
+            rlx_gguf_tensor_info* t = &g->t[i];
+            if (t->offset % g->alignment != 0) {
+                rlx__free(&g->a, order);
+                return rlx__gfail(r, "tensor '%.100s': offset %llu is not a multiple of the alignment %u", t->name, (unsigned long long)t->offset, (unsigned)g->alignment);
+            }
+            if (t->offset > data_bytes || (uint64_t)t->bytes > data_bytes - t->offset) {
+                rlx__free(&g->a, order);
+                return rlx__gfail(r, "tensor '%.100s': bytes %llu..%llu of the data section run past the end of the file (the data section has %llu bytes)", t->name, (unsigned long long)t->offset, (unsigned long long)(t->offset + t->bytes), (unsigned long long)data_bytes);
+            }
+            t->file_offset = g->data_offset + t->offset;
+            t->data = t->file_offset <= (uint64_t)r->n ? r->s + (size_t)t->file_offset : NULL;   /* NULL: empty, no data section */
+            order[i] = t;
+        }
+        qsort(order, (size_t)nt, sizeof(*order), rlx__gguf_cmp_off);
+        for (i = 1; i < nt; i++) {
+            if (order[i - 1]->offset + order[i - 1]->bytes > order[i]->offset && order[i - 1]->bytes && order[i]->bytes) {
+                char m[280];
+                snprintf(m, sizeof m, "tensors '%.100s' and '%.100s' overlap", order[i - 1]->name, order[i]->name);
+                rlx__free(&g->a, order);
+                return rlx__gfail(r, "%s", m);
+            }
+        }
+        rlx__free(&g->a, order);
+    }
+    return 1;
+}
+
+static rlx_result rlx__gguf_open(rlx__map* m, const rlx_file_desc* desc, rlx_gguf** out) {
+    rlx_allocator a;
+    rlx_gguf* g;
+    rlx__gread r;
+    int ok;
+    memset(&a, 0, sizeof a);
+    if (desc) a = desc->allocator;
+    g = (rlx_gguf*)rlx__calloc(&a, sizeof *g);
+    if (!g) { rlx__unmap(&a, m); rlx__file_fail("GGUF: out of memory"); return RLX_ERROR_OUT_OF_MEMORY; }
+    g->a = a;
+    g->map = *m;
+    memset(&r, 0, sizeof r);
+    r.g = g;
+    r.s = g->map.data;
+    r.n = g->map.size;
+    ok = rlx__gguf_parse(&r);
+    if (ok != 1) {
+        rlx__file_fail("%s", r.err);
+        rlx__gguf_free(g);
+        return ok < 0 ? RLX_ERROR_OUT_OF_MEMORY : RLX_ERROR_FORMAT;
+    }
+    g->sm.a = a;
+    g->sm.refs = 1;
+    g->sm.dtor = rlx__gguf_free;
+    g->sm.owner = g;
+    rlx__file_err[0] = 0;
+    *out = g;
+    return RLX_OK;
+}
+
+#if !defined(RLX_NO_STDIO)
+RLXDEF rlx_result rlx_gguf_open_file(const char* path, const rlx_file_desc* desc, rlx_gguf** out) {
+    rlx__map m;
+    rlx_result rc;
+    if (!out) { rlx__file_fail("out is NULL"); return RLX_ERROR_INVALID_ARGUMENT; }
+    *out = NULL;
+    if ((rc = rlx__map_file(desc ? &desc->allocator : NULL, path, desc ? desc->no_map : 0, &m)) != RLX_OK) return rc;
+    return rlx__gguf_open(&m, desc, out);
+}
+#endif
+RLXDEF rlx_result rlx_gguf_open_memory(const void* data, size_t size, const rlx_file_desc* desc, rlx_gguf** out) {
+    rlx__map m;
+    if (!out) { rlx__file_fail("out is NULL"); return RLX_ERROR_INVALID_ARGUMENT; }
+    *out = NULL;
+    if (!data && size) { rlx__file_fail("data is NULL"); return RLX_ERROR_INVALID_ARGUMENT; }
+    memset(&m, 0, sizeof m);
+    m.data = data ? (const unsigned char*)data : (const unsigned char*)"";
+    m.size = size;
+    return rlx__gguf_open(&m, desc, out);
+}
+RLXDEF void rlx_gguf_close(rlx_gguf* g) {
+    if (g) rlx__shared_release(&g->sm);
+}
+RLXDEF uint32_t rlx_gguf_version(const rlx_gguf* g) { return g ? g->version : 0; }
+RLXDEF uint32_t rlx_gguf_alignment(const rlx_gguf* g) { return g ? g->alignment : 0; }
+RLXDEF uint64_t rlx_gguf_data_offset(const rlx_gguf* g) { return g ? g->data_offset : 0; }
+RLXDEF int rlx_gguf_kv_count(const rlx_gguf* g) { return g ? g->n_kv : 0; }
+RLXDEF int rlx_gguf_tensor_count(const rlx_gguf* g) { return g ? g->n_t : 0; }
+
+static void rlx__gguf_fill(const rlx_gguf* g, uint64_t node, rlx_gguf_value* v) {
+    const rlx__gnode* n = &g->nodes[node];
+    memset(v, 0, sizeof *v);
+    v->type = (rlx_gguf_type)(n->type + 1);
+    v->node_ = node;
+    if (n->type == 9) {
+        v->array_type = (rlx_gguf_type)(n->etype + 1);
+        v->count = n->count;
+        v->data = n->data;
+    } else if (n->type == 8) {
+        v->str = n->str;
+        v->count = n->count;
+    } else {
+        v->u64 = n->u;
+        v->i64 = (int64_t)n->u;
+        v->f64 = (n->type == 6 || n->type == 12) ? n->f : (n->type == 1 || n->type == 3 || n->type == 5 || n->type == 11) ? (double)(int64_t)n->u : (double)n->u;
+        if (n->type == 6 || n->type == 12) { v->i64 = 0; v->u64 = 0; }
+    }
+}
+RLXDEF rlx_result rlx_gguf_kv(const rlx_gguf* g, int index, const char** key, rlx_gguf_value* value) {
+    if (!g || index < 0 || index >= g->n_kv) return RLX_ERROR_INVALID_ARGUMENT;
+    if (key) *key = g->kv[index].key;
+    if (value) rlx__gguf_fill(g, g->kv[index].node, value);
+    return RLX_OK;
+}
+RLXDEF int rlx_gguf_find(const rlx_gguf* g, const char* key) {
+    if (!g || !key) return -1;
+    return rlx__nameset_find(&g->keys, g, rlx__gguf_key_of, key);
+}
+RLXDEF rlx_result rlx_gguf_array_get(const rlx_gguf* g, const rlx_gguf_value* array, uint64_t i, rlx_gguf_value* out) {
+    const rlx__gnode* n;
+    if (!g || !array || !out || array->node_ >= g->n_nodes) return RLX_ERROR_INVALID_ARGUMENT;
+    n = &g->nodes[array->node_];
+    if (n->type != 9 || i >= n->count) return RLX_ERROR_INVALID_ARGUMENT;
+    if (n->etype == 8 || n->etype == 9) { rlx__gguf_fill(g, n->first + i, out); return RLX_OK; }
+    {   /* a number from the packed array */
+        size_t es = rlx__gguf_scalar_size(n->etype), k;
+        const unsigned char* p = n->data + (size_t)i * es;
+        uint64_t u = 0;
+        for (k = 0; k < es; k++) u |= (uint64_t)p[k] << (8 * k);
+        memset(out, 0, sizeof *out);
+        out->type = (rlx_gguf_type)(n->etype + 1);
+        out->node_ = UINT64_MAX;
+        if (n->etype == 1) u = (uint64_t)(int64_t)(int8_t)(uint8_t)u;
+        if (n->etype == 3) u = (uint64_t)(int64_t)(int16_t)(uint16_t)u;
+        if (n->etype == 5) u = (uint64_t)(int64_t)(int32_t)(uint32_t)u;
+        if (n->etype == 6) { float f; uint32_t b = (uint32_t)u; memcpy(&f, &b, 4); out->f64 = (double)f; }
+        else if (n->etype == 12) memcpy(&out->f64, &u, 8);
+        else {
+            out->u64 = u;
+            out->i64 = (int64_t)u;
+            out->f64 = (n->etype == 1 || n->etype == 3 || n->etype == 5 || n->etype == 11) ? (double)(int64_t)u : (double)u;
+        }
+        return RLX_OK;
+    }
+}
+RLXDEF rlx_result rlx_gguf_tensor(const rlx_gguf* g, int index, rlx_gguf_tensor_info* info) {
+    if (!g || !info || index < 0 || index >= g->n_t) return RLX_ERROR_INVALID_ARGUMENT;
+    *info = g->t[index];
+    return RLX_OK;
+}
+RLXDEF int rlx_gguf_find_tensor(const rlx_gguf* g, const char* name) {
+    if (!g || !name) return -1;
+    return rlx__nameset_find(&g->names, g, rlx__gguf_name_of, name);
+}
+
+RLXDEF rlx_result rlx_gguf_store(rlx_gguf* g, rlx_store* s, int skip_unsupported, int* added) {
+    int i, n = 0;
+    rlx_result rc = RLX_OK;
+    if (added) *added = 0;
+    if (!g || !s) { rlx__file_fail("GGUF store: g or s is NULL"); return RLX_ERROR_INVALID_ARGUMENT; }
+    for (i = 0; i < g->n_t; i++) {
+        const rlx_gguf_tensor_info* t = &g->t[i];
+        if (t->dtype == RLX_DTYPE_INVALID) {
+            if (skip_unsupported) continue;
+            rlx__file_fail("GGUF: tensor '%.100s' has ggml type %s, which rlx.h cannot compute with", t->name, t->type_name);
+            rc = RLX_ERROR_DTYPE;
+            break;
+        }
+        if ((rc = rlx__bind_borrow(&g->sm, s, t->name, t->dtype, t->rank, t->shape, t->data)) != RLX_OK) {
+            rlx__file_fail("GGUF: tensor '%.100s': %s", t->name, rlx_store_error(s));
+            break;
+        }
+        n++;
+    }
+    if (added) *added = n;
+    if (rc == RLX_OK) rlx__file_err[0] = 0;
+    return rc;
+}
+
+/* ---- writer ---- */
+typedef struct rlx__gwt { const char* name; uint32_t type; int rank; int64_t ne[RLX_MAX_RANK]; const void* data; size_t bytes; uint64_t offset; } rlx__gwt;
+typedef struct rlx__garr { uint32_t etype; uint64_t left; } rlx__garr;
+
+struct rlx_gguf_writer {
+    rlx_allocator a;
+    uint32_t alignment, version;
+    rlx__bytes kv;
+    uint64_t n_kv;
+    rlx__gwt* t;
+    int n_t, cap_t;
+    rlx__bytes namebuf;
+    rlx__garr stack[RLX__GGUF_MAX_NEST];
+    int depth;
+    int align_written;
+    rlx__bytes keynames;
+    char err[256];
+};
+
+static rlx_result rlx__gw_fail(rlx_gguf_writer* w, rlx_result rc, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->err, sizeof w->err, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+RLXDEF rlx_result rlx_gguf_writer_create(const rlx_gguf_writer_desc* desc, rlx_gguf_writer** out) {
+    rlx_allocator a;
+    rlx_gguf_writer* w;
+    uint32_t al = desc && desc->alignment ? desc->alignment : RLX__GGUF_DEFAULT_ALIGN;
+    uint32_t ver = desc && desc->version ? desc->version : 3;
+    if (!out) return RLX_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if ((al & (al - 1)) != 0 || al > 1024u * 1024u) { rlx__file_fail("GGUF writer: alignment %u is not a power of two up to 1 MiB", (unsigned)al); return RLX_ERROR_INVALID_ARGUMENT; }
+    if (ver != 2 && ver != 3) { rlx__file_fail("GGUF writer: version %u (2 or 3)", (unsigned)ver); return RLX_ERROR_INVALID_ARGUMENT; }
+    memset(&a, 0, sizeof a);
+    if (desc) a = desc->allocator;
+    if (!(w = (rlx_gguf_writer*)rlx__calloc(&a, sizeof *w))) return RLX_ERROR_OUT_OF_MEMORY;
+    w->a = a;
+    w->alignment = al;
+    w->version = ver;
+    *out = w;
+    if (al != RLX__GGUF_DEFAULT_ALIGN) {
+        rlx_result rc = rlx_gguf_writer_kv(w, "general.alignment", RLX_GGUF_U32, &al);
+        if (rc != RLX_OK) { rlx_gguf_writer_destroy(w); *out = NULL; return rc; }
+        w->align_written = 1;
+    }
+    return RLX_OK;
+}
+RLXDEF void rlx_gguf_writer_destroy(rlx_gguf_writer* w) {
+    rlx_allocator a;
+    if (!w) return;
+    a = w->a;
+    rlx__free(&a, w->kv.p);
+    rlx__free(&a, w->t);
+    rlx__free(&a, w->namebuf.p);
+    rlx__free(&a, w->keynames.p);
+    rlx__free(&a, w);
+}
+RLXDEF const char* rlx_gguf_writer_error(const rlx_gguf_writer* w) { return w ? w->err : ""; }
+
+static int rlx__gw_type_ok(rlx_gguf_type t) { return t > RLX_GGUF_TYPE_INVALID && t < RLX_GGUF_TYPE_COUNT; }
+/* Starts a value: with key at top level (writes the key and the type), without key inside an open array
+   (checks the element type). */
+static rlx_result rlx__gw_begin(rlx_gguf_writer* w, const char* key, rlx_gguf_type type) {
+    if (!rlx__gw_type_ok(type)) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: invalid value type %d", (int)type);
+    if (w->depth > 0) {
+        rlx__garr* top = &w->stack[w->depth - 1];
+        if (key) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: key '%.100s' given inside an open array (elements take key NULL)", key);
+        if ((uint32_t)type - 1 != top->etype) return rlx__gw_fail(w, RLX_ERROR_DTYPE, "GGUF writer: element of type %s in an array of %s", rlx__gguf_type_names[type - 1], rlx__gguf_type_names[top->etype]);
+        if (top->left == 0) return rlx__gw_fail(w, RLX_ERROR_SIZE, "GGUF writer: more elements than the array's count");
+        top->left--;
+        return RLX_OK;
+    }
+    if (!key || !key[0]) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: key is NULL or empty");
+    if (!rlx__utf8_valid((const unsigned char*)key, strlen(key))) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: key is not valid UTF-8");
+    {   /* duplicate keys: scan the keys written so far (NUL-separated in keynames; writers hold few keys) */
+        size_t p = 0, kl = strlen(key);
+        if (strcmp(key, "general.alignment") == 0 && w->align_written) return rlx__gw_fail(w, RLX_ERROR_DUPLICATE, "GGUF writer: general.alignment comes from the desc");
+        while (p < w->keynames.n) {
+            size_t m = strlen((const char*)w->keynames.p + p);
+            if (m == kl && memcmp(w->keynames.p + p, key, kl) == 0) return rlx__gw_fail(w, RLX_ERROR_DUPLICATE, "GGUF writer: key '%.100s' added twice", key);
+            p += m + 1;
+        }
+        rlx__bytes_put(&w->a, &w->keynames, key, kl + 1);
+    }
+    rlx__bytes_u64(&w->a, &w->kv, (uint64_t)strlen(key));
+    rlx__bytes_put(&w->a, &w->kv, key, strlen(key));
+    rlx__bytes_u32(&w->a, &w->kv, (uint32_t)type - 1);
+    w->n_kv++;
+    return RLX_OK;
+}
+static rlx_result rlx__gw_done(rlx_gguf_writer* w) {
+    if (w->kv.failed) return rlx__gw_fail(w, RLX_ERROR_OUT_OF_MEMORY, "GGUF writer: out of memory");
+    return RLX_OK;
+}
+static void rlx__gw_scalar(rlx_gguf_writer* w, rlx_gguf_type type, const void* value) {
+    size_t es = rlx__gguf_scalar_size((uint32_t)type - 1);
+    unsigned char b[8];
+    uint64_t u = 0;
+    size_t i;
+    switch (type) {
+    case RLX_GGUF_U8: case RLX_GGUF_BOOL: u = *(const uint8_t*)value; break;
+    case RLX_GGUF_I8: u = (uint8_t)*(const int8_t*)value; break;
+    case RLX_GGUF_U16: u = *(const uint16_t*)value; break;
+    case RLX_GGUF_I16: u = (uint16_t)*(const int16_t*)value; break;
+    case RLX_GGUF_U32: u = *(const uint32_t*)value; break;
+    case RLX_GGUF_I32: u = (uint32_t)*(const int32_t*)value; break;
+    case RLX_GGUF_F32: { uint32_t x; memcpy(&x, value, 4); u = x; break; }
+    case RLX_GGUF_U64: u = *(const uint64_t*)value; break;
+    case RLX_GGUF_I64: u = (uint64_t)*(const int64_t*)value; break;
+    case RLX_GGUF_F64: memcpy(&u, value, 8); break;
+    default: break;
+    }
+    for (i = 0; i < es; i++) b[i] = (unsigned char)(u >> (8 * i));
+    rlx__bytes_put(&w->a, &w->kv, b, es);
+}
+RLXDEF rlx_result rlx_gguf_writer_kv(rlx_gguf_writer* w, const char* key, rlx_gguf_type type, const void* value) {
+    rlx_result rc;
+    if (!w) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!value) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: value is NULL");
+    if (type == RLX_GGUF_ARRAY) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: arrays go through rlx_gguf_writer_array or begin_array");
+    if (type == RLX_GGUF_STRING) { const char* s = *(const char* const*)value; return s ? rlx_gguf_writer_string(w, key, s, strlen(s)) : rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: string is NULL"); }
+    if (type == RLX_GGUF_BOOL && *(const uint8_t*)value > 1) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: bool value %u", (unsigned)*(const uint8_t*)value);
+    if ((rc = rlx__gw_begin(w, key, type)) != RLX_OK) return rc;
+    rlx__gw_scalar(w, type, value);
+    return rlx__gw_done(w);
+}
+RLXDEF rlx_result rlx_gguf_writer_string(rlx_gguf_writer* w, const char* key, const char* s, size_t len) {
+    rlx_result rc;
+    if (!w) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!s && len) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: string is NULL");
+    if ((rc = rlx__gw_begin(w, key, RLX_GGUF_STRING)) != RLX_OK) return rc;
+    rlx__bytes_u64(&w->a, &w->kv, (uint64_t)len);
+    rlx__bytes_put(&w->a, &w->kv, s, len);
+    return rlx__gw_done(w);
+}
+RLXDEF rlx_result rlx_gguf_writer_begin_array(rlx_gguf_writer* w, const char* key, rlx_gguf_type elem_type, uint64_t count) {
+    rlx_result rc;
+    if (!w) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!rlx__gw_type_ok(elem_type)) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: invalid element type %d", (int)elem_type);
+    if (w->depth >= RLX__GGUF_MAX_NEST) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: arrays nested deeper than %d", RLX__GGUF_MAX_NEST);
+    if ((rc = rlx__gw_begin(w, key, RLX_GGUF_ARRAY)) != RLX_OK) return rc;
+    rlx__bytes_u32(&w->a, &w->kv, (uint32_t)elem_type - 1);
+    rlx__bytes_u64(&w->a, &w->kv, count);
+    w->stack[w->depth].etype = (uint32_t)elem_type - 1;
+    w->stack[w->depth].left = count;
+    w->depth++;
+    return rlx__gw_done(w);
+}
+RLXDEF rlx_result rlx_gguf_writer_end_array(rlx_gguf_writer* w) {
+    if (!w) return RLX_ERROR_INVALID_ARGUMENT;
+    if (w->depth == 0) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: end_array without begin_array");
+    if (w->stack[w->depth - 1].left != 0) return rlx__gw_fail(w, RLX_ERROR_SIZE, "GGUF writer: array ended with %llu elements missing", (unsigned long long)w->stack[w->depth - 1].left);
+    w->depth--;
+    return RLX_OK;
+}
+RLXDEF rlx_result rlx_gguf_writer_array(rlx_gguf_writer* w, const char* key, rlx_gguf_type elem_type, const void* values, uint64_t count) {
+    rlx_result rc;
+    uint64_t i;
+    if (!w) return RLX_ERROR_INVALID_ARGUMENT;
+    if (elem_type == RLX_GGUF_ARRAY) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: nested arrays go through begin_array");
+    if (!values && count) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: values is NULL");
+    if (elem_type == RLX_GGUF_BOOL)
+        for (i = 0; i < count; i++)
+            if (((const uint8_t*)values)[i] > 1) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: bool element %llu is neither 0 nor 1", (unsigned long long)i);
+    if (elem_type == RLX_GGUF_STRING)
+        for (i = 0; i < count; i++)
+            if (!((const char* const*)values)[i]) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: string element %llu is NULL", (unsigned long long)i);
+    if ((rc = rlx_gguf_writer_begin_array(w, key, elem_type, count)) != RLX_OK) return rc;
+    if (elem_type == RLX_GGUF_STRING) {
+        for (i = 0; i < count; i++) {
+            const char* s = ((const char* const*)values)[i];
+            rlx__bytes_u64(&w->a, &w->kv, (uint64_t)strlen(s));
+            rlx__bytes_put(&w->a, &w->kv, s, strlen(s));
+        }
+    } else {
+        size_t es = rlx__gguf_scalar_size((uint32_t)elem_type - 1), bytes;
+        if (count > (uint64_t)SIZE_MAX || !rlx__mul_sz((size_t)count, es, &bytes)) return rlx__gw_fail(w, RLX_ERROR_SIZE, "GGUF writer: array too large");
+        for (i = 0; i < count; i++) rlx__gw_scalar(w, elem_type, (const unsigned char*)values + (size_t)i * es);
+    }
+    w->stack[w->depth - 1].left = 0;
+    w->depth--;
+    return rlx__gw_done(w);
+}
+RLXDEF rlx_result rlx_gguf_writer_tensor(rlx_gguf_writer* w, const char* name, uint32_t ggml_type, int rank,
+                                         const int64_t* shape, const void* data, size_t bytes) {
+    rlx__gwt* t;
+    uint64_t nb;
+    const char* why = "";
+    int d, k;
+    if (!w) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!name || !name[0] || !rlx__utf8_valid((const unsigned char*)name, strlen(name))) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: tensor name is NULL, empty or not UTF-8");
+    if (rank < 1 || rank > RLX_MAX_RANK || !shape) return rlx__gw_fail(w, RLX_ERROR_SHAPE, "GGUF writer: tensor '%.100s': rank %d (1 to %d) or shape NULL", name, rank, RLX_MAX_RANK);
+    if (!data && bytes) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: tensor '%.100s': data is NULL", name);
+    for (k = 0; k < w->n_t; k++)
+        if (strcmp((const char*)w->namebuf.p + (size_t)w->t[k].name - 1, name) == 0) return rlx__gw_fail(w, RLX_ERROR_DUPLICATE, "GGUF writer: tensor '%.100s' added twice", name);
+    if (!rlx__grow(&w->a, (void**)&w->t, &w->cap_t, w->n_t + 1, sizeof(rlx__gwt))) return rlx__gw_fail(w, RLX_ERROR_OUT_OF_MEMORY, "GGUF writer: out of memory");
+    t = &w->t[w->n_t];
+    memset(t, 0, sizeof *t);
+    for (d = 0; d < rank; d++) {
+        if (shape[d] < 0) return rlx__gw_fail(w, RLX_ERROR_SHAPE, "GGUF writer: tensor '%.100s': negative dim", name);
+        t->ne[rank - 1 - d] = shape[d];
+    }
+    if (!rlx__ggml_nbytes(ggml_type, rank, t->ne, &nb, &why)) return rlx__gw_fail(w, RLX_ERROR_DTYPE, "GGUF writer: tensor '%.100s' (type %u): %s", name, (unsigned)ggml_type, why);
+    if (nb != (uint64_t)bytes) return rlx__gw_fail(w, RLX_ERROR_SIZE, "GGUF writer: tensor '%.100s': %lu bytes given, type %s and this shape need %llu", name, (unsigned long)bytes, rlx__ggml_types[ggml_type].name, (unsigned long long)nb);
+    t->name = (const char*)(uintptr_t)(w->namebuf.n + 1);   /* offset + 1 into namebuf until the write */
+    rlx__bytes_put(&w->a, &w->namebuf, name, strlen(name) + 1);
+    if (w->namebuf.failed) return rlx__gw_fail(w, RLX_ERROR_OUT_OF_MEMORY, "GGUF writer: out of memory");
+    t->type = ggml_type;
+    t->rank = rank;
+    t->data = data;
+    t->bytes = bytes;
+    w->n_t++;
+    return RLX_OK;
+}
+/* Builds the header (everything before the data section) into hb; returns the total file size in *total. */
+static rlx_result rlx__gw_header(rlx_gguf_writer* w, rlx__bytes* hb, size_t* total) {
+    uint64_t off = 0;
+    size_t hsize;
+    int i, d;
+    if (w->depth) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: an array is still open");
+    rlx__bytes_u32(&w->a, hb, 0x46554747u);
+    rlx__bytes_u32(&w->a, hb, w->version);
+    rlx__bytes_u64(&w->a, hb, (uint64_t)w->n_t);
+    rlx__bytes_u64(&w->a, hb, w->n_kv);
+    rlx__bytes_put(&w->a, hb, w->kv.p, w->kv.n);
+    for (i = 0; i < w->n_t; i++) {
+        rlx__gwt* t = &w->t[i];
+        const char* nm = (const char*)w->namebuf.p + (size_t)t->name - 1;
+        rlx__bytes_u64(&w->a, hb, (uint64_t)strlen(nm));
+        rlx__bytes_put(&w->a, hb, nm, strlen(nm));
+        rlx__bytes_u32(&w->a, hb, (uint32_t)t->rank);
+        for (d = 0; d < t->rank; d++) rlx__bytes_u64(&w->a, hb, (uint64_t)t->ne[d]);
+        rlx__bytes_u32(&w->a, hb, t->type);
+        rlx__bytes_u64(&w->a, hb, off);
+        t->offset = off;
+        off += t->bytes;
+        off = (off + w->alignment - 1) / w->alignment * w->alignment;
+        if (off > (uint64_t)SIZE_MAX) return rlx__gw_fail(w, RLX_ERROR_SIZE, "GGUF writer: the file is too large for this platform");
+    }
+    if (hb->failed) return rlx__gw_fail(w, RLX_ERROR_OUT_OF_MEMORY, "GGUF writer: out of memory");
+    hsize = rlx__round_up(hb->n, w->alignment);
+    if (!rlx__add_sz(hsize, (size_t)off, total)) return rlx__gw_fail(w, RLX_ERROR_SIZE, "GGUF writer: the file is too large for this platform");
+    return RLX_OK;
+}
+RLXDEF rlx_result rlx_gguf_writer_size(rlx_gguf_writer* w, size_t* size) {
+    rlx__bytes hb;
+    rlx_result rc;
+    if (!w || !size) return RLX_ERROR_INVALID_ARGUMENT;
+    memset(&hb, 0, sizeof hb);
+    rc = rlx__gw_header(w, &hb, size);
+    rlx__free(&w->a, hb.p);
+    return rc;
+}
+RLXDEF rlx_result rlx_gguf_writer_write_memory(rlx_gguf_writer* w, void* buf, size_t cap) {
+    rlx__bytes hb;
+    rlx_result rc;
+    size_t total = 0, hsize;
+    unsigned char* o = (unsigned char*)buf;
+    int i;
+    if (!w) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!buf) return rlx__gw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "GGUF writer: buf is NULL");
+    memset(&hb, 0, sizeof hb);
+    if ((rc = rlx__gw_header(w, &hb, &total)) != RLX_OK) { rlx__free(&w->a, hb.p); return rc; }
+    if (cap < total) { rlx__free(&w->a, hb.p); return rlx__gw_fail(w, RLX_ERROR_SIZE, "GGUF writer: buffer of %lu bytes, the file needs %lu", (unsigned long)cap, (unsigned long)total); }
+    memset(o, 0, total);
+    memcpy(o, hb.p, hb.n);
+    hsize = rlx__round_up(hb.n, w->alignment);
+    rlx__free(&w->a, hb.p);
+    for (i = 0; i < w->n_t; i++)
+        if (w->t[i].bytes) memcpy(o + hsize + (size_t)w->t[i].offset, w->t[i].data, w->t[i].bytes);
+    return RLX_OK;
+}
+#if !defined(RLX_NO_STDIO)
+RLXDEF rlx_result rlx_gguf_writer_write_file(rlx_gguf_writer* w, const char* path) {
+    size_t total = 0;
+    void* buf;
+    rlx_result rc;
+    if (!w) return RLX_ERROR_INVALID_ARGUMENT;
+    if ((rc = rlx_gguf_writer_size(w, &total)) != RLX_OK) return rc;
+    if (!(buf = rlx__alloc(&w->a, total))) return rlx__gw_fail(w, RLX_ERROR_OUT_OF_MEMORY, "GGUF writer: out of memory (%lu bytes)", (unsigned long)total);
+    rc = rlx_gguf_writer_write_memory(w, buf, total);
+    if (rc == RLX_OK && (rc = rlx__file_write(path, buf, total)) != RLX_OK) rlx__gw_fail(w, rc, "GGUF writer: %s", rlx__file_err);
+    rlx__free(&w->a, buf);
+    return rc;
+}
+#endif
+
+#endif /* !RLX_NO_GGUF */
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>safetensors  (Hugging Face safetensors: reader, sharded checkpoints, writer)
+   Layout: u64 header length N, N bytes of JSON (an object: tensor name -> {"dtype", "shape", "data_offsets":
+   [begin, end]}, and an optional "__metadata__" string map), then the data section; offsets are relative to
+   it. The header is parsed by >>json (depth 64, strict); every tensor's [begin, end) must lie in the data
+   section, match its element count × dtype size, and overlap no other tensor.
+   ------------------------------------------------------------------------------------------------------------ */
+#if !defined(RLX_NO_SAFETENSORS)
+
+#define RLX__ST_MAX_HEADER ((uint64_t)100000000)   /* the format's own limit on the header length */
+#define RLX__ST_JSON_DEPTH 64
+
+/* dtype strings: rlx dtype (0 = listed, not bindable) and bits per element */
+typedef struct rlx__st_dtype { const char* name; rlx_dtype dtype; unsigned bits; } rlx__st_dtype;
+static const rlx__st_dtype rlx__st_dtypes[] = {
+    {"F32", RLX_F32, 32}, {"F16", RLX_F16, 16}, {"BF16", RLX_BF16, 16}, {"F64", RLX_F64, 64},
+    {"I8", RLX_I8, 8}, {"I16", RLX_I16, 16}, {"I32", RLX_I32, 32}, {"I64", RLX_I64, 64},
+    {"U8", RLX_U8, 8}, {"U32", RLX_U32, 32}, {"BOOL", RLX_BOOL, 8},
+    {"U16", RLX_DTYPE_INVALID, 16}, {"U64", RLX_DTYPE_INVALID, 64}, {"F8_E4M3", RLX_DTYPE_INVALID, 8},
+    {"F8_E5M2", RLX_DTYPE_INVALID, 8}, {"F8_E8M0", RLX_DTYPE_INVALID, 8}, {"C64", RLX_DTYPE_INVALID, 64},
+    {"F4", RLX_DTYPE_INVALID, 4}, {"F6_E2M3", RLX_DTYPE_INVALID, 6}, {"F6_E3M2", RLX_DTYPE_INVALID, 6},
+};
+#define RLX__ST_NDTYPES ((int)(sizeof rlx__st_dtypes / sizeof rlx__st_dtypes[0]))
+
+struct rlx_safetensors {
+    rlx_allocator a;
+    rlx__shared_map sm;
+    rlx__map* maps;
+    rlx__json* json;          /* one parsed header per shard: names and metadata point into their pools */
+    int n_shards;
+    rlx_safetensors_tensor_info* t;
+    int n_t, cap_t;
+    const char** meta;        /* key, value pairs */
+    int n_meta;
+    rlx__nameset names;
+};
+
+static const char* rlx__st_name_of(const void* tab, int id, size_t* len) {
+    const char* s = ((const rlx_safetensors*)tab)->t[id].name;
+    *len = strlen(s);
+    return s;
+}
+static void rlx__st_free(void* owner) {
+    rlx_safetensors* st = (rlx_safetensors*)owner;
+    rlx_allocator a = st->a;
+    int i;
+    for (i = 0; i < st->n_shards; i++) {
+        rlx__unmap(&a, &st->maps[i]);
+        rlx__json_free(&st->json[i]);
+    }
+    rlx__free(&a, st->maps);
+    rlx__free(&a, st->json);
+    rlx__free(&a, st->t);
+    rlx__free(&a, st->meta);
+    rlx__free(&a, st->names.slot);
+    rlx__free(&a, st);
+}
+
+typedef struct rlx__st_span { uint64_t b, e; const char* name; } rlx__st_span;
+static int rlx__st_cmp_span(const void* x, const void* y) {
+    const rlx__st_span* a = (const rlx__st_span*)x;
+    const rlx__st_span* b = (const rlx__st_span*)y;
+    return a->b < b->b ? -1 : a->b > b->b ? 1 : (a->e < b->e ? -1 : a->e > b->e ? 1 : 0);
+}
+
+/* Parses shard `k` (its map is st->maps[k]) and appends its tensors. Messages go to err. */
+static rlx_result rlx__st_parse(rlx_safetensors* st, int k, char* err, size_t cap) {
+    const rlx__map* m = &st->maps[k];
+    rlx__json* j = &st->json[k];
+    uint64_t hlen, dsize;
+    const unsigned char* data;
+    int root, c, first = st->n_t, dup;
+    rlx__st_span* spans;
+    int ns = 0, i;
+    if (m->size < 8) { snprintf(err, cap, "safetensors: file of %lu bytes is shorter than the 8-byte header length", (unsigned long)m->size); return RLX_ERROR_FORMAT; }
+    hlen = rlx__rd_u64(m->data);
+    if (hlen > RLX__ST_MAX_HEADER) { snprintf(err, cap, "safetensors: header length %llu is over the format's limit of 100 MB", (unsigned long long)hlen); return RLX_ERROR_FORMAT; }
+    if (hlen > (uint64_t)(m->size - 8)) { snprintf(err, cap, "safetensors: header length %llu runs past the end of the file (%lu bytes)", (unsigned long long)hlen, (unsigned long)m->size); return RLX_ERROR_FORMAT; }
+    if (hlen < 2 || m->data[8] != '{') { snprintf(err, cap, "safetensors: the header does not start with '{'"); return RLX_ERROR_FORMAT; }
+    root = rlx__json_parse(j, &st->a, m->data + 8, (size_t)hlen, RLX__ST_JSON_DEPTH);
+    if (root < 0) { snprintf(err, cap, "safetensors: header %s", j->err); return strstr(j->err, "out of memory") ? RLX_ERROR_OUT_OF_MEMORY : RLX_ERROR_FORMAT; }
+    if (j->nodes[root].type != RLX__JSON_OBJECT) { snprintf(err, cap, "safetensors: the header is not a JSON object"); return RLX_ERROR_FORMAT; }
+    if ((dup = rlx__json_dup_key(j, root)) != -1) {
+        if (dup == -2) { snprintf(err, cap, "safetensors: out of memory"); return RLX_ERROR_OUT_OF_MEMORY; }
+        snprintf(err, cap, "safetensors: the header names '%.100s' twice", j->nodes[dup].key);
+        return RLX_ERROR_FORMAT;
+    }
+    data = m->data + 8 + (size_t)hlen;
+    dsize = (uint64_t)(m->size - 8 - (size_t)hlen);
+    if (!(spans = (rlx__st_span*)rlx__alloc(&st->a, (size_t)j->nodes[root].count * sizeof(rlx__st_span)))) { snprintf(err, cap, "safetensors: out of memory"); return RLX_ERROR_OUT_OF_MEMORY; }
+    for (c = j->nodes[root].first; c >= 0; c = j->nodes[c].next) {
+        const rlx__jnode* e = &j->nodes[c];
+        int dt, sh, off, d, di;
+        rlx_safetensors_tensor_info* t;
+        uint64_t numel = 1, bits, b, en;
+        if (strcmp(e->key, "__metadata__") == 0 && e->key_len == 12) {
+            int mc;
+            if (e->type != RLX__JSON_OBJECT) { snprintf(err, cap, "safetensors: __metadata__ is not an object"); goto fail; }
+            if (k != 0) continue;
+            if (!(st->meta = (const char**)rlx__alloc(&st->a, (size_t)e->count * 2 * sizeof(char*)))) { snprintf(err, cap, "safetensors: out of memory"); rlx__free(&st->a, spans); return RLX_ERROR_OUT_OF_MEMORY; }
+            for (mc = e->first; mc >= 0; mc = j->nodes[mc].next) {
+                if (j->nodes[mc].type != RLX__JSON_STRING) { snprintf(err, cap, "safetensors: __metadata__ value of '%.100s' is not a string", j->nodes[mc].key); goto fail; }
+                st->meta[2 * st->n_meta] = j->nodes[mc].key;
+                st->meta[2 * st->n_meta + 1] = j->nodes[mc].str;
+                st->n_meta++;
+            }
+            continue;
+        }
+        if (e->key_len == 0 || strlen(e->key) != e->key_len) { snprintf(err, cap, "safetensors: a tensor name is empty or holds a NUL byte"); goto fail; }
+        if (e->type != RLX__JSON_OBJECT) { snprintf(err, cap, "safetensors: entry '%.100s' is not an object", e->key); goto fail; }
+        dt = rlx__json_get(j, c, "dtype");
+        sh = rlx__json_get(j, c, "shape");
+        off = rlx__json_get(j, c, "data_offsets");
+        if (dt < 0 || j->nodes[dt].type != RLX__JSON_STRING) { snprintf(err, cap, "safetensors: tensor '%.100s' has no dtype string", e->key); goto fail; }
+        if (sh < 0 || j->nodes[sh].type != RLX__JSON_ARRAY) { snprintf(err, cap, "safetensors: tensor '%.100s' has no shape array", e->key); goto fail; }
+        if (off < 0 || j->nodes[off].type != RLX__JSON_ARRAY || j->nodes[off].count != 2) { snprintf(err, cap, "safetensors: tensor '%.100s' has no data_offsets [begin, end]", e->key); goto fail; }
+        if (j->nodes[c].count != 3) { snprintf(err, cap, "safetensors: tensor '%.100s' has keys other than dtype, shape and data_offsets", e->key); goto fail; }
+        for (di = 0; di < RLX__ST_NDTYPES; di++) if (strcmp(j->nodes[dt].str, rlx__st_dtypes[di].name) == 0) break;
+        if (di == RLX__ST_NDTYPES) { snprintf(err, cap, "safetensors: tensor '%.100s' has unknown dtype '%.40s'", e->key, j->nodes[dt].str); goto fail; }
+        if (j->nodes[sh].count > RLX_MAX_RANK) { snprintf(err, cap, "safetensors: tensor '%.100s' has rank %d (at most %d)", e->key, j->nodes[sh].count, RLX_MAX_RANK); goto fail; }
+        if (!rlx__grow(&st->a, (void**)&st->t, &st->cap_t, st->n_t + 1, sizeof *st->t)) { snprintf(err, cap, "safetensors: out of memory"); rlx__free(&st->a, spans); return RLX_ERROR_OUT_OF_MEMORY; }
+        t = &st->t[st->n_t];
+        memset(t, 0, sizeof *t);
+        t->name = e->key;
+        t->st_dtype = rlx__st_dtypes[di].name;
+        t->dtype = rlx__st_dtypes[di].dtype;
+        t->shard = k;
+        t->rank = j->nodes[sh].count;
+        for (d = 0, di = j->nodes[sh].first; di >= 0; di = j->nodes[di].next, d++) {
+            const rlx__jnode* v = &j->nodes[di];
+            if (v->type != RLX__JSON_NUMBER || !v->is_int || v->ival < 0) { snprintf(err, cap, "safetensors: tensor '%.100s': dim %d is not a non-negative integer", e->key, d); goto fail; }
+            t->shape[d] = v->ival;
+            if (v->ival != 0 && numel > UINT64_MAX / (uint64_t)v->ival) { snprintf(err, cap, "safetensors: tensor '%.100s': element count overflows", e->key); goto fail; }
+            numel *= (uint64_t)v->ival;
+        }
+        bits = 8;
+        for (di = 0; di < RLX__ST_NDTYPES; di++) if (t->st_dtype == rlx__st_dtypes[di].name) bits = rlx__st_dtypes[di].bits;
+        {
+            const rlx__jnode* ob = &j->nodes[j->nodes[off].first];
+            const rlx__jnode* oe = &j->nodes[ob->next];
+            if (ob->type != RLX__JSON_NUMBER || !ob->is_int || ob->ival < 0 || oe->type != RLX__JSON_NUMBER || !oe->is_int || oe->ival < 0) { snprintf(err, cap, "safetensors: tensor '%.100s': data_offsets are not non-negative integers", e->key); goto fail; }
+            b = (uint64_t)ob->ival;
+            en = (uint64_t)oe->ival;
+        }
+        if (b > en) { snprintf(err, cap, "safetensors: tensor '%.100s': data_offsets [%llu, %llu] end before they begin", e->key, (unsigned long long)b, (unsigned long long)en); goto fail; }
+        if (en > dsize) { snprintf(err, cap, "safetensors: tensor '%.100s': data_offsets [%llu, %llu] run past the end of the data (%llu bytes)", e->key, (unsigned long long)b, (unsigned long long)en, (unsigned long long)dsize); goto fail; }
+        if (numel > UINT64_MAX / bits || (numel * bits) % 8 != 0 || (numel * bits) / 8 != en - b) {
+            snprintf(err, cap, "safetensors: tensor '%.100s': data_offsets [%llu, %llu] hold %llu bytes, but %llu elements of %s need %llu", e->key, (unsigned long long)b, (unsigned long long)en, (unsigned long long)(en - b), (unsigned long long)numel, t->st_dtype, numel > UINT64_MAX / bits ? 0ull : (unsigned long long)((numel * bits + 7) / 8));
+            goto fail;
+        }
+        t->bytes = (size_t)(en - b);
+        t->data = data + (size_t)b;
+        spans[ns].b = b;
+        spans[ns].e = en;
+        spans[ns].name = e->key;
+        ns++;
+        st->n_t++;
+    }
+    qsort(spans, (size_t)ns, sizeof *spans, rlx__st_cmp_span);
+    for (i = 1; i < ns; i++)
+        if (spans[i].b < spans[i - 1].e && spans[i].e > spans[i].b && spans[i - 1].e > spans[i - 1].b) {
+            snprintf(err, cap, "safetensors: tensors '%.100s' and '%.100s' overlap", spans[i - 1].name, spans[i].name);
+            goto fail;
+        }
+    rlx__free(&st->a, spans);
+    RLX__UNUSED(first);
+    return RLX_OK;
+fail:
+    rlx__free(&st->a, spans);
+    return RLX_ERROR_FORMAT;
+}
+
+static rlx_result rlx__st_new(const rlx_file_desc* desc, int shards, rlx_safetensors** out) {
+    rlx_allocator a;
+    rlx_safetensors* st;
+    memset(&a, 0, sizeof a);
+    if (desc) a = desc->allocator;
+    if (!(st = (rlx_safetensors*)rlx__calloc(&a, sizeof *st))) return RLX_ERROR_OUT_OF_MEMORY;
+    st->a = a;
+    if (!(st->maps = (rlx__map*)rlx__calloc(&a, (size_t)shards * sizeof(rlx__map))) ||
+        !(st->json = (rlx__json*)rlx__calloc(&a, (size_t)shards * sizeof(rlx__json)))) {
+        rlx__st_free(st);
+        return RLX_ERROR_OUT_OF_MEMORY;
+    }
+    st->sm.a = a;
+    st->sm.refs = 1;
+    st->sm.dtor = rlx__st_free;
+    st->sm.owner = st;
+    *out = st;
+    return RLX_OK;
+}
+/* Builds the name index after every shard is parsed (duplicate names across shards are an error). */
+static rlx_result rlx__st_finish(rlx_safetensors* st, char* err, size_t cap) {
+    int i, d;
+    if (!rlx__nameset_init(&st->a, &st->names, (size_t)st->n_t)) { snprintf(err, cap, "safetensors: out of memory"); return RLX_ERROR_OUT_OF_MEMORY; }
+    for (i = 0; i < st->n_t; i++)
+        if ((d = rlx__nameset_add(&st->names, st, rlx__st_name_of, i)) >= 0) {
+            snprintf(err, cap, "safetensors: tensor '%.100s' is in shards %d and %d", st->t[i].name, st->t[d].shard, st->t[i].shard);
+            return RLX_ERROR_FORMAT;
+        }
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_safetensors_open_memory(const void* data, size_t size, const rlx_file_desc* desc, rlx_safetensors** out) {
+    rlx_safetensors* st;
+    rlx_result rc;
+    char err[400];
+    if (!out) { rlx__file_fail("out is NULL"); return RLX_ERROR_INVALID_ARGUMENT; }
+    *out = NULL;
+    if (!data && size) { rlx__file_fail("data is NULL"); return RLX_ERROR_INVALID_ARGUMENT; }
+    if ((rc = rlx__st_new(desc, 1, &st)) != RLX_OK) { rlx__file_fail("safetensors: out of memory"); return rc; }
+    st->maps[0].data = data ? (const unsigned char*)data : (const unsigned char*)"";
+    st->maps[0].size = size;
+    st->n_shards = 1;
+    err[0] = 0;
+    if ((rc = rlx__st_parse(st, 0, err, sizeof err)) != RLX_OK || (rc = rlx__st_finish(st, err, sizeof err)) != RLX_OK) {
+        rlx__file_fail("%s", err);
+        rlx__st_free(st);
+        return rc;
+    }
+    rlx__file_err[0] = 0;
+    *out = st;
+    return RLX_OK;
+}
+
+#if !defined(RLX_NO_STDIO)
+RLXDEF rlx_result rlx_safetensors_open_file(const char* path, const rlx_file_desc* desc, rlx_safetensors** out) {
+    rlx_safetensors* st;
+    rlx_result rc;
+    char err[400];
+    if (!out) { rlx__file_fail("out is NULL"); return RLX_ERROR_INVALID_ARGUMENT; }
+    *out = NULL;
+    if ((rc = rlx__st_new(desc, 1, &st)) != RLX_OK) { rlx__file_fail("safetensors: out of memory"); return rc; }
+    if ((rc = rlx__map_file(&st->a, path, desc ? desc->no_map : 0, &st->maps[0])) != RLX_OK) { rlx__st_free(st); return rc; }
+    st->n_shards = 1;
+    err[0] = 0;
+    if ((rc = rlx__st_parse(st, 0, err, sizeof err)) != RLX_OK || (rc = rlx__st_finish(st, err, sizeof err)) != RLX_OK) {
+        rlx__file_fail("%s (%.200s)", err, path);
+        rlx__st_free(st);
+        return rc;
+    }
+    rlx__file_err[0] = 0;
+    *out = st;
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_safetensors_open_index(const char* index_path, const rlx_file_desc* desc, rlx_safetensors** out) {
+    rlx__map im;
+    rlx__json ij;
+    rlx_allocator a;
+    rlx_safetensors* st = NULL;
+    rlx_result rc;
+    int root, wm, c, n_sh = 0, i;
+    const char** shard = NULL;   /* distinct shard names, in first-seen order */
+    char err[400], *path = NULL;
+    size_t dirlen;
+    if (!out) { rlx__file_fail("out is NULL"); return RLX_ERROR_INVALID_ARGUMENT; }
+    *out = NULL;
+    memset(&a, 0, sizeof a);
+    if (desc) a = desc->allocator;
+    if ((rc = rlx__map_file(&a, index_path, desc ? desc->no_map : 0, &im)) != RLX_OK) return rc;
+    if ((root = rlx__json_parse(&ij, &a, im.data, im.size, RLX__ST_JSON_DEPTH)) < 0) {
+        rlx__file_fail("safetensors index: %s (%.200s)", ij.err, index_path);
+        rc = strstr(ij.err, "out of memory") ? RLX_ERROR_OUT_OF_MEMORY : RLX_ERROR_FORMAT;
+        goto done;
+    }
+    rc = RLX_ERROR_FORMAT;
+    wm = rlx__json_get(&ij, root, "weight_map");
+    if (wm < 0 || ij.nodes[wm].type != RLX__JSON_OBJECT) { rlx__file_fail("safetensors index: no weight_map object (%.200s)", index_path); goto done; }
+    if ((c = rlx__json_dup_key(&ij, wm)) != -1) {
+        if (c == -2) { rc = RLX_ERROR_OUT_OF_MEMORY; rlx__file_fail("safetensors index: out of memory"); goto done; }
+        rlx__file_fail("safetensors index: weight_map names '%.100s' twice", ij.nodes[c].key);
+        goto done;
+    }
+    if (!(shard = (const char**)rlx__alloc(&a, ((size_t)ij.nodes[wm].count + 1) * sizeof(char*)))) { rc = RLX_ERROR_OUT_OF_MEMORY; rlx__file_fail("safetensors index: out of memory"); goto done; }
+    for (c = ij.nodes[wm].first; c >= 0; c = ij.nodes[c].next) {
+        const rlx__jnode* v = &ij.nodes[c];
+        if (v->type != RLX__JSON_STRING) { rlx__file_fail("safetensors index: weight_map entry '%.100s' is not a string", v->key); goto done; }
+        if (v->len == 0 || strlen(v->str) != v->len || strchr(v->str, '/') || strchr(v->str, '\\') || strstr(v->str, "..") || strchr(v->str, ':')) {
+            rlx__file_fail("safetensors index: shard name '%.100s' of tensor '%.100s' is not a plain file name in the index's folder", v->str, v->key);
+            goto done;
+        }
+        for (i = 0; i < n_sh; i++) if (strcmp(shard[i], v->str) == 0) break;
+        if (i == n_sh) shard[n_sh++] = v->str;
+    }
+    if ((rc = rlx__st_new(desc, n_sh ? n_sh : 1, &st)) != RLX_OK) { rlx__file_fail("safetensors: out of memory"); goto done; }
+    {
+        const char* s1 = strrchr(index_path, '/');
+        const char* s2 = strrchr(index_path, '\\');
+        if (s2 && (!s1 || s2 > s1)) s1 = s2;
+        dirlen = s1 ? (size_t)(s1 - index_path) + 1 : 0;
+    }
+    for (i = 0; i < n_sh; i++) {
+        size_t sl = strlen(shard[i]);
+        rlx__free(&a, path);
+        if (!(path = (char*)rlx__alloc(&a, dirlen + sl + 1))) { rc = RLX_ERROR_OUT_OF_MEMORY; rlx__file_fail("safetensors: out of memory"); goto done; }
+        memcpy(path, index_path, dirlen);
+        memcpy(path + dirlen, shard[i], sl + 1);
+        if ((rc = rlx__map_file(&a, path, desc ? desc->no_map : 0, &st->maps[i])) != RLX_OK) goto done;
+        st->n_shards = i + 1;
+        err[0] = 0;
+        if ((rc = rlx__st_parse(st, i, err, sizeof err)) != RLX_OK) { rlx__file_fail("%s (shard %.200s)", err, shard[i]); goto done; }
+    }
+    err[0] = 0;
+    if ((rc = rlx__st_finish(st, err, sizeof err)) != RLX_OK) { rlx__file_fail("%s", err); goto done; }
+    for (c = ij.nodes[wm].first; c >= 0; c = ij.nodes[c].next) {
+        int t = rlx__nameset_find(&st->names, st, rlx__st_name_of, ij.nodes[c].key);
+        for (i = 0; i < n_sh; i++) if (strcmp(shard[i], ij.nodes[c].str) == 0) break;
+        if (t < 0 || st->t[t].shard != i) {
+            rlx__file_fail("safetensors index: tensor '%.100s' is not in shard '%.100s'", ij.nodes[c].key, ij.nodes[c].str);
+            rc = RLX_ERROR_FORMAT;
+            goto done;
+        }
+    }
+    rc = RLX_OK;
+done:
+    rlx__free(&a, path);
+    rlx__free(&a, shard);
+    rlx__json_free(&ij);
+    rlx__unmap(&a, &im);
+    if (rc != RLX_OK) { if (st) rlx__st_free(st); return rc; }
+    rlx__file_err[0] = 0;
+    *out = st;
+    return RLX_OK;
+}
+#endif
+
+RLXDEF void rlx_safetensors_close(rlx_safetensors* st) { if (st) rlx__shared_release(&st->sm); }
+RLXDEF int rlx_safetensors_tensor_count(const rlx_safetensors* st) { return st ? st->n_t : 0; }
+RLXDEF rlx_result rlx_safetensors_tensor(const rlx_safetensors* st, int index, rlx_safetensors_tensor_info* info) {
+    if (!st || !info || index < 0 || index >= st->n_t) return RLX_ERROR_INVALID_ARGUMENT;
+    *info = st->t[index];
+    return RLX_OK;
+}
+RLXDEF int rlx_safetensors_find_tensor(const rlx_safetensors* st, const char* name) {
+    if (!st || !name) return -1;
+    return rlx__nameset_find(&st->names, st, rlx__st_name_of, name);
+}
+RLXDEF int rlx_safetensors_metadata_count(const rlx_safetensors* st) { return st ? st->n_meta : 0; }
+RLXDEF rlx_result rlx_safetensors_metadata(const rlx_safetensors* st, int index, const char** key, const char** value) {
+    if (!st || index < 0 || index >= st->n_meta) return RLX_ERROR_INVALID_ARGUMENT;
+    if (key) *key = st->meta[2 * index];
+    if (value) *value = st->meta[2 * index + 1];
+    return RLX_OK;
+}
+RLXDEF const char* rlx_safetensors_metadata_find(const rlx_safetensors* st, const char* key) {
+    int i;
+    if (!st || !key) return NULL;
+    for (i = 0; i < st->n_meta; i++) if (strcmp(st->meta[2 * i], key) == 0) return st->meta[2 * i + 1];
+    return NULL;
+}
+RLXDEF rlx_result rlx_safetensors_store(rlx_safetensors* st, rlx_store* s, int skip_unsupported, int* added) {
+    int i, n = 0;
+    rlx_result rc = RLX_OK;
+    if (added) *added = 0;
+    if (!st || !s) { rlx__file_fail("safetensors store: st or s is NULL"); return RLX_ERROR_INVALID_ARGUMENT; }
+    for (i = 0; i < st->n_t; i++) {
+        const rlx_safetensors_tensor_info* t = &st->t[i];
+        if (t->dtype == RLX_DTYPE_INVALID) {
+            if (skip_unsupported) continue;
+            rlx__file_fail("safetensors: tensor '%.100s' has dtype %s, which rlx.h cannot compute with", t->name, t->st_dtype);
+            rc = RLX_ERROR_DTYPE;
+            break;
+        }
+        if ((rc = rlx__bind_borrow(&st->sm, s, t->name, t->dtype, t->rank, t->shape, t->data)) != RLX_OK) {
+            rlx__file_fail("safetensors: tensor '%.100s': %s", t->name, rlx_store_error(s));
+            break;
+        }
+        n++;
+    }
+    if (added) *added = n;
+    if (rc == RLX_OK) rlx__file_err[0] = 0;
+    return rc;
+}
+
+/* ---- writer ---- */
+typedef struct rlx__stw_t { char* name; rlx_dtype dtype; int rank; int64_t shape[RLX_MAX_RANK]; const void* data; size_t bytes; } rlx__stw_t;
+struct rlx_safetensors_writer {
+    rlx_allocator a;
+    rlx__stw_t* t;
+    int n_t, cap_t;
+    char** meta;
+    int n_meta, cap_meta;
+    char err[256];
+};
+static rlx_result rlx__stw_fail(rlx_safetensors_writer* w, rlx_result rc, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->err, sizeof w->err, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+RLXDEF rlx_result rlx_safetensors_writer_create(const rlx_allocator* allocator, rlx_safetensors_writer** out) {
+    rlx_allocator a;
+    rlx_safetensors_writer* w;
+    if (!out) return RLX_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    memset(&a, 0, sizeof a);
+    if (allocator) a = *allocator;
+    if (!(w = (rlx_safetensors_writer*)rlx__calloc(&a, sizeof *w))) return RLX_ERROR_OUT_OF_MEMORY;
+    w->a = a;
+    *out = w;
+    return RLX_OK;
+}
+RLXDEF void rlx_safetensors_writer_destroy(rlx_safetensors_writer* w) {
+    rlx_allocator a;
+    int i;
+    if (!w) return;
+    a = w->a;
+    for (i = 0; i < w->n_t; i++) rlx__free(&a, w->t[i].name);
+    for (i = 0; i < 2 * w->n_meta; i++) rlx__free(&a, w->meta[i]);
+    rlx__free(&a, w->t);
+    rlx__free(&a, w->meta);
+    rlx__free(&a, w);
+}
+RLXDEF const char* rlx_safetensors_writer_error(const rlx_safetensors_writer* w) { return w ? w->err : ""; }
+static const char* rlx__st_dtype_string(rlx_dtype d) {
+    int i;
+    for (i = 0; i < RLX__ST_NDTYPES; i++) if (rlx__st_dtypes[i].dtype == d && d != RLX_DTYPE_INVALID) return rlx__st_dtypes[i].name;
+    return NULL;
+}
+RLXDEF rlx_result rlx_safetensors_writer_metadata(rlx_safetensors_writer* w, const char* key, const char* value) {
+    int i;
+    if (!w) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!key || !value) return rlx__stw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "safetensors writer: key or value is NULL");
+    if (!rlx__utf8_valid((const unsigned char*)key, strlen(key)) || !rlx__utf8_valid((const unsigned char*)value, strlen(value)))
+        return rlx__stw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "safetensors writer: metadata is not valid UTF-8");
+    for (i = 0; i < w->n_meta; i++) if (strcmp(w->meta[2 * i], key) == 0) return rlx__stw_fail(w, RLX_ERROR_DUPLICATE, "safetensors writer: metadata key '%.100s' added twice", key);
+    if (!rlx__grow(&w->a, (void**)&w->meta, &w->cap_meta, 2 * w->n_meta + 2, sizeof(char*))) return rlx__stw_fail(w, RLX_ERROR_OUT_OF_MEMORY, "safetensors writer: out of memory");
+    w->meta[2 * w->n_meta] = rlx__strdup(&w->a, key);
+    w->meta[2 * w->n_meta + 1] = rlx__strdup(&w->a, value);
+    w->n_meta++;
+    if (!w->meta[2 * w->n_meta - 2] || !w->meta[2 * w->n_meta - 1]) return rlx__stw_fail(w, RLX_ERROR_OUT_OF_MEMORY, "safetensors writer: out of memory");
+    return RLX_OK;
+}
+RLXDEF rlx_result rlx_safetensors_writer_tensor(rlx_safetensors_writer* w, const char* name, rlx_dtype dtype, int rank, const int64_t* shape, const void* data) {
+    rlx__stw_t* t;
+    int64_t numel = 1;
+    size_t bytes;
+    int i;
+    if (!w) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!name || !name[0] || !rlx__utf8_valid((const unsigned char*)name, strlen(name)) || strcmp(name, "__metadata__") == 0)
+        return rlx__stw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "safetensors writer: tensor name is NULL, empty, not UTF-8 or __metadata__");
+    if (!rlx__st_dtype_string(dtype)) return rlx__stw_fail(w, RLX_ERROR_DTYPE, "safetensors writer: tensor '%.100s': dtype %d has no safetensors name", name, (int)dtype);
+    if (rank < 0 || rank > RLX_MAX_RANK || (rank && !shape)) return rlx__stw_fail(w, RLX_ERROR_SHAPE, "safetensors writer: tensor '%.100s': rank %d or shape NULL", name, rank);
+    for (i = 0; i < rank; i++)
+        if (shape[i] < 0 || (shape[i] > 0 && (!rlx__mul_i64(numel, shape[i], &numel) || numel > RLX_MAX_ELEMENTS)))
+            return rlx__stw_fail(w, RLX_ERROR_SHAPE, "safetensors writer: tensor '%.100s': a dim is negative or the element count is over RLX_MAX_ELEMENTS", name);
+    for (i = 0; i < rank; i++) if (shape[i] == 0) numel = 0;
+    if (!rlx__mul_sz((size_t)numel, rlx_dtype_size(dtype), &bytes)) return rlx__stw_fail(w, RLX_ERROR_SHAPE, "safetensors writer: tensor '%.100s': too large", name);
+    if (!data && bytes) return rlx__stw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "safetensors writer: tensor '%.100s': data is NULL", name);
+    for (i = 0; i < w->n_t; i++) if (strcmp(w->t[i].name, name) == 0) return rlx__stw_fail(w, RLX_ERROR_DUPLICATE, "safetensors writer: tensor '%.100s' added twice", name);
+    if (!rlx__grow(&w->a, (void**)&w->t, &w->cap_t, w->n_t + 1, sizeof *w->t)) return rlx__stw_fail(w, RLX_ERROR_OUT_OF_MEMORY, "safetensors writer: out of memory");
+    t = &w->t[w->n_t];
+    memset(t, 0, sizeof *t);
+    if (!(t->name = rlx__strdup(&w->a, name))) return rlx__stw_fail(w, RLX_ERROR_OUT_OF_MEMORY, "safetensors writer: out of memory");
+    t->dtype = dtype;
+    t->rank = rank;
+    for (i = 0; i < rank; i++) t->shape[i] = shape[i];
+    t->data = data;
+    t->bytes = bytes;
+    w->n_t++;
+    return RLX_OK;
+}
+static void rlx__json_put_str(const rlx_allocator* a, rlx__bytes* b, const char* s) {
+    rlx__bytes_put(a, b, "\"", 1);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') { char e[2] = {'\\', (char)c}; rlx__bytes_put(a, b, e, 2); }
+        else if (c < 0x20) { char e[8]; snprintf(e, sizeof e, "\\u%04x", (unsigned)c); rlx__bytes_put(a, b, e, 6); }
+        else rlx__bytes_put(a, b, s, 1);
+    }
+    rlx__bytes_put(a, b, "\"", 1);
+}
+static int rlx__stw_cmp(const void* x, const void* y) {
+    return strcmp((*(const rlx__stw_t* const*)x)->name, (*(const rlx__stw_t* const*)y)->name);
+}
+/* The header (length prefix included, padded) into hb, the tensors in file order into *order. */
+static rlx_result rlx__stw_header(rlx_safetensors_writer* w, rlx__bytes* hb, rlx__stw_t*** order, size_t* total) {
+    rlx__stw_t** o;
+    uint64_t off = 0;
+    size_t hl;
+    int i, d;
+    char num[48];
+    *order = NULL;
+    if (!(o = (rlx__stw_t**)rlx__alloc(&w->a, ((size_t)w->n_t + 1) * sizeof *o))) return rlx__stw_fail(w, RLX_ERROR_OUT_OF_MEMORY, "safetensors writer: out of memory");
+    for (i = 0; i < w->n_t; i++) o[i] = &w->t[i];
+    qsort(o, (size_t)w->n_t, sizeof *o, rlx__stw_cmp);
+    rlx__bytes_u64(&w->a, hb, 0);
+    rlx__bytes_put(&w->a, hb, "{", 1);
+    if (w->n_meta) {
+        rlx__bytes_put(&w->a, hb, "\"__metadata__\":{", 16);
+        for (i = 0; i < w->n_meta; i++) {
+            if (i) rlx__bytes_put(&w->a, hb, ",", 1);
+            rlx__json_put_str(&w->a, hb, w->meta[2 * i]);
+            rlx__bytes_put(&w->a, hb, ":", 1);
+            rlx__json_put_str(&w->a, hb, w->meta[2 * i + 1]);
+        }
+        rlx__bytes_put(&w->a, hb, "}", 1);
+    }
+    for (i = 0; i < w->n_t; i++) {
+        rlx__stw_t* t = o[i];
+        if (i || w->n_meta) rlx__bytes_put(&w->a, hb, ",", 1);
+        rlx__json_put_str(&w->a, hb, t->name);
+        rlx__bytes_put(&w->a, hb, ":{\"dtype\":\"", 11);
+        rlx__bytes_put(&w->a, hb, rlx__st_dtype_string(t->dtype), strlen(rlx__st_dtype_string(t->dtype)));
+        rlx__bytes_put(&w->a, hb, "\",\"shape\":[", 11);
+        for (d = 0; d < t->rank; d++) {
+            snprintf(num, sizeof num, "%s%lld", d ? "," : "", (long long)t->shape[d]);
+            rlx__bytes_put(&w->a, hb, num, strlen(num));
+        }
+        snprintf(num, sizeof num, "],\"data_offsets\":[%llu,", (unsigned long long)off);
+        rlx__bytes_put(&w->a, hb, num, strlen(num));
+        off += t->bytes;
+        snprintf(num, sizeof num, "%llu]}", (unsigned long long)off);
+        rlx__bytes_put(&w->a, hb, num, strlen(num));
+    }
+    rlx__bytes_put(&w->a, hb, "}", 1);
+    while (!hb->failed && hb->n % 8 != 0) rlx__bytes_put(&w->a, hb, " ", 1);
+    if (hb->failed) { rlx__free(&w->a, o); return rlx__stw_fail(w, RLX_ERROR_OUT_OF_MEMORY, "safetensors writer: out of memory"); }
+    hl = hb->n - 8;
+    for (i = 0; i < 8; i++) hb->p[i] = (unsigned char)((uint64_t)hl >> (8 * i));
+    if (off > (uint64_t)SIZE_MAX || !rlx__add_sz(hb->n, (size_t)off, total)) { rlx__free(&w->a, o); return rlx__stw_fail(w, RLX_ERROR_SIZE, "safetensors writer: the file is too large for this platform"); }
+    *order = o;
+    return RLX_OK;
+}
+RLXDEF rlx_result rlx_safetensors_writer_size(rlx_safetensors_writer* w, size_t* size) {
+    rlx__bytes hb;
+    rlx__stw_t** o;
+    rlx_result rc;
+    if (!w || !size) return RLX_ERROR_INVALID_ARGUMENT;
+    memset(&hb, 0, sizeof hb);
+    rc = rlx__stw_header(w, &hb, &o, size);
+    rlx__free(&w->a, hb.p);
+    rlx__free(&w->a, o);
+    return rc;
+}
+RLXDEF rlx_result rlx_safetensors_writer_write_memory(rlx_safetensors_writer* w, void* buf, size_t cap) {
+    rlx__bytes hb;
+    rlx__stw_t** o;
+    rlx_result rc;
+    size_t total = 0, p;
+    int i;
+    if (!w) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!buf) return rlx__stw_fail(w, RLX_ERROR_INVALID_ARGUMENT, "safetensors writer: buf is NULL");
+    memset(&hb, 0, sizeof hb);
+    if ((rc = rlx__stw_header(w, &hb, &o, &total)) != RLX_OK) { rlx__free(&w->a, hb.p); return rc; }
+    if (cap < total) {
+        rlx__free(&w->a, hb.p);
+        rlx__free(&w->a, o);
+        return rlx__stw_fail(w, RLX_ERROR_SIZE, "safetensors writer: buffer of %lu bytes, the file needs %lu", (unsigned long)cap, (unsigned long)total);
+    }
+    memcpy(buf, hb.p, hb.n);
+    p = hb.n;
+    for (i = 0; i < w->n_t; i++) {
+        if (o[i]->bytes) memcpy((unsigned char*)buf + p, o[i]->data, o[i]->bytes);
+        p += o[i]->bytes;
+    }
+    rlx__free(&w->a, hb.p);
+    rlx__free(&w->a, o);
+    return RLX_OK;
+}
+#if !defined(RLX_NO_STDIO)
+RLXDEF rlx_result rlx_safetensors_writer_write_file(rlx_safetensors_writer* w, const char* path) {
+    size_t total = 0;
+    void* buf;
+    rlx_result rc;
+    if (!w) return RLX_ERROR_INVALID_ARGUMENT;
+    if ((rc = rlx_safetensors_writer_size(w, &total)) != RLX_OK) return rc;
+    if (!(buf = rlx__alloc(&w->a, total))) return rlx__stw_fail(w, RLX_ERROR_OUT_OF_MEMORY, "safetensors writer: out of memory (%lu bytes)", (unsigned long)total);
+    rc = rlx_safetensors_writer_write_memory(w, buf, total);
+    if (rc == RLX_OK && (rc = rlx__file_write(path, buf, total)) != RLX_OK) rlx__stw_fail(w, rc, "safetensors writer: %s", rlx__file_err);
+    rlx__free(&w->a, buf);
+    return rc;
+}
+#endif
+
+#endif /* !RLX_NO_SAFETENSORS */
 
 #endif /* RLX_IMPLEMENTATION */
 
