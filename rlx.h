@@ -16399,20 +16399,24 @@ static int rlx__ox_cints(const rlx__oxval* v, int64_t* out, int cap) {
     if (!v || !v->hc || v->count > cap) return -1;
     for (i = 0; i < v->count; i++) {
         switch (v->dt) {
-        case RLX_I64: out[i] = ((const int64_t*)v->data)[i]; break;
-        case RLX_I32: out[i] = ((const int32_t*)v->data)[i]; break;
+        case RLX_I64: memcpy(&out[i], (const char*)v->data + i * 8, 8); break;   /* raw_data may be unaligned */
+        case RLX_I32: { int32_t w; memcpy(&w, (const char*)v->data + i * 4, 4); out[i] = w; break; }
         default: return -1;
         }
     }
     return (int)v->count;
 }
 static int rlx__ox_cdouble(const rlx__oxval* v, double* out) {
+    float f;
+    double d;
+    int64_t l;
+    int32_t w;
     if (!v || !v->hc || v->count != 1) return 0;
-    switch (v->dt) {
-    case RLX_F32: *out = ((const float*)v->data)[0]; return 1;
-    case RLX_F64: *out = ((const double*)v->data)[0]; return 1;
-    case RLX_I64: *out = (double)((const int64_t*)v->data)[0]; return 1;
-    case RLX_I32: *out = ((const int32_t*)v->data)[0]; return 1;
+    switch (v->dt) {   /* memcpy: raw_data may be unaligned */
+    case RLX_F32: memcpy(&f, v->data, 4); *out = f; return 1;
+    case RLX_F64: memcpy(&d, v->data, 8); *out = d; return 1;
+    case RLX_I64: memcpy(&l, v->data, 8); *out = (double)l; return 1;
+    case RLX_I32: memcpy(&w, v->data, 4); *out = w; return 1;
     default: return 0;
     }
 }
@@ -17019,8 +17023,8 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
             float fs[4];
             const float* sp;
             if (opset < 9 && OP("Upsample")) { const rlx__oxattr* a = rlx__ox_a(n, "scales"); if (!a || a->nfloats != 4) return RLX__OX_UNSUP("scales"); sp = a->floats; }
-            else { if (!scv || !scv->hc || scv->dt != RLX_F32 || scv->count != 4) return RLX__OX_UNSUP("scales must be a constant of 4 floats"); sp = (const float*)scv->data; }
-            for (i = 0; i < 4; i++) fs[i] = sp[i];
+            else { if (!scv || !scv->hc || scv->dt != RLX_F32 || scv->count != 4) return RLX__OX_UNSUP("scales must be a constant of 4 floats"); memcpy(fs, scv->data, sizeof fs); sp = fs; }
+            if (sp != fs) for (i = 0; i < 4; i++) fs[i] = sp[i];
             if (fs[0] != 1.0f || fs[1] != 1.0f) return RLX__OX_UNSUP("resizing N or C");
             oh = (int64_t)floor((double)sh[2] * fs[2]); ow = (int64_t)floor((double)sh[3] * fs[3]);
             if ((double)oh != (double)sh[2] * fs[2] || (double)ow != (double)sh[3] * fs[3]) return RLX__OX_UNSUP("scales that do not give whole sizes");
@@ -17055,10 +17059,10 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
         if (!buf) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
         for (k = 0; k < cnt; k++) {
             switch (dt) {
-            case RLX_F32: ((float*)buf)[k] = (float)(((const float*)in[0]->data)[0] + (float)k * ((const float*)in[2]->data)[0]); break;
+            case RLX_F32: ((float*)buf)[k] = (float)((float)s + (float)k * (float)d); break;
             case RLX_F64: ((double*)buf)[k] = s + (double)k * d; break;
             case RLX_I32: ((int32_t*)buf)[k] = (int32_t)((int64_t)s + k * (int64_t)d); break;
-            case RLX_I64: ((int64_t*)buf)[k] = ((const int64_t*)in[0]->data)[0] + k * ((const int64_t*)in[2]->data)[0]; break;
+            case RLX_I64: { int64_t s0, d0; memcpy(&s0, in[0]->data, 8); memcpy(&d0, in[2]->data, 8); ((int64_t*)buf)[k] = s0 + k * d0; break; }
             default: return RLX__OX_UNSUP("dtype %s", rlx_dtype_name(dt));
             }
         }
