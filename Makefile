@@ -16,6 +16,9 @@
 #                     (FUZZ_M32=1: a 32-bit fuzzer, in build/fuzz32/)
 #   make fuzz-replay FUZZ_INPUT=FILE_OR_DIR   replay inputs under ASan/UBSan without libFuzzer, printing the calls
 #   make fuzz-seeds   regenerate tests/fuzz/corpus with tests/fuzz/make_seeds.c
+#   make fuzz-onnx    build the ONNX loader fuzzer (tests/fuzz/fuzz_onnx.c) and run it for FUZZ_SECONDS over the seeds
+#                     of tests/fuzz/onnx_corpus and the small ONNX node-test models (libonnx-testdata)
+#   make fuzz-onnx-seeds   regenerate tests/fuzz/onnx_corpus with tests/fuzz/make_onnx_seeds.c
 #   make kernels      embed compiled GPU kernels into rlx_kernels_spv.h / rlx_kernels_ptx.h (with the HIP sources)
 #   make clean
 
@@ -42,7 +45,7 @@ SUMMARIZE = sh tests/summarize.sh
 # machine: the tests give a Vulkan run ten minutes before it counts as a lost device (default: one minute).
 export RLX_VULKAN_TIMEOUT_MS ?= 600000
 
-.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds
+.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds fuzz-onnx fuzz-onnx-seeds
 
 all: examples tests
 
@@ -59,12 +62,12 @@ $(BUILD)/bench/%: bench/%.c rlx.h examples/transformer_model.h
 	$(CC) $(BENCH_CFLAGS) $(WARNINGS) -I. -o $@ $< $(LDLIBS)
 
 # A test that fails to build must not leave an older binary behind (it would be run instead).
-$(BUILD)/tests/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h examples/transformer_model.h
+$(BUILD)/tests/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h tests/onnx_pbw.h examples/transformer_model.h
 	@mkdir -p $(@D)
 	@rm -f $@
 	$(CC) $(TEST_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
 
-$(BUILD)/asan/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h examples/transformer_model.h
+$(BUILD)/asan/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h tests/onnx_pbw.h examples/transformer_model.h
 	@mkdir -p $(@D)
 	@rm -f $@
 	$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
@@ -97,6 +100,29 @@ fuzz: $(FUZZ_DIR)/fuzz_api
 	@cp tests/fuzz/corpus/* $(FUZZ_DIR)/corpus/
 	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_api $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) \
 		-artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/corpus
+
+# ---- ONNX loader fuzzer (tests/fuzz/fuzz_onnx.c): the seeds of tests/fuzz/onnx_corpus, plus the small models of
+# the ONNX node tests where libonnx-testdata is installed ----
+ONNX_NODE_DIR ?= /usr/share/libonnx-testdata/data/node
+FUZZ_ONNX_ARGS ?= -rss_limit_mb=2048 -timeout=20 -max_len=65536
+
+$(FUZZ_DIR)/fuzz_onnx: tests/fuzz/fuzz_onnx.c rlx.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_onnx.c $(LDLIBS)
+
+fuzz-onnx: $(FUZZ_DIR)/fuzz_onnx
+	@rm -rf $(FUZZ_DIR)/onnx_corpus && mkdir -p $(FUZZ_DIR)/onnx_corpus $(FUZZ_DIR)/onnx_artifacts
+	@cp tests/fuzz/onnx_corpus/* $(FUZZ_DIR)/onnx_corpus/
+	@if [ -d $(ONNX_NODE_DIR) ]; then for d in $(ONNX_NODE_DIR)/*/; do \
+		f=$$d/model.onnx; [ -f $$f ] && [ $$(stat -c %s $$f) -le 4096 ] && cp $$f $(FUZZ_DIR)/onnx_corpus/$$(basename $$d).onnx; \
+	done; true; fi
+	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_onnx $(FUZZ_ONNX_ARGS) -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=$(FUZZ_DIR)/onnx_artifacts/ $(FUZZ_DIR)/onnx_corpus
+
+fuzz-onnx-seeds:
+	@mkdir -p $(BUILD) tests/fuzz/onnx_corpus
+	$(CC) $(WARNINGS) -I. -o $(BUILD)/make_onnx_seeds tests/fuzz/make_onnx_seeds.c
+	./$(BUILD)/make_onnx_seeds tests/fuzz/onnx_corpus
 
 fuzz-replay: $(BUILD)/fuzz/fuzz_replay
 	$(ASAN_ENV) ./$(BUILD)/fuzz/fuzz_replay -v $(or $(FUZZ_INPUT),tests/fuzz/regress tests/fuzz/corpus)

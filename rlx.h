@@ -17097,7 +17097,14 @@ static int rlx__ox_fold(rlx__oximp* im, const rlx__oxnode* n, rlx__oxval** in, i
     rlx_program* p = NULL;
     rlx_compile_desc cd;
     int i, ok = -1;
-    for (i = 0; i < nin; i++) if (in[i] && (in[i]->count > RLX__OX_FOLD_MAX || in[i]->count == 0)) return -1;
+    int64_t total = 0;
+    static const char* const heavy[] = {"Conv", "ConvTranspose", "MatMul", "MatMulInteger", "Gemm", "MaxPool", "AveragePool", NULL};
+    for (i = 0; i < nin; i++) {
+        if (in[i] && (in[i]->count > RLX__OX_FOLD_MAX || in[i]->count == 0)) return -1;
+        if (in[i]) total += in[i]->count;
+    }
+    for (i = 0; heavy[i]; i++)   /* their work grows with the product of the sizes: fold only small ones */
+        if (!strcmp(n->op, heavy[i]) && total > 4096) return -1;
     memset(&gd, 0, sizeof gd);
     gd.allocator = im->m->al;
     sg = rlx_graph_create(&gd);
