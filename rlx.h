@@ -15684,7 +15684,7 @@ static int rlx__ox_tensor(rlx_onnx_model* m, const uint8_t* p, size_t n, rlx__ox
     t->count = cnt;
     t->dtype = rlx__ox_dtype(t->onnx_type);
     if (seg) { rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "tensor '%s': segmented tensors are not supported", t->name ? t->name : ""); goto done; }
-    if (t->onnx_type == 8 || nstr) { ok = 1; goto done; }           /* strings: kept undecoded (dtype invalid) */
+    if (t->onnx_type == 8 || nstr) { t->dtype = RLX_DTYPE_INVALID; ok = 1; goto done; }   /* strings: kept undecoded */
     if (t->dtype == RLX_DTYPE_INVALID) { ok = 1; goto done; }       /* checked where the tensor is used */
     esz = rlx_dtype_size(t->dtype);
     if (!rlx__mul_sz((size_t)cnt, esz, &t->bytes)) { rlx__ox_fail(m, RLX_ERROR_SHAPE, "tensor '%s': byte size overflows", t->name ? t->name : ""); goto done; }
@@ -16082,7 +16082,7 @@ static rlx_result rlx__ox_load(const void* data, size_t size, int own, const rlx
         for (j = 0; j < i; j++)
             if (!strcmp(m->inits[j].name, t->name)) { rlx__ox_fail(m, RLX_ERROR_DUPLICATE, "initializer '%s' is defined twice", t->name); goto fail; }
         if (t->external && t->dtype != RLX_DTYPE_INVALID) {
-            if (!rlx__ox_path_ok(t->location)) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "tensor '%s': external data path '%s' is absolute or leaves the model's folder", t->name, t->location); goto fail; }
+            if (!t->location || !rlx__ox_path_ok(t->location)) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "tensor '%s': external data path '%s' is absolute or leaves the model's folder", t->name, t->location); goto fail; }
             if (!m->dir) { rlx__ox_fail(m, RLX_ERROR_INVALID_ARGUMENT, "tensor '%s': external data '%s' needs a folder (rlx_onnx_load_file, or rlx_onnx_load_desc.base_dir)", t->name, t->location); goto fail; }
 #if defined(RLX_NO_STDIO)
             rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "tensor '%s': external data needs file access (RLX_NO_STDIO)", t->name);
@@ -16922,7 +16922,7 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
     if (OP("MaxPool") || OP("AveragePool") || OP("GlobalAveragePool") || OP("GlobalMaxPool")) {
         rlx_pool_desc pd;
         int ns = r - 2, k[2], st[2], dl[2], pb[2], pe[2];
-        int64_t k64[2];
+        int64_t k64[2] = {0, 0};
         memset(&pd, 0, sizeof pd);
         pd.kind = OP("MaxPool") || OP("GlobalMaxPool") ? RLX_POOL_MAX : RLX_POOL_AVG;
         if (ns < 1 || ns > 2) return RLX__OX_UNSUP("%dD pooling (1D and 2D are supported)", ns);

@@ -8,8 +8,11 @@
 #include "rlx.h"
 #include "harness.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#include "fuzz/fuzz_onnx.c"
 
 #include "onnx_pbw.h"
 
@@ -414,6 +417,37 @@ static void test_external(void) {
 }
 #endif
 
+/* every input that once broke the fuzzer's contract, and the seeds, through the fuzzer's own checks (a
+   violation aborts the test) */
+static void test_fuzz_regress(void) {
+    const char* dirs[2] = {"tests/fuzz/onnx_regress", "tests/fuzz/onnx_corpus"};
+    int k, n = 0;
+    for (k = 0; k < 2; k++) {
+        DIR* d = opendir(dirs[k]);
+        struct dirent* e;
+        if (!d) { th_skip("%s not found (run from the repository root)", dirs[k]); continue; }
+        while ((e = readdir(d))) {
+            char path[512];
+            FILE* f;
+            long len;
+            unsigned char* data;
+            if (e->d_name[0] == '.') continue;
+            snprintf(path, sizeof path, "%s/%s", dirs[k], e->d_name);
+            f = fopen(path, "rb");
+            if (!f) continue;
+            fseek(f, 0, SEEK_END); len = ftell(f); fseek(f, 0, SEEK_SET);
+            data = (unsigned char*)malloc(len > 0 ? (size_t)len : 1);
+            if (len > 0 && fread(data, 1, (size_t)len, f) != (size_t)len) len = 0;
+            fclose(f);
+            LLVMFuzzerTestOneInput(data, (size_t)(len > 0 ? len : 0));
+            free(data);
+            n++;
+        }
+        closedir(d);
+    }
+    TH_CHECK(n >= 5, "replayed %d fuzz inputs", n);
+}
+
 int main(void) {
     char err[64];
     rlx_onnx_model* m = NULL;
@@ -425,6 +459,7 @@ int main(void) {
     test_folding();
     test_read_tensor();
     test_hostile();
+    test_fuzz_regress();
 #if !defined(_WIN32)
     test_external();
 #endif

@@ -12,8 +12,11 @@
    Builds:
      libFuzzer:   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_onnx.c -lm -lpthread -ldl
                   (make fuzz-onnx FUZZ_SECONDS=N)
-     replay:      cc -DRLX_FUZZ_STANDALONE -I. tests/fuzz/fuzz_onnx.c -lm -lpthread -ldl && ./a.out FILE... */
-#define RLX_IMPLEMENTATION
+     replay:      cc -DRLX_FUZZ_STANDALONE -I. tests/fuzz/fuzz_onnx.c -lm -lpthread -ldl && ./a.out FILE...
+     in a test:   tests/test_onnx.c includes this file and replays tests/fuzz/onnx_regress and onnx_corpus. */
+#ifndef RLX_IMPLEMENTATION
+#  define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 
 #include <stdio.h>
