@@ -17197,6 +17197,8 @@ static int rlx__ox_import(rlx__oximp* im, const rlx_onnx_graph_desc* desc) {
         rlx__oxval* out[64];
         rlx_tensor res[64];
         int all_const = 1, any = 0, f;
+        memset(in, 0, sizeof in);
+        memset(out, 0, sizeof out);
         im->node = n;
         im->node_index = i;
         if (n->domain[0] && strcmp(n->domain, "ai.onnx")) return rlx__ox_nerr(im, RLX_ERROR_UNSUPPORTED, "domain '%s' is not supported", n->domain);
@@ -17242,7 +17244,7 @@ static int rlx__ox_import(rlx__oximp* im, const rlx_onnx_graph_desc* desc) {
         if (!strcmp(n->op, "Shape") || !strcmp(n->op, "Size")) {
             int64_t d[RLX_MAX_RANK], s, e, cnt = 1;
             int rr;
-            if (!in[0] || !out[0]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "needs one input and one output");
+            if (n->nin < 1 || n->nout < 1 || !in[0] || !out[0]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "needs one input and one output");
             if (in[0]->hc) { rr = in[0]->rank; for (j = 0; j < rr; j++) d[j] = in[0]->dims[j]; }
             else rr = rlx__ox_shape(g, in[0]->t, d);
             if (rr < 0) return rlx__ox_nerr(im, RLX_ERROR_INTERNAL, "no shape");
