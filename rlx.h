@@ -1077,10 +1077,21 @@ typedef struct rlx_onnx_dim {
     int axis;
     int64_t value;            /* >= 1 */
 } rlx_onnx_dim;
+/* A fixed value for a graph input: the input becomes a constant of the graph (its dims need no binding), so
+   shape arithmetic that depends on it folds (a Resize scales input, a Reshape target fed as an input). */
+typedef struct rlx_onnx_const {
+    const char* input;        /* the graph input's name                                                   */
+    rlx_dtype dtype;          /* must be the input's dtype                                                 */
+    int rank;
+    const int64_t* shape;     /* dims >= 1                                                                 */
+    const void* data;         /* element count × dtype size bytes, copied                                  */
+} rlx_onnx_const;
 typedef struct rlx_onnx_graph_desc {
     const rlx_onnx_dim* dims;
     int num_dims;
     rlx_allocator allocator;  /* the graph's allocator (zero = the model's)                               */
+    const rlx_onnx_const* constants;
+    int num_constants;
 } rlx_onnx_graph_desc;
 /* Imports the graph with concrete shapes into a new graph (*out; the caller destroys it). Inputs keep their
    ONNX names (rlx_set_input), outputs too (rlx_get_output); initializers become params named like the
@@ -17176,6 +17187,23 @@ static int rlx__ox_import(rlx__oximp* im, const rlx_onnx_graph_desc* desc) {
         rlx_dtype dt = rlx__ox_dtype(vi->onnx_type);
         if (rlx__ox_is_init(m, vi->name)) continue;
         if (!(v = rlx__ox_def(im, vi->name))) return 0;
+        for (k = 0; desc && k < desc->num_constants; k++) {
+            const rlx_onnx_const* c = &desc->constants[k];
+            int64_t cnt;
+            size_t bytes;
+            if (!c->input || strcmp(c->input, vi->name)) continue;
+            if (c->dtype != dt || dt == RLX_DTYPE_INVALID) return rlx__ox_fail(m, RLX_ERROR_DTYPE, "constant for input '%s': dtype %s, the input is %s", vi->name, rlx_dtype_name(c->dtype), rlx__ox_type_name(vi->onnx_type));
+            if (c->rank < 0 || c->rank > RLX_MAX_RANK || (c->rank && !c->shape) || !c->data || !rlx__numel_chk(c->rank, c->shape, &cnt) || cnt > RLX__OX_FOLD_MAX * 16)
+                return rlx__ox_fail(m, RLX_ERROR_SHAPE, "constant for input '%s': needs rank <= %d, dims >= 1, data, and at most %d elements", vi->name, RLX_MAX_RANK, RLX__OX_FOLD_MAX * 16);
+            bytes = (size_t)cnt * rlx_dtype_size(dt);
+            v->hc = 1; v->dt = dt; v->rank = c->rank; v->count = cnt;
+            for (j = 0; j < c->rank; j++) v->dims[j] = c->shape[j];
+            v->data = rlx__ox_own(im, bytes);
+            if (!v->data) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+            memcpy((void*)(uintptr_t)v->data, c->data, bytes);
+            break;
+        }
+        if (v->hc) continue;
         if (dt == RLX_DTYPE_INVALID) return rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "input '%s': element type %s (%d) is not supported", vi->name, rlx__ox_type_name(vi->onnx_type), vi->onnx_type);
         if (vi->rank < 0) return rlx__ox_fail(m, RLX_ERROR_SHAPE, "input '%s' has no shape in the model", vi->name);
         for (j = 0; j < vi->rank; j++) {
@@ -17298,6 +17326,7 @@ RLXDEF rlx_result rlx_onnx_graph(rlx_onnx_model* m, const rlx_onnx_graph_desc* d
     if (!m || !out) return RLX_ERROR_INVALID_ARGUMENT;
     m->err[0] = 0;
     m->rc = RLX_OK;
+    if (desc && (desc->num_constants < 0 || (desc->num_constants && !desc->constants))) { rlx__ox_fail(m, RLX_ERROR_INVALID_ARGUMENT, "rlx_onnx_graph: num_constants %d without constants", desc->num_constants); return m->rc; }
     if (desc && (desc->num_dims < 0 || (desc->num_dims && !desc->dims))) { rlx__ox_fail(m, RLX_ERROR_INVALID_ARGUMENT, "rlx_onnx_graph: num_dims %d with dims %p", desc->num_dims, (const void*)(desc ? desc->dims : NULL)); return m->rc; }
     if (desc) for (i = 0; i < desc->num_dims; i++) {
         const rlx_onnx_dim* b = &desc->dims[i];
