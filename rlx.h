@@ -16522,6 +16522,57 @@ static int rlx__ox_red_axes(rlx__oximp* im, const rlx__oxnode* n, rlx__oxval** i
     return c;
 }
 
+/* GatherElements along ax: a flat gather at Σ_{d≠ax} i_d·stride_d + idx'·stride_ax (idx' = idx, or idx + dim when
+   negative), the first part a constant computed here */
+static rlx_tensor rlx__ox_gather_el(rlx__oximp* im, rlx_graph* g, rlx_tensor x, rlx_tensor ix, int ax) {
+    rlx_tensor flat, adj, none = {0, 0};
+    int64_t sh[RLX_MAX_RANK], is[RLX_MAX_RANK], cnt = 1, total = 1, st[RLX_MAX_RANK], j;
+    int r = rlx__ox_shape(g, x, sh), ir = rlx__ox_shape(g, ix, is), d;
+    int64_t* base;
+    if (r < 0 || ir < 0) return none;
+    if (ir != r) { rlx__ox_nerr(im, RLX_ERROR_SHAPE, "indices rank %d != data rank %d", ir, r); return none; }
+    for (d = r - 1; d >= 0; d--) { st[d] = total; total *= sh[d]; }
+    for (d = 0; d < r; d++) cnt *= is[d];
+    if (cnt > RLX__OX_FOLD_MAX * 16) { RLX__OX_UNSUP("%lld indices", (long long)cnt); return none; }
+    base = (int64_t*)rlx__ox_own(im, (size_t)cnt * sizeof(int64_t));
+    if (!base) { rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); return none; }
+    for (j = 0; j < cnt; j++) {
+        int64_t rem = j, off = 0;
+        for (d = r - 1; d >= 0; d--) { int64_t c0 = rem % is[d]; rem /= is[d]; if (d != ax) off += c0 * st[d]; }
+        base[j] = off;
+    }
+    ix = rlx_cast(g, ix, RLX_I64);
+    adj = rlx_where(g, rlx_lt(g, ix, rlx_scalar(g, RLX_I64, 0.0)), rlx_add(g, ix, rlx_scalar(g, RLX_I64, (double)sh[ax])), ix);
+    flat = rlx_add(g, rlx_constant(g, RLX_I64, r, is, base), rlx_mul(g, adj, rlx_scalar(g, RLX_I64, (double)st[ax])));
+    return rlx_gather(g, rlx_reshape(g, x, 1, &total), flat, 0);
+}
+
+/* NegativeLogLikelihoodLoss of log-probabilities lp [N, C, d...] and targets t [N, d...] */
+static int rlx__ox_nll(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx_tensor lp, rlx_tensor t, rlx_tensor w, rlx_tensor* out) {
+    const char* red = rlx__ox_as(n, "reduction", "mean");
+    const rlx__oxattr* ia = rlx__ox_a(n, "ignore_index");
+    int64_t ts[RLX_MAX_RANK], us[RLX_MAX_RANK];
+    int tr = rlx__ox_shape(g, t, ts), i;
+    rlx_tensor mask, t0, picked, wt, loss;
+    rlx_dtype fd = rlx_tensor_info(g, lp, NULL, NULL);
+    if (tr < 1 || tr + 1 > RLX_MAX_RANK) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "target rank %d", tr);
+    t = rlx_cast(g, t, RLX_I64);
+    mask = ia && ia->has_i ? rlx_ne(g, t, rlx_scalar(g, RLX_I64, (double)ia->i)) : rlx_eq(g, t, t);
+    t0 = rlx_where(g, mask, t, rlx_scalar(g, RLX_I64, 0.0));
+    us[0] = ts[0]; us[1] = 1;
+    for (i = 1; i < tr; i++) us[i + 1] = ts[i];
+    picked = rlx_reshape(g, rlx__ox_gather_el(im, g, lp, rlx_reshape(g, t0, tr + 1, us), 1), tr, ts);
+    if (rlx_graph_status(g) != RLX_OK || !picked.id) return im->m->rc ? 0 : 1;
+    wt = rlx_cast(g, mask, fd);
+    if (w.id) wt = rlx_mul(g, wt, rlx_gather(g, w, t0, 0));
+    loss = rlx_neg(g, rlx_mul(g, picked, wt));
+    if (!strcmp(red, "sum")) loss = rlx_reduce_sum(g, loss, 0, NULL, 0);
+    else if (!strcmp(red, "mean")) loss = rlx_div(g, rlx_reduce_sum(g, loss, 0, NULL, 0), rlx_reduce_sum(g, wt, 0, NULL, 0));
+    else if (strcmp(red, "none")) return RLX__OX_UNSUP("reduction '%s'", red);
+    *out = loss;
+    return 1;
+}
+
 typedef struct rlx__oxun { const char* name; rlx_op op; } rlx__oxun;
 static const rlx__oxun rlx__ox_unary[] = {
     {"Abs", RLX_OP_ABS}, {"Neg", RLX_OP_NEG}, {"Exp", RLX_OP_EXP}, {"Log", RLX_OP_LOG}, {"Sqrt", RLX_OP_SQRT},
@@ -16884,15 +16935,33 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
     }
     if (OP("ArgMax") || OP("ArgMin")) {
         int ax;
-        if (rlx__ox_ai(n, "select_last_index", 0)) return RLX__OX_UNSUP("select_last_index = 1");
         if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", 0), r, &ax)) return 0;
+        if (rlx__ox_ai(n, "select_last_index", 0)) {   /* the first index of the reversed axis, counted back */
+            int64_t len = sh[ax], j;
+            int64_t* idx = (int64_t*)rlx__ox_own(im, (size_t)len * sizeof(int64_t));
+            if (!idx) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+            for (j = 0; j < len; j++) idx[j] = len - 1 - j;
+            y = rlx_gather(g, x, rlx_constant(g, RLX_I64, 1, &len, idx), ax);
+            y = (OP("ArgMax") ? rlx_argmax : rlx_argmin)(g, y, ax, (int)rlx__ox_ai(n, "keepdims", 1));
+            res[0] = rlx_sub(g, rlx_scalar(g, RLX_I64, (double)(len - 1)), y);
+            return 1;
+        }
         res[0] = (OP("ArgMax") ? rlx_argmax : rlx_argmin)(g, x, ax, (int)rlx__ox_ai(n, "keepdims", 1)); return 1;
     }
     if (OP("LayerNormalization")) {
         int ax;
         rlx_tensor ga = OXT(1), bb = nin > 2 && in[2] ? OXT(2) : none;
-        if (n->nout > 1 && (n->out[1][0] || (n->nout > 2 && n->out[2][0]))) return RLX__OX_UNSUP("the Mean / InvStdDev outputs");
         if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", -1), r, &ax)) return 0;
+        if (n->nout > 1) {   /* Mean and InvStdDev: over [axis, rank), kept as 1s (stash_type: computed in x's dtype) */
+            int axes[RLX_MAX_RANK];
+            rlx_tensor mu, d;
+            for (i = ax; i < r; i++) axes[i - ax] = i;
+            mu = rlx_reduce_mean(g, x, r - ax, axes, 1);
+            d = rlx_sub(g, x, mu);
+            res[1] = mu;
+            if (n->nout > 2)
+                res[2] = rlx_rsqrt(g, rlx_add(g, rlx_reduce_mean(g, rlx_mul(g, d, d), r - ax, axes, 1), rlx__ox_sc(g, x, rlx__ox_af(n, "epsilon", 1e-5f))));
+        }
         if (ga.id) ga = rlx_expand(g, ga, r - ax, sh + ax);
         if (bb.id) bb = rlx_expand(g, bb, r - ax, sh + ax);
         res[0] = rlx_layernorm(g, x, ga, bb, ax, rlx__ox_af(n, "epsilon", 1e-5f)); return 1;
@@ -17054,6 +17123,56 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
             return RLX__OX_UNSUP("linear with coordinate_transformation_mode '%s'", ct);
         }
         return RLX__OX_UNSUP("mode '%s'", mode);
+    }
+    if (OP("IsInf")) {
+        rlx_tensor pos = rlx_eq(g, x, rlx__ox_sc(g, x, HUGE_VAL)), neg = rlx_eq(g, x, rlx__ox_sc(g, x, -HUGE_VAL));
+        int dp = (int)rlx__ox_ai(n, "detect_positive", 1), dn = (int)rlx__ox_ai(n, "detect_negative", 1);
+        res[0] = dp && dn ? rlx_where(g, pos, pos, neg) : dp ? pos : dn ? neg : rlx_ne(g, x, x);
+        if (!dp && !dn) res[0] = rlx_lt(g, x, x);   /* all false */
+        return 1;
+    }
+    if (OP("Trilu")) {   /* a constant mask over the last two dims */
+        int64_t k = 0, R, C, a, b, md[2];
+        uint8_t* mask;
+        int up = (int)rlx__ox_ai(n, "upper", 1);
+        if (r < 2) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "rank %d < 2", r);
+        if (nin > 1 && in[1] && rlx__ox_cints(in[1], &k, 1) != 1) return RLX__OX_UNSUP("k must be a constant");
+        R = sh[r - 2]; C = sh[r - 1];
+        if (R * C > RLX__OX_FOLD_MAX * 16) return RLX__OX_UNSUP("a %lldx%lld mask", (long long)R, (long long)C);
+        mask = (uint8_t*)rlx__ox_own(im, (size_t)(R * C));
+        if (!mask) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (a = 0; a < R; a++)
+            for (b = 0; b < C; b++) mask[a * C + b] = (uint8_t)(up ? b - a >= k : b - a <= k);
+        md[0] = R; md[1] = C;
+        res[0] = rlx_where(g, rlx_constant(g, RLX_BOOL, 2, md, mask), x, rlx__ox_sc(g, x, 0.0));
+        return 1;
+    }
+    if (OP("Mod")) {
+        rlx_dtype dt = rlx_tensor_info(g, x, NULL, NULL);
+        rlx_tensor b = OXT(1), q, rr;
+        if (rlx__ox_ai(n, "fmod", 0) || !rlx__is_int(dt)) {
+            q = rlx_div(g, x, b);
+            if (rlx__is_int(dt)) rr = rlx_sub(g, x, rlx_mul(g, q, b));
+            else if (rlx__ox_ai(n, "fmod", 0)) rr = rlx_sub(g, x, rlx_mul(g, rlx_where(g, rlx_lt(g, q, rlx__ox_sc(g, q, 0.0)), rlx_ceil(g, q), rlx_floor(g, q)), b));
+            else rr = rlx_sub(g, x, rlx_mul(g, rlx_floor(g, q), b));
+            res[0] = rr; return 1;
+        }
+        rr = rlx_sub(g, x, rlx_mul(g, rlx_div(g, x, b), b));            /* truncated remainder, then the sign of b */
+        q = rlx_where(g, rlx_ne(g, rr, rlx__ox_sc(g, rr, 0.0)), rlx_ne(g, rlx_lt(g, rr, rlx__ox_sc(g, rr, 0.0)), rlx_lt(g, b, rlx__ox_sc(g, b, 0.0))), rlx_scalar(g, RLX_BOOL, 0.0));
+        res[0] = rlx_where(g, q, rlx_add(g, rr, b), rr); return 1;
+    }
+    if (OP("GatherElements")) {
+        int ax;
+        if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", 0), r, &ax)) return 0;
+        res[0] = rlx__ox_gather_el(im, g, x, OXT(1), ax);
+        return res[0].id || rlx_graph_status(g) != RLX_OK ? 1 : 0;
+    }
+    if (OP("NegativeLogLikelihoodLoss")) return rlx__ox_nll(im, g, n, x, OXT(1), nin > 2 && in[2] ? OXT(2) : none, &res[0]);
+    if (OP("SoftmaxCrossEntropyLoss")) {
+        if (r < 2) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "scores rank %d < 2", r);
+        y = rlx_log_softmax(g, x, 1);
+        if (n->nout > 1) res[1] = y;
+        return rlx__ox_nll(im, g, n, y, OXT(1), nin > 2 && in[2] ? OXT(2) : none, &res[0]);
     }
     if (OP("Range")) {
         double s, l, d;
