@@ -143,6 +143,7 @@ test:
 	@$(SUMMARIZE) run $(BUILD)/test.log compile sh tests/compile/matrix.sh $(BUILD)/compile
 	@-$(MAKE) --no-print-directory -k tests
 	@for t in $(TEST_NAMES); do $(SUMMARIZE) run $(BUILD)/test.log $$t ./$(BUILD)/tests/$$t; done
+	@$(SUMMARIZE) run $(BUILD)/test.log test_onnx_node_vulkan ./$(BUILD)/tests/test_onnx_node vulkan
 	@$(SUMMARIZE) total $(BUILD)/test.log
 
 asan:

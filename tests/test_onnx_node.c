@@ -168,6 +168,7 @@ static int run_set(rlx_onnx_model* m, const char* setdir, rlx_device dev, char* 
         rc = (r == RLX_ERROR_UNSUPPORTED || r == RLX_ERROR_DTYPE) ? R_UNSUP : R_FAIL;
         goto done;
     }
+    if (rlx_program_device(p) != dev) { snprintf(why, cap, "compiled for %s, not %s", rlx_device_name(rlx_program_device(p)), rlx_device_name(dev)); rc = R_FAIL; goto done; }
     for (i = 0; i < ni; i++) {
         rlx_onnx_value_info vi;
         rlx_onnx_input(m, i, &vi);
@@ -230,7 +231,7 @@ int main(int argc, char** argv) {
         rlx_device_info di[8];
         int nd = rlx_devices(di, 8), k, ok = 0;
         for (k = 0; k < nd && k < 8; k++) if (di[k].device == RLX_DEVICE_VULKAN && di[k].available) ok = 1;
-        if (!ok) { closedir(d); th_skip("ONNX node tests on Vulkan: no Vulkan device"); return th_summary("onnx_node"); }
+        if (!ok) { closedir(d); th_skip("ONNX node tests on Vulkan: no Vulkan device"); return th_summary("onnx_node_vulkan"); }
     }
     while ((e = readdir(d))) {
         if (strncmp(e->d_name, "test_", 5)) continue;
@@ -284,5 +285,5 @@ int main(int argc, char** argv) {
     printf("%d cases were imported with their inputs fixed as constants (rlx_onnx_graph_desc.constants)\n", constant_inputs);
     printf("node cases on %s: %d passed, %d failed, %d unsupported, %d excluded (strings, sequences, optionals, training, random) of %d\n",
            rlx_device_name(dev), tot[R_PASS], tot[R_FAIL], tot[R_UNSUP], tot[R_EXCL], nn);
-    return th_summary("onnx_node");
+    return th_summary(dev == RLX_DEVICE_VULKAN ? "onnx_node_vulkan" : "onnx_node");
 }
