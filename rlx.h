@@ -16807,7 +16807,7 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
             int64_t d, s, e, k = nsp >= 0 ? sp[i] : 1, len;
             if (!rlx__ox_axis(im, na >= 0 ? ax[i] : i, r, &a)) return 0;
             d = sh[a]; s = st[i]; e = en[i];
-            if (k == 0) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "step 0");
+            if (k == 0 || k < -RLX_MAX_ELEMENTS || k > RLX_MAX_ELEMENTS) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "step %lld", (long long)k);
             if (s < 0) s += d;
             if (e < 0) e += d;
             if (k > 0) { s = s < 0 ? 0 : s > d ? d : s; e = e < 0 ? 0 : e > d ? d : e; len = e > s ? (e - s + k - 1) / k : 0; }
@@ -17105,6 +17105,7 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
             if (opset < 9 && OP("Upsample")) { const rlx__oxattr* a = rlx__ox_a(n, "scales"); if (!a || a->nfloats != 4) return RLX__OX_UNSUP("scales"); sp = a->floats; }
             else { if (!scv || !scv->hc || scv->dt != RLX_F32 || scv->count != 4) return RLX__OX_UNSUP("scales must be a constant of 4 floats"); memcpy(fs, scv->data, sizeof fs); sp = fs; }
             if (sp != fs) for (i = 0; i < 4; i++) fs[i] = sp[i];
+            for (i = 0; i < 4; i++) if (!(fs[i] > 0.0f && fs[i] <= 65536.0f)) return RLX__OX_UNSUP("scale %g", (double)fs[i]);
             if (fs[0] != 1.0f || fs[1] != 1.0f) return RLX__OX_UNSUP("resizing N or C");
             oh = (int64_t)floor((double)sh[2] * fs[2]); ow = (int64_t)floor((double)sh[3] * fs[3]);
             if ((double)oh != (double)sh[2] * fs[2] || (double)ow != (double)sh[3] * fs[3]) return RLX__OX_UNSUP("scales that do not give whole sizes");
@@ -17182,7 +17183,11 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
         if (nin < 3 || !rlx__ox_cdouble(in[0], &s) || !rlx__ox_cdouble(in[1], &l) || !rlx__ox_cdouble(in[2], &d)) return RLX__OX_UNSUP("start, limit and delta must be constants");
         dt = in[0]->dt;
         if (d == 0.0) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "delta 0");
-        cnt = (int64_t)ceil((l - s) / d);
+        {
+            double span = ceil((l - s) / d);
+            if (!(span < (double)RLX__OX_FOLD_MAX * 16)) return RLX__OX_UNSUP("a range of %g elements", span);
+            cnt = (int64_t)span;
+        }
         if (cnt < 1) return RLX__OX_UNSUP("empty tensors (a range of length 0)");
         if (cnt > RLX__OX_FOLD_MAX * 16) return RLX__OX_UNSUP("a range of %lld elements", (long long)cnt);
         buf = rlx__ox_own(im, (size_t)cnt * 8);
@@ -17350,6 +17355,7 @@ static int rlx__ox_import(rlx__oximp* im, const rlx_onnx_graph_desc* desc) {
         im->node_index = i;
         if (n->domain[0] && strcmp(n->domain, "ai.onnx")) return rlx__ox_nerr(im, RLX_ERROR_UNSUPPORTED, "domain '%s' is not supported", n->domain);
         if (n->nin > 64 || n->nout > 64) return RLX__OX_UNSUP("more than 64 inputs or outputs");
+        if (n->nout < 1) return rlx__ox_nerr(im, RLX_ERROR_BAD_GRAPH, "a node without outputs");
         for (j = 0; j < n->nin; j++) {
             in[j] = NULL;
             if (!n->in[j][0]) continue;
