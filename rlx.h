@@ -16995,8 +16995,23 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
         cd.groups = (int)rlx__ox_ai(n, "group", 1);
         if (OP("Conv")) { res[0] = rlx_conv(g, x, w, OXT(2), &cd); return 1; }
         if (ns != 2) return RLX__OX_UNSUP("1D ConvTranspose");
-        if (rlx__ox_a(n, "output_shape") || strcmp(rlx__ox_as(n, "auto_pad", "NOTSET"), "NOTSET")) return RLX__OX_UNSUP("output_shape / auto_pad");
         { int op2[2]; if (!rlx__ox_ints2(im, n, "output_padding", 2, 0, op2)) return 0; cd.output_padding[0] = op2[0]; cd.output_padding[1] = op2[1]; }
+        {
+            const char* ap = rlx__ox_as(n, "auto_pad", "NOTSET");
+            int no;
+            const int64_t* os = rlx__ox_aints(n, "output_shape", &no);
+            if (os || strcmp(ap, "NOTSET")) {   /* total padding from the wanted output size */
+                if (os && no != 2 && no != 4) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "output_shape has %d values", no);
+                if (!strcmp(ap, "VALID")) { for (i = 0; i < 2; i++) { cd.pad_begin[i] = 0; cd.pad_end[i] = 0; } }
+                else for (i = 0; i < 2; i++) {
+                    int64_t want = os ? os[no - 2 + i] : sh[2 + i] * st[i];
+                    int64_t tot = (int64_t)st[i] * (sh[2 + i] - 1) + cd.output_padding[i] + (ws[2 + i] - 1) * dl[i] + 1 - want;
+                    if (tot < 0 || tot > INT_MAX) return RLX__OX_UNSUP("output_shape that needs negative padding");
+                    if (!strcmp(ap, "SAME_LOWER")) { cd.pad_end[i] = (int)(tot / 2); cd.pad_begin[i] = (int)(tot - tot / 2); }
+                    else { cd.pad_begin[i] = (int)(tot / 2); cd.pad_end[i] = (int)(tot - tot / 2); }
+                }
+            }
+        }
         res[0] = rlx_conv_transpose(g, x, w, OXT(2), &cd); return 1;
     }
     if (OP("MaxPool") || OP("AveragePool") || OP("GlobalAveragePool") || OP("GlobalMaxPool")) {
@@ -17008,11 +17023,17 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
         if (ns < 1 || ns > 2) return RLX__OX_UNSUP("%dD pooling (1D and 2D are supported)", ns);
         if (op[0] == 'G') { pd.global = 1; res[0] = rlx_pool(g, x, &pd); return 1; }
         if (n->nout > 1 && n->out[1][0]) return RLX__OX_UNSUP("the Indices output");
-        if (rlx__ox_ai(n, "ceil_mode", 0)) return RLX__OX_UNSUP("ceil_mode = 1");
+        if (rlx__ox_ai(n, "ceil_mode", 0) && pd.kind == RLX_POOL_AVG && rlx__ox_ai(n, "count_include_pad", 0)) return RLX__OX_UNSUP("ceil_mode with count_include_pad");
         if (!rlx__ox_ints2(im, n, "kernel_shape", ns, 0, k) || !rlx__ox_ints2(im, n, "strides", ns, 1, st) ||
             !rlx__ox_ints2(im, n, "dilations", ns, 1, dl)) return 0;
         for (i = 0; i < ns; i++) { if (dl[i] != 1) return RLX__OX_UNSUP("dilations"); if (!k[i]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "kernel_shape missing"); k64[i] = k[i]; }
         if (!rlx__ox_spatial(im, n, ns, sh + 2, k64, st, dl, pb, pe)) return 0;
+        for (i = 0; i < ns && rlx__ox_ai(n, "ceil_mode", 0); i++) {   /* ceil: more padding at the end, unless the last
+                                                                         window would start past the input */
+            int64_t span = sh[2 + i] + pb[i] + pe[i] - k[i], o = span < 0 ? 0 : (span + st[i] - 1) / st[i] + 1;
+            if ((o - 1) * st[i] >= sh[2 + i] + pb[i]) o--;
+            if ((o - 1) * st[i] + k[i] > sh[2 + i] + pb[i] + pe[i]) pe[i] = (int)((o - 1) * st[i] + k[i] - sh[2 + i] - pb[i]);
+        }
         for (i = 0; i < ns; i++) { pd.kernel[i] = k[i]; pd.stride[i] = st[i]; pd.pad_begin[i] = pb[i]; pd.pad_end[i] = pe[i]; }
         pd.count_include_pad = (int)rlx__ox_ai(n, "count_include_pad", 0);
         res[0] = rlx_pool(g, x, &pd); return 1;
@@ -17124,6 +17145,75 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
             return RLX__OX_UNSUP("linear with coordinate_transformation_mode '%s'", ct);
         }
         return RLX__OX_UNSUP("mode '%s'", mode);
+    }
+    if (OP("Shrink")) {
+        double l = rlx__ox_af(n, "lambd", 0.5f), b = rlx__ox_af(n, "bias", 0.0f);
+        y = rlx_where(g, rlx_gt(g, x, rlx__ox_sc(g, x, l)), rlx_sub(g, x, rlx__ox_sc(g, x, b)), rlx__ox_sc(g, x, 0.0));
+        res[0] = rlx_where(g, rlx_lt(g, x, rlx__ox_sc(g, x, -l)), rlx_add(g, x, rlx__ox_sc(g, x, b)), y);
+        return 1;
+    }
+    if (OP("Hardmax") || OP("OneHot")) {   /* one-hot of an index: eq(index, iota along the axis) */
+        int ax, oh = OP("OneHot"), nr = oh ? r + 1 : r;
+        int64_t depth, j, is[RLX_MAX_RANK];
+        int64_t* iota;
+        rlx_tensor idx;
+        if (nr > RLX_MAX_RANK || r < 0) return RLX__OX_UNSUP("rank %d", nr);
+        if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", oh ? -1 : opset < 13 ? 1 : -1), nr, &ax)) return 0;
+        if (oh) {
+            double dd;
+            if (!rlx__ox_cdouble(nin > 1 ? in[1] : NULL, &dd) || !(dd >= 1 && dd <= RLX__OX_FOLD_MAX * 16)) return RLX__OX_UNSUP("depth must be a constant >= 1");
+            depth = (int64_t)dd;
+            idx = rlx_cast(g, x, RLX_I64);
+            idx = rlx_where(g, rlx_lt(g, idx, rlx_scalar(g, RLX_I64, 0.0)), rlx_add(g, idx, rlx_scalar(g, RLX_I64, (double)depth)), idx);
+            for (i = 0, j = 0; i < nr; i++) is[i] = i == ax ? 1 : sh[j++];
+            idx = rlx_reshape(g, idx, nr, is);
+        } else {
+            if (opset < 13) {   /* coerced to 2D at axis */
+                int64_t a2[2] = {1, 1};
+                for (i = 0; i < r; i++) a2[i < ax ? 0 : 1] *= sh[i];
+                y = rlx_reshape(g, x, 2, a2);
+                depth = a2[1];
+                idx = rlx_argmax(g, y, 1, 1);
+                for (i = 0; i < 2; i++) is[i] = a2[i];
+                nr = 2; ax = 1;
+            } else { depth = sh[ax]; idx = rlx_argmax(g, x, ax, 1); }
+        }
+        iota = (int64_t*)rlx__ox_own(im, (size_t)depth * sizeof(int64_t));
+        if (!iota) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (j = 0; j < depth; j++) iota[j] = j;
+        for (i = 0; i < nr; i++) t64[i] = i == ax ? depth : 1;
+        y = rlx_eq(g, idx, rlx_reshape(g, rlx_constant(g, RLX_I64, 1, &depth, iota), nr, t64));
+        if (oh) {
+            rlx_tensor vals = OXT(2);
+            int64_t one = 1;
+            res[0] = rlx_where(g, y, rlx_reshape(g, rlx_slice(g, vals, 0, 1, 1, 1), 0, &one), rlx_reshape(g, rlx_slice(g, vals, 0, 0, 1, 1), 0, &one));
+        } else {
+            y = rlx_cast(g, y, rlx_tensor_info(g, x, NULL, NULL));
+            res[0] = opset < 13 ? rlx_reshape(g, y, r, sh) : y;
+        }
+        return 1;
+    }
+    if (OP("EyeLike")) {
+        int64_t k = rlx__ox_ai(n, "k", 0), a, b;
+        rlx_dtype dt = rlx__ox_a(n, "dtype") ? rlx__ox_dtype((int)rlx__ox_ai(n, "dtype", 1)) : rlx_tensor_info(g, x, NULL, NULL);
+        uint8_t* e;
+        if (r != 2 || dt == RLX_DTYPE_INVALID) return RLX__OX_UNSUP("rank %d or dtype", r);
+        if (sh[0] * sh[1] > RLX__OX_FOLD_MAX * 16) return RLX__OX_UNSUP("a %lldx%lld matrix", (long long)sh[0], (long long)sh[1]);
+        e = (uint8_t*)rlx__ox_own(im, (size_t)(sh[0] * sh[1]));
+        if (!e) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (a = 0; a < sh[0]; a++) for (b = 0; b < sh[1]; b++) e[a * sh[1] + b] = (uint8_t)(b - a == k);
+        res[0] = rlx_cast(g, rlx_constant(g, RLX_BOOL, 2, sh, e), dt);
+        return 1;
+    }
+    if (OP("DynamicQuantizeLinear")) {   /* u8: scale = (max(0, max x) - min(0, min x)) / 255 */
+        rlx_tensor mn = rlx_min(g, rlx_reduce_min(g, x, 0, NULL, 0), rlx__ox_sc(g, x, 0.0));
+        rlx_tensor mx = rlx_max(g, rlx_reduce_max(g, x, 0, NULL, 0), rlx__ox_sc(g, x, 0.0));
+        rlx_tensor sc = rlx_div(g, rlx_sub(g, mx, mn), rlx__ox_sc(g, x, 255.0));
+        rlx_tensor zp = rlx_round(g, rlx_max(g, rlx__ox_sc(g, x, 0.0), rlx_min(g, rlx__ox_sc(g, x, 255.0), rlx_neg(g, rlx_div(g, mn, sc)))));
+        res[0] = rlx_cast(g, rlx_max(g, rlx__ox_sc(g, x, 0.0), rlx_min(g, rlx__ox_sc(g, x, 255.0), rlx_add(g, rlx_round(g, rlx_div(g, x, sc)), zp))), RLX_U8);
+        if (n->nout > 1) res[1] = sc;
+        if (n->nout > 2) res[2] = rlx_cast(g, zp, RLX_U8);
+        return 1;
     }
     if (OP("IsInf")) {
         rlx_tensor pos = rlx_eq(g, x, rlx__ox_sc(g, x, HUGE_VAL)), neg = rlx_eq(g, x, rlx__ox_sc(g, x, -HUGE_VAL));
