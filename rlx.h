@@ -17146,6 +17146,78 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
         }
         return RLX__OX_UNSUP("mode '%s'", mode);
     }
+    if (OP("BitShift")) {   /* unsigned: x · 2^y or x / 2^y (integer pow, truncating division) */
+        const char* dir = rlx__ox_as(n, "direction", "");
+        rlx_tensor p2 = rlx_pow(g, rlx__ox_sc(g, x, 2.0), OXT(1));
+        if (!strcmp(dir, "LEFT")) res[0] = rlx_mul(g, x, p2);
+        else if (!strcmp(dir, "RIGHT")) res[0] = rlx_div(g, x, p2);
+        else return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "direction '%s'", dir);
+        return 1;
+    }
+    if (OP("GatherND")) {   /* batch_dims 0: a flat gather over the first k dims of the data */
+        rlx_tensor ix = OXT(1), flat;
+        int64_t is[RLX_MAX_RANK], k, stv[RLX_MAX_RANK], dv[RLX_MAX_RANK], rest[RLX_MAX_RANK], P = 1, kk[1];
+        int ir = rlx__ox_shape(g, ix, is), nrest = 0;
+        if (rlx__ox_ai(n, "batch_dims", 0)) return RLX__OX_UNSUP("batch_dims != 0");
+        if (ir < 1) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "indices rank %d", ir);
+        k = is[ir - 1];
+        if (k < 1 || k > r) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "indices last dim %lld for data rank %d", (long long)k, r);
+        for (i = (int)k - 1; i >= 0; i--) { stv[i] = P; dv[i] = sh[i]; P *= sh[i]; }
+        rest[nrest++] = P;
+        for (i = (int)k; i < r; i++) rest[nrest++] = sh[i];
+        kk[0] = k;
+        ix = rlx_cast(g, ix, RLX_I64);
+        ix = rlx_where(g, rlx_lt(g, ix, rlx_scalar(g, RLX_I64, 0.0)), rlx_add(g, ix, rlx_constant(g, RLX_I64, 1, kk, dv)), ix);
+        ir--;   /* the last axis */
+        flat = rlx_reduce_sum(g, rlx_mul(g, ix, rlx_constant(g, RLX_I64, 1, kk, stv)), 1, &ir, 0);
+        res[0] = rlx_gather(g, rlx_reshape(g, x, nrest, rest), flat, 0);
+        return 1;
+    }
+    if (OP("ConvInteger") || OP("QLinearMatMul") || OP("QLinearConv")) {
+        /* integer products in f64 (exact below 2^53), then the int32 result or the requantized one */
+        int ql = op[0] == 'Q', wi = ql ? 3 : 1;
+        rlx_tensor a = rlx_cast(g, x, RLX_F64), w = rlx_cast(g, OXT(wi), RLX_F64), acc;
+        rlx_tensor za = ql ? OXT(2) : nin > 2 && in[2] ? OXT(2) : none, zw = ql ? OXT(5) : nin > 3 && in[3] ? OXT(3) : none;
+        if (za.id) a = rlx_sub(g, a, rlx_cast(g, rlx_reshape(g, za, 0, NULL), RLX_F64));
+        if (zw.id) {
+            int64_t zs[RLX_MAX_RANK];
+            int zr = rlx__ox_shape(g, zw, zs), wr;
+            int64_t wsh[RLX_MAX_RANK];
+            wr = rlx__ox_shape(g, w, wsh);
+            if (zr == 1 && zs[0] > 1) {   /* per output channel */
+                for (i = 0; i < wr; i++) t64[i] = OP("QLinearMatMul") ? (i == wr - 1 ? zs[0] : 1) : (i == 0 ? zs[0] : 1);
+                w = rlx_sub(g, w, rlx_cast(g, rlx_reshape(g, zw, wr, t64), RLX_F64));
+            } else w = rlx_sub(g, w, rlx_cast(g, rlx_reshape(g, zw, 0, NULL), RLX_F64));
+        }
+        if (OP("QLinearMatMul")) acc = rlx_matmul(g, a, w);
+        else {
+            rlx_conv_desc cd;
+            int64_t ws[RLX_MAX_RANK];
+            int ns = r - 2, st[2], dl[2], pb[2], pe[2];
+            memset(&cd, 0, sizeof cd);
+            if (ns < 1 || ns > 2 || rlx__ox_shape(g, w, ws) != r) return RLX__OX_UNSUP("%dD convolution", ns);
+            if (!rlx__ox_ints2(im, n, "strides", ns, 1, st) || !rlx__ox_ints2(im, n, "dilations", ns, 1, dl)) return 0;
+            if (!rlx__ox_spatial(im, n, ns, sh + 2, ws + 2, st, dl, pb, pe)) return 0;
+            for (i = 0; i < ns; i++) { cd.stride[i] = st[i]; cd.dilation[i] = dl[i]; cd.pad_begin[i] = pb[i]; cd.pad_end[i] = pe[i]; }
+            cd.groups = (int)rlx__ox_ai(n, "group", 1);
+            acc = rlx_conv(g, a, w, ql && nin > 8 && in[8] ? rlx_cast(g, OXT(8), RLX_F64) : none, &cd);
+        }
+        if (!ql) { res[0] = rlx_cast(g, acc, RLX_I32); return 1; }
+        {
+            rlx_tensor sa = rlx_cast(g, OXT(1), RLX_F64), sw = rlx_cast(g, OXT(4), RLX_F64), sy = rlx_cast(g, OXT(6), RLX_F64), zy = OXT(7);
+            rlx_dtype qd = rlx_tensor_info(g, zy, NULL, NULL);
+            int64_t ss[RLX_MAX_RANK];
+            int sr = rlx__ox_shape(g, sw, ss), ar = rlx__ox_shape(g, acc, t64);
+            if (sr == 1 && ss[0] > 1) {
+                for (i = 0; i < ar; i++) t64[i] = OP("QLinearMatMul") ? (i == ar - 1 ? ss[0] : 1) : (i == 1 ? ss[0] : 1);
+                sw = rlx_reshape(g, sw, ar, t64);
+            } else sw = rlx_reshape(g, sw, 0, NULL);
+            y = rlx_round(g, rlx_div(g, rlx_mul(g, acc, rlx_mul(g, rlx_reshape(g, sa, 0, NULL), sw)), rlx_reshape(g, sy, 0, NULL)));
+            y = rlx_add(g, y, rlx_cast(g, rlx_reshape(g, zy, 0, NULL), RLX_F64));
+            res[0] = rlx_cast(g, y, qd);   /* saturating */
+        }
+        return 1;
+    }
     if (OP("Shrink")) {
         double l = rlx__ox_af(n, "lambd", 0.5f), b = rlx__ox_af(n, "bias", 0.0f);
         y = rlx_where(g, rlx_gt(g, x, rlx__ox_sc(g, x, l)), rlx_sub(g, x, rlx__ox_sc(g, x, b)), rlx__ox_sc(g, x, 0.0));
