@@ -16529,7 +16529,7 @@ static rlx_tensor rlx__ox_gather_el(rlx__oximp* im, rlx_graph* g, rlx_tensor x, 
     int64_t sh[RLX_MAX_RANK], is[RLX_MAX_RANK], cnt = 1, total = 1, st[RLX_MAX_RANK], j;
     int r = rlx__ox_shape(g, x, sh), ir = rlx__ox_shape(g, ix, is), d;
     int64_t* base;
-    if (r < 0 || ir < 0) return none;
+    if (r < 0 || ir < 0) { rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "needs data and indices"); return none; }
     if (ir != r) { rlx__ox_nerr(im, RLX_ERROR_SHAPE, "indices rank %d != data rank %d", ir, r); return none; }
     for (d = r - 1; d >= 0; d--) { st[d] = total; total *= sh[d]; }
     for (d = 0; d < r; d++) cnt *= is[d];
@@ -17632,6 +17632,7 @@ RLXDEF rlx_result rlx_onnx_graph(rlx_onnx_model* m, const rlx_onnx_graph_desc* d
     rlx__free(&m->al, im.hash);
     if (!ok) {
         if (m->rc == RLX_OK) m->rc = RLX_ERROR_INTERNAL;
+        if (!m->err[0]) rlx__ox_fail(m, m->rc, "node %d: the import failed without a message (an rlx.h bug)", im.node_index);
         rlx_graph_destroy(im.g);
         return m->rc;
     }
