@@ -1106,8 +1106,9 @@ RLXDEF rlx_result rlx_onnx_graph(rlx_onnx_model* m, const rlx_onnx_graph_desc* d
 RLXDEF rlx_result rlx_onnx_store(rlx_onnx_model* m, const rlx_store_desc* desc, rlx_store** out);
 
 /* One serialized TensorProto (the .pb files of the ONNX test suite). data points at the elements in dtype,
-   row-major (bytes = count × dtype size), inside `data` passed in when they were stored as aligned raw_data,
-   else in memory owned by *out. Free with rlx_onnx_tensor_free. Tensors with a dim 0 are read (count 0). */
+   row-major (bytes = count × dtype size), in memory owned by *out (aligned, whatever the encoding: raw_data or
+   the typed fields). Free with rlx_onnx_tensor_free. Tensors with a dim 0 are read (count 0). External data,
+   strings and dtypes rlx.h lacks give RLX_ERROR_UNSUPPORTED. */
 typedef struct rlx_onnx_tensor {
     char name[256];
     rlx_dtype dtype;
