@@ -156,7 +156,7 @@
        device memory, read back after the run); gather indices out of range read 0; kv_len is clamped to
        [0, Sk]. The builder API is fuzzed (tests/fuzz). Model files (>>onnx) are hostile input: every varint,
        length, count, dim, offset and element count is checked against the bytes that hold it, allocations are
-       bounded by the file size (at most 8 bytes per encoded byte), external-data paths may not be absolute or
+       bounded by a small multiple of the file size (tests/test_onnx.c checks 64×), external-data paths may not be absolute or
        contain "..", and malformed files give RLX_ERROR_FORMAT with a message naming the field or tensor; the
        loader is fuzzed (tests/fuzz/fuzz_onnx.c).
 

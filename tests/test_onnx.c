@@ -299,6 +299,26 @@ static void test_hostile(void) {
     init_model(&mb, &t); free(t.p); memset(&t, 0, sizeof t);
     expect_fail("typed count", &mb, RLX_ERROR_SIZE, "20000 values");
     free(mb.p);
+    /* many tiny records: the loader's tables stay within a small multiple of the file size */
+    {
+        pbw gg = {0};
+        int i;
+        char nm[16];
+        for (i = 0; i < 3000; i++) {
+            pbw tt = {0}, nn = {0}, aa = {0};
+            snprintf(nm, sizeof nm, "t%d", i);
+            pb_str(&tt, 8, nm);
+            pb_msg(&gg, 5, &tt);
+            pb_str(&aa, 1, "a");
+            pb_msg(&nn, 5, &aa);
+            pb_str(&nn, 4, "Relu");
+            pb_msg(&gg, 1, &nn);
+        }
+        memset(&mb, 0, sizeof mb);
+        w_model(&mb, &gg, 13);
+        expect_fail("many tiny records", &mb, RLX_ERROR_BAD_GRAPH, "without outputs");
+        free(mb.p);
+    }
     /* external data outside the folder */
     {
         const char* paths[3] = {"../w.bin", "/etc/passwd", "a/../../w.bin"};
