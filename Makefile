@@ -19,6 +19,9 @@
 #                     the same way, from tests/fuzz/corpus_gguf and corpus_safetensors
 #   make fuzz-replay FUZZ_INPUT=FILE_OR_DIR   replay inputs under ASan/UBSan without libFuzzer, printing the calls
 #   make fuzz-seeds   regenerate tests/fuzz/corpus with tests/fuzz/make_seeds.c
+#   make fuzz-onnx    build the ONNX loader fuzzer (tests/fuzz/fuzz_onnx.c) and run it for FUZZ_SECONDS over the seeds
+#                     of tests/fuzz/onnx_corpus and the small ONNX node-test models (libonnx-testdata)
+#   make fuzz-onnx-seeds   regenerate tests/fuzz/onnx_corpus with tests/fuzz/make_onnx_seeds.c
 #   make kernels      embed compiled GPU kernels into rlx_kernels_spv.h / rlx_kernels_ptx.h (with the HIP sources)
 #   make clean
 
@@ -45,7 +48,7 @@ SUMMARIZE = sh tests/summarize.sh
 # machine: the tests give a Vulkan run ten minutes before it counts as a lost device (default: one minute).
 export RLX_VULKAN_TIMEOUT_MS ?= 600000
 
-.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds fuzz-gguf fuzz-safetensors
+.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds fuzz-gguf fuzz-safetensors fuzz-onnx fuzz-onnx-seeds
 
 all: examples tests
 
@@ -62,7 +65,7 @@ $(BUILD)/bench/%: bench/%.c rlx.h examples/transformer_model.h
 	$(CC) $(BENCH_CFLAGS) $(WARNINGS) -I. -o $@ $< $(LDLIBS)
 
 # A test that fails to build must not leave an older binary behind (it would be run instead).
-$(BUILD)/tests/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h examples/transformer_model.h
+$(BUILD)/tests/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h tests/onnx_pbw.h examples/transformer_model.h
 	@mkdir -p $(@D)
 	@rm -f $@
 	$(CC) $(TEST_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
@@ -77,13 +80,14 @@ $(BUILD)/gen/vk_f32math_spv.h: tests/vk_f32math.comp kernels/vulkan/math_f32.gls
 	@if command -v glslc >/dev/null 2>&1; then glslc --target-env=vulkan1.1 -O -Werror -Ikernels/vulkan -mfmt=num \
 	    $< -o $@.tmp && mv $@.tmp $@; else echo 0 > $@; fi
 
-$(BUILD)/asan/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h examples/transformer_model.h
+$(BUILD)/asan/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h tests/onnx_pbw.h examples/transformer_model.h
 	@mkdir -p $(@D)
 	@rm -f $@
 	$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
 
 # the regression replay test includes the fuzzer
 $(BUILD)/tests/test_fuzz_regress $(BUILD)/asan/test_fuzz_regress: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h
+$(BUILD)/tests/test_onnx $(BUILD)/asan/test_onnx: tests/fuzz/fuzz_onnx.c
 
 # ---- API fuzzer (needs clang with libFuzzer: clang 14 + libclang-rt-14-dev or newer) ----
 FUZZ_CC ?= clang
@@ -124,6 +128,29 @@ fuzz-gguf fuzz-safetensors: fuzz-%: $(FUZZ_DIR)/fuzz_%
 	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_$* $(WEIGHT_FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) \
 		-artifact_prefix=$(FUZZ_DIR)/artifacts_$*/ $(FUZZ_DIR)/corpus_$*
 
+# ---- ONNX loader fuzzer (tests/fuzz/fuzz_onnx.c): the seeds of tests/fuzz/onnx_corpus, plus the small models of
+# the ONNX node tests where libonnx-testdata is installed ----
+ONNX_NODE_DIR ?= /usr/share/libonnx-testdata/data/node
+FUZZ_ONNX_ARGS ?= -rss_limit_mb=2048 -timeout=20 -max_len=65536
+
+$(FUZZ_DIR)/fuzz_onnx: tests/fuzz/fuzz_onnx.c rlx.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_onnx.c $(LDLIBS)
+
+fuzz-onnx: $(FUZZ_DIR)/fuzz_onnx
+	@rm -rf $(FUZZ_DIR)/onnx_corpus && mkdir -p $(FUZZ_DIR)/onnx_corpus $(FUZZ_DIR)/onnx_artifacts
+	@cp tests/fuzz/onnx_corpus/* $(FUZZ_DIR)/onnx_corpus/
+	@if [ -d $(ONNX_NODE_DIR) ]; then for d in $(ONNX_NODE_DIR)/*/; do \
+		f=$$d/model.onnx; [ -f $$f ] && [ $$(stat -c %s $$f) -le 4096 ] && cp $$f $(FUZZ_DIR)/onnx_corpus/$$(basename $$d).onnx; \
+	done; true; fi
+	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_onnx $(FUZZ_ONNX_ARGS) -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=$(FUZZ_DIR)/onnx_artifacts/ $(FUZZ_DIR)/onnx_corpus
+
+fuzz-onnx-seeds:
+	@mkdir -p $(BUILD) tests/fuzz/onnx_corpus
+	$(CC) $(WARNINGS) -I. -o $(BUILD)/make_onnx_seeds tests/fuzz/make_onnx_seeds.c
+	./$(BUILD)/make_onnx_seeds tests/fuzz/onnx_corpus
+
 fuzz-replay: $(BUILD)/fuzz/fuzz_replay
 	$(ASAN_ENV) ./$(BUILD)/fuzz/fuzz_replay -v $(or $(FUZZ_INPUT),tests/fuzz/regress tests/fuzz/corpus)
 
@@ -142,6 +169,7 @@ test:
 	@$(SUMMARIZE) run $(BUILD)/test.log compile sh tests/compile/matrix.sh $(BUILD)/compile
 	@-$(MAKE) --no-print-directory -k tests
 	@for t in $(TEST_NAMES); do $(SUMMARIZE) run $(BUILD)/test.log $$t ./$(BUILD)/tests/$$t; done
+	@$(SUMMARIZE) run $(BUILD)/test.log test_onnx_node_vulkan ./$(BUILD)/tests/test_onnx_node vulkan
 	@$(SUMMARIZE) total $(BUILD)/test.log
 
 asan:

@@ -67,8 +67,10 @@
        RLX_PROFILE_CLOCK()     host clock of CPU profiling, microseconds as a double (default: a monotonic clock)
        RLX_NO_GGUF             leave out the GGUF reader and writer (>>gguf)
        RLX_NO_SAFETENSORS      leave out the safetensors reader and writer (>>safetensors)
-       RLX_NO_STDIO            leave out the weight-file functions that take a path (open_file, open_index,
-                               write_file); the memory-based ones stay
+       RLX_NO_ONNX             leave out the ONNX loader and importer (>>onnx)
+       RLX_NO_STDIO            leave out the functions that take a path (weight files: open_file, open_index,
+                               write_file; ONNX: rlx_onnx_load_file and external data); the memory-based
+                               ones stay
 
    ENVIRONMENT (read at run time)
        RLX_CUDA_LIBRARY, RLX_HIP_LIBRARY, RLX_HIPRTC_LIBRARY   driver library to open instead of the default
@@ -101,6 +103,7 @@
       16. File mapping, strict JSON parser            >>file >>json
       17. GGUF reader and writer (API after >>devices) >>gguf
       18. safetensors reader and writer              >>safetensors
+      19. ONNX models (load, import, weights)       >>onnx (API after >>devices, implementation last)
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
        By default each program holds its own copy of its params (and, on a GPU, uploads it). A store holds named
@@ -188,6 +191,11 @@
        must be valid UTF-8, JSON headers are parsed strictly with a nesting bound, tensors must lie inside the
        data, aligned (GGUF) and without overlap; a bad file is RLX_ERROR_FORMAT with a message naming what was
        wrong (rlx_file_error). Both readers are fuzzed (tests/fuzz/fuzz_gguf.c, fuzz_safetensors.c).
+       ONNX model files (>>onnx) are hostile input: every varint,
+       length, count, dim, offset and element count is checked against the bytes that hold it, allocations are
+       bounded by a small multiple of the file size (tests/test_onnx.c checks 64×), external-data paths may not be absolute or
+       contain "..", and malformed files give RLX_ERROR_FORMAT with a message naming the field or tensor; the
+       loader is fuzzed (tests/fuzz/fuzz_onnx.c).
 
    PROFILING
        Off by default and free when off. RLX_COMPILE_PROFILE or rlx_program_profile_enable(p, 1) times every step
@@ -205,10 +213,11 @@
        AVX2, NEON dot products or portable kernels. The SIMD family is picked at run time from the CPU; f64 runs row-by-row axpys (sums
        in k order, as a dot product), other integer matmuls a plain loop.
 
-   rlx.h does NOT: train (no autodiff yet), build graphs from model files (yet: GGUF and safetensors give
-   weights and metadata; quantized GGUF types are listed but have no dtype yet), use BLAS, read big-endian
-   GGUF files, write files larger than memory (the writers build the file in memory), move a store between
-   devices (one store per device; add the tensors to each),
+   rlx.h does NOT: train (no autodiff yet), build graphs from model files other than ONNX (yet: GGUF and
+   safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan), RNNs or empty
+   tensors (yet; see the README's operator table), use BLAS, read big-endian GGUF files, write files larger
+   than memory (the writers build the file in memory), move a store between devices (one store per device;
+   add the tensors to each),
    spread one program over several GPUs (each program runs on one device; rlx_devices lists them all), pin
    threads to cores or spin without bound (idle workers poll briefly, RLX_SPIN_COUNT, then sleep on a
    condition variable), time inside a step (a profile
@@ -283,7 +292,7 @@ typedef enum rlx_result {
     RLX_ERROR_DEVICE_LOST = -32,       /* the device or its context failed (illegal address, reset, ...)     */
     RLX_ERROR_LAUNCH = -33,            /* a driver call or kernel launch failed (the message has the details)*/
     RLX_ERROR_KERNEL_COMPILE = -34,    /* a kernel failed to compile or load (the message has the log)       */
-    /* files (>>gguf, >>safetensors) */
+    /* files (>>gguf, >>safetensors, >>onnx) */
     RLX_ERROR_IO = -40,                /* a file cannot be opened, read or written (rlx_file_error says which) */
     RLX_ERROR_FORMAT = -41,            /* a malformed or unsupported file (rlx_file_error says what)         */
     RLX_RESULT_FORCE_I32 = 0x7FFFFFFF
@@ -1221,6 +1230,132 @@ RLXDEF rlx_result rlx_safetensors_writer_write_memory(rlx_safetensors_writer* w,
 RLXDEF rlx_result rlx_safetensors_writer_write_file(rlx_safetensors_writer* w, const char* path);
 #endif
 #endif /* RLX_NO_SAFETENSORS */
+
+
+/* ============================================================================================================
+   >>onnx  (ONNX models; RLX_NO_ONNX leaves it out)
+   A model is read from memory or from a file by rlx.h's own protobuf reader (no protobuf library): every
+   length, count, dim and offset is checked against the bytes that hold it. rlx_onnx_graph imports the graph
+   with concrete shapes (dynamic input dims bound by the caller), folds shape arithmetic while importing and
+   maps every node onto the builder; initializers become params of the graph, and rlx_onnx_store gives them
+   to programs without a second copy on the CPU (the store borrows the model's bytes):
+
+       rlx_onnx_model* m = NULL;
+       char err[512];
+       rlx_onnx_load_desc ld = {0};
+       ld.error = err; ld.error_cap = sizeof err;
+       if (rlx_onnx_load_file("model.onnx", &ld, &m) != RLX_OK) { puts(err); return 1; }
+       rlx_onnx_dim dims[1] = {{"batch", NULL, 0, 4}};        // dim_param "batch" = 4
+       rlx_onnx_graph_desc gd = {0};
+       gd.dims = dims; gd.num_dims = 1;
+       rlx_graph* g = NULL; rlx_store* s = NULL; rlx_program* p = NULL;
+       if (rlx_onnx_graph(m, &gd, &g) != RLX_OK) { puts(rlx_onnx_error(m)); return 1; }
+       rlx_onnx_store(m, NULL, &s);                            // CPU: borrows the initializers in place
+       rlx_compile_desc cd = {0};
+       cd.store = s;
+       rlx_compile(g, &cd, &p);                                // then rlx_set_input / rlx_run / rlx_get_output
+       rlx_graph_destroy(g); rlx_store_destroy(s); rlx_onnx_destroy(m);   // any order; p keeps what it needs
+
+   Thread safety: a model is used by one thread at a time (it counts the stores that borrow from it). */
+#if !defined(RLX_NO_ONNX)
+typedef struct rlx_onnx_model rlx_onnx_model;
+
+typedef struct rlx_onnx_load_desc {
+    rlx_allocator allocator;  /* zero = RLX_MALLOC/RLX_FREE                                                */
+    char* error;              /* optional: receives the message when loading fails (NUL-terminated)       */
+    size_t error_cap;
+    const char* base_dir;     /* rlx_onnx_load_memory: folder of external-data files (NULL: a tensor with
+                                 external data is an error); rlx_onnx_load_file uses the model's folder    */
+} rlx_onnx_load_desc;
+
+/* Loads a model. The bytes are copied once into memory the model owns (initializers are used from there).
+   On failure *out is NULL, the result says what kind of failure (RLX_ERROR_FORMAT: not a valid ONNX model,
+   RLX_ERROR_IO: a file could not be read, RLX_ERROR_UNSUPPORTED, RLX_ERROR_OUT_OF_MEMORY) and desc->error the
+   details (which field, which tensor). */
+RLXDEF rlx_result rlx_onnx_load_memory(const void* data, size_t size, const rlx_onnx_load_desc* desc,
+                                       rlx_onnx_model** out);
+#if !defined(RLX_NO_STDIO)
+RLXDEF rlx_result rlx_onnx_load_file(const char* path, const rlx_onnx_load_desc* desc, rlx_onnx_model** out);
+#endif
+/* Drops the caller's handle; the bytes live on while a store borrows them. NULL is fine. */
+RLXDEF void rlx_onnx_destroy(rlx_onnx_model* m);
+RLXDEF const char* rlx_onnx_error(const rlx_onnx_model* m);   /* last failure of rlx_onnx_graph/_store ("" if none) */
+RLXDEF int64_t rlx_onnx_opset(const rlx_onnx_model* m);      /* the ai.onnx opset the model imports */
+
+/* A graph input or output. Dims of -1 are dynamic: dim_names[i] is their dim_param (NULL if unnamed). */
+typedef struct rlx_onnx_value_info {
+    const char* name;                     /* valid while the model lives                                  */
+    rlx_dtype dtype;                      /* RLX_DTYPE_INVALID where rlx.h has no such dtype (onnx_type)  */
+    int onnx_type;                        /* TensorProto.DataType (1 = FLOAT, 7 = INT64, ...); 0: not a tensor */
+    int rank;                             /* -1: the model gives no shape                                  */
+    int64_t dims[RLX_MAX_RANK];
+    const char* dim_names[RLX_MAX_RANK];
+} rlx_onnx_value_info;
+/* Inputs are the graph inputs that are not initializers. */
+RLXDEF int rlx_onnx_input_count(const rlx_onnx_model* m);
+RLXDEF int rlx_onnx_output_count(const rlx_onnx_model* m);
+RLXDEF rlx_result rlx_onnx_input(const rlx_onnx_model* m, int index, rlx_onnx_value_info* info);
+RLXDEF rlx_result rlx_onnx_output(const rlx_onnx_model* m, int index, rlx_onnx_value_info* info);
+/* Nodes of the graph in file order: op_type (and node name, "" if none) of node `index`; NULL out of range. */
+RLXDEF int rlx_onnx_node_count(const rlx_onnx_model* m);
+RLXDEF const char* rlx_onnx_node_op(const rlx_onnx_model* m, int index);
+RLXDEF const char* rlx_onnx_node_name(const rlx_onnx_model* m, int index);
+
+/* A value for a dynamic dim: by dim name (name = the dim_param) or by input name and axis (name = NULL). */
+typedef struct rlx_onnx_dim {
+    const char* name;
+    const char* input;
+    int axis;
+    int64_t value;            /* >= 1 */
+} rlx_onnx_dim;
+/* A fixed value for a graph input: the input becomes a constant of the graph (its dims need no binding), so
+   shape arithmetic that depends on it folds (a Resize scales input, a Reshape target fed as an input). */
+typedef struct rlx_onnx_const {
+    const char* input;        /* the graph input's name                                                   */
+    rlx_dtype dtype;          /* must be the input's dtype                                                 */
+    int rank;
+    const int64_t* shape;     /* dims >= 1                                                                 */
+    const void* data;         /* element count × dtype size bytes, copied                                  */
+} rlx_onnx_const;
+typedef struct rlx_onnx_graph_desc {
+    const rlx_onnx_dim* dims;
+    int num_dims;
+    rlx_allocator allocator;  /* the graph's allocator (zero = the model's)                               */
+    const rlx_onnx_const* constants;
+    int num_constants;
+} rlx_onnx_graph_desc;
+/* Imports the graph with concrete shapes into a new graph (*out; the caller destroys it). Inputs keep their
+   ONNX names (rlx_set_input), outputs too (rlx_get_output); initializers become params named like the
+   initializer (values from rlx_onnx_store, or rlx_set_param); initializers and node results that only feed
+   shape arithmetic are folded away. Fails (rlx_onnx_error says why, naming the node, op_type and opset) on an
+   unbound dynamic dim, a node of an unsupported op or attribute, a graph out of topological order, an
+   undefined input or a name defined twice. May be called many times (other dims) on one model. */
+RLXDEF rlx_result rlx_onnx_graph(rlx_onnx_model* m, const rlx_onnx_graph_desc* desc, rlx_graph** out);
+/* A store holding every initializer the import can use (desc as rlx_store_create; NULL = AUTO). On the CPU it
+   borrows the model's bytes (aligned raw_data is used in place; typed fields and external data are decoded
+   once at load); on a GPU it uploads them. Programs of every graph of m compiled with it share the weights. */
+RLXDEF rlx_result rlx_onnx_store(rlx_onnx_model* m, const rlx_store_desc* desc, rlx_store** out);
+
+/* One serialized TensorProto (the .pb files of the ONNX test suite). data points at the elements in dtype,
+   row-major (bytes = count × dtype size), in memory owned by *out (aligned, whatever the encoding: raw_data or
+   the typed fields). Free with rlx_onnx_tensor_free. Tensors with a dim 0 are read (count 0). External data,
+   strings and dtypes rlx.h lacks give RLX_ERROR_UNSUPPORTED. */
+typedef struct rlx_onnx_tensor {
+    char name[256];
+    rlx_dtype dtype;
+    int onnx_type;
+    int rank;
+    int64_t shape[RLX_MAX_RANK];
+    int64_t count;
+    const void* data;
+    size_t bytes;
+    void* owned_;             /* private */
+    rlx_allocator allocator_; /* private */
+} rlx_onnx_tensor;
+RLXDEF rlx_result rlx_onnx_read_tensor(const void* data, size_t size, const rlx_onnx_load_desc* desc,
+                                       rlx_onnx_tensor* out);
+RLXDEF void rlx_onnx_tensor_free(rlx_onnx_tensor* t);
+#endif /* RLX_NO_ONNX */
 
 #ifdef __cplusplus
 }
@@ -17981,6 +18116,2227 @@ RLXDEF rlx_result rlx_safetensors_writer_write_file(rlx_safetensors_writer* w, c
 #endif
 
 #endif /* !RLX_NO_SAFETENSORS */
+/* ------------------------------------------------------------------------------------------------------------
+   >>onnx  (ONNX loader and importer; RLX_NO_ONNX leaves it out)
+   Protobuf wire format: rlx__pb_next reads one field (tag varint, then a varint, a fixed 4/8-byte value or a
+   length-delimited slice checked against the end of its message; groups and unknown wire types are errors,
+   unknown fields are skipped). The schema is read with one function per message (model, graph, node,
+   attribute, tensor, value info), so nesting is bounded by the schema itself (subgraphs of If/Loop are not
+   entered). Every string is copied NUL-terminated; repeated numbers are collected into arrays whose size is
+   bounded by the bytes that encode them; tensor data is raw_data in place (checked to be exactly count × size)
+   or decoded from the typed fields into owned memory. Import: values by name in a hash table; a node whose
+   inputs are all constants and small is built in a scratch graph and evaluated on the CPU at once (shape
+   arithmetic of any supported op is folded this way); Shape/Size read shapes; everything else is built into
+   the caller's graph.
+   ------------------------------------------------------------------------------------------------------------ */
+#if !defined(RLX_NO_ONNX)
+
+#define RLX__OX_FOLD_MAX 65536   /* elements: constant nodes up to this size are evaluated while importing */
+
+typedef struct rlx__pbf { uint32_t num; int wt; uint64_t v; const uint8_t* p; size_t n; } rlx__pbf;
+typedef struct rlx__pb { const uint8_t* p; const uint8_t* end; } rlx__pb;
+
+static int rlx__pb_varint(rlx__pb* b, uint64_t* v) {
+    uint64_t r = 0;
+    int s = 0;
+    while (b->p < b->end) {
+        uint8_t c = *b->p++;
+        if (s == 63 && (c & 0xFE)) return 0;            /* more than 64 bits */
+        r |= (uint64_t)(c & 0x7F) << s;
+        if (!(c & 0x80)) { *v = r; return 1; }
+        s += 7;
+        if (s > 63) return 0;
+    }
+    return 0;
+}
+/* 1: a field, 0: end of message, -1: malformed */
+static int rlx__pb_next(rlx__pb* b, rlx__pbf* f) {
+    uint64_t tag, len;
+    if (b->p >= b->end) return 0;
+    if (!rlx__pb_varint(b, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1FFFFFFF) return -1;
+    f->num = (uint32_t)(tag >> 3);
+    f->wt = (int)(tag & 7);
+    f->p = NULL; f->n = 0; f->v = 0;
+    switch (f->wt) {
+    case 0: return rlx__pb_varint(b, &f->v) ? 1 : -1;
+    case 1:
+        if ((size_t)(b->end - b->p) < 8) return -1;
+        { int i; for (i = 7; i >= 0; i--) f->v = (f->v << 8) | b->p[i]; }
+        f->p = b->p; f->n = 8; b->p += 8; return 1;
+    case 5:
+        if ((size_t)(b->end - b->p) < 4) return -1;
+        f->v = (uint64_t)b->p[0] | ((uint64_t)b->p[1] << 8) | ((uint64_t)b->p[2] << 16) | ((uint64_t)b->p[3] << 24);
+        f->p = b->p; f->n = 4; b->p += 4; return 1;
+    case 2:
+        if (!rlx__pb_varint(b, &len) || len > (uint64_t)(b->end - b->p)) return -1;
+        f->p = b->p; f->n = (size_t)len; b->p += (size_t)len; return 1;
+    default: return -1;   /* groups (3, 4) and 6, 7 */
+    }
+}
+
+typedef struct rlx__oxattr {
+    char* name;
+    int type;                 /* AttributeProto.AttributeType */
+    float f;
+    int64_t i;
+    char* s;
+    struct rlx__oxt* t;
+    float* floats; int nfloats;
+    int64_t* ints; int nints;
+    int nstrings;
+    int has_f, has_i, has_s, has_g;
+} rlx__oxattr;
+
+typedef struct rlx__oxt {
+    char* name;
+    int onnx_type;
+    rlx_dtype dtype;
+    int rank;
+    int64_t dims[RLX_MAX_RANK];
+    int64_t count;
+    const void* data;          /* count × dtype size bytes (NULL when count is 0) */
+    size_t bytes;
+    int external;
+    char* location;
+    int64_t ext_offset, ext_length;
+} rlx__oxt;
+
+typedef struct rlx__oxnode {
+    char* name; char* op; char* domain;
+    char** in; int nin;
+    char** out; int nout;
+    rlx__oxattr* attrs; int nattr;
+} rlx__oxnode;
+
+typedef struct rlx__oxvi {
+    char* name;
+    int onnx_type;
+    int rank;
+    int64_t dims[RLX_MAX_RANK];
+    char* dnames[RLX_MAX_RANK];
+} rlx__oxvi;
+
+struct rlx_onnx_model {
+    rlx_allocator al;
+    int refs;
+    uint8_t* buf; size_t size;
+    void** allocs; int nallocs, callocs;
+    char* dir;
+    int64_t ir_version, opset;
+    rlx__oxnode* nodes; int nnodes, cnodes;
+    rlx__oxt* inits; int ninits, cinits;
+    rlx__oxvi* inputs; int ninputs, cinputs;
+    rlx__oxvi* outputs; int noutputs, coutputs;
+    rlx_result rc;
+    char err[512];
+};
+
+static int rlx__ox_fail(rlx_onnx_model* m, rlx_result rc, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    rlx__vfmt(m->err, sizeof m->err, fmt, ap);
+    va_end(ap);
+    m->rc = rc;
+    return 0;
+}
+/* every allocation of a model is remembered and freed with it */
+static void* rlx__ox_alloc(rlx_onnx_model* m, size_t n) {
+    void* p;
+    if (!rlx__grow(&m->al, (void**)&m->allocs, &m->callocs, m->nallocs + 1, sizeof(void*))) return NULL;
+    p = rlx__alloc(&m->al, n);
+    if (p) m->allocs[m->nallocs++] = p;
+    return p;
+}
+static char* rlx__ox_str(rlx_onnx_model* m, const rlx__pbf* f) {
+    char* s;
+    if (f->wt != 2) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "field %u: a string with wire type %d", f->num, f->wt); return NULL; }
+    s = (char*)rlx__ox_alloc(m, f->n + 1);
+    if (!s) { rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); return NULL; }
+    memcpy(s, f->p, f->n);
+    s[f->n] = 0;
+    if (strlen(s) != f->n) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "field %u: a string with a NUL byte", f->num); return NULL; }
+    return s;
+}
+/* appends one repeated integer field (packed or not) to a growable int64 array */
+static int rlx__ox_ints(rlx_onnx_model* m, const rlx__pbf* f, int64_t** arr, int* n, int* cap, const char* what) {
+    if (f->wt == 0) {
+        if (!rlx__grow(&m->al, (void**)arr, cap, *n + 1, sizeof(int64_t)))
+            return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        (*arr)[(*n)++] = (int64_t)f->v;
+        return 1;
+    }
+    if (f->wt == 2) {
+        rlx__pb b;
+        uint64_t v;
+        b.p = f->p; b.end = f->p + f->n;
+        while (b.p < b.end) {
+            if (!rlx__pb_varint(&b, &v)) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "%s: a bad packed varint", what);
+            if (!rlx__grow(&m->al, (void**)arr, cap, *n + 1, sizeof(int64_t)))
+                return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+            (*arr)[(*n)++] = (int64_t)v;
+        }
+        return 1;
+    }
+    return rlx__ox_fail(m, RLX_ERROR_FORMAT, "%s: wire type %d for integers", what, f->wt);
+}
+/* floats (wire 5, or packed) / doubles (wire 1, or packed) into a growable double array */
+static int rlx__ox_reals(rlx_onnx_model* m, const rlx__pbf* f, int dbl, double** arr, int* n, int* cap, const char* what) {
+    size_t w = dbl ? 8 : 4, k, cnt;
+    const uint8_t* p;
+    if (f->wt == (dbl ? 1 : 5)) { p = f->p; cnt = 1; }
+    else if (f->wt == 2) {
+        if (f->n % w) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "%s: packed length %zu not a multiple of %zu", what, f->n, w);
+        p = f->p; cnt = f->n / w;
+    } else return rlx__ox_fail(m, RLX_ERROR_FORMAT, "%s: wire type %d for reals", what, f->wt);
+    if (cnt > (size_t)INT_MAX - (size_t)*n) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "%s: too many values", what);
+    if (!rlx__grow(&m->al, (void**)arr, cap, *n + (int)cnt, sizeof(double)))
+        return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    for (k = 0; k < cnt; k++, p += w) {
+        if (dbl) {
+            uint64_t u = 0; double d; int i;
+            for (i = 7; i >= 0; i--) u = (u << 8) | p[i];
+            memcpy(&d, &u, 8);
+            (*arr)[(*n)++] = d;
+        } else {
+            uint32_t u = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+            float fl;
+            memcpy(&fl, &u, 4);
+            (*arr)[(*n)++] = (double)fl;
+        }
+    }
+    return 1;
+}
+
+static rlx_dtype rlx__ox_dtype(int t) {
+    switch (t) {
+    case 1: return RLX_F32; case 2: return RLX_U8; case 3: return RLX_I8; case 5: return RLX_I16;
+    case 6: return RLX_I32; case 7: return RLX_I64; case 9: return RLX_BOOL; case 10: return RLX_F16;
+    case 11: return RLX_F64; case 12: return RLX_U32; case 16: return RLX_BF16;
+    default: return RLX_DTYPE_INVALID;
+    }
+}
+static const char* rlx__ox_type_name(int t) {
+    static const char* const n[] = {"undefined", "float", "uint8", "int8", "uint16", "int16", "int32", "int64",
+                                    "string", "bool", "float16", "double", "uint32", "uint64", "complex64",
+                                    "complex128", "bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
+                                    "float8e5m2fnuz", "uint4", "int4", "float4e2m1"};
+    return t >= 0 && t < (int)(sizeof n / sizeof n[0]) ? n[t] : "unknown";
+}
+
+/* Reads a TensorProto. Data: raw_data in place (exact size), or the typed field decoded into owned memory. */
+static int rlx__ox_tensor(rlx_onnx_model* m, const uint8_t* p, size_t n, rlx__oxt* t) {
+    rlx__pb b;
+    rlx__pbf f;
+    int r, nd = 0, cd = 0, ni = 0, ci = 0, nr = 0, cr = 0, typed = 0, has_raw = 0, nstr = 0, seg = 0;
+    int64_t* dims = NULL;
+    int64_t* iv = NULL;
+    double* rv = NULL;
+    const uint8_t* raw = NULL;
+    size_t raw_n = 0, esz;
+    int64_t cnt = 1;
+    int i, ok = 0;
+    memset(t, 0, sizeof *t);
+    t->ext_offset = 0; t->ext_length = -1;
+    b.p = p; b.end = p + n;
+    while ((r = rlx__pb_next(&b, &f)) > 0) {
+        switch (f.num) {
+        case 1: if (!rlx__ox_ints(m, &f, &dims, &nd, &cd, "TensorProto.dims")) goto done; break;
+        case 2: if (f.wt != 0) goto wire; t->onnx_type = (int)(int32_t)f.v; break;
+        case 3: seg = 1; break;
+        case 4: if (!rlx__ox_reals(m, &f, 0, &rv, &nr, &cr, "TensorProto.float_data")) goto done; typed = 4; break;
+        case 5: if (!rlx__ox_ints(m, &f, &iv, &ni, &ci, "TensorProto.int32_data")) goto done; typed = 5; break;
+        case 6: nstr++; break;
+        case 7: if (!rlx__ox_ints(m, &f, &iv, &ni, &ci, "TensorProto.int64_data")) goto done; typed = 7; break;
+        case 8: if (!(t->name = rlx__ox_str(m, &f))) goto done; break;
+        case 9: if (f.wt != 2) goto wire; raw = f.p; raw_n = f.n; has_raw = 1; break;
+        case 10: if (!rlx__ox_reals(m, &f, 1, &rv, &nr, &cr, "TensorProto.double_data")) goto done; typed = 10; break;
+        case 11: if (!rlx__ox_ints(m, &f, &iv, &ni, &ci, "TensorProto.uint64_data")) goto done; typed = 11; break;
+        case 13: {   /* external_data: StringStringEntryProto {key = 1, value = 2} */
+            rlx__pb e;
+            rlx__pbf g;
+            char *key = NULL, *val = NULL;
+            int rr;
+            if (f.wt != 2) goto wire;
+            e.p = f.p; e.end = f.p + f.n;
+            while ((rr = rlx__pb_next(&e, &g)) > 0) {
+                if (g.num == 1) { if (!(key = rlx__ox_str(m, &g))) goto done; }
+                else if (g.num == 2) { if (!(val = rlx__ox_str(m, &g))) goto done; }
+            }
+            if (rr < 0) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "TensorProto.external_data: malformed entry"); goto done; }
+            if (key && val) {
+                char* end = NULL;
+                if (!strcmp(key, "location")) t->location = val;
+                else if (!strcmp(key, "offset") || !strcmp(key, "length")) {
+                    long long x;
+                    if (!val[0] || val[0] == '-') { rlx__ox_fail(m, RLX_ERROR_FORMAT, "external_data %s '%.40s' is not a number >= 0", key, val); goto done; }
+                    x = strtoll(val, &end, 10);
+                    if (*end || x < 0 || x == LLONG_MAX) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "external_data %s '%.40s' is not a number >= 0", key, val); goto done; }
+                    if (key[0] == 'o') t->ext_offset = (int64_t)x; else t->ext_length = (int64_t)x;
+                }
+            }
+            break;
+        }
+        case 14: if (f.wt != 0) goto wire; t->external = f.v == 1; if (f.v > 1) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "TensorProto.data_location %llu", (unsigned long long)f.v); goto done; } break;
+        default: break;
+        }
+    }
+    if (r < 0) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "TensorProto%s%s: malformed field (truncated, a length past the end or a bad wire type)", t->name ? " " : "", t->name ? t->name : ""); goto done; }
+    if (nd > RLX_MAX_RANK) { rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "tensor '%s': rank %d > %d", t->name ? t->name : "", nd, RLX_MAX_RANK); goto done; }
+    t->rank = nd;
+    for (i = 0; i < nd; i++) {
+        if (dims[i] < 0) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "tensor '%s': dim %d is %lld", t->name ? t->name : "", i, (long long)dims[i]); goto done; }
+        t->dims[i] = dims[i];
+        if (!rlx__mul_i64(cnt, dims[i], &cnt) || cnt > RLX_MAX_ELEMENTS) { rlx__ox_fail(m, RLX_ERROR_SHAPE, "tensor '%s': element count overflows", t->name ? t->name : ""); goto done; }
+    }
+    t->count = cnt;
+    t->dtype = rlx__ox_dtype(t->onnx_type);
+    if (seg) { rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "tensor '%s': segmented tensors are not supported", t->name ? t->name : ""); goto done; }
+    if (t->onnx_type == 8 || nstr) { t->dtype = RLX_DTYPE_INVALID; ok = 1; goto done; }   /* strings: kept undecoded */
+    if (t->dtype == RLX_DTYPE_INVALID) { ok = 1; goto done; }       /* checked where the tensor is used */
+    esz = rlx_dtype_size(t->dtype);
+    if (!rlx__mul_sz((size_t)cnt, esz, &t->bytes)) { rlx__ox_fail(m, RLX_ERROR_SHAPE, "tensor '%s': byte size overflows", t->name ? t->name : ""); goto done; }
+    if (t->external) {
+        if (!t->location) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "tensor '%s': external data without a location", t->name ? t->name : ""); goto done; }
+        ok = 1; goto done;
+    }
+    if (has_raw) {
+        if (raw_n != t->bytes) { rlx__ox_fail(m, RLX_ERROR_SIZE, "tensor '%s': raw_data has %zu bytes, %s %lld elements need %zu", t->name ? t->name : "", raw_n, rlx__ox_type_name(t->onnx_type), (long long)cnt, t->bytes); goto done; }
+        t->data = raw_n ? raw : NULL;
+        ok = 1; goto done;
+    }
+    if (cnt == 0) { ok = 1; goto done; }
+    {
+        int have = typed == 4 || typed == 10 ? nr : ni;
+        void* d;
+        int64_t k;
+        int want = 0;
+        switch (t->dtype) {
+        case RLX_F32: want = 4; break;
+        case RLX_F64: want = 10; break;
+        case RLX_I64: want = 7; break;
+        case RLX_U32: want = 11; break;
+        default: want = 5; break;
+        }
+        if (!typed) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "tensor '%s': %lld elements but no data", t->name ? t->name : "", (long long)cnt); goto done; }
+        if (typed != want) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "tensor '%s': %s data in the wrong typed field (%d)", t->name ? t->name : "", rlx__ox_type_name(t->onnx_type), typed); goto done; }
+        if ((int64_t)have != cnt) { rlx__ox_fail(m, RLX_ERROR_SIZE, "tensor '%s': %d values for %lld elements", t->name ? t->name : "", have, (long long)cnt); goto done; }
+        d = rlx__ox_alloc(m, t->bytes);
+        if (!d) { rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); goto done; }
+        for (k = 0; k < cnt; k++) {
+            switch (t->dtype) {
+            case RLX_F32: ((float*)d)[k] = (float)rv[k]; break;
+            case RLX_F64: ((double*)d)[k] = rv[k]; break;
+            case RLX_I64: ((int64_t*)d)[k] = iv[k]; break;
+            case RLX_U32: ((uint32_t*)d)[k] = (uint32_t)iv[k]; break;
+            case RLX_I32: ((int32_t*)d)[k] = (int32_t)iv[k]; break;
+            case RLX_I16: ((int16_t*)d)[k] = (int16_t)iv[k]; break;
+            case RLX_F16: case RLX_BF16: ((uint16_t*)d)[k] = (uint16_t)iv[k]; break;
+            case RLX_I8: ((int8_t*)d)[k] = (int8_t)iv[k]; break;
+            case RLX_U8: ((uint8_t*)d)[k] = (uint8_t)iv[k]; break;
+            case RLX_BOOL: ((uint8_t*)d)[k] = iv[k] != 0; break;
+            default: break;
+            }
+        }
+        t->data = d;
+    }
+    ok = 1;
+    goto done;
+wire:
+    rlx__ox_fail(m, RLX_ERROR_FORMAT, "TensorProto field %u: wrong wire type %d", f.num, f.wt);
+done:
+    rlx__free(&m->al, dims);
+    rlx__free(&m->al, iv);
+    rlx__free(&m->al, rv);
+    return ok;
+}
+
+static int rlx__ox_attr(rlx_onnx_model* m, const uint8_t* p, size_t n, rlx__oxattr* a) {
+    rlx__pb b;
+    rlx__pbf f;
+    int r, nf = 0, cf = 0, ni = 0, ci = 0;
+    double* fv = NULL;
+    int ok = 0;
+    memset(a, 0, sizeof *a);
+    b.p = p; b.end = p + n;
+    while ((r = rlx__pb_next(&b, &f)) > 0) {
+        switch (f.num) {
+        case 1: if (!(a->name = rlx__ox_str(m, &f))) goto done; break;
+        case 2: {
+            uint32_t u = (uint32_t)f.v;
+            if (f.wt != 5) goto wire;
+            memcpy(&a->f, &u, 4); a->has_f = 1; break;
+        }
+        case 3: if (f.wt != 0) goto wire; a->i = (int64_t)f.v; a->has_i = 1; break;
+        case 4: if (!(a->s = rlx__ox_str(m, &f))) { if (f.wt == 2) { m->rc = RLX_OK; a->s = (char*)""; a->has_s = 1; break; } goto done; } a->has_s = 1; break;
+        case 5: {
+            rlx__oxt* t = (rlx__oxt*)rlx__ox_alloc(m, sizeof *t);
+            if (f.wt != 2) goto wire;
+            if (!t) { rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); goto done; }
+            if (!rlx__ox_tensor(m, f.p, f.n, t)) goto done;
+            a->t = t; break;
+        }
+        case 6: case 11: a->has_g = 1; break;
+        case 7: if (!rlx__ox_reals(m, &f, 0, &fv, &nf, &cf, "AttributeProto.floats")) goto done; break;
+        case 8: if (!rlx__ox_ints(m, &f, &a->ints, &ni, &ci, "AttributeProto.ints")) goto done; break;
+        case 9: a->nstrings++; break;
+        case 20: if (f.wt != 0) goto wire; a->type = (int)(int32_t)f.v; break;
+        default: break;
+        }
+    }
+    if (r < 0) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "AttributeProto '%s': malformed field", a->name ? a->name : ""); goto done; }
+    if (!a->name) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "an attribute without a name"); goto done; }
+    a->nints = ni;
+    if (ni) {   /* keep the ints in model memory */
+        int64_t* d = (int64_t*)rlx__ox_alloc(m, (size_t)ni * sizeof(int64_t));
+        if (!d) { rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); goto done; }
+        memcpy(d, a->ints, (size_t)ni * sizeof(int64_t));
+        rlx__free(&m->al, a->ints);
+        a->ints = d;
+    }
+    a->nfloats = nf;
+    if (nf) {
+        int k;
+        a->floats = (float*)rlx__ox_alloc(m, (size_t)nf * sizeof(float));
+        if (!a->floats) { rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); goto done; }
+        for (k = 0; k < nf; k++) a->floats[k] = (float)fv[k];
+    }
+    ok = 1;
+    goto done;
+wire:
+    rlx__ox_fail(m, RLX_ERROR_FORMAT, "AttributeProto '%s' field %u: wrong wire type %d", a->name ? a->name : "", f.num, f.wt);
+done:
+    if (!ok && a->ints && ni && !a->nints) { rlx__free(&m->al, a->ints); a->ints = NULL; }
+    rlx__free(&m->al, fv);
+    return ok;
+}
+
+/* pushes a string pointer to a growable array */
+static int rlx__ox_push_str(rlx_onnx_model* m, char*** arr, int* n, int* cap, char* s) {
+    if (!rlx__grow(&m->al, (void**)arr, cap, *n + 1, sizeof(char*))) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    (*arr)[(*n)++] = s;
+    return 1;
+}
+/* moves a growable array into model memory (freed with the model) */
+static void* rlx__ox_keep(rlx_onnx_model* m, void* arr, size_t bytes) {
+    void* d;
+    if (!arr) return NULL;
+    d = rlx__ox_alloc(m, bytes);
+    if (d) memcpy(d, arr, bytes);
+    rlx__free(&m->al, arr);
+    if (!d) rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    return d;
+}
+
+static int rlx__ox_node(rlx_onnx_model* m, const uint8_t* p, size_t n, rlx__oxnode* nd) {
+    rlx__pb b;
+    rlx__pbf f;
+    int r, ci = 0, co = 0, ca = 0, ok = 0;
+    char* s;
+    memset(nd, 0, sizeof *nd);
+    b.p = p; b.end = p + n;
+    while ((r = rlx__pb_next(&b, &f)) > 0) {
+        switch (f.num) {
+        case 1: if (!(s = rlx__ox_str(m, &f)) || !rlx__ox_push_str(m, &nd->in, &nd->nin, &ci, s)) goto done; break;
+        case 2: if (!(s = rlx__ox_str(m, &f)) || !rlx__ox_push_str(m, &nd->out, &nd->nout, &co, s)) goto done; break;
+        case 3: if (!(nd->name = rlx__ox_str(m, &f))) goto done; break;
+        case 4: if (!(nd->op = rlx__ox_str(m, &f))) goto done; break;
+        case 7: if (!(nd->domain = rlx__ox_str(m, &f))) goto done; break;
+        case 5:
+            if (f.wt != 2) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "NodeProto.attribute: wire type %d", f.wt); goto done; }
+            if (!rlx__grow(&m->al, (void**)&nd->attrs, &ca, nd->nattr + 1, sizeof(rlx__oxattr))) { rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); goto done; }
+            if (!rlx__ox_attr(m, f.p, f.n, &nd->attrs[nd->nattr])) goto done;
+            nd->nattr++;
+            break;
+        default: break;
+        }
+    }
+    if (r < 0) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "NodeProto '%s': malformed field", nd->name ? nd->name : ""); goto done; }
+    if (!nd->op) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "a node ('%s') without op_type", nd->name ? nd->name : ""); goto done; }
+    ok = 1;
+done:
+    if (nd->in && !(nd->in = (char**)rlx__ox_keep(m, nd->in, (size_t)nd->nin * sizeof(char*)))) ok = 0;
+    if (nd->out && !(nd->out = (char**)rlx__ox_keep(m, nd->out, (size_t)nd->nout * sizeof(char*)))) ok = 0;
+    if (nd->attrs && !(nd->attrs = (rlx__oxattr*)rlx__ox_keep(m, nd->attrs, (size_t)(nd->nattr ? nd->nattr : 1) * sizeof(rlx__oxattr)))) ok = 0;
+    if (!nd->name) nd->name = (char*)"";
+    if (!nd->domain) nd->domain = (char*)"";
+    return ok;
+}
+
+static int rlx__ox_vi(rlx_onnx_model* m, const uint8_t* p, size_t n, rlx__oxvi* v) {
+    rlx__pb b, tb, tt, sb, db;
+    rlx__pbf f, g, h, k, d;
+    int r;
+    memset(v, 0, sizeof *v);
+    v->rank = -1;
+    b.p = p; b.end = p + n;
+    while ((r = rlx__pb_next(&b, &f)) > 0) {
+        if (f.num == 1) { if (!(v->name = rlx__ox_str(m, &f))) return 0; }
+        else if (f.num == 2) {                                   /* TypeProto */
+            if (f.wt != 2) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "ValueInfoProto.type: wire type %d", f.wt);
+            tb.p = f.p; tb.end = f.p + f.n;
+            while ((r = rlx__pb_next(&tb, &g)) > 0) {
+                if (g.num != 1) continue;                        /* sequence, map, optional: not tensors */
+                if (g.wt != 2) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "TypeProto.tensor_type: wire type %d", g.wt);
+                tt.p = g.p; tt.end = g.p + g.n;
+                while ((r = rlx__pb_next(&tt, &h)) > 0) {
+                    if (h.num == 1 && h.wt == 0) v->onnx_type = (int)(int32_t)h.v;
+                    else if (h.num == 2) {                       /* TensorShapeProto */
+                        if (h.wt != 2) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "TypeProto.Tensor.shape: wire type %d", h.wt);
+                        v->rank = 0;
+                        sb.p = h.p; sb.end = h.p + h.n;
+                        while ((r = rlx__pb_next(&sb, &k)) > 0) {
+                            if (k.num != 1) continue;
+                            if (k.wt != 2) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "TensorShapeProto.dim: wire type %d", k.wt);
+                            if (v->rank >= RLX_MAX_RANK) return rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "value '%s': rank > %d", v->name ? v->name : "", RLX_MAX_RANK);
+                            v->dims[v->rank] = -1;
+                            db.p = k.p; db.end = k.p + k.n;
+                            while ((r = rlx__pb_next(&db, &d)) > 0) {
+                                if (d.num == 1) {
+                                    if (d.wt != 0) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "dim_value: wire type %d", d.wt);
+                                    if ((int64_t)d.v < 0 || (int64_t)d.v > RLX_MAX_ELEMENTS) return rlx__ox_fail(m, RLX_ERROR_SHAPE, "value '%s': dim %d is %lld", v->name ? v->name : "", v->rank, (long long)(int64_t)d.v);
+                                    v->dims[v->rank] = (int64_t)d.v;
+                                } else if (d.num == 2) { if (!(v->dnames[v->rank] = rlx__ox_str(m, &d))) return 0; }
+                            }
+                            if (r < 0) break;
+                            v->rank++;
+                        }
+                        if (r < 0) break;
+                    }
+                }
+                if (r < 0) break;
+            }
+            if (r < 0) break;
+        }
+    }
+    if (r < 0) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "ValueInfoProto '%s': malformed field", v->name ? v->name : "");
+    if (!v->name) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "a graph input or output without a name");
+    return 1;
+}
+
+static int rlx__ox_graph_parse(rlx_onnx_model* m, const uint8_t* p, size_t n) {
+    rlx__pb b;
+    rlx__pbf f;
+    int r;
+    b.p = p; b.end = p + n;
+    while ((r = rlx__pb_next(&b, &f)) > 0) {
+        if (f.num == 1 || f.num == 5 || f.num == 11 || f.num == 12) {
+            if (f.wt != 2) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "GraphProto field %u: wire type %d", f.num, f.wt);
+        }
+        switch (f.num) {
+        case 1:
+            if (!rlx__grow(&m->al, (void**)&m->nodes, &m->cnodes, m->nnodes + 1, sizeof(rlx__oxnode))) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+            if (!rlx__ox_node(m, f.p, f.n, &m->nodes[m->nnodes])) return 0;
+            m->nnodes++;
+            break;
+        case 5:
+            if (!rlx__grow(&m->al, (void**)&m->inits, &m->cinits, m->ninits + 1, sizeof(rlx__oxt))) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+            if (!rlx__ox_tensor(m, f.p, f.n, &m->inits[m->ninits])) return 0;
+            if (!m->inits[m->ninits].name || !m->inits[m->ninits].name[0]) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "initializer %d has no name", m->ninits);
+            m->ninits++;
+            break;
+        case 11: case 12: {
+            rlx__oxvi** arr = f.num == 11 ? &m->inputs : &m->outputs;
+            int* cnt = f.num == 11 ? &m->ninputs : &m->noutputs;
+            int* cap = f.num == 11 ? &m->cinputs : &m->coutputs;
+            if (!rlx__grow(&m->al, (void**)arr, cap, *cnt + 1, sizeof(rlx__oxvi))) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+            if (!rlx__ox_vi(m, f.p, f.n, &(*arr)[*cnt])) return 0;
+            (*cnt)++;
+            break;
+        }
+        case 15: return rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "sparse initializers are not supported");
+        default: break;
+        }
+    }
+    if (r < 0) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "GraphProto: malformed field (truncated, a length past the end or a bad wire type)");
+    return 1;
+}
+
+static int rlx__ox_model_parse(rlx_onnx_model* m) {
+    rlx__pb b;
+    rlx__pbf f;
+    int r, have_graph = 0;
+    const uint8_t* gp = NULL;
+    size_t gn = 0;
+    b.p = m->buf; b.end = m->buf + m->size;
+    m->opset = -1;
+    while ((r = rlx__pb_next(&b, &f)) > 0) {
+        if (f.num == 1) { if (f.wt != 0) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "ModelProto.ir_version: wire type %d", f.wt); m->ir_version = (int64_t)f.v; }
+        else if (f.num == 7) { if (f.wt != 2) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "ModelProto.graph: wire type %d", f.wt); gp = f.p; gn = f.n; have_graph = 1; }
+        else if (f.num == 8) {                      /* OperatorSetIdProto {domain = 1, version = 2} */
+            rlx__pb o;
+            rlx__pbf g;
+            int rr, dom_default = 1;
+            int64_t ver = -1;
+            if (f.wt != 2) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "ModelProto.opset_import: wire type %d", f.wt);
+            o.p = f.p; o.end = f.p + f.n;
+            while ((rr = rlx__pb_next(&o, &g)) > 0) {
+                if (g.num == 1 && g.wt == 2) dom_default = g.n == 0 || (g.n == 7 && !memcmp(g.p, "ai.onnx", 7));
+                else if (g.num == 2 && g.wt == 0) ver = (int64_t)g.v;
+            }
+            if (rr < 0) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "ModelProto.opset_import: malformed");
+            if (dom_default) m->opset = ver;
+        }
+    }
+    if (r < 0) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "ModelProto: malformed field (truncated, a length past the end or a bad wire type)");
+    if (!have_graph) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "ModelProto has no graph (not an ONNX model?)");
+    if (m->opset < 0) m->opset = 1;
+    return rlx__ox_graph_parse(m, gp, gn);
+}
+
+static int rlx__ox_path_ok(const char* s) {
+    const char* c = s;
+    if (!s[0] || s[0] == '/' || s[0] == '\\' || (s[0] && s[1] == ':')) return 0;
+    while (*c) {
+        const char* e = c;
+        while (*e && *e != '/' && *e != '\\') e++;
+        if (e - c == 2 && c[0] == '.' && c[1] == '.') return 0;
+        c = *e ? e + 1 : e;
+    }
+    return 1;
+}
+
+#if !defined(RLX_NO_STDIO)
+/* Reads [offset, offset + length) of dir/location; length -1 = to the end. */
+static int rlx__ox_read_ext(rlx_onnx_model* m, rlx__oxt* t) {
+    FILE* fp;
+    char* path;
+    size_t dl = strlen(m->dir), ll = strlen(t->location), pl;
+    long end;
+    void* d;
+    int64_t len;
+    if (!rlx__add_sz(dl, ll, &pl) || !rlx__add_sz(pl, 2, &pl)) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "path too long");
+    path = (char*)rlx__alloc(&m->al, pl);
+    if (!path) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    memcpy(path, m->dir, dl);
+    path[dl] = '/';
+    memcpy(path + dl + 1, t->location, ll + 1);
+    fp = fopen(path, "rb");
+    rlx__free(&m->al, path);
+    if (!fp) return rlx__ox_fail(m, RLX_ERROR_IO, "tensor '%s': cannot open external data file '%s'", t->name, t->location);
+    if (fseek(fp, 0, SEEK_END) != 0 || (end = ftell(fp)) < 0) { fclose(fp); return rlx__ox_fail(m, RLX_ERROR_IO, "tensor '%s': cannot size '%s'", t->name, t->location); }
+    len = t->ext_length < 0 ? (int64_t)end - t->ext_offset : t->ext_length;
+    if (t->ext_offset > (int64_t)end || len < 0 || len > (int64_t)end - t->ext_offset) {
+        fclose(fp);
+        return rlx__ox_fail(m, RLX_ERROR_SIZE, "tensor '%s': external data [%lld, +%lld) lies outside '%s' (%ld bytes)", t->name,
+                            (long long)t->ext_offset, (long long)len, t->location, end);
+    }
+    if ((uint64_t)len != (uint64_t)t->bytes) { fclose(fp); return rlx__ox_fail(m, RLX_ERROR_SIZE, "tensor '%s': external data has %lld bytes, the tensor needs %zu", t->name, (long long)len, t->bytes); }
+    d = t->bytes ? rlx__ox_alloc(m, t->bytes) : NULL;
+    if (t->bytes && !d) { fclose(fp); return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "tensor '%s': out of memory for %zu bytes", t->name, t->bytes); }
+    if (t->bytes && (fseek(fp, (long)t->ext_offset, SEEK_SET) != 0 || fread(d, 1, t->bytes, fp) != t->bytes)) { fclose(fp); return rlx__ox_fail(m, RLX_ERROR_IO, "tensor '%s': cannot read '%s'", t->name, t->location); }
+    fclose(fp);
+    t->data = d;
+    return 1;
+}
+#endif
+
+static void rlx__ox_free_model(rlx_onnx_model* m) {
+    int i;
+    rlx_allocator al = m->al;
+    for (i = 0; i < m->nallocs; i++) rlx__free(&al, m->allocs[i]);
+    rlx__free(&al, m->allocs);
+    rlx__free(&al, m->nodes);
+    rlx__free(&al, m->inits);
+    rlx__free(&al, m->inputs);
+    rlx__free(&al, m->outputs);
+    rlx__free(&al, m->buf);
+    rlx__free(&al, m->dir);
+    rlx__free(&al, m);
+}
+static void rlx__ox_unref(rlx_onnx_model* m) {
+    if (m && --m->refs == 0) rlx__ox_free_model(m);
+}
+static void rlx__ox_release(void* user) { rlx__ox_unref((rlx_onnx_model*)user); }
+
+static void rlx__ox_report(const rlx_onnx_load_desc* desc, const char* msg) {
+    if (desc && desc->error && desc->error_cap) rlx__strlcpy(desc->error, desc->error_cap, msg);
+}
+
+static rlx_result rlx__ox_load(const void* data, size_t size, int own, const rlx_onnx_load_desc* desc, const char* dir,
+                               rlx_onnx_model** out) {
+    rlx_onnx_model* m;
+    rlx_allocator al;
+    int i, j;
+    memset(&al, 0, sizeof al);
+    if (desc) al = desc->allocator;
+    if (out) *out = NULL;
+    if (!out || (!data && size)) {
+        rlx__ox_report(desc, "rlx_onnx_load: out or data is NULL");
+        if (own) rlx__free(&al, (void*)(uintptr_t)data);
+        return RLX_ERROR_INVALID_ARGUMENT;
+    }
+    if ((al.alloc == NULL) != (al.free == NULL)) {
+        rlx__ox_report(desc, "rlx_onnx_load: an allocator needs both alloc and free");
+        return RLX_ERROR_INVALID_ARGUMENT;
+    }
+    m = (rlx_onnx_model*)rlx__calloc(&al, sizeof *m);
+    if (!m) { if (own) rlx__free(&al, (void*)(uintptr_t)data); rlx__ox_report(desc, "out of memory"); return RLX_ERROR_OUT_OF_MEMORY; }
+    m->al = al;
+    m->refs = 1;
+    if (own) m->buf = (uint8_t*)(uintptr_t)data;
+    else {
+        m->buf = (uint8_t*)rlx__alloc(&al, size);
+        if (!m->buf) { rlx__ox_free_model(m); rlx__ox_report(desc, "out of memory for the model bytes"); return RLX_ERROR_OUT_OF_MEMORY; }
+        if (size) memcpy(m->buf, data, size);
+    }
+    m->size = size;
+    if (dir) m->dir = rlx__strdup(&al, dir);
+    else if (desc && desc->base_dir) m->dir = rlx__strdup(&al, desc->base_dir);
+    if ((dir || (desc && desc->base_dir)) && !m->dir) { rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); goto fail; }
+    if (!rlx__ox_model_parse(m)) goto fail;
+    for (i = 0; i < m->ninits; i++) {   /* names unique; external data read and checked */
+        rlx__oxt* t = &m->inits[i];
+        for (j = 0; j < i; j++)
+            if (!strcmp(m->inits[j].name, t->name)) { rlx__ox_fail(m, RLX_ERROR_DUPLICATE, "initializer '%s' is defined twice", t->name); goto fail; }
+        if (t->external && t->dtype != RLX_DTYPE_INVALID) {
+            if (!t->location || !rlx__ox_path_ok(t->location)) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "tensor '%s': external data path '%s' is absolute or leaves the model's folder", t->name, t->location); goto fail; }
+            if (!m->dir) { rlx__ox_fail(m, RLX_ERROR_INVALID_ARGUMENT, "tensor '%s': external data '%s' needs a folder (rlx_onnx_load_file, or rlx_onnx_load_desc.base_dir)", t->name, t->location); goto fail; }
+#if defined(RLX_NO_STDIO)
+            rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "tensor '%s': external data needs file access (RLX_NO_STDIO)", t->name);
+            goto fail;
+#else
+            if (!rlx__ox_read_ext(m, t)) goto fail;
+#endif
+        }
+    }
+    for (i = 0; i < m->noutputs; i++)
+        for (j = 0; j < i; j++)
+            if (!strcmp(m->outputs[i].name, m->outputs[j].name)) { rlx__ox_fail(m, RLX_ERROR_DUPLICATE, "graph output '%s' is listed twice", m->outputs[i].name); goto fail; }
+    for (i = 0; i < m->ninputs; i++)
+        for (j = 0; j < i; j++)
+            if (!strcmp(m->inputs[i].name, m->inputs[j].name)) { rlx__ox_fail(m, RLX_ERROR_DUPLICATE, "graph input '%s' is listed twice", m->inputs[i].name); goto fail; }
+    m->rc = RLX_OK;
+    m->err[0] = 0;
+    *out = m;
+    return RLX_OK;
+fail:
+    {
+        rlx_result rc = m->rc ? m->rc : RLX_ERROR_FORMAT;
+        rlx__ox_report(desc, m->err);
+        rlx__ox_free_model(m);
+        return rc;
+    }
+}
+
+RLXDEF rlx_result rlx_onnx_load_memory(const void* data, size_t size, const rlx_onnx_load_desc* desc, rlx_onnx_model** out) {
+    return rlx__ox_load(data, size, 0, desc, NULL, out);
+}
+
+#if !defined(RLX_NO_STDIO)
+/* Reads a whole file into one allocation (the model then owns it). */
+static rlx_result rlx__ox_read_file(const char* path, const rlx_allocator* al, void** data, size_t* size, char* err, size_t cap) {
+    FILE* fp = fopen(path, "rb");
+    long end;
+    void* d;
+    *data = NULL; *size = 0;
+    if (!fp) { snprintf(err, cap, "cannot open '%s'", path); return RLX_ERROR_IO; }
+    if (fseek(fp, 0, SEEK_END) != 0 || (end = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET) != 0) {
+        fclose(fp); snprintf(err, cap, "cannot size '%s' (not a regular file?)", path); return RLX_ERROR_IO;
+    }
+    if ((unsigned long)end > (unsigned long)(SIZE_MAX / 2)) { fclose(fp); snprintf(err, cap, "'%s' is too large", path); return RLX_ERROR_OUT_OF_MEMORY; }
+    d = rlx__alloc(al, (size_t)end);
+    if (!d) { fclose(fp); snprintf(err, cap, "out of memory for '%s' (%ld bytes)", path, end); return RLX_ERROR_OUT_OF_MEMORY; }
+    if (end && fread(d, 1, (size_t)end, fp) != (size_t)end) { fclose(fp); rlx__free(al, d); snprintf(err, cap, "cannot read '%s'", path); return RLX_ERROR_IO; }
+    fclose(fp);
+    *data = d; *size = (size_t)end;
+    return RLX_OK;
+}
+RLXDEF rlx_result rlx_onnx_load_file(const char* path, const rlx_onnx_load_desc* desc, rlx_onnx_model** out) {
+    rlx_allocator al;
+    void* data;
+    size_t size, n;
+    char msg[512];
+    char* dir;
+    const char* slash;
+    rlx_result rc;
+    memset(&al, 0, sizeof al);
+    if (desc) al = desc->allocator;
+    if (out) *out = NULL;
+    if (!path || !out) { rlx__ox_report(desc, "rlx_onnx_load_file: path or out is NULL"); return RLX_ERROR_INVALID_ARGUMENT; }
+    if ((al.alloc == NULL) != (al.free == NULL)) { rlx__ox_report(desc, "rlx_onnx_load_file: an allocator needs both alloc and free"); return RLX_ERROR_INVALID_ARGUMENT; }
+    rc = rlx__ox_read_file(path, &al, &data, &size, msg, sizeof msg);
+    if (rc != RLX_OK) { rlx__ox_report(desc, msg); return rc; }
+    slash = strrchr(path, '/');
+#if defined(_WIN32)
+    { const char* b = strrchr(path, '\\'); if (b && (!slash || b > slash)) slash = b; }
+#endif
+    n = slash ? (size_t)(slash - path) : 1;
+    dir = (char*)rlx__alloc(&al, n + 1);
+    if (!dir) { rlx__free(&al, data); rlx__ox_report(desc, "out of memory"); return RLX_ERROR_OUT_OF_MEMORY; }
+    if (slash) memcpy(dir, path, n); else dir[0] = '.';
+    if (slash && n == 0) { dir[0] = '/'; n = 1; }
+    dir[n] = 0;
+    rc = rlx__ox_load(data, size, 1, desc, dir, out);
+    rlx__free(&al, dir);
+    return rc;
+}
+#endif
+
+RLXDEF void rlx_onnx_destroy(rlx_onnx_model* m) { rlx__ox_unref(m); }
+RLXDEF const char* rlx_onnx_error(const rlx_onnx_model* m) { return m ? m->err : "model is NULL"; }
+RLXDEF int64_t rlx_onnx_opset(const rlx_onnx_model* m) { return m ? m->opset : 0; }
+
+static int rlx__ox_is_init(const rlx_onnx_model* m, const char* name) {
+    int i;
+    for (i = 0; i < m->ninits; i++)
+        if (!strcmp(m->inits[i].name, name)) return 1;
+    return 0;
+}
+static const rlx__oxvi* rlx__ox_real_input(const rlx_onnx_model* m, int index) {
+    int i, k = 0;
+    for (i = 0; i < m->ninputs; i++) {
+        if (rlx__ox_is_init(m, m->inputs[i].name)) continue;
+        if (k++ == index) return &m->inputs[i];
+    }
+    return NULL;
+}
+RLXDEF int rlx_onnx_input_count(const rlx_onnx_model* m) {
+    int i, k = 0;
+    if (!m) return 0;
+    for (i = 0; i < m->ninputs; i++) k += !rlx__ox_is_init(m, m->inputs[i].name);
+    return k;
+}
+RLXDEF int rlx_onnx_output_count(const rlx_onnx_model* m) { return m ? m->noutputs : 0; }
+static void rlx__ox_vinfo(const rlx__oxvi* v, rlx_onnx_value_info* info) {
+    int i;
+    memset(info, 0, sizeof *info);
+    info->name = v->name;
+    info->onnx_type = v->onnx_type;
+    info->dtype = rlx__ox_dtype(v->onnx_type);
+    info->rank = v->rank;
+    for (i = 0; i < v->rank && i < RLX_MAX_RANK; i++) {
+        info->dims[i] = v->dims[i];
+        info->dim_names[i] = v->dnames[i];
+    }
+}
+RLXDEF rlx_result rlx_onnx_input(const rlx_onnx_model* m, int index, rlx_onnx_value_info* info) {
+    const rlx__oxvi* v;
+    if (!m || !info) return RLX_ERROR_INVALID_ARGUMENT;
+    v = index >= 0 ? rlx__ox_real_input(m, index) : NULL;
+    if (!v) return RLX_ERROR_INVALID_ARGUMENT;
+    rlx__ox_vinfo(v, info);
+    return RLX_OK;
+}
+RLXDEF rlx_result rlx_onnx_output(const rlx_onnx_model* m, int index, rlx_onnx_value_info* info) {
+    if (!m || !info || index < 0 || index >= m->noutputs) return RLX_ERROR_INVALID_ARGUMENT;
+    rlx__ox_vinfo(&m->outputs[index], info);
+    return RLX_OK;
+}
+
+RLXDEF int rlx_onnx_node_count(const rlx_onnx_model* m) { return m ? m->nnodes : 0; }
+RLXDEF const char* rlx_onnx_node_op(const rlx_onnx_model* m, int index) {
+    return m && index >= 0 && index < m->nnodes ? m->nodes[index].op : NULL;
+}
+RLXDEF const char* rlx_onnx_node_name(const rlx_onnx_model* m, int index) {
+    return m && index >= 0 && index < m->nnodes ? m->nodes[index].name : NULL;
+}
+
+RLXDEF rlx_result rlx_onnx_read_tensor(const void* data, size_t size, const rlx_onnx_load_desc* desc, rlx_onnx_tensor* out) {
+    rlx_onnx_model tmp;
+    rlx__oxt t;
+    int i;
+    rlx_result rc = RLX_OK;
+    if (!out) return RLX_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    memset(&tmp, 0, sizeof tmp);
+    if (desc) tmp.al = desc->allocator;
+    if ((tmp.al.alloc == NULL) != (tmp.al.free == NULL)) { rlx__ox_report(desc, "an allocator needs both alloc and free"); return RLX_ERROR_INVALID_ARGUMENT; }
+    if (!data && size) { rlx__ox_report(desc, "data is NULL"); return RLX_ERROR_INVALID_ARGUMENT; }
+    out->allocator_ = tmp.al;
+    if (!rlx__ox_tensor(&tmp, (const uint8_t*)data, size, &t)) { rc = tmp.rc ? tmp.rc : RLX_ERROR_FORMAT; goto done; }
+    if (t.dtype == RLX_DTYPE_INVALID) { rlx__ox_fail(&tmp, RLX_ERROR_UNSUPPORTED, "tensor '%s': element type %s (%d) is not supported", t.name ? t.name : "", rlx__ox_type_name(t.onnx_type), t.onnx_type); rc = RLX_ERROR_UNSUPPORTED; goto done; }
+    if (t.external) { rlx__ox_fail(&tmp, RLX_ERROR_UNSUPPORTED, "tensor '%s': external data is read only by the model loaders", t.name ? t.name : ""); rc = RLX_ERROR_UNSUPPORTED; goto done; }
+    if (t.name) rlx__strlcpy(out->name, sizeof out->name, t.name);
+    out->dtype = t.dtype; out->onnx_type = t.onnx_type; out->rank = t.rank; out->count = t.count; out->bytes = t.bytes;
+    for (i = 0; i < t.rank; i++) out->shape[i] = t.dims[i];
+    out->owned_ = rlx__alloc(&tmp.al, t.bytes);
+    if (!out->owned_) { rlx__ox_fail(&tmp, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); rc = RLX_ERROR_OUT_OF_MEMORY; goto done; }
+    if (t.bytes) memcpy(out->owned_, t.data, t.bytes);
+    out->data = out->owned_;
+done:
+    if (rc != RLX_OK) rlx__ox_report(desc, tmp.err);
+    for (i = 0; i < tmp.nallocs; i++) rlx__free(&tmp.al, tmp.allocs[i]);
+    rlx__free(&tmp.al, tmp.allocs);
+    return rc;
+}
+RLXDEF void rlx_onnx_tensor_free(rlx_onnx_tensor* t) {
+    if (!t) return;
+    rlx__free(&t->allocator_, t->owned_);
+    t->owned_ = NULL; t->data = NULL;
+}
+
+RLXDEF rlx_result rlx_onnx_store(rlx_onnx_model* m, const rlx_store_desc* desc, rlx_store** out) {
+    rlx_store* s = NULL;
+    rlx_result rc;
+    int i;
+    if (out) *out = NULL;
+    if (!m || !out) return RLX_ERROR_INVALID_ARGUMENT;
+    rc = rlx_store_create(desc, &s);
+    if (rc != RLX_OK) { rlx__ox_fail(m, rc, "rlx_onnx_store: cannot create the store (%s)", rlx_result_string(rc)); return rc; }
+    for (i = 0; i < m->ninits; i++) {
+        const rlx__oxt* t = &m->inits[i];
+        int k;
+        if (t->dtype == RLX_DTYPE_INVALID || t->count == 0) continue;   /* never a param of an imported graph */
+        for (k = 0; k < t->rank; k++) if (t->dims[k] < 1) break;
+        if (k < t->rank) continue;
+        m->refs++;
+        rc = rlx_store_borrow(s, t->name, t->dtype, t->rank, t->dims, t->data, rlx__ox_release, m);
+        if (rc != RLX_OK) {
+            m->refs--;   /* a failed borrow does not call release */
+            rlx__ox_fail(m, rc, "rlx_onnx_store: initializer '%s': %s", t->name, rlx_store_error(s));
+            rlx_store_destroy(s);
+            return rc;
+        }
+    }
+    m->err[0] = 0;
+    *out = s;
+    return RLX_OK;
+}
+
+/* ---- import ---- */
+typedef struct rlx__oxval {
+    const char* name;
+    rlx_tensor t;              /* in the caller's graph (0 = not built yet) */
+    rlx_tensor st;             /* in the scratch graph of a fold            */
+    int hc;                    /* a constant known while importing:          */
+    rlx_dtype dt;
+    int rank;
+    int64_t dims[RLX_MAX_RANK];
+    int64_t count;
+    const void* data;
+    int init;                  /* initializer index, else -1 */
+} rlx__oxval;
+
+typedef struct rlx__oximp {
+    rlx_onnx_model* m;
+    rlx_graph* g;
+    int scratch;
+    rlx__oxval* v; int nv, cv;
+    int* hash; int hcap;
+    void** owned; int nowned, cowned;
+    const rlx__oxnode* node;
+    int node_index;
+} rlx__oximp;
+
+static uint32_t rlx__ox_hash(const char* s) {
+    uint32_t h = 2166136261u;
+    while (*s) { h ^= (uint8_t)*s++; h *= 16777619u; }
+    return h;
+}
+static rlx__oxval* rlx__ox_find(rlx__oximp* im, const char* name) {
+    uint32_t h = rlx__ox_hash(name) & (uint32_t)(im->hcap - 1);
+    while (im->hash[h] >= 0) {
+        if (!strcmp(im->v[im->hash[h]].name, name)) return &im->v[im->hash[h]];
+        h = (h + 1) & (uint32_t)(im->hcap - 1);
+    }
+    return NULL;
+}
+/* a new value; NULL (with the error set) when the name exists or memory runs out */
+static rlx__oxval* rlx__ox_def(rlx__oximp* im, const char* name) {
+    uint32_t h;
+    if (rlx__ox_find(im, name)) { rlx__ox_fail(im->m, RLX_ERROR_DUPLICATE, "value '%s' is defined twice", name); return NULL; }
+    if (im->nv >= im->cv) { rlx__ox_fail(im->m, RLX_ERROR_INTERNAL, "value table full"); return NULL; }
+    h = rlx__ox_hash(name) & (uint32_t)(im->hcap - 1);
+    while (im->hash[h] >= 0) h = (h + 1) & (uint32_t)(im->hcap - 1);
+    im->hash[h] = im->nv;
+    memset(&im->v[im->nv], 0, sizeof im->v[0]);
+    im->v[im->nv].name = name;
+    im->v[im->nv].init = -1;
+    return &im->v[im->nv++];
+}
+static void* rlx__ox_own(rlx__oximp* im, size_t n) {
+    void* p;
+    if (!rlx__grow(&im->m->al, (void**)&im->owned, &im->cowned, im->nowned + 1, sizeof(void*))) return NULL;
+    p = rlx__alloc(&im->m->al, n);
+    if (p) im->owned[im->nowned++] = p;
+    return p;
+}
+
+static int rlx__ox_nerr(rlx__oximp* im, rlx_result rc, const char* fmt, ...) {
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    rlx__vfmt(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return rlx__ox_fail(im->m, rc, "node %d '%s' (%s, opset %lld): %s", im->node_index, im->node->name, im->node->op,
+                        (long long)im->m->opset, msg);
+}
+#define RLX__OX_UNSUP(...) rlx__ox_nerr(im, RLX_ERROR_UNSUPPORTED, __VA_ARGS__)
+
+/* the tensor of a value in graph g (built on first use) */
+static rlx_tensor rlx__ox_t(rlx__oximp* im, rlx_graph* g, rlx__oxval* v) {
+    rlx_tensor none = {0, 0};
+    if (!v) return none;
+    if (im->scratch) {
+        if (!v->st.id) v->st = rlx_constant(g, v->dt, v->rank, v->dims, v->data);
+        return v->st;
+    }
+    if (v->t.id) return v->t;
+    if (v->init >= 0) v->t = rlx_param(g, v->name, v->dt, v->rank, v->dims);
+    else if (v->hc) v->t = rlx_constant(g, v->dt, v->rank, v->dims, v->data);
+    return v->t;
+}
+
+static const rlx__oxattr* rlx__ox_a(const rlx__oxnode* n, const char* name) {
+    int i;
+    for (i = 0; i < n->nattr; i++)
+        if (!strcmp(n->attrs[i].name, name)) return &n->attrs[i];
+    return NULL;
+}
+static int64_t rlx__ox_ai(const rlx__oxnode* n, const char* name, int64_t def) {
+    const rlx__oxattr* a = rlx__ox_a(n, name);
+    return a && a->has_i ? a->i : def;
+}
+static float rlx__ox_af(const rlx__oxnode* n, const char* name, float def) {
+    const rlx__oxattr* a = rlx__ox_a(n, name);
+    return a && a->has_f ? a->f : def;
+}
+static const char* rlx__ox_as(const rlx__oxnode* n, const char* name, const char* def) {
+    const rlx__oxattr* a = rlx__ox_a(n, name);
+    return a && a->has_s ? a->s : def;
+}
+static const int64_t* rlx__ox_aints(const rlx__oxnode* n, const char* name, int* count) {
+    const rlx__oxattr* a = rlx__ox_a(n, name);
+    *count = a ? a->nints : -1;
+    return a ? a->ints : NULL;
+}
+/* integer values of a constant input: count, or -1 when v is not a constant integer tensor or has > cap values */
+static int rlx__ox_cints(const rlx__oxval* v, int64_t* out, int cap) {
+    int64_t i;
+    if (!v || !v->hc || v->count > cap) return -1;
+    for (i = 0; i < v->count; i++) {
+        switch (v->dt) {
+        case RLX_I64: memcpy(&out[i], (const char*)v->data + i * 8, 8); break;   /* raw_data may be unaligned */
+        case RLX_I32: { int32_t w; memcpy(&w, (const char*)v->data + i * 4, 4); out[i] = w; break; }
+        default: return -1;
+        }
+    }
+    return (int)v->count;
+}
+static int rlx__ox_cdouble(const rlx__oxval* v, double* out) {
+    float f;
+    double d;
+    int64_t l;
+    int32_t w;
+    if (!v || !v->hc || v->count != 1) return 0;
+    switch (v->dt) {   /* memcpy: raw_data may be unaligned */
+    case RLX_F32: memcpy(&f, v->data, 4); *out = f; return 1;
+    case RLX_F64: memcpy(&d, v->data, 8); *out = d; return 1;
+    case RLX_I64: memcpy(&l, v->data, 8); *out = (double)l; return 1;
+    case RLX_I32: memcpy(&w, v->data, 4); *out = w; return 1;
+    default: return 0;
+    }
+}
+static int rlx__ox_shape(rlx_graph* g, rlx_tensor t, int64_t* dims) {
+    int r = 0;
+    if (rlx_tensor_info(g, t, &r, dims) == RLX_DTYPE_INVALID) return -1;
+    return r;
+}
+static rlx_tensor rlx__ox_sc(rlx_graph* g, rlx_tensor like, double v) {
+    return rlx_scalar(g, rlx_tensor_info(g, like, NULL, NULL), v);
+}
+/* sets a host constant output */
+static int rlx__ox_set_hc(rlx__oximp* im, rlx__oxval* o, rlx_dtype dt, int rank, const int64_t* dims, const void* data) {
+    int64_t c = 1;
+    size_t bytes;
+    int i;
+    for (i = 0; i < rank; i++) if (!rlx__mul_i64(c, dims[i], &c) || c > RLX_MAX_ELEMENTS) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "constant too large");
+    bytes = (size_t)c * rlx_dtype_size(dt);
+    o->hc = 1; o->dt = dt; o->rank = rank; o->count = c;
+    for (i = 0; i < rank; i++) o->dims[i] = dims[i];
+    o->data = NULL;
+    if (bytes) {
+        void* d = rlx__ox_own(im, bytes);
+        if (!d) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        memcpy(d, data, bytes);
+        o->data = d;
+    }
+    return 1;
+}
+static int rlx__ox_axis(rlx__oximp* im, int64_t a, int rank, int* out) {
+    if (a < -rank || a >= rank) return rlx__ox_nerr(im, RLX_ERROR_AXIS, "axis %lld out of range for rank %d", (long long)a, rank);
+    *out = (int)(a < 0 ? a + rank : a);
+    return 1;
+}
+
+/* conv/pool spatial attributes: pads [b0, b1, e0, e1], auto_pad */
+static int rlx__ox_spatial(rlx__oximp* im, const rlx__oxnode* n, int ns, const int64_t* in, const int64_t* k, const int* stride,
+                           const int* dil, int* pb, int* pe) {
+    int c, i;
+    const int64_t* pads = rlx__ox_aints(n, "pads", &c);
+    const char* ap = rlx__ox_as(n, "auto_pad", "NOTSET");
+    for (i = 0; i < ns; i++) { pb[i] = 0; pe[i] = 0; }
+    if (!strcmp(ap, "NOTSET")) {
+        if (pads) {
+            if (c != 2 * ns) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "pads has %d values, needs %d", c, 2 * ns);
+            for (i = 0; i < ns; i++) {
+                if (pads[i] < 0 || pads[ns + i] < 0 || pads[i] > INT_MAX || pads[ns + i] > INT_MAX) return RLX__OX_UNSUP("negative pads");
+                pb[i] = (int)pads[i]; pe[i] = (int)pads[ns + i];
+            }
+        }
+    } else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+        for (i = 0; i < ns; i++) {
+            int64_t o = (in[i] + stride[i] - 1) / stride[i], tot = (o - 1) * stride[i] + (k[i] - 1) * dil[i] + 1 - in[i];
+            if (tot < 0) tot = 0;
+            if (ap[5] == 'U') { pb[i] = (int)(tot / 2); pe[i] = (int)(tot - tot / 2); }
+            else { pe[i] = (int)(tot / 2); pb[i] = (int)(tot - tot / 2); }
+        }
+    } else if (strcmp(ap, "VALID")) return RLX__OX_UNSUP("auto_pad '%s'", ap);
+    return 1;
+}
+static int rlx__ox_ints2(rlx__oximp* im, const rlx__oxnode* n, const char* name, int ns, int def, int* out) {
+    int c, i;
+    const int64_t* v = rlx__ox_aints(n, name, &c);
+    for (i = 0; i < ns; i++) out[i] = def;
+    if (!v) return 1;
+    if (c != ns) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "%s has %d values, needs %d", name, c, ns);
+    for (i = 0; i < ns; i++) {
+        if (v[i] < 1 || v[i] > INT_MAX) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "%s[%d] = %lld", name, i, (long long)v[i]);
+        out[i] = (int)v[i];
+    }
+    return 1;
+}
+
+/* reduction axes: from the attribute or input 1; *all = 1 for every axis; returns -1 for "no-op" */
+static int rlx__ox_red_axes(rlx__oximp* im, const rlx__oxnode* n, rlx__oxval** in, int nin, int rank, int from_input, int* axes) {
+    int64_t a[RLX_MAX_RANK];
+    int c, i;
+    if (from_input) {
+        c = 0;
+        if (nin > 1 && in[1]) {
+            c = rlx__ox_cints(in[1], a, RLX_MAX_RANK);
+            if (c < 0) return RLX__OX_UNSUP("axes must be a constant (at most %d values)", RLX_MAX_RANK) - 2;
+        }
+    } else {
+        const int64_t* v = rlx__ox_aints(n, "axes", &c);
+        if (c > RLX_MAX_RANK) return rlx__ox_nerr(im, RLX_ERROR_AXIS, "too many axes") - 2;
+        for (i = 0; i < c; i++) a[i] = v[i];
+        if (c < 0) c = 0;
+    }
+    if (c == 0) return rlx__ox_ai(n, "noop_with_empty_axes", 0) ? -1 : 0;
+    for (i = 0; i < c; i++) if (!rlx__ox_axis(im, a[i], rank, &axes[i])) return -2;
+    return c;
+}
+
+/* GatherElements along ax: a flat gather at Σ_{d≠ax} i_d·stride_d + idx'·stride_ax (idx' = idx, or idx + dim when
+   negative), the first part a constant computed here */
+static rlx_tensor rlx__ox_gather_el(rlx__oximp* im, rlx_graph* g, rlx_tensor x, rlx_tensor ix, int ax) {
+    rlx_tensor flat, adj, none = {0, 0};
+    int64_t sh[RLX_MAX_RANK], is[RLX_MAX_RANK], cnt = 1, total = 1, st[RLX_MAX_RANK], j;
+    int r = rlx__ox_shape(g, x, sh), ir = rlx__ox_shape(g, ix, is), d;
+    int64_t* base;
+    if (r < 0 || ir < 0) { rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "needs data and indices"); return none; }
+    if (ir != r) { rlx__ox_nerr(im, RLX_ERROR_SHAPE, "indices rank %d != data rank %d", ir, r); return none; }
+    for (d = r - 1; d >= 0; d--) { st[d] = total; total *= sh[d]; }
+    for (d = 0; d < r; d++) cnt *= is[d];
+    if (cnt > RLX__OX_FOLD_MAX * 16) { RLX__OX_UNSUP("%lld indices", (long long)cnt); return none; }
+    base = (int64_t*)rlx__ox_own(im, (size_t)cnt * sizeof(int64_t));
+    if (!base) { rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); return none; }
+    for (j = 0; j < cnt; j++) {
+        int64_t rem = j, off = 0;
+        for (d = r - 1; d >= 0; d--) { int64_t c0 = rem % is[d]; rem /= is[d]; if (d != ax) off += c0 * st[d]; }
+        base[j] = off;
+    }
+    ix = rlx_cast(g, ix, RLX_I64);
+    adj = rlx_where(g, rlx_lt(g, ix, rlx_scalar(g, RLX_I64, 0.0)), rlx_add(g, ix, rlx_scalar(g, RLX_I64, (double)sh[ax])), ix);
+    flat = rlx_add(g, rlx_constant(g, RLX_I64, r, is, base), rlx_mul(g, adj, rlx_scalar(g, RLX_I64, (double)st[ax])));
+    return rlx_gather(g, rlx_reshape(g, x, 1, &total), flat, 0);
+}
+
+/* NegativeLogLikelihoodLoss of log-probabilities lp [N, C, d...] and targets t [N, d...] */
+static int rlx__ox_nll(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx_tensor lp, rlx_tensor t, rlx_tensor w, rlx_tensor* out) {
+    const char* red = rlx__ox_as(n, "reduction", "mean");
+    const rlx__oxattr* ia = rlx__ox_a(n, "ignore_index");
+    int64_t ts[RLX_MAX_RANK], us[RLX_MAX_RANK];
+    int tr = rlx__ox_shape(g, t, ts), i;
+    rlx_tensor mask, t0, picked, wt, loss;
+    rlx_dtype fd = rlx_tensor_info(g, lp, NULL, NULL);
+    if (tr < 1 || tr + 1 > RLX_MAX_RANK) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "target rank %d", tr);
+    t = rlx_cast(g, t, RLX_I64);
+    mask = ia && ia->has_i ? rlx_ne(g, t, rlx_scalar(g, RLX_I64, (double)ia->i)) : rlx_eq(g, t, t);
+    t0 = rlx_where(g, mask, t, rlx_scalar(g, RLX_I64, 0.0));
+    us[0] = ts[0]; us[1] = 1;
+    for (i = 1; i < tr; i++) us[i + 1] = ts[i];
+    picked = rlx_reshape(g, rlx__ox_gather_el(im, g, lp, rlx_reshape(g, t0, tr + 1, us), 1), tr, ts);
+    if (rlx_graph_status(g) != RLX_OK || !picked.id) return im->m->rc ? 0 : 1;
+    wt = rlx_cast(g, mask, fd);
+    if (w.id) wt = rlx_mul(g, wt, rlx_gather(g, w, t0, 0));
+    loss = rlx_neg(g, rlx_mul(g, picked, wt));
+    if (!strcmp(red, "sum")) loss = rlx_reduce_sum(g, loss, 0, NULL, 0);
+    else if (!strcmp(red, "mean")) loss = rlx_div(g, rlx_reduce_sum(g, loss, 0, NULL, 0), rlx_reduce_sum(g, wt, 0, NULL, 0));
+    else if (strcmp(red, "none")) return RLX__OX_UNSUP("reduction '%s'", red);
+    *out = loss;
+    return 1;
+}
+
+typedef struct rlx__oxun { const char* name; rlx_op op; } rlx__oxun;
+static const rlx__oxun rlx__ox_unary[] = {
+    {"Abs", RLX_OP_ABS}, {"Neg", RLX_OP_NEG}, {"Exp", RLX_OP_EXP}, {"Log", RLX_OP_LOG}, {"Sqrt", RLX_OP_SQRT},
+    {"Sin", RLX_OP_SIN}, {"Cos", RLX_OP_COS}, {"Tan", RLX_OP_TAN}, {"Atan", RLX_OP_ATAN}, {"Tanh", RLX_OP_TANH},
+    {"Sigmoid", RLX_OP_SIGMOID}, {"Relu", RLX_OP_RELU}, {"Erf", RLX_OP_ERF}, {"Floor", RLX_OP_FLOOR},
+    {"Ceil", RLX_OP_CEIL}, {"Round", RLX_OP_ROUND}};
+static const rlx__oxun rlx__ox_binary[] = {
+    {"Add", RLX_OP_ADD}, {"Sub", RLX_OP_SUB}, {"Mul", RLX_OP_MUL}, {"Div", RLX_OP_DIV}, {"Equal", RLX_OP_EQ},
+    {"Less", RLX_OP_LT}, {"LessOrEqual", RLX_OP_LE}, {"Greater", RLX_OP_GT}, {"GreaterOrEqual", RLX_OP_GE}};
+
+/* Maps one node onto builder calls in g. in[i] is NULL for an absent optional input. Outputs get a tensor of g
+   (out[k].t, or .st in a scratch graph) or a host constant. Returns 0 with the error set. */
+static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__oxval** in, int nin, rlx_tensor* res,
+                       rlx__oxval** out) {
+    const char* op = n->op;
+    int64_t opset = im->m->opset;
+    rlx_tensor x, y, none = {0, 0};
+    int64_t sh[RLX_MAX_RANK], t64[RLX_MAX_RANK];
+    int r, i, c;
+    size_t u;
+#define OXT(i) rlx__ox_t(im, g, (i) < nin ? in[i] : NULL)
+#define OP(s) (!strcmp(op, s))
+    x = nin > 0 && in[0] ? OXT(0) : none;
+    r = x.id ? rlx__ox_shape(g, x, sh) : -1;
+    for (u = 0; u < sizeof rlx__ox_unary / sizeof rlx__ox_unary[0]; u++)
+        if (OP(rlx__ox_unary[u].name)) { res[0] = rlx_unary(g, rlx__ox_unary[u].op, x); return 1; }
+    for (u = 0; u < sizeof rlx__ox_binary / sizeof rlx__ox_binary[0]; u++)
+        if (OP(rlx__ox_binary[u].name)) { res[0] = rlx_binary(g, rlx__ox_binary[u].op, x, OXT(1)); return 1; }
+    if (OP("Identity") || (OP("Dropout") && (n->nout < 2 || !n->out[1][0]))) { res[0] = x; return 1; }
+    if (OP("Pow")) {
+        y = OXT(1);
+        if (rlx_tensor_info(g, y, NULL, NULL) != rlx_tensor_info(g, x, NULL, NULL)) y = rlx_cast(g, y, rlx_tensor_info(g, x, NULL, NULL));
+        res[0] = rlx_pow(g, x, y); return 1;
+    }
+    if (OP("Max") || OP("Min") || OP("Sum") || OP("Mean")) {
+        rlx_op bop = OP("Max") ? RLX_OP_MAX : OP("Min") ? RLX_OP_MIN : RLX_OP_ADD;
+        y = x;
+        for (i = 1; i < nin; i++) y = rlx_binary(g, bop, y, OXT(i));
+        if (OP("Mean")) y = rlx_div(g, y, rlx__ox_sc(g, y, (double)nin));
+        res[0] = y; return 1;
+    }
+    if (OP("Reciprocal")) { res[0] = rlx_div(g, rlx__ox_sc(g, x, 1.0), x); return 1; }
+    if (OP("Softsign")) { res[0] = rlx_div(g, x, rlx_add(g, rlx_abs(g, x), rlx__ox_sc(g, x, 1.0))); return 1; }
+    if (OP("Softplus")) { res[0] = rlx_log(g, rlx_add(g, rlx_exp(g, x), rlx__ox_sc(g, x, 1.0))); return 1; }
+    if (OP("Mish")) { res[0] = rlx_mul(g, x, rlx_tanh(g, rlx_log(g, rlx_add(g, rlx_exp(g, x), rlx__ox_sc(g, x, 1.0))))); return 1; }
+    if (OP("Sinh") || OP("Cosh")) {
+        y = rlx_exp(g, x);
+        y = rlx_binary(g, OP("Sinh") ? RLX_OP_SUB : RLX_OP_ADD, y, rlx_exp(g, rlx_neg(g, x)));
+        res[0] = rlx_mul(g, y, rlx__ox_sc(g, x, 0.5)); return 1;
+    }
+    if (OP("Asinh") || OP("Acosh")) {
+        y = rlx_sqrt(g, rlx_binary(g, OP("Asinh") ? RLX_OP_ADD : RLX_OP_SUB, rlx_mul(g, x, x), rlx__ox_sc(g, x, 1.0)));
+        res[0] = rlx_log(g, rlx_add(g, x, y)); return 1;
+    }
+    if (OP("Atanh")) {
+        y = rlx_div(g, rlx_add(g, rlx__ox_sc(g, x, 1.0), x), rlx_sub(g, rlx__ox_sc(g, x, 1.0), x));
+        res[0] = rlx_mul(g, rlx_log(g, y), rlx__ox_sc(g, x, 0.5)); return 1;
+    }
+    if (OP("Asin") || OP("Acos")) {   /* asin x = atan(x / sqrt(1 - x²)) */
+        y = rlx_atan(g, rlx_div(g, x, rlx_sqrt(g, rlx_sub(g, rlx__ox_sc(g, x, 1.0), rlx_mul(g, x, x)))));
+        if (OP("Acos")) y = rlx_sub(g, rlx__ox_sc(g, x, 1.57079632679489661923), y);
+        res[0] = y; return 1;
+    }
+    if (OP("Elu") || OP("Selu")) {
+        double al = rlx__ox_af(n, "alpha", OP("Elu") ? 1.0f : 1.67326319217681884765625f);
+        y = rlx_mul(g, rlx__ox_sc(g, x, al), rlx_sub(g, rlx_exp(g, x), rlx__ox_sc(g, x, 1.0)));
+        y = rlx_where(g, rlx_gt(g, x, rlx__ox_sc(g, x, 0.0)), x, y);
+        if (OP("Selu")) y = rlx_mul(g, y, rlx__ox_sc(g, x, rlx__ox_af(n, "gamma", 1.05070102214813232421875f)));
+        res[0] = y; return 1;
+    }
+    if (OP("LeakyRelu")) {
+        res[0] = rlx_where(g, rlx_lt(g, x, rlx__ox_sc(g, x, 0.0)), rlx_mul(g, x, rlx__ox_sc(g, x, rlx__ox_af(n, "alpha", 0.01f))), x);
+        return 1;
+    }
+    if (OP("ThresholdedRelu")) {
+        res[0] = rlx_where(g, rlx_gt(g, x, rlx__ox_sc(g, x, rlx__ox_af(n, "alpha", 1.0f))), x, rlx__ox_sc(g, x, 0.0));
+        return 1;
+    }
+    if (OP("PRelu")) { res[0] = rlx_where(g, rlx_lt(g, x, rlx__ox_sc(g, x, 0.0)), rlx_mul(g, x, OXT(1)), x); return 1; }
+    if (OP("HardSigmoid") || OP("HardSwish")) {
+        double al = OP("HardSwish") ? 1.0 / 6.0 : rlx__ox_af(n, "alpha", 0.2f), be = OP("HardSwish") ? 0.5 : rlx__ox_af(n, "beta", 0.5f);
+        y = rlx_add(g, rlx_mul(g, x, rlx__ox_sc(g, x, al)), rlx__ox_sc(g, x, be));
+        y = rlx_max(g, rlx__ox_sc(g, x, 0.0), rlx_min(g, rlx__ox_sc(g, x, 1.0), y));
+        res[0] = OP("HardSwish") ? rlx_mul(g, x, y) : y; return 1;
+    }
+    if (OP("Gelu")) {
+        const char* a = rlx__ox_as(n, "approximate", "none");
+        if (!strcmp(a, "tanh")) res[0] = rlx_gelu_tanh(g, x);
+        else if (!strcmp(a, "none")) res[0] = rlx_gelu(g, x);
+        else return RLX__OX_UNSUP("approximate '%s'", a);
+        return 1;
+    }
+    if (OP("Sign")) {
+        rlx_dtype dt = rlx_tensor_info(g, x, NULL, NULL);
+        res[0] = rlx_sub(g, rlx_cast(g, rlx_gt(g, x, rlx__ox_sc(g, x, 0.0)), dt), rlx_cast(g, rlx_lt(g, x, rlx__ox_sc(g, x, 0.0)), dt));
+        return 1;
+    }
+    if (OP("IsNaN")) { res[0] = rlx_ne(g, x, x); return 1; }
+    if (OP("Not")) { res[0] = rlx_eq(g, x, rlx_scalar(g, RLX_BOOL, 0.0)); return 1; }
+    if (OP("And")) { res[0] = rlx_where(g, x, OXT(1), rlx_scalar(g, RLX_BOOL, 0.0)); return 1; }
+    if (OP("Or")) { res[0] = rlx_where(g, x, rlx_scalar(g, RLX_BOOL, 1.0), OXT(1)); return 1; }
+    if (OP("Xor")) { res[0] = rlx_ne(g, x, OXT(1)); return 1; }
+    if (OP("Where")) { res[0] = rlx_where(g, x, OXT(1), OXT(2)); return 1; }
+    if (OP("Clip")) {
+        y = x;
+        if (opset < 11) {
+            const rlx__oxattr* a = rlx__ox_a(n, "min");
+            if (a && a->has_f) y = rlx_max(g, y, rlx__ox_sc(g, x, a->f));
+            a = rlx__ox_a(n, "max");
+            if (a && a->has_f) y = rlx_min(g, y, rlx__ox_sc(g, x, a->f));
+        } else {
+            if (nin > 1 && in[1]) y = rlx_max(g, y, rlx_reshape(g, OXT(1), 0, NULL));
+            if (nin > 2 && in[2]) y = rlx_min(g, y, rlx_reshape(g, OXT(2), 0, NULL));
+        }
+        res[0] = y; return 1;
+    }
+    if (OP("Cast") || OP("CastLike")) {
+        rlx_dtype to;
+        if (OP("Cast")) {
+            int64_t ot = rlx__ox_ai(n, "to", 0);
+            to = rlx__ox_dtype((int)ot);
+            if (to == RLX_DTYPE_INVALID) return RLX__OX_UNSUP("cast to %s (%lld)", rlx__ox_type_name((int)ot), (long long)ot);
+        } else to = rlx_tensor_info(g, OXT(1), NULL, NULL);
+        res[0] = rlx_cast(g, x, to); return 1;
+    }
+    if (OP("MatMul")) { res[0] = rlx_matmul(g, x, OXT(1)); return 1; }
+    if (OP("MatMulInteger")) { res[0] = rlx_matmul_integer(g, x, OXT(1), OXT(2), OXT(3)); return 1; }
+    if (OP("Gemm")) {
+        double al = rlx__ox_af(n, "alpha", 1.0f), be = rlx__ox_af(n, "beta", 1.0f);
+        y = OXT(1);
+        if (rlx__ox_ai(n, "transA", 0)) x = rlx_transpose(g, x, NULL);
+        if (rlx__ox_ai(n, "transB", 0)) y = rlx_transpose(g, y, NULL);
+        y = rlx_matmul(g, x, y);
+        if (al != 1.0) y = rlx_mul(g, y, rlx__ox_sc(g, y, al));
+        if (nin > 2 && in[2]) {
+            rlx_tensor cc = OXT(2);
+            if (be != 1.0) cc = rlx_mul(g, cc, rlx__ox_sc(g, cc, be));
+            y = rlx_add(g, y, cc);
+        }
+        res[0] = y; return 1;
+    }
+    if (OP("Reshape")) {
+        int allowzero = (int)rlx__ox_ai(n, "allowzero", 0);
+        c = rlx__ox_cints(nin > 1 ? in[1] : NULL, t64, RLX_MAX_RANK);
+        if (opset < 5) { const int64_t* v = rlx__ox_aints(n, "shape", &c); if (c > RLX_MAX_RANK) c = -1; for (i = 0; i < c; i++) t64[i] = v[i]; }
+        if (c < 0) return RLX__OX_UNSUP("the target shape must be a constant of at most %d values", RLX_MAX_RANK);
+        for (i = 0; i < c; i++) {
+            if (t64[i] == 0 && !allowzero) { if (i >= r) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "shape[%d] = 0 copies a dim the input lacks", i); t64[i] = sh[i]; }
+            else if (t64[i] == 0) return RLX__OX_UNSUP("empty tensors (a dim of 0)");
+            else if (t64[i] < -1) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "shape[%d] = %lld", i, (long long)t64[i]);
+        }
+        res[0] = rlx_reshape(g, x, c, t64); return 1;
+    }
+    if (OP("Flatten")) {
+        int ax;
+        int64_t a = 1, b = 1;
+        int64_t fa = rlx__ox_ai(n, "axis", 1);
+        if (fa < -r || fa > r) return rlx__ox_nerr(im, RLX_ERROR_AXIS, "axis %lld out of range for rank %d", (long long)fa, r);
+        ax = (int)(fa < 0 ? fa + r : fa);
+        for (i = 0; i < r; i++) { if (i < ax) a *= sh[i]; else b *= sh[i]; }
+        t64[0] = a; t64[1] = b;
+        res[0] = rlx_reshape(g, x, 2, t64); return 1;
+    }
+    if (OP("Transpose")) {
+        int perm[RLX_MAX_RANK];
+        const int64_t* p = rlx__ox_aints(n, "perm", &c);
+        if (!p) { res[0] = rlx_transpose(g, x, NULL); return 1; }
+        if (c != r) return rlx__ox_nerr(im, RLX_ERROR_AXIS, "perm has %d entries for rank %d", c, r);
+        for (i = 0; i < c; i++) { if (p[i] < 0 || p[i] >= r) return rlx__ox_nerr(im, RLX_ERROR_AXIS, "perm[%d] = %lld", i, (long long)p[i]); perm[i] = (int)p[i]; }
+        res[0] = rlx_transpose(g, x, perm); return 1;
+    }
+    if (OP("Squeeze") || OP("Unsqueeze")) {
+        int64_t ax[RLX_MAX_RANK], nd[RLX_MAX_RANK];
+        int mark[RLX_MAX_RANK * 2] = {0}, nr, k, j;
+        if (opset < 13) { const int64_t* v = rlx__ox_aints(n, "axes", &c); if (c > RLX_MAX_RANK) c = -1; for (i = 0; i < c; i++) ax[i] = v[i]; }
+        else c = nin > 1 && in[1] ? rlx__ox_cints(in[1], ax, RLX_MAX_RANK) : -1;
+        if (OP("Squeeze")) {
+            if (c < 0 && (opset < 13 || (nin > 1 && in[1]))) return RLX__OX_UNSUP("axes must be a constant");
+            if (c < 0) { for (i = 0; i < r; i++) mark[i] = sh[i] == 1; }
+            for (i = 0; i < c; i++) {
+                if (!rlx__ox_axis(im, ax[i], r, &k)) return 0;
+                if (sh[k] != 1) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "axis %d has size %lld, not 1", k, (long long)sh[k]);
+                mark[k] = 1;
+            }
+            for (i = 0, nr = 0; i < r; i++) if (!mark[i]) nd[nr++] = sh[i];
+        } else {
+            if (c < 0) return RLX__OX_UNSUP("axes must be a constant");
+            nr = r + c;
+            if (nr > RLX_MAX_RANK) return RLX__OX_UNSUP("rank %d > %d", nr, RLX_MAX_RANK);
+            for (i = 0; i < c; i++) {
+                if (!rlx__ox_axis(im, ax[i], nr, &k)) return 0;
+                if (mark[k]) return rlx__ox_nerr(im, RLX_ERROR_AXIS, "axis %d repeated", k);
+                mark[k] = 1;
+            }
+            for (i = 0, j = 0; i < nr; i++) nd[i] = mark[i] ? 1 : sh[j++];
+        }
+        res[0] = rlx_reshape(g, x, nr, nd); return 1;
+    }
+    if (OP("Concat")) {
+        rlx_tensor ts[64];
+        int ax;
+        if (nin > 64) return RLX__OX_UNSUP("more than 64 inputs");
+        if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", 0), r, &ax)) return 0;
+        for (i = 0; i < nin; i++) ts[i] = OXT(i);
+        res[0] = rlx_concat(g, nin, ts, ax); return 1;
+    }
+    if (OP("Gather")) {
+        int ax;
+        if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", 0), r, &ax)) return 0;
+        res[0] = rlx_gather(g, x, OXT(1), ax); return 1;
+    }
+    if (OP("Slice")) {
+        int64_t st[RLX_MAX_RANK], en[RLX_MAX_RANK], ax[RLX_MAX_RANK], sp[RLX_MAX_RANK];
+        int ns, ne, na, nsp;
+        if (opset < 10) {
+            const int64_t* v;
+            v = rlx__ox_aints(n, "starts", &ns); for (i = 0; i < ns && i < RLX_MAX_RANK; i++) st[i] = v[i];
+            v = rlx__ox_aints(n, "ends", &ne); for (i = 0; i < ne && i < RLX_MAX_RANK; i++) en[i] = v[i];
+            v = rlx__ox_aints(n, "axes", &na); for (i = 0; i < na && i < RLX_MAX_RANK; i++) ax[i] = v[i];
+            nsp = -1;
+        } else {
+            ns = rlx__ox_cints(nin > 1 ? in[1] : NULL, st, RLX_MAX_RANK);
+            ne = rlx__ox_cints(nin > 2 ? in[2] : NULL, en, RLX_MAX_RANK);
+            na = nin > 3 && in[3] ? rlx__ox_cints(in[3], ax, RLX_MAX_RANK) : -1;
+            nsp = nin > 4 && in[4] ? rlx__ox_cints(in[4], sp, RLX_MAX_RANK) : -1;
+            if (ns < 0 || ne < 0 || (nin > 3 && in[3] && na < 0) || (nin > 4 && in[4] && nsp < 0)) return RLX__OX_UNSUP("starts, ends, axes and steps must be constants");
+        }
+        if (ns < 0 || ns > RLX_MAX_RANK || ne != ns || (na >= 0 && na != ns) || (nsp >= 0 && nsp != ns)) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "starts/ends/axes/steps lengths differ");
+        y = x;
+        for (i = 0; i < ns; i++) {
+            int a;
+            int64_t d, s, e, k = nsp >= 0 ? sp[i] : 1, len;
+            if (!rlx__ox_axis(im, na >= 0 ? ax[i] : i, r, &a)) return 0;
+            d = sh[a]; s = st[i]; e = en[i];
+            if (k == 0 || k < -RLX_MAX_ELEMENTS || k > RLX_MAX_ELEMENTS) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "step %lld", (long long)k);
+            if (s < 0) s += d;
+            if (e < 0) e += d;
+            if (k > 0) { s = s < 0 ? 0 : s > d ? d : s; e = e < 0 ? 0 : e > d ? d : e; len = e > s ? (e - s + k - 1) / k : 0; }
+            else { s = s < 0 ? -1 : s > d - 1 ? d - 1 : s; e = e < -1 ? -1 : e > d - 1 ? d - 1 : e; len = s > e ? (s - e - k - 1) / (-k) : 0; }
+            if (len == 0) return RLX__OX_UNSUP("empty tensors (a slice of length 0)");
+            if (k > 0) y = rlx_slice(g, y, a, s, len, k);
+            else {
+                int64_t* idx = (int64_t*)rlx__ox_own(im, (size_t)len * sizeof(int64_t));
+                int64_t j;
+                if (!idx) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+                for (j = 0; j < len; j++) idx[j] = s + j * k;
+                y = rlx_gather(g, y, rlx_constant(g, RLX_I64, 1, &len, idx), a);
+            }
+        }
+        res[0] = y; return 1;
+    }
+    if (OP("Expand")) {
+        int nr;
+        c = rlx__ox_cints(nin > 1 ? in[1] : NULL, t64, RLX_MAX_RANK);
+        if (c < 0) return RLX__OX_UNSUP("the shape must be a constant of at most %d values", RLX_MAX_RANK);
+        nr = c > r ? c : r;
+        { int64_t o[RLX_MAX_RANK];
+          for (i = 0; i < nr; i++) {
+              int64_t a = i - (nr - r) >= 0 ? sh[i - (nr - r)] : 1, b = i - (nr - c) >= 0 ? t64[i - (nr - c)] : 1;
+              if (a != b && a != 1 && b != 1) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "cannot broadcast dim %lld to %lld", (long long)a, (long long)b);
+              o[i] = a == 1 ? b : a;
+              if (o[i] < 1) return RLX__OX_UNSUP("empty tensors (a dim of 0)");
+          }
+          res[0] = rlx_expand(g, x, nr, o); }
+        return 1;
+    }
+    if (OP("Tile")) {
+        int64_t a[2 * RLX_MAX_RANK], b[2 * RLX_MAX_RANK];
+        c = rlx__ox_cints(nin > 1 ? in[1] : NULL, t64, RLX_MAX_RANK);
+        if (c != r) return RLX__OX_UNSUP("repeats must be a constant of %d values", r);
+        if (2 * r > RLX_MAX_RANK) return RLX__OX_UNSUP("rank %d > %d", r, RLX_MAX_RANK / 2);
+        for (i = 0; i < r; i++) {
+            if (t64[i] < 1) return RLX__OX_UNSUP("repeats < 1");
+            a[2 * i] = 1; a[2 * i + 1] = sh[i]; b[2 * i] = t64[i]; b[2 * i + 1] = sh[i]; t64[i] *= sh[i];
+        }
+        y = rlx_expand(g, rlx_reshape(g, x, 2 * r, a), 2 * r, b);
+        res[0] = rlx_reshape(g, y, r, t64); return 1;
+    }
+    if (OP("Split")) {
+        int ax, k;
+        int64_t sz[64], off = 0;
+        if (n->nout > 64) return RLX__OX_UNSUP("more than 64 outputs");
+        if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", 0), r, &ax)) return 0;
+        if (opset < 13) { const int64_t* v = rlx__ox_aints(n, "split", &c); if (c > 64) c = -1; for (i = 0; i < c; i++) sz[i] = v[i]; }
+        else c = nin > 1 && in[1] ? rlx__ox_cints(in[1], sz, 64) : -1;
+        if (c < 0 && nin > 1 && in[1]) return RLX__OX_UNSUP("split must be a constant");
+        if (c < 0) {
+            int64_t parts = n->nout, each = (sh[ax] + parts - 1) / parts;
+            for (i = 0; i < n->nout; i++) { sz[i] = sh[ax] - off < each ? sh[ax] - off : each; off += sz[i]; }
+            c = n->nout; off = 0;
+        }
+        if (c != n->nout) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "%d split sizes for %d outputs", c, n->nout);
+        for (k = 0; k < c; k++) {
+            if (sz[k] < 1) return RLX__OX_UNSUP("empty tensors (a split of size %lld)", (long long)sz[k]);
+            res[k] = rlx_narrow(g, x, ax, off, sz[k]);
+            off += sz[k];
+        }
+        return 1;
+    }
+    if (OP("Pad")) {
+        const char* mode = rlx__ox_as(n, "mode", "constant");
+        int64_t pads[2 * RLX_MAX_RANK], be[RLX_MAX_RANK], af[RLX_MAX_RANK], axl[RLX_MAX_RANK];
+        double cv = 0.0;
+        int nax = -1;
+        rlx_pad_mode pm = !strcmp(mode, "constant") ? RLX_PAD_CONSTANT : !strcmp(mode, "reflect") ? RLX_PAD_REFLECT : !strcmp(mode, "edge") ? RLX_PAD_EDGE : RLX_PAD_INVALID;
+        if (pm == RLX_PAD_INVALID) return RLX__OX_UNSUP("mode '%s'", mode);
+        if (opset < 11) {
+            const int64_t* v = rlx__ox_aints(n, "pads", &c);
+            if (c > 2 * RLX_MAX_RANK) c = -1;
+            for (i = 0; i < c; i++) pads[i] = v[i];
+            cv = rlx__ox_af(n, "value", 0.0f);
+        } else {
+            c = rlx__ox_cints(nin > 1 ? in[1] : NULL, pads, 2 * RLX_MAX_RANK);
+            if (nin > 2 && in[2] && !rlx__ox_cdouble(in[2], &cv)) return RLX__OX_UNSUP("constant_value must be a constant");
+            if (nin > 3 && in[3] && (nax = rlx__ox_cints(in[3], axl, RLX_MAX_RANK)) < 0) return RLX__OX_UNSUP("axes must be a constant");
+        }
+        if (c < 0) return RLX__OX_UNSUP("pads must be a constant");
+        for (i = 0; i < r; i++) { be[i] = 0; af[i] = 0; }
+        if (nax < 0) {
+            if (c != 2 * r) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "pads has %d values for rank %d", c, r);
+            for (i = 0; i < r; i++) { be[i] = pads[i]; af[i] = pads[r + i]; }
+        } else {
+            if (c != 2 * nax) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "pads has %d values for %d axes", c, nax);
+            for (i = 0; i < nax; i++) { int a; if (!rlx__ox_axis(im, axl[i], r, &a)) return 0; be[a] = pads[i]; af[a] = pads[nax + i]; }
+        }
+        for (i = 0; i < r; i++) if (be[i] < 0 || af[i] < 0) return RLX__OX_UNSUP("negative pads");
+        res[0] = rlx_pad(g, x, be, af, pm, cv); return 1;
+    }
+    if (OP("Softmax") || OP("LogSoftmax")) {
+        int ax, lg = OP("LogSoftmax");
+        if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", opset < 13 ? 1 : -1), r, &ax)) return 0;
+        if (opset >= 13) { res[0] = lg ? rlx_log_softmax(g, x, ax) : rlx_softmax(g, x, ax); return 1; }
+        t64[0] = 1; t64[1] = 1;
+        for (i = 0; i < r; i++) t64[i < ax ? 0 : 1] *= sh[i];
+        y = rlx_reshape(g, x, 2, t64);
+        y = lg ? rlx_log_softmax(g, y, 1) : rlx_softmax(g, y, 1);
+        res[0] = rlx_reshape(g, y, r, sh); return 1;
+    }
+    if (!strncmp(op, "Reduce", 6)) {
+        int axes[RLX_MAX_RANK], na, keep = (int)rlx__ox_ai(n, "keepdims", 1), from_in;
+        rlx_dtype dt = rlx_tensor_info(g, x, NULL, NULL);
+        const char* k = op + 6;
+        from_in = !strcmp(k, "Sum") ? opset >= 13 : opset >= 18;
+        na = rlx__ox_red_axes(im, n, in, nin, r, from_in, axes);
+        if (na < -1) return 0;
+        if (na == -1) { res[0] = x; return 1; }
+        if (!strcmp(k, "Sum")) y = rlx_reduce_sum(g, x, na, axes, keep);
+        else if (!strcmp(k, "Mean")) y = rlx_reduce_mean(g, x, na, axes, keep);
+        else if (!strcmp(k, "Max")) y = rlx_reduce_max(g, x, na, axes, keep);
+        else if (!strcmp(k, "Min")) y = rlx_reduce_min(g, x, na, axes, keep);
+        else if (!strcmp(k, "Prod")) y = rlx_reduce_prod(g, x, na, axes, keep);
+        else if (!strcmp(k, "L1")) y = rlx_reduce_sum(g, rlx_abs(g, x), na, axes, keep);
+        else if (!strcmp(k, "L2")) y = rlx_sqrt(g, rlx_reduce_sum(g, rlx_mul(g, x, x), na, axes, keep));
+        else if (!strcmp(k, "SumSquare")) y = rlx_reduce_sum(g, rlx_mul(g, x, x), na, axes, keep);
+        else if (!strcmp(k, "LogSum")) y = rlx_log(g, rlx_reduce_sum(g, x, na, axes, keep));
+        else if (!strcmp(k, "LogSumExp")) y = rlx_log(g, rlx_reduce_sum(g, rlx_exp(g, x), na, axes, keep));
+        else return RLX__OX_UNSUP("not supported");
+        if (rlx_tensor_info(g, y, NULL, NULL) != dt) y = rlx_cast(g, y, dt);
+        res[0] = y; return 1;
+    }
+    if (OP("ArgMax") || OP("ArgMin")) {
+        int ax;
+        if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", 0), r, &ax)) return 0;
+        if (rlx__ox_ai(n, "select_last_index", 0)) {   /* the first index of the reversed axis, counted back */
+            int64_t len = sh[ax], j;
+            int64_t* idx = (int64_t*)rlx__ox_own(im, (size_t)len * sizeof(int64_t));
+            if (!idx) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+            for (j = 0; j < len; j++) idx[j] = len - 1 - j;
+            y = rlx_gather(g, x, rlx_constant(g, RLX_I64, 1, &len, idx), ax);
+            y = (OP("ArgMax") ? rlx_argmax : rlx_argmin)(g, y, ax, (int)rlx__ox_ai(n, "keepdims", 1));
+            res[0] = rlx_sub(g, rlx_scalar(g, RLX_I64, (double)(len - 1)), y);
+            return 1;
+        }
+        res[0] = (OP("ArgMax") ? rlx_argmax : rlx_argmin)(g, x, ax, (int)rlx__ox_ai(n, "keepdims", 1)); return 1;
+    }
+    if (OP("LayerNormalization")) {
+        int ax;
+        rlx_tensor ga = OXT(1), bb = nin > 2 && in[2] ? OXT(2) : none;
+        if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", -1), r, &ax)) return 0;
+        if (n->nout > 1) {   /* Mean and InvStdDev: over [axis, rank), kept as 1s (stash_type: computed in x's dtype) */
+            int axes[RLX_MAX_RANK];
+            rlx_tensor mu, d;
+            for (i = ax; i < r; i++) axes[i - ax] = i;
+            mu = rlx_reduce_mean(g, x, r - ax, axes, 1);
+            d = rlx_sub(g, x, mu);
+            res[1] = mu;
+            if (n->nout > 2)
+                res[2] = rlx_rsqrt(g, rlx_add(g, rlx_reduce_mean(g, rlx_mul(g, d, d), r - ax, axes, 1), rlx__ox_sc(g, x, rlx__ox_af(n, "epsilon", 1e-5f))));
+        }
+        if (ga.id) ga = rlx_expand(g, ga, r - ax, sh + ax);
+        if (bb.id) bb = rlx_expand(g, bb, r - ax, sh + ax);
+        res[0] = rlx_layernorm(g, x, ga, bb, ax, rlx__ox_af(n, "epsilon", 1e-5f)); return 1;
+    }
+    if (OP("BatchNormalization") || OP("InstanceNormalization")) {
+        int64_t cs[RLX_MAX_RANK];
+        if (r < 2) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "input rank %d < 2", r);
+        if (OP("InstanceNormalization")) { res[0] = rlx_group_norm(g, x, (int)sh[1], OXT(1), OXT(2), rlx__ox_af(n, "epsilon", 1e-5f)); return 1; }
+        if (rlx__ox_ai(n, "training_mode", 0) || (n->nout > 1 && n->out[1][0])) return RLX__OX_UNSUP("training mode");
+        cs[0] = sh[1];
+        for (i = 1; i < r - 1; i++) cs[i] = 1;
+        {
+            rlx_tensor sc = rlx_reshape(g, OXT(1), r - 1, cs), bi = rlx_reshape(g, OXT(2), r - 1, cs);
+            rlx_tensor mu = rlx_reshape(g, OXT(3), r - 1, cs), va = rlx_reshape(g, OXT(4), r - 1, cs);
+            y = rlx_rsqrt(g, rlx_add(g, va, rlx__ox_sc(g, va, rlx__ox_af(n, "epsilon", 1e-5f))));
+            y = rlx_mul(g, rlx_mul(g, rlx_sub(g, x, mu), y), sc);
+            res[0] = rlx_add(g, y, bi);
+        }
+        return 1;
+    }
+    if (OP("Conv") || OP("ConvTranspose")) {
+        rlx_conv_desc cd;
+        int64_t ws[RLX_MAX_RANK];
+        rlx_tensor w = OXT(1);
+        int ns = r - 2, wr = rlx__ox_shape(g, w, ws), st[2], dl[2], pb[2], pe[2];
+        memset(&cd, 0, sizeof cd);
+        if (ns < 1 || ns > 2 || wr != r) return RLX__OX_UNSUP("%dD convolution (1D and 2D are supported)", ns);
+        if (!rlx__ox_ints2(im, n, "strides", ns, 1, st) || !rlx__ox_ints2(im, n, "dilations", ns, 1, dl)) return 0;
+        if (!rlx__ox_spatial(im, n, ns, sh + 2, ws + 2, st, dl, pb, pe)) return 0;
+        for (i = 0; i < ns; i++) { cd.stride[i] = st[i]; cd.dilation[i] = dl[i]; cd.pad_begin[i] = pb[i]; cd.pad_end[i] = pe[i]; }
+        cd.groups = (int)rlx__ox_ai(n, "group", 1);
+        if (OP("Conv")) { res[0] = rlx_conv(g, x, w, OXT(2), &cd); return 1; }
+        if (ns != 2) return RLX__OX_UNSUP("1D ConvTranspose");
+        { int op2[2]; if (!rlx__ox_ints2(im, n, "output_padding", 2, 0, op2)) return 0; cd.output_padding[0] = op2[0]; cd.output_padding[1] = op2[1]; }
+        {
+            const char* ap = rlx__ox_as(n, "auto_pad", "NOTSET");
+            int no;
+            const int64_t* os = rlx__ox_aints(n, "output_shape", &no);
+            if (os || strcmp(ap, "NOTSET")) {   /* total padding from the wanted output size */
+                if (os && no != 2 && no != 4) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "output_shape has %d values", no);
+                if (!strcmp(ap, "VALID")) { for (i = 0; i < 2; i++) { cd.pad_begin[i] = 0; cd.pad_end[i] = 0; } }
+                else for (i = 0; i < 2; i++) {
+                    int64_t want = os ? os[no - 2 + i] : sh[2 + i] * st[i];
+                    int64_t tot = (int64_t)st[i] * (sh[2 + i] - 1) + cd.output_padding[i] + (ws[2 + i] - 1) * dl[i] + 1 - want;
+                    if (tot < 0 || tot > INT_MAX) return RLX__OX_UNSUP("output_shape that needs negative padding");
+                    if (!strcmp(ap, "SAME_LOWER")) { cd.pad_end[i] = (int)(tot / 2); cd.pad_begin[i] = (int)(tot - tot / 2); }
+                    else { cd.pad_begin[i] = (int)(tot / 2); cd.pad_end[i] = (int)(tot - tot / 2); }
+                }
+            }
+        }
+        res[0] = rlx_conv_transpose(g, x, w, OXT(2), &cd); return 1;
+    }
+    if (OP("MaxPool") || OP("AveragePool") || OP("GlobalAveragePool") || OP("GlobalMaxPool")) {
+        rlx_pool_desc pd;
+        int ns = r - 2, k[2], st[2], dl[2], pb[2], pe[2];
+        int64_t k64[2] = {0, 0};
+        memset(&pd, 0, sizeof pd);
+        pd.kind = OP("MaxPool") || OP("GlobalMaxPool") ? RLX_POOL_MAX : RLX_POOL_AVG;
+        if (ns < 1 || ns > 2) return RLX__OX_UNSUP("%dD pooling (1D and 2D are supported)", ns);
+        if (op[0] == 'G') { pd.global = 1; res[0] = rlx_pool(g, x, &pd); return 1; }
+        if (n->nout > 1 && n->out[1][0]) return RLX__OX_UNSUP("the Indices output");
+        if (rlx__ox_ai(n, "ceil_mode", 0) && pd.kind == RLX_POOL_AVG && rlx__ox_ai(n, "count_include_pad", 0)) return RLX__OX_UNSUP("ceil_mode with count_include_pad");
+        if (!rlx__ox_ints2(im, n, "kernel_shape", ns, 0, k) || !rlx__ox_ints2(im, n, "strides", ns, 1, st) ||
+            !rlx__ox_ints2(im, n, "dilations", ns, 1, dl)) return 0;
+        for (i = 0; i < ns; i++) { if (dl[i] != 1) return RLX__OX_UNSUP("dilations"); if (!k[i]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "kernel_shape missing"); k64[i] = k[i]; }
+        if (!rlx__ox_spatial(im, n, ns, sh + 2, k64, st, dl, pb, pe)) return 0;
+        for (i = 0; i < ns && rlx__ox_ai(n, "ceil_mode", 0); i++) {   /* ceil: more padding at the end, unless the last
+                                                                         window would start past the input */
+            int64_t span = sh[2 + i] + pb[i] + pe[i] - k[i], o = span < 0 ? 0 : (span + st[i] - 1) / st[i] + 1;
+            if ((o - 1) * st[i] >= sh[2 + i] + pb[i]) o--;
+            if ((o - 1) * st[i] + k[i] > sh[2 + i] + pb[i] + pe[i]) pe[i] = (int)((o - 1) * st[i] + k[i] - sh[2 + i] - pb[i]);
+        }
+        for (i = 0; i < ns; i++) { pd.kernel[i] = k[i]; pd.stride[i] = st[i]; pd.pad_begin[i] = pb[i]; pd.pad_end[i] = pe[i]; }
+        pd.count_include_pad = (int)rlx__ox_ai(n, "count_include_pad", 0);
+        res[0] = rlx_pool(g, x, &pd); return 1;
+    }
+    if (OP("DepthToSpace") || OP("SpaceToDepth")) {
+        int64_t b = rlx__ox_ai(n, "blocksize", 0), d6[6];
+        int perm[6];
+        const char* mode = rlx__ox_as(n, "mode", "DCR");
+        if (r != 4 || b < 1) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "needs a 4D input and blocksize >= 1");
+        if (OP("DepthToSpace")) {
+            int crd = !strcmp(mode, "CRD");
+            if (sh[1] % (b * b)) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "channels %lld not divisible by blocksize²", (long long)sh[1]);
+            if (crd) { d6[0] = sh[0]; d6[1] = sh[1] / (b * b); d6[2] = b; d6[3] = b; d6[4] = sh[2]; d6[5] = sh[3];
+                       perm[0] = 0; perm[1] = 1; perm[2] = 4; perm[3] = 2; perm[4] = 5; perm[5] = 3; }
+            else { d6[0] = sh[0]; d6[1] = b; d6[2] = b; d6[3] = sh[1] / (b * b); d6[4] = sh[2]; d6[5] = sh[3];
+                   perm[0] = 0; perm[1] = 3; perm[2] = 4; perm[3] = 1; perm[4] = 5; perm[5] = 2; }
+            t64[0] = sh[0]; t64[1] = sh[1] / (b * b); t64[2] = sh[2] * b; t64[3] = sh[3] * b;
+        } else {
+            if (sh[2] % b || sh[3] % b) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "spatial dims not divisible by blocksize");
+            d6[0] = sh[0]; d6[1] = sh[1]; d6[2] = sh[2] / b; d6[3] = b; d6[4] = sh[3] / b; d6[5] = b;
+            perm[0] = 0; perm[1] = 3; perm[2] = 5; perm[3] = 1; perm[4] = 2; perm[5] = 4;
+            t64[0] = sh[0]; t64[1] = sh[1] * b * b; t64[2] = sh[2] / b; t64[3] = sh[3] / b;
+        }
+        res[0] = rlx_reshape(g, rlx_transpose(g, rlx_reshape(g, x, 6, d6), perm), 4, t64); return 1;
+    }
+    if (OP("TopK")) {
+        int ax;
+        int64_t k;
+        if (opset < 10) k = rlx__ox_ai(n, "k", -1);
+        else if (rlx__ox_cints(nin > 1 ? in[1] : NULL, &k, 1) != 1) return RLX__OX_UNSUP("k must be a constant");
+        if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", -1), r, &ax)) return 0;
+        if (k < 1 || k > INT_MAX) return RLX__OX_UNSUP("k = %lld", (long long)k);
+        if (!rlx__ox_ai(n, "sorted", 1)) return RLX__OX_UNSUP("sorted = 0");
+        rlx_topk(g, x, (int)k, ax, (int)rlx__ox_ai(n, "largest", 1), &res[0], n->nout > 1 ? &res[1] : NULL);
+        return 1;
+    }
+    if (OP("CumSum")) {
+        int64_t a;
+        int ax;
+        if (rlx__ox_cints(nin > 1 ? in[1] : NULL, &a, 1) != 1) return RLX__OX_UNSUP("axis must be a constant");
+        if (!rlx__ox_axis(im, a, r, &ax)) return 0;
+        y = rlx_cumsum(g, x, ax, (int)rlx__ox_ai(n, "exclusive", 0), (int)rlx__ox_ai(n, "reverse", 0));
+        if (rlx_tensor_info(g, y, NULL, NULL) != rlx_tensor_info(g, x, NULL, NULL)) y = rlx_cast(g, y, rlx_tensor_info(g, x, NULL, NULL));
+        res[0] = y; return 1;
+    }
+    if (OP("DequantizeLinear") || OP("QuantizeLinear")) {
+        rlx_tensor sc = OXT(1), zp = nin > 2 && in[2] ? OXT(2) : none;
+        int64_t ss[RLX_MAX_RANK];
+        int sr = rlx__ox_shape(g, sc, ss), ax;
+        rlx_dtype fd = rlx_tensor_info(g, sc, NULL, NULL);
+        if (sr > 1 || rlx__ox_a(n, "block_size")) return RLX__OX_UNSUP("blocked quantization");
+        if (sr == 1 && ss[0] > 1) {   /* per axis: scale and zero point along `axis` */
+            if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", 1), r, &ax)) return 0;
+            for (i = 0; i < r; i++) t64[i] = i == ax ? ss[0] : 1;
+            sc = rlx_reshape(g, sc, r, t64);
+            if (zp.id) zp = rlx_reshape(g, zp, r, t64);
+        } else { sc = rlx_reshape(g, sc, 0, NULL); if (zp.id) zp = rlx_reshape(g, zp, 0, NULL); }
+        if (OP("DequantizeLinear")) {
+            y = rlx_cast(g, x, fd);
+            if (zp.id) y = rlx_sub(g, y, rlx_cast(g, zp, fd));
+            res[0] = rlx_mul(g, y, sc); return 1;
+        }
+        {
+            rlx_dtype qd = zp.id ? rlx_tensor_info(g, zp, NULL, NULL) : RLX_U8;
+            if (rlx__ox_a(n, "output_dtype") && rlx__ox_ai(n, "output_dtype", 0)) qd = rlx__ox_dtype((int)rlx__ox_ai(n, "output_dtype", 0));
+            if (qd != RLX_U8 && qd != RLX_I8 && qd != RLX_I16 && qd != RLX_I32) return RLX__OX_UNSUP("output type %s", rlx_dtype_name(qd));
+            y = rlx_round(g, rlx_div(g, x, sc));
+            if (zp.id) y = rlx_add(g, y, rlx_cast(g, zp, fd));
+            res[0] = rlx_cast(g, y, qd); return 1;
+        }
+    }
+    if (OP("Resize") || OP("Upsample")) {
+        const char* mode = rlx__ox_as(n, "mode", "nearest");
+        const char* ct = rlx__ox_as(n, "coordinate_transformation_mode", opset < 11 ? "asymmetric" : "half_pixel");
+        const char* nm = rlx__ox_as(n, "nearest_mode", "round_prefer_floor");
+        int64_t oh = 0, ow = 0, sz[RLX_MAX_RANK];
+        rlx__oxval *scv = NULL, *szv = NULL;
+        if (r != 4) return RLX__OX_UNSUP("rank %d (4D is supported)", r);
+        if (OP("Upsample")) { scv = opset < 9 ? NULL : nin > 1 ? in[1] : NULL; }
+        else if (opset < 11) scv = nin > 1 ? in[1] : NULL;
+        else { scv = nin > 2 ? in[2] : NULL; szv = nin > 3 ? in[3] : NULL; }
+        if (rlx__ox_ai(n, "antialias", 0) || rlx__ox_a(n, "axes") || rlx__ox_ai(n, "exclude_outside", 0)) return RLX__OX_UNSUP("antialias / axes / exclude_outside");
+        if (szv && szv->count) {
+            if (rlx__ox_cints(szv, sz, RLX_MAX_RANK) != 4) return RLX__OX_UNSUP("sizes must be a constant of 4 values");
+            if (sz[0] != sh[0] || sz[1] != sh[1]) return RLX__OX_UNSUP("resizing N or C");
+            oh = sz[2]; ow = sz[3];
+        } else {
+            float fs[4];
+            const float* sp;
+            if (opset < 9 && OP("Upsample")) { const rlx__oxattr* a = rlx__ox_a(n, "scales"); if (!a || a->nfloats != 4) return RLX__OX_UNSUP("scales"); sp = a->floats; }
+            else { if (!scv || !scv->hc || scv->dt != RLX_F32 || scv->count != 4) return RLX__OX_UNSUP("scales must be a constant of 4 floats"); memcpy(fs, scv->data, sizeof fs); sp = fs; }
+            if (sp != fs) for (i = 0; i < 4; i++) fs[i] = sp[i];
+            for (i = 0; i < 4; i++) if (!(fs[i] > 0.0f && fs[i] <= 65536.0f)) return RLX__OX_UNSUP("scale %g", (double)fs[i]);
+            if (fs[0] != 1.0f || fs[1] != 1.0f) return RLX__OX_UNSUP("resizing N or C");
+            oh = (int64_t)floor((double)sh[2] * fs[2]); ow = (int64_t)floor((double)sh[3] * fs[3]);
+            if ((double)oh != (double)sh[2] * fs[2] || (double)ow != (double)sh[3] * fs[3]) return RLX__OX_UNSUP("scales that do not give whole sizes");
+        }
+        if (oh < 1 || ow < 1) return RLX__OX_UNSUP("empty output");
+        if (!strcmp(mode, "nearest")) {
+            /* rlx nearest: src = floor(dst · in / out) = asymmetric + floor */
+            int ok = !strcmp(ct, "asymmetric") && (!strcmp(nm, "floor") || (oh % sh[2] == 0 && ow % sh[3] == 0 && OP("Resize") && 0));
+            if (OP("Upsample") || (opset < 11)) ok = oh % sh[2] == 0 && ow % sh[3] == 0;
+            if (!ok) return RLX__OX_UNSUP("nearest with coordinate_transformation_mode '%s' and nearest_mode '%s'", ct, nm);
+            res[0] = rlx_resize(g, x, oh, ow, RLX_RESIZE_NEAREST, 0); return 1;
+        }
+        if (!strcmp(mode, "linear") || !strcmp(mode, "bilinear")) {
+            if (!strcmp(ct, "align_corners")) { res[0] = rlx_resize(g, x, oh, ow, RLX_RESIZE_BILINEAR, 1); return 1; }
+            if (!strcmp(ct, "half_pixel") || (!strcmp(ct, "pytorch_half_pixel") && oh > 1 && ow > 1)) { res[0] = rlx_resize(g, x, oh, ow, RLX_RESIZE_BILINEAR, 0); return 1; }
+            return RLX__OX_UNSUP("linear with coordinate_transformation_mode '%s'", ct);
+        }
+        return RLX__OX_UNSUP("mode '%s'", mode);
+    }
+    if (OP("BitShift")) {   /* unsigned: x · 2^y or x / 2^y (integer pow, truncating division) */
+        const char* dir = rlx__ox_as(n, "direction", "");
+        rlx_tensor p2 = rlx_pow(g, rlx__ox_sc(g, x, 2.0), OXT(1));
+        if (!strcmp(dir, "LEFT")) res[0] = rlx_mul(g, x, p2);
+        else if (!strcmp(dir, "RIGHT")) res[0] = rlx_div(g, x, p2);
+        else return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "direction '%s'", dir);
+        return 1;
+    }
+    if (OP("GatherND")) {   /* batch_dims 0: a flat gather over the first k dims of the data */
+        rlx_tensor ix = OXT(1), flat;
+        int64_t is[RLX_MAX_RANK], k, stv[RLX_MAX_RANK], dv[RLX_MAX_RANK], rest[RLX_MAX_RANK], P = 1, kk[1];
+        int ir = rlx__ox_shape(g, ix, is), nrest = 0;
+        if (rlx__ox_ai(n, "batch_dims", 0)) return RLX__OX_UNSUP("batch_dims != 0");
+        if (ir < 1) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "indices rank %d", ir);
+        k = is[ir - 1];
+        if (k < 1 || k > r) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "indices last dim %lld for data rank %d", (long long)k, r);
+        for (i = (int)k - 1; i >= 0; i--) { stv[i] = P; dv[i] = sh[i]; P *= sh[i]; }
+        rest[nrest++] = P;
+        for (i = (int)k; i < r; i++) rest[nrest++] = sh[i];
+        kk[0] = k;
+        ix = rlx_cast(g, ix, RLX_I64);
+        ix = rlx_where(g, rlx_lt(g, ix, rlx_scalar(g, RLX_I64, 0.0)), rlx_add(g, ix, rlx_constant(g, RLX_I64, 1, kk, dv)), ix);
+        ir--;   /* the last axis */
+        flat = rlx_reduce_sum(g, rlx_mul(g, ix, rlx_constant(g, RLX_I64, 1, kk, stv)), 1, &ir, 0);
+        res[0] = rlx_gather(g, rlx_reshape(g, x, nrest, rest), flat, 0);
+        return 1;
+    }
+    if (OP("ConvInteger") || OP("QLinearMatMul") || OP("QLinearConv")) {
+        /* integer products in f64 (exact below 2^53), then the int32 result or the requantized one */
+        int ql = op[0] == 'Q', wi = ql ? 3 : 1;
+        rlx_tensor a = rlx_cast(g, x, RLX_F64), w = rlx_cast(g, OXT(wi), RLX_F64), acc;
+        rlx_tensor za = ql ? OXT(2) : nin > 2 && in[2] ? OXT(2) : none, zw = ql ? OXT(5) : nin > 3 && in[3] ? OXT(3) : none;
+        if (za.id) a = rlx_sub(g, a, rlx_cast(g, rlx_reshape(g, za, 0, NULL), RLX_F64));
+        if (zw.id) {
+            int64_t zs[RLX_MAX_RANK];
+            int zr = rlx__ox_shape(g, zw, zs), wr;
+            int64_t wsh[RLX_MAX_RANK];
+            wr = rlx__ox_shape(g, w, wsh);
+            if (zr == 1 && zs[0] > 1) {   /* per output channel */
+                for (i = 0; i < wr; i++) t64[i] = OP("QLinearMatMul") ? (i == wr - 1 ? zs[0] : 1) : (i == 0 ? zs[0] : 1);
+                w = rlx_sub(g, w, rlx_cast(g, rlx_reshape(g, zw, wr, t64), RLX_F64));
+            } else w = rlx_sub(g, w, rlx_cast(g, rlx_reshape(g, zw, 0, NULL), RLX_F64));
+        }
+        if (OP("QLinearMatMul")) acc = rlx_matmul(g, a, w);
+        else {
+            rlx_conv_desc cd;
+            int64_t ws[RLX_MAX_RANK];
+            int ns = r - 2, st[2], dl[2], pb[2], pe[2];
+            memset(&cd, 0, sizeof cd);
+            if (ns < 1 || ns > 2 || rlx__ox_shape(g, w, ws) != r) return RLX__OX_UNSUP("%dD convolution", ns);
+            if (!rlx__ox_ints2(im, n, "strides", ns, 1, st) || !rlx__ox_ints2(im, n, "dilations", ns, 1, dl)) return 0;
+            if (!rlx__ox_spatial(im, n, ns, sh + 2, ws + 2, st, dl, pb, pe)) return 0;
+            for (i = 0; i < ns; i++) { cd.stride[i] = st[i]; cd.dilation[i] = dl[i]; cd.pad_begin[i] = pb[i]; cd.pad_end[i] = pe[i]; }
+            cd.groups = (int)rlx__ox_ai(n, "group", 1);
+            acc = rlx_conv(g, a, w, ql && nin > 8 && in[8] ? rlx_cast(g, OXT(8), RLX_F64) : none, &cd);
+        }
+        if (!ql) { res[0] = rlx_cast(g, acc, RLX_I32); return 1; }
+        {
+            rlx_tensor sa = rlx_cast(g, OXT(1), RLX_F64), sw = rlx_cast(g, OXT(4), RLX_F64), sy = rlx_cast(g, OXT(6), RLX_F64), zy = OXT(7);
+            rlx_dtype qd = rlx_tensor_info(g, zy, NULL, NULL);
+            int64_t ss[RLX_MAX_RANK];
+            int sr = rlx__ox_shape(g, sw, ss), ar = rlx__ox_shape(g, acc, t64);
+            if (sr == 1 && ss[0] > 1) {
+                for (i = 0; i < ar; i++) t64[i] = OP("QLinearMatMul") ? (i == ar - 1 ? ss[0] : 1) : (i == 1 ? ss[0] : 1);
+                sw = rlx_reshape(g, sw, ar, t64);
+            } else sw = rlx_reshape(g, sw, 0, NULL);
+            y = rlx_round(g, rlx_div(g, rlx_mul(g, acc, rlx_mul(g, rlx_reshape(g, sa, 0, NULL), sw)), rlx_reshape(g, sy, 0, NULL)));
+            y = rlx_add(g, y, rlx_cast(g, rlx_reshape(g, zy, 0, NULL), RLX_F64));
+            res[0] = rlx_cast(g, y, qd);   /* saturating */
+        }
+        return 1;
+    }
+    if (OP("Shrink")) {
+        double l = rlx__ox_af(n, "lambd", 0.5f), b = rlx__ox_af(n, "bias", 0.0f);
+        y = rlx_where(g, rlx_gt(g, x, rlx__ox_sc(g, x, l)), rlx_sub(g, x, rlx__ox_sc(g, x, b)), rlx__ox_sc(g, x, 0.0));
+        res[0] = rlx_where(g, rlx_lt(g, x, rlx__ox_sc(g, x, -l)), rlx_add(g, x, rlx__ox_sc(g, x, b)), y);
+        return 1;
+    }
+    if (OP("Hardmax") || OP("OneHot")) {   /* one-hot of an index: eq(index, iota along the axis) */
+        int ax, oh = OP("OneHot"), nr = oh ? r + 1 : r;
+        int64_t depth, j, is[RLX_MAX_RANK];
+        int64_t* iota;
+        rlx_tensor idx;
+        if (nr > RLX_MAX_RANK || r < 0) return RLX__OX_UNSUP("rank %d", nr);
+        if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", oh ? -1 : opset < 13 ? 1 : -1), nr, &ax)) return 0;
+        if (oh) {
+            double dd;
+            if (!rlx__ox_cdouble(nin > 1 ? in[1] : NULL, &dd) || !(dd >= 1 && dd <= RLX__OX_FOLD_MAX * 16)) return RLX__OX_UNSUP("depth must be a constant >= 1");
+            depth = (int64_t)dd;
+            idx = rlx_cast(g, x, RLX_I64);
+            idx = rlx_where(g, rlx_lt(g, idx, rlx_scalar(g, RLX_I64, 0.0)), rlx_add(g, idx, rlx_scalar(g, RLX_I64, (double)depth)), idx);
+            for (i = 0, j = 0; i < nr; i++) is[i] = i == ax ? 1 : sh[j++];
+            idx = rlx_reshape(g, idx, nr, is);
+        } else {
+            if (opset < 13) {   /* coerced to 2D at axis */
+                int64_t a2[2] = {1, 1};
+                for (i = 0; i < r; i++) a2[i < ax ? 0 : 1] *= sh[i];
+                y = rlx_reshape(g, x, 2, a2);
+                depth = a2[1];
+                idx = rlx_argmax(g, y, 1, 1);
+                for (i = 0; i < 2; i++) is[i] = a2[i];
+                nr = 2; ax = 1;
+            } else { depth = sh[ax]; idx = rlx_argmax(g, x, ax, 1); }
+        }
+        iota = (int64_t*)rlx__ox_own(im, (size_t)depth * sizeof(int64_t));
+        if (!iota) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (j = 0; j < depth; j++) iota[j] = j;
+        for (i = 0; i < nr; i++) t64[i] = i == ax ? depth : 1;
+        y = rlx_eq(g, idx, rlx_reshape(g, rlx_constant(g, RLX_I64, 1, &depth, iota), nr, t64));
+        if (oh) {
+            rlx_tensor vals = OXT(2);
+            int64_t one = 1;
+            res[0] = rlx_where(g, y, rlx_reshape(g, rlx_slice(g, vals, 0, 1, 1, 1), 0, &one), rlx_reshape(g, rlx_slice(g, vals, 0, 0, 1, 1), 0, &one));
+        } else {
+            y = rlx_cast(g, y, rlx_tensor_info(g, x, NULL, NULL));
+            res[0] = opset < 13 ? rlx_reshape(g, y, r, sh) : y;
+        }
+        return 1;
+    }
+    if (OP("EyeLike")) {
+        int64_t k = rlx__ox_ai(n, "k", 0), a, b;
+        rlx_dtype dt = rlx__ox_a(n, "dtype") ? rlx__ox_dtype((int)rlx__ox_ai(n, "dtype", 1)) : rlx_tensor_info(g, x, NULL, NULL);
+        uint8_t* e;
+        if (r != 2 || dt == RLX_DTYPE_INVALID) return RLX__OX_UNSUP("rank %d or dtype", r);
+        if (sh[0] * sh[1] > RLX__OX_FOLD_MAX * 16) return RLX__OX_UNSUP("a %lldx%lld matrix", (long long)sh[0], (long long)sh[1]);
+        e = (uint8_t*)rlx__ox_own(im, (size_t)(sh[0] * sh[1]));
+        if (!e) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (a = 0; a < sh[0]; a++) for (b = 0; b < sh[1]; b++) e[a * sh[1] + b] = (uint8_t)(b - a == k);
+        res[0] = rlx_cast(g, rlx_constant(g, RLX_BOOL, 2, sh, e), dt);
+        return 1;
+    }
+    if (OP("DynamicQuantizeLinear")) {   /* u8: scale = (max(0, max x) - min(0, min x)) / 255 */
+        rlx_tensor mn = rlx_min(g, rlx_reduce_min(g, x, 0, NULL, 0), rlx__ox_sc(g, x, 0.0));
+        rlx_tensor mx = rlx_max(g, rlx_reduce_max(g, x, 0, NULL, 0), rlx__ox_sc(g, x, 0.0));
+        rlx_tensor sc = rlx_div(g, rlx_sub(g, mx, mn), rlx__ox_sc(g, x, 255.0));
+        rlx_tensor zp = rlx_round(g, rlx_max(g, rlx__ox_sc(g, x, 0.0), rlx_min(g, rlx__ox_sc(g, x, 255.0), rlx_neg(g, rlx_div(g, mn, sc)))));
+        res[0] = rlx_cast(g, rlx_max(g, rlx__ox_sc(g, x, 0.0), rlx_min(g, rlx__ox_sc(g, x, 255.0), rlx_add(g, rlx_round(g, rlx_div(g, x, sc)), zp))), RLX_U8);
+        if (n->nout > 1) res[1] = sc;
+        if (n->nout > 2) res[2] = rlx_cast(g, zp, RLX_U8);
+        return 1;
+    }
+    if (OP("IsInf")) {
+        rlx_tensor pos = rlx_eq(g, x, rlx__ox_sc(g, x, HUGE_VAL)), neg = rlx_eq(g, x, rlx__ox_sc(g, x, -HUGE_VAL));
+        int dp = (int)rlx__ox_ai(n, "detect_positive", 1), dn = (int)rlx__ox_ai(n, "detect_negative", 1);
+        res[0] = dp && dn ? rlx_where(g, pos, pos, neg) : dp ? pos : dn ? neg : rlx_ne(g, x, x);
+        if (!dp && !dn) res[0] = rlx_lt(g, x, x);   /* all false */
+        return 1;
+    }
+    if (OP("Trilu")) {   /* a constant mask over the last two dims */
+        int64_t k = 0, R, C, a, b, md[2];
+        uint8_t* mask;
+        int up = (int)rlx__ox_ai(n, "upper", 1);
+        if (r < 2) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "rank %d < 2", r);
+        if (nin > 1 && in[1] && rlx__ox_cints(in[1], &k, 1) != 1) return RLX__OX_UNSUP("k must be a constant");
+        R = sh[r - 2]; C = sh[r - 1];
+        if (R * C > RLX__OX_FOLD_MAX * 16) return RLX__OX_UNSUP("a %lldx%lld mask", (long long)R, (long long)C);
+        mask = (uint8_t*)rlx__ox_own(im, (size_t)(R * C));
+        if (!mask) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (a = 0; a < R; a++)
+            for (b = 0; b < C; b++) mask[a * C + b] = (uint8_t)(up ? b - a >= k : b - a <= k);
+        md[0] = R; md[1] = C;
+        res[0] = rlx_where(g, rlx_constant(g, RLX_BOOL, 2, md, mask), x, rlx__ox_sc(g, x, 0.0));
+        return 1;
+    }
+    if (OP("Mod")) {
+        rlx_dtype dt = rlx_tensor_info(g, x, NULL, NULL);
+        rlx_tensor b = OXT(1), q, rr;
+        if (rlx__ox_ai(n, "fmod", 0) || !rlx__is_int(dt)) {
+            q = rlx_div(g, x, b);
+            if (rlx__is_int(dt)) rr = rlx_sub(g, x, rlx_mul(g, q, b));
+            else if (rlx__ox_ai(n, "fmod", 0)) rr = rlx_sub(g, x, rlx_mul(g, rlx_where(g, rlx_lt(g, q, rlx__ox_sc(g, q, 0.0)), rlx_ceil(g, q), rlx_floor(g, q)), b));
+            else rr = rlx_sub(g, x, rlx_mul(g, rlx_floor(g, q), b));
+            res[0] = rr; return 1;
+        }
+        rr = rlx_sub(g, x, rlx_mul(g, rlx_div(g, x, b), b));            /* truncated remainder, then the sign of b */
+        q = rlx_where(g, rlx_ne(g, rr, rlx__ox_sc(g, rr, 0.0)), rlx_ne(g, rlx_lt(g, rr, rlx__ox_sc(g, rr, 0.0)), rlx_lt(g, b, rlx__ox_sc(g, b, 0.0))), rlx_scalar(g, RLX_BOOL, 0.0));
+        res[0] = rlx_where(g, q, rlx_add(g, rr, b), rr); return 1;
+    }
+    if (OP("GatherElements")) {
+        int ax;
+        if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", 0), r, &ax)) return 0;
+        res[0] = rlx__ox_gather_el(im, g, x, OXT(1), ax);
+        return res[0].id || rlx_graph_status(g) != RLX_OK ? 1 : 0;
+    }
+    if (OP("NegativeLogLikelihoodLoss")) return rlx__ox_nll(im, g, n, x, OXT(1), nin > 2 && in[2] ? OXT(2) : none, &res[0]);
+    if (OP("SoftmaxCrossEntropyLoss")) {
+        if (r < 2) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "scores rank %d < 2", r);
+        y = rlx_log_softmax(g, x, 1);
+        if (n->nout > 1) res[1] = y;
+        return rlx__ox_nll(im, g, n, y, OXT(1), nin > 2 && in[2] ? OXT(2) : none, &res[0]);
+    }
+    if (OP("Range")) {
+        double s, l, d;
+        int64_t cnt, k;
+        rlx_dtype dt;
+        void* buf;
+        if (nin < 3 || !rlx__ox_cdouble(in[0], &s) || !rlx__ox_cdouble(in[1], &l) || !rlx__ox_cdouble(in[2], &d)) return RLX__OX_UNSUP("start, limit and delta must be constants");
+        dt = in[0]->dt;
+        if (d == 0.0) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "delta 0");
+        {
+            double span = ceil((l - s) / d);
+            if (!(span < (double)RLX__OX_FOLD_MAX * 16)) return RLX__OX_UNSUP("a range of %g elements", span);
+            cnt = (int64_t)span;
+        }
+        if (cnt < 1) return RLX__OX_UNSUP("empty tensors (a range of length 0)");
+        if (cnt > RLX__OX_FOLD_MAX * 16) return RLX__OX_UNSUP("a range of %lld elements", (long long)cnt);
+        buf = rlx__ox_own(im, (size_t)cnt * 8);
+        if (!buf) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (k = 0; k < cnt; k++) {
+            switch (dt) {
+            case RLX_F32: ((float*)buf)[k] = (float)((float)s + (float)k * (float)d); break;
+            case RLX_F64: ((double*)buf)[k] = s + (double)k * d; break;
+            case RLX_I32: ((int32_t*)buf)[k] = (int32_t)((int64_t)s + k * (int64_t)d); break;
+            case RLX_I64: { int64_t s0, d0; memcpy(&s0, in[0]->data, 8); memcpy(&d0, in[2]->data, 8); ((int64_t*)buf)[k] = s0 + k * d0; break; }
+            default: return RLX__OX_UNSUP("dtype %s", rlx_dtype_name(dt));
+            }
+        }
+        return rlx__ox_set_hc(im, out[0], dt, 1, &cnt, buf);
+    }
+    if (OP("ConstantOfShape")) {
+        const rlx__oxattr* a = rlx__ox_a(n, "value");
+        float zero = 0.0f;
+        rlx_dtype dt = RLX_F32;
+        const void* val = &zero;
+        c = rlx__ox_cints(in[0], t64, RLX_MAX_RANK);
+        if (c < 0) return RLX__OX_UNSUP("the shape must be a constant of at most %d values", RLX_MAX_RANK);
+        if (a && a->t) {
+            if (a->t->dtype == RLX_DTYPE_INVALID || a->t->count != 1) return RLX__OX_UNSUP("value of type %s", rlx__ox_type_name(a->t->onnx_type));
+            dt = a->t->dtype; val = a->t->data;
+        }
+        for (i = 0; i < c; i++) if (t64[i] < 1) return RLX__OX_UNSUP("empty tensors (a dim of 0)");
+        y = rlx_constant(g, dt, 0, NULL, val);
+        res[0] = c ? rlx_expand(g, y, c, t64) : y; return 1;
+    }
+    return RLX__OX_UNSUP("the op is not supported");
+#undef OP
+#undef OXT
+}
+
+/* Evaluates a node whose inputs are all constants in a scratch graph on the CPU. 1: folded (outputs set),
+   0: error, -1: not folded (too large, or an op that must stay in the graph) */
+static int rlx__ox_fold(rlx__oximp* im, const rlx__oxnode* n, rlx__oxval** in, int nin, rlx__oxval** out) {
+    rlx_graph_desc gd;
+    rlx_graph* sg;
+    rlx_tensor res[64];
+    rlx_program* p = NULL;
+    rlx_compile_desc cd;
+    int i, ok = -1;
+    int64_t total = 0;
+    static const char* const heavy[] = {"Conv", "ConvTranspose", "MatMul", "MatMulInteger", "Gemm", "MaxPool", "AveragePool", NULL};
+    for (i = 0; i < nin; i++) {
+        if (in[i] && (in[i]->count > RLX__OX_FOLD_MAX || in[i]->count == 0)) return -1;
+        if (in[i]) total += in[i]->count;
+    }
+    for (i = 0; heavy[i]; i++)   /* their work grows with the product of the sizes: fold only small ones */
+        if (!strcmp(n->op, heavy[i]) && total > 4096) return -1;
+    memset(&gd, 0, sizeof gd);
+    gd.allocator = im->m->al;
+    sg = rlx_graph_create(&gd);
+    if (!sg) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; i < nin; i++) if (in[i]) in[i]->st.id = 0;
+    memset(res, 0, sizeof res);
+    im->scratch = 1;
+    if (!rlx__ox_map(im, sg, n, in, nin, res, out)) { ok = 0; goto done; }
+    if (rlx_graph_status(sg) != RLX_OK) { ok = rlx__ox_nerr(im, rlx_graph_status(sg), "%s", rlx_graph_error(sg)); goto done; }
+    for (i = 0; i < n->nout; i++) {
+        int64_t cnt = 0, d[RLX_MAX_RANK];
+        int rr;
+        char nm[16];
+        if (!res[i].id) continue;
+        rr = rlx__ox_shape(sg, res[i], d);
+        if (rr < 0 || !rlx__numel_chk(rr, d, &cnt) || cnt > RLX__OX_FOLD_MAX) goto done;
+        snprintf(nm, sizeof nm, "o%d", i);
+        if (rlx_output(sg, nm, res[i]) != RLX_OK) goto done;
+    }
+    memset(&cd, 0, sizeof cd);
+    cd.device = RLX_DEVICE_CPU;
+    cd.num_threads = 1;
+    cd.allocator = im->m->al;
+    if (rlx_compile(sg, &cd, &p) != RLX_OK || rlx_run(p) != RLX_OK) goto done;
+    for (i = 0; i < n->nout; i++) {
+        const void* data;
+        rlx_dtype dt;
+        int rr;
+        int64_t d[RLX_MAX_RANK];
+        char nm[16];
+        if (!res[i].id) continue;
+        snprintf(nm, sizeof nm, "o%d", i);
+        if (rlx_output_ptr(p, nm, &data, &dt, &rr, d) != RLX_OK) goto done;
+        if (!rlx__ox_set_hc(im, out[i], dt, rr, d, data)) { ok = 0; goto done; }
+    }
+    ok = 1;
+done:
+    im->scratch = 0;
+    rlx_program_destroy(p);
+    rlx_graph_destroy(sg);
+    return ok;
+}
+
+static int rlx__ox_import(rlx__oximp* im, const rlx_onnx_graph_desc* desc) {
+    rlx_onnx_model* m = im->m;
+    rlx_graph* g = im->g;
+    int i, j, k, nvals;
+    /* capacity: inputs + initializers + node outputs */
+    nvals = m->ninputs + m->ninits;
+    for (i = 0; i < m->nnodes; i++) nvals += m->nodes[i].nout;
+    im->cv = nvals + 1;
+    for (im->hcap = 16; im->hcap < 2 * im->cv; im->hcap *= 2) {}
+    im->v = (rlx__oxval*)rlx__calloc(&m->al, (size_t)im->cv * sizeof(rlx__oxval));
+    im->hash = (int*)rlx__alloc(&m->al, (size_t)im->hcap * sizeof(int));
+    if (!im->v || !im->hash) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; i < im->hcap; i++) im->hash[i] = -1;
+    for (i = 0; i < m->ninits; i++) {
+        rlx__oxt* t = &m->inits[i];
+        rlx__oxval* v = rlx__ox_def(im, t->name);
+        if (!v) return 0;
+        if (t->dtype == RLX_DTYPE_INVALID) continue;   /* an error only where a node uses it */
+        v->hc = 1; v->dt = t->dtype; v->rank = t->rank; v->count = t->count; v->data = t->data; v->init = i;
+        for (j = 0; j < t->rank; j++) v->dims[j] = t->dims[j];
+    }
+    for (i = 0; i < m->ninputs; i++) {
+        const rlx__oxvi* vi = &m->inputs[i];
+        rlx__oxval* v;
+        int64_t dims[RLX_MAX_RANK];
+        rlx_dtype dt = rlx__ox_dtype(vi->onnx_type);
+        if (rlx__ox_is_init(m, vi->name)) continue;
+        if (!(v = rlx__ox_def(im, vi->name))) return 0;
+        for (k = 0; desc && k < desc->num_constants; k++) {
+            const rlx_onnx_const* c = &desc->constants[k];
+            int64_t cnt;
+            size_t bytes;
+            if (!c->input || strcmp(c->input, vi->name)) continue;
+            if (c->dtype != dt || dt == RLX_DTYPE_INVALID) return rlx__ox_fail(m, RLX_ERROR_DTYPE, "constant for input '%s': dtype %s, the input is %s", vi->name, rlx_dtype_name(c->dtype), rlx__ox_type_name(vi->onnx_type));
+            if (c->rank < 0 || c->rank > RLX_MAX_RANK || (c->rank && !c->shape) || !c->data || !rlx__numel_chk(c->rank, c->shape, &cnt) || cnt > RLX__OX_FOLD_MAX * 16)
+                return rlx__ox_fail(m, RLX_ERROR_SHAPE, "constant for input '%s': needs rank <= %d, dims >= 1, data, and at most %d elements", vi->name, RLX_MAX_RANK, RLX__OX_FOLD_MAX * 16);
+            bytes = (size_t)cnt * rlx_dtype_size(dt);
+            v->hc = 1; v->dt = dt; v->rank = c->rank; v->count = cnt;
+            for (j = 0; j < c->rank; j++) v->dims[j] = c->shape[j];
+            v->data = rlx__ox_own(im, bytes);
+            if (!v->data) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+            memcpy((void*)(uintptr_t)v->data, c->data, bytes);
+            break;
+        }
+        if (v->hc) continue;
+        if (dt == RLX_DTYPE_INVALID) return rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "input '%s': element type %s (%d) is not supported", vi->name, rlx__ox_type_name(vi->onnx_type), vi->onnx_type);
+        if (vi->rank < 0) return rlx__ox_fail(m, RLX_ERROR_SHAPE, "input '%s' has no shape in the model", vi->name);
+        for (j = 0; j < vi->rank; j++) {
+            dims[j] = vi->dims[j];
+            if (desc) for (k = 0; k < desc->num_dims; k++) {
+                const rlx_onnx_dim* b = &desc->dims[k];
+                if ((b->name && vi->dnames[j] && !strcmp(b->name, vi->dnames[j])) || (!b->name && b->input && !strcmp(b->input, vi->name) && b->axis == j))
+                    dims[j] = b->value;
+            }
+            if (dims[j] < 0) return rlx__ox_fail(m, RLX_ERROR_SHAPE, "input '%s': dim %d ('%s') is dynamic and not bound (rlx_onnx_graph_desc.dims)", vi->name, j, vi->dnames[j] ? vi->dnames[j] : "unnamed");
+            if (dims[j] == 0) return rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "input '%s': dim %d is 0 (empty tensors are not supported)", vi->name, j);
+        }
+        v->t = rlx_input(g, vi->name, dt, vi->rank, dims);
+        if (rlx_graph_status(g) != RLX_OK) return rlx__ox_fail(m, rlx_graph_status(g), "input '%s': %s", vi->name, rlx_graph_error(g));
+    }
+    for (i = 0; i < m->nnodes; i++) {
+        const rlx__oxnode* n = &m->nodes[i];
+        rlx__oxval* in[64];
+        rlx__oxval* out[64];
+        rlx_tensor res[64];
+        int all_const = 1, any = 0, f;
+        memset(in, 0, sizeof in);
+        memset(out, 0, sizeof out);
+        im->node = n;
+        im->node_index = i;
+        if (n->domain[0] && strcmp(n->domain, "ai.onnx")) return rlx__ox_nerr(im, RLX_ERROR_UNSUPPORTED, "domain '%s' is not supported", n->domain);
+        if (n->nin > 64 || n->nout > 64) return RLX__OX_UNSUP("more than 64 inputs or outputs");
+        if (n->nout < 1) return rlx__ox_nerr(im, RLX_ERROR_BAD_GRAPH, "a node without outputs");
+        for (j = 0; j < n->nin; j++) {
+            in[j] = NULL;
+            if (!n->in[j][0]) continue;
+            in[j] = rlx__ox_find(im, n->in[j]);
+            if (!in[j]) {
+                for (k = i + 1; k < m->nnodes; k++) {
+                    int o;
+                    for (o = 0; o < m->nodes[k].nout; o++)
+                        if (!strcmp(m->nodes[k].out[o], n->in[j]))
+                            return rlx__ox_nerr(im, RLX_ERROR_BAD_GRAPH, "input '%s' comes from node %d '%s' after it (a cycle, or nodes not in topological order)", n->in[j], k, m->nodes[k].name);
+                }
+                return rlx__ox_nerr(im, RLX_ERROR_NOT_FOUND, "input '%s' is not defined by any node, input or initializer", n->in[j]);
+            }
+            if (!in[j]->hc && !in[j]->t.id) {
+                if (in[j]->init >= 0 || !in[j]->dt) return rlx__ox_nerr(im, RLX_ERROR_UNSUPPORTED, "input '%s' has an unsupported element type", n->in[j]);
+            }
+            any = 1;
+            if (!in[j]->hc) all_const = 0;
+        }
+        for (j = 0; j < n->nout; j++) {
+            out[j] = NULL;
+            res[j].id = 0; res[j].graph = 0;
+            if (!n->out[j][0]) continue;
+            if (!(out[j] = rlx__ox_def(im, n->out[j]))) return rlx__ox_nerr(im, RLX_ERROR_DUPLICATE, "output '%s' is already defined", n->out[j]);
+        }
+        if (!strcmp(n->op, "Constant")) {
+            const rlx__oxattr* a = n->nattr == 1 ? &n->attrs[0] : NULL;
+            if (!a || n->nout != 1 || !out[0]) return RLX__OX_UNSUP("needs exactly one value attribute");
+            if (a->t) {
+                if (a->t->dtype == RLX_DTYPE_INVALID) return RLX__OX_UNSUP("value of type %s", rlx__ox_type_name(a->t->onnx_type));
+                if (!rlx__ox_set_hc(im, out[0], a->t->dtype, a->t->rank, a->t->dims, a->t->data)) return 0;
+            } else if (!strcmp(a->name, "value_float") && a->has_f) { if (!rlx__ox_set_hc(im, out[0], RLX_F32, 0, NULL, &a->f)) return 0; }
+            else if (!strcmp(a->name, "value_int") && a->has_i) { if (!rlx__ox_set_hc(im, out[0], RLX_I64, 0, NULL, &a->i)) return 0; }
+            else if (!strcmp(a->name, "value_floats") && a->nfloats > 0) { int64_t d = a->nfloats; if (!rlx__ox_set_hc(im, out[0], RLX_F32, 1, &d, a->floats)) return 0; }
+            else if (!strcmp(a->name, "value_ints") && a->nints > 0) { int64_t d = a->nints; if (!rlx__ox_set_hc(im, out[0], RLX_I64, 1, &d, a->ints)) return 0; }
+            else return RLX__OX_UNSUP("attribute '%s'", a->name);
+            continue;
+        }
+        if (!strcmp(n->op, "Shape") || !strcmp(n->op, "Size")) {
+            int64_t d[RLX_MAX_RANK], s, e, cnt = 1;
+            int rr;
+            if (n->nin < 1 || n->nout < 1 || !in[0] || !out[0]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "needs one input and one output");
+            if (in[0]->hc) { rr = in[0]->rank; for (j = 0; j < rr; j++) d[j] = in[0]->dims[j]; }
+            else rr = rlx__ox_shape(g, in[0]->t, d);
+            if (rr < 0) return rlx__ox_nerr(im, RLX_ERROR_INTERNAL, "no shape");
+            if (n->op[1] == 'i') { for (j = 0; j < rr; j++) cnt *= d[j]; if (!rlx__ox_set_hc(im, out[0], RLX_I64, 0, NULL, &cnt)) return 0; continue; }
+            s = rlx__ox_ai(n, "start", 0); e = rlx__ox_ai(n, "end", rr);
+            if (s < 0) s += rr;
+            if (e < 0) e += rr;
+            s = s < 0 ? 0 : s > rr ? rr : s; e = e < 0 ? 0 : e > rr ? rr : e;
+            cnt = e > s ? e - s : 0;
+            if (cnt == 0) return RLX__OX_UNSUP("empty tensors (an empty shape)");
+            if (!rlx__ox_set_hc(im, out[0], RLX_I64, 1, &cnt, d + s)) return 0;
+            continue;
+        }
+        f = -1;
+        if (any && all_const) {
+            f = rlx__ox_fold(im, n, in, n->nin, out);
+            if (f == 0) return 0;
+        }
+        if (f == 1) continue;
+        for (j = 0; j < n->nout; j++) if (out[j]) out[j]->hc = 0;
+        rlx_set_next_name(g, n->name[0] ? n->name : n->op);
+        if (!rlx__ox_map(im, g, n, in, n->nin, res, out)) return 0;
+        if (rlx_graph_status(g) != RLX_OK) return rlx__ox_nerr(im, rlx_graph_status(g), "%s", rlx_graph_error(g));
+        rlx_set_next_name(g, NULL);
+        for (j = 0; j < n->nout; j++) {
+            if (!out[j] || out[j]->hc) continue;
+            if (!res[j].id) return RLX__OX_UNSUP("output %d ('%s')", j, n->out[j]);
+            out[j]->t = res[j];
+            out[j]->dt = rlx_tensor_info(g, res[j], NULL, NULL);
+        }
+    }
+    for (i = 0; i < m->noutputs; i++) {
+        rlx__oxval* v = rlx__ox_find(im, m->outputs[i].name);
+        rlx_tensor t;
+        if (!v) return rlx__ox_fail(m, RLX_ERROR_NOT_FOUND, "graph output '%s' is not defined by any node, input or initializer", m->outputs[i].name);
+        im->scratch = 0;
+        if (v->hc && v->count == 0) return rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "graph output '%s' is empty (a dim of 0)", m->outputs[i].name);
+        t = v->t.id ? v->t : (v->hc && v->init < 0) ? rlx_constant(g, v->dt, v->rank, v->dims, v->data) : rlx__ox_t(im, g, v);
+        if (!t.id && rlx_graph_status(g) == RLX_OK) return rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "graph output '%s' has an unsupported element type", m->outputs[i].name);
+        rlx_output(g, m->outputs[i].name, t);
+        if (rlx_graph_status(g) != RLX_OK) return rlx__ox_fail(m, rlx_graph_status(g), "graph output '%s': %s", m->outputs[i].name, rlx_graph_error(g));
+    }
+    return 1;
+}
+
+RLXDEF rlx_result rlx_onnx_graph(rlx_onnx_model* m, const rlx_onnx_graph_desc* desc, rlx_graph** out) {
+    rlx__oximp im;
+    rlx_graph_desc gd;
+    int i, ok;
+    if (out) *out = NULL;
+    if (!m || !out) return RLX_ERROR_INVALID_ARGUMENT;
+    m->err[0] = 0;
+    m->rc = RLX_OK;
+    if (desc && (desc->num_constants < 0 || (desc->num_constants && !desc->constants))) { rlx__ox_fail(m, RLX_ERROR_INVALID_ARGUMENT, "rlx_onnx_graph: num_constants %d without constants", desc->num_constants); return m->rc; }
+    if (desc && (desc->num_dims < 0 || (desc->num_dims && !desc->dims))) { rlx__ox_fail(m, RLX_ERROR_INVALID_ARGUMENT, "rlx_onnx_graph: num_dims %d with dims %p", desc->num_dims, (const void*)(desc ? desc->dims : NULL)); return m->rc; }
+    if (desc) for (i = 0; i < desc->num_dims; i++) {
+        const rlx_onnx_dim* b = &desc->dims[i];
+        if ((!b->name && !b->input) || b->value < 1 || b->value > RLX_MAX_ELEMENTS) { rlx__ox_fail(m, RLX_ERROR_INVALID_ARGUMENT, "rlx_onnx_graph: dims[%d]: needs a name or an input, and a value in 1 ..= RLX_MAX_ELEMENTS (got %lld)", i, (long long)b->value); return m->rc; }
+    }
+    memset(&gd, 0, sizeof gd);
+    gd.allocator = desc && desc->allocator.alloc ? desc->allocator : m->al;
+    memset(&im, 0, sizeof im);
+    im.m = m;
+    im.g = rlx_graph_create(&gd);
+    if (!im.g) { rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); return m->rc; }
+    ok = rlx__ox_import(&im, desc);
+    for (i = 0; i < im.nowned; i++) rlx__free(&m->al, im.owned[i]);
+    rlx__free(&m->al, im.owned);
+    rlx__free(&m->al, im.v);
+    rlx__free(&m->al, im.hash);
+    if (!ok) {
+        if (m->rc == RLX_OK) m->rc = RLX_ERROR_INTERNAL;
+        if (!m->err[0]) rlx__ox_fail(m, m->rc, "node %d: the import failed without a message (an rlx.h bug)", im.node_index);
+        rlx_graph_destroy(im.g);
+        return m->rc;
+    }
+    *out = im.g;
+    return RLX_OK;
+}
+
+#endif /* RLX_NO_ONNX */
 
 #endif /* RLX_IMPLEMENTATION */
 
