@@ -191,11 +191,11 @@
        must be valid UTF-8, JSON headers are parsed strictly with a nesting bound, tensors must lie inside the
        data, aligned (GGUF) and without overlap; a bad file is RLX_ERROR_FORMAT with a message naming what was
        wrong (rlx_file_error). Both readers are fuzzed (tests/fuzz/fuzz_gguf.c, fuzz_safetensors.c).
-       ONNX model files (>>onnx) are hostile input: every varint,
-       length, count, dim, offset and element count is checked against the bytes that hold it, allocations are
-       bounded by a small multiple of the file size (tests/test_onnx.c checks 64×), external-data paths may not be absolute or
-       contain "..", and malformed files give RLX_ERROR_FORMAT with a message naming the field or tensor; the
-       loader is fuzzed (tests/fuzz/fuzz_onnx.c).
+       ONNX model files (>>onnx) are hostile input too: every varint, length, count, dim, offset and element
+       count is checked against the bytes that hold it, allocations are bounded by a small multiple of the file
+       size (tests/test_onnx.c checks 64×), external-data paths may not be absolute or contain "..", and
+       malformed files give RLX_ERROR_FORMAT with a message naming the field or tensor; the loader is fuzzed
+       (tests/fuzz/fuzz_onnx.c).
 
    PROFILING
        Off by default and free when off. RLX_COMPILE_PROFILE or rlx_program_profile_enable(p, 1) times every step
