@@ -13,7 +13,7 @@
    scales, reduction axes fed as graph inputs) is imported again with its inputs fixed to the test values
    through rlx_onnx_graph_desc.constants (the count is printed).
 
-   Usage: test_onnx_node [cpu|vulkan] [case-substring] [-v]; env RLX_ONNX_DEVICE (cpu, vulkan) and
+   Usage: test_onnx_node [cpu|vulkan|cuda] [case-substring] [-v]; env RLX_ONNX_DEVICE (cpu, vulkan, cuda) and
    RLX_ONNX_NODE_DIR (default /usr/share/libonnx-testdata/data/node). */
 #define RLX_IMPLEMENTATION
 #include "rlx.h"
@@ -220,18 +220,23 @@ int main(int argc, char** argv) {
     int nn = 0, cn = 0, i, tot[4] = {0, 0, 0, 0};
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-v")) verbose = 1;
-        else if (!strcmp(argv[i], "cpu") || !strcmp(argv[i], "vulkan")) devs = argv[i];
+        else if (!strcmp(argv[i], "cpu") || !strcmp(argv[i], "vulkan") || !strcmp(argv[i], "cuda")) devs = argv[i];
         else filter = argv[i];
     }
     if (!root) root = "/usr/share/libonnx-testdata/data/node";
     if (devs && !strcmp(devs, "vulkan")) dev = RLX_DEVICE_VULKAN;
+    if (devs && !strcmp(devs, "cuda")) dev = RLX_DEVICE_CUDA;
     d = opendir(root);
     if (!d) { th_skip("ONNX node tests: %s not found (Debian package libonnx-testdata)", root); return th_summary("onnx_node"); }
-    if (dev == RLX_DEVICE_VULKAN) {
+    if (dev != RLX_DEVICE_CPU) {
         rlx_device_info di[8];
         int nd = rlx_devices(di, 8), k, ok = 0;
-        for (k = 0; k < nd && k < 8; k++) if (di[k].device == RLX_DEVICE_VULKAN && di[k].available) ok = 1;
-        if (!ok) { closedir(d); th_skip("ONNX node tests on Vulkan: no Vulkan device"); return th_summary("onnx_node_vulkan"); }
+        for (k = 0; k < nd && k < 8; k++) if (di[k].device == dev && di[k].available) ok = 1;
+        if (!ok) {
+            closedir(d);
+            th_skip("ONNX node tests on %s: no such device", rlx_device_name(dev));
+            return th_summary(dev == RLX_DEVICE_VULKAN ? "onnx_node_vulkan" : "onnx_node_cuda");
+        }
     }
     while ((e = readdir(d))) {
         if (strncmp(e->d_name, "test_", 5)) continue;
@@ -285,5 +290,5 @@ int main(int argc, char** argv) {
     printf("%d cases were imported with their inputs fixed as constants (rlx_onnx_graph_desc.constants)\n", constant_inputs);
     printf("node cases on %s: %d passed, %d failed, %d unsupported, %d excluded (strings, sequences, optionals, training, random) of %d\n",
            rlx_device_name(dev), tot[R_PASS], tot[R_FAIL], tot[R_UNSUP], tot[R_EXCL], nn);
-    return th_summary(dev == RLX_DEVICE_VULKAN ? "onnx_node_vulkan" : "onnx_node");
+    return th_summary(dev == RLX_DEVICE_VULKAN ? "onnx_node_vulkan" : dev == RLX_DEVICE_CUDA ? "onnx_node_cuda" : "onnx_node");
 }
