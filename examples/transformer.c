@@ -24,7 +24,8 @@
         Chrome trace JSON (open it in chrome://tracing or https://ui.perfetto.dev).
 
    Build: cc -O2 -I. examples/transformer.c -o build/examples/transformer -lm -lpthread -ldl
-   Usage: transformer [num_threads] [--profile FILE]      (num_threads default: one per core)
+   Usage: transformer [num_threads] [--device cpu|cuda|vulkan|hip] [--profile FILE]
+          (num_threads default: one per core; device default: AUTO, the best one found)
 */
 #if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
 #define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c99 */
@@ -296,9 +297,14 @@ int main(int argc, char** argv) {
 
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) profile_path = argv[++i];
-        else if (argv[i][0] >= '0' && argv[i][0] <= '9') threads = atoi(argv[i]);
+        else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
+            const char* dv = argv[++i];
+            tm_device = strcmp(dv, "cpu") == 0 ? RLX_DEVICE_CPU : strcmp(dv, "cuda") == 0 ? RLX_DEVICE_CUDA
+                      : strcmp(dv, "vulkan") == 0 ? RLX_DEVICE_VULKAN : strcmp(dv, "hip") == 0 ? RLX_DEVICE_HIP
+                      : RLX_DEVICE_AUTO;
+        } else if (argv[i][0] >= '0' && argv[i][0] <= '9') threads = atoi(argv[i]);
         else {
-            fprintf(stderr, "usage: %s [num_threads] [--profile FILE]\n", argv[0]);
+            fprintf(stderr, "usage: %s [num_threads] [--device cpu|cuda|vulkan|hip] [--profile FILE]\n", argv[0]);
             return 2;
         }
     }
