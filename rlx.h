@@ -10466,6 +10466,10 @@ typedef struct rlx__cl {
 /* Blocks a small launch (GEMV, decode attention) is split into, at least, so that every SM of a large GPU gets
    work (an H100 has 132). */
 #define RLX__CU_FILL_BLOCKS 256
+/* ...but only where the unsplit launch reads this many elements (multiply-adds / 64 for the tensor-core
+   matmul): below it the extra reduce launch costs more than the idle SMs (a model of d_model 128 decodes faster
+   without splits). */
+#define RLX__CU_SPLIT_WORK 65536.0
 
 /* `sm`: the CUDA compute capability x 10, or, for the Vulkan backend (which runs this lowering with the Vulkan
    ports of the kernels), minus the dynamic shared memory one workgroup may use. */
@@ -10609,7 +10613,8 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
         int64_t splits = 1;
         L = rlx__cl_add(w, "matmul", tb ? "gemv_t_f32" : "gemv_f32", nd);
         L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, cols), 65535u * 1024u);
-        if (blocks < RLX__CU_FILL_BLOCKS) {   /* split K until the GPU has enough blocks */
+        if (blocks < RLX__CU_FILL_BLOCKS && (double)K * (double)N * (double)nb >= RLX__CU_SPLIT_WORK) {
+            /* split K until the GPU has enough blocks */
             splits = rlx__cl_cdiv(RLX__CU_FILL_BLOCKS, blocks);
             if (splits > K / minkc) splits = K / minkc;
             if (splits > 64) splits = 64;
@@ -10640,7 +10645,8 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
         L->block[0] = big ? 256 : 128;
         L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, t), 65535u * 1024u);
         L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, t), 65535u);
-        if (nb == 1 && 2 * tiles < RLX__CU_FILL_BLOCKS && K >= 256) {
+        if (nb == 1 && 2 * tiles < RLX__CU_FILL_BLOCKS && K >= 256 &&
+            (double)M * (double)N * (double)K >= 64.0 * RLX__CU_SPLIT_WORK) {
             /* too few tiles for the GPU (a prefill's M = 128): split K, at least 128 per split (see matmul_tc.cu) */
             int64_t splits = rlx__cl_cdiv(RLX__CU_FILL_BLOCKS / 2, tiles), kc;
             if (splits > K / 128) splits = K / 128;
@@ -10823,7 +10829,8 @@ static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* n
     A->fa[1] = nd->fa[1];
     L->block[0] = (unsigned)(32 * W);
     L->grid[0] = rlx__cl_cap(nqb * H * B, RLX__CU_GRID_CAP);
-    if (Sq <= 8 && nqb * H * B < RLX__CU_FILL_BLOCKS && Sk >= 64) {
+    if (Sq <= 8 && nqb * H * B < RLX__CU_FILL_BLOCKS && Sk >= 64 &&
+        (double)Sk * (double)(D + Dv) * (double)H * (double)B >= RLX__CU_SPLIT_WORK) {
         /* few rows (decode): split the keys (flash-decoding), at least 32 keys a split, then merge */
         int64_t splits = rlx__cl_cdiv(RLX__CU_FILL_BLOCKS, nqb * H * B), chunk;
         rlx__launch* R;
