@@ -11353,6 +11353,119 @@ RLX__TARGET_AVX2 static float rlx__qdot_avx2(const float* a, const float* b, int
 #endif
 typedef float (*rlx__qdot_fn)(const float*, const float*, int64_t);
 
+/* ---- fast paths: rows of x against a weight row, the weights decoded to f32 in registers --------------------
+   For m < RLX__QMM_GEMM_M the weight row is decoded block by block into 8-float vectors (AVX2) that are
+   multiplied into up to 4 rows of x at once (f32 products and sums: the same accuracy as the dequantized
+   weight, without 8-bit activations). q4_0, q8_0, q4_K and q6_K have such kernels; the other formats decode
+   whole rows with rlx__dequant_block. For m ≥ RLX__QMM_GEMM_M, tiles of weight rows are dequantized into the
+   workspace and multiplied by the f32 GEMM (>>gemm). */
+#define RLX__QMM_GEMM_M 16
+#define RLX__QMM_TILE 128   /* weight rows per dequantized tile of the GEMM path */
+#if defined(RLX__GEMM_X86)
+static int rlx__qmm_has_avx2(rlx_dtype t) {
+    return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K || t == RLX_Q6_K;
+}
+/* acc[r] += w · x[r*ldx + off .. +8) for r < mr */
+#define RLX__QACC(wv, off)                                                                                       \
+    do {                                                                                                         \
+        int r_;                                                                                                  \
+        for (r_ = 0; r_ < mr; r_++) acc[r_] = _mm256_fmadd_ps((wv), _mm256_loadu_ps(x + r_ * ldx + (off)), acc[r_]); \
+    } while (0)
+RLX__TARGET_AVX2 static void rlx__qrow_avx2(rlx_dtype t, const unsigned char* w, int64_t K, const float* x,
+                                            int64_t ldx, int mr, float* y, int64_t ldy) {
+    __m256 acc[4];
+    int64_t nb, i;
+    int r;
+    const __m128i m4 = _mm_set1_epi8(0x0F);
+    for (r = 0; r < 4; r++) acc[r] = _mm256_setzero_ps();
+    switch (t) {
+    case RLX_Q4_0:
+        nb = K / 32;
+        for (i = 0; i < nb; i++, w += 18, x += 32) {
+            __m256 d = _mm256_set1_ps(rlx__qh2f(w));
+            __m128i b = _mm_loadu_si128((const __m128i*)(const void*)(w + 2));
+            __m128i lo = _mm_sub_epi8(_mm_and_si128(b, m4), _mm_set1_epi8(8));
+            __m128i hi = _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(b, 4), m4), _mm_set1_epi8(8));
+            RLX__QACC(_mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo))), 0);
+            RLX__QACC(_mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8)))), 8);
+            RLX__QACC(_mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi))), 16);
+            RLX__QACC(_mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8)))), 24);
+        }
+        break;
+    case RLX_Q8_0:
+        nb = K / 32;
+        for (i = 0; i < nb; i++, w += 34, x += 32) {
+            __m256 d = _mm256_set1_ps(rlx__qh2f(w));
+            __m128i b0 = _mm_loadu_si128((const __m128i*)(const void*)(w + 2));
+            __m128i b1 = _mm_loadu_si128((const __m128i*)(const void*)(w + 18));
+            RLX__QACC(_mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b0))), 0);
+            RLX__QACC(_mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(b0, 8)))), 8);
+            RLX__QACC(_mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b1))), 16);
+            RLX__QACC(_mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(b1, 8)))), 24);
+        }
+        break;
+    case RLX_Q4_K:
+        nb = K / 256;
+        for (i = 0; i < nb; i++, w += 144) {
+            float d = rlx__qh2f(w), mn = rlx__qh2f(w + 2);
+            const unsigned char* q = w + 16;
+            int j, h;
+            for (j = 0; j < 4; j++, q += 32, x += 64) {
+                unsigned char sc, mm;
+                __m256 d1, m1, d2, m2;
+                rlx__q_scale_min_k4(2 * j, w + 4, &sc, &mm);
+                d1 = _mm256_set1_ps(d * (float)sc); m1 = _mm256_set1_ps(mn * (float)mm);
+                rlx__q_scale_min_k4(2 * j + 1, w + 4, &sc, &mm);
+                d2 = _mm256_set1_ps(d * (float)sc); m2 = _mm256_set1_ps(mn * (float)mm);
+                for (h = 0; h < 2; h++) {
+                    __m128i b = _mm_loadu_si128((const __m128i*)(const void*)(q + 16 * h));
+                    __m128i lo = _mm_and_si128(b, m4), hi = _mm_and_si128(_mm_srli_epi16(b, 4), m4);
+                    RLX__QACC(_mm256_fmsub_ps(d1, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(lo)), m1), 16 * h);
+                    RLX__QACC(_mm256_fmsub_ps(d1, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(lo, 8))), m1), 16 * h + 8);
+                    RLX__QACC(_mm256_fmsub_ps(d2, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(hi)), m2), 32 + 16 * h);
+                    RLX__QACC(_mm256_fmsub_ps(d2, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(hi, 8))), m2), 32 + 16 * h + 8);
+                }
+            }
+        }
+        break;
+    case RLX_Q6_K:
+        nb = K / 256;
+        for (i = 0; i < nb; i++, w += 210) {
+            const unsigned char *ql = w, *qh = w + 128;
+            const signed char* sc = (const signed char*)(const void*)(w + 192);
+            float d = rlx__qh2f(w + 208);
+            int n, l;
+            for (n = 0; n < 2; n++, ql += 64, qh += 32, sc += 8, x += 128) {
+                for (l = 0; l < 32; l += 8) {
+                    int is = l / 16;
+                    __m256i a = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i*)(const void*)(ql + l)));
+                    __m256i c = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i*)(const void*)(ql + l + 32)));
+                    __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i*)(const void*)(qh + l)));
+                    __m256i f = _mm256_set1_epi32(0xF), three = _mm256_set1_epi32(3), k32 = _mm256_set1_epi32(32);
+                    __m256i q1 = _mm256_sub_epi32(_mm256_or_si256(_mm256_and_si256(a, f), _mm256_slli_epi32(_mm256_and_si256(e, three), 4)), k32);
+                    __m256i q2 = _mm256_sub_epi32(_mm256_or_si256(_mm256_and_si256(c, f), _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(e, 2), three), 4)), k32);
+                    __m256i q3 = _mm256_sub_epi32(_mm256_or_si256(_mm256_srli_epi32(a, 4), _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(e, 4), three), 4)), k32);
+                    __m256i q4 = _mm256_sub_epi32(_mm256_or_si256(_mm256_srli_epi32(c, 4), _mm256_slli_epi32(_mm256_srli_epi32(e, 6), 4)), k32);
+                    RLX__QACC(_mm256_mul_ps(_mm256_set1_ps(d * (float)sc[is]), _mm256_cvtepi32_ps(q1)), l);
+                    RLX__QACC(_mm256_mul_ps(_mm256_set1_ps(d * (float)sc[is + 2]), _mm256_cvtepi32_ps(q2)), l + 32);
+                    RLX__QACC(_mm256_mul_ps(_mm256_set1_ps(d * (float)sc[is + 4]), _mm256_cvtepi32_ps(q3)), l + 64);
+                    RLX__QACC(_mm256_mul_ps(_mm256_set1_ps(d * (float)sc[is + 6]), _mm256_cvtepi32_ps(q4)), l + 96);
+                }
+            }
+        }
+        break;
+    default: break;
+    }
+    for (r = 0; r < mr; r++) {
+        __m128 h = _mm_add_ps(_mm256_castps256_ps128(acc[r]), _mm256_extractf128_ps(acc[r], 1));
+        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+        y[r * ldy] = _mm_cvtss_f32(h);
+    }
+}
+#undef RLX__QACC
+#endif
+
 #define RLX__QMM_ROWS 16   /* weight rows dequantized per task */
 typedef struct rlx__qmm_job {
     rlx_dtype wt;
@@ -11361,8 +11474,10 @@ typedef struct rlx__qmm_job {
     const float* x;
     const unsigned char* w;
     float* y;
-    float* ws;   /* RLX__QMM_ROWS × K floats per thread */
+    float* ws;   /* RLX__QMM_ROWS × K floats per thread; the GEMM path: the tile */
     rlx__qdot_fn dot;
+    int fast;    /* rlx__qrow_avx2 has this format and the CPU has AVX2 */
+    int64_t n0;  /* GEMM path: first weight row of the tile */
 } rlx__qmm_job;
 
 static void rlx__dequant_row(rlx_dtype t, const unsigned char* b, float* y, int64_t n) {
@@ -11374,6 +11489,15 @@ static void rlx__qmm_task(void* ctx, int64_t task, int thread) {
     const rlx__qmm_job* j = (const rlx__qmm_job*)ctx;
     int64_t n0 = task * RLX__QMM_ROWS, nr = j->N - n0 < RLX__QMM_ROWS ? j->N - n0 : RLX__QMM_ROWS, r, m;
     float* tile = j->ws + (size_t)thread * (size_t)RLX__QMM_ROWS * (size_t)j->K;
+#if defined(RLX__GEMM_X86)
+    if (j->fast) {
+        for (r = 0; r < nr; r++)
+            for (m = 0; m < j->M; m += 4)
+                rlx__qrow_avx2(j->wt, j->w + (size_t)(n0 + r) * j->row_bytes, j->K, j->x + (size_t)(m * j->K), j->K,
+                               (int)(j->M - m < 4 ? j->M - m : 4), j->y + (size_t)(m * j->N + n0 + r), j->N);
+        return;
+    }
+#endif
     for (r = 0; r < nr; r++)
         rlx__dequant_row(j->wt, j->w + (size_t)(n0 + r) * j->row_bytes, tile + (size_t)(r * j->K), j->K);
     for (m = 0; m < j->M; m++) {
@@ -11383,8 +11507,21 @@ static void rlx__qmm_task(void* ctx, int64_t task, int thread) {
     }
 }
 
+/* GEMM path: dequantize 8 rows of the tile per task */
+static void rlx__qmm_tile_task(void* ctx, int64_t task, int thread) {
+    const rlx__qmm_job* j = (const rlx__qmm_job*)ctx;
+    int64_t r;
+    RLX__UNUSED(thread);
+    for (r = task * 8; r < task * 8 + 8 && j->n0 + r < j->N && r < RLX__QMM_TILE; r++)
+        rlx__dequant_row(j->wt, j->w + (size_t)(j->n0 + r) * j->row_bytes, j->ws + (size_t)(r * j->K), j->K);
+}
+
 static size_t rlx__ws_quant(const rlx_graph* g, const rlx__node* nd, int nthreads) {
     const rlx__node* w = rlx__N(g, rlx__in(g, nd, 1));
+    int64_t M = rlx__node_numel(nd) / w->shape[0];
+    if (M >= RLX__QMM_GEMM_M)   /* the tile, then the GEMM's own workspace */
+        return rlx__szadd(rlx__round_up(rlx__szmul(RLX__QMM_TILE, rlx__szmul((size_t)w->shape[1], sizeof(float))), 64),
+                          rlx__sgemm_workspace_bytes(nthreads));
     return rlx__szmul(rlx__szmul((size_t)nthreads, RLX__QMM_ROWS), rlx__szmul((size_t)w->shape[1], sizeof(float)));
 }
 
@@ -11404,10 +11541,24 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
         j.y = (float*)out;
         j.ws = (float*)ws;
         j.dot = rlx__qdot_c;
+        j.fast = 0;
+        j.n0 = 0;
 #if defined(RLX__GEMM_X86)
-        if (rlx__cpu_features() & RLX__CPU_AVX2) j.dot = rlx__qdot_avx2;
+        if (rlx__cpu_features() & RLX__CPU_AVX2) {
+            j.dot = rlx__qdot_avx2;
+            j.fast = rlx__qmm_has_avx2(j.wt);
+        }
 #endif
         pool = rlx__pool_if(pool, (double)j.M * (double)j.N * (double)j.K);
+        if (j.M >= RLX__QMM_GEMM_M) {
+            void* gws = (char*)ws + rlx__round_up(rlx__szmul(RLX__QMM_TILE, rlx__szmul((size_t)j.K, sizeof(float))), 64);
+            for (j.n0 = 0; j.n0 < j.N; j.n0 += RLX__QMM_TILE) {
+                int64_t nt = j.N - j.n0 < RLX__QMM_TILE ? j.N - j.n0 : RLX__QMM_TILE;
+                rlx__parallel_for(pool, (nt + 7) / 8, rlx__qmm_tile_task, &j);
+                rlx__sgemm(pool, gws, j.M, nt, j.K, j.x, j.K, 1, j.ws, 1, j.K, j.y + j.n0, j.N);
+            }
+            return;
+        }
         rlx__parallel_for(pool, (j.N + RLX__QMM_ROWS - 1) / RLX__QMM_ROWS, rlx__qmm_task, &j);
         return;
     }
