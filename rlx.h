@@ -11362,54 +11362,74 @@ typedef float (*rlx__qdot_fn)(const float*, const float*, int64_t);
 #define RLX__QMM_GEMM_M 16
 #define RLX__QMM_TILE 128   /* weight rows per dequantized tile of the GEMM path */
 #if defined(RLX__GEMM_X86)
+RLX__TARGET_F16C static inline float rlx__qh2f_f16c(const unsigned char* p) {
+    return _cvtsh_ss((unsigned short)(p[0] | (p[1] << 8)));
+}
 static int rlx__qmm_has_avx2(rlx_dtype t) {
     return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K || t == RLX_Q6_K;
 }
-/* acc[r] += w · x[r*ldx + off .. +8) for r < mr */
+/* acc[r][(off/8) % na] += w · x[r*ldx + off .. +8) for r < mr: na independent sums per row hide the FMA latency */
 #define RLX__QACC(wv, off)                                                                                       \
     do {                                                                                                         \
         int r_;                                                                                                  \
-        for (r_ = 0; r_ < mr; r_++) acc[r_] = _mm256_fmadd_ps((wv), _mm256_loadu_ps(x + r_ * ldx + (off)), acc[r_]); \
+        __m256 w_ = (wv);                                                                                        \
+        for (r_ = 0; r_ < mr; r_++)                                                                              \
+            acc[r_ * na + (((off) >> 3) % na)] =                                                                 \
+                _mm256_fmadd_ps(w_, _mm256_loadu_ps(x + r_ * ldx + (off)), acc[r_ * na + (((off) >> 3) % na)]);  \
     } while (0)
-RLX__TARGET_AVX2 static void rlx__qrow_avx2(rlx_dtype t, const unsigned char* w, int64_t K, const float* x,
-                                            int64_t ldx, int mr, float* y, int64_t ldy) {
-    __m256 acc[4];
+/* Inlined with a constant mr (rlx__qrow_avx2), so the accumulators stay in registers. */
+RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow_avx2_mr(
+    rlx_dtype t, const unsigned char* w, int64_t K, const float* x, int64_t ldx, const int mr, float* y, int64_t ldy) {
+    __m256 acc[8];
     int64_t nb, i;
     int r;
+    const int na = mr == 1 ? 4 : 2;
     const __m128i m4 = _mm_set1_epi8(0x0F);
-    for (r = 0; r < 4; r++) acc[r] = _mm256_setzero_ps();
+    for (r = 0; r < 8; r++) acc[r] = _mm256_setzero_ps();
     switch (t) {
     case RLX_Q4_0:
         nb = K / 32;
         for (i = 0; i < nb; i++, w += 18, x += 32) {
-            __m256 d = _mm256_set1_ps(rlx__qh2f(w));
+            __m256 d = _mm256_set1_ps(rlx__qh2f_f16c(w));
             __m128i b = _mm_loadu_si128((const __m128i*)(const void*)(w + 2));
             __m128i lo = _mm_sub_epi8(_mm_and_si128(b, m4), _mm_set1_epi8(8));
             __m128i hi = _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(b, 4), m4), _mm_set1_epi8(8));
-            RLX__QACC(_mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo))), 0);
-            RLX__QACC(_mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8)))), 8);
-            RLX__QACC(_mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi))), 16);
-            RLX__QACC(_mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8)))), 24);
+            __m256 q0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo));
+            __m256 q1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8)));
+            __m256 q2 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi));
+            __m256 q3 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8)));
+            for (r = 0; r < mr; r++) {   /* d · Σ x·q per block: one scale per 32 weights */
+                const float* xr = x + r * ldx;
+                __m256 s0 = _mm256_fmadd_ps(q1, _mm256_loadu_ps(xr + 8), _mm256_mul_ps(q0, _mm256_loadu_ps(xr)));
+                __m256 s1 = _mm256_fmadd_ps(q3, _mm256_loadu_ps(xr + 24), _mm256_mul_ps(q2, _mm256_loadu_ps(xr + 16)));
+                acc[r * na + (int)(i & 1) % na] = _mm256_fmadd_ps(d, _mm256_add_ps(s0, s1), acc[r * na + (int)(i & 1) % na]);
+            }
         }
         break;
     case RLX_Q8_0:
         nb = K / 32;
         for (i = 0; i < nb; i++, w += 34, x += 32) {
-            __m256 d = _mm256_set1_ps(rlx__qh2f(w));
+            __m256 d = _mm256_set1_ps(rlx__qh2f_f16c(w));
             __m128i b0 = _mm_loadu_si128((const __m128i*)(const void*)(w + 2));
             __m128i b1 = _mm_loadu_si128((const __m128i*)(const void*)(w + 18));
-            RLX__QACC(_mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b0))), 0);
-            RLX__QACC(_mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(b0, 8)))), 8);
-            RLX__QACC(_mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b1))), 16);
-            RLX__QACC(_mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(b1, 8)))), 24);
+            __m256 q0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b0));
+            __m256 q1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(b0, 8)));
+            __m256 q2 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b1));
+            __m256 q3 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(b1, 8)));
+            for (r = 0; r < mr; r++) {
+                const float* xr = x + r * ldx;
+                __m256 s0 = _mm256_fmadd_ps(q1, _mm256_loadu_ps(xr + 8), _mm256_mul_ps(q0, _mm256_loadu_ps(xr)));
+                __m256 s1 = _mm256_fmadd_ps(q3, _mm256_loadu_ps(xr + 24), _mm256_mul_ps(q2, _mm256_loadu_ps(xr + 16)));
+                acc[r * na + (int)(i & 1) % na] = _mm256_fmadd_ps(d, _mm256_add_ps(s0, s1), acc[r * na + (int)(i & 1) % na]);
+            }
         }
         break;
     case RLX_Q4_K:
         nb = K / 256;
         for (i = 0; i < nb; i++, w += 144) {
-            float d = rlx__qh2f(w), mn = rlx__qh2f(w + 2);
+            float d = rlx__qh2f_f16c(w), mn = rlx__qh2f_f16c(w + 2);
             const unsigned char* q = w + 16;
-            int j, h;
+            int j;
             for (j = 0; j < 4; j++, q += 32, x += 64) {
                 unsigned char sc, mm;
                 __m256 d1, m1, d2, m2;
@@ -11417,13 +11437,32 @@ RLX__TARGET_AVX2 static void rlx__qrow_avx2(rlx_dtype t, const unsigned char* w,
                 d1 = _mm256_set1_ps(d * (float)sc); m1 = _mm256_set1_ps(mn * (float)mm);
                 rlx__q_scale_min_k4(2 * j + 1, w + 4, &sc, &mm);
                 d2 = _mm256_set1_ps(d * (float)sc); m2 = _mm256_set1_ps(mn * (float)mm);
-                for (h = 0; h < 2; h++) {
-                    __m128i b = _mm_loadu_si128((const __m128i*)(const void*)(q + 16 * h));
-                    __m128i lo = _mm_and_si128(b, m4), hi = _mm_and_si128(_mm_srli_epi16(b, 4), m4);
-                    RLX__QACC(_mm256_fmsub_ps(d1, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(lo)), m1), 16 * h);
-                    RLX__QACC(_mm256_fmsub_ps(d1, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(lo, 8))), m1), 16 * h + 8);
-                    RLX__QACC(_mm256_fmsub_ps(d2, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(hi)), m2), 32 + 16 * h);
-                    RLX__QACC(_mm256_fmsub_ps(d2, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(hi, 8))), m2), 32 + 16 * h + 8);
+                {   /* d1·Σx·q − m1·Σx per 32 weights (and d2, m2 for the high nibbles) */
+                    __m128i b0 = _mm_loadu_si128((const __m128i*)(const void*)q);
+                    __m128i b1 = _mm_loadu_si128((const __m128i*)(const void*)(q + 16));
+                    __m128i l0 = _mm_and_si128(b0, m4), l1 = _mm_and_si128(b1, m4);
+                    __m128i h0 = _mm_and_si128(_mm_srli_epi16(b0, 4), m4), h1 = _mm_and_si128(_mm_srli_epi16(b1, 4), m4);
+                    __m256 a0 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(l0));
+                    __m256 a1 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(l0, 8)));
+                    __m256 a2 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(l1));
+                    __m256 a3 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(l1, 8)));
+                    __m256 c0 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(h0));
+                    __m256 c1 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(h0, 8)));
+                    __m256 c2 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(h1));
+                    __m256 c3 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(h1, 8)));
+                    for (r = 0; r < mr; r++) {
+                        const float* xr = x + r * ldx;
+                        __m256 x0 = _mm256_loadu_ps(xr), x1 = _mm256_loadu_ps(xr + 8), x2 = _mm256_loadu_ps(xr + 16),
+                               x3 = _mm256_loadu_ps(xr + 24), x4 = _mm256_loadu_ps(xr + 32), x5 = _mm256_loadu_ps(xr + 40),
+                               x6 = _mm256_loadu_ps(xr + 48), x7 = _mm256_loadu_ps(xr + 56);
+                        __m256 sa = _mm256_fmadd_ps(a3, x3, _mm256_fmadd_ps(a2, x2, _mm256_fmadd_ps(a1, x1, _mm256_mul_ps(a0, x0))));
+                        __m256 sc_ = _mm256_fmadd_ps(c3, x7, _mm256_fmadd_ps(c2, x6, _mm256_fmadd_ps(c1, x5, _mm256_mul_ps(c0, x4))));
+                        __m256 xa = _mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3));
+                        __m256 xc = _mm256_add_ps(_mm256_add_ps(x4, x5), _mm256_add_ps(x6, x7));
+                        __m256 t_ = _mm256_fmadd_ps(d1, sa, _mm256_mul_ps(d2, sc_));
+                        t_ = _mm256_fnmadd_ps(m2, xc, _mm256_fnmadd_ps(m1, xa, t_));
+                        acc[r * na + j % na] = _mm256_add_ps(acc[r * na + j % na], t_);
+                    }
                 }
             }
         }
@@ -11433,23 +11472,30 @@ RLX__TARGET_AVX2 static void rlx__qrow_avx2(rlx_dtype t, const unsigned char* w,
         for (i = 0; i < nb; i++, w += 210) {
             const unsigned char *ql = w, *qh = w + 128;
             const signed char* sc = (const signed char*)(const void*)(w + 192);
-            float d = rlx__qh2f(w + 208);
+            float d = rlx__qh2f_f16c(w + 208);
             int n, l;
             for (n = 0; n < 2; n++, ql += 64, qh += 32, sc += 8, x += 128) {
-                for (l = 0; l < 32; l += 8) {
-                    int is = l / 16;
-                    __m256i a = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i*)(const void*)(ql + l)));
-                    __m256i c = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i*)(const void*)(ql + l + 32)));
-                    __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i*)(const void*)(qh + l)));
-                    __m256i f = _mm256_set1_epi32(0xF), three = _mm256_set1_epi32(3), k32 = _mm256_set1_epi32(32);
-                    __m256i q1 = _mm256_sub_epi32(_mm256_or_si256(_mm256_and_si256(a, f), _mm256_slli_epi32(_mm256_and_si256(e, three), 4)), k32);
-                    __m256i q2 = _mm256_sub_epi32(_mm256_or_si256(_mm256_and_si256(c, f), _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(e, 2), three), 4)), k32);
-                    __m256i q3 = _mm256_sub_epi32(_mm256_or_si256(_mm256_srli_epi32(a, 4), _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(e, 4), three), 4)), k32);
-                    __m256i q4 = _mm256_sub_epi32(_mm256_or_si256(_mm256_srli_epi32(c, 4), _mm256_slli_epi32(_mm256_srli_epi32(e, 6), 4)), k32);
-                    RLX__QACC(_mm256_mul_ps(_mm256_set1_ps(d * (float)sc[is]), _mm256_cvtepi32_ps(q1)), l);
-                    RLX__QACC(_mm256_mul_ps(_mm256_set1_ps(d * (float)sc[is + 2]), _mm256_cvtepi32_ps(q2)), l + 32);
-                    RLX__QACC(_mm256_mul_ps(_mm256_set1_ps(d * (float)sc[is + 4]), _mm256_cvtepi32_ps(q3)), l + 64);
-                    RLX__QACC(_mm256_mul_ps(_mm256_set1_ps(d * (float)sc[is + 6]), _mm256_cvtepi32_ps(q4)), l + 96);
+                for (l = 0; l < 32; l += 16) {   /* 16 values of each quarter: bytes, then 8-float vectors */
+                    int is = l / 16, o;
+                    const __m128i three = _mm_set1_epi8(3), k32 = _mm_set1_epi8(32);
+                    __m128i a = _mm_loadu_si128((const __m128i*)(const void*)(ql + l));
+                    __m128i c = _mm_loadu_si128((const __m128i*)(const void*)(ql + l + 32));
+                    __m128i e = _mm_loadu_si128((const __m128i*)(const void*)(qh + l));
+                    __m128i qv[4];
+                    qv[0] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(a, m4), _mm_slli_epi16(_mm_and_si128(e, three), 4)), k32);
+                    qv[1] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(c, m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 2), three), 4)), k32);
+                    qv[2] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(_mm_srli_epi16(a, 4), m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 4), three), 4)), k32);
+                    qv[3] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(_mm_srli_epi16(c, 4), m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 6), three), 4)), k32);
+                    for (o = 0; o < 4; o++) {
+                        __m256 ds = _mm256_set1_ps(d * (float)sc[is + 2 * o]);
+                        __m256 f0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(qv[o]));
+                        __m256 f1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(qv[o], 8)));
+                        for (r = 0; r < mr; r++) {
+                            const float* xr = x + r * ldx + l + 32 * o;
+                            __m256 s_ = _mm256_fmadd_ps(f1, _mm256_loadu_ps(xr + 8), _mm256_mul_ps(f0, _mm256_loadu_ps(xr)));
+                            acc[r * na + o % na] = _mm256_fmadd_ps(ds, s_, acc[r * na + o % na]);
+                        }
+                    }
                 }
             }
         }
@@ -11457,13 +11503,24 @@ RLX__TARGET_AVX2 static void rlx__qrow_avx2(rlx_dtype t, const unsigned char* w,
     default: break;
     }
     for (r = 0; r < mr; r++) {
-        __m128 h = _mm_add_ps(_mm256_castps256_ps128(acc[r]), _mm256_extractf128_ps(acc[r], 1));
+        __m256 a_ = na == 4 ? _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]))
+                            : _mm256_add_ps(acc[2 * r], acc[2 * r + 1]);
+        __m128 h = _mm_add_ps(_mm256_castps256_ps128(a_), _mm256_extractf128_ps(a_, 1));
         h = _mm_add_ps(h, _mm_movehl_ps(h, h));
         h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
         y[r * ldy] = _mm_cvtss_f32(h);
     }
 }
 #undef RLX__QACC
+RLX__TARGET_F16C static void rlx__qrow_avx2(rlx_dtype t, const unsigned char* w, int64_t K, const float* x,
+                                            int64_t ldx, int mr, float* y, int64_t ldy) {
+    switch (mr) {
+    case 1: rlx__qrow_avx2_mr(t, w, K, x, ldx, 1, y, ldy); return;
+    case 2: rlx__qrow_avx2_mr(t, w, K, x, ldx, 2, y, ldy); return;
+    case 3: rlx__qrow_avx2_mr(t, w, K, x, ldx, 3, y, ldy); return;
+    default: rlx__qrow_avx2_mr(t, w, K, x, ldx, 4, y, ldy); return;
+    }
+}
 #endif
 
 #define RLX__QMM_ROWS 16   /* weight rows dequantized per task */
@@ -11546,7 +11603,7 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
 #if defined(RLX__GEMM_X86)
         if (rlx__cpu_features() & RLX__CPU_AVX2) {
             j.dot = rlx__qdot_avx2;
-            j.fast = rlx__qmm_has_avx2(j.wt);
+            j.fast = (rlx__cpu_features_half() & RLX__CPU_F16C) && rlx__qmm_has_avx2(j.wt);
         }
 #endif
         pool = rlx__pool_if(pool, (double)j.M * (double)j.N * (double)j.K);
