@@ -80,8 +80,8 @@
        7. IR, node references in messages, shape inference  >>ir >>infer
        8. Passes, shape specialisation               >>passes >>shapes
        9. Memory planner                             >>planner
-      10. CPU backend (thread pools, job-system hook, inline threshold, SIMD, GEMM, kernels)
-                                                     >>cpu >>gemm
+      10. CPU backend (thread pools, job-system hook, inline threshold, SIMD, GEMM, kernels; block-quantized
+          dtypes: dequantize, quantize, matmul_quant)   >>cpu >>gemm >>quant
       11. Runtime (compile, run, I/O)                >>runtime
       12. Driver loading, shared GPU layer           >>dl >>gpu
       13. CUDA and HIP backends                      >>cuda >>hip
@@ -114,6 +114,18 @@
        repeated compile only allocates the new program's memory. Programs for different values share weights
        and states when compiled with one rlx_store (rlx_compile_desc.store); such store-bound cores are not
        cached (they refer to the store's tensors). Without a store each program has its own.
+
+   QUANTIZED DTYPES (ggml's block formats, >>quant)
+       RLX_Q4_0, RLX_Q4_1, RLX_Q5_0, RLX_Q5_1, RLX_Q8_0, RLX_Q2_K, RLX_Q3_K, RLX_Q4_K, RLX_Q5_K, RLX_Q6_K, RLX_IQ4_NL
+       and RLX_IQ4_XS pack blocks of 32 or 256 consecutive elements of the last axis into ggml's exact byte layout
+       (rlx_dtype_block gives the block; rlx_tensor_bytes the byte size of a shape; rlx_dtype_size is 0 for them;
+       the last dim must be a multiple of the block). They are packed bytes: inputs, params, constants, store
+       tensors and outputs hold them (set and read with their own dtype: the _raw calls or rlx_set_input(p, name,
+       RLX_Q4_0, bytes, n)), and only three ops take them: rlx_cast to f32/f16 (dequantize, bit for bit ggml's
+       dequantize_row_*) and from f32 (quantize, byte for byte ggml's reference quantizers; not iq4_nl/iq4_xs),
+       rlx_gather of rows (an axis before the last; the result keeps the dtype) and rlx_matmul_quant(x, w):
+       x [..., K] f32 times w [N, K] (GGUF layout, x · wᵀ) in f32. Any other op given one fails at its builder
+       with RLX_ERROR_DTYPE. CPU only for now: compiling them for a GPU fails with RLX_ERROR_UNSUPPORTED.
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
@@ -167,7 +179,9 @@
        f32, f16 and bf16 share the packed GEMM (f16/bf16 are widened while packing, F16C where the CPU has it,
        summed in f32 and rounded once); i8/u8 (rlx_matmul_integer, int32 results) use AVX-512 VNNI, AVX2 or
        portable kernels. The SIMD family is picked at run time from the CPU; f64 runs row-by-row axpys (sums
-       in k order, as a dot product), other integer matmuls a plain loop.
+       in k order, as a dot product), other integer matmuls a plain loop. rlx_matmul_quant decodes q4_0, q8_0,
+       q4_K and q6_K weights in AVX2 registers for up to 15 rows of x and dequantizes tiles for the packed f32
+       GEMM from 16 rows on (the other block formats decode rows in portable C first).
 
    rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS, map files (rlx_store_borrow takes
    memory the caller mapped), move a store between devices (one store per device; add the tensors to each),
@@ -175,7 +189,8 @@
    threads to cores or spin-wait (idle workers sleep on a condition variable), time inside a step (a profile
    has one entry per step; on GPUs a step lasts from the end of the previous step's work to the end of its own),
    run a kernel with a shape unknown at compile time (symbolic dims are specialised per value at compile time;
-   see rlx_dim).
+   see rlx_dim), run block-quantized dtypes on a GPU (CPU only; the GPU lowering refuses them), or quantize to
+   iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made).
 */
 #ifndef RLX_H
 #define RLX_H
@@ -285,8 +300,9 @@ RLXDEF size_t rlx_dtype_size(rlx_dtype t);           /* bytes per element, 0 for
    its byte size is (element count / block_elems) × block_bytes. Either pointer may be NULL.
    RLX_ERROR_DTYPE for an invalid dtype. */
 RLXDEF rlx_result rlx_dtype_block(rlx_dtype t, int64_t* block_elems, size_t* block_bytes);
-/* Byte size of a tensor of `dtype` and shape, for every dtype (block dtypes as above). RLX_ERROR_SHAPE with a
-   message-free result for a shape that is invalid or whose last dim is not a multiple of the block. */
+/* Byte size of a tensor of `dtype` and shape, for every dtype (block dtypes as above), overflow-checked.
+   RLX_ERROR_DTYPE for an invalid dtype; RLX_ERROR_SHAPE for an invalid shape (a dim < 1, a rank outside 0..8,
+   more than RLX_MAX_ELEMENTS elements) or, for a block dtype, a scalar or a last dim not a multiple of the block. */
 RLXDEF rlx_result rlx_tensor_bytes(rlx_dtype t, int rank, const int64_t* shape, size_t* bytes);
 RLXDEF const char* rlx_version(void);
 
@@ -785,7 +801,8 @@ RLXDEF rlx_result rlx_program_clone(rlx_program* p, int share_weights, rlx_progr
 
 /* Params. `dtype` is the dtype of *your* buffer; values are converted to the param's dtype with the rules of
    rlx_cast. `bytes` must equal element count × rlx_dtype_size(dtype). rlx_set_param_raw copies bytes as they
-   are and needs bytes == the param's own byte size. Every param must be set before the first rlx_run
+   are and needs bytes == the param's own byte size. A block-quantized tensor (>>quant) takes only its own dtype,
+   `bytes` = rlx_tensor_bytes (no conversion; any other dtype is RLX_ERROR_DTYPE). Every param must be set before the first rlx_run
    (RLX_ERROR_NOT_SET otherwise); values persist across runs. */
 RLXDEF rlx_result rlx_set_param(rlx_program* p, const char* name, rlx_dtype dtype, const void* data, size_t bytes);
 RLXDEF rlx_result rlx_set_param_raw(rlx_program* p, const char* name, const void* data, size_t bytes);
@@ -10753,6 +10770,8 @@ static int rlx__qnear(float f) {
     memcpy(&i, &v, 4);
     return (int)((i & 0x007FFFFF) - 0x00400000);
 }
+/* (int)f, and 0 where C leaves the conversion undefined (NaN, out of int range: inputs with inf or NaN) */
+static int rlx__qtrunc(float f) { return f > -2147483648.f && f < 2147483648.f ? (int)f : 0; }
 static void rlx__q_scale_min_k4(int j, const unsigned char* q, unsigned char* d, unsigned char* m) {
     if (j < 4) {
         *d = (unsigned char)(q[j] & 63); *m = (unsigned char)(q[j + 4] & 63);
@@ -11071,8 +11090,8 @@ static void rlx__quant_block(rlx_dtype t, const float* x, unsigned char* b) {
         rlx__qf2h(b, d);
         for (j = 0; j < 16; j++) {
             float x0 = x[j] * id, x1 = x[16 + j] * id;
-            int a = (int)(signed char)(int)(x0 + (five ? 16.5f : 8.5f));
-            int c = (int)(signed char)(int)(x1 + (five ? 16.5f : 8.5f));
+            int a = (int)(signed char)rlx__qtrunc(x0 + (five ? 16.5f : 8.5f));
+            int c = (int)(signed char)rlx__qtrunc(x1 + (five ? 16.5f : 8.5f));
             int top = five ? 31 : 15;
             unsigned xi0 = (unsigned)(unsigned char)(a < top ? a : top), xi1 = (unsigned)(unsigned char)(c < top ? c : top);
             qs[j] = (unsigned char)((xi0 & 0x0Fu) | ((xi1 & 0x0Fu) << 4));
@@ -11099,10 +11118,10 @@ static void rlx__quant_block(rlx_dtype t, const float* x, unsigned char* b) {
             float x0 = (x[j] - min) * id, x1 = (x[16 + j] - min) * id;
             unsigned xi0, xi1;
             if (five) {
-                xi0 = (unsigned)(unsigned char)(int)(x0 + 0.5f);
-                xi1 = (unsigned)(unsigned char)(int)(x1 + 0.5f);
+                xi0 = (unsigned)(unsigned char)rlx__qtrunc(x0 + 0.5f);
+                xi1 = (unsigned)(unsigned char)rlx__qtrunc(x1 + 0.5f);
             } else {
-                int a = (int)(signed char)(int)(x0 + 0.5f), c = (int)(signed char)(int)(x1 + 0.5f);
+                int a = (int)(signed char)rlx__qtrunc(x0 + 0.5f), c = (int)(signed char)rlx__qtrunc(x1 + 0.5f);
                 xi0 = (unsigned)(unsigned char)(a < 15 ? a : 15);
                 xi1 = (unsigned)(unsigned char)(c < 15 ? c : 15);
             }
@@ -11119,7 +11138,7 @@ static void rlx__quant_block(rlx_dtype t, const float* x, unsigned char* b) {
         d = amax / 127.f;
         id = d != 0.f ? 1.0f / d : 0.0f;
         rlx__qf2h(b, d);
-        for (j = 0; j < 32; j++) b[2 + j] = (unsigned char)(signed char)(int)roundf(x[j] * id);
+        for (j = 0; j < 32; j++) b[2 + j] = (unsigned char)(signed char)rlx__qtrunc(roundf(x[j] * id));
         return;
     }
     case RLX_Q2_K: {

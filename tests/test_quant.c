@@ -373,6 +373,8 @@ static void test_rejections(void) {
         rlx_graph_destroy(g);                                                                                    \
     } while (0)
     EXPECT_FAIL(rlx_param(g, "w", RLX_Q4_0, 2, s_bad), RLX_ERROR_SHAPE, "param last dim 48");
+    EXPECT_FAIL(rlx_scalar(g, RLX_Q4_0, 1.0), RLX_ERROR_SHAPE, "scalar of q4_0");
+    EXPECT_FAIL(rlx_state(g, "s", RLX_Q4_0, 2, s2), RLX_ERROR_DTYPE, "state of q4_0");
     EXPECT_FAIL((q = rlx_param(g, "w", RLX_Q4_0, 2, s2), rlx_relu(g, q)), RLX_ERROR_DTYPE, "relu of q4_0");
     EXPECT_FAIL((q = rlx_param(g, "w", RLX_Q4_0, 2, s2), rlx_binary(g, RLX_OP_ADD, q, q)), RLX_ERROR_DTYPE, "add of q4_0");
     EXPECT_FAIL((q = rlx_param(g, "w", RLX_Q4_0, 2, s2), rlx_transpose(g, q, NULL)), RLX_ERROR_DTYPE, "transpose of q4_0");
