@@ -126,6 +126,9 @@
        rlx_gather of rows (an axis before the last; the result keeps the dtype) and rlx_matmul_quant(x, w):
        x [..., K] f32 times w [N, K] (GGUF layout, x · wᵀ) in f32. Any other op given one fails at its builder
        with RLX_ERROR_DTYPE. CPU only for now: compiling them for a GPU fails with RLX_ERROR_UNSUPPORTED.
+       On the CPU, rlx_matmul_quant decodes q4_0, q8_0, q4_K and q6_K weights in AVX2 registers for up to 15 rows
+       of x and dequantizes tiles for the packed f32 GEMM from 16 rows on (the other block formats decode rows in
+       portable C first); x is never rounded to 8 bits.
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
@@ -179,9 +182,7 @@
        f32, f16 and bf16 share the packed GEMM (f16/bf16 are widened while packing, F16C where the CPU has it,
        summed in f32 and rounded once); i8/u8 (rlx_matmul_integer, int32 results) use AVX-512 VNNI, AVX2 or
        portable kernels. The SIMD family is picked at run time from the CPU; f64 runs row-by-row axpys (sums
-       in k order, as a dot product), other integer matmuls a plain loop. rlx_matmul_quant decodes q4_0, q8_0,
-       q4_K and q6_K weights in AVX2 registers for up to 15 rows of x and dequantizes tiles for the packed f32
-       GEMM from 16 rows on (the other block formats decode rows in portable C first).
+       in k order, as a dot product), other integer matmuls a plain loop.
 
    rlx.h does NOT: train (no autodiff yet), load model files (yet), use BLAS, map files (rlx_store_borrow takes
    memory the caller mapped), move a store between devices (one store per device; add the tensors to each),
