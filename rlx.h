@@ -126,9 +126,9 @@
        rlx_gather of rows (an axis before the last; the result keeps the dtype) and rlx_matmul_quant(x, w):
        x [..., K] f32 times w [N, K] (GGUF layout, x · wᵀ) in f32. Any other op given one fails at its builder
        with RLX_ERROR_DTYPE. CPU only for now: compiling them for a GPU fails with RLX_ERROR_UNSUPPORTED.
-       On the CPU, rlx_matmul_quant decodes q4_0, q8_0, q4_K and q6_K weights in AVX2 registers for up to 15 rows
-       of x and dequantizes tiles for the packed f32 GEMM from 16 rows on (the other block formats decode rows in
-       portable C first); x is never rounded to 8 bits.
+       On the CPU, rlx_matmul_quant decodes the weights in AVX2 registers for up to 15 rows of x (every format but
+       q2_K, q3_K and iq4_xs, which decode rows in portable C first) and dequantizes tiles for the packed f32 GEMM
+       from 16 rows on; x is never rounded to 8 bits.
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
@@ -11376,7 +11376,7 @@ typedef float (*rlx__qdot_fn)(const float*, const float*, int64_t);
 /* ---- fast paths: rows of x against a weight row, the weights decoded to f32 in registers --------------------
    For m < RLX__QMM_GEMM_M the weight row is decoded block by block into 8-float vectors (AVX2) that are
    multiplied into up to 4 rows of x at once (f32 products and sums: the same accuracy as the dequantized
-   weight, without 8-bit activations). q4_0, q8_0, q4_K and q6_K have such kernels; the other formats decode
+   weight, without 8-bit activations). Every format but q2_K, q3_K and iq4_xs has such a kernel; those decode
    whole rows with rlx__dequant_block. For m ≥ RLX__QMM_GEMM_M, tiles of weight rows are dequantized into the
    workspace and multiplied by the f32 GEMM (>>gemm). */
 #define RLX__QMM_GEMM_M 16
@@ -11386,7 +11386,8 @@ RLX__TARGET_F16C static inline float rlx__qh2f_f16c(const unsigned char* p) {
     return _cvtsh_ss((unsigned short)(p[0] | (p[1] << 8)));
 }
 static int rlx__qmm_has_avx2(rlx_dtype t) {
-    return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K || t == RLX_Q6_K;
+    return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K || t == RLX_Q6_K || t == RLX_Q4_1 || t == RLX_Q5_0 ||
+           t == RLX_Q5_1 || t == RLX_IQ4_NL || t == RLX_Q5_K;
 }
 /* acc[r][(off/8) % na] += w · x[r*ldx + off .. +8) for r < mr: na independent sums per row hide the FMA latency */
 #define RLX__QACC(wv, off)                                                                                       \
@@ -11516,6 +11517,95 @@ RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow_avx
                             acc[r * na + o % na] = _mm256_fmadd_ps(ds, s_, acc[r * na + o % na]);
                         }
                     }
+                }
+            }
+        }
+        break;
+    case RLX_Q4_1: case RLX_Q5_0: case RLX_Q5_1: case RLX_IQ4_NL: {
+        /* 32 weights per block: q (int) from nibbles, a 5th bit (q5_*) or the iq4 table; w = d·q + m (q4_1, q5_1),
+           d·(q − 16) (q5_0), d·table[q] (iq4_nl) */
+        const int bb = t == RLX_Q4_1 ? 20 : t == RLX_Q5_0 ? 22 : t == RLX_Q5_1 ? 24 : 18;
+        const int qo = t == RLX_Q4_1 ? 4 : t == RLX_Q5_0 ? 6 : t == RLX_Q5_1 ? 8 : 2;
+        const int has_m = t == RLX_Q4_1 || t == RLX_Q5_1;
+        const __m128i tab = _mm_loadu_si128((const __m128i*)(const void*)rlx__kvalues_iq4nl);
+        const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), one = _mm256_set1_epi32(1);
+        nb = K / 32;
+        for (i = 0; i < nb; i++, w += bb, x += 32) {
+            __m256 d = _mm256_set1_ps(rlx__qh2f_f16c(w)), mm = _mm256_set1_ps(has_m ? rlx__qh2f_f16c(w + 2) : 0.0f);
+            __m128i b = _mm_loadu_si128((const __m128i*)(const void*)(w + qo));
+            __m128i lo = _mm_and_si128(b, m4), hi = _mm_and_si128(_mm_srli_epi16(b, 4), m4);
+            __m256i qi[4];
+            __m256 qf[4];
+            int g;
+            if (t == RLX_IQ4_NL) { lo = _mm_shuffle_epi8(tab, lo); hi = _mm_shuffle_epi8(tab, hi); }
+            qi[0] = _mm256_cvtepi8_epi32(lo);
+            qi[1] = _mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8));
+            qi[2] = _mm256_cvtepi8_epi32(hi);
+            qi[3] = _mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8));
+            if (t == RLX_Q5_0 || t == RLX_Q5_1) {
+                uint32_t qh = rlx__qu32(w + (t == RLX_Q5_1 ? 4 : 2));
+                for (g = 0; g < 4; g++) {   /* bit 8g + i of qh is the 5th bit of element 8g + i */
+                    __m256i hb = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)(qh >> (8 * g))), idx), one);
+                    qi[g] = _mm256_or_si256(qi[g], _mm256_slli_epi32(hb, 4));
+                    if (t == RLX_Q5_0) qi[g] = _mm256_sub_epi32(qi[g], _mm256_set1_epi32(16));
+                }
+            }
+            for (g = 0; g < 4; g++) qf[g] = _mm256_cvtepi32_ps(qi[g]);
+            for (r = 0; r < mr; r++) {
+                const float* xr = x + r * ldx;
+                __m256 x0 = _mm256_loadu_ps(xr), x1 = _mm256_loadu_ps(xr + 8), x2 = _mm256_loadu_ps(xr + 16),
+                       x3 = _mm256_loadu_ps(xr + 24);
+                __m256 s_ = _mm256_fmadd_ps(qf[3], x3, _mm256_fmadd_ps(qf[2], x2, _mm256_fmadd_ps(qf[1], x1, _mm256_mul_ps(qf[0], x0))));
+                __m256 a_ = _mm256_fmadd_ps(d, s_, acc[r * na + (int)(i & 1) % na]);
+                if (has_m) a_ = _mm256_fmadd_ps(mm, _mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3)), a_);
+                acc[r * na + (int)(i & 1) % na] = a_;
+            }
+        }
+        break;
+    }
+    case RLX_Q5_K:
+        nb = K / 256;
+        for (i = 0; i < nb; i++, w += 176) {
+            float d = rlx__qh2f_f16c(w), mn = rlx__qh2f_f16c(w + 2);
+            const unsigned char* q = w + 48;
+            __m128i qh0 = _mm_loadu_si128((const __m128i*)(const void*)(w + 16));
+            __m128i qh1 = _mm_loadu_si128((const __m128i*)(const void*)(w + 32));
+            const __m128i bit = _mm_set1_epi8(1);
+            int j;
+            for (j = 0; j < 4; j++, q += 32, x += 64) {   /* bits 2j and 2j+1 of qh: the 5th bits of this chunk */
+                unsigned char sc, mm;
+                __m256 d1, m1, d2, m2;
+                __m128i c1 = _mm_cvtsi32_si128(2 * j), c2 = _mm_cvtsi32_si128(2 * j + 1);
+                __m128i b0 = _mm_loadu_si128((const __m128i*)(const void*)q);
+                __m128i b1 = _mm_loadu_si128((const __m128i*)(const void*)(q + 16));
+                __m128i l0 = _mm_or_si128(_mm_and_si128(b0, m4), _mm_slli_epi16(_mm_and_si128(_mm_srl_epi16(qh0, c1), bit), 4));
+                __m128i l1 = _mm_or_si128(_mm_and_si128(b1, m4), _mm_slli_epi16(_mm_and_si128(_mm_srl_epi16(qh1, c1), bit), 4));
+                __m128i h0 = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(b0, 4), m4), _mm_slli_epi16(_mm_and_si128(_mm_srl_epi16(qh0, c2), bit), 4));
+                __m128i h1 = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(b1, 4), m4), _mm_slli_epi16(_mm_and_si128(_mm_srl_epi16(qh1, c2), bit), 4));
+                __m256 a0 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(l0));
+                __m256 a1 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(l0, 8)));
+                __m256 a2 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(l1));
+                __m256 a3 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(l1, 8)));
+                __m256 e0 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(h0));
+                __m256 e1 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(h0, 8)));
+                __m256 e2 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(h1));
+                __m256 e3 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(h1, 8)));
+                rlx__q_scale_min_k4(2 * j, w + 4, &sc, &mm);
+                d1 = _mm256_set1_ps(d * (float)sc); m1 = _mm256_set1_ps(mn * (float)mm);
+                rlx__q_scale_min_k4(2 * j + 1, w + 4, &sc, &mm);
+                d2 = _mm256_set1_ps(d * (float)sc); m2 = _mm256_set1_ps(mn * (float)mm);
+                for (r = 0; r < mr; r++) {
+                    const float* xr = x + r * ldx;
+                    __m256 x0 = _mm256_loadu_ps(xr), x1 = _mm256_loadu_ps(xr + 8), x2 = _mm256_loadu_ps(xr + 16),
+                           x3 = _mm256_loadu_ps(xr + 24), x4 = _mm256_loadu_ps(xr + 32), x5 = _mm256_loadu_ps(xr + 40),
+                           x6 = _mm256_loadu_ps(xr + 48), x7 = _mm256_loadu_ps(xr + 56);
+                    __m256 sa = _mm256_fmadd_ps(a3, x3, _mm256_fmadd_ps(a2, x2, _mm256_fmadd_ps(a1, x1, _mm256_mul_ps(a0, x0))));
+                    __m256 se = _mm256_fmadd_ps(e3, x7, _mm256_fmadd_ps(e2, x6, _mm256_fmadd_ps(e1, x5, _mm256_mul_ps(e0, x4))));
+                    __m256 xa = _mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3));
+                    __m256 xc = _mm256_add_ps(_mm256_add_ps(x4, x5), _mm256_add_ps(x6, x7));
+                    __m256 t_ = _mm256_fmadd_ps(d1, sa, _mm256_mul_ps(d2, se));
+                    t_ = _mm256_fnmadd_ps(m2, xc, _mm256_fnmadd_ps(m1, xa, t_));
+                    acc[r * na + j % na] = _mm256_add_ps(acc[r * na + j % na], t_);
                 }
             }
         }
