@@ -10750,8 +10750,9 @@ static RLX__MAYBE_UNUSED int rlx__cuda_lower(const rlx_graph* g, const rlx__node
    iq4_nl and iq4_xs have no reference quantizer in ggml (theirs searches with weights), so rlx does not
    quantize to them: a cast f32 → iq4_* is refused at the builder. Bit-exactness assumes IEEE f32 arithmetic
    without contraction into FMA (the default without -march flags; not the x87 of 32-bit builds).
-   matmul_quant dequantizes blocks of 16 weight rows into a per-thread f32 tile and takes dot products with
-   every row of x (f32 sums), threads over blocks of output columns; the dot is AVX2/AVX-512 where present.
+   matmul_quant (f32 x, never rounded to 8 bits) threads over blocks of 16 output columns: AVX2 kernels decode
+   the weight in registers for m < 16 (see "fast paths" below), the portable path dequantizes the 16 weight rows
+   into a per-thread f32 tile and takes dot products; from m = 16 on, dequantized tiles go through the f32 GEMM.
    ------------------------------------------------------------------------------------------------------------ */
 static const signed char rlx__kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                                    1, 13, 25, 38, 53, 69, 89, 113};
