@@ -127,7 +127,7 @@
        x [..., K] f32 times w [N, K] (GGUF layout, x · wᵀ) in f32. Any other op given one fails at its builder
        with RLX_ERROR_DTYPE. CPU only for now: compiling them for a GPU fails with RLX_ERROR_UNSUPPORTED.
        On the CPU, rlx_matmul_quant decodes the weights in AVX2 registers for up to 15 rows of x (every format but
-       q2_K, q3_K and iq4_xs, which decode rows in portable C first) and dequantizes tiles for the packed f32 GEMM
+       q2_K and q3_K, which decode rows in portable C first) and dequantizes tiles for the packed f32 GEMM
        from 16 rows on; x is never rounded to 8 bits.
 
    ERRORS
@@ -11377,7 +11377,7 @@ typedef float (*rlx__qdot_fn)(const float*, const float*, int64_t);
 /* ---- fast paths: rows of x against a weight row, the weights decoded to f32 in registers --------------------
    For m < RLX__QMM_GEMM_M the weight row is decoded block by block into 8-float vectors (AVX2) that are
    multiplied into up to 4 rows of x at once (f32 products and sums: the same accuracy as the dequantized
-   weight, without 8-bit activations). Every format but q2_K, q3_K and iq4_xs has such a kernel; those decode
+   weight, without 8-bit activations). Every format but q2_K and q3_K has such a kernel; those decode
    whole rows with rlx__dequant_block. For m ≥ RLX__QMM_GEMM_M, tiles of weight rows are dequantized into the
    workspace and multiplied by the f32 GEMM (>>gemm). */
 #define RLX__QMM_GEMM_M 16
@@ -11388,7 +11388,7 @@ RLX__TARGET_F16C static inline float rlx__qh2f_f16c(const unsigned char* p) {
 }
 static int rlx__qmm_has_avx2(rlx_dtype t) {
     return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K || t == RLX_Q6_K || t == RLX_Q4_1 || t == RLX_Q5_0 ||
-           t == RLX_Q5_1 || t == RLX_IQ4_NL || t == RLX_Q5_K;
+           t == RLX_Q5_1 || t == RLX_IQ4_NL || t == RLX_Q5_K || t == RLX_IQ4_XS;
 }
 /* acc[r][(off/8) % na] += w · x[r*ldx + off .. +8) for r < mr: na independent sums per row hide the FMA latency */
 #define RLX__QACC(wv, off)                                                                                       \
@@ -11611,6 +11611,34 @@ RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow_avx
             }
         }
         break;
+    case RLX_IQ4_XS: {
+        const __m128i tab = _mm_loadu_si128((const __m128i*)(const void*)rlx__kvalues_iq4nl);
+        nb = K / 256;
+        for (i = 0; i < nb; i++, w += 136) {
+            float d = rlx__qh2f_f16c(w);
+            unsigned sh = (unsigned)(w[2] | (w[3] << 8));
+            const unsigned char* qs = w + 8;
+            int ib;
+            for (ib = 0; ib < 8; ib++, qs += 16, x += 32) {   /* 8 sub-blocks of 32, 6-bit scales */
+                int ls = ((w[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | (int)(((sh >> (2 * ib)) & 3u) << 4);
+                __m256 dl = _mm256_set1_ps(d * (float)(ls - 32));
+                __m128i b = _mm_loadu_si128((const __m128i*)(const void*)qs);
+                __m128i lo = _mm_shuffle_epi8(tab, _mm_and_si128(b, m4));
+                __m128i hi = _mm_shuffle_epi8(tab, _mm_and_si128(_mm_srli_epi16(b, 4), m4));
+                __m256 q0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo));
+                __m256 q1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8)));
+                __m256 q2 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi));
+                __m256 q3 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8)));
+                for (r = 0; r < mr; r++) {
+                    const float* xr = x + r * ldx;
+                    __m256 s0 = _mm256_fmadd_ps(q1, _mm256_loadu_ps(xr + 8), _mm256_mul_ps(q0, _mm256_loadu_ps(xr)));
+                    __m256 s1 = _mm256_fmadd_ps(q3, _mm256_loadu_ps(xr + 24), _mm256_mul_ps(q2, _mm256_loadu_ps(xr + 16)));
+                    acc[r * na + ib % na] = _mm256_fmadd_ps(dl, _mm256_add_ps(s0, s1), acc[r * na + ib % na]);
+                }
+            }
+        }
+        break;
+    }
     default: break;
     }
     for (r = 0; r < mr; r++) {
