@@ -126,8 +126,8 @@
        rlx_gather of rows (an axis before the last; the result keeps the dtype) and rlx_matmul_quant(x, w):
        x [..., K] f32 times w [N, K] (GGUF layout, x · wᵀ) in f32. Any other op given one fails at its builder
        with RLX_ERROR_DTYPE. CPU only for now: compiling them for a GPU fails with RLX_ERROR_UNSUPPORTED.
-       On the CPU, rlx_matmul_quant decodes the weights in AVX2 registers for up to 15 rows of x (every format but
-       q2_K and q3_K, which decode rows in portable C first) and dequantizes tiles for the packed f32 GEMM
+       On the CPU, rlx_matmul_quant decodes the weights in AVX2 registers for up to 15 rows of x (every format; a
+       CPU without AVX2 and F16C decodes rows in portable C first) and dequantizes tiles for the packed f32 GEMM
        from 16 rows on; x is never rounded to 8 bits.
 
    ERRORS
@@ -11377,8 +11377,8 @@ typedef float (*rlx__qdot_fn)(const float*, const float*, int64_t);
 /* ---- fast paths: rows of x against a weight row, the weights decoded to f32 in registers --------------------
    For m < RLX__QMM_GEMM_M the weight row is decoded block by block into 8-float vectors (AVX2) that are
    multiplied into up to 4 rows of x at once (f32 products and sums: the same accuracy as the dequantized
-   weight, without 8-bit activations). Every format but q2_K and q3_K has such a kernel; those decode
-   whole rows with rlx__dequant_block. For m ≥ RLX__QMM_GEMM_M, tiles of weight rows are dequantized into the
+   weight, without 8-bit activations). Every format has such a kernel; without AVX2 and F16C (or with
+   RLX_NO_SIMD) whole rows are decoded with rlx__dequant_block. For m ≥ RLX__QMM_GEMM_M, tiles of weight rows are dequantized into the
    workspace and multiplied by the f32 GEMM (>>gemm). */
 #define RLX__QMM_GEMM_M 16
 #define RLX__QMM_TILE 128   /* weight rows per dequantized tile of the GEMM path */
@@ -11388,7 +11388,7 @@ RLX__TARGET_F16C static inline float rlx__qh2f_f16c(const unsigned char* p) {
 }
 static int rlx__qmm_has_avx2(rlx_dtype t) {
     return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K || t == RLX_Q6_K || t == RLX_Q4_1 || t == RLX_Q5_0 ||
-           t == RLX_Q5_1 || t == RLX_IQ4_NL || t == RLX_Q5_K || t == RLX_IQ4_XS;
+           t == RLX_Q5_1 || t == RLX_IQ4_NL || t == RLX_Q5_K || t == RLX_IQ4_XS || t == RLX_Q2_K || t == RLX_Q3_K;
 }
 /* acc[r][(off/8) % na] += w · x[r*ldx + off .. +8) for r < mr: na independent sums per row hide the FMA latency */
 #define RLX__QACC(wv, off)                                                                                       \
@@ -11636,6 +11636,47 @@ RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow_avx
                     acc[r * na + ib % na] = _mm256_fmadd_ps(dl, _mm256_add_ps(s0, s1), acc[r * na + ib % na]);
                 }
             }
+        }
+        break;
+    }
+    case RLX_Q2_K: case RLX_Q3_K: {
+        /* 16 values per (128-chunk, shift, half): q2_K w = d·(s & 15)·q − dmin·(s >> 4); q3_K w = d·(s − 32)·q with
+           q = 2 bits − (hmask bit ? 0 : 4) */
+        const int three = t == RLX_Q3_K;
+        const __m128i k3 = _mm_set1_epi8(3), k4 = _mm_set1_epi8(4), zero = _mm_setzero_si128();
+        nb = K / 256;
+        for (i = 0; i < nb; i++, w += three ? 110 : 84) {
+            const unsigned char *q = w + (three ? 32 : 16), *hm = w, *s12 = w + 96;
+            float d = rlx__qh2f_f16c(w + (three ? 108 : 80)), mn = three ? 0.0f : rlx__qh2f_f16c(w + 82);
+            int n, sh, h, is = 0, bitn = 0;
+            for (n = 0; n < 2; n++, q += 32)
+                for (sh = 0; sh < 8; sh += 2, bitn++)
+                    for (h = 0; h < 2; h++, is++, x += 16) {
+                        __m128i v = _mm_and_si128(_mm_srl_epi16(_mm_loadu_si128((const __m128i*)(const void*)(q + 16 * h)),
+                                                                _mm_cvtsi32_si128(sh)), k3);
+                        __m256 f0, f1, dl, ml;
+                        if (three) {
+                            __m128i hb = _mm_and_si128(_mm_loadu_si128((const __m128i*)(const void*)(hm + 16 * h)),
+                                                       _mm_set1_epi8((char)(1 << bitn)));
+                            int lo = is < 8 ? (s12[is] & 0xF) : (s12[is - 8] >> 4);
+                            int hi = (s12[8 + is % 4] >> (2 * (is / 4))) & 3;
+                            v = _mm_sub_epi8(v, _mm_and_si128(_mm_cmpeq_epi8(hb, zero), k4));
+                            dl = _mm256_set1_ps(d * (float)((lo | (hi << 4)) - 32));
+                            ml = _mm256_setzero_ps();
+                        } else {
+                            dl = _mm256_set1_ps(d * (float)(w[is] & 0xF));
+                            ml = _mm256_set1_ps(mn * (float)(w[is] >> 4));
+                        }
+                        f0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v));
+                        f1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(v, 8)));
+                        for (r = 0; r < mr; r++) {
+                            const float* xr = x + r * ldx;
+                            __m256 x0 = _mm256_loadu_ps(xr), x1 = _mm256_loadu_ps(xr + 8);
+                            __m256 a_ = _mm256_fmadd_ps(dl, _mm256_fmadd_ps(f1, x1, _mm256_mul_ps(f0, x0)), acc[r * na + is % na]);
+                            if (!three) a_ = _mm256_fnmadd_ps(ml, _mm256_add_ps(x0, x1), a_);
+                            acc[r * na + is % na] = a_;
+                        }
+                    }
         }
         break;
     }
