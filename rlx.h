@@ -11703,6 +11703,175 @@ RLX__TARGET_F16C static void rlx__qrow_avx2(rlx_dtype t, const unsigned char* w,
 }
 #endif
 
+/* ---- 8-bit activations: integer dot products per block (m < RLX__QMM_GEMM_M, AVX2) -------------------------
+   For q4_0, q8_0, q4_K and q6_K the rows of x are quantized once per call, as ggml does before its vec_dot:
+   per 32 values d = max|x| / 127, q = round(x / d) (ggml's q8_0 rounding; d is kept in f32 where ggml stores f16,
+   and the K-quants use these 32-blocks too where ggml's Q8_K has one d per 256, so x's rounding is never coarser
+   than ggml's), with Σq per block for the K-quants' minimums. The weight's integers are multiplied into x's with
+   maddubs/madd (8-bit products, 16-bit pair sums, 32-bit sums per block) and each block's sum is scaled by
+   d_w · d_x (and the sub-block scales) in f32. A row of x that holds a NaN or an infinity keeps the f32 path. */
+#if defined(RLX__GEMM_X86)
+static int rlx__qmm_has_q8(rlx_dtype t) { return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K || t == RLX_Q6_K; }
+/* x [M, K] (K a multiple of 32) → q [M, K] int8, d [M, K/32], s [M, K/32] = Σq, as ggml-cpu's quantize_row_q8_0
+   computes it (m = max|x|, q = x · (127 / m) rounded to nearest even, d = m / 127, rounded to f16 when f16d);
+   0 (and nothing usable) when x holds a value that is not finite. */
+RLX__TARGET_F16C static int rlx__q8x_quant(const float* x, int64_t M, int64_t K, int f16d, signed char* q, float* d,
+                                           int32_t* s) {
+    int64_t i, nb = (M * K) / 32;
+    const __m256 sign = _mm256_set1_ps(-0.0f), big = _mm256_set1_ps(3.402823466e38f);
+    for (i = 0; i < nb; i++, x += 32, q += 32) {
+        __m256 v0 = _mm256_loadu_ps(x), v1 = _mm256_loadu_ps(x + 8), v2 = _mm256_loadu_ps(x + 16), v3 = _mm256_loadu_ps(x + 24);
+        __m256 a = _mm256_max_ps(_mm256_max_ps(_mm256_andnot_ps(sign, v0), _mm256_andnot_ps(sign, v1)),
+                                 _mm256_max_ps(_mm256_andnot_ps(sign, v2), _mm256_andnot_ps(sign, v3)));
+        __m256 bad = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(_mm256_andnot_ps(sign, v0), big, _CMP_NLE_UQ),
+                                               _mm256_cmp_ps(_mm256_andnot_ps(sign, v1), big, _CMP_NLE_UQ)),
+                                  _mm256_or_ps(_mm256_cmp_ps(_mm256_andnot_ps(sign, v2), big, _CMP_NLE_UQ),
+                                               _mm256_cmp_ps(_mm256_andnot_ps(sign, v3), big, _CMP_NLE_UQ)));
+        __m128 h;
+        __m256 mul;
+        __m256i i0, i1, i2, i3, t;
+        __m128i t4;
+        float amax, dd;
+        if (_mm256_movemask_ps(bad)) return 0;   /* NaN or ±inf */
+        h = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+        amax = _mm_cvtss_f32(h);
+        dd = amax / 127.0f;
+        d[i] = f16d ? _cvtsh_ss(_cvtss_sh(dd, 0)) : dd;
+        mul = _mm256_set1_ps(amax != 0.0f ? 127.0f / amax : 0.0f);
+        i0 = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v0, mul), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        i1 = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v1, mul), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        i2 = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v2, mul), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        i3 = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v3, mul), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        t = _mm256_add_epi32(_mm256_add_epi32(i0, i1), _mm256_add_epi32(i2, i3));
+        t4 = _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+        t4 = _mm_add_epi32(t4, _mm_shuffle_epi32(t4, 0x4E));
+        t4 = _mm_add_epi32(t4, _mm_shuffle_epi32(t4, 0xB1));
+        s[i] = _mm_cvtsi128_si32(t4);
+        t = _mm256_packs_epi16(_mm256_packs_epi32(i0, i1), _mm256_packs_epi32(i2, i3));   /* lanes interleaved */
+        t = _mm256_permutevar8x32_epi32(t, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        _mm256_storeu_si256((__m256i*)(void*)q, t);
+    }
+    return 1;
+}
+/* Σ over 32 int8 pairs as 8 int32: |w| · (x with w's sign), the usual maddubs sign trick (x is never -128) */
+#define RLX__Q8DOT(wq, xv) _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8((wq), (wq)), _mm256_sign_epi8((xv), (wq))), ones)
+RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow8_avx2_mr(
+    rlx_dtype t, const unsigned char* w, int64_t K, const signed char* xq, const float* xd, const int32_t* xs,
+    const int mr, float* y, int64_t ldy) {
+    __m256 acc[4];
+    float macc[4] = {0, 0, 0, 0};
+    const int64_t nbx = K / 32;
+    const __m256i ones = _mm256_set1_epi16(1), m4 = _mm256_set1_epi8(0x0F);
+    int64_t nb, i;
+    int r;
+    for (r = 0; r < 4; r++) acc[r] = _mm256_setzero_ps();
+    switch (t) {
+    case RLX_Q4_0:
+        for (i = 0; i < nbx; i++, w += 18) {
+            float dw = rlx__qh2f_f16c(w);
+            __m128i b = _mm_loadu_si128((const __m128i*)(const void*)(w + 2));
+            __m256i wq = _mm256_inserti128_si256(_mm256_castsi128_si256(b), _mm_srli_epi16(b, 4), 1);
+            wq = _mm256_sub_epi8(_mm256_and_si256(wq, m4), _mm256_set1_epi8(8));
+            for (r = 0; r < mr; r++) {
+                __m256i xv = _mm256_loadu_si256((const __m256i*)(const void*)(xq + r * K + 32 * i));
+                acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xd[r * nbx + i]), _mm256_cvtepi32_ps(RLX__Q8DOT(wq, xv)), acc[r]);
+            }
+        }
+        break;
+    case RLX_Q8_0:
+        for (i = 0; i < nbx; i++, w += 34) {
+            float dw = rlx__qh2f_f16c(w);
+            __m256i wq = _mm256_loadu_si256((const __m256i*)(const void*)(w + 2));
+            for (r = 0; r < mr; r++) {
+                __m256i xv = _mm256_loadu_si256((const __m256i*)(const void*)(xq + r * K + 32 * i));
+                acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xd[r * nbx + i]), _mm256_cvtepi32_ps(RLX__Q8DOT(wq, xv)), acc[r]);
+            }
+        }
+        break;
+    case RLX_Q4_K:
+        nb = K / 256;
+        for (i = 0; i < nb; i++, w += 144) {
+            float d = rlx__qh2f_f16c(w), mn = rlx__qh2f_f16c(w + 2);
+            int c;
+            for (c = 0; c < 4; c++) {   /* 32 bytes: low nibbles are sub-block 2c, high nibbles 2c + 1 */
+                __m256i b = _mm256_loadu_si256((const __m256i*)(const void*)(w + 16 + 32 * c));
+                __m256i lo = _mm256_and_si256(b, m4), hi = _mm256_and_si256(_mm256_srli_epi16(b, 4), m4);
+                unsigned char s0, m0, s1, m1;
+                int64_t xb = i * 8 + 2 * c;
+                float ds0, ds1, dm0, dm1;
+                rlx__q_scale_min_k4(2 * c, w + 4, &s0, &m0);
+                rlx__q_scale_min_k4(2 * c + 1, w + 4, &s1, &m1);
+                ds0 = d * (float)s0; ds1 = d * (float)s1; dm0 = mn * (float)m0; dm1 = mn * (float)m1;
+                for (r = 0; r < mr; r++) {   /* d·sc·d_x·Σq_w·q_x − dmin·m·d_x·Σq_x per sub-block */
+                    const signed char* xr = xq + r * K + 32 * xb;
+                    const float* dr = xd + r * nbx + xb;
+                    const int32_t* sr = xs + r * nbx + xb;
+                    __m256i p0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i*)(const void*)xr)), ones);
+                    __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i*)(const void*)(xr + 32))), ones);
+                    acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(ds0 * dr[0]), _mm256_cvtepi32_ps(p0), acc[r]);
+                    acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(ds1 * dr[1]), _mm256_cvtepi32_ps(p1), acc[r]);
+                    macc[r] += dm0 * dr[0] * (float)sr[0] + dm1 * dr[1] * (float)sr[1];
+                }
+            }
+        }
+        break;
+    case RLX_Q6_K: {
+        const __m256i m3 = _mm256_set1_epi8(3), k32 = _mm256_set1_epi8(32);
+        nb = K / 256;
+        for (i = 0; i < nb; i++, w += 210) {
+            const unsigned char *ql = w, *qh = w + 128;
+            const signed char* sc = (const signed char*)(const void*)(w + 192);
+            float d = rlx__qh2f_f16c(w + 208);
+            int n, k;
+            for (n = 0; n < 2; n++, ql += 64, qh += 32, sc += 8) {
+                __m256i l0 = _mm256_loadu_si256((const __m256i*)(const void*)ql);
+                __m256i l1 = _mm256_loadu_si256((const __m256i*)(const void*)(ql + 32));
+                __m256i h = _mm256_loadu_si256((const __m256i*)(const void*)qh);
+                __m256i g[4];   /* the 4 groups of 32 values of this 128-chunk, q − 32 in [−32, 31] */
+                g[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(h, m3), 4));
+                g[1] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m3), 4));
+                g[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
+                                       _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), m3), 4));
+                g[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                                       _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m3), 4));
+                for (k = 0; k < 4; k++) {   /* group k: values 0..15 scaled by sc[2k], 16..31 by sc[2k + 1] */
+                    __m256i wq = _mm256_sub_epi8(g[k], k32), aw = _mm256_sign_epi8(wq, wq);
+                    __m256i scv = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_set1_epi16(sc[2 * k])),
+                                                          _mm_set1_epi16(sc[2 * k + 1]), 1);
+                    int64_t xb = i * 8 + n * 4 + k;
+                    for (r = 0; r < mr; r++) {
+                        __m256i xv = _mm256_loadu_si256((const __m256i*)(const void*)(xq + r * K + 32 * xb));
+                        __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(aw, _mm256_sign_epi8(xv, wq)), scv);
+                        acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(d * xd[r * nbx + xb]), _mm256_cvtepi32_ps(p), acc[r]);
+                    }
+                }
+            }
+        }
+        break;
+    }
+    default: break;
+    }
+    for (r = 0; r < mr; r++) {
+        __m128 h = _mm_add_ps(_mm256_castps256_ps128(acc[r]), _mm256_extractf128_ps(acc[r], 1));
+        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+        y[r * ldy] = _mm_cvtss_f32(h) - macc[r];
+    }
+}
+#undef RLX__Q8DOT
+RLX__TARGET_F16C static void rlx__qrow8_avx2(rlx_dtype t, const unsigned char* w, int64_t K, const signed char* xq,
+                                             const float* xd, const int32_t* xs, int mr, float* y, int64_t ldy) {
+    switch (mr) {
+    case 1: rlx__qrow8_avx2_mr(t, w, K, xq, xd, xs, 1, y, ldy); return;
+    case 2: rlx__qrow8_avx2_mr(t, w, K, xq, xd, xs, 2, y, ldy); return;
+    case 3: rlx__qrow8_avx2_mr(t, w, K, xq, xd, xs, 3, y, ldy); return;
+    default: rlx__qrow8_avx2_mr(t, w, K, xq, xd, xs, 4, y, ldy); return;
+    }
+}
+#endif
+
 #define RLX__QMM_ROWS 16   /* weight rows dequantized per task */
 typedef struct rlx__qmm_job {
     rlx_dtype wt;
@@ -11714,6 +11883,10 @@ typedef struct rlx__qmm_job {
     float* ws;   /* RLX__QMM_ROWS × K floats per thread; the GEMM path: the tile */
     rlx__qdot_fn dot;
     int fast;    /* rlx__qrow_avx2 has this format and the CPU has AVX2 */
+    int q8;      /* rlx__qrow8_avx2 with x quantized to xq, xd, xs (8-bit activations) */
+    const signed char* xq;
+    const float* xd;
+    const int32_t* xs;
     int64_t n0;  /* GEMM path: first weight row of the tile */
 } rlx__qmm_job;
 
@@ -11727,6 +11900,14 @@ static void rlx__qmm_task(void* ctx, int64_t task, int thread) {
     int64_t n0 = task * RLX__QMM_ROWS, nr = j->N - n0 < RLX__QMM_ROWS ? j->N - n0 : RLX__QMM_ROWS, r, m;
     float* tile = j->ws + (size_t)thread * (size_t)RLX__QMM_ROWS * (size_t)j->K;
 #if defined(RLX__GEMM_X86)
+    if (j->q8) {
+        for (r = 0; r < nr; r++)
+            for (m = 0; m < j->M; m += 4)
+                rlx__qrow8_avx2(j->wt, j->w + (size_t)(n0 + r) * j->row_bytes, j->K, j->xq + (size_t)(m * j->K),
+                                j->xd + (size_t)(m * (j->K / 32)), j->xs + (size_t)(m * (j->K / 32)),
+                                (int)(j->M - m < 4 ? j->M - m : 4), j->y + (size_t)(m * j->N + n0 + r), j->N);
+        return;
+    }
     if (j->fast) {
         for (r = 0; r < nr; r++)
             for (m = 0; m < j->M; m += 4)
@@ -11753,13 +11934,19 @@ static void rlx__qmm_tile_task(void* ctx, int64_t task, int thread) {
         rlx__dequant_row(j->wt, j->w + (size_t)(j->n0 + r) * j->row_bytes, j->ws + (size_t)(r * j->K), j->K);
 }
 
+/* m < RLX__QMM_GEMM_M: bytes of x quantized to 8 bits (q, then d and Σq per 32), 64-aligned */
+static size_t rlx__qmm_q8_bytes(int64_t M, int64_t K) {
+    return rlx__round_up(rlx__szadd(rlx__round_up(rlx__szmul((size_t)M, (size_t)K), 64),
+                                    rlx__szmul(rlx__szmul((size_t)M, (size_t)(K / 32)), 8)), 64);
+}
 static size_t rlx__ws_quant(const rlx_graph* g, const rlx__node* nd, int nthreads) {
     const rlx__node* w = rlx__N(g, rlx__in(g, nd, 1));
     int64_t M = rlx__node_numel(nd) / w->shape[0];
     if (M >= RLX__QMM_GEMM_M)   /* the tile, then the GEMM's own workspace */
         return rlx__szadd(rlx__round_up(rlx__szmul(RLX__QMM_TILE, rlx__szmul((size_t)w->shape[1], sizeof(float))), 64),
                           rlx__sgemm_workspace_bytes(nthreads));
-    return rlx__szmul(rlx__szmul((size_t)nthreads, RLX__QMM_ROWS), rlx__szmul((size_t)w->shape[1], sizeof(float)));
+    return rlx__szadd(rlx__qmm_q8_bytes(M, w->shape[1]),   /* x in 8 bits, then the per-thread f32 rows */
+                      rlx__szmul(rlx__szmul((size_t)nthreads, RLX__QMM_ROWS), rlx__szmul((size_t)w->shape[1], sizeof(float))));
 }
 
 /* cast to or from a block dtype, and matmul_quant. */
@@ -11780,10 +11967,22 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
         j.dot = rlx__qdot_c;
         j.fast = 0;
         j.n0 = 0;
+        j.q8 = 0;
+        j.xq = NULL;
+        j.xd = NULL;
+        j.xs = NULL;
 #if defined(RLX__GEMM_X86)
         if (rlx__cpu_features() & RLX__CPU_AVX2) {
             j.dot = rlx__qdot_avx2;
             j.fast = (rlx__cpu_features_half() & RLX__CPU_F16C) && rlx__qmm_has_avx2(j.wt);
+        }
+        if (j.fast && j.M < RLX__QMM_GEMM_M && rlx__qmm_has_q8(j.wt)) {
+            size_t qb = rlx__round_up(rlx__szmul((size_t)j.M, (size_t)j.K), 64);
+            j.xq = (const signed char*)ws;
+            j.xd = (const float*)(const void*)((const char*)ws + qb);
+            j.xs = (const int32_t*)(const void*)((const char*)ws + qb + (size_t)(j.M * (j.K / 32)) * sizeof(float));
+            j.q8 = rlx__q8x_quant(j.x, j.M, j.K, j.wt == RLX_Q4_0 || j.wt == RLX_Q8_0, (signed char*)ws, (float*)(void*)((char*)ws + qb),
+                                  (int32_t*)(void*)((char*)ws + qb + (size_t)(j.M * (j.K / 32)) * sizeof(float)));
         }
 #endif
         pool = rlx__pool_if(pool, (double)j.M * (double)j.N * (double)j.K);
@@ -11796,6 +11995,7 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
             }
             return;
         }
+        j.ws = (float*)(void*)((char*)ws + rlx__qmm_q8_bytes(j.M, j.K));
         rlx__parallel_for(pool, (j.N + RLX__QMM_ROWS - 1) / RLX__QMM_ROWS, rlx__qmm_task, &j);
         return;
     }
