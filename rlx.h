@@ -11704,69 +11704,108 @@ RLX__TARGET_F16C static void rlx__qrow_avx2(rlx_dtype t, const unsigned char* w,
 #endif
 
 /* ---- 8-bit activations: integer dot products per block (m < RLX__QMM_GEMM_M, AVX2) -------------------------
-   For q4_0, q8_0, q4_K and q6_K the rows of x are quantized once per call, as ggml does before its vec_dot:
-   per 32 values d = max|x| / 127, q = round(x / d) (ggml's q8_0 rounding; d is kept in f32 where ggml stores f16,
-   and the K-quants use these 32-blocks too where ggml's Q8_K has one d per 256, so x's rounding is never coarser
-   than ggml's), with Σq per block for the K-quants' minimums. The weight's integers are multiplied into x's with
-   maddubs/madd (8-bit products, 16-bit pair sums, 32-bit sums per block) and each block's sum is scaled by
-   d_w · d_x (and the sub-block scales) in f32. A row of x that holds a NaN or an infinity keeps the f32 path. */
+   For q4_0, q8_0, q4_K and q6_K the rows of x are quantized once per call to ggml's vec_dot_type of the weight,
+   computed as ggml-cpu computes it: q8_0 for the 32-blocks (per 32 values m = max|x|, q = x · (127 / m) rounded
+   to nearest even, d = m / 127 rounded to f16), Q8_K for the K-quants (per 256 values the x of largest |x|
+   gives iscale = −127 / x, q = min(127, round(iscale · x)), d = 1 / iscale in f32, and Σq per 16 for the
+   minimums and q6_K's offset of 32). The weight's integers are multiplied into x's with maddubs/madd (8-bit products, 16-bit pair sums,
+   32-bit sums; the K-quants' 6-bit sub-block scales enter the integer sums through madd) and each block's sum
+   is scaled by d_w · d_x in f32, in the same lanes and order as ggml's AVX2 vec_dot, so the result is ggml's.
+   A call whose x holds a NaN or an infinity keeps the f32 path. */
 #if defined(RLX__GEMM_X86)
 static int rlx__qmm_has_q8(rlx_dtype t) { return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K || t == RLX_Q6_K; }
-/* x [M, K] (K a multiple of 32) → q [M, K] int8, d [M, K/32], s [M, K/32] = Σq, as ggml-cpu's quantize_row_q8_0
-   computes it (m = max|x|, q = x · (127 / m) rounded to nearest even, d = m / 127, rounded to f16 when f16d);
-   0 (and nothing usable) when x holds a value that is not finite. */
-RLX__TARGET_F16C static int rlx__q8x_quant(const float* x, int64_t M, int64_t K, int f16d, signed char* q, float* d,
-                                           int32_t* s) {
-    int64_t i, nb = (M * K) / 32;
-    const __m256 sign = _mm256_set1_ps(-0.0f), big = _mm256_set1_ps(3.402823466e38f);
-    for (i = 0; i < nb; i++, x += 32, q += 32) {
-        __m256 v0 = _mm256_loadu_ps(x), v1 = _mm256_loadu_ps(x + 8), v2 = _mm256_loadu_ps(x + 16), v3 = _mm256_loadu_ps(x + 24);
-        __m256 a = _mm256_max_ps(_mm256_max_ps(_mm256_andnot_ps(sign, v0), _mm256_andnot_ps(sign, v1)),
-                                 _mm256_max_ps(_mm256_andnot_ps(sign, v2), _mm256_andnot_ps(sign, v3)));
-        __m256 bad = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(_mm256_andnot_ps(sign, v0), big, _CMP_NLE_UQ),
-                                               _mm256_cmp_ps(_mm256_andnot_ps(sign, v1), big, _CMP_NLE_UQ)),
-                                  _mm256_or_ps(_mm256_cmp_ps(_mm256_andnot_ps(sign, v2), big, _CMP_NLE_UQ),
-                                               _mm256_cmp_ps(_mm256_andnot_ps(sign, v3), big, _CMP_NLE_UQ)));
-        __m128 h;
+/* 32 floats → 4 × 8 int32 rounded to nearest even after × mul; 0 when one is not finite */
+#define RLX__Q8_ROUND(v) _mm256_cvtps_epi32(_mm256_round_ps((v), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC))
+/* 4 × 8 int32 in [-127, 127] → 32 int8 in element order */
+RLX__TARGET_F16C static inline void rlx__q8_pack(__m256i i0, __m256i i1, __m256i i2, __m256i i3, signed char* q) {
+    __m256i t = _mm256_packs_epi16(_mm256_packs_epi32(i0, i1), _mm256_packs_epi32(i2, i3));   /* lanes interleaved */
+    t = _mm256_permutevar8x32_epi32(t, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    _mm256_storeu_si256((__m256i*)(void*)q, t);
+}
+RLX__TARGET_F16C static inline int rlx__q8_hsum(__m256i t) {
+    __m128i t4 = _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+    t4 = _mm_add_epi32(t4, _mm_shuffle_epi32(t4, 0x4E));
+    t4 = _mm_add_epi32(t4, _mm_shuffle_epi32(t4, 0xB1));
+    return _mm_cvtsi128_si32(t4);
+}
+/* x [M, K] → q [M, K] int8 and d; q8_0 (kq = 0): d [M, K/32]; Q8_K (kq = 1): d [M, K/256] and s [M, K/16] = Σq
+   per 16. Returns 0 (and nothing usable) when x holds a value that is not finite. */
+RLX__TARGET_F16C static int rlx__q8x_quant(const float* x, int64_t M, int64_t K, int kq, signed char* q, float* d,
+                                           int16_t* s) {
+    const int64_t n = M * K;
+    int64_t i;
+    int j;
+    for (i = 0; i < n; i++)
+        if (!(x[i] <= 3.402823466e38f && x[i] >= -3.402823466e38f)) return 0;   /* NaN or ±inf */
+    if (!kq) {
+        const __m256 sign = _mm256_set1_ps(-0.0f);
+        for (i = 0; i < n / 32; i++, x += 32, q += 32) {
+            __m256 v0 = _mm256_loadu_ps(x), v1 = _mm256_loadu_ps(x + 8), v2 = _mm256_loadu_ps(x + 16), v3 = _mm256_loadu_ps(x + 24);
+            __m256 a = _mm256_max_ps(_mm256_max_ps(_mm256_andnot_ps(sign, v0), _mm256_andnot_ps(sign, v1)),
+                                     _mm256_max_ps(_mm256_andnot_ps(sign, v2), _mm256_andnot_ps(sign, v3)));
+            __m128 h = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+            __m256 mul;
+            float amax;
+            h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+            h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+            amax = _mm_cvtss_f32(h);
+            d[i] = _cvtsh_ss(_cvtss_sh(_mm_cvtss_f32(_mm_div_ss(h, _mm_set_ss(127.0f))), 0));
+            mul = amax != 0.0f ? _mm256_set1_ps(_mm_cvtss_f32(_mm_div_ss(_mm_set_ss(127.0f), h))) : _mm256_setzero_ps();
+            rlx__q8_pack(RLX__Q8_ROUND(_mm256_mul_ps(v0, mul)), RLX__Q8_ROUND(_mm256_mul_ps(v1, mul)),
+                         RLX__Q8_ROUND(_mm256_mul_ps(v2, mul)), RLX__Q8_ROUND(_mm256_mul_ps(v3, mul)), q);
+        }
+        return 1;
+    }
+    /* ggml's nearest_int(iscale · x) as its -march builds compile it: x · iscale + 1.5·2^23 in one FMA */
+#define RLX__Q8_NEAR(v)                                                                                          \
+    _mm256_sub_epi32(_mm256_and_si256(_mm256_castps_si256(_mm256_fmadd_ps((v), mul, magic)), mant), half)
+    const __m256 magic = _mm256_set1_ps(12582912.0f);
+    const __m256i mant = _mm256_set1_epi32(0x007FFFFF), half = _mm256_set1_epi32(0x00400000);
+    for (i = 0; i < n / 256; i++, x += 256, q += 256, s += 16) {
+        float amax = 0.0f, mx = 0.0f;
+        __m128 is;
         __m256 mul;
-        __m256i i0, i1, i2, i3, t;
-        __m128i t4;
-        float amax, dd;
-        if (_mm256_movemask_ps(bad)) return 0;   /* NaN or ±inf */
-        h = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
-        h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
-        amax = _mm_cvtss_f32(h);
-        dd = amax / 127.0f;
-        d[i] = f16d ? _cvtsh_ss(_cvtss_sh(dd, 0)) : dd;
-        mul = _mm256_set1_ps(amax != 0.0f ? 127.0f / amax : 0.0f);
-        i0 = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v0, mul), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-        i1 = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v1, mul), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-        i2 = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v2, mul), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-        i3 = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v3, mul), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-        t = _mm256_add_epi32(_mm256_add_epi32(i0, i1), _mm256_add_epi32(i2, i3));
-        t4 = _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
-        t4 = _mm_add_epi32(t4, _mm_shuffle_epi32(t4, 0x4E));
-        t4 = _mm_add_epi32(t4, _mm_shuffle_epi32(t4, 0xB1));
-        s[i] = _mm_cvtsi128_si32(t4);
-        t = _mm256_packs_epi16(_mm256_packs_epi32(i0, i1), _mm256_packs_epi32(i2, i3));   /* lanes interleaved */
-        t = _mm256_permutevar8x32_epi32(t, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-        _mm256_storeu_si256((__m256i*)(void*)q, t);
+        const __m256i lim = _mm256_set1_epi32(127);
+        for (j = 0; j < 256; j++) {   /* the first value of largest magnitude, with its sign */
+            float a = x[j] < 0 ? -x[j] : x[j];
+            if (a > amax) { amax = a; mx = x[j]; }
+        }
+        if (amax == 0.0f) {
+            d[i] = 0.0f;
+            memset(q, 0, 256);
+            for (j = 0; j < 16; j++) s[j] = 0;
+            continue;
+        }
+        is = _mm_div_ss(_mm_set_ss(-127.0f), _mm_set_ss(mx));
+        d[i] = _mm_cvtss_f32(_mm_div_ss(_mm_set_ss(1.0f), is));
+        mul = _mm256_set1_ps(_mm_cvtss_f32(is));
+        for (j = 0; j < 8; j++) {
+            const float* xj = x + 32 * j;
+            __m256i i0 = _mm256_min_epi32(RLX__Q8_NEAR(_mm256_loadu_ps(xj)), lim);
+            __m256i i1 = _mm256_min_epi32(RLX__Q8_NEAR(_mm256_loadu_ps(xj + 8)), lim);
+            __m256i i2 = _mm256_min_epi32(RLX__Q8_NEAR(_mm256_loadu_ps(xj + 16)), lim);
+            __m256i i3 = _mm256_min_epi32(RLX__Q8_NEAR(_mm256_loadu_ps(xj + 24)), lim);
+            s[2 * j] = (int16_t)rlx__q8_hsum(_mm256_add_epi32(i0, i1));
+            s[2 * j + 1] = (int16_t)rlx__q8_hsum(_mm256_add_epi32(i2, i3));
+            rlx__q8_pack(i0, i1, i2, i3, q + 32 * j);
+        }
     }
     return 1;
 }
+#undef RLX__Q8_ROUND
+#undef RLX__Q8_NEAR
 /* Σ over 32 int8 pairs as 8 int32: |w| · (x with w's sign), the usual maddubs sign trick (x is never -128) */
 #define RLX__Q8DOT(wq, xv) _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8((wq), (wq)), _mm256_sign_epi8((xv), (wq))), ones)
 RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow8_avx2_mr(
-    rlx_dtype t, const unsigned char* w, int64_t K, const signed char* xq, const float* xd, const int32_t* xs,
+    rlx_dtype t, const unsigned char* w, int64_t K, const signed char* xq, const float* xd, const int16_t* xs,
     const int mr, float* y, int64_t ldy) {
     __m256 acc[4];
-    float macc[4] = {0, 0, 0, 0};
+    __m128 macc[4];
     const int64_t nbx = K / 32;
     const __m256i ones = _mm256_set1_epi16(1), m4 = _mm256_set1_epi8(0x0F);
     int64_t nb, i;
     int r;
-    for (r = 0; r < 4; r++) acc[r] = _mm256_setzero_ps();
+    for (r = 0; r < 4; r++) { acc[r] = _mm256_setzero_ps(); macc[r] = _mm_setzero_ps(); }
     switch (t) {
     case RLX_Q4_0:
         for (i = 0; i < nbx; i++, w += 18) {
@@ -11790,46 +11829,51 @@ RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow8_av
             }
         }
         break;
-    case RLX_Q4_K:
+    case RLX_Q4_K:   /* x in Q8_K: xd per 256, xs = Σq per 16 */
         nb = K / 256;
         for (i = 0; i < nb; i++, w += 144) {
-            float d = rlx__qh2f_f16c(w), mn = rlx__qh2f_f16c(w + 2);
+            float dw = rlx__qh2f_f16c(w), mw = rlx__qh2f_f16c(w + 2);
+            unsigned char sc[8], mn[8];
+            __m128i mins;
             int c;
-            for (c = 0; c < 4; c++) {   /* 32 bytes: low nibbles are sub-block 2c, high nibbles 2c + 1 */
-                __m256i b = _mm256_loadu_si256((const __m256i*)(const void*)(w + 16 + 32 * c));
-                __m256i lo = _mm256_and_si256(b, m4), hi = _mm256_and_si256(_mm256_srli_epi16(b, 4), m4);
-                unsigned char s0, m0, s1, m1;
-                int64_t xb = i * 8 + 2 * c;
-                float ds0, ds1, dm0, dm1;
-                rlx__q_scale_min_k4(2 * c, w + 4, &s0, &m0);
-                rlx__q_scale_min_k4(2 * c + 1, w + 4, &s1, &m1);
-                ds0 = d * (float)s0; ds1 = d * (float)s1; dm0 = mn * (float)m0; dm1 = mn * (float)m1;
-                for (r = 0; r < mr; r++) {   /* d·sc·d_x·Σq_w·q_x − dmin·m·d_x·Σq_x per sub-block */
-                    const signed char* xr = xq + r * K + 32 * xb;
-                    const float* dr = xd + r * nbx + xb;
-                    const int32_t* sr = xs + r * nbx + xb;
-                    __m256i p0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i*)(const void*)xr)), ones);
-                    __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i*)(const void*)(xr + 32))), ones);
-                    acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(ds0 * dr[0]), _mm256_cvtepi32_ps(p0), acc[r]);
-                    acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(ds1 * dr[1]), _mm256_cvtepi32_ps(p1), acc[r]);
-                    macc[r] += dm0 * dr[0] * (float)sr[0] + dm1 * dr[1] * (float)sr[1];
+            for (c = 0; c < 8; c++) rlx__q_scale_min_k4(c, w + 4, &sc[c], &mn[c]);
+            mins = _mm_setr_epi16(mn[0], mn[1], mn[2], mn[3], mn[4], mn[5], mn[6], mn[7]);
+            for (r = 0; r < mr; r++) {   /* Σ_j d·sc_j·(q_w · q_x)_j − dmin·Σ_j m_j·Σq_x,j */
+                const signed char* xr = xq + r * K + 256 * i;
+                float dx = xd[r * nb + i];
+                __m256i sumi = _mm256_setzero_si256();
+                const int16_t* bs = xs + r * (K / 16) + 16 * i;
+                __m128i prod = _mm_madd_epi16(mins, _mm_hadd_epi16(_mm_loadu_si128((const __m128i*)(const void*)bs),
+                                                                   _mm_loadu_si128((const __m128i*)(const void*)(bs + 8))));
+                macc[r] = _mm_fmadd_ps(_mm_set1_ps(-dx * mw), _mm_cvtepi32_ps(prod), macc[r]);
+                for (c = 0; c < 4; c++) {   /* 32 bytes: low nibbles are sub-block 2c, high nibbles 2c + 1 */
+                    __m256i b = _mm256_loadu_si256((const __m256i*)(const void*)(w + 16 + 32 * c));
+                    __m256i lo = _mm256_and_si256(b, m4), hi = _mm256_and_si256(_mm256_srli_epi16(b, 4), m4);
+                    __m256i pl = _mm256_madd_epi16(_mm256_set1_epi16(sc[2 * c]),
+                                                   _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i*)(const void*)(xr + 64 * c))));
+                    __m256i ph = _mm256_madd_epi16(_mm256_set1_epi16(sc[2 * c + 1]),
+                                                   _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i*)(const void*)(xr + 64 * c + 32))));
+                    sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(pl, ph));
                 }
+                acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(dx * dw), _mm256_cvtepi32_ps(sumi), acc[r]);
             }
         }
         break;
-    case RLX_Q6_K: {
-        const __m256i m3 = _mm256_set1_epi8(3), k32 = _mm256_set1_epi8(32);
+    case RLX_Q6_K: {   /* x in Q8_K */
+        const __m256i m3 = _mm256_set1_epi8(3);
         nb = K / 256;
         for (i = 0; i < nb; i++, w += 210) {
-            const unsigned char *ql = w, *qh = w + 128;
             const signed char* sc = (const signed char*)(const void*)(w + 192);
-            float d = rlx__qh2f_f16c(w + 208);
+            float dw = rlx__qh2f_f16c(w + 208);
+            __m256i sumi[4];
             int n, k;
-            for (n = 0; n < 2; n++, ql += 64, qh += 32, sc += 8) {
+            for (r = 0; r < mr; r++) sumi[r] = _mm256_setzero_si256();
+            for (n = 0; n < 2; n++) {
+                const unsigned char *ql = w + 64 * n, *qh = w + 128 + 32 * n;
                 __m256i l0 = _mm256_loadu_si256((const __m256i*)(const void*)ql);
                 __m256i l1 = _mm256_loadu_si256((const __m256i*)(const void*)(ql + 32));
                 __m256i h = _mm256_loadu_si256((const __m256i*)(const void*)qh);
-                __m256i g[4];   /* the 4 groups of 32 values of this 128-chunk, q − 32 in [−32, 31] */
+                __m256i g[4];   /* the 4 groups of 32 values of this 128-chunk, q in [0, 63] (the 32 comes off at the end) */
                 g[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(h, m3), 4));
                 g[1] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m3), 4));
                 g[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
@@ -11837,16 +11881,19 @@ RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow8_av
                 g[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
                                        _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m3), 4));
                 for (k = 0; k < 4; k++) {   /* group k: values 0..15 scaled by sc[2k], 16..31 by sc[2k + 1] */
-                    __m256i wq = _mm256_sub_epi8(g[k], k32), aw = _mm256_sign_epi8(wq, wq);
-                    __m256i scv = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_set1_epi16(sc[2 * k])),
-                                                          _mm_set1_epi16(sc[2 * k + 1]), 1);
-                    int64_t xb = i * 8 + n * 4 + k;
+                    __m256i scv = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_set1_epi16(sc[8 * n + 2 * k])),
+                                                          _mm_set1_epi16(sc[8 * n + 2 * k + 1]), 1);
                     for (r = 0; r < mr; r++) {
-                        __m256i xv = _mm256_loadu_si256((const __m256i*)(const void*)(xq + r * K + 32 * xb));
-                        __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(aw, _mm256_sign_epi8(xv, wq)), scv);
-                        acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(d * xd[r * nbx + xb]), _mm256_cvtepi32_ps(p), acc[r]);
+                        __m256i xv = _mm256_loadu_si256((const __m256i*)(const void*)(xq + r * K + 256 * i + 128 * n + 32 * k));
+                        sumi[r] = _mm256_add_epi32(sumi[r], _mm256_madd_epi16(_mm256_maddubs_epi16(g[k], xv), scv));
                     }
                 }
+            }
+            for (r = 0; r < mr; r++) {   /* minus 32 · Σ sc · Σq_x per 16 */
+                __m256i off = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)(const void*)sc)),
+                                                _mm256_loadu_si256((const __m256i*)(const void*)(xs + r * (K / 16) + 16 * i)));
+                sumi[r] = _mm256_sub_epi32(sumi[r], _mm256_slli_epi32(off, 5));
+                acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(xd[r * nb + i] * dw), _mm256_cvtepi32_ps(sumi[r]), acc[r]);
             }
         }
         break;
@@ -11857,12 +11904,14 @@ RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow8_av
         __m128 h = _mm_add_ps(_mm256_castps256_ps128(acc[r]), _mm256_extractf128_ps(acc[r], 1));
         h = _mm_add_ps(h, _mm_movehl_ps(h, h));
         h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
-        y[r * ldy] = _mm_cvtss_f32(h) - macc[r];
+        macc[r] = _mm_add_ps(macc[r], _mm_movehl_ps(macc[r], macc[r]));
+        macc[r] = _mm_add_ss(macc[r], _mm_shuffle_ps(macc[r], macc[r], 1));
+        y[r * ldy] = _mm_cvtss_f32(h) + _mm_cvtss_f32(macc[r]);
     }
 }
 #undef RLX__Q8DOT
 RLX__TARGET_F16C static void rlx__qrow8_avx2(rlx_dtype t, const unsigned char* w, int64_t K, const signed char* xq,
-                                             const float* xd, const int32_t* xs, int mr, float* y, int64_t ldy) {
+                                             const float* xd, const int16_t* xs, int mr, float* y, int64_t ldy) {
     switch (mr) {
     case 1: rlx__qrow8_avx2_mr(t, w, K, xq, xd, xs, 1, y, ldy); return;
     case 2: rlx__qrow8_avx2_mr(t, w, K, xq, xd, xs, 2, y, ldy); return;
@@ -11886,7 +11935,7 @@ typedef struct rlx__qmm_job {
     int q8;      /* rlx__qrow8_avx2 with x quantized to xq, xd, xs (8-bit activations) */
     const signed char* xq;
     const float* xd;
-    const int32_t* xs;
+    const int16_t* xs;   /* K-quants: Σq per 16 */
     int64_t n0;  /* GEMM path: first weight row of the tile */
 } rlx__qmm_job;
 
@@ -11904,7 +11953,8 @@ static void rlx__qmm_task(void* ctx, int64_t task, int thread) {
         for (r = 0; r < nr; r++)
             for (m = 0; m < j->M; m += 4)
                 rlx__qrow8_avx2(j->wt, j->w + (size_t)(n0 + r) * j->row_bytes, j->K, j->xq + (size_t)(m * j->K),
-                                j->xd + (size_t)(m * (j->K / 32)), j->xs + (size_t)(m * (j->K / 32)),
+                                j->xd + (size_t)(m * (j->K / (j->wt == RLX_Q4_K || j->wt == RLX_Q6_K ? 256 : 32))),
+                                j->xs + (size_t)(m * (j->K / 16)),
                                 (int)(j->M - m < 4 ? j->M - m : 4), j->y + (size_t)(m * j->N + n0 + r), j->N);
         return;
     }
@@ -11980,9 +12030,10 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
             size_t qb = rlx__round_up(rlx__szmul((size_t)j.M, (size_t)j.K), 64);
             j.xq = (const signed char*)ws;
             j.xd = (const float*)(const void*)((const char*)ws + qb);
-            j.xs = (const int32_t*)(const void*)((const char*)ws + qb + (size_t)(j.M * (j.K / 32)) * sizeof(float));
-            j.q8 = rlx__q8x_quant(j.x, j.M, j.K, j.wt == RLX_Q4_0 || j.wt == RLX_Q8_0, (signed char*)ws, (float*)(void*)((char*)ws + qb),
-                                  (int32_t*)(void*)((char*)ws + qb + (size_t)(j.M * (j.K / 32)) * sizeof(float)));
+            j.xs = (const int16_t*)(const void*)((const char*)ws + qb + (size_t)(j.M * (j.K / 32)) * sizeof(float));
+            j.q8 = rlx__q8x_quant(j.x, j.M, j.K, j.wt == RLX_Q4_K || j.wt == RLX_Q6_K, (signed char*)ws,
+                                  (float*)(void*)((char*)ws + qb),
+                                  (int16_t*)(void*)((char*)ws + qb + (size_t)(j.M * (j.K / 32)) * sizeof(float)));
         }
 #endif
         pool = rlx__pool_if(pool, (double)j.M * (double)j.N * (double)j.K);
