@@ -11833,11 +11833,18 @@ RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow8_av
         nb = K / 256;
         for (i = 0; i < nb; i++, w += 144) {
             float dw = rlx__qh2f_f16c(w), mw = rlx__qh2f_f16c(w + 2);
-            unsigned char sc[8], mn[8];
-            __m128i mins;
+            /* the 8 6-bit scales and mins of the 12 scale bytes, 4 at a time in 32-bit words */
+            uint32_t u0 = rlx__qu32(w + 4), u1 = rlx__qu32(w + 8), u2 = rlx__qu32(w + 12);
+            __m128i sm = _mm_cvtepu8_epi16(_mm_setr_epi32(
+                (int)(u0 & 0x3F3F3F3Fu), (int)((u2 & 0x0F0F0F0Fu) | (((u0 >> 6) & 0x03030303u) << 4)),
+                (int)(u1 & 0x3F3F3F3Fu), (int)(((u2 >> 4) & 0x0F0F0F0Fu) | (((u1 >> 6) & 0x03030303u) << 4))));
+            __m128i mins = _mm_cvtepu8_epi16(_mm_srli_si128(_mm_setr_epi32(
+                (int)(u0 & 0x3F3F3F3Fu), (int)((u2 & 0x0F0F0F0Fu) | (((u0 >> 6) & 0x03030303u) << 4)),
+                (int)(u1 & 0x3F3F3F3Fu), (int)(((u2 >> 4) & 0x0F0F0F0Fu) | (((u1 >> 6) & 0x03030303u) << 4))), 8));
+            __m256i scales = _mm256_inserti128_si256(_mm256_castsi128_si256(sm), sm, 1);   /* sc 0..7 as int16 */
+            __m256i scl[8];
             int c;
-            for (c = 0; c < 8; c++) rlx__q_scale_min_k4(c, w + 4, &sc[c], &mn[c]);
-            mins = _mm_setr_epi16(mn[0], mn[1], mn[2], mn[3], mn[4], mn[5], mn[6], mn[7]);
+            for (c = 0; c < 8; c++) scl[c] = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * c)));
             for (r = 0; r < mr; r++) {   /* Σ_j d·sc_j·(q_w · q_x)_j − dmin·Σ_j m_j·Σq_x,j */
                 const signed char* xr = xq + r * K + 256 * i;
                 float dx = xd[r * nb + i];
@@ -11849,9 +11856,9 @@ RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow8_av
                 for (c = 0; c < 4; c++) {   /* 32 bytes: low nibbles are sub-block 2c, high nibbles 2c + 1 */
                     __m256i b = _mm256_loadu_si256((const __m256i*)(const void*)(w + 16 + 32 * c));
                     __m256i lo = _mm256_and_si256(b, m4), hi = _mm256_and_si256(_mm256_srli_epi16(b, 4), m4);
-                    __m256i pl = _mm256_madd_epi16(_mm256_set1_epi16(sc[2 * c]),
+                    __m256i pl = _mm256_madd_epi16(scl[2 * c],
                                                    _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i*)(const void*)(xr + 64 * c))));
-                    __m256i ph = _mm256_madd_epi16(_mm256_set1_epi16(sc[2 * c + 1]),
+                    __m256i ph = _mm256_madd_epi16(scl[2 * c + 1],
                                                    _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i*)(const void*)(xr + 64 * c + 32))));
                     sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(pl, ph));
                 }
