@@ -126,9 +126,12 @@
        rlx_gather of rows (an axis before the last; the result keeps the dtype) and rlx_matmul_quant(x, w):
        x [..., K] f32 times w [N, K] (GGUF layout, x · wᵀ) in f32. Any other op given one fails at its builder
        with RLX_ERROR_DTYPE. CPU only for now: compiling them for a GPU fails with RLX_ERROR_UNSUPPORTED.
-       On the CPU, rlx_matmul_quant decodes the weights in AVX2 registers for up to 15 rows of x (every format; a
-       CPU without AVX2 and F16C decodes rows in portable C first) and dequantizes tiles for the packed f32 GEMM
-       from 16 rows on; x is never rounded to 8 bits.
+       On the CPU, for up to 15 rows of x, rlx_matmul_quant with a q4_0, q8_0, q4_K or q6_K weight rounds x to
+       8 bits once per call as ggml does (q8_0 blocks of 32 for q4_0/q8_0, Q8_K blocks of 256 for the K-quants)
+       and sums integer block products (AVX2 maddubs/madd), giving ggml's vec_dot result bit for bit; a call whose
+       x holds a NaN or an infinity, and the other formats, decode the weights in AVX2 registers and keep x in f32
+       (a CPU without AVX2 and F16C decodes rows in portable C first). From 16 rows on, tiles are dequantized for
+       the packed f32 GEMM and x stays f32.
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
@@ -10750,9 +10753,11 @@ static RLX__MAYBE_UNUSED int rlx__cuda_lower(const rlx_graph* g, const rlx__node
    iq4_nl and iq4_xs have no reference quantizer in ggml (theirs searches with weights), so rlx does not
    quantize to them: a cast f32 → iq4_* is refused at the builder. Bit-exactness assumes IEEE f32 arithmetic
    without contraction into FMA (the default without -march flags; not the x87 of 32-bit builds).
-   matmul_quant (f32 x, never rounded to 8 bits) threads over blocks of 16 output columns: AVX2 kernels decode
-   the weight in registers for m < 16 (see "fast paths" below), the portable path dequantizes the 16 weight rows
-   into a per-thread f32 tile and takes dot products; from m = 16 on, dequantized tiles go through the f32 GEMM.
+   matmul_quant threads over blocks of 16 output columns. For m < 16: q4_0, q8_0, q4_K and q6_K round x to 8
+   bits once per call and sum integer block products (see "8-bit activations" below); the other formats, and
+   any x with a NaN or an infinity, decode the weight in AVX2 registers against f32 x (see "fast paths"); the
+   portable path dequantizes the 16 weight rows into a per-thread f32 tile and takes dot products. From m = 16
+   on, dequantized tiles go through the f32 GEMM (x f32).
    ------------------------------------------------------------------------------------------------------------ */
 static const signed char rlx__kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                                    1, 13, 25, 38, 53, 69, 89, 113};
@@ -11749,7 +11754,7 @@ RLX__TARGET_F16C static int rlx__q8x_quant(const float* x, int64_t M, int64_t K,
             h = _mm_max_ps(h, _mm_movehl_ps(h, h));
             h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
             amax = _mm_cvtss_f32(h);
-            d[i] = _cvtsh_ss(_cvtss_sh(_mm_cvtss_f32(_mm_div_ss(h, _mm_set_ss(127.0f))), 0));
+            d[i] = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtps_ph(_mm_div_ss(h, _mm_set_ss(127.0f)), 0)));   /* via f16 */
             mul = amax != 0.0f ? _mm256_set1_ps(_mm_cvtss_f32(_mm_div_ss(_mm_set_ss(127.0f), h))) : _mm256_setzero_ps();
             rlx__q8_pack(RLX__Q8_ROUND(_mm256_mul_ps(v0, mul)), RLX__Q8_ROUND(_mm256_mul_ps(v1, mul)),
                          RLX__Q8_ROUND(_mm256_mul_ps(v2, mul)), RLX__Q8_ROUND(_mm256_mul_ps(v3, mul)), q);
