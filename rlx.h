@@ -128,7 +128,8 @@
        with RLX_ERROR_DTYPE. CPU only for now: compiling them for a GPU fails with RLX_ERROR_UNSUPPORTED.
        On the CPU, for up to 15 rows of x, rlx_matmul_quant with a q4_0, q8_0, q4_K or q6_K weight rounds x to
        8 bits once per call as ggml does (q8_0 blocks of 32 for q4_0/q8_0, Q8_K blocks of 256 for the K-quants)
-       and sums integer block products (AVX2 maddubs/madd), giving ggml's vec_dot result bit for bit; a call whose
+       and sums integer block products (AVX2 maddubs/madd; AVX-512 VNNI vpdpbusd for q4_0/q8_0 where the CPU has
+       it, chosen at run time), giving ggml's vec_dot result bit for bit; a call whose
        x holds a NaN or an infinity, and the other formats, decode the weights in AVX2 registers and keep x in f32
        (a CPU without AVX2 and F16C decodes rows in portable C first). From 16 rows on, tiles are dequantized for
        the packed f32 GEMM and x stays f32.
@@ -11931,6 +11932,53 @@ RLX__TARGET_F16C static void rlx__qrow8_avx2(rlx_dtype t, const unsigned char* w
     default: rlx__qrow8_avx2_mr(t, w, K, xq, xd, xs, 4, y, ldy); return;
     }
 }
+/* q4_0 and q8_0 with AVX-512 VNNI (and VL): vpdpbusd sums the four u8 · s8 products of each 32-bit lane, the
+   lanes that maddubs + madd give (the same integers, one instruction instead of two); the rest as above. */
+#define RLX__TARGET_Q8VNNI __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni")))
+RLX__TARGET_Q8VNNI static inline __attribute__((always_inline)) void rlx__qrow8_vnni_mr(
+    rlx_dtype t, const unsigned char* w, int64_t K, const signed char* xq, const float* xd, const int mr, float* y,
+    int64_t ldy) {
+    __m256 acc[4];
+    const int64_t nbx = K / 32;
+    const int q4 = t == RLX_Q4_0;
+    const __m256i m4 = _mm256_set1_epi8(0x0F), zero = _mm256_setzero_si256();
+    int64_t i;
+    int r;
+    for (r = 0; r < 4; r++) acc[r] = _mm256_setzero_ps();
+    for (i = 0; i < nbx; i++, w += q4 ? 18 : 34) {
+        float dw = rlx__qh2f_f16c(w);
+        __m256i wq, aw;
+        if (q4) {
+            __m128i b = _mm_loadu_si128((const __m128i*)(const void*)(w + 2));
+            wq = _mm256_inserti128_si256(_mm256_castsi128_si256(b), _mm_srli_epi16(b, 4), 1);
+            wq = _mm256_sub_epi8(_mm256_and_si256(wq, m4), _mm256_set1_epi8(8));
+        } else {
+            wq = _mm256_loadu_si256((const __m256i*)(const void*)(w + 2));
+        }
+        aw = _mm256_sign_epi8(wq, wq);
+        for (r = 0; r < mr; r++) {
+            __m256i xv = _mm256_loadu_si256((const __m256i*)(const void*)(xq + r * K + 32 * i));
+            __m256i p = _mm256_dpbusd_epi32(zero, aw, _mm256_sign_epi8(xv, wq));
+            acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xd[r * nbx + i]), _mm256_cvtepi32_ps(p), acc[r]);
+        }
+    }
+    for (r = 0; r < mr; r++) {
+        __m128 h = _mm_add_ps(_mm256_castps256_ps128(acc[r]), _mm256_extractf128_ps(acc[r], 1));
+        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+        y[r * ldy] = _mm_cvtss_f32(h);
+    }
+}
+RLX__TARGET_Q8VNNI static void rlx__qrow8_vnni(rlx_dtype t, const unsigned char* w, int64_t K, const signed char* xq,
+                                               const float* xd, int mr, float* y, int64_t ldy) {
+    switch (mr) {
+    case 1: rlx__qrow8_vnni_mr(t, w, K, xq, xd, 1, y, ldy); return;
+    case 2: rlx__qrow8_vnni_mr(t, w, K, xq, xd, 2, y, ldy); return;
+    case 3: rlx__qrow8_vnni_mr(t, w, K, xq, xd, 3, y, ldy); return;
+    default: rlx__qrow8_vnni_mr(t, w, K, xq, xd, 4, y, ldy); return;
+    }
+}
+#undef RLX__TARGET_Q8VNNI
 #endif
 
 #define RLX__QMM_ROWS 16   /* weight rows dequantized per task */
@@ -11945,6 +11993,7 @@ typedef struct rlx__qmm_job {
     rlx__qdot_fn dot;
     int fast;    /* rlx__qrow_avx2 has this format and the CPU has AVX2 */
     int q8;      /* rlx__qrow8_avx2 with x quantized to xq, xd, xs (8-bit activations) */
+    int vnni;    /* q8 for q4_0 / q8_0 through rlx__qrow8_vnni (the CPU has AVX-512 VNNI and VL) */
     const signed char* xq;
     const float* xd;
     const int16_t* xs;   /* K-quants: Σq per 16 */
@@ -11961,6 +12010,14 @@ static void rlx__qmm_task(void* ctx, int64_t task, int thread) {
     int64_t n0 = task * RLX__QMM_ROWS, nr = j->N - n0 < RLX__QMM_ROWS ? j->N - n0 : RLX__QMM_ROWS, r, m;
     float* tile = j->ws + (size_t)thread * (size_t)RLX__QMM_ROWS * (size_t)j->K;
 #if defined(RLX__GEMM_X86)
+    if (j->vnni) {
+        for (r = 0; r < nr; r++)
+            for (m = 0; m < j->M; m += 4)
+                rlx__qrow8_vnni(j->wt, j->w + (size_t)(n0 + r) * j->row_bytes, j->K, j->xq + (size_t)(m * j->K),
+                                j->xd + (size_t)(m * (j->K / 32)), (int)(j->M - m < 4 ? j->M - m : 4),
+                                j->y + (size_t)(m * j->N + n0 + r), j->N);
+        return;
+    }
     if (j->q8) {
         for (r = 0; r < nr; r++)
             for (m = 0; m < j->M; m += 4)
@@ -12030,6 +12087,7 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
         j.fast = 0;
         j.n0 = 0;
         j.q8 = 0;
+        j.vnni = 0;
         j.xq = NULL;
         j.xd = NULL;
         j.xs = NULL;
@@ -12046,6 +12104,8 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
             j.q8 = rlx__q8x_quant(j.x, j.M, j.K, j.wt == RLX_Q4_K || j.wt == RLX_Q6_K, (signed char*)ws,
                                   (float*)(void*)((char*)ws + qb),
                                   (int16_t*)(void*)((char*)ws + qb + (size_t)(j.M * (j.K / 32)) * sizeof(float)));
+            j.vnni = j.q8 && (j.wt == RLX_Q4_0 || j.wt == RLX_Q8_0) && (rlx__cpu_features() & RLX__CPU_AVX512VNNI) &&
+                     __builtin_cpu_supports("avx512vl");
         }
 #endif
         pool = rlx__pool_if(pool, (double)j.M * (double)j.N * (double)j.K);
