@@ -11717,6 +11717,7 @@ RLX__TARGET_F16C static void rlx__qrow_avx2(rlx_dtype t, const unsigned char* w,
    minimums and q6_K's offset of 32). The weight's integers are multiplied into x's with maddubs/madd (8-bit products, 16-bit pair sums,
    32-bit sums; the K-quants' 6-bit sub-block scales enter the integer sums through madd) and each block's sum
    is scaled by d_w · d_x in f32, in the same lanes and order as ggml's AVX2 vec_dot, so the result is ggml's.
+   q4_0 and q8_0 take vpdpbusd (rlx__qrow8_vnni) where the CPU has AVX-512 VNNI and VL: the same lane sums.
    A call whose x holds a NaN or an infinity keeps the f32 path. */
 #if defined(RLX__GEMM_X86)
 static int rlx__qmm_has_q8(rlx_dtype t) { return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K || t == RLX_Q6_K; }
