@@ -93,8 +93,8 @@
        7. IR, node references in messages, shape inference  >>ir >>infer
        8. Passes, shape specialisation               >>passes >>shapes
        9. Memory planner                             >>planner
-      10. CPU backend (thread pools, job-system hook, inline threshold, SIMD, GEMM, kernels)
-                                                     >>cpu >>gemm
+      10. CPU backend (thread pools, job-system hook, inline threshold, SIMD, GEMM, kernels; block-quantized
+          dtypes: dequantize, quantize, matmul_quant)   >>cpu >>gemm >>quant
       11. Runtime (compile, run, I/O)                >>runtime
       12. Driver loading, shared GPU layer           >>dl >>gpu
       13. CUDA and HIP backends                      >>cuda >>hip
@@ -136,7 +136,7 @@
        rlx_gguf_close(gf);                    // the mapping lives on while the store uses it
 
        GGUF v2 and v3 (every metadata type, nested arrays, every ggml tensor type listed with its byte size;
-       quantized types have no rlx dtype yet), safetensors single files and sharded checkpoints
+       F32/F16/BF16/F64/I8..I64 and the block formats of >>quant are rlx dtypes), safetensors single files and sharded checkpoints
        (model.safetensors.index.json). Both have writers (rlx_gguf_writer, rlx_safetensors_writer).
 
    SYMBOLIC DIMS
@@ -148,6 +148,25 @@
        repeated compile only allocates the new program's memory. Programs for different values share weights
        and states when compiled with one rlx_store (rlx_compile_desc.store); such store-bound cores are not
        cached (they refer to the store's tensors). Without a store each program has its own.
+
+   QUANTIZED DTYPES (ggml's block formats, >>quant)
+       RLX_Q4_0, RLX_Q4_1, RLX_Q5_0, RLX_Q5_1, RLX_Q8_0, RLX_Q2_K, RLX_Q3_K, RLX_Q4_K, RLX_Q5_K, RLX_Q6_K, RLX_IQ4_NL
+       and RLX_IQ4_XS pack blocks of 32 or 256 consecutive elements of the last axis into ggml's exact byte layout
+       (rlx_dtype_block gives the block; rlx_tensor_bytes the byte size of a shape; rlx_dtype_size is 0 for them;
+       the last dim must be a multiple of the block). They are packed bytes: inputs, params, constants, store
+       tensors and outputs hold them (set and read with their own dtype: the _raw calls or rlx_set_input(p, name,
+       RLX_Q4_0, bytes, n)), and only three ops take them: rlx_cast to f32/f16 (dequantize, bit for bit ggml's
+       dequantize_row_*) and from f32 (quantize, byte for byte ggml's reference quantizers; not iq4_nl/iq4_xs),
+       rlx_gather of rows (an axis before the last; the result keeps the dtype) and rlx_matmul_quant(x, w):
+       x [..., K] f32 times w [N, K] (GGUF layout, x · wᵀ) in f32. Any other op given one fails at its builder
+       with RLX_ERROR_DTYPE. CPU only for now: compiling them for a GPU fails with RLX_ERROR_UNSUPPORTED.
+       On the CPU, for up to 15 rows of x, rlx_matmul_quant with a q4_0, q8_0, q4_K or q6_K weight rounds x to
+       8 bits once per call as ggml does (q8_0 blocks of 32 for q4_0/q8_0, Q8_K blocks of 256 for the K-quants)
+       and sums integer block products (AVX2 maddubs/madd; AVX-512 VNNI vpdpbusd for q4_0/q8_0 where the CPU has
+       it, chosen at run time), giving ggml's vec_dot result bit for bit; a call whose
+       x holds a NaN or an infinity, and the other formats, decode the weights in AVX2 registers and keep x in f32
+       (a CPU without AVX2 and F16C decodes rows in portable C first). From 16 rows on, tiles are dequantized for
+       the packed f32 GEMM and x stays f32.
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
@@ -224,7 +243,9 @@
    has one entry per step; on GPUs a step lasts from the end of the previous step's work to the end of its own),
    run a kernel with a shape unknown at compile time (symbolic dims are specialised per value at compile time;
    see rlx_dim), run Vulkan on a device without shaderFloat64 and shaderInt64 (yet: every kernel still needs
-   them; the f32 element math that needs neither is in kernels/vulkan/math_f32.glsl, not yet used by kernels).
+   them; the f32 element math that needs neither is in kernels/vulkan/math_f32.glsl, not yet used by kernels),
+   run block-quantized dtypes on a GPU (CPU only; the GPU lowering refuses them), or quantize to
+   iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made).
 */
 #ifndef RLX_H
 #define RLX_H
@@ -303,6 +324,10 @@ typedef enum rlx_dtype {
     RLX_F32, RLX_F16, RLX_BF16, RLX_F64,
     RLX_I8, RLX_I16, RLX_I32, RLX_I64,
     RLX_U8, RLX_U32, RLX_BOOL,
+    /* ggml's block-quantized formats (>>quant): packed blocks along the last axis, see rlx_dtype_block */
+    RLX_Q4_0, RLX_Q4_1, RLX_Q5_0, RLX_Q5_1, RLX_Q8_0,
+    RLX_Q2_K, RLX_Q3_K, RLX_Q4_K, RLX_Q5_K, RLX_Q6_K,
+    RLX_IQ4_NL, RLX_IQ4_XS,
     RLX_DTYPE_COUNT,
     RLX_DTYPE_FORCE_U32 = 0x7FFFFFFF
 } rlx_dtype;
@@ -326,7 +351,17 @@ typedef struct rlx_allocator {
 
 RLXDEF const char* rlx_result_string(rlx_result r);
 RLXDEF const char* rlx_dtype_name(rlx_dtype t);
-RLXDEF size_t rlx_dtype_size(rlx_dtype t);           /* bytes per element, 0 for an invalid dtype */
+RLXDEF size_t rlx_dtype_size(rlx_dtype t);           /* bytes per element, 0 for an invalid or a block dtype */
+/* Block geometry of a dtype: a quantized dtype (RLX_Q4_0 … RLX_IQ4_XS) packs `block_elems` consecutive elements of
+   the LAST axis into `block_bytes` bytes (ggml's layout, 32 or 256 elements); a plain dtype is a block of 1
+   element of rlx_dtype_size bytes. A tensor of a block dtype needs a last dim that is a multiple of the block;
+   its byte size is (element count / block_elems) × block_bytes. Either pointer may be NULL.
+   RLX_ERROR_DTYPE for an invalid dtype. */
+RLXDEF rlx_result rlx_dtype_block(rlx_dtype t, int64_t* block_elems, size_t* block_bytes);
+/* Byte size of a tensor of `dtype` and shape, for every dtype (block dtypes as above), overflow-checked.
+   RLX_ERROR_DTYPE for an invalid dtype; RLX_ERROR_SHAPE for an invalid shape (a dim < 1, a rank outside 0..8,
+   more than RLX_MAX_ELEMENTS elements) or, for a block dtype, a scalar or a last dim not a multiple of the block. */
+RLXDEF rlx_result rlx_tensor_bytes(rlx_dtype t, int rank, const int64_t* shape, size_t* bytes);
 RLXDEF const char* rlx_version(void);
 
 /* ============================================================================================================
@@ -392,7 +427,7 @@ RLXDEF rlx_result rlx_set_next_name(rlx_graph* g, const char* name);
     X(RESIZE, "resize") X(PAD, "pad") \
     X(LINEAR, "linear") X(ADD_NORM, "add_norm") X(SWIGLU, "swiglu") X(GEGLU, "geglu") X(FUSED_EW, "fused_ew") \
     X(STATE, "state") X(STATE_WRITE, "state_write") X(EXTRA, "extra") \
-    X(MATMUL_INTEGER, "matmul_integer")
+    X(MATMUL_INTEGER, "matmul_integer") X(MATMUL_QUANT, "matmul_quant")
 
 typedef enum rlx_op {
 #define RLX__OP_ENUM(n, s) RLX_OP_##n,
@@ -470,6 +505,15 @@ RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b);
    [N] (one per column of b). GPUs run it as casts to i32, subtractions and an i32 matmul. */
 RLXDEF rlx_tensor rlx_matmul_integer(rlx_graph* g, rlx_tensor a, rlx_tensor b, rlx_tensor a_zero_point,
                                      rlx_tensor b_zero_point);
+
+/* Matrix product with a block-quantized weight in GGUF layout (>>quant): y[..., n] = Σ_k x[..., k] · w[n, k],
+   i.e. x · wᵀ, the layout of nn.Linear and of every GGUF weight. x is f32 [..., K] (any rank ≥ 1), w is
+   [N, K] of a block dtype (RLX_Q4_0 … RLX_IQ4_XS; K a multiple of its block), y is f32 [..., N]. A separate op
+   rather than rlx_matmul(x, rlx_transpose(w)): the transpose of a block tensor would move its blocks off the
+   last axis, so it cannot exist as a tensor. The CPU dequantizes the weight exactly (as rlx_cast would) a few
+   rows at a time and sums in f32 (x stays f32: no 8-bit rounding of the activations, unlike ggml's CPU path).
+   GPUs do not run it yet (compile fails with RLX_ERROR_UNSUPPORTED). */
+RLXDEF rlx_tensor rlx_matmul_quant(rlx_graph* g, rlx_tensor x, rlx_tensor w);
 
 /* Reductions over a set of axes (negative axes count from the end; naxes = 0 means all axes). sum/prod of an
    integer or bool tensor give int64 (numpy's default), otherwise the input dtype; mean needs a float dtype.
@@ -815,7 +859,8 @@ RLXDEF rlx_result rlx_program_clone(rlx_program* p, int share_weights, rlx_progr
 
 /* Params. `dtype` is the dtype of *your* buffer; values are converted to the param's dtype with the rules of
    rlx_cast. `bytes` must equal element count × rlx_dtype_size(dtype). rlx_set_param_raw copies bytes as they
-   are and needs bytes == the param's own byte size. Every param must be set before the first rlx_run
+   are and needs bytes == the param's own byte size. A block-quantized tensor (>>quant) takes only its own dtype,
+   `bytes` = rlx_tensor_bytes (no conversion; any other dtype is RLX_ERROR_DTYPE). Every param must be set before the first rlx_run
    (RLX_ERROR_NOT_SET otherwise); values persist across runs. */
 RLXDEF rlx_result rlx_set_param(rlx_program* p, const char* name, rlx_dtype dtype, const void* data, size_t bytes);
 RLXDEF rlx_result rlx_set_param_raw(rlx_program* p, const char* name, const void* data, size_t bytes);
@@ -1097,7 +1142,7 @@ typedef struct rlx_gguf_tensor_info {
     const char* name;
     uint32_t ggml_type;       /* ggml's type id (GGML_TYPE_*), also for types rlx.h cannot compute with       */
     const char* type_name;    /* ggml's name: "f32", "q4_K", ...                                              */
-    rlx_dtype dtype;          /* F32/F16/BF16/F64/I8/I16/I32/I64 tensors; RLX_DTYPE_INVALID for the rest       */
+    rlx_dtype dtype;          /* F32/F16/BF16/F64/I8..I64 and RLX_Q4_0..RLX_IQ4_XS; RLX_DTYPE_INVALID for the rest */
     int rank;
     int64_t ne[RLX_MAX_RANK];    /* dims in ggml order (ne[0] varies fastest)                                 */
     int64_t shape[RLX_MAX_RANK]; /* dims in rlx order (row-major: ne reversed)                                */
@@ -1535,6 +1580,25 @@ static int rlx__numel_chk(int rank, const int64_t* shape, int64_t* out) {
     *out = n;
     return 1;
 }
+/* Block dtypes (>>quant): elements per block along the last axis and bytes per block, ggml's layouts. */
+static const unsigned short rlx__qblock[][2] = {
+    {32, 18}, {32, 20}, {32, 22}, {32, 24}, {32, 34},                 /* q4_0 q4_1 q5_0 q5_1 q8_0 */
+    {256, 84}, {256, 110}, {256, 144}, {256, 176}, {256, 210},        /* q2_K q3_K q4_K q5_K q6_K */
+    {32, 18}, {256, 136}};                                            /* iq4_nl iq4_xs */
+static int rlx__is_quant(rlx_dtype t) { return (int)t >= (int)RLX_Q4_0 && (int)t <= (int)RLX_IQ4_XS; }
+/* Byte size of a tensor, the one helper for every dtype: 1 and *out on success; 0 when the shape is invalid
+   (see rlx__numel_chk) or the size overflows; -1 when the dtype is a block dtype and the shape is a scalar or
+   its last dim is not a multiple of the block. */
+static int rlx__bytes_chk(rlx_dtype t, int rank, const int64_t* shape, size_t* out) {
+    int64_t n;
+    if (!rlx__numel_chk(rank, shape, &n)) return 0;
+    if (rlx__is_quant(t)) {
+        int64_t be = (int64_t)rlx__qblock[t - RLX_Q4_0][0];
+        if (rank < 1 || shape[rank - 1] % be != 0) return -1;
+        return rlx__mul_sz((size_t)(n / be), (size_t)rlx__qblock[t - RLX_Q4_0][1], out);
+    }
+    return rlx__mul_sz((size_t)n, rlx_dtype_size(t), out);
+}
 
 static void* rlx__alloc(const rlx_allocator* a, size_t n) {
     if (n == 0) n = 1;
@@ -1633,8 +1697,11 @@ RLXDEF const char* rlx_op_name(rlx_op op) {
 }
 
 static const char* const rlx__dtype_names[] = {"invalid", "f32", "f16", "bf16", "f64", "i8", "i16",
-                                               "i32", "i64", "u8", "u32", "bool"};
-static const unsigned char rlx__dtype_sizes[] = {0, 4, 2, 2, 8, 1, 2, 4, 8, 1, 4, 1};
+                                               "i32", "i64", "u8", "u32", "bool",
+                                               "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_K", "q3_K", "q4_K",
+                                               "q5_K", "q6_K", "iq4_nl", "iq4_xs"};
+static const unsigned char rlx__dtype_sizes[] = {0, 4, 2, 2, 8, 1, 2, 4, 8, 1, 4, 1,
+                                                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 static int rlx__dtype_ok(rlx_dtype t) { return (int)t > 0 && (int)t < (int)RLX_DTYPE_COUNT; }
 RLXDEF const char* rlx_dtype_name(rlx_dtype t) { return rlx__dtype_ok(t) ? rlx__dtype_names[t] : "invalid"; }
@@ -1642,6 +1709,19 @@ RLXDEF size_t rlx_dtype_size(rlx_dtype t) { return rlx__dtype_ok(t) ? rlx__dtype
 static int rlx__is_float(rlx_dtype t) { return t == RLX_F32 || t == RLX_F16 || t == RLX_BF16 || t == RLX_F64; }
 static int rlx__is_signed_int(rlx_dtype t) { return t == RLX_I8 || t == RLX_I16 || t == RLX_I32 || t == RLX_I64; }
 static int rlx__is_int(rlx_dtype t) { return rlx__is_signed_int(t) || t == RLX_U8 || t == RLX_U32; }
+RLXDEF rlx_result rlx_dtype_block(rlx_dtype t, int64_t* block_elems, size_t* block_bytes) {
+    if (!rlx__dtype_ok(t)) return RLX_ERROR_DTYPE;
+    if (block_elems) *block_elems = rlx__is_quant(t) ? (int64_t)rlx__qblock[t - RLX_Q4_0][0] : 1;
+    if (block_bytes) *block_bytes = rlx__is_quant(t) ? (size_t)rlx__qblock[t - RLX_Q4_0][1] : rlx_dtype_size(t);
+    return RLX_OK;
+}
+RLXDEF rlx_result rlx_tensor_bytes(rlx_dtype t, int rank, const int64_t* shape, size_t* bytes) {
+    size_t b;
+    if (!rlx__dtype_ok(t)) return RLX_ERROR_DTYPE;
+    if ((rank && !shape) || rlx__bytes_chk(t, rank, shape, &b) != 1) return RLX_ERROR_SHAPE;
+    if (bytes) *bytes = b;
+    return RLX_OK;
+}
 
 RLXDEF const char* rlx_device_name(rlx_device d) {
     switch (d) {
@@ -1884,6 +1964,10 @@ static void rlx__convert_elem(void* dst, rlx_dtype dt, int64_t di, const void* s
 /* Convert n contiguous elements. */
 static void rlx__convert(void* dst, rlx_dtype dt, const void* src, rlx_dtype st, int64_t n) {
     int64_t i;
+    if (dt == st && rlx__is_quant(dt)) {   /* packed blocks: callers pass whole blocks (a last dim of blocks) */
+        memcpy(dst, src, (size_t)(n / rlx__qblock[dt - RLX_Q4_0][0]) * rlx__qblock[dt - RLX_Q4_0][1]);
+        return;
+    }
     if (dt == st) { memcpy(dst, src, (size_t)n * rlx_dtype_size(dt)); return; }
     if (st == RLX_F32 && dt == RLX_F16) {
         for (i = 0; i < n; i++) ((uint16_t*)dst)[i] = rlx__f64_to_f16((double)((const float*)src)[i]);
@@ -1992,7 +2076,10 @@ static int64_t rlx__numel(int rank, const int64_t* shape) {
     return n;
 }
 static int64_t rlx__node_numel(const rlx__node* nd) { return rlx__numel(nd->rank, nd->shape); }
-static size_t rlx__node_bytes(const rlx__node* nd) { return (size_t)rlx__node_numel(nd) * rlx_dtype_size(nd->dtype); }
+static size_t rlx__node_bytes(const rlx__node* nd) {   /* nodes passed rlx__add_node's checks: never SIZE_MAX */
+    size_t b;
+    return rlx__bytes_chk(nd->dtype, nd->rank, nd->shape, &b) == 1 ? b : SIZE_MAX;
+}
 
 /* Names of the inputs of each op, for messages: the required inputs in order (optional ones are named by the
    message that checks them). NULL = x0, x1, ... */
@@ -2003,6 +2090,7 @@ static const char* rlx__op_inputs(rlx_op op) {
     switch (op) {
     case RLX_OP_WHERE: return "cond,a,b";
     case RLX_OP_MATMUL: return "a,b";
+    case RLX_OP_MATMUL_QUANT: return "x,w";
     case RLX_OP_GATHER: return "x,indices";
     case RLX_OP_ATTENTION: return "q,k,v";
     case RLX_OP_ROPE: return "x,cos,sin";
@@ -2161,6 +2249,40 @@ RLXDEF rlx_dtype rlx_tensor_info(const rlx_graph* g, rlx_tensor t, int* rank, in
     return nd->dtype;
 }
 
+/* Block dtypes (>>quant) are packed bytes: only sources (input, param, constant), cast (to and from), gather
+   (rows of a quantized table, axis before the last) and matmul_quant (the weight) take or make them. Every node
+   passes here, so no other op, pass or backend ever sees one. Returns 0 with the error recorded. */
+static int rlx__quant_gate(rlx_graph* g, rlx_op op, rlx_dtype dt, int rank, const int64_t* shape, int nin,
+                           const uint32_t* ins) {
+    int i;
+    size_t b;
+    if (rlx__is_quant(dt)) {
+        if (!(op == RLX_OP_INPUT || op == RLX_OP_PARAM || op == RLX_OP_CONSTANT || op == RLX_OP_CAST ||
+              op == RLX_OP_GATHER)) {
+            rlx__gerr(g, RLX_ERROR_DTYPE, "%s: cannot make a %s tensor (block dtypes come only from input, param, "
+                      "constant, cast and gather)", rlx_op_name(op), rlx_dtype_name(dt));
+            return 0;
+        }
+        if (rlx__bytes_chk(dt, rank, shape, &b) == -1) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "%s: a %s tensor needs rank >= 1 and a last dim that is a multiple of "
+                      "%d (got %s%lld)", rlx_op_name(op), rlx_dtype_name(dt), (int)rlx__qblock[dt - RLX_Q4_0][0],
+                      rank < 1 ? "rank 0, " : "", rank < 1 ? 0LL : (long long)shape[rank - 1]);
+            return 0;
+        }
+    }
+    for (i = 0; i < nin; i++) {
+        rlx_dtype it;
+        if (!ins[i]) continue;
+        it = g->nodes[ins[i] - 1].dtype;
+        if (!rlx__is_quant(it)) continue;
+        if (op == RLX_OP_CAST || (op == RLX_OP_GATHER && i == 0) || (op == RLX_OP_MATMUL_QUANT && i == 1)) continue;
+        rlx__gerr(g, RLX_ERROR_DTYPE, "%s: input %d is %s; block dtypes are taken only by cast, gather (the table) "
+                  "and matmul_quant (the weight)", rlx_op_name(op), i, rlx_dtype_name(it));
+        return 0;
+    }
+    return 1;
+}
+
 /* Append a node; inputs are copied into the pool. Returns the new id or 0 (out of memory, error recorded). */
 static uint32_t rlx__add_node(rlx_graph* g, rlx_op op, rlx_dtype dt, int rank, const int64_t* shape, int nin,
                               const uint32_t* ins) {
@@ -2182,6 +2304,7 @@ static uint32_t rlx__add_node(rlx_graph* g, rlx_op op, rlx_dtype dt, int rank, c
             rlx__gerr(g, RLX_ERROR_INVALID_TENSOR, "%s: input %d is not a tensor of this graph", rlx_op_name(op), i);
             return 0;
         }
+    if (!rlx__quant_gate(g, op, dt, rank, shape, nin, ins)) return 0;
     if (g->n >= RLX__MAX_NODES) {
         rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "%s: the graph already has the maximum of %d nodes", rlx_op_name(op),
                   RLX__MAX_NODES);
@@ -2759,9 +2882,45 @@ RLXDEF rlx_tensor rlx_cast(rlx_graph* g, rlx_tensor x, rlx_dtype to) {
         return rlx__T(0);
     }
     nx = rlx__N(g, x.id);
+    if ((rlx__is_quant(to) && nx->dtype != to && (nx->dtype != RLX_F32 || to == RLX_IQ4_NL || to == RLX_IQ4_XS)) ||
+        (rlx__is_quant(nx->dtype) && to != nx->dtype && to != RLX_F32 && to != RLX_F16)) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "cast: %s to %s: block dtypes are made from f32 (quantize; not iq4_nl/iq4_xs) "
+                  "and read as f32 or f16 (dequantize)", rlx_dtype_name(nx->dtype), rlx_dtype_name(to));
+        return rlx__T(0);
+    }
     id = rlx__add_node(g, RLX_OP_CAST, to, nx->rank, nx->shape, 1, &x.id);
     if (id) rlx__N(g, id)->ia[0] = rlx__N(g, x.id)->dtype;
     return rlx__T(id);
+}
+
+RLXDEF rlx_tensor rlx_matmul_quant(rlx_graph* g, rlx_tensor x, rlx_tensor w) {
+    rlx_tensor t2[2];
+    const rlx__node *nx, *nw;
+    int64_t os[RLX_MAX_RANK];
+    uint32_t ids[2];
+    t2[0] = x; t2[1] = w;
+    if (!rlx__begin(g, "matmul_quant", 2, t2)) return rlx__T(0);
+    nx = rlx__N(g, x.id);
+    nw = rlx__N(g, w.id);
+    if (nx->dtype != RLX_F32 || !rlx__is_quant(nw->dtype)) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "matmul_quant: x must be f32 and w a block dtype (q4_0 ... iq4_xs), not %s and %s",
+                  rlx_dtype_name(nx->dtype), rlx_dtype_name(nw->dtype));
+        return rlx__T(0);
+    }
+    if (nx->rank < 1 || nw->rank != 2) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "matmul_quant: x needs rank >= 1 and w rank 2 ([n, k]), not %d and %d", nx->rank,
+                  nw->rank);
+        return rlx__T(0);
+    }
+    if (nx->shape[nx->rank - 1] != nw->shape[1]) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "matmul_quant: x's last dim %lld != w's dim 1 %lld (w is [n, k])",
+                  (long long)nx->shape[nx->rank - 1], (long long)nw->shape[1]);
+        return rlx__T(0);
+    }
+    memcpy(os, nx->shape, sizeof(int64_t) * (size_t)nx->rank);
+    os[nx->rank - 1] = nw->shape[0];
+    ids[0] = x.id; ids[1] = w.id;
+    return rlx__T(rlx__add_node(g, RLX_OP_MATMUL_QUANT, RLX_F32, nx->rank, os, 2, ids));
 }
 
 RLXDEF rlx_tensor rlx_matmul(rlx_graph* g, rlx_tensor a, rlx_tensor b) {
@@ -3276,6 +3435,11 @@ RLXDEF rlx_tensor rlx_gather(rlx_graph* g, rlx_tensor x, rlx_tensor indices, int
         return rlx__T(0);
     }
     if (!rlx__norm_axis(g, "gather", axis, nx->rank, &a)) return rlx__T(0);
+    if (rlx__is_quant(nx->dtype) && a == nx->rank - 1) {
+        rlx__gerr(g, RLX_ERROR_AXIS, "gather: x is %s, packed in blocks along its last axis: gather rows (an axis "
+                  "before the last), not single elements", rlx_dtype_name(nx->dtype));
+        return rlx__T(0);
+    }
     for (i = 0; i < a; i++) os[ro++] = nx->shape[i];
     for (i = 0; i < ni->rank; i++) os[ro++] = ni->shape[i];
     for (i = a + 1; i < nx->rank; i++) os[ro++] = nx->shape[i];
@@ -4900,6 +5064,7 @@ static uint32_t rlx__respec_node(rlx_graph* g, const rlx_graph* src, const rlx__
     }
     case RLX_OP_EXPAND: t = rlx_expand(g, x[0], r, shp); break;
     case RLX_OP_GATHER: t = rlx_gather(g, x[0], x[1], (int)ia[0]); break;
+    case RLX_OP_MATMUL_QUANT: t = rlx_matmul_quant(g, x[0], x[1]); break;
     case RLX_OP_ATTENTION: {
         rlx_attention_desc d;
         memset(&d, 0, sizeof d);
@@ -8449,6 +8614,7 @@ static void rlx__k_gather(const rlx_graph* g, const rlx__node* nd, void* const* 
     for (i = 0; i < axis; i++) outer *= nx->shape[i];
     for (i = axis + 1; i < nx->rank; i++) inner *= nx->shape[i];
     row = (size_t)inner * e;
+    if (rlx__is_quant(nd->dtype)) row = rlx__node_bytes(nd) / (size_t)(outer * nidx);   /* whole rows of blocks */
     for (o = 0; o < outer; o++)
         for (k = 0; k < nidx; k++) {
             int64_t v = rlx__load_i64(in[1], ni->dtype, k);
@@ -8693,6 +8859,8 @@ static void rlx__k_state_write(const rlx_graph* g, const rlx__node* nd, void* co
 }
 
 /* kernels in later fragments */
+static size_t rlx__ws_quant(const rlx_graph* g, const rlx__node* nd, int nthreads);
+static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws);
 static size_t rlx__ws_vision(const rlx_graph* g, const rlx__node* nd, int nthreads);
 static void rlx__k_vision(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws);
 static size_t rlx__ws_attn(const rlx_graph* g, const rlx__node* nd, int nthreads);
@@ -8716,6 +8884,7 @@ static size_t rlx__node_workspace(const rlx_graph* g, const rlx__node* nd, int n
                           rlx__round_up(rlx__szmul(rlx__szadd((size_t)m.M, (size_t)m.N), sizeof(int32_t)), 64));
     }
     case RLX_OP_LINEAR: return rlx__sgemm_workspace_bytes(nthreads);
+    case RLX_OP_MATMUL_QUANT: return rlx__ws_quant(g, nd, nthreads);
     case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE: case RLX_OP_POOL: case RLX_OP_GROUP_NORM: case RLX_OP_RESIZE:
     case RLX_OP_PAD:
         return rlx__ws_vision(g, nd, nthreads);
@@ -8736,6 +8905,11 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
     c.op = nd->op;
     c.out_dt = nd->dtype;
     c.esz = e;
+    if (nd->op == RLX_OP_MATMUL_QUANT ||
+        (nd->op == RLX_OP_CAST && (rlx__is_quant(nd->dtype) || rlx__is_quant(n0->dtype)))) {
+        rlx__k_quant(g, nd, in, out, pool, ws);   /* >>quant */
+        return;
+    }
     if (rlx__is_unary(nd->op) || nd->op == RLX_OP_CAST) {
         c.in_dt = n0->dtype;
         rlx__iter_init(&it, 2, out, e, nd->rank, nd->shape);
@@ -10871,7 +11045,11 @@ static void rlx__cl_convgeo(rlx__kargs* A, const rlx_graph* g, const rlx__node* 
 /* Does the CUDA backend run this node natively? Every op of the CPU backend, in every dtype its builder
    allows (sources, views and EXTRA need no kernel of their own); linear with or without a gate. */
 static RLX__MAYBE_UNUSED int rlx__cuda_supports(const rlx_graph* g, const rlx__node* nd, int sm) {
+    int q;
     RLX__UNUSED(sm);
+    for (q = 0; q < nd->nin; q++)   /* no GPU kernels for block dtypes yet (>>quant) */
+        if (rlx__is_quant(rlx__N(g, rlx__in(g, nd, q))->dtype)) return 0;
+    if (rlx__is_quant(nd->dtype) && nd->nin) return 0;
     if (rlx__is_unary(nd->op) || rlx__is_binary(nd->op)) return 1;
     switch (nd->op) {
     case RLX_OP_INPUT: case RLX_OP_PARAM: case RLX_OP_CONSTANT: case RLX_OP_STATE:
@@ -11255,6 +11433,1409 @@ static RLX__MAYBE_UNUSED int rlx__cuda_lower(const rlx_graph* g, const rlx__node
 }
 
 #endif /* CUDA, HIP or Vulkan */
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>quant  Block-quantized dtypes (ggml's formats) on the CPU: dequantization, quantization, matmul_quant.
+   Layouts (bytes, in order; d/dmin are f16, little-endian; QK_K = 256):
+     q4_0  [d, qs 16]            q4_1 [d, m, qs 16]        q5_0 [d, qh 4, qs 16]     q5_1 [d, m, qh 4, qs 16]
+     q8_0  [d, qs 32 (int8)]     iq4_nl [d, qs 16]         iq4_xs [d, scales_h 2, scales_l 4, qs 128]
+     q2_K  [scales 16, qs 64, d, dmin]      q3_K [hmask 32, qs 64, scales 12, d]
+     q4_K  [d, dmin, scales 12, qs 128]     q5_K [d, dmin, scales 12, qh 32, qs 128]
+     q6_K  [ql 128, qh 64, scales 16 (int8), d]
+   Dequantization repeats ggml's dequantize_row_* operation for operation (f16 scales widened exactly, products
+   in the same order, so the floats are identical). Quantization repeats ggml's reference quantizers
+   (quantize_row_*_ref: the legacy formats and the K-quants, whose searches are deterministic) byte for byte;
+   iq4_nl and iq4_xs have no reference quantizer in ggml (theirs searches with weights), so rlx does not
+   quantize to them: a cast f32 → iq4_* is refused at the builder. Bit-exactness assumes IEEE f32 arithmetic
+   without contraction into FMA (the default without -march flags; not the x87 of 32-bit builds).
+   matmul_quant threads over blocks of 16 output columns. For m < 16: q4_0, q8_0, q4_K and q6_K round x to 8
+   bits once per call and sum integer block products (see "8-bit activations" below); the other formats, and
+   any x with a NaN or an infinity, decode the weight in AVX2 registers against f32 x (see "fast paths"); the
+   portable path dequantizes the 16 weight rows into a per-thread f32 tile and takes dot products. From m = 16
+   on, dequantized tiles go through the f32 GEMM (x f32).
+   ------------------------------------------------------------------------------------------------------------ */
+static const signed char rlx__kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                                   1, 13, 25, 38, 53, 69, 89, 113};
+static float rlx__qh2f(const unsigned char* p) { return rlx__f16_bits_to_f32((uint16_t)(p[0] | (p[1] << 8))); }
+static void rlx__qf2h(unsigned char* p, float f) {
+    uint16_t h = rlx__f32_bits_to_f16(f);
+    p[0] = (unsigned char)(h & 0xFFu);
+    p[1] = (unsigned char)(h >> 8);
+}
+static uint32_t rlx__qu32(const unsigned char* p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+/* ggml's nearest_int: round half to even through the 1.5·2^23 trick (|f| ≤ 2^22). */
+static int rlx__qnear(float f) {
+    float v = f + 12582912.f;
+    int32_t i;
+    memcpy(&i, &v, 4);
+    return (int)((i & 0x007FFFFF) - 0x00400000);
+}
+/* (int)f, and 0 where C leaves the conversion undefined (NaN, out of int range: inputs with inf or NaN) */
+static int rlx__qtrunc(float f) { return f > -2147483648.f && f < 2147483648.f ? (int)f : 0; }
+static void rlx__q_scale_min_k4(int j, const unsigned char* q, unsigned char* d, unsigned char* m) {
+    if (j < 4) {
+        *d = (unsigned char)(q[j] & 63); *m = (unsigned char)(q[j + 4] & 63);
+    } else {
+        *d = (unsigned char)((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
+        *m = (unsigned char)((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+    }
+}
+
+/* One block of dtype t at b → y[0 .. block_elems). */
+static void rlx__dequant_block(rlx_dtype t, const unsigned char* b, float* y) {
+    int j, l;
+    switch (t) {
+    case RLX_Q4_0: {
+        float d = rlx__qh2f(b);
+        for (j = 0; j < 16; j++) {
+            y[j] = (float)((b[2 + j] & 0x0F) - 8) * d;
+            y[j + 16] = (float)((b[2 + j] >> 4) - 8) * d;
+        }
+        return;
+    }
+    case RLX_Q4_1: {
+        float d = rlx__qh2f(b), m = rlx__qh2f(b + 2);
+        for (j = 0; j < 16; j++) {
+            float a = (float)(b[4 + j] & 0x0F) * d, c = (float)(b[4 + j] >> 4) * d;
+            y[j] = a + m;
+            y[j + 16] = c + m;
+        }
+        return;
+    }
+    case RLX_Q5_0: case RLX_Q5_1: {
+        int one = t == RLX_Q5_1;
+        float d = rlx__qh2f(b), m = one ? rlx__qh2f(b + 2) : 0.0f;
+        uint32_t qh = rlx__qu32(b + (one ? 4 : 2));
+        const unsigned char* qs = b + (one ? 8 : 6);
+        for (j = 0; j < 16; j++) {
+            int h0 = (int)(((qh >> j) << 4) & 0x10u), h1 = (int)((qh >> (j + 12)) & 0x10u);
+            int x0 = (qs[j] & 0x0F) | h0, x1 = (qs[j] >> 4) | h1;
+            if (one) {
+                float a = (float)x0 * d, c = (float)x1 * d;
+                y[j] = a + m;
+                y[j + 16] = c + m;
+            } else {
+                y[j] = (float)(x0 - 16) * d;
+                y[j + 16] = (float)(x1 - 16) * d;
+            }
+        }
+        return;
+    }
+    case RLX_Q8_0: {
+        float d = rlx__qh2f(b);
+        for (j = 0; j < 32; j++) y[j] = (float)(signed char)b[2 + j] * d;
+        return;
+    }
+    case RLX_IQ4_NL: {
+        float d = rlx__qh2f(b);
+        for (j = 0; j < 16; j++) {
+            y[j] = d * (float)rlx__kvalues_iq4nl[b[2 + j] & 0xF];
+            y[j + 16] = d * (float)rlx__kvalues_iq4nl[b[2 + j] >> 4];
+        }
+        return;
+    }
+    case RLX_IQ4_XS: {
+        float d = rlx__qh2f(b);
+        unsigned sh = (unsigned)(b[2] | (b[3] << 8));
+        const unsigned char* qs = b + 8;
+        int ib;
+        for (ib = 0; ib < 8; ib++) {
+            int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | (int)(((sh >> (2 * ib)) & 3u) << 4);
+            float dl = d * (float)(ls - 32);
+            for (j = 0; j < 16; j++) {
+                y[j] = dl * (float)rlx__kvalues_iq4nl[qs[j] & 0xF];
+                y[j + 16] = dl * (float)rlx__kvalues_iq4nl[qs[j] >> 4];
+            }
+            y += 32;
+            qs += 16;
+        }
+        return;
+    }
+    case RLX_Q2_K: {
+        const unsigned char *sc = b, *q = b + 16;
+        float d = rlx__qh2f(b + 80), mn = rlx__qh2f(b + 82);
+        int is = 0, n, shift;
+        for (n = 0; n < 256; n += 128) {
+            for (shift = 0; shift < 8; shift += 2) {
+                int h;
+                for (h = 0; h < 2; h++) {
+                    unsigned char s = sc[is++];
+                    float dl = d * (float)(s & 0xF), ml = mn * (float)(s >> 4);
+                    for (l = 0; l < 16; l++) *y++ = dl * (float)((q[l + 16 * h] >> shift) & 3) - ml;
+                }
+            }
+            q += 32;
+        }
+        return;
+    }
+    case RLX_Q3_K: {
+        const unsigned char *hm = b, *q = b + 32, *s12 = b + 96;
+        float dall = rlx__qh2f(b + 108);
+        signed char sc[16];
+        int is = 0, n, shift;
+        unsigned char m = 1;
+        for (j = 0; j < 16; j++) {
+            int lo = j < 8 ? (s12[j] & 0xF) : (s12[j - 8] >> 4);
+            int hi = (s12[8 + j % 4] >> (2 * (j / 4))) & 3;
+            sc[j] = (signed char)((lo | (hi << 4)) - 32);
+        }
+        for (n = 0; n < 256; n += 128) {
+            for (shift = 0; shift < 8; shift += 2) {
+                int h;
+                for (h = 0; h < 2; h++) {
+                    float dl = dall * (float)sc[is++];
+                    for (l = 0; l < 16; l++)
+                        *y++ = dl * (float)(((q[l + 16 * h] >> shift) & 3) - ((hm[l + 16 * h] & m) ? 0 : 4));
+                }
+                m = (unsigned char)(m << 1);
+            }
+            q += 32;
+        }
+        return;
+    }
+    case RLX_Q4_K: case RLX_Q5_K: {
+        int five = t == RLX_Q5_K;
+        float d = rlx__qh2f(b), mn = rlx__qh2f(b + 2);
+        const unsigned char *s12 = b + 4, *qh = b + 16, *q = b + (five ? 48 : 16);
+        int is = 0;
+        unsigned u1 = 1, u2 = 2;
+        unsigned char sc, mm;
+        for (j = 0; j < 256; j += 64) {
+            float d1, m1, d2, m2;
+            rlx__q_scale_min_k4(is, s12, &sc, &mm); d1 = d * (float)sc; m1 = mn * (float)mm;
+            rlx__q_scale_min_k4(is + 1, s12, &sc, &mm); d2 = d * (float)sc; m2 = mn * (float)mm;
+            for (l = 0; l < 32; l++) *y++ = d1 * (float)((q[l] & 0xF) + (five && (qh[l] & u1) ? 16 : 0)) - m1;
+            for (l = 0; l < 32; l++) *y++ = d2 * (float)((q[l] >> 4) + (five && (qh[l] & u2) ? 16 : 0)) - m2;
+            q += 32; is += 2; u1 <<= 2; u2 <<= 2;
+        }
+        return;
+    }
+    case RLX_Q6_K: {
+        const unsigned char *ql = b, *qh = b + 128;
+        const signed char* sc = (const signed char*)(b + 192);
+        float d = rlx__qh2f(b + 208);
+        int n;
+        for (n = 0; n < 256; n += 128) {
+            for (l = 0; l < 32; l++) {
+                int is = l / 16;
+                int q1 = ((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
+                int q2 = ((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
+                int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+                int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+                y[l] = d * (float)sc[is] * (float)q1;
+                y[l + 32] = d * (float)sc[is + 2] * (float)q2;
+                y[l + 64] = d * (float)sc[is + 4] * (float)q3;
+                y[l + 96] = d * (float)sc[is + 6] * (float)q4;
+            }
+            y += 128; ql += 64; qh += 32; sc += 8;
+        }
+        return;
+    }
+    default: return;
+    }
+}
+
+/* ggml's make_qx_quants with rmse_type 1 and no weights (the q6_K reference). */
+static float rlx__q_make_qx(int n, int nmax, const float* x, signed char* L) {
+    float max = 0, amax = 0, iscale, sumlx = 0, suml2 = 0, scale, best;
+    int i, is;
+    for (i = 0; i < n; i++) {
+        float ax = fabsf(x[i]);
+        if (ax > amax) { amax = ax; max = x[i]; }
+    }
+    if (amax < 1e-15f) { for (i = 0; i < n; i++) L[i] = 0; return 0.f; }
+    iscale = (float)-nmax / max;
+    for (i = 0; i < n; i++) {
+        int l = rlx__qnear(iscale * x[i]);
+        float w = x[i] * x[i];
+        l = l < -nmax ? -nmax : l > nmax - 1 ? nmax - 1 : l;
+        L[i] = (signed char)(l + nmax);
+        sumlx += w * x[i] * (float)l;
+        suml2 += w * (float)l * (float)l;
+    }
+    scale = suml2 != 0.f ? sumlx / suml2 : 0.0f;
+    best = scale * sumlx;
+    for (is = -9; is <= 9; is++) {
+        if (is == 0) continue;
+        iscale = -((float)nmax + 0.1f * (float)is) / max;
+        sumlx = suml2 = 0;
+        for (i = 0; i < n; i++) {
+            int l = rlx__qnear(iscale * x[i]);
+            float w = x[i] * x[i];
+            l = l < -nmax ? -nmax : l > nmax - 1 ? nmax - 1 : l;
+            sumlx += w * x[i] * (float)l;
+            suml2 += w * (float)l * (float)l;
+        }
+        if (suml2 > 0 && sumlx * sumlx > best * suml2) {
+            for (i = 0; i < n; i++) {
+                int l = rlx__qnear(iscale * x[i]);
+                l = l < -nmax ? -nmax : l > nmax - 1 ? nmax - 1 : l;
+                L[i] = (signed char)(nmax + l);
+            }
+            scale = sumlx / suml2;
+            best = scale * sumlx;
+        }
+    }
+    return scale;
+}
+/* ggml's make_q3_quants with do_rmse (the q3_K reference). */
+static float rlx__q_make_q3(int n, int nmax, const float* x, signed char* L) {
+    float max = 0, amax = 0, iscale, sumlx = 0, suml2 = 0;
+    int i, itry;
+    for (i = 0; i < n; i++) {
+        float ax = fabsf(x[i]);
+        if (ax > amax) { amax = ax; max = x[i]; }
+    }
+    if (amax < 1e-15f) { for (i = 0; i < n; i++) L[i] = 0; return 0.f; }
+    iscale = (float)-nmax / max;
+    for (i = 0; i < n; i++) {
+        int l = rlx__qnear(iscale * x[i]);
+        float w = x[i] * x[i];
+        l = l < -nmax ? -nmax : l > nmax - 1 ? nmax - 1 : l;
+        L[i] = (signed char)l;
+        sumlx += w * x[i] * (float)l;
+        suml2 += w * (float)l * (float)l;
+    }
+    for (itry = 0; itry < 5; itry++) {
+        int changed = 0;
+        for (i = 0; i < n; i++) {
+            float w = x[i] * x[i];
+            float slx = sumlx - w * x[i] * (float)L[i];
+            if (slx > 0) {
+                float sl2 = suml2 - w * (float)L[i] * (float)L[i];
+                int nl = rlx__qnear(x[i] * sl2 / slx);
+                nl = nl < -nmax ? -nmax : nl > nmax - 1 ? nmax - 1 : nl;
+                if (nl != L[i]) {
+                    slx += w * x[i] * (float)nl;
+                    sl2 += w * (float)nl * (float)nl;
+                    if (sl2 > 0 && slx * slx * suml2 > sumlx * sumlx * sl2) {
+                        L[i] = (signed char)nl; sumlx = slx; suml2 = sl2;
+                        changed++;
+                    }
+                }
+            }
+        }
+        if (!changed) break;
+    }
+    for (i = 0; i < n; i++) L[i] = (signed char)(L[i] + nmax);
+    return suml2 > 0.0f ? sumlx / suml2 : 0.0f;
+}
+/* ggml's make_qkx2_quants (the q2_K, q4_K and q5_K references). */
+static float rlx__q_make_qkx2(int n, int nmax, const float* x, const float* w, unsigned char* L, float* the_min,
+                              float rmin, float rdelta, int nstep, int use_mad) {
+    unsigned char Laux[32];
+    float min = x[0], max = x[0], sum_w = w[0], sum_x = sum_w * x[0], iscale, scale, best = 0;
+    int i, is;
+    for (i = 1; i < n; i++) {
+        if (x[i] < min) min = x[i];
+        if (x[i] > max) max = x[i];
+        sum_w += w[i];
+        sum_x += w[i] * x[i];
+    }
+    if (min > 0) min = 0;
+    if (max == min) { for (i = 0; i < n; i++) L[i] = 0; *the_min = -min; return 0.f; }
+    iscale = (float)nmax / (max - min);
+    scale = 1 / iscale;
+    for (i = 0; i < n; i++) {
+        int l = rlx__qnear(iscale * (x[i] - min));
+        float diff;
+        L[i] = (unsigned char)(l < 0 ? 0 : l > nmax ? nmax : l);
+        diff = scale * (float)L[i] + min - x[i];
+        diff = use_mad ? fabsf(diff) : diff * diff;
+        best += w[i] * diff;
+    }
+    for (is = 0; is <= nstep; is++) {
+        float sum_l = 0, sum_l2 = 0, sum_xl = 0, D;
+        iscale = (rmin + rdelta * (float)is + (float)nmax) / (max - min);
+        for (i = 0; i < n; i++) {
+            int l = rlx__qnear(iscale * (x[i] - min));
+            l = l < 0 ? 0 : l > nmax ? nmax : l;
+            Laux[i] = (unsigned char)l;
+            sum_l += w[i] * (float)l;
+            sum_l2 += w[i] * (float)l * (float)l;
+            sum_xl += w[i] * (float)l * x[i];
+        }
+        D = sum_w * sum_l2 - sum_l * sum_l;
+        if (D > 0) {
+            float ts = (sum_w * sum_xl - sum_x * sum_l) / D, tm = (sum_l2 * sum_x - sum_l * sum_xl) / D, cur = 0;
+            if (tm > 0) { tm = 0; ts = sum_xl / sum_l2; }
+            for (i = 0; i < n; i++) {
+                float diff = ts * (float)Laux[i] + tm - x[i];
+                diff = use_mad ? fabsf(diff) : diff * diff;
+                cur += w[i] * diff;
+            }
+            if (cur < best) {
+                for (i = 0; i < n; i++) L[i] = Laux[i];
+                best = cur; scale = ts; min = tm;
+            }
+        }
+    }
+    *the_min = -min;
+    return scale;
+}
+
+/* One block of dtype t from x[0 .. block_elems) into b, as ggml's quantize_row_*_ref. */
+static void rlx__quant_block(rlx_dtype t, const float* x, unsigned char* b) {
+    int j, l;
+    switch (t) {
+    case RLX_Q4_0: case RLX_Q5_0: {
+        int five = t == RLX_Q5_0;
+        float amax = 0, max = 0, d, id;
+        uint32_t qh = 0;
+        unsigned char* qs = b + (five ? 6 : 2);
+        for (j = 0; j < 32; j++)
+            if (amax < fabsf(x[j])) { amax = fabsf(x[j]); max = x[j]; }
+        d = max / (five ? -16.f : -8.f);
+        id = d != 0.f ? 1.0f / d : 0.0f;
+        rlx__qf2h(b, d);
+        for (j = 0; j < 16; j++) {
+            float x0 = x[j] * id, x1 = x[16 + j] * id;
+            int a = (int)(signed char)rlx__qtrunc(x0 + (five ? 16.5f : 8.5f));
+            int c = (int)(signed char)rlx__qtrunc(x1 + (five ? 16.5f : 8.5f));
+            int top = five ? 31 : 15;
+            unsigned xi0 = (unsigned)(unsigned char)(a < top ? a : top), xi1 = (unsigned)(unsigned char)(c < top ? c : top);
+            qs[j] = (unsigned char)((xi0 & 0x0Fu) | ((xi1 & 0x0Fu) << 4));
+            qh |= ((xi0 & 0x10u) >> 4) << j;
+            qh |= ((xi1 & 0x10u) >> 4) << (j + 16);
+        }
+        if (five) for (j = 0; j < 4; j++) b[2 + j] = (unsigned char)(qh >> (8 * j));
+        return;
+    }
+    case RLX_Q4_1: case RLX_Q5_1: {
+        int five = t == RLX_Q5_1;
+        float min = FLT_MAX, max = -FLT_MAX, d, id;
+        uint32_t qh = 0;
+        unsigned char* qs = b + (five ? 8 : 4);
+        for (j = 0; j < 32; j++) {
+            if (x[j] < min) min = x[j];
+            if (x[j] > max) max = x[j];
+        }
+        d = (max - min) / (five ? 31.f : 15.f);
+        id = d != 0.f ? 1.0f / d : 0.0f;
+        rlx__qf2h(b, d);
+        rlx__qf2h(b + 2, min);
+        for (j = 0; j < 16; j++) {
+            float x0 = (x[j] - min) * id, x1 = (x[16 + j] - min) * id;
+            unsigned xi0, xi1;
+            if (five) {
+                xi0 = (unsigned)(unsigned char)rlx__qtrunc(x0 + 0.5f);
+                xi1 = (unsigned)(unsigned char)rlx__qtrunc(x1 + 0.5f);
+            } else {
+                int a = (int)(signed char)rlx__qtrunc(x0 + 0.5f), c = (int)(signed char)rlx__qtrunc(x1 + 0.5f);
+                xi0 = (unsigned)(unsigned char)(a < 15 ? a : 15);
+                xi1 = (unsigned)(unsigned char)(c < 15 ? c : 15);
+            }
+            qs[j] = (unsigned char)((xi0 & 0x0Fu) | ((xi1 & 0x0Fu) << 4));
+            qh |= ((xi0 & 0x10u) >> 4) << j;
+            qh |= ((xi1 & 0x10u) >> 4) << (j + 16);
+        }
+        if (five) for (j = 0; j < 4; j++) b[4 + j] = (unsigned char)(qh >> (8 * j));
+        return;
+    }
+    case RLX_Q8_0: {
+        float amax = 0, d, id;
+        for (j = 0; j < 32; j++) amax = amax > fabsf(x[j]) ? amax : fabsf(x[j]);
+        d = amax / 127.f;
+        id = d != 0.f ? 1.0f / d : 0.0f;
+        rlx__qf2h(b, d);
+        for (j = 0; j < 32; j++) b[2 + j] = (unsigned char)(signed char)rlx__qtrunc(roundf(x[j] * id));
+        return;
+    }
+    case RLX_Q2_K: {
+        unsigned char L[256];
+        float w[16], mins[16], scales[16], max_scale = 0, max_min = 0, dd, dm;
+        for (j = 0; j < 16; j++) {
+            for (l = 0; l < 16; l++) w[l] = fabsf(x[16 * j + l]);
+            scales[j] = rlx__q_make_qkx2(16, 3, x + 16 * j, w, L + 16 * j, &mins[j], -0.5f, 0.1f, 15, 1);
+            if (scales[j] > max_scale) max_scale = scales[j];
+            if (mins[j] > max_min) max_min = mins[j];
+        }
+        if (max_scale > 0) {
+            float iscale = 15.f / max_scale;
+            for (j = 0; j < 16; j++) b[j] = (unsigned char)rlx__qnear(iscale * scales[j]);
+            rlx__qf2h(b + 80, max_scale / 15.f);
+        } else {
+            for (j = 0; j < 16; j++) b[j] = 0;
+            rlx__qf2h(b + 80, 0.f);
+        }
+        if (max_min > 0) {
+            float iscale = 15.f / max_min;
+            for (j = 0; j < 16; j++) b[j] = (unsigned char)(b[j] | (unsigned)rlx__qnear(iscale * mins[j]) << 4);
+            rlx__qf2h(b + 82, max_min / 15.f);
+        } else {
+            rlx__qf2h(b + 82, 0.f);
+        }
+        dd = rlx__qh2f(b + 80);
+        dm = rlx__qh2f(b + 82);
+        for (j = 0; j < 16; j++) {
+            float d = dd * (float)(b[j] & 0xF), m;
+            int ii;
+            if (d == 0.f) continue;
+            m = dm * (float)(b[j] >> 4);
+            for (ii = 0; ii < 16; ii++) {
+                int q = rlx__qnear((x[16 * j + ii] + m) / d);
+                L[16 * j + ii] = (unsigned char)(q < 0 ? 0 : q > 3 ? 3 : q);
+            }
+        }
+        for (j = 0; j < 256; j += 128)
+            for (l = 0; l < 32; l++)
+                b[16 + j / 4 + l] = (unsigned char)(L[j + l] | (L[j + l + 32] << 2) | (L[j + l + 64] << 4) | (L[j + l + 96] << 6));
+        return;
+    }
+    case RLX_Q3_K: {
+        signed char L[256];
+        float scales[16], max_scale = 0, amax = 0, dd;
+        unsigned char *hm = b, *qs = b + 32, *s12 = b + 96;
+        int m = 0;
+        unsigned char hbit = 1;
+        for (j = 0; j < 16; j++) {
+            scales[j] = rlx__q_make_q3(16, 4, x + 16 * j, L + 16 * j);
+            if (fabsf(scales[j]) > amax) { amax = fabsf(scales[j]); max_scale = scales[j]; }
+        }
+        memset(s12, 0, 12);
+        if (max_scale != 0.f) {
+            float iscale = -32.f / max_scale;
+            for (j = 0; j < 16; j++) {
+                int q = (int)(signed char)rlx__qnear(iscale * scales[j]);
+                q = (q < -32 ? -32 : q > 31 ? 31 : q) + 32;
+                if (j < 8) s12[j] = (unsigned char)(q & 0xF);
+                else s12[j - 8] = (unsigned char)(s12[j - 8] | ((q & 0xF) << 4));
+                q >>= 4;
+                s12[j % 4 + 8] = (unsigned char)(s12[j % 4 + 8] | (q << (2 * (j / 4))));
+            }
+            rlx__qf2h(b + 108, 1 / iscale);
+        } else {
+            rlx__qf2h(b + 108, 0.f);
+        }
+        dd = rlx__qh2f(b + 108);
+        for (j = 0; j < 16; j++) {
+            int lo = j < 8 ? (s12[j] & 0xF) : (s12[j - 8] >> 4), ii;
+            int sc = (int)(signed char)((lo | (((s12[8 + j % 4] >> (2 * (j / 4))) & 3) << 4)) - 32);
+            float d = dd * (float)sc;
+            if (d == 0.f) continue;
+            for (ii = 0; ii < 16; ii++) {
+                int q = rlx__qnear(x[16 * j + ii] / d);
+                L[16 * j + ii] = (signed char)((q < -4 ? -4 : q > 3 ? 3 : q) + 4);
+            }
+        }
+        memset(hm, 0, 32);
+        for (j = 0; j < 256; j++) {
+            if (L[j] > 3) { hm[m] = (unsigned char)(hm[m] | hbit); L[j] = (signed char)(L[j] - 4); }
+            if (++m == 32) { m = 0; hbit = (unsigned char)(hbit << 1); }
+        }
+        for (j = 0; j < 256; j += 128)
+            for (l = 0; l < 32; l++)
+                qs[j / 4 + l] = (unsigned char)(L[j + l] | (L[j + l + 32] << 2) | (L[j + l + 64] << 4) | (L[j + l + 96] << 6));
+        return;
+    }
+    case RLX_Q4_K: case RLX_Q5_K: {
+        int five = t == RLX_Q5_K, nmax = five ? 31 : 15;
+        unsigned char L[256], *s12 = b + 4, *q = b + (five ? 48 : 16), *qh = b + 16, sc, mm;
+        float w[32], mins[8], scales[8], max_scale = 0, max_min = 0, inv_scale, inv_min, dd, dmn;
+        for (j = 0; j < 8; j++) {
+            float sum_x2 = 0, av;
+            for (l = 0; l < 32; l++) sum_x2 += x[32 * j + l] * x[32 * j + l];
+            av = sqrtf(sum_x2 / 32);
+            for (l = 0; l < 32; l++) w[l] = av + fabsf(x[32 * j + l]);
+            scales[j] = rlx__q_make_qkx2(32, nmax, x + 32 * j, w, L + 32 * j, &mins[j], five ? -0.5f : -1.f, 0.1f,
+                                         five ? 15 : 20, 0);
+            if (scales[j] > max_scale) max_scale = scales[j];
+            if (mins[j] > max_min) max_min = mins[j];
+        }
+        inv_scale = max_scale > 0 ? 63.f / max_scale : 0.f;
+        inv_min = max_min > 0 ? 63.f / max_min : 0.f;
+        for (j = 0; j < 8; j++) {
+            unsigned char ls = (unsigned char)rlx__qnear(inv_scale * scales[j]);
+            unsigned char lm = (unsigned char)rlx__qnear(inv_min * mins[j]);
+            ls = ls < 63 ? ls : 63;
+            lm = lm < 63 ? lm : 63;
+            if (j < 4) {
+                s12[j] = ls;
+                s12[j + 4] = lm;
+            } else {
+                s12[j + 4] = (unsigned char)((ls & 0xF) | ((lm & 0xF) << 4));
+                s12[j - 4] = (unsigned char)(s12[j - 4] | ((ls >> 4) << 6));
+                s12[j] = (unsigned char)(s12[j] | ((lm >> 4) << 6));
+            }
+        }
+        rlx__qf2h(b, max_scale / 63.f);
+        rlx__qf2h(b + 2, max_min / 63.f);
+        dd = rlx__qh2f(b);
+        dmn = rlx__qh2f(b + 2);
+        for (j = 0; j < 8; j++) {
+            float d, dm;
+            int ii;
+            rlx__q_scale_min_k4(j, s12, &sc, &mm);
+            d = dd * (float)sc;
+            if (d == 0.f) continue;
+            dm = dmn * (float)mm;
+            for (ii = 0; ii < 32; ii++) {
+                int v = rlx__qnear((x[32 * j + ii] + dm) / d);
+                L[32 * j + ii] = (unsigned char)(v < 0 ? 0 : v > nmax ? nmax : v);
+            }
+        }
+        if (!five) {
+            for (j = 0; j < 256; j += 64) {
+                for (l = 0; l < 32; l++) q[l] = (unsigned char)(L[j + l] | (L[j + l + 32] << 4));
+                q += 32;
+            }
+        } else {
+            unsigned m1 = 1, m2 = 2;
+            int n;
+            memset(qh, 0, 32);
+            for (n = 0; n < 256; n += 64) {
+                for (j = 0; j < 32; j++) {
+                    int l1 = L[n + j], l2 = L[n + j + 32];
+                    if (l1 > 15) { l1 -= 16; qh[j] = (unsigned char)(qh[j] | m1); }
+                    if (l2 > 15) { l2 -= 16; qh[j] = (unsigned char)(qh[j] | m2); }
+                    q[j] = (unsigned char)(l1 | (l2 << 4));
+                }
+                m1 <<= 2; m2 <<= 2;
+                q += 32;
+            }
+        }
+        return;
+    }
+    case RLX_Q6_K: {
+        signed char L[256];
+        float scales[16], max_scale = 0, max_abs = 0, iscale, dd;
+        unsigned char *ql = b, *qh = b + 128;
+        signed char* sc = (signed char*)(b + 192);
+        for (j = 0; j < 16; j++) {
+            scales[j] = rlx__q_make_qx(16, 32, x + 16 * j, L + 16 * j);
+            if (fabsf(scales[j]) > max_abs) { max_abs = fabsf(scales[j]); max_scale = scales[j]; }
+        }
+        if (max_abs < 1e-15f) { memset(b, 0, 210); return; }
+        iscale = -128.f / max_scale;
+        rlx__qf2h(b + 208, 1 / iscale);
+        for (j = 0; j < 16; j++) {
+            int v = rlx__qnear(iscale * scales[j]);
+            sc[j] = (signed char)(v < 127 ? v : 127);
+        }
+        dd = rlx__qh2f(b + 208);
+        for (j = 0; j < 16; j++) {
+            float d = dd * (float)sc[j];
+            int ii;
+            if (d == 0.f) continue;
+            for (ii = 0; ii < 16; ii++) {
+                int v = rlx__qnear(x[16 * j + ii] / d);
+                L[16 * j + ii] = (signed char)((v < -32 ? -32 : v > 31 ? 31 : v) + 32);
+            }
+        }
+        for (j = 0; j < 256; j += 128) {
+            for (l = 0; l < 32; l++) {
+                int q1 = L[j + l] & 0xF, q2 = L[j + l + 32] & 0xF, q3 = L[j + l + 64] & 0xF, q4 = L[j + l + 96] & 0xF;
+                ql[l] = (unsigned char)(q1 | (q3 << 4));
+                ql[l + 32] = (unsigned char)(q2 | (q4 << 4));
+                qh[l] = (unsigned char)((L[j + l] >> 4) | ((L[j + l + 32] >> 4) << 2) | ((L[j + l + 64] >> 4) << 4) |
+                                        ((L[j + l + 96] >> 4) << 6));
+            }
+            ql += 64;
+            qh += 32;
+        }
+        return;
+    }
+    default: return;
+    }
+}
+
+/* Dot product of n floats (n a multiple of 32 here; any n works). */
+static float rlx__qdot_c(const float* a, const float* b, int64_t n) {
+    float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t i = 0;
+    int j;
+    for (; i + 8 <= n; i += 8)
+        for (j = 0; j < 8; j++) s[j] += a[i + j] * b[i + j];
+    for (; i < n; i++) s[0] += a[i] * b[i];
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+#if defined(RLX__GEMM_X86)
+RLX__TARGET_AVX2 static float rlx__qdot_avx2(const float* a, const float* b, int64_t n) {
+    __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(), s3 = _mm256_setzero_ps();
+    __m128 h;
+    int64_t i = 0;
+    float r;
+    for (; i + 32 <= n; i += 32) {
+        s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+        s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
+        s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(b + i + 16), s2);
+        s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24), s3);
+    }
+    s0 = _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3));
+    h = _mm_add_ps(_mm256_castps256_ps128(s0), _mm256_extractf128_ps(s0, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+    r = _mm_cvtss_f32(h);
+    for (; i < n; i++) r += a[i] * b[i];
+    return r;
+}
+#endif
+typedef float (*rlx__qdot_fn)(const float*, const float*, int64_t);
+
+/* ---- fast paths: rows of x against a weight row, the weights decoded to f32 in registers --------------------
+   For m < RLX__QMM_GEMM_M the weight row is decoded block by block into 8-float vectors (AVX2) that are
+   multiplied into up to 4 rows of x at once (f32 products and sums: the same accuracy as the dequantized
+   weight, without 8-bit activations). Every format has such a kernel; without AVX2 and F16C (or with
+   RLX_NO_SIMD) whole rows are decoded with rlx__dequant_block. For m ≥ RLX__QMM_GEMM_M, tiles of weight rows are dequantized into the
+   workspace and multiplied by the f32 GEMM (>>gemm). */
+#define RLX__QMM_GEMM_M 16
+#define RLX__QMM_TILE 128   /* weight rows per dequantized tile of the GEMM path */
+#if defined(RLX__GEMM_X86)
+RLX__TARGET_F16C static inline float rlx__qh2f_f16c(const unsigned char* p) {
+    return _cvtsh_ss((unsigned short)(p[0] | (p[1] << 8)));
+}
+static int rlx__qmm_has_avx2(rlx_dtype t) {
+    return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K || t == RLX_Q6_K || t == RLX_Q4_1 || t == RLX_Q5_0 ||
+           t == RLX_Q5_1 || t == RLX_IQ4_NL || t == RLX_Q5_K || t == RLX_IQ4_XS || t == RLX_Q2_K || t == RLX_Q3_K;
+}
+/* acc[r][(off/8) % na] += w · x[r*ldx + off .. +8) for r < mr: na independent sums per row hide the FMA latency */
+#define RLX__QACC(wv, off)                                                                                       \
+    do {                                                                                                         \
+        int r_;                                                                                                  \
+        __m256 w_ = (wv);                                                                                        \
+        for (r_ = 0; r_ < mr; r_++)                                                                              \
+            acc[r_ * na + (((off) >> 3) % na)] =                                                                 \
+                _mm256_fmadd_ps(w_, _mm256_loadu_ps(x + r_ * ldx + (off)), acc[r_ * na + (((off) >> 3) % na)]);  \
+    } while (0)
+/* Inlined with a constant mr (rlx__qrow_avx2), so the accumulators stay in registers. */
+RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow_avx2_mr(
+    rlx_dtype t, const unsigned char* w, int64_t K, const float* x, int64_t ldx, const int mr, float* y, int64_t ldy) {
+    __m256 acc[8];
+    int64_t nb, i;
+    int r;
+    const int na = mr == 1 ? 4 : 2;
+    const __m128i m4 = _mm_set1_epi8(0x0F);
+    for (r = 0; r < 8; r++) acc[r] = _mm256_setzero_ps();
+    switch (t) {
+    case RLX_Q4_0:
+        nb = K / 32;
+        for (i = 0; i < nb; i++, w += 18, x += 32) {
+            __m256 d = _mm256_set1_ps(rlx__qh2f_f16c(w));
+            __m128i b = _mm_loadu_si128((const __m128i*)(const void*)(w + 2));
+            __m128i lo = _mm_sub_epi8(_mm_and_si128(b, m4), _mm_set1_epi8(8));
+            __m128i hi = _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(b, 4), m4), _mm_set1_epi8(8));
+            __m256 q0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo));
+            __m256 q1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8)));
+            __m256 q2 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi));
+            __m256 q3 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8)));
+            for (r = 0; r < mr; r++) {   /* d · Σ x·q per block: one scale per 32 weights */
+                const float* xr = x + r * ldx;
+                __m256 s0 = _mm256_fmadd_ps(q1, _mm256_loadu_ps(xr + 8), _mm256_mul_ps(q0, _mm256_loadu_ps(xr)));
+                __m256 s1 = _mm256_fmadd_ps(q3, _mm256_loadu_ps(xr + 24), _mm256_mul_ps(q2, _mm256_loadu_ps(xr + 16)));
+                acc[r * na + (int)(i & 1) % na] = _mm256_fmadd_ps(d, _mm256_add_ps(s0, s1), acc[r * na + (int)(i & 1) % na]);
+            }
+        }
+        break;
+    case RLX_Q8_0:
+        nb = K / 32;
+        for (i = 0; i < nb; i++, w += 34, x += 32) {
+            __m256 d = _mm256_set1_ps(rlx__qh2f_f16c(w));
+            __m128i b0 = _mm_loadu_si128((const __m128i*)(const void*)(w + 2));
+            __m128i b1 = _mm_loadu_si128((const __m128i*)(const void*)(w + 18));
+            __m256 q0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b0));
+            __m256 q1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(b0, 8)));
+            __m256 q2 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b1));
+            __m256 q3 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(b1, 8)));
+            for (r = 0; r < mr; r++) {
+                const float* xr = x + r * ldx;
+                __m256 s0 = _mm256_fmadd_ps(q1, _mm256_loadu_ps(xr + 8), _mm256_mul_ps(q0, _mm256_loadu_ps(xr)));
+                __m256 s1 = _mm256_fmadd_ps(q3, _mm256_loadu_ps(xr + 24), _mm256_mul_ps(q2, _mm256_loadu_ps(xr + 16)));
+                acc[r * na + (int)(i & 1) % na] = _mm256_fmadd_ps(d, _mm256_add_ps(s0, s1), acc[r * na + (int)(i & 1) % na]);
+            }
+        }
+        break;
+    case RLX_Q4_K:
+        nb = K / 256;
+        for (i = 0; i < nb; i++, w += 144) {
+            float d = rlx__qh2f_f16c(w), mn = rlx__qh2f_f16c(w + 2);
+            const unsigned char* q = w + 16;
+            int j;
+            for (j = 0; j < 4; j++, q += 32, x += 64) {
+                unsigned char sc, mm;
+                __m256 d1, m1, d2, m2;
+                rlx__q_scale_min_k4(2 * j, w + 4, &sc, &mm);
+                d1 = _mm256_set1_ps(d * (float)sc); m1 = _mm256_set1_ps(mn * (float)mm);
+                rlx__q_scale_min_k4(2 * j + 1, w + 4, &sc, &mm);
+                d2 = _mm256_set1_ps(d * (float)sc); m2 = _mm256_set1_ps(mn * (float)mm);
+                {   /* d1·Σx·q − m1·Σx per 32 weights (and d2, m2 for the high nibbles) */
+                    __m128i b0 = _mm_loadu_si128((const __m128i*)(const void*)q);
+                    __m128i b1 = _mm_loadu_si128((const __m128i*)(const void*)(q + 16));
+                    __m128i l0 = _mm_and_si128(b0, m4), l1 = _mm_and_si128(b1, m4);
+                    __m128i h0 = _mm_and_si128(_mm_srli_epi16(b0, 4), m4), h1 = _mm_and_si128(_mm_srli_epi16(b1, 4), m4);
+                    __m256 a0 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(l0));
+                    __m256 a1 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(l0, 8)));
+                    __m256 a2 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(l1));
+                    __m256 a3 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(l1, 8)));
+                    __m256 c0 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(h0));
+                    __m256 c1 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(h0, 8)));
+                    __m256 c2 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(h1));
+                    __m256 c3 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(h1, 8)));
+                    for (r = 0; r < mr; r++) {
+                        const float* xr = x + r * ldx;
+                        __m256 x0 = _mm256_loadu_ps(xr), x1 = _mm256_loadu_ps(xr + 8), x2 = _mm256_loadu_ps(xr + 16),
+                               x3 = _mm256_loadu_ps(xr + 24), x4 = _mm256_loadu_ps(xr + 32), x5 = _mm256_loadu_ps(xr + 40),
+                               x6 = _mm256_loadu_ps(xr + 48), x7 = _mm256_loadu_ps(xr + 56);
+                        __m256 sa = _mm256_fmadd_ps(a3, x3, _mm256_fmadd_ps(a2, x2, _mm256_fmadd_ps(a1, x1, _mm256_mul_ps(a0, x0))));
+                        __m256 sc_ = _mm256_fmadd_ps(c3, x7, _mm256_fmadd_ps(c2, x6, _mm256_fmadd_ps(c1, x5, _mm256_mul_ps(c0, x4))));
+                        __m256 xa = _mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3));
+                        __m256 xc = _mm256_add_ps(_mm256_add_ps(x4, x5), _mm256_add_ps(x6, x7));
+                        __m256 t_ = _mm256_fmadd_ps(d1, sa, _mm256_mul_ps(d2, sc_));
+                        t_ = _mm256_fnmadd_ps(m2, xc, _mm256_fnmadd_ps(m1, xa, t_));
+                        acc[r * na + j % na] = _mm256_add_ps(acc[r * na + j % na], t_);
+                    }
+                }
+            }
+        }
+        break;
+    case RLX_Q6_K:
+        nb = K / 256;
+        for (i = 0; i < nb; i++, w += 210) {
+            const unsigned char *ql = w, *qh = w + 128;
+            const signed char* sc = (const signed char*)(const void*)(w + 192);
+            float d = rlx__qh2f_f16c(w + 208);
+            int n, l;
+            for (n = 0; n < 2; n++, ql += 64, qh += 32, sc += 8, x += 128) {
+                for (l = 0; l < 32; l += 16) {   /* 16 values of each quarter: bytes, then 8-float vectors */
+                    int is = l / 16, o;
+                    const __m128i three = _mm_set1_epi8(3), k32 = _mm_set1_epi8(32);
+                    __m128i a = _mm_loadu_si128((const __m128i*)(const void*)(ql + l));
+                    __m128i c = _mm_loadu_si128((const __m128i*)(const void*)(ql + l + 32));
+                    __m128i e = _mm_loadu_si128((const __m128i*)(const void*)(qh + l));
+                    __m128i qv[4];
+                    qv[0] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(a, m4), _mm_slli_epi16(_mm_and_si128(e, three), 4)), k32);
+                    qv[1] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(c, m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 2), three), 4)), k32);
+                    qv[2] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(_mm_srli_epi16(a, 4), m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 4), three), 4)), k32);
+                    qv[3] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(_mm_srli_epi16(c, 4), m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 6), three), 4)), k32);
+                    for (o = 0; o < 4; o++) {
+                        __m256 ds = _mm256_set1_ps(d * (float)sc[is + 2 * o]);
+                        __m256 f0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(qv[o]));
+                        __m256 f1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(qv[o], 8)));
+                        for (r = 0; r < mr; r++) {
+                            const float* xr = x + r * ldx + l + 32 * o;
+                            __m256 s_ = _mm256_fmadd_ps(f1, _mm256_loadu_ps(xr + 8), _mm256_mul_ps(f0, _mm256_loadu_ps(xr)));
+                            acc[r * na + o % na] = _mm256_fmadd_ps(ds, s_, acc[r * na + o % na]);
+                        }
+                    }
+                }
+            }
+        }
+        break;
+    case RLX_Q4_1: case RLX_Q5_0: case RLX_Q5_1: case RLX_IQ4_NL: {
+        /* 32 weights per block: q (int) from nibbles, a 5th bit (q5_*) or the iq4 table; w = d·q + m (q4_1, q5_1),
+           d·(q − 16) (q5_0), d·table[q] (iq4_nl) */
+        const int bb = t == RLX_Q4_1 ? 20 : t == RLX_Q5_0 ? 22 : t == RLX_Q5_1 ? 24 : 18;
+        const int qo = t == RLX_Q4_1 ? 4 : t == RLX_Q5_0 ? 6 : t == RLX_Q5_1 ? 8 : 2;
+        const int has_m = t == RLX_Q4_1 || t == RLX_Q5_1;
+        const __m128i tab = _mm_loadu_si128((const __m128i*)(const void*)rlx__kvalues_iq4nl);
+        const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), one = _mm256_set1_epi32(1);
+        nb = K / 32;
+        for (i = 0; i < nb; i++, w += bb, x += 32) {
+            __m256 d = _mm256_set1_ps(rlx__qh2f_f16c(w)), mm = _mm256_set1_ps(has_m ? rlx__qh2f_f16c(w + 2) : 0.0f);
+            __m128i b = _mm_loadu_si128((const __m128i*)(const void*)(w + qo));
+            __m128i lo = _mm_and_si128(b, m4), hi = _mm_and_si128(_mm_srli_epi16(b, 4), m4);
+            __m256i qi[4];
+            __m256 qf[4];
+            int g;
+            if (t == RLX_IQ4_NL) { lo = _mm_shuffle_epi8(tab, lo); hi = _mm_shuffle_epi8(tab, hi); }
+            qi[0] = _mm256_cvtepi8_epi32(lo);
+            qi[1] = _mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8));
+            qi[2] = _mm256_cvtepi8_epi32(hi);
+            qi[3] = _mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8));
+            if (t == RLX_Q5_0 || t == RLX_Q5_1) {
+                uint32_t qh = rlx__qu32(w + (t == RLX_Q5_1 ? 4 : 2));
+                for (g = 0; g < 4; g++) {   /* bit 8g + i of qh is the 5th bit of element 8g + i */
+                    __m256i hb = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)(qh >> (8 * g))), idx), one);
+                    qi[g] = _mm256_or_si256(qi[g], _mm256_slli_epi32(hb, 4));
+                    if (t == RLX_Q5_0) qi[g] = _mm256_sub_epi32(qi[g], _mm256_set1_epi32(16));
+                }
+            }
+            for (g = 0; g < 4; g++) qf[g] = _mm256_cvtepi32_ps(qi[g]);
+            for (r = 0; r < mr; r++) {
+                const float* xr = x + r * ldx;
+                __m256 x0 = _mm256_loadu_ps(xr), x1 = _mm256_loadu_ps(xr + 8), x2 = _mm256_loadu_ps(xr + 16),
+                       x3 = _mm256_loadu_ps(xr + 24);
+                __m256 s_ = _mm256_fmadd_ps(qf[3], x3, _mm256_fmadd_ps(qf[2], x2, _mm256_fmadd_ps(qf[1], x1, _mm256_mul_ps(qf[0], x0))));
+                __m256 a_ = _mm256_fmadd_ps(d, s_, acc[r * na + (int)(i & 1) % na]);
+                if (has_m) a_ = _mm256_fmadd_ps(mm, _mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3)), a_);
+                acc[r * na + (int)(i & 1) % na] = a_;
+            }
+        }
+        break;
+    }
+    case RLX_Q5_K:
+        nb = K / 256;
+        for (i = 0; i < nb; i++, w += 176) {
+            float d = rlx__qh2f_f16c(w), mn = rlx__qh2f_f16c(w + 2);
+            const unsigned char* q = w + 48;
+            __m128i qh0 = _mm_loadu_si128((const __m128i*)(const void*)(w + 16));
+            __m128i qh1 = _mm_loadu_si128((const __m128i*)(const void*)(w + 32));
+            const __m128i bit = _mm_set1_epi8(1);
+            int j;
+            for (j = 0; j < 4; j++, q += 32, x += 64) {   /* bits 2j and 2j+1 of qh: the 5th bits of this chunk */
+                unsigned char sc, mm;
+                __m256 d1, m1, d2, m2;
+                __m128i c1 = _mm_cvtsi32_si128(2 * j), c2 = _mm_cvtsi32_si128(2 * j + 1);
+                __m128i b0 = _mm_loadu_si128((const __m128i*)(const void*)q);
+                __m128i b1 = _mm_loadu_si128((const __m128i*)(const void*)(q + 16));
+                __m128i l0 = _mm_or_si128(_mm_and_si128(b0, m4), _mm_slli_epi16(_mm_and_si128(_mm_srl_epi16(qh0, c1), bit), 4));
+                __m128i l1 = _mm_or_si128(_mm_and_si128(b1, m4), _mm_slli_epi16(_mm_and_si128(_mm_srl_epi16(qh1, c1), bit), 4));
+                __m128i h0 = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(b0, 4), m4), _mm_slli_epi16(_mm_and_si128(_mm_srl_epi16(qh0, c2), bit), 4));
+                __m128i h1 = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(b1, 4), m4), _mm_slli_epi16(_mm_and_si128(_mm_srl_epi16(qh1, c2), bit), 4));
+                __m256 a0 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(l0));
+                __m256 a1 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(l0, 8)));
+                __m256 a2 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(l1));
+                __m256 a3 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(l1, 8)));
+                __m256 e0 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(h0));
+                __m256 e1 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(h0, 8)));
+                __m256 e2 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(h1));
+                __m256 e3 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(h1, 8)));
+                rlx__q_scale_min_k4(2 * j, w + 4, &sc, &mm);
+                d1 = _mm256_set1_ps(d * (float)sc); m1 = _mm256_set1_ps(mn * (float)mm);
+                rlx__q_scale_min_k4(2 * j + 1, w + 4, &sc, &mm);
+                d2 = _mm256_set1_ps(d * (float)sc); m2 = _mm256_set1_ps(mn * (float)mm);
+                for (r = 0; r < mr; r++) {
+                    const float* xr = x + r * ldx;
+                    __m256 x0 = _mm256_loadu_ps(xr), x1 = _mm256_loadu_ps(xr + 8), x2 = _mm256_loadu_ps(xr + 16),
+                           x3 = _mm256_loadu_ps(xr + 24), x4 = _mm256_loadu_ps(xr + 32), x5 = _mm256_loadu_ps(xr + 40),
+                           x6 = _mm256_loadu_ps(xr + 48), x7 = _mm256_loadu_ps(xr + 56);
+                    __m256 sa = _mm256_fmadd_ps(a3, x3, _mm256_fmadd_ps(a2, x2, _mm256_fmadd_ps(a1, x1, _mm256_mul_ps(a0, x0))));
+                    __m256 se = _mm256_fmadd_ps(e3, x7, _mm256_fmadd_ps(e2, x6, _mm256_fmadd_ps(e1, x5, _mm256_mul_ps(e0, x4))));
+                    __m256 xa = _mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3));
+                    __m256 xc = _mm256_add_ps(_mm256_add_ps(x4, x5), _mm256_add_ps(x6, x7));
+                    __m256 t_ = _mm256_fmadd_ps(d1, sa, _mm256_mul_ps(d2, se));
+                    t_ = _mm256_fnmadd_ps(m2, xc, _mm256_fnmadd_ps(m1, xa, t_));
+                    acc[r * na + j % na] = _mm256_add_ps(acc[r * na + j % na], t_);
+                }
+            }
+        }
+        break;
+    case RLX_IQ4_XS: {
+        const __m128i tab = _mm_loadu_si128((const __m128i*)(const void*)rlx__kvalues_iq4nl);
+        nb = K / 256;
+        for (i = 0; i < nb; i++, w += 136) {
+            float d = rlx__qh2f_f16c(w);
+            unsigned sh = (unsigned)(w[2] | (w[3] << 8));
+            const unsigned char* qs = w + 8;
+            int ib;
+            for (ib = 0; ib < 8; ib++, qs += 16, x += 32) {   /* 8 sub-blocks of 32, 6-bit scales */
+                int ls = ((w[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | (int)(((sh >> (2 * ib)) & 3u) << 4);
+                __m256 dl = _mm256_set1_ps(d * (float)(ls - 32));
+                __m128i b = _mm_loadu_si128((const __m128i*)(const void*)qs);
+                __m128i lo = _mm_shuffle_epi8(tab, _mm_and_si128(b, m4));
+                __m128i hi = _mm_shuffle_epi8(tab, _mm_and_si128(_mm_srli_epi16(b, 4), m4));
+                __m256 q0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo));
+                __m256 q1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8)));
+                __m256 q2 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi));
+                __m256 q3 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8)));
+                for (r = 0; r < mr; r++) {
+                    const float* xr = x + r * ldx;
+                    __m256 s0 = _mm256_fmadd_ps(q1, _mm256_loadu_ps(xr + 8), _mm256_mul_ps(q0, _mm256_loadu_ps(xr)));
+                    __m256 s1 = _mm256_fmadd_ps(q3, _mm256_loadu_ps(xr + 24), _mm256_mul_ps(q2, _mm256_loadu_ps(xr + 16)));
+                    acc[r * na + ib % na] = _mm256_fmadd_ps(dl, _mm256_add_ps(s0, s1), acc[r * na + ib % na]);
+                }
+            }
+        }
+        break;
+    }
+    case RLX_Q2_K: case RLX_Q3_K: {
+        /* 16 values per (128-chunk, shift, half): q2_K w = d·(s & 15)·q − dmin·(s >> 4); q3_K w = d·(s − 32)·q with
+           q = 2 bits − (hmask bit ? 0 : 4) */
+        const int three = t == RLX_Q3_K;
+        const __m128i k3 = _mm_set1_epi8(3), k4 = _mm_set1_epi8(4), zero = _mm_setzero_si128();
+        nb = K / 256;
+        for (i = 0; i < nb; i++, w += three ? 110 : 84) {
+            const unsigned char *q = w + (three ? 32 : 16), *hm = w, *s12 = w + 96;
+            float d = rlx__qh2f_f16c(w + (three ? 108 : 80)), mn = three ? 0.0f : rlx__qh2f_f16c(w + 82);
+            int n, sh, h, is = 0, bitn = 0;
+            for (n = 0; n < 2; n++, q += 32)
+                for (sh = 0; sh < 8; sh += 2, bitn++)
+                    for (h = 0; h < 2; h++, is++, x += 16) {
+                        __m128i v = _mm_and_si128(_mm_srl_epi16(_mm_loadu_si128((const __m128i*)(const void*)(q + 16 * h)),
+                                                                _mm_cvtsi32_si128(sh)), k3);
+                        __m256 f0, f1, dl, ml;
+                        if (three) {
+                            __m128i hb = _mm_and_si128(_mm_loadu_si128((const __m128i*)(const void*)(hm + 16 * h)),
+                                                       _mm_set1_epi8((char)(1 << bitn)));
+                            int lo = is < 8 ? (s12[is] & 0xF) : (s12[is - 8] >> 4);
+                            int hi = (s12[8 + is % 4] >> (2 * (is / 4))) & 3;
+                            v = _mm_sub_epi8(v, _mm_and_si128(_mm_cmpeq_epi8(hb, zero), k4));
+                            dl = _mm256_set1_ps(d * (float)((lo | (hi << 4)) - 32));
+                            ml = _mm256_setzero_ps();
+                        } else {
+                            dl = _mm256_set1_ps(d * (float)(w[is] & 0xF));
+                            ml = _mm256_set1_ps(mn * (float)(w[is] >> 4));
+                        }
+                        f0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v));
+                        f1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(v, 8)));
+                        for (r = 0; r < mr; r++) {
+                            const float* xr = x + r * ldx;
+                            __m256 x0 = _mm256_loadu_ps(xr), x1 = _mm256_loadu_ps(xr + 8);
+                            __m256 a_ = _mm256_fmadd_ps(dl, _mm256_fmadd_ps(f1, x1, _mm256_mul_ps(f0, x0)), acc[r * na + is % na]);
+                            if (!three) a_ = _mm256_fnmadd_ps(ml, _mm256_add_ps(x0, x1), a_);
+                            acc[r * na + is % na] = a_;
+                        }
+                    }
+        }
+        break;
+    }
+    default: break;
+    }
+    for (r = 0; r < mr; r++) {
+        __m256 a_ = na == 4 ? _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]))
+                            : _mm256_add_ps(acc[2 * r], acc[2 * r + 1]);
+        __m128 h = _mm_add_ps(_mm256_castps256_ps128(a_), _mm256_extractf128_ps(a_, 1));
+        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+        y[r * ldy] = _mm_cvtss_f32(h);
+    }
+}
+#undef RLX__QACC
+RLX__TARGET_F16C static void rlx__qrow_avx2(rlx_dtype t, const unsigned char* w, int64_t K, const float* x,
+                                            int64_t ldx, int mr, float* y, int64_t ldy) {
+    switch (mr) {
+    case 1: rlx__qrow_avx2_mr(t, w, K, x, ldx, 1, y, ldy); return;
+    case 2: rlx__qrow_avx2_mr(t, w, K, x, ldx, 2, y, ldy); return;
+    case 3: rlx__qrow_avx2_mr(t, w, K, x, ldx, 3, y, ldy); return;
+    default: rlx__qrow_avx2_mr(t, w, K, x, ldx, 4, y, ldy); return;
+    }
+}
+#endif
+
+/* ---- 8-bit activations: integer dot products per block (m < RLX__QMM_GEMM_M, AVX2) -------------------------
+   For q4_0, q8_0, q4_K and q6_K the rows of x are quantized once per call to ggml's vec_dot_type of the weight,
+   computed as ggml-cpu computes it: q8_0 for the 32-blocks (per 32 values m = max|x|, q = x · (127 / m) rounded
+   to nearest even, d = m / 127 rounded to f16), Q8_K for the K-quants (per 256 values the x of largest |x|
+   gives iscale = −127 / x, q = min(127, round(iscale · x)), d = 1 / iscale in f32, and Σq per 16 for the
+   minimums and q6_K's offset of 32). The weight's integers are multiplied into x's with maddubs/madd (8-bit products, 16-bit pair sums,
+   32-bit sums; the K-quants' 6-bit sub-block scales enter the integer sums through madd) and each block's sum
+   is scaled by d_w · d_x in f32, in the same lanes and order as ggml's AVX2 vec_dot, so the result is ggml's.
+   q4_0 and q8_0 take vpdpbusd (rlx__qrow8_vnni) where the CPU has AVX-512 VNNI and VL: the same lane sums.
+   A call whose x holds a NaN or an infinity keeps the f32 path. */
+#if defined(RLX__GEMM_X86)
+static int rlx__qmm_has_q8(rlx_dtype t) { return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K || t == RLX_Q6_K; }
+/* 32 floats → 4 × 8 int32 rounded to nearest even after × mul; 0 when one is not finite */
+#define RLX__Q8_ROUND(v) _mm256_cvtps_epi32(_mm256_round_ps((v), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC))
+/* 4 × 8 int32 in [-127, 127] → 32 int8 in element order */
+RLX__TARGET_F16C static inline void rlx__q8_pack(__m256i i0, __m256i i1, __m256i i2, __m256i i3, signed char* q) {
+    __m256i t = _mm256_packs_epi16(_mm256_packs_epi32(i0, i1), _mm256_packs_epi32(i2, i3));   /* lanes interleaved */
+    t = _mm256_permutevar8x32_epi32(t, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    _mm256_storeu_si256((__m256i*)(void*)q, t);
+}
+RLX__TARGET_F16C static inline int rlx__q8_hsum(__m256i t) {
+    __m128i t4 = _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+    t4 = _mm_add_epi32(t4, _mm_shuffle_epi32(t4, 0x4E));
+    t4 = _mm_add_epi32(t4, _mm_shuffle_epi32(t4, 0xB1));
+    return _mm_cvtsi128_si32(t4);
+}
+/* x [M, K] → q [M, K] int8 and d; q8_0 (kq = 0): d [M, K/32]; Q8_K (kq = 1): d [M, K/256] and s [M, K/16] = Σq
+   per 16. Returns 0 (and nothing usable) when x holds a value that is not finite. */
+RLX__TARGET_F16C static int rlx__q8x_quant(const float* x, int64_t M, int64_t K, int kq, signed char* q, float* d,
+                                           int16_t* s) {
+    const int64_t n = M * K;
+    int64_t i;
+    int j;
+    for (i = 0; i < n; i++)
+        if (!(x[i] <= 3.402823466e38f && x[i] >= -3.402823466e38f)) return 0;   /* NaN or ±inf */
+    if (!kq) {
+        const __m256 sign = _mm256_set1_ps(-0.0f);
+        for (i = 0; i < n / 32; i++, x += 32, q += 32) {
+            __m256 v0 = _mm256_loadu_ps(x), v1 = _mm256_loadu_ps(x + 8), v2 = _mm256_loadu_ps(x + 16), v3 = _mm256_loadu_ps(x + 24);
+            __m256 a = _mm256_max_ps(_mm256_max_ps(_mm256_andnot_ps(sign, v0), _mm256_andnot_ps(sign, v1)),
+                                     _mm256_max_ps(_mm256_andnot_ps(sign, v2), _mm256_andnot_ps(sign, v3)));
+            __m128 h = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+            __m256 mul;
+            float amax;
+            h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+            h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+            amax = _mm_cvtss_f32(h);
+            d[i] = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtps_ph(_mm_div_ss(h, _mm_set_ss(127.0f)), 0)));   /* via f16 */
+            mul = amax != 0.0f ? _mm256_set1_ps(_mm_cvtss_f32(_mm_div_ss(_mm_set_ss(127.0f), h))) : _mm256_setzero_ps();
+            rlx__q8_pack(RLX__Q8_ROUND(_mm256_mul_ps(v0, mul)), RLX__Q8_ROUND(_mm256_mul_ps(v1, mul)),
+                         RLX__Q8_ROUND(_mm256_mul_ps(v2, mul)), RLX__Q8_ROUND(_mm256_mul_ps(v3, mul)), q);
+        }
+        return 1;
+    }
+    /* ggml's nearest_int(iscale · x) as its -march builds compile it: x · iscale + 1.5·2^23 in one FMA */
+#define RLX__Q8_NEAR(v)                                                                                          \
+    _mm256_sub_epi32(_mm256_and_si256(_mm256_castps_si256(_mm256_fmadd_ps((v), mul, magic)), mant), half)
+    const __m256 magic = _mm256_set1_ps(12582912.0f);
+    const __m256i mant = _mm256_set1_epi32(0x007FFFFF), half = _mm256_set1_epi32(0x00400000);
+    for (i = 0; i < n / 256; i++, x += 256, q += 256, s += 16) {
+        float amax = 0.0f, mx = 0.0f;
+        __m128 is;
+        __m256 mul;
+        const __m256i lim = _mm256_set1_epi32(127);
+        for (j = 0; j < 256; j++) {   /* the first value of largest magnitude, with its sign */
+            float a = x[j] < 0 ? -x[j] : x[j];
+            if (a > amax) { amax = a; mx = x[j]; }
+        }
+        if (amax == 0.0f) {
+            d[i] = 0.0f;
+            memset(q, 0, 256);
+            for (j = 0; j < 16; j++) s[j] = 0;
+            continue;
+        }
+        is = _mm_div_ss(_mm_set_ss(-127.0f), _mm_set_ss(mx));
+        d[i] = _mm_cvtss_f32(_mm_div_ss(_mm_set_ss(1.0f), is));
+        mul = _mm256_set1_ps(_mm_cvtss_f32(is));
+        for (j = 0; j < 8; j++) {
+            const float* xj = x + 32 * j;
+            __m256i i0 = _mm256_min_epi32(RLX__Q8_NEAR(_mm256_loadu_ps(xj)), lim);
+            __m256i i1 = _mm256_min_epi32(RLX__Q8_NEAR(_mm256_loadu_ps(xj + 8)), lim);
+            __m256i i2 = _mm256_min_epi32(RLX__Q8_NEAR(_mm256_loadu_ps(xj + 16)), lim);
+            __m256i i3 = _mm256_min_epi32(RLX__Q8_NEAR(_mm256_loadu_ps(xj + 24)), lim);
+            s[2 * j] = (int16_t)rlx__q8_hsum(_mm256_add_epi32(i0, i1));
+            s[2 * j + 1] = (int16_t)rlx__q8_hsum(_mm256_add_epi32(i2, i3));
+            rlx__q8_pack(i0, i1, i2, i3, q + 32 * j);
+        }
+    }
+    return 1;
+}
+#undef RLX__Q8_ROUND
+#undef RLX__Q8_NEAR
+/* Σ over 32 int8 pairs as 8 int32: |w| · (x with w's sign), the usual maddubs sign trick (x is never -128) */
+#define RLX__Q8DOT(wq, xv) _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8((wq), (wq)), _mm256_sign_epi8((xv), (wq))), ones)
+RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow8_avx2_mr(
+    rlx_dtype t, const unsigned char* w, int64_t K, const signed char* xq, const float* xd, const int16_t* xs,
+    const int mr, float* y, int64_t ldy) {
+    __m256 acc[4];
+    __m128 macc[4];
+    const int64_t nbx = K / 32;
+    const __m256i ones = _mm256_set1_epi16(1), m4 = _mm256_set1_epi8(0x0F);
+    int64_t nb, i;
+    int r;
+    for (r = 0; r < 4; r++) { acc[r] = _mm256_setzero_ps(); macc[r] = _mm_setzero_ps(); }
+    switch (t) {
+    case RLX_Q4_0:
+        for (i = 0; i < nbx; i++, w += 18) {
+            float dw = rlx__qh2f_f16c(w);
+            __m128i b = _mm_loadu_si128((const __m128i*)(const void*)(w + 2));
+            __m256i wq = _mm256_inserti128_si256(_mm256_castsi128_si256(b), _mm_srli_epi16(b, 4), 1);
+            wq = _mm256_sub_epi8(_mm256_and_si256(wq, m4), _mm256_set1_epi8(8));
+            for (r = 0; r < mr; r++) {
+                __m256i xv = _mm256_loadu_si256((const __m256i*)(const void*)(xq + r * K + 32 * i));
+                acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xd[r * nbx + i]), _mm256_cvtepi32_ps(RLX__Q8DOT(wq, xv)), acc[r]);
+            }
+        }
+        break;
+    case RLX_Q8_0:
+        for (i = 0; i < nbx; i++, w += 34) {
+            float dw = rlx__qh2f_f16c(w);
+            __m256i wq = _mm256_loadu_si256((const __m256i*)(const void*)(w + 2));
+            for (r = 0; r < mr; r++) {
+                __m256i xv = _mm256_loadu_si256((const __m256i*)(const void*)(xq + r * K + 32 * i));
+                acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xd[r * nbx + i]), _mm256_cvtepi32_ps(RLX__Q8DOT(wq, xv)), acc[r]);
+            }
+        }
+        break;
+    case RLX_Q4_K:   /* x in Q8_K: xd per 256, xs = Σq per 16 */
+        nb = K / 256;
+        for (i = 0; i < nb; i++, w += 144) {
+            float dw = rlx__qh2f_f16c(w), mw = rlx__qh2f_f16c(w + 2);
+            /* the 8 6-bit scales and mins of the 12 scale bytes, 4 at a time in 32-bit words */
+            uint32_t u0 = rlx__qu32(w + 4), u1 = rlx__qu32(w + 8), u2 = rlx__qu32(w + 12);
+            __m128i sm = _mm_cvtepu8_epi16(_mm_setr_epi32(
+                (int)(u0 & 0x3F3F3F3Fu), (int)((u2 & 0x0F0F0F0Fu) | (((u0 >> 6) & 0x03030303u) << 4)),
+                (int)(u1 & 0x3F3F3F3Fu), (int)(((u2 >> 4) & 0x0F0F0F0Fu) | (((u1 >> 6) & 0x03030303u) << 4))));
+            __m128i mins = _mm_cvtepu8_epi16(_mm_srli_si128(_mm_setr_epi32(
+                (int)(u0 & 0x3F3F3F3Fu), (int)((u2 & 0x0F0F0F0Fu) | (((u0 >> 6) & 0x03030303u) << 4)),
+                (int)(u1 & 0x3F3F3F3Fu), (int)(((u2 >> 4) & 0x0F0F0F0Fu) | (((u1 >> 6) & 0x03030303u) << 4))), 8));
+            __m256i scales = _mm256_inserti128_si256(_mm256_castsi128_si256(sm), sm, 1);   /* sc 0..7 as int16 */
+            __m256i scl[8];
+            int c;
+            for (c = 0; c < 8; c++) scl[c] = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * c)));
+            for (r = 0; r < mr; r++) {   /* Σ_j d·sc_j·(q_w · q_x)_j − dmin·Σ_j m_j·Σq_x,j */
+                const signed char* xr = xq + r * K + 256 * i;
+                float dx = xd[r * nb + i];
+                __m256i sumi = _mm256_setzero_si256();
+                const int16_t* bs = xs + r * (K / 16) + 16 * i;
+                __m128i prod = _mm_madd_epi16(mins, _mm_hadd_epi16(_mm_loadu_si128((const __m128i*)(const void*)bs),
+                                                                   _mm_loadu_si128((const __m128i*)(const void*)(bs + 8))));
+                macc[r] = _mm_fmadd_ps(_mm_set1_ps(-dx * mw), _mm_cvtepi32_ps(prod), macc[r]);
+                for (c = 0; c < 4; c++) {   /* 32 bytes: low nibbles are sub-block 2c, high nibbles 2c + 1 */
+                    __m256i b = _mm256_loadu_si256((const __m256i*)(const void*)(w + 16 + 32 * c));
+                    __m256i lo = _mm256_and_si256(b, m4), hi = _mm256_and_si256(_mm256_srli_epi16(b, 4), m4);
+                    __m256i pl = _mm256_madd_epi16(scl[2 * c],
+                                                   _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i*)(const void*)(xr + 64 * c))));
+                    __m256i ph = _mm256_madd_epi16(scl[2 * c + 1],
+                                                   _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i*)(const void*)(xr + 64 * c + 32))));
+                    sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(pl, ph));
+                }
+                acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(dx * dw), _mm256_cvtepi32_ps(sumi), acc[r]);
+            }
+        }
+        break;
+    case RLX_Q6_K: {   /* x in Q8_K */
+        const __m256i m3 = _mm256_set1_epi8(3);
+        nb = K / 256;
+        for (i = 0; i < nb; i++, w += 210) {
+            const signed char* sc = (const signed char*)(const void*)(w + 192);
+            float dw = rlx__qh2f_f16c(w + 208);
+            __m256i sumi[4];
+            int n, k;
+            for (r = 0; r < mr; r++) sumi[r] = _mm256_setzero_si256();
+            for (n = 0; n < 2; n++) {
+                const unsigned char *ql = w + 64 * n, *qh = w + 128 + 32 * n;
+                __m256i l0 = _mm256_loadu_si256((const __m256i*)(const void*)ql);
+                __m256i l1 = _mm256_loadu_si256((const __m256i*)(const void*)(ql + 32));
+                __m256i h = _mm256_loadu_si256((const __m256i*)(const void*)qh);
+                __m256i g[4];   /* the 4 groups of 32 values of this 128-chunk, q in [0, 63] (the 32 comes off at the end) */
+                g[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(h, m3), 4));
+                g[1] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m3), 4));
+                g[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
+                                       _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), m3), 4));
+                g[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                                       _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m3), 4));
+                for (k = 0; k < 4; k++) {   /* group k: values 0..15 scaled by sc[2k], 16..31 by sc[2k + 1] */
+                    __m256i scv = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_set1_epi16(sc[8 * n + 2 * k])),
+                                                          _mm_set1_epi16(sc[8 * n + 2 * k + 1]), 1);
+                    for (r = 0; r < mr; r++) {
+                        __m256i xv = _mm256_loadu_si256((const __m256i*)(const void*)(xq + r * K + 256 * i + 128 * n + 32 * k));
+                        sumi[r] = _mm256_add_epi32(sumi[r], _mm256_madd_epi16(_mm256_maddubs_epi16(g[k], xv), scv));
+                    }
+                }
+            }
+            for (r = 0; r < mr; r++) {   /* minus 32 · Σ sc · Σq_x per 16 */
+                __m256i off = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)(const void*)sc)),
+                                                _mm256_loadu_si256((const __m256i*)(const void*)(xs + r * (K / 16) + 16 * i)));
+                sumi[r] = _mm256_sub_epi32(sumi[r], _mm256_slli_epi32(off, 5));
+                acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(xd[r * nb + i] * dw), _mm256_cvtepi32_ps(sumi[r]), acc[r]);
+            }
+        }
+        break;
+    }
+    default: break;
+    }
+    for (r = 0; r < mr; r++) {
+        __m128 h = _mm_add_ps(_mm256_castps256_ps128(acc[r]), _mm256_extractf128_ps(acc[r], 1));
+        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+        macc[r] = _mm_add_ps(macc[r], _mm_movehl_ps(macc[r], macc[r]));
+        macc[r] = _mm_add_ss(macc[r], _mm_shuffle_ps(macc[r], macc[r], 1));
+        y[r * ldy] = _mm_cvtss_f32(h) + _mm_cvtss_f32(macc[r]);
+    }
+}
+#undef RLX__Q8DOT
+RLX__TARGET_F16C static void rlx__qrow8_avx2(rlx_dtype t, const unsigned char* w, int64_t K, const signed char* xq,
+                                             const float* xd, const int16_t* xs, int mr, float* y, int64_t ldy) {
+    switch (mr) {
+    case 1: rlx__qrow8_avx2_mr(t, w, K, xq, xd, xs, 1, y, ldy); return;
+    case 2: rlx__qrow8_avx2_mr(t, w, K, xq, xd, xs, 2, y, ldy); return;
+    case 3: rlx__qrow8_avx2_mr(t, w, K, xq, xd, xs, 3, y, ldy); return;
+    default: rlx__qrow8_avx2_mr(t, w, K, xq, xd, xs, 4, y, ldy); return;
+    }
+}
+/* q4_0 and q8_0 with AVX-512 VNNI (and VL): vpdpbusd sums the four u8 · s8 products of each 32-bit lane, the
+   lanes that maddubs + madd give (the same integers, one instruction instead of two); the rest as above. */
+#define RLX__TARGET_Q8VNNI __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni")))
+RLX__TARGET_Q8VNNI static inline __attribute__((always_inline)) void rlx__qrow8_vnni_mr(
+    rlx_dtype t, const unsigned char* w, int64_t K, const signed char* xq, const float* xd, const int mr, float* y,
+    int64_t ldy) {
+    __m256 acc[4];
+    const int64_t nbx = K / 32;
+    const int q4 = t == RLX_Q4_0;
+    const __m256i m4 = _mm256_set1_epi8(0x0F), zero = _mm256_setzero_si256();
+    int64_t i;
+    int r;
+    for (r = 0; r < 4; r++) acc[r] = _mm256_setzero_ps();
+    for (i = 0; i < nbx; i++, w += q4 ? 18 : 34) {
+        float dw = rlx__qh2f_f16c(w);
+        __m256i wq, aw;
+        if (q4) {
+            __m128i b = _mm_loadu_si128((const __m128i*)(const void*)(w + 2));
+            wq = _mm256_inserti128_si256(_mm256_castsi128_si256(b), _mm_srli_epi16(b, 4), 1);
+            wq = _mm256_sub_epi8(_mm256_and_si256(wq, m4), _mm256_set1_epi8(8));
+        } else {
+            wq = _mm256_loadu_si256((const __m256i*)(const void*)(w + 2));
+        }
+        aw = _mm256_sign_epi8(wq, wq);
+        for (r = 0; r < mr; r++) {
+            __m256i xv = _mm256_loadu_si256((const __m256i*)(const void*)(xq + r * K + 32 * i));
+            __m256i p = _mm256_dpbusd_epi32(zero, aw, _mm256_sign_epi8(xv, wq));
+            acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xd[r * nbx + i]), _mm256_cvtepi32_ps(p), acc[r]);
+        }
+    }
+    for (r = 0; r < mr; r++) {
+        __m128 h = _mm_add_ps(_mm256_castps256_ps128(acc[r]), _mm256_extractf128_ps(acc[r], 1));
+        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+        y[r * ldy] = _mm_cvtss_f32(h);
+    }
+}
+RLX__TARGET_Q8VNNI static void rlx__qrow8_vnni(rlx_dtype t, const unsigned char* w, int64_t K, const signed char* xq,
+                                               const float* xd, int mr, float* y, int64_t ldy) {
+    switch (mr) {
+    case 1: rlx__qrow8_vnni_mr(t, w, K, xq, xd, 1, y, ldy); return;
+    case 2: rlx__qrow8_vnni_mr(t, w, K, xq, xd, 2, y, ldy); return;
+    case 3: rlx__qrow8_vnni_mr(t, w, K, xq, xd, 3, y, ldy); return;
+    default: rlx__qrow8_vnni_mr(t, w, K, xq, xd, 4, y, ldy); return;
+    }
+}
+#undef RLX__TARGET_Q8VNNI
+#endif
+
+#define RLX__QMM_ROWS 16   /* weight rows dequantized per task */
+typedef struct rlx__qmm_job {
+    rlx_dtype wt;
+    int64_t M, N, K;
+    size_t row_bytes;
+    const float* x;
+    const unsigned char* w;
+    float* y;
+    float* ws;   /* RLX__QMM_ROWS × K floats per thread; the GEMM path: the tile */
+    rlx__qdot_fn dot;
+    int fast;    /* rlx__qrow_avx2 has this format and the CPU has AVX2 */
+    int q8;      /* rlx__qrow8_avx2 with x quantized to xq, xd, xs (8-bit activations) */
+    int vnni;    /* q8 for q4_0 / q8_0 through rlx__qrow8_vnni (the CPU has AVX-512 VNNI and VL) */
+    const signed char* xq;
+    const float* xd;
+    const int16_t* xs;   /* K-quants: Σq per 16 */
+    int64_t n0;  /* GEMM path: first weight row of the tile */
+} rlx__qmm_job;
+
+static void rlx__dequant_row(rlx_dtype t, const unsigned char* b, float* y, int64_t n) {
+    int64_t be = (int64_t)rlx__qblock[t - RLX_Q4_0][0], bb = (int64_t)rlx__qblock[t - RLX_Q4_0][1], i;
+    for (i = 0; i < n / be; i++) rlx__dequant_block(t, b + (size_t)(i * bb), y + i * be);
+}
+
+static void rlx__qmm_task(void* ctx, int64_t task, int thread) {
+    const rlx__qmm_job* j = (const rlx__qmm_job*)ctx;
+    int64_t n0 = task * RLX__QMM_ROWS, nr = j->N - n0 < RLX__QMM_ROWS ? j->N - n0 : RLX__QMM_ROWS, r, m;
+    float* tile = j->ws + (size_t)thread * (size_t)RLX__QMM_ROWS * (size_t)j->K;
+#if defined(RLX__GEMM_X86)
+    if (j->vnni) {
+        for (r = 0; r < nr; r++)
+            for (m = 0; m < j->M; m += 4)
+                rlx__qrow8_vnni(j->wt, j->w + (size_t)(n0 + r) * j->row_bytes, j->K, j->xq + (size_t)(m * j->K),
+                                j->xd + (size_t)(m * (j->K / 32)), (int)(j->M - m < 4 ? j->M - m : 4),
+                                j->y + (size_t)(m * j->N + n0 + r), j->N);
+        return;
+    }
+    if (j->q8) {
+        for (r = 0; r < nr; r++)
+            for (m = 0; m < j->M; m += 4)
+                rlx__qrow8_avx2(j->wt, j->w + (size_t)(n0 + r) * j->row_bytes, j->K, j->xq + (size_t)(m * j->K),
+                                j->xd + (size_t)(m * (j->K / (j->wt == RLX_Q4_K || j->wt == RLX_Q6_K ? 256 : 32))),
+                                j->xs + (size_t)(m * (j->K / 16)),
+                                (int)(j->M - m < 4 ? j->M - m : 4), j->y + (size_t)(m * j->N + n0 + r), j->N);
+        return;
+    }
+    if (j->fast) {
+        for (r = 0; r < nr; r++)
+            for (m = 0; m < j->M; m += 4)
+                rlx__qrow_avx2(j->wt, j->w + (size_t)(n0 + r) * j->row_bytes, j->K, j->x + (size_t)(m * j->K), j->K,
+                               (int)(j->M - m < 4 ? j->M - m : 4), j->y + (size_t)(m * j->N + n0 + r), j->N);
+        return;
+    }
+#endif
+    for (r = 0; r < nr; r++)
+        rlx__dequant_row(j->wt, j->w + (size_t)(n0 + r) * j->row_bytes, tile + (size_t)(r * j->K), j->K);
+    for (m = 0; m < j->M; m++) {
+        const float* xr = j->x + (size_t)(m * j->K);
+        float* yr = j->y + (size_t)(m * j->N + n0);
+        for (r = 0; r < nr; r++) yr[r] = j->dot(xr, tile + (size_t)(r * j->K), j->K);
+    }
+}
+
+/* GEMM path: dequantize 8 rows of the tile per task */
+static void rlx__qmm_tile_task(void* ctx, int64_t task, int thread) {
+    const rlx__qmm_job* j = (const rlx__qmm_job*)ctx;
+    int64_t r;
+    RLX__UNUSED(thread);
+    for (r = task * 8; r < task * 8 + 8 && j->n0 + r < j->N && r < RLX__QMM_TILE; r++)
+        rlx__dequant_row(j->wt, j->w + (size_t)(j->n0 + r) * j->row_bytes, j->ws + (size_t)(r * j->K), j->K);
+}
+
+/* m < RLX__QMM_GEMM_M: bytes of x quantized to 8 bits (q, then d and Σq per 32), 64-aligned */
+static size_t rlx__qmm_q8_bytes(int64_t M, int64_t K) {
+    return rlx__round_up(rlx__szadd(rlx__round_up(rlx__szmul((size_t)M, (size_t)K), 64),
+                                    rlx__szmul(rlx__szmul((size_t)M, (size_t)(K / 32)), 8)), 64);
+}
+static size_t rlx__ws_quant(const rlx_graph* g, const rlx__node* nd, int nthreads) {
+    const rlx__node* w = rlx__N(g, rlx__in(g, nd, 1));
+    int64_t M = rlx__node_numel(nd) / w->shape[0];
+    if (M >= RLX__QMM_GEMM_M)   /* the tile, then the GEMM's own workspace */
+        return rlx__szadd(rlx__round_up(rlx__szmul(RLX__QMM_TILE, rlx__szmul((size_t)w->shape[1], sizeof(float))), 64),
+                          rlx__sgemm_workspace_bytes(nthreads));
+    return rlx__szadd(rlx__qmm_q8_bytes(M, w->shape[1]),   /* x in 8 bits, then the per-thread f32 rows */
+                      rlx__szmul(rlx__szmul((size_t)nthreads, RLX__QMM_ROWS), rlx__szmul((size_t)w->shape[1], sizeof(float))));
+}
+
+/* cast to or from a block dtype, and matmul_quant. */
+static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
+    const rlx__node* n0 = rlx__N(g, rlx__in(g, nd, 0));
+    if (nd->op == RLX_OP_MATMUL_QUANT) {
+        const rlx__node* nw = rlx__N(g, rlx__in(g, nd, 1));
+        rlx__qmm_job j;
+        j.wt = nw->dtype;
+        j.N = nw->shape[0];
+        j.K = nw->shape[1];
+        j.M = rlx__node_numel(n0) / j.K;
+        j.row_bytes = (size_t)(j.K / (int64_t)rlx__qblock[j.wt - RLX_Q4_0][0]) * rlx__qblock[j.wt - RLX_Q4_0][1];
+        j.x = (const float*)in[0];
+        j.w = (const unsigned char*)in[1];
+        j.y = (float*)out;
+        j.ws = (float*)ws;
+        j.dot = rlx__qdot_c;
+        j.fast = 0;
+        j.n0 = 0;
+        j.q8 = 0;
+        j.vnni = 0;
+        j.xq = NULL;
+        j.xd = NULL;
+        j.xs = NULL;
+#if defined(RLX__GEMM_X86)
+        if (rlx__cpu_features() & RLX__CPU_AVX2) {
+            j.dot = rlx__qdot_avx2;
+            j.fast = (rlx__cpu_features_half() & RLX__CPU_F16C) && rlx__qmm_has_avx2(j.wt);
+        }
+        if (j.fast && j.M < RLX__QMM_GEMM_M && rlx__qmm_has_q8(j.wt)) {
+            size_t qb = rlx__round_up(rlx__szmul((size_t)j.M, (size_t)j.K), 64);
+            j.xq = (const signed char*)ws;
+            j.xd = (const float*)(const void*)((const char*)ws + qb);
+            j.xs = (const int16_t*)(const void*)((const char*)ws + qb + (size_t)(j.M * (j.K / 32)) * sizeof(float));
+            j.q8 = rlx__q8x_quant(j.x, j.M, j.K, j.wt == RLX_Q4_K || j.wt == RLX_Q6_K, (signed char*)ws,
+                                  (float*)(void*)((char*)ws + qb),
+                                  (int16_t*)(void*)((char*)ws + qb + (size_t)(j.M * (j.K / 32)) * sizeof(float)));
+            j.vnni = j.q8 && (j.wt == RLX_Q4_0 || j.wt == RLX_Q8_0) && (rlx__cpu_features() & RLX__CPU_AVX512VNNI) &&
+                     __builtin_cpu_supports("avx512vl");
+        }
+#endif
+        pool = rlx__pool_if(pool, (double)j.M * (double)j.N * (double)j.K);
+        if (j.M >= RLX__QMM_GEMM_M) {
+            void* gws = (char*)ws + rlx__round_up(rlx__szmul(RLX__QMM_TILE, rlx__szmul((size_t)j.K, sizeof(float))), 64);
+            for (j.n0 = 0; j.n0 < j.N; j.n0 += RLX__QMM_TILE) {
+                int64_t nt = j.N - j.n0 < RLX__QMM_TILE ? j.N - j.n0 : RLX__QMM_TILE;
+                rlx__parallel_for(pool, (nt + 7) / 8, rlx__qmm_tile_task, &j);
+                rlx__sgemm(pool, gws, j.M, nt, j.K, j.x, j.K, 1, j.ws, 1, j.K, j.y + j.n0, j.N);
+            }
+            return;
+        }
+        j.ws = (float*)(void*)((char*)ws + rlx__qmm_q8_bytes(j.M, j.K));
+        rlx__parallel_for(pool, (j.N + RLX__QMM_ROWS - 1) / RLX__QMM_ROWS, rlx__qmm_task, &j);
+        return;
+    }
+    {   /* cast: block by block along the last axis */
+        int quant_out = rlx__is_quant(nd->dtype);
+        rlx_dtype qt = quant_out ? nd->dtype : n0->dtype;
+        int64_t be = (int64_t)rlx__qblock[qt - RLX_Q4_0][0], nb = rlx__node_numel(nd) / be, i, k;
+        size_t bb = rlx__qblock[qt - RLX_Q4_0][1];
+        float tmp[256];
+        for (i = 0; i < nb; i++) {
+            if (quant_out) {
+                rlx__quant_block(qt, (const float*)in[0] + i * be, (unsigned char*)out + (size_t)i * bb);
+            } else if (nd->dtype == RLX_F32) {
+                rlx__dequant_block(qt, (const unsigned char*)in[0] + (size_t)i * bb, (float*)out + i * be);
+            } else {
+                uint16_t* o = (uint16_t*)out + i * be;
+                rlx__dequant_block(qt, (const unsigned char*)in[0] + (size_t)i * bb, tmp);
+                for (k = 0; k < be; k++) o[k] = rlx__f32_bits_to_f16(tmp[k]);
+            }
+        }
+    }
+}
 
 /* ------------------------------------------------------------------------------------------------------------
    >>runtime
@@ -14757,8 +16338,12 @@ static rlx_result rlx__store_entry(rlx_store* s, const char* what, const char* n
     if (rank > 0 && !shape) return rlx__serr(s, RLX_ERROR_INVALID_ARGUMENT, "%s '%s': shape is NULL", what, name);
     if (!rlx__numel_chk(rank, shape, &e->numel))
         return rlx__serr(s, RLX_ERROR_SHAPE, "%s '%s': dims must be >= 1 and the element count at most RLX_MAX_ELEMENTS", what, name);
-    if (!rlx__mul_sz((size_t)e->numel, rlx_dtype_size(dtype), &e->bytes))
-        return rlx__serr(s, RLX_ERROR_SHAPE, "%s '%s': the byte size overflows size_t", what, name);
+    switch (rlx__bytes_chk(dtype, rank, shape, &e->bytes)) {
+    case 1: break;
+    case -1: return rlx__serr(s, RLX_ERROR_SHAPE, "%s '%s': a %s tensor needs a last dim that is a multiple of %d", what,
+                              name, rlx_dtype_name(dtype), (int)rlx__qblock[dtype - RLX_Q4_0][0]);
+    default: return rlx__serr(s, RLX_ERROR_SHAPE, "%s '%s': the byte size overflows size_t", what, name);
+    }
     if (rlx__store_find(s, name) >= 0) return rlx__serr(s, RLX_ERROR_DUPLICATE, "%s: the store already has a tensor named '%s'", what, name);
     if (!rlx__grow(&s->al, (void**)&s->t, &s->cap, s->n + 1, sizeof(rlx__stensor)))
         return rlx__serr(s, RLX_ERROR_OUT_OF_MEMORY, "%s '%s': out of memory", what, name);
@@ -14820,7 +16405,7 @@ static rlx_result rlx__store_add(rlx_store* s, const char* what, const char* nam
     if ((r = rlx__store_entry(s, what, name, dtype, rank, shape, &e)) != RLX_OK) return r;
     if (!state && !data) { rlx__store_drop(s, &e); return rlx__serr(s, RLX_ERROR_INVALID_ARGUMENT, "%s '%s': data is NULL", what, name); }
     e.is_state = state;
-    if (borrow && !s->api && (uintptr_t)data % rlx_dtype_size(dtype) == 0) {   /* in place */
+    if (borrow && !s->api && (uintptr_t)data % (rlx__is_quant(dtype) ? 1u : rlx_dtype_size(dtype)) == 0) {   /* in place */
         e.host = (void*)(uintptr_t)data;
         e.borrowed = 1;
         e.release = release;
@@ -14861,7 +16446,12 @@ static rlx_result rlx__store_io(rlx_store* s, const char* what, const char* name
     e = &s->t[i];
     if (!rlx__dtype_ok(dtype)) return rlx__serr(s, RLX_ERROR_INVALID_ARGUMENT, "%s '%s': invalid dtype %d", what, name, (int)dtype);
     if (!buf) return rlx__serr(s, RLX_ERROR_INVALID_ARGUMENT, "%s '%s': data is NULL", what, name);
-    if (!rlx__mul_sz((size_t)e->numel, rlx_dtype_size(dtype), &want) || bytes != want)
+    if ((rlx__is_quant(dtype) || rlx__is_quant(e->dtype)) && dtype != e->dtype)
+        return rlx__serr(s, RLX_ERROR_DTYPE, "%s '%s': the tensor is %s and the data %s; block dtypes are read and "
+                         "written only as their own packed bytes", what, name, rlx_dtype_name(e->dtype), rlx_dtype_name(dtype));
+    if (rlx__is_quant(dtype)) want = e->bytes;
+    else if (!rlx__mul_sz((size_t)e->numel, rlx_dtype_size(dtype), &want)) want = SIZE_MAX;
+    if (bytes != want)
         return rlx__serr(s, RLX_ERROR_SIZE, "%s '%s': got %zu bytes, expected %zu (%lld elements of %s)", what, name, bytes,
                          want, (long long)e->numel, rlx_dtype_name(dtype));
     if (dir == 0 && e->borrowed)
@@ -15648,7 +17238,11 @@ static rlx_result rlx__io_check(rlx_program* p, const char* what, const char* na
     size_t want;
     if (!rlx__dtype_ok(dtype)) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "%s '%s': invalid dtype %d", what, name, (int)dtype);
     if (!data) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "%s '%s': data is NULL", what, name);
-    want = (size_t)rlx__node_numel(nd) * rlx_dtype_size(dtype);
+    if ((rlx__is_quant(dtype) || rlx__is_quant(nd->dtype)) && dtype != nd->dtype)
+        return rlx__perr(p, RLX_ERROR_DTYPE, "%s '%s': the tensor is %s and the data %s; block dtypes are read and "
+                         "written only as their own packed bytes (the _raw calls)", what, name, rlx_dtype_name(nd->dtype),
+                         rlx_dtype_name(dtype));
+    if (rlx__bytes_chk(dtype, nd->rank, nd->shape, &want) != 1) want = SIZE_MAX;
     if (bytes != want)
         return rlx__perr(p, RLX_ERROR_SIZE, "%s '%s': got %zu bytes, expected %zu (%lld elements of %s)", what, name,
                          bytes, want, (long long)rlx__node_numel(nd), rlx_dtype_name(dtype));
@@ -16738,6 +18332,19 @@ RLXDEF rlx_dtype rlx_ggml_type_dtype(uint32_t id) {
     case 27: return RLX_I64;
     case 28: return RLX_F64;
     case 30: return RLX_BF16;
+    /* ggml's block formats that are rlx dtypes (same block layouts; >>quant) */
+    case 2: return RLX_Q4_0;
+    case 3: return RLX_Q4_1;
+    case 6: return RLX_Q5_0;
+    case 7: return RLX_Q5_1;
+    case 8: return RLX_Q8_0;
+    case 10: return RLX_Q2_K;
+    case 11: return RLX_Q3_K;
+    case 12: return RLX_Q4_K;
+    case 13: return RLX_Q5_K;
+    case 14: return RLX_Q6_K;
+    case 20: return RLX_IQ4_NL;
+    case 23: return RLX_IQ4_XS;
     default: return RLX_DTYPE_INVALID;
     }
 }

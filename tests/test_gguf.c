@@ -250,9 +250,15 @@ static void check_tensors(const rlx_gguf* gf, unsigned char* const* data, const 
         for (d = 0; ok && d < tc->rank; d++) ok = ti.shape[d] == tc->shape[d] && ti.ne[tc->rank - 1 - d] == tc->shape[d];
         TH_CHECK(ok, "%s: tensor %s: type %u rank %d bytes %lu", via, tc->name, ti.ggml_type, ti.rank, (unsigned long)ti.bytes);
         TH_CHECK(memcmp(ti.data, data[i], ti.bytes) == 0, "%s: tensor %s bytes identical", via, tc->name);
-        TH_CHECK(ti.dtype == rlx_ggml_type_dtype((uint32_t)tc->type) &&
-                 (tc->type == 2 || tc->type == 8 || tc->type == 14 || tc->type == 39) == (ti.dtype == RLX_DTYPE_INVALID),
-                 "%s: tensor %s dtype %s", via, tc->name, rlx_dtype_name(ti.dtype));
+        {   /* ggml's q4_0 / q8_0 / q6_K are rlx block dtypes of the same byte size; mxfp4 (39) has none */
+            size_t nb = 0;
+            int want = tc->type == 2 ? RLX_Q4_0 : tc->type == 8 ? RLX_Q8_0 : tc->type == 14 ? RLX_Q6_K
+                     : tc->type == 39 ? RLX_DTYPE_INVALID : (int)ti.dtype;
+            TH_CHECK(ti.dtype == rlx_ggml_type_dtype((uint32_t)tc->type) && (int)ti.dtype == want &&
+                         (ti.dtype == RLX_DTYPE_INVALID ||
+                          (rlx_tensor_bytes(ti.dtype, ti.rank, ti.shape, &nb) == RLX_OK && nb == ti.bytes)),
+                     "%s: tensor %s dtype %s", via, tc->name, rlx_dtype_name(ti.dtype));
+        }
     }
 }
 
@@ -490,18 +496,32 @@ static void test_store(unsigned char* const* data) {
     rlx_gguf_writer_create(NULL, &w);
     rlx_gguf_writer_tensor(w, "w", 0, 2, ws, wv, sizeof wv);
     rlx_gguf_writer_tensor(w, "q", 2, 1, tcases[2].shape + 1, data[2], 36);
+    {   /* an mxfp4 tensor (ggml type 39, 17 bytes per 32 values): no rlx dtype */
+        unsigned char mx[17];
+        int64_t ms = 32;
+        for (i = 0; i < 17; i++) mx[i] = (unsigned char)(i * 29 + 3);
+        rlx_gguf_writer_tensor(w, "m", 39, 1, &ms, mx, sizeof mx);
+    }
     TH_CHECK(rlx_gguf_writer_write_file(w, path) == RLX_OK, "write %s", path);
     rlx_gguf_writer_size(w, &size);
     rlx_gguf_writer_destroy(w);
     memset(&sd, 0, sizeof sd);
     sd.device = RLX_DEVICE_CPU;
     if (rlx_gguf_open_file(path, NULL, &gf) != RLX_OK || rlx_store_create(&sd, &s) != RLX_OK) { TH_CHECK(0, "open + store: %s", rlx_file_error()); return; }
-    TH_CHECK(rlx_gguf_store(gf, s, 0, &added) == RLX_ERROR_DTYPE && added == 1, "q4_0 refused without skip: %s", rlx_file_error());
-    TH_CHECK(strstr(rlx_file_error(), "q4_0") != NULL, "the message names the type: %s", rlx_file_error());
+    TH_CHECK(rlx_gguf_store(gf, s, 0, &added) == RLX_ERROR_DTYPE && added == 2, "mxfp4 refused without skip: %s", rlx_file_error());
+    TH_CHECK(strstr(rlx_file_error(), "mxfp4") != NULL, "the message names the type: %s", rlx_file_error());
     rlx_store_destroy(s);
     s = NULL;
     rlx_store_create(&sd, &s);
-    TH_CHECK(rlx_gguf_store(gf, s, 1, &added) == RLX_OK && added == 1, "f32 tensor bound, q4_0 skipped (%d)", added);
+    TH_CHECK(rlx_gguf_store(gf, s, 1, &added) == RLX_OK && added == 2, "f32 and q4_0 tensors bound, mxfp4 skipped (%d)", added);
+    {   /* the q4_0 tensor is an RLX_Q4_0 store tensor, used in place */
+        rlx_store_tensor_info si;
+        rlx_gguf_tensor_info ti;
+        rlx_gguf_tensor(gf, 1, &ti);
+        TH_CHECK(rlx_store_tensor(s, 1, &si) == RLX_OK && si.dtype == RLX_Q4_0 && si.borrowed == 1 && si.host == ti.data &&
+                     si.rank == 1 && si.shape[0] == 64,
+                 "the q4_0 tensor is bound as q4_0 in place");
+    }
     {
         rlx_store_tensor_info si;
         rlx_gguf_tensor_info ti;

@@ -382,6 +382,11 @@ static void fz_cost(fz_ctx* c, rlx_tensor out, double per_elem) {
 /* Random non-zero elements of dtype; mode 1 mixes in extreme values (for indices, offsets, counters). */
 static void fz_fill(fz_ctx* c, void* buf, rlx_dtype dt, size_t n, int mode) {
     size_t i;
+    int64_t be = 1;
+    if (rlx_dtype_block(dt, &be, NULL) == RLX_OK && be > 1) {   /* block dtypes: n random bytes */
+        for (i = 0; i < n; i++) ((uint8_t*)buf)[i] = (uint8_t)fz_rand(c);
+        return;
+    }
     for (i = 0; i < n; i++) {
         uint64_t r = fz_rand(c);
         int ext = mode && (r & 7) == 0;
@@ -415,6 +420,16 @@ static void fz_fill(fz_ctx* c, void* buf, rlx_dtype dt, size_t n, int mode) {
         }
     }
 }
+
+/* Bytes of n elements of dt (block dtypes: whole blocks, rounded up; 0 for an invalid dtype), and the count
+   fz_fill takes for a buffer of `bytes` (elements, or bytes for a block dtype). */
+static uint64_t fz_nbytes(rlx_dtype dt, uint64_t n) {
+    int64_t be = 1;
+    size_t bb = 0;
+    if (rlx_dtype_block(dt, &be, &bb) != RLX_OK) return 0;
+    return (n + (uint64_t)be - 1) / (uint64_t)be * bb;
+}
+static size_t fz_elems(rlx_dtype dt, size_t bytes) { return rlx_dtype_size(dt) ? bytes / rlx_dtype_size(dt) : bytes; }
 
 /* host buffers are limited so that the fuzzer itself stays inside its memory limit */
 #define FZ_HOST_MAX ((size_t)16 << 20)
@@ -488,7 +503,7 @@ static void fz_builder(fz_ctx* c, int op) {
         rlx_dtype dt = rd_dtype(in);
         int rank = rd_shape(c, shape), i, ok = rank >= 0 && rank <= RLX_MAX_RANK;
         uint64_t n = 1;
-        size_t es = rlx_dtype_size(dt);
+        size_t es = (size_t)fz_nbytes(dt, 1);   /* bytes per element; a block dtype: those of a whole block */
         void* data = NULL;
         int mode = rd8(in) & 1;
         for (i = 0; ok && i < rank; i++) {
@@ -497,7 +512,7 @@ static void fz_builder(fz_ctx* c, int op) {
         }
         if (ok && es && n * es <= FZ_HOST_MAX) {
             data = malloc(n * es > 0 ? n * es : 1);
-            if (data) fz_fill(c, data, dt, (size_t)n, mode);
+            if (data) fz_fill(c, data, dt, rlx_dtype_size(dt) ? (size_t)n : (size_t)(n * es), mode);
         } else if (ok && !es) {
             data = malloc(64);
             if (data) memset(data, 1, 64);
@@ -1032,16 +1047,16 @@ static void fz_builder(fz_ctx* c, int op) {
 static size_t fz_src_bytes(fz_ctx* c, rlx_tensor t, rlx_dtype dt, int* ok) {
     int rank = 0, i;
     int64_t shape[RLX_MAX_RANK];
-    uint64_t n = 1, es = rlx_dtype_size(dt);
+    uint64_t n = 1, es;
     *ok = 0;
     if (rlx_tensor_info(c->g, t, &rank, shape) == RLX_DTYPE_INVALID) return 0;
     for (i = 0; i < rank; i++) {
         if ((uint64_t)shape[i] > (uint64_t)FZ_HOST_MAX / n) return 0;
         n *= (uint64_t)shape[i];
     }
-    if (n * es > FZ_HOST_MAX) return 0;
+    if ((es = fz_nbytes(dt, n)) > FZ_HOST_MAX) return 0;
     *ok = 1;
-    return (size_t)(n * es);
+    return (size_t)es;
 }
 
 static rlx_dtype fz_tdtype(fz_ctx* c, rlx_tensor t) { return rlx_tensor_info(c->g, t, NULL, NULL); }
@@ -1065,9 +1080,9 @@ static void fz_set_sources(fz_ctx* c, rlx_program* p, int* all_set) {
         if (!ok) { *all_set = 0; fz_tr("  (%s '%s' too large for the host side, not set)", what, name); continue; }
         buf = malloc(bytes ? bytes : 1);
         if (!buf) { *all_set = 0; continue; }
-        fz_fill(c, buf, hdt, bytes / rlx_dtype_size(hdt), datamode);
+        fz_fill(c, buf, hdt, fz_elems(hdt, bytes), datamode);
         switch (mode & 7) {
-        case 1: bytes += rlx_dtype_size(hdt); bad = 1; break;                 /* wrong size (one more) */
+        case 1: bytes += rlx_dtype_size(hdt) ? rlx_dtype_size(hdt) : 1; bad = 1; break;   /* wrong size (one more) */
         case 2: if (bytes) { bytes -= 1; bad = 1; } break;                    /* wrong size */
         case 3: name = "no_such_name"; bad = 1; break;
         case 4: if (sr->kind == 1) { /* raw */ } break;
@@ -1095,7 +1110,7 @@ static void fz_set_sources(fz_ctx* c, rlx_program* p, int* all_set) {
             size_t good = fz_src_bytes(c, sr->t, dt, &ok);
             void* b2 = ok ? malloc(good ? good : 1) : NULL;
             if (b2) {
-                fz_fill(c, b2, dt, good / rlx_dtype_size(dt), datamode);
+                fz_fill(c, b2, dt, fz_elems(dt, good), datamode);
                 r = sr->kind == 0 ? rlx_set_input(p, sr->name, dt, b2, good)
                   : sr->kind == 1 ? rlx_set_param(p, sr->name, dt, b2, good) : rlx_set_state(p, sr->name, dt, b2, good);
                 fz_check_p(p, what, r);
@@ -1137,9 +1152,9 @@ static void fz_read_outputs(fz_ctx* c, rlx_program* p, int ran) {
             for (i = 0; i < prank; i++) numel *= pshape[i];
             if (!ptr) fz_fail("rlx_output_ptr gave NULL data");
             /* read every byte (ASan checks the range) */
-            if ((uint64_t)numel * rlx_dtype_size(pdt) <= FZ_HOST_MAX) {
+            if (fz_nbytes(pdt, (uint64_t)numel) <= FZ_HOST_MAX) {
                 volatile unsigned char acc = 0;
-                size_t nb = (size_t)numel * rlx_dtype_size(pdt), j;
+                size_t nb = (size_t)fz_nbytes(pdt, (uint64_t)numel), j;
                 for (j = 0; j < nb; j++) acc ^= ((const unsigned char*)ptr)[j];
                 (void)acc;
             }
@@ -1147,10 +1162,11 @@ static void fz_read_outputs(fz_ctx* c, rlx_program* p, int ran) {
         if (numel < 0) continue;
         for (k = 0; k < 2; k++) {
             rlx_dtype want = k == 0 ? dt : (rlx_dtype)(1 + (mode >> 1) % 11);
-            size_t bytes = (size_t)numel * rlx_dtype_size(want);
+            size_t bytes;
             int bad = 0;
             void* buf;
-            if ((uint64_t)numel * rlx_dtype_size(want) > FZ_HOST_MAX) continue;
+            if (fz_nbytes(want, (uint64_t)numel) > FZ_HOST_MAX) continue;
+            bytes = (size_t)fz_nbytes(want, (uint64_t)numel);
             if (k == 1 && (mode & 1)) { bytes += 1; bad = 1; }
             buf = malloc(bytes ? bytes : 1);
             if (!buf) continue;
