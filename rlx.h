@@ -7456,6 +7456,19 @@ static void rlx__igemm_fix_avx2(int64_t N, uint32_t* c, const uint32_t* zb, cons
     }
     for (; n < N; ++n) c[n] += zb[n] * t - za * cs[n];
 }
+/* rlx__igemm_fix_avx2 on zmm (the AVX-512 VNNI tiles): loads as wide as the kernel's stores, so they are
+   forwarded from the store buffer instead of stalling on a wide store read in halves. */
+RLX__TARGET_VNNI
+static void rlx__igemm_fix_avx512(int64_t N, uint32_t* c, const uint32_t* zb, const uint32_t* cs, uint32_t t, uint32_t za) {
+    __m512i vt = _mm512_set1_epi32((int)t), vz = _mm512_set1_epi32((int)za);
+    int64_t n;
+    for (n = 0; n < N; n += 16) {
+        __mmask16 m = (__mmask16)(N - n >= 16 ? 0xFFFFu : (1u << (N - n)) - 1u);
+        __m512i v = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, c + n),
+                                     _mm512_mullo_epi32(_mm512_maskz_loadu_epi32(m, zb + n), vt));
+        _mm512_mask_storeu_epi32(c + n, m, _mm512_sub_epi32(v, _mm512_mullo_epi32(_mm512_maskz_loadu_epi32(m, cs + n), vz)));
+    }
+}
 #endif /* RLX__GEMM_X86 */
 
 /* M == 1: y[n] = sum over k < K of x[k] · B[k*rsb + n] (B rows contiguous), x the row of A minus its zero point
@@ -7693,7 +7706,7 @@ typedef struct rlx__igemm_job {
     int64_t ldc;
     const int32_t *za, *zb, *rs, *cs;   /* ZA[M], ZB[N], rowsum(A')[M], colsum(B')[N] (see above) */
     int corr;                /* some ZA or ZB is not 0 */
-    int avx2;                /* the CPU has AVX2 (for the zero-point pass) */
+    int avx2;                /* the zero-point pass: 1 AVX2, 2 AVX-512 (VNNI tiles), 0 portable */
     char* ws;
     size_t slice;
     int64_t tn, mstep, nstep;
@@ -7732,6 +7745,7 @@ static void rlx__igemm_task(void* ctx, int64_t task, int thread) {
                             uint32_t za = (uint32_t)j->za[i], t = K32 * za - (uint32_t)j->rs[i];
                             uint32_t* c = (uint32_t*)(j->C + i * j->ldc + jc + jr);
 #if defined(RLX__GEMM_X86)
+                            if (j->avx2 == 2) { rlx__igemm_fix_avx512(nr, c, zb, cs, t, za); continue; }
                             if (j->avx2) { rlx__igemm_fix_avx2(nr, c, zb, cs, t, za); continue; }
 #endif
                             for (n = 0; n < nr; ++n) c[n] += zb[n] * t - za * cs[n];
@@ -7831,6 +7845,9 @@ static void rlx__igemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
     j.za = ZA; j.zb = ZB; j.rs = RS; j.cs = CS;
     j.corr = need_rs || need_cs;
     j.avx2 = (features & RLX__CPU_AVX2) != 0;
+#if defined(RLX__GEMM_X86)
+    if (j.im.kernel == rlx__igemm_kernel_vnni) j.avx2 = 2;   /* zmm tiles: the zmm fix-up */
+#endif
     if (!need_rs) memset(RS, 0, sizeof(int32_t) * (size_t)M);
     if (!need_cs) memset(CS, 0, sizeof(int32_t) * (size_t)N);
     j.ws = (char*)ws;
