@@ -5643,7 +5643,8 @@ struct rlx__pool {
     rlx__worker wk[RLX_MAX_THREADS];
     rlx__mutex mu;
     rlx__cond start, done;
-    uint64_t gen;                  /* bumped for every parallel_for */
+    unsigned gen;                  /* bumped for every parallel_for (compared for equality only, so it may wrap;
+                                      32 bits: 32-bit targets have no lock-free 64-bit atomics) */
     int busy;                      /* workers still inside the current job */
     int quit;
     rlx__task_fn fn;
@@ -5719,7 +5720,7 @@ static void* rlx__worker_main(void* arg)
 {
     rlx__worker* w = (rlx__worker*)arg;
     rlx__pool* p = w->pool;
-    uint64_t seen = 0;
+    unsigned seen = 0;
     for (;;) {
         RLX__SPIN_WHILE(RLX__ALOAD(p->gen) == seen);
         rlx__lock(&p->mu);
@@ -5755,7 +5756,7 @@ static void rlx__parallel_for(rlx__pool* p, int64_t ntasks, rlx__task_fn fn, voi
     p->ntasks = ntasks;
     p->next = 0;
     p->busy = p->n - 1;
-    RLX__ASTORE(p->gen, p->gen + 1);
+    RLX__ASTORE(p->gen, p->gen + 1u);
     rlx__cond_broadcast(&p->start);
     rlx__unlock(&p->mu);
     rlx__pool_drain(p, 0);

@@ -490,18 +490,17 @@ static void test_store(unsigned char* const* data) {
     int added = -1, i;
     const char* path = tmp_path("store.gguf");
     float wv[12], xv[4] = {0.5f, -1.25f, 2.0f, 0.75f}, yv[3];
-    int64_t ws[2] = {4, 3};
+    int64_t ws[2] = {4, 3}, ms = 32;
+    unsigned char mx[17];
     RLX__UNUSED(data);
     for (i = 0; i < 12; i++) wv[i] = (float)(i % 5) * 0.37f - 0.6f;
     rlx_gguf_writer_create(NULL, &w);
     rlx_gguf_writer_tensor(w, "w", 0, 2, ws, wv, sizeof wv);
     rlx_gguf_writer_tensor(w, "q", 2, 1, tcases[2].shape + 1, data[2], 36);
-    {   /* an mxfp4 tensor (ggml type 39, 17 bytes per 32 values): no rlx dtype */
-        unsigned char mx[17];
-        int64_t ms = 32;
-        for (i = 0; i < 17; i++) mx[i] = (unsigned char)(i * 29 + 3);
-        rlx_gguf_writer_tensor(w, "m", 39, 1, &ms, mx, sizeof mx);
-    }
+    /* an mxfp4 tensor (ggml type 39, 17 bytes per 32 values): no rlx dtype. The writer keeps the pointer until
+       it writes, so mx lives in this function's scope. */
+    for (i = 0; i < 17; i++) mx[i] = (unsigned char)(i * 29 + 3);
+    rlx_gguf_writer_tensor(w, "m", 39, 1, &ms, mx, sizeof mx);
     TH_CHECK(rlx_gguf_writer_write_file(w, path) == RLX_OK, "write %s", path);
     rlx_gguf_writer_size(w, &size);
     rlx_gguf_writer_destroy(w);
