@@ -75,6 +75,7 @@ static int cpu_haswell(void) {
 
 static int load_ggml(void) {
 #if defined(_WIN32)
+    (void)geo; (void)g_cpu_init; (void)cpu_haswell;   /* used only with ggml's Linux libraries */
     snprintf(g_why, sizeof g_why, "ggml's Linux libraries cannot be opened on Windows");
     return 0;
 #else
