@@ -10764,7 +10764,7 @@ static void rlx__cl_axis(const rlx__node* x, int a, int64_t* outer, int64_t* len
 static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, int sm) {
     rlx__launch* L;
     int64_t M, N, K, nb = 1;
-    int i, lin = nd->op == RLX_OP_LINEAR, f32 = nd->dtype == RLX_F32;
+    int i, lin = nd->op == RLX_OP_LINEAR, f32 = nd->dtype == RLX_F32, tcsplit = 0;
     const int tb = (lin ? nd->ia[4] : nd->ia[3]) != 0;   /* b stored [..., N, K]: the *_t kernels, generic's ia 9 */
     rlx__kargs A;
     memset(&A, 0, sizeof A);
@@ -10811,22 +10811,13 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
             if (splits > K / minkc) splits = K / minkc;
             if (splits > 64) splits = 64;
         }
-        if (splits > 1) {
+        if (splits > 1) {   /* grid y is the split; the reduce launch is added at the end */
             const int64_t kc = rlx__cl_cdiv(K, splits);
-            rlx__launch* R;
             splits = rlx__cl_cdiv(K, kc);
             A.ia[11] = splits;
             A.ia[12] = kc;
             A.in[5] = rlx__cl_scratch(w, rlx__szmul(rlx__szmul((size_t)splits, (size_t)(nb * M * N)), 4));
             L->grid[1] = (unsigned)splits;
-            L->grid[2] = rlx__cl_cap(nb, 65535u);
-            A.op = L->args.op; A.dt_out = L->args.dt_out; A.n = L->args.n;
-            A.out = addr ? addr[(nd - g->nodes)] : 0;
-            L->args = A;
-            R = rlx__cl_add(w, "matmul", "gemv_reduce", nd);   /* the splits in order, then the epilogue */
-            R->grid[0] = rlx__cl_cap(rlx__cl_cdiv(nb * M * N, RLX__CU_THREADS), RLX__CU_GRID_CAP);
-            R->args = A;
-            return;
         }
     } else if ((f32 || (!lin && (nd->dtype == RLX_F16 || nd->dtype == RLX_BF16))) && sm >= 80) {
         /* tensor cores (f32 in 3xTF32 or TF32; f16/bf16 converted to f32 while loading, exact in one TF32
@@ -10844,10 +10835,11 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
             if (splits > K / 128) splits = K / 128;
             kc = rlx__cl_cdiv(rlx__cl_cdiv(K, splits), 32) * 32;
             splits = rlx__cl_cdiv(K, kc);
-            if (splits > 1) {
+            if (splits > 1) {   /* grid z is the split (one batch); the reduce launch is added at the end */
                 A.ia[11] = splits;
                 A.ia[12] = kc;
                 A.in[5] = rlx__cl_scratch(w, rlx__szmul(rlx__szmul((size_t)splits, (size_t)(M * N)), 4));
+                tcsplit = 1;
             }
         }
     } else if (f32 && tb) {   /* transposed b: the SIMT tiles load b's tile like a's */
@@ -10875,10 +10867,10 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
     A.op = L->args.op; A.dt_out = L->args.dt_out; A.n = L->args.n;
     A.out = addr ? addr[(nd - g->nodes)] : 0;
     L->args = A;
-    if (A.ia[11] > 1) {   /* K splits of the tensor-core kernel: grid z is the split; then the in-order reduce */
-        L->grid[2] = (unsigned)A.ia[11];
+    if (A.ia[11] > 1) {   /* K splits (GEMV: grid y; tensor cores: grid z), then the in-order reduce */
+        if (tcsplit) L->grid[2] = (unsigned)A.ia[11];
         L = rlx__cl_add(w, "matmul", "gemv_reduce", nd);
-        L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(M * N, RLX__CU_THREADS), RLX__CU_GRID_CAP);
+        L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(nb * M * N, RLX__CU_THREADS), RLX__CU_GRID_CAP);
         L->args = A;
     }
 }
