@@ -68,6 +68,8 @@
        RLX_NO_GGUF             leave out the GGUF reader and writer (>>gguf)
        RLX_NO_SAFETENSORS      leave out the safetensors reader and writer (>>safetensors)
        RLX_NO_ONNX             leave out the ONNX loader and importer (>>onnx)
+       RLX_NO_LLM              leave out the language-model layer (>>tok, the tokenizer of GGUF models; also
+                               left out with RLX_NO_GGUF, which it needs)
        RLX_NO_STDIO            leave out the functions that take a path (weight files: open_file, open_index,
                                write_file; ONNX: rlx_onnx_load_file and external data); the memory-based
                                ones stay
@@ -104,6 +106,7 @@
       17. GGUF reader and writer (API after >>devices) >>gguf
       18. safetensors reader and writer              >>safetensors
       19. ONNX models (load, import, weights)       >>onnx (API after >>devices, implementation last)
+      20. Tokenizer of GGUF language models         >>tok (API after >>onnx, implementation after it)
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
        By default each program holds its own copy of its params (and, on a GPU, uploads it). A store holds named
@@ -231,6 +234,14 @@
        summed in f32 and rounded once); i8/u8 (rlx_matmul_integer, int32 results) use AVX-512 VNNI, AVX-VNNI,
        AVX2, NEON dot products or portable kernels. The SIMD family is picked at run time from the CPU; f64 runs row-by-row axpys (sums
        in k order, as a dot product), other integer matmuls a plain loop.
+
+   TOKENIZER (>>tok, see the declarations after >>onnx)
+       rlx_tokenizer_from_gguf reads tokenizer.ggml.* metadata; rlx_tokenize, rlx_token_to_piece, rlx_detokenize
+       and the streaming decoder rlx_token_stream give llama.cpp's token ids and text (tests/test_tok.c compares
+       them with libllama). The metadata is hostile input: bad arrays and ids are RLX_ERROR_FORMAT with the key
+       named; the tokenizer is fuzzed (tests/fuzz/fuzz_tok.c). rlx.h does not (yet) tokenize with models other
+       than SentencePiece-style "llama": byte-level BPE ("gpt2"), WordPiece, Unigram and RWKV vocabularies give
+       RLX_ERROR_UNSUPPORTED.
 
    rlx.h does NOT: train (no autodiff yet), build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan), RNNs or empty
@@ -1401,6 +1412,115 @@ RLXDEF rlx_result rlx_onnx_read_tensor(const void* data, size_t size, const rlx_
                                        rlx_onnx_tensor* out);
 RLXDEF void rlx_onnx_tensor_free(rlx_onnx_tensor* t);
 #endif /* RLX_NO_ONNX */
+
+/* ============================================================================================================
+   >>tok  (tokenizer of GGUF language models; RLX_NO_LLM or RLX_NO_GGUF leaves it out)
+   Reads the tokenizer.ggml.* metadata of a GGUF file and tokenizes as llama.cpp does (its llama_tokenize /
+   llama_token_to_piece / llama_detokenize, checked token for token by tests/test_tok.c):
+     "llama"  SentencePiece-style BPE: a space prefix, ' ' written as U+2581, the highest-scoring pair of
+              neighbouring pieces merged while the pair is a token, bytes of leftover pieces as <0xXX> tokens.
+   Special tokens (control, user-defined, unknown) written in the text are matched before the rest when
+   RLX_TOKENIZE_PARSE_SPECIAL is given, the longest first (user-defined tokens always are).
+
+       rlx_gguf* gf = NULL; rlx_tokenizer* tk = NULL;
+       rlx_gguf_open_file("model.gguf", NULL, &gf);
+       char err[256];
+       rlx_tokenizer_desc td = {0};
+       td.error = err; td.error_cap = sizeof err;
+       if (rlx_tokenizer_from_gguf(gf, &td, &tk) != RLX_OK) { puts(err); return 1; }
+       rlx_gguf_close(gf);                                      // the tokenizer keeps its own copy
+       int32_t ids[256]; size_t n = 0;
+       rlx_tokenize(tk, "Hello world", 11, RLX_TOKENIZE_ADD_SPECIAL, ids, 256, &n);   // ids = 1 15043 3186
+       char text[1024]; size_t len = 0;
+       rlx_detokenize(tk, ids, n, RLX_DETOKENIZE_REMOVE_SPECIAL, text, sizeof text, &len);
+       rlx_tokenizer_destroy(tk);
+
+   Output buffers follow one convention: *n_out always gets the full count (tokens or bytes); when it is larger
+   than cap the call returns RLX_ERROR_SIZE and the buffer holds the first cap of them (call again with a
+   larger buffer). Errors: RLX_ERROR_INVALID_ARGUMENT (NULL pointers), RLX_ERROR_OUT_OF_RANGE (a token id
+   outside the vocabulary), RLX_ERROR_FORMAT (bad metadata, from rlx_tokenizer_from_gguf), RLX_ERROR_UNSUPPORTED
+   (a tokenizer model other than the ones above), RLX_ERROR_OUT_OF_MEMORY; rlx_tokenizer_error gives the message.
+   Thread safety: a tokenizer is read-only after creation; any number of threads may tokenize and decode with
+   it at once (each with its own rlx_token_stream). rlx_tokenizer_error is meaningful to one thread at a time.
+   ============================================================================================================ */
+#if !defined(RLX_NO_LLM) && !defined(RLX_NO_GGUF)
+typedef struct rlx_tokenizer rlx_tokenizer;
+
+typedef enum rlx_tokenizer_kind {
+    RLX_TOKENIZER_KIND_INVALID = 0,
+    RLX_TOKENIZER_SPM,            /* tokenizer.ggml.model "llama" */
+    RLX_TOKENIZER_KIND_COUNT,
+    RLX_TOKENIZER_KIND_FORCE_U32 = 0x7FFFFFFF
+} rlx_tokenizer_kind;
+
+/* tokenizer.ggml.token_type values (llama.cpp's llama_token_type; 0 = undefined). */
+typedef enum rlx_token_type {
+    RLX_TOKEN_TYPE_UNDEFINED = 0,
+    RLX_TOKEN_TYPE_NORMAL, RLX_TOKEN_TYPE_UNKNOWN, RLX_TOKEN_TYPE_CONTROL, RLX_TOKEN_TYPE_USER_DEFINED,
+    RLX_TOKEN_TYPE_UNUSED, RLX_TOKEN_TYPE_BYTE,
+    RLX_TOKEN_TYPE_COUNT,
+    RLX_TOKEN_TYPE_FORCE_U32 = 0x7FFFFFFF
+} rlx_token_type;
+
+typedef struct rlx_tokenizer_desc {
+    rlx_allocator allocator;  /* zero = RLX_MALLOC/RLX_FREE                                                */
+    char* error;              /* optional: receives the message when creation fails (NUL-terminated)      */
+    size_t error_cap;
+} rlx_tokenizer_desc;
+
+/* Flags of rlx_tokenize. */
+#define RLX_TOKENIZE_ADD_SPECIAL     1u   /* add BOS / EOS as tokenizer.ggml.add_bos_token / add_eos_token say  */
+#define RLX_TOKENIZE_PARSE_SPECIAL   2u   /* text of control and unknown tokens ("<s>") becomes that token      */
+/* Flags of rlx_token_to_piece, rlx_detokenize and rlx_token_stream_push. */
+#define RLX_DETOKENIZE_REMOVE_SPECIAL  1u /* detokenize: drop a leading BOS and a trailing EOS the tokenizer adds */
+#define RLX_DETOKENIZE_UNPARSE_SPECIAL 2u /* control and unknown tokens give their text (else nothing)           */
+
+/* Builds a tokenizer from the tokenizer.ggml.* metadata (model, tokens, scores, token_type, merges, pre,
+   bos/eos/unk/padding/eot/eom ids, add_bos_token, add_eos_token, add_space_prefix). Everything needed is copied:
+   the GGUF handle may be closed afterwards. Missing or malformed arrays, arrays of different lengths and special
+   ids outside the vocabulary are RLX_ERROR_FORMAT with a message naming the key. */
+RLXDEF rlx_result rlx_tokenizer_from_gguf(const rlx_gguf* g, const rlx_tokenizer_desc* desc, rlx_tokenizer** out);
+RLXDEF void rlx_tokenizer_destroy(rlx_tokenizer* t);                     /* NULL is fine */
+RLXDEF const char* rlx_tokenizer_error(const rlx_tokenizer* t);          /* last failure ("" if none) */
+RLXDEF rlx_tokenizer_kind rlx_tokenizer_get_kind(const rlx_tokenizer* t);
+RLXDEF int32_t rlx_tokenizer_n_vocab(const rlx_tokenizer* t);
+RLXDEF int32_t rlx_tokenizer_bos(const rlx_tokenizer* t);               /* -1 when the vocabulary has none */
+RLXDEF int32_t rlx_tokenizer_eos(const rlx_tokenizer* t);
+RLXDEF int32_t rlx_tokenizer_unk(const rlx_tokenizer* t);
+RLXDEF int32_t rlx_tokenizer_pad(const rlx_tokenizer* t);
+/* End of generation: EOS, EOT, EOM and the end-of-turn tokens llama.cpp knows by their text (<|eot_id|>,
+   <|im_end|>, <end_of_turn>, ...). 0 for ids outside the vocabulary. */
+RLXDEF int rlx_tokenizer_is_eog(const rlx_tokenizer* t, int32_t id);
+RLXDEF int rlx_tokenizer_is_control(const rlx_tokenizer* t, int32_t id);
+RLXDEF rlx_token_type rlx_tokenizer_token_type(const rlx_tokenizer* t, int32_t id);   /* 0 outside */
+/* The token's text as stored in the vocabulary (not NUL-terminated when it holds NUL bytes: see *len). */
+RLXDEF const char* rlx_tokenizer_token_text(const rlx_tokenizer* t, int32_t id, size_t* len);
+
+/* Text (len bytes, any bytes: invalid UTF-8 is tokenized through byte tokens) to token ids. */
+RLXDEF rlx_result rlx_tokenize(rlx_tokenizer* t, const char* text, size_t len, unsigned flags, int32_t* out,
+                               size_t cap, size_t* n_out);
+/* The bytes of one token: U+2581 becomes a space, a byte token <0xXX> its byte; control and unknown tokens are
+   empty unless RLX_DETOKENIZE_UNPARSE_SPECIAL. */
+RLXDEF rlx_result rlx_token_to_piece(rlx_tokenizer* t, int32_t id, unsigned flags, char* buf, size_t cap,
+                                     size_t* n_out);
+/* The text of a sequence (pieces joined; the space the tokenizer put in front of the text is removed). */
+RLXDEF rlx_result rlx_detokenize(rlx_tokenizer* t, const int32_t* ids, size_t n, unsigned flags, char* buf,
+                                 size_t cap, size_t* n_out);
+
+/* Streaming decoder for generation: push one token at a time and get the bytes that are ready. A multi-byte
+   UTF-8 character split over tokens is held back until it is complete (bytes that can never form a valid
+   character are passed on as they are), so every chunk ends on a character boundary. The chunks of a sequence
+   joined, with the flush at the end, equal rlx_detokenize of it with the same flags (a trailing EOS is not
+   removed: the stream cannot know it is the last). Zero-initialize (= {0}) to start; no cleanup. */
+typedef struct rlx_token_stream {
+    unsigned char pending[4]; /* the start of an incomplete character                                       */
+    uint32_t n_pending;
+    uint32_t started;         /* a token has been pushed                                                     */
+} rlx_token_stream;
+RLXDEF rlx_result rlx_token_stream_push(rlx_tokenizer* t, rlx_token_stream* s, int32_t id, unsigned flags,
+                                        char* buf, size_t cap, size_t* n_out);
+RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t cap, size_t* n_out);
+#endif /* !RLX_NO_LLM && !RLX_NO_GGUF */
 
 #ifdef __cplusplus
 }
@@ -21961,6 +22081,673 @@ RLXDEF rlx_result rlx_onnx_graph(rlx_onnx_model* m, const rlx_onnx_graph_desc* d
 }
 
 #endif /* RLX_NO_ONNX */
+
+#if !defined(RLX_NO_LLM) && !defined(RLX_NO_GGUF)
+/* ------------------------------------------------------------------------------------------------------------
+   >>tok  (tokenizer; API in the declarations after >>onnx)
+   The vocabulary is copied out of the GGUF handle into one text pool with per-token offsets; text -> id is an
+   open-addressing hash (a later id with the same text wins, as in llama.cpp's token_to_id map). Tokenizing
+   allocates per call, bounded by a small multiple of the input length; nothing is cached between calls, so a
+   tokenizer is read-only after creation.
+   ------------------------------------------------------------------------------------------------------------ */
+struct rlx_tokenizer {
+    rlx_allocator al;
+    rlx_tokenizer_kind kind;
+    int32_t n;                /* vocabulary size */
+    char* pool;               /* token texts, each followed by a NUL */
+    size_t* off;              /* n: start of each text in pool */
+    uint32_t* len;            /* n: byte length of each text */
+    float* score;             /* n */
+    uint8_t* type;            /* n: rlx_token_type */
+    uint8_t* eog;             /* n: 1 = end of generation */
+    int32_t* slot;            /* hash table of ids (-1 = empty), nslot a power of two */
+    size_t nslot;
+    int32_t* special;         /* control / user-defined / unknown ids, longest text first */
+    int32_t nspecial;
+    int32_t byte_tok[256];    /* token of each byte (-1: none) */
+    int32_t bos, eos, unk, pad, eot, eom;
+    int add_bos, add_eos, add_space_prefix;
+    char err[512];
+};
+
+static int rlx__tok_fail(rlx_tokenizer* t, rlx_result rc, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    rlx__vfmt(t->err, sizeof t->err, fmt, ap);
+    va_end(ap);
+    return (int)rc;
+}
+static uint64_t rlx__tok_hash(const char* s, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    size_t i;
+    for (i = 0; i < n; i++) { h ^= (unsigned char)s[i]; h *= 1099511628211ull; }
+    return h;
+}
+/* id of the token whose text is s[0..n), or -1 */
+static int32_t rlx__tok_find(const rlx_tokenizer* t, const char* s, size_t n) {
+    size_t m = t->nslot - 1, i = (size_t)rlx__tok_hash(s, n) & m;
+    for (;; i = (i + 1) & m) {
+        int32_t id = t->slot[i];
+        if (id < 0) return -1;
+        if (t->len[id] == n && memcmp(t->pool + t->off[id], s, n) == 0) return id;
+    }
+}
+static const char* rlx__tok_text(const rlx_tokenizer* t, int32_t id) { return t->pool + t->off[id]; }
+
+RLXDEF void rlx_tokenizer_destroy(rlx_tokenizer* t) {
+    rlx_allocator al;
+    if (!t) return;
+    al = t->al;
+    rlx__free(&al, t->pool); rlx__free(&al, t->off); rlx__free(&al, t->len); rlx__free(&al, t->score);
+    rlx__free(&al, t->type); rlx__free(&al, t->eog); rlx__free(&al, t->slot); rlx__free(&al, t->special);
+    rlx__free(&al, t);
+}
+RLXDEF const char* rlx_tokenizer_error(const rlx_tokenizer* t) { return t ? t->err : "NULL tokenizer"; }
+RLXDEF rlx_tokenizer_kind rlx_tokenizer_get_kind(const rlx_tokenizer* t) { return t ? t->kind : RLX_TOKENIZER_KIND_INVALID; }
+RLXDEF int32_t rlx_tokenizer_n_vocab(const rlx_tokenizer* t) { return t ? t->n : 0; }
+RLXDEF int32_t rlx_tokenizer_bos(const rlx_tokenizer* t) { return t ? t->bos : -1; }
+RLXDEF int32_t rlx_tokenizer_eos(const rlx_tokenizer* t) { return t ? t->eos : -1; }
+RLXDEF int32_t rlx_tokenizer_unk(const rlx_tokenizer* t) { return t ? t->unk : -1; }
+RLXDEF int32_t rlx_tokenizer_pad(const rlx_tokenizer* t) { return t ? t->pad : -1; }
+RLXDEF int rlx_tokenizer_is_eog(const rlx_tokenizer* t, int32_t id) {
+    return t && id >= 0 && id < t->n && t->eog[id];
+}
+RLXDEF int rlx_tokenizer_is_control(const rlx_tokenizer* t, int32_t id) {
+    return t && id >= 0 && id < t->n && t->type[id] == RLX_TOKEN_TYPE_CONTROL;
+}
+RLXDEF rlx_token_type rlx_tokenizer_token_type(const rlx_tokenizer* t, int32_t id) {
+    return t && id >= 0 && id < t->n ? (rlx_token_type)t->type[id] : RLX_TOKEN_TYPE_UNDEFINED;
+}
+RLXDEF const char* rlx_tokenizer_token_text(const rlx_tokenizer* t, int32_t id, size_t* len) {
+    if (len) *len = 0;
+    if (!t || id < 0 || id >= t->n) return NULL;
+    if (len) *len = t->len[id];
+    return rlx__tok_text(t, id);
+}
+
+/* ---- loading ---- */
+typedef struct rlx__tokld {
+    rlx_tokenizer* t;
+    const rlx_gguf* g;
+} rlx__tokld;
+
+/* The value of `key`: 1 found (type checked), 0 absent, -1 error (message set). */
+static int rlx__tok_kv(rlx__tokld* L, const char* key, rlx_gguf_type want, rlx_gguf_value* v) {
+    int k = rlx_gguf_find(L->g, key);
+    if (k < 0) return 0;
+    if (rlx_gguf_kv(L->g, k, NULL, v) != RLX_OK) { rlx__tok_fail(L->t, RLX_ERROR_FORMAT, "%s: cannot be read", key); return -1; }
+    if (v->type != want) {
+        rlx__tok_fail(L->t, RLX_ERROR_FORMAT, "%s: has GGUF type %d, expected %d", key, (int)v->type - 1, (int)want - 1);
+        return -1;
+    }
+    return 1;
+}
+static int rlx__tok_id_kv(rlx__tokld* L, const char* key, int32_t* id) {
+    rlx_gguf_value v;
+    int k = rlx_gguf_find(L->g, key);
+    if (k < 0) return 1;
+    if (rlx_gguf_kv(L->g, k, NULL, &v) != RLX_OK) return rlx__tok_fail(L->t, RLX_ERROR_FORMAT, "%s: cannot be read", key), 0;
+    if (v.type != RLX_GGUF_U32 && v.type != RLX_GGUF_I32 && v.type != RLX_GGUF_U64 && v.type != RLX_GGUF_I64)
+        return rlx__tok_fail(L->t, RLX_ERROR_FORMAT, "%s: not an integer (GGUF type %d)", key, (int)v.type - 1), 0;
+    if ((v.type == RLX_GGUF_I32 || v.type == RLX_GGUF_I64) && v.i64 == -1) { *id = -1; return 1; }
+    if (v.u64 >= (uint64_t)L->t->n || ((v.type == RLX_GGUF_I32 || v.type == RLX_GGUF_I64) && v.i64 < 0))
+        return rlx__tok_fail(L->t, RLX_ERROR_FORMAT, "%s: token id %lld outside the vocabulary of %d tokens", key,
+                             (long long)v.i64, (int)L->t->n), 0;
+    *id = (int32_t)v.u64;
+    return 1;
+}
+static int rlx__tok_bool_kv(rlx__tokld* L, const char* key, int* flag) {
+    rlx_gguf_value v;
+    int r = rlx__tok_kv(L, key, RLX_GGUF_BOOL, &v);
+    if (r < 0) return 0;
+    if (r > 0) *flag = v.u64 != 0;
+    return 1;
+}
+/* the byte of a token "<0xXX>" (upper- or lower-case hex), or -1 */
+static int rlx__tok_hexbyte(const char* s, size_t n) {
+    int i, v = 0;
+    if (n != 6 || s[0] != '<' || s[1] != '0' || s[2] != 'x' || s[5] != '>') return -1;
+    for (i = 3; i < 5; i++) {
+        char c = s[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (d < 0) return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+static int rlx__tok_load(rlx__tokld* L) {
+    rlx_tokenizer* t = L->t;
+    rlx_gguf_value model, toks, scores, types, v;
+    int r, has_scores, has_types;
+    uint64_t i, n;
+    size_t pool = 0, bytes;
+    int32_t id;
+
+    r = rlx__tok_kv(L, "tokenizer.ggml.model", RLX_GGUF_STRING, &model);
+    if (r <= 0) return r == 0 ? rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.model: missing (no tokenizer in this file)"), 0 : 0;
+    if (strcmp(model.str, "llama") == 0) t->kind = RLX_TOKENIZER_SPM;
+    else return rlx__tok_fail(t, RLX_ERROR_UNSUPPORTED, "tokenizer.ggml.model: '%.64s' is not supported (\"llama\" is)", model.str), 0;
+
+    r = rlx__tok_kv(L, "tokenizer.ggml.tokens", RLX_GGUF_ARRAY, &toks);
+    if (r <= 0) return r == 0 ? rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.tokens: missing"), 0 : 0;
+    if (toks.array_type != RLX_GGUF_STRING) return rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.tokens: not an array of strings"), 0;
+    n = toks.count;
+    if (n == 0 || n > (uint64_t)INT32_MAX / 4)
+        return rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.tokens: %llu tokens (1 ..= %d allowed)", (unsigned long long)n, INT32_MAX / 4), 0;
+    t->n = (int32_t)n;
+    has_scores = rlx__tok_kv(L, "tokenizer.ggml.scores", RLX_GGUF_ARRAY, &scores);
+    if (has_scores < 0) return 0;
+    if (has_scores && (scores.array_type != RLX_GGUF_F32 || scores.count != n))
+        return rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.scores: needs %llu f32 values (has %llu of GGUF type %d)",
+                             (unsigned long long)n, (unsigned long long)scores.count, (int)scores.array_type - 1), 0;
+    has_types = rlx__tok_kv(L, "tokenizer.ggml.token_type", RLX_GGUF_ARRAY, &types);
+    if (has_types < 0) return 0;
+    if (has_types && (types.array_type != RLX_GGUF_I32 || types.count != n))
+        return rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.token_type: needs %llu i32 values (has %llu of GGUF type %d)",
+                             (unsigned long long)n, (unsigned long long)types.count, (int)types.array_type - 1), 0;
+
+    /* sizes: every string is in the file, so the pool is bounded by the file size */
+    for (i = 0; i < n; i++) {
+        if (rlx_gguf_array_get(L->g, &toks, i, &v) != RLX_OK || v.type != RLX_GGUF_STRING)
+            return rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.tokens[%llu]: cannot be read", (unsigned long long)i), 0;
+        if (v.count > UINT32_MAX / 2 || !rlx__add_sz(pool, (size_t)v.count + 1, &pool))
+            return rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.tokens: texts too large"), 0;
+    }
+    t->nslot = 16;
+    while (t->nslot < (size_t)n * 2) t->nslot *= 2;
+    if (!(t->pool = (char*)rlx__alloc(&t->al, pool)) ||
+        !rlx__mul_sz((size_t)n, sizeof(size_t), &bytes) || !(t->off = (size_t*)rlx__alloc(&t->al, bytes)) ||
+        !(t->len = (uint32_t*)rlx__alloc(&t->al, (size_t)n * 4)) ||
+        !(t->score = (float*)rlx__alloc(&t->al, (size_t)n * 4)) ||
+        !(t->type = (uint8_t*)rlx__calloc(&t->al, (size_t)n)) ||
+        !(t->eog = (uint8_t*)rlx__calloc(&t->al, (size_t)n)) ||
+        !(t->slot = (int32_t*)rlx__alloc(&t->al, t->nslot * 4)))
+        return rlx__tok_fail(t, RLX_ERROR_OUT_OF_MEMORY, "out of memory for a vocabulary of %llu tokens", (unsigned long long)n), 0;
+    memset(t->slot, 0xFF, t->nslot * 4);
+    pool = 0;
+    for (i = 0; i < n; i++) {
+        size_t h, m = t->nslot - 1;
+        (void)rlx_gguf_array_get(L->g, &toks, i, &v);
+        t->off[i] = pool;
+        t->len[i] = (uint32_t)v.count;
+        memcpy(t->pool + pool, v.str, (size_t)v.count);
+        t->pool[pool + (size_t)v.count] = 0;
+        pool += (size_t)v.count + 1;
+        t->score[i] = 0.0f;
+        if (has_scores) { float f; memcpy(&f, (const unsigned char*)scores.data + i * 4, 4); t->score[i] = f; }
+        t->type[i] = RLX_TOKEN_TYPE_NORMAL;
+        if (has_types) {
+            int32_t ty;
+            memcpy(&ty, (const unsigned char*)types.data + i * 4, 4);
+            t->type[i] = (uint8_t)(ty >= 1 && ty <= 6 ? ty : RLX_TOKEN_TYPE_UNDEFINED);
+        }
+        /* later ids with the same text replace earlier ones */
+        for (h = (size_t)rlx__tok_hash(v.str, (size_t)v.count) & m;; h = (h + 1) & m) {
+            int32_t o = t->slot[h];
+            if (o < 0) { t->slot[h] = (int32_t)i; break; }
+            if (t->len[o] == v.count && memcmp(t->pool + t->off[o], v.str, (size_t)v.count) == 0) { t->slot[h] = (int32_t)i; break; }
+        }
+    }
+
+    /* special ids and flags: llama.cpp's defaults for the model, then the file's keys */
+    t->bos = 1; t->eos = 2; t->unk = 0; t->pad = -1; t->eot = -1; t->eom = -1;
+    t->add_bos = 1; t->add_eos = 0; t->add_space_prefix = 1;
+    if (t->bos >= t->n) t->bos = -1;
+    if (t->eos >= t->n) t->eos = -1;
+    if (!rlx__tok_id_kv(L, "tokenizer.ggml.bos_token_id", &t->bos) || !rlx__tok_id_kv(L, "tokenizer.ggml.eos_token_id", &t->eos) ||
+        !rlx__tok_id_kv(L, "tokenizer.ggml.unknown_token_id", &t->unk) || !rlx__tok_id_kv(L, "tokenizer.ggml.padding_token_id", &t->pad) ||
+        !rlx__tok_id_kv(L, "tokenizer.ggml.eot_token_id", &t->eot) || !rlx__tok_id_kv(L, "tokenizer.ggml.eom_token_id", &t->eom) ||
+        !rlx__tok_bool_kv(L, "tokenizer.ggml.add_bos_token", &t->add_bos) ||
+        !rlx__tok_bool_kv(L, "tokenizer.ggml.add_eos_token", &t->add_eos) ||
+        !rlx__tok_bool_kv(L, "tokenizer.ggml.add_space_prefix", &t->add_space_prefix))
+        return 0;
+    if (t->add_bos && t->bos < 0) return rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.add_bos_token is true but there is no BOS token"), 0;
+    if (t->add_eos && t->eos < 0) return rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.add_eos_token is true but there is no EOS token"), 0;
+
+    /* end of generation: the ids above and the end-of-turn texts llama.cpp recognises */
+    {
+        static const char* const eog_text[] = {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>",
+                                               "<EOT>", "_<EOT>", "<|end_of_text|>", "<end_of_utterance>", "<|eom_id|>"};
+        size_t k;
+        if (t->eos >= 0) t->eog[t->eos] = 1;
+        if (t->eot >= 0) t->eog[t->eot] = 1;
+        if (t->eom >= 0) t->eog[t->eom] = 1;
+        for (k = 0; k < sizeof eog_text / sizeof eog_text[0]; k++) {
+            id = rlx__tok_find(t, eog_text[k], strlen(eog_text[k]));
+            if (id >= 0) t->eog[id] = 1;
+        }
+    }
+    /* byte fallback: <0xXX>, else the one-byte text */
+    for (i = 0; i < 256; i++) {
+        char b[7];
+        static const char hx[] = "0123456789ABCDEF";
+        b[0] = '<'; b[1] = '0'; b[2] = 'x'; b[3] = hx[i >> 4]; b[4] = hx[i & 15]; b[5] = '>'; b[6] = 0;
+        id = rlx__tok_find(t, b, 6);
+        if (id < 0) { b[0] = (char)i; id = rlx__tok_find(t, b, 1); }
+        t->byte_tok[i] = id;
+    }
+    /* special tokens matched in the text: longest first, then by id */
+    {
+        int32_t k, cnt = 0;
+        for (k = 0; k < t->n; k++) {
+            uint8_t ty = t->type[k];
+            if ((ty == RLX_TOKEN_TYPE_CONTROL || ty == RLX_TOKEN_TYPE_USER_DEFINED || ty == RLX_TOKEN_TYPE_UNKNOWN) && t->len[k]) cnt++;
+        }
+        if (!(t->special = (int32_t*)rlx__alloc(&t->al, (size_t)cnt * 4 + 4)))
+            return rlx__tok_fail(t, RLX_ERROR_OUT_OF_MEMORY, "out of memory"), 0;
+        for (k = 0; k < t->n; k++) {
+            uint8_t ty = t->type[k];
+            if ((ty == RLX_TOKEN_TYPE_CONTROL || ty == RLX_TOKEN_TYPE_USER_DEFINED || ty == RLX_TOKEN_TYPE_UNKNOWN) && t->len[k]) {
+                int32_t j = t->nspecial++;   /* insertion sort from the back: lists are short in practice */
+                while (j > 0 && t->len[t->special[j - 1]] < t->len[k]) { t->special[j] = t->special[j - 1]; j--; }
+                t->special[j] = k;
+            }
+        }
+    }
+    return 1;
+}
+
+RLXDEF rlx_result rlx_tokenizer_from_gguf(const rlx_gguf* g, const rlx_tokenizer_desc* desc, rlx_tokenizer** out) {
+    rlx_allocator al;
+    rlx_tokenizer* t;
+    rlx__tokld L;
+    rlx_result rc;
+    if (desc && desc->error && desc->error_cap) desc->error[0] = 0;
+    if (out) *out = NULL;
+    if (!g || !out) {
+        if (desc && desc->error && desc->error_cap) rlx__strlcpy(desc->error, desc->error_cap, "rlx_tokenizer_from_gguf: NULL file or output");
+        return RLX_ERROR_INVALID_ARGUMENT;
+    }
+    memset(&al, 0, sizeof al);
+    if (desc && desc->allocator.alloc) al = desc->allocator;
+    if (!(t = (rlx_tokenizer*)rlx__calloc(&al, sizeof *t))) {
+        if (desc && desc->error && desc->error_cap) rlx__strlcpy(desc->error, desc->error_cap, "out of memory");
+        return RLX_ERROR_OUT_OF_MEMORY;
+    }
+    t->al = al;
+    L.t = t; L.g = g;
+    rc = RLX_ERROR_FORMAT;
+    if (!rlx__tok_load(&L)) {
+        rc = strncmp(t->err, "out of memory", 13) == 0 ? RLX_ERROR_OUT_OF_MEMORY
+           : strstr(t->err, "is not supported") ? RLX_ERROR_UNSUPPORTED : RLX_ERROR_FORMAT;
+        if (desc && desc->error && desc->error_cap) rlx__strlcpy(desc->error, desc->error_cap, t->err);
+        rlx_tokenizer_destroy(t);
+        return rc;
+    }
+    t->err[0] = 0;
+    *out = t;
+    return RLX_OK;
+}
+
+/* ---- tokenizing ---- */
+typedef struct rlx__tokout {      /* a growing id list */
+    rlx_tokenizer* t;
+    int32_t* out;
+    size_t cap, n;
+} rlx__tokout;
+static void rlx__tok_emit(rlx__tokout* o, int32_t id) {
+    if (o->n < o->cap) o->out[o->n] = id;
+    o->n++;
+}
+
+typedef struct rlx__spm_sym { int prev, next; size_t at, n; } rlx__spm_sym;
+typedef struct rlx__spm_big { int left, right; float score; size_t size; } rlx__spm_big;
+
+/* heap order: higher score first, then the smaller left index (llama.cpp's llm_bigram_spm comparator) */
+static int rlx__spm_before(const rlx__spm_big* a, const rlx__spm_big* b) {
+    return a->score > b->score || (a->score == b->score && a->left < b->left);
+}
+typedef struct rlx__spm {
+    rlx_tokenizer* t;
+    const char* s;
+    rlx__spm_sym* sym;
+    rlx__spm_big* heap;
+    int nheap, cheap;
+} rlx__spm;
+static int rlx__spm_push(rlx__spm* w, int left, int right) {
+    rlx__spm_big b;
+    int32_t id;
+    int i;
+    if (left < 0 || right < 0) return 1;
+    b.size = w->sym[left].n + w->sym[right].n;
+    id = rlx__tok_find(w->t, w->s + w->sym[left].at, b.size);
+    if (id < 0) return 1;
+    b.left = left; b.right = right; b.score = w->t->score[id];
+    if (!rlx__grow(&w->t->al, (void**)&w->heap, &w->cheap, w->nheap + 1, sizeof *w->heap)) return 0;
+    for (i = w->nheap++; i > 0 && rlx__spm_before(&b, &w->heap[(i - 1) / 2]); i = (i - 1) / 2) w->heap[i] = w->heap[(i - 1) / 2];
+    w->heap[i] = b;
+    return 1;
+}
+static rlx__spm_big rlx__spm_pop(rlx__spm* w) {
+    rlx__spm_big top = w->heap[0], last = w->heap[--w->nheap];
+    int i = 0, n = w->nheap;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && rlx__spm_before(&w->heap[c + 1], &w->heap[c])) c++;
+        if (!rlx__spm_before(&w->heap[c], &last)) break;
+        w->heap[i] = w->heap[c];
+        i = c;
+    }
+    if (n > 0) w->heap[i] = last;
+    return top;
+}
+/* UTF-8 sequence length from the first byte, as llama.cpp's unicode_len_utf8 (continuation bytes count 1) */
+static size_t rlx__tok_u8len(unsigned char c) {
+    static const unsigned char lk[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};
+    return lk[c >> 4];
+}
+/* one fragment of raw text, already escaped (' ' -> U+2581, prefix added) */
+static int rlx__spm_tokenize(rlx_tokenizer* t, const char* s, size_t n, rlx__tokout* o) {
+    rlx__spm w;
+    size_t off = 0, bytes;
+    int ns = 0, i, ok = 1;
+    if (n == 0) return 1;
+    memset(&w, 0, sizeof w);
+    w.t = t; w.s = s;
+    if (n > (size_t)INT_MAX / 4 || !rlx__mul_sz(n, sizeof *w.sym, &bytes) || !(w.sym = (rlx__spm_sym*)rlx__alloc(&t->al, bytes)))
+        return rlx__tok_fail(t, RLX_ERROR_OUT_OF_MEMORY, "rlx_tokenize: out of memory for %lu bytes of text", (unsigned long)n), 0;
+    while (off < n) {
+        size_t l = rlx__tok_u8len((unsigned char)s[off]);
+        if (l > n - off) l = n - off;
+        w.sym[ns].at = off; w.sym[ns].n = l;
+        off += l;
+        w.sym[ns].prev = ns - 1;
+        w.sym[ns].next = off == n ? -1 : ns + 1;
+        ns++;
+    }
+    for (i = 1; i < ns && ok; i++) ok = rlx__spm_push(&w, i - 1, i);
+    while (ok && w.nheap > 0) {
+        rlx__spm_big b = rlx__spm_pop(&w);
+        rlx__spm_sym* L = &w.sym[b.left];
+        rlx__spm_sym* R = &w.sym[b.right];
+        if (L->n == 0 || R->n == 0 || L->n + R->n != b.size) continue;
+        L->n += R->n;
+        R->n = 0;
+        L->next = R->next;
+        if (R->next >= 0) w.sym[R->next].prev = b.left;
+        ok = rlx__spm_push(&w, L->prev, b.left) && rlx__spm_push(&w, b.left, L->next);
+    }
+    if (ok) {
+        for (i = 0; i != -1; i = w.sym[i].next) {
+            int32_t id = rlx__tok_find(t, s + w.sym[i].at, w.sym[i].n);
+            size_t j;
+            if (id >= 0) { rlx__tok_emit(o, id); continue; }
+            for (j = 0; j < w.sym[i].n; j++) {
+                int32_t b = t->byte_tok[(unsigned char)s[w.sym[i].at + j]];
+                if (b < 0) b = t->unk;
+                if (b < 0) { ok = rlx__tok_fail(t, RLX_ERROR_NOT_FOUND, "rlx_tokenize: byte 0x%02X has no token and there is no unknown token", (unsigned)(unsigned char)s[w.sym[i].at + j]); break; }
+                rlx__tok_emit(o, b);
+            }
+            if (!ok) break;
+        }
+    } else if (!t->err[0]) {
+        rlx__tok_fail(t, RLX_ERROR_OUT_OF_MEMORY, "rlx_tokenize: out of memory");
+    }
+    rlx__free(&t->al, w.sym);
+    rlx__free(&t->al, w.heap);
+    return ok;
+}
+
+/* Fragments: raw text ranges and special tokens, split as llama.cpp's tokenizer_st_partition: each special
+   token in turn (longest first) splits every raw range where its text occurs (left to right). */
+typedef struct rlx__tokfrag { int32_t tok; size_t at, n; } rlx__tokfrag;   /* tok < 0: raw text */
+
+static int rlx__tok_partition(rlx_tokenizer* t, const char* s, size_t n, unsigned flags, rlx__tokfrag** fr, int* nfr) {
+    int cap = 0, cnt = 0, k, i;
+    rlx__tokfrag* f = NULL;
+    rlx__tokfrag* nf = NULL;
+    int ncap = 0;
+    if (n == 0) { *fr = NULL; *nfr = 0; return 1; }
+    if (!rlx__grow(&t->al, (void**)&f, &cap, 1, sizeof *f)) return 0;
+    f[0].tok = -1; f[0].at = 0; f[0].n = n; cnt = 1;
+    for (k = 0; k < t->nspecial; k++) {
+        int32_t id = t->special[k];
+        const char* tx = rlx__tok_text(t, id);
+        size_t tl = t->len[id];
+        int nn = 0, hit = 0;
+        if (!(flags & RLX_TOKENIZE_PARSE_SPECIAL) && t->type[id] != RLX_TOKEN_TYPE_USER_DEFINED) continue;
+        for (i = 0; i < cnt; i++) {
+            size_t p, e;
+            if (f[i].tok >= 0 || f[i].n < tl) continue;
+            for (p = f[i].at, e = f[i].at + f[i].n; p + tl <= e; p++)
+                if (s[p] == tx[0] && memcmp(s + p, tx, tl) == 0) { hit = 1; break; }
+            if (hit) break;
+        }
+        if (!hit) continue;
+        for (i = 0; i < cnt; i++) {
+            size_t p, a, e;
+            if (f[i].tok >= 0 || f[i].n < tl) {
+                if (!rlx__grow(&t->al, (void**)&nf, &ncap, nn + 1, sizeof *nf)) goto oom;
+                nf[nn++] = f[i];
+                continue;
+            }
+            a = f[i].at; e = f[i].at + f[i].n;
+            for (p = a; p + tl <= e;) {
+                if (s[p] == tx[0] && memcmp(s + p, tx, tl) == 0) {
+                    if (!rlx__grow(&t->al, (void**)&nf, &ncap, nn + 2, sizeof *nf)) goto oom;
+                    if (p > a) { nf[nn].tok = -1; nf[nn].at = a; nf[nn].n = p - a; nn++; }
+                    nf[nn].tok = id; nf[nn].at = p; nf[nn].n = tl; nn++;
+                    p += tl;
+                    a = p;
+                } else {
+                    p++;
+                }
+            }
+            if (a < e) {
+                if (!rlx__grow(&t->al, (void**)&nf, &ncap, nn + 1, sizeof *nf)) goto oom;
+                nf[nn].tok = -1; nf[nn].at = a; nf[nn].n = e - a; nn++;
+            }
+        }
+        { rlx__tokfrag* x = f; int xc = cap; f = nf; cap = ncap; nf = x; ncap = xc; cnt = nn; }
+    }
+    rlx__free(&t->al, nf);
+    *fr = f; *nfr = cnt;
+    return 1;
+oom:
+    rlx__free(&t->al, f);
+    rlx__free(&t->al, nf);
+    return rlx__tok_fail(t, RLX_ERROR_OUT_OF_MEMORY, "rlx_tokenize: out of memory"), 0;
+}
+
+RLXDEF rlx_result rlx_tokenize(rlx_tokenizer* t, const char* text, size_t len, unsigned flags, int32_t* out,
+                               size_t cap, size_t* n_out) {
+    rlx__tokout o;
+    rlx__tokfrag* fr = NULL;
+    int nfr = 0, i, ok = 1, prev_special = 1;
+    char* buf = NULL;
+    size_t bcap = 0;
+    if (n_out) *n_out = 0;
+    if (!t) return RLX_ERROR_INVALID_ARGUMENT;
+    t->err[0] = 0;
+    if ((!text && len) || !n_out || (!out && cap)) {
+        rlx__tok_fail(t, RLX_ERROR_INVALID_ARGUMENT, "rlx_tokenize: NULL text, n_out or out");
+        return RLX_ERROR_INVALID_ARGUMENT;
+    }
+    if (flags & ~(RLX_TOKENIZE_ADD_SPECIAL | RLX_TOKENIZE_PARSE_SPECIAL)) {
+        rlx__tok_fail(t, RLX_ERROR_INVALID_ARGUMENT, "rlx_tokenize: unknown flags 0x%x", flags);
+        return RLX_ERROR_INVALID_ARGUMENT;
+    }
+    o.t = t; o.out = out; o.cap = cap; o.n = 0;
+    if (!rlx__tok_partition(t, text, len, flags, &fr, &nfr)) return RLX_ERROR_OUT_OF_MEMORY;
+    if ((flags & RLX_TOKENIZE_ADD_SPECIAL) && t->add_bos) rlx__tok_emit(&o, t->bos);
+    for (i = 0; i < nfr && ok; i++) {
+        size_t need, j, k;
+        if (fr[i].tok >= 0) { rlx__tok_emit(&o, fr[i].tok); prev_special = 1; continue; }
+        /* ' ' -> U+2581 (3 bytes), one more for the prefix */
+        if (!rlx__mul_sz(fr[i].n, 3, &need) || !rlx__add_sz(need, 3, &need)) { ok = 0; rlx__tok_fail(t, RLX_ERROR_OUT_OF_MEMORY, "rlx_tokenize: text too long"); break; }
+        if (need > bcap) {
+            rlx__free(&t->al, buf);
+            if (!(buf = (char*)rlx__alloc(&t->al, need))) { bcap = 0; ok = 0; rlx__tok_fail(t, RLX_ERROR_OUT_OF_MEMORY, "rlx_tokenize: out of memory"); break; }
+            bcap = need;
+        }
+        k = 0;
+        if (t->add_space_prefix && prev_special) { buf[k++] = '\xE2'; buf[k++] = '\x96'; buf[k++] = '\x81'; }
+        for (j = 0; j < fr[i].n; j++) {
+            char c = text[fr[i].at + j];
+            if (c == ' ') { buf[k++] = '\xE2'; buf[k++] = '\x96'; buf[k++] = '\x81'; }
+            else buf[k++] = c;
+        }
+        ok = rlx__spm_tokenize(t, buf, k, &o);
+        prev_special = 0;
+    }
+    if (ok && (flags & RLX_TOKENIZE_ADD_SPECIAL) && t->add_eos) rlx__tok_emit(&o, t->eos);
+    rlx__free(&t->al, buf);
+    rlx__free(&t->al, fr);
+    if (!ok) return strncmp(t->err, "rlx_tokenize: byte", 18) == 0 ? RLX_ERROR_NOT_FOUND : RLX_ERROR_OUT_OF_MEMORY;
+    *n_out = o.n;
+    if (o.n > cap) {
+        rlx__tok_fail(t, RLX_ERROR_SIZE, "rlx_tokenize: %lu tokens do not fit in %lu", (unsigned long)o.n, (unsigned long)cap);
+        return RLX_ERROR_SIZE;
+    }
+    return RLX_OK;
+}
+
+/* ---- pieces ---- */
+/* The piece of token id into buf (up to cap bytes); returns its full length. lstrip: drop one leading space. */
+static size_t rlx__tok_piece(const rlx_tokenizer* t, int32_t id, unsigned flags, int lstrip, char* buf, size_t cap) {
+    uint8_t ty = t->type[id];
+    const char* s = rlx__tok_text(t, id);
+    size_t n = t->len[id], k = 0, i;
+    char one;
+    if (ty == RLX_TOKEN_TYPE_CONTROL || ty == RLX_TOKEN_TYPE_UNKNOWN) {
+        if (!(flags & RLX_DETOKENIZE_UNPARSE_SPECIAL)) return 0;
+    } else if (ty == RLX_TOKEN_TYPE_BYTE) {
+        int b = rlx__tok_hexbyte(s, n);
+        if (b < 0) return 0;
+        one = (char)b;
+        s = &one; n = 1;
+    } else if (ty != RLX_TOKEN_TYPE_USER_DEFINED && ty != RLX_TOKEN_TYPE_NORMAL) {
+        return 0;                                   /* undefined and unused tokens give nothing */
+    }
+    if (ty == RLX_TOKEN_TYPE_NORMAL) {              /* U+2581 -> ' ' */
+        for (i = 0; i < n;) {
+            char c;
+            if (i + 3 <= n && s[i] == '\xE2' && s[i + 1] == '\x96' && s[i + 2] == '\x81') { c = ' '; i += 3; }
+            else c = s[i++];
+            if (lstrip && k == 0 && c == ' ') { lstrip = 0; continue; }
+            lstrip = 0;
+            if (k < cap) buf[k] = c;
+            k++;
+        }
+        return k;
+    }
+    i = 0;
+    if (lstrip && n > 0 && s[0] == ' ') i = 1;
+    for (; i < n; i++, k++) if (k < cap) buf[k] = s[i];
+    return k;
+}
+
+RLXDEF rlx_result rlx_token_to_piece(rlx_tokenizer* t, int32_t id, unsigned flags, char* buf, size_t cap,
+                                     size_t* n_out) {
+    size_t n;
+    if (n_out) *n_out = 0;
+    if (!t) return RLX_ERROR_INVALID_ARGUMENT;
+    t->err[0] = 0;
+    if (!n_out || (!buf && cap)) return (rlx_result)rlx__tok_fail(t, RLX_ERROR_INVALID_ARGUMENT, "rlx_token_to_piece: NULL buf or n_out");
+    if (id < 0 || id >= t->n)
+        return (rlx_result)rlx__tok_fail(t, RLX_ERROR_OUT_OF_RANGE, "rlx_token_to_piece: token id %d outside the vocabulary of %d tokens", (int)id, (int)t->n);
+    n = rlx__tok_piece(t, id, flags, 0, buf, cap);
+    *n_out = n;
+    if (n > cap) return (rlx_result)rlx__tok_fail(t, RLX_ERROR_SIZE, "rlx_token_to_piece: %lu bytes do not fit in %lu", (unsigned long)n, (unsigned long)cap);
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_detokenize(rlx_tokenizer* t, const int32_t* ids, size_t n, unsigned flags, char* buf,
+                                 size_t cap, size_t* n_out) {
+    size_t i, total = 0;
+    int lstrip;
+    if (n_out) *n_out = 0;
+    if (!t) return RLX_ERROR_INVALID_ARGUMENT;
+    t->err[0] = 0;
+    if ((!ids && n) || !n_out || (!buf && cap)) return (rlx_result)rlx__tok_fail(t, RLX_ERROR_INVALID_ARGUMENT, "rlx_detokenize: NULL ids, buf or n_out");
+    for (i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] >= t->n)
+            return (rlx_result)rlx__tok_fail(t, RLX_ERROR_OUT_OF_RANGE, "rlx_detokenize: ids[%lu] = %d outside the vocabulary of %d tokens", (unsigned long)i, (int)ids[i], (int)t->n);
+    lstrip = t->add_space_prefix;
+    if ((flags & RLX_DETOKENIZE_REMOVE_SPECIAL) && t->add_bos && n > 0 && ids[0] == t->bos) { lstrip = 0; ids++; n--; }
+    if ((flags & RLX_DETOKENIZE_REMOVE_SPECIAL) && t->add_eos && n > 0 && ids[n - 1] == t->eos) n--;
+    for (i = 0; i < n; i++) {
+        size_t k = rlx__tok_piece(t, ids[i], flags, lstrip, total < cap ? buf + total : NULL, total < cap ? cap - total : 0);
+        lstrip = 0;
+        if (!rlx__add_sz(total, k, &total)) return (rlx_result)rlx__tok_fail(t, RLX_ERROR_SIZE, "rlx_detokenize: text too long");
+    }
+    *n_out = total;
+    if (total > cap) return (rlx_result)rlx__tok_fail(t, RLX_ERROR_SIZE, "rlx_detokenize: %lu bytes do not fit in %lu", (unsigned long)total, (unsigned long)cap);
+    return RLX_OK;
+}
+
+/* ---- streaming ---- */
+/* Length of the tail of s[0..n) that is the valid start of an unfinished UTF-8 character (0 if none). */
+static size_t rlx__tok_u8_tail(const unsigned char* s, size_t n) {
+    size_t back;
+    for (back = 1; back <= 3 && back <= n; back++) {
+        unsigned char c = s[n - back];
+        size_t need, j;
+        if ((c & 0xC0) == 0x80) continue;           /* continuation: look further back */
+        need = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        if (need <= back) return 0;                 /* ASCII, invalid lead, or complete */
+        /* the second byte's range for E0, ED, F0, F4 (no overlongs or surrogates) */
+        if (back >= 2) {
+            unsigned char c1 = s[n - back + 1];
+            if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F)) return 0;
+        }
+        for (j = 1; j < back; j++) if ((s[n - back + j] & 0xC0) != 0x80) return 0;
+        return back;
+    }
+    return 0;
+}
+
+RLXDEF rlx_result rlx_token_stream_push(rlx_tokenizer* t, rlx_token_stream* s, int32_t id, unsigned flags,
+                                        char* buf, size_t cap, size_t* n_out) {
+    unsigned char tmp[4 + 64];
+    unsigned char* w = tmp;
+    size_t np, pl, total, keep;
+    int lstrip;
+    if (n_out) *n_out = 0;
+    if (!t) return RLX_ERROR_INVALID_ARGUMENT;
+    t->err[0] = 0;
+    if (!s || !n_out || (!buf && cap) || s->n_pending > 3)
+        return (rlx_result)rlx__tok_fail(t, RLX_ERROR_INVALID_ARGUMENT, "rlx_token_stream_push: NULL stream, buf or n_out, or a corrupted stream");
+    if (id < 0 || id >= t->n)
+        return (rlx_result)rlx__tok_fail(t, RLX_ERROR_OUT_OF_RANGE, "rlx_token_stream_push: token id %d outside the vocabulary of %d tokens", (int)id, (int)t->n);
+    lstrip = !s->started && t->add_space_prefix;
+    if (!s->started && (flags & RLX_DETOKENIZE_REMOVE_SPECIAL) && t->add_bos && id == t->bos) {
+        s->started = 1;                             /* as rlx_detokenize: the BOS is dropped, no space removed */
+        return RLX_OK;
+    }
+    np = s->n_pending;
+    pl = rlx__tok_piece(t, id, flags, lstrip, NULL, 0);
+    if (!rlx__add_sz(np, pl, &total)) return (rlx_result)rlx__tok_fail(t, RLX_ERROR_SIZE, "rlx_token_stream_push: piece too long");
+    if (total > sizeof tmp && !(w = (unsigned char*)rlx__alloc(&t->al, total)))
+        return (rlx_result)rlx__tok_fail(t, RLX_ERROR_OUT_OF_MEMORY, "rlx_token_stream_push: out of memory");
+    memcpy(w, s->pending, np);
+    (void)rlx__tok_piece(t, id, flags, lstrip, (char*)w + np, pl);
+    keep = rlx__tok_u8_tail(w, total);
+    *n_out = total - keep;
+    if (total - keep > cap) {
+        if (w != tmp) rlx__free(&t->al, w);
+        return (rlx_result)rlx__tok_fail(t, RLX_ERROR_SIZE, "rlx_token_stream_push: %lu bytes do not fit in %lu (the stream is unchanged)", (unsigned long)(total - keep), (unsigned long)cap);
+    }
+    if (total - keep) memcpy(buf, w, total - keep);
+    memcpy(s->pending, w + total - keep, keep);
+    s->n_pending = (uint32_t)keep;
+    s->started = 1;
+    if (w != tmp) rlx__free(&t->al, w);
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t cap, size_t* n_out) {
+    if (n_out) *n_out = 0;
+    if (!s || !n_out || (!buf && cap) || s->n_pending > 3) return RLX_ERROR_INVALID_ARGUMENT;
+    *n_out = s->n_pending;
+    if (s->n_pending > cap) return RLX_ERROR_SIZE;
+    if (s->n_pending) memcpy(buf, s->pending, s->n_pending);
+    s->n_pending = 0;
+    return RLX_OK;
+}
+#endif /* !RLX_NO_LLM && !RLX_NO_GGUF (>>tok) */
 
 #endif /* RLX_IMPLEMENTATION */
 
