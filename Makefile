@@ -18,6 +18,7 @@
 #   make fuzz-gguf, make fuzz-safetensors   the weight-file fuzzers (tests/fuzz/fuzz_gguf.c, fuzz_safetensors.c),
 #                     the same way, from tests/fuzz/corpus_gguf and corpus_safetensors
 #   make fuzz-quant   the quantized-dtype fuzzer (tests/fuzz/fuzz_quant.c) for FUZZ_SECONDS
+#   make fuzz-tok     the tokenizer fuzzer (tests/fuzz/fuzz_tok.c) for FUZZ_SECONDS
 #   make fuzz-replay FUZZ_INPUT=FILE_OR_DIR   replay inputs under ASan/UBSan without libFuzzer, printing the calls
 #   make fuzz-seeds   regenerate tests/fuzz/corpus with tests/fuzz/make_seeds.c
 #   make fuzz-onnx    build the ONNX loader fuzzer (tests/fuzz/fuzz_onnx.c) and run it for FUZZ_SECONDS over the seeds
@@ -49,7 +50,7 @@ SUMMARIZE = sh tests/summarize.sh
 # machine: the tests give a Vulkan run ten minutes before it counts as a lost device (default: one minute).
 export RLX_VULKAN_TIMEOUT_MS ?= 600000
 
-.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds fuzz-gguf fuzz-safetensors fuzz-onnx fuzz-onnx-seeds fuzz-quant
+.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds fuzz-gguf fuzz-safetensors fuzz-onnx fuzz-onnx-seeds fuzz-quant fuzz-tok
 
 all: examples tests
 
@@ -163,6 +164,17 @@ fuzz-quant: $(FUZZ_DIR)/fuzz_quant
 	@rm -rf $(FUZZ_DIR)/quant_corpus && mkdir -p $(FUZZ_DIR)/quant_corpus $(FUZZ_DIR)/artifacts
 	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_quant -rss_limit_mb=2048 -timeout=10 -max_len=4096 -max_total_time=$(FUZZ_SECONDS) \
 		-artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/quant_corpus
+
+# The tokenizer fuzzer (tests/fuzz/fuzz_tok.c): no seed corpus; random text for a fixed vocabulary, hostile
+# tokenizer metadata and raw GGUF bytes, for FUZZ_SECONDS.
+$(FUZZ_DIR)/fuzz_tok: tests/fuzz/fuzz_tok.c rlx.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_tok.c $(LDLIBS)
+
+fuzz-tok: $(FUZZ_DIR)/fuzz_tok
+	@rm -rf $(FUZZ_DIR)/tok_corpus && mkdir -p $(FUZZ_DIR)/tok_corpus $(FUZZ_DIR)/artifacts_tok
+	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_tok -rss_limit_mb=2048 -timeout=10 -max_len=4096 -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=$(FUZZ_DIR)/artifacts_tok/ $(FUZZ_DIR)/tok_corpus
 
 fuzz-replay: $(BUILD)/fuzz/fuzz_replay
 	$(ASAN_ENV) ./$(BUILD)/fuzz/fuzz_replay -v $(or $(FUZZ_INPUT),tests/fuzz/regress tests/fuzz/corpus)
