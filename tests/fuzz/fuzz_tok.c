@@ -7,8 +7,9 @@
    vocabulary, which has every byte token; valid UTF-8 without U+2581 or a user-defined token, after which
    a space prefix is added as in llama.cpp) detokenize(tokenize(text)) != text.
 
-   Input: byte 0 the mode (fixed vocabulary / metadata from the input / a raw GGUF), byte 1 the flags, the rest
-   the text or the metadata.
+   Input: byte 0 the mode (fixed vocabulary / metadata from the input / a raw GGUF / fixed byte-level BPE
+   vocabulary, whose qwen2 variant must round-trip valid UTF-8), byte 1 the flags, the rest the text or the
+   metadata.
        make fuzz-tok [FUZZ_SECONDS=60]
    RLX_FUZZ_STANDALONE builds a replayer: fuzz_tok FILE... */
 #define RLX_IMPLEMENTATION
@@ -79,6 +80,38 @@ static rlx_tokenizer* ft_fixed(void) {
     return t;
 }
 
+/* The fixed byte-level BPE vocabulary: GPT-2's 256 byte characters, a few merges, a control token; one per
+   pre-tokenizer. */
+static rlx_tokenizer* ft_fixed_bpe(int pre) {
+    static rlx_tokenizer* t[3];
+    static const char* const pres[3] = {"llama-bpe", "qwen2", "gpt-2"};
+    static const char* const extra[] = {"ab", "\xc4\xa0" "a", "\xc4\xa0" "ab", "12", "123", "\xc4\xa0\xc4\xa0", "<|x|>", "\xc3\xa6\xc2\x97\xc2\xa5"};
+    static const char* const merges[] = {"a b", "\xc4\xa0 a", "\xc4\xa0" "a b", "1 2", "12 3", "\xc4\xa0 \xc4\xa0"};
+    static char chars[256][3];
+    const char* texts[256 + sizeof extra / sizeof extra[0]];
+    int32_t ty[sizeof texts / sizeof texts[0]];
+    int i, k, n = 0;
+    rlx_gguf_writer* w = NULL;
+    if (t[pre]) return t[pre];
+    for (i = 0, k = 0; i < 256; i++) {
+        unsigned c = (i >= 33 && i <= 126) || (i >= 161 && i <= 172) || i >= 174 ? (unsigned)i : 256u + (unsigned)k++;
+        if (c < 0x80) { chars[i][0] = (char)c; chars[i][1] = 0; }
+        else { chars[i][0] = (char)(0xC0 | (c >> 6)); chars[i][1] = (char)(0x80 | (c & 0x3F)); chars[i][2] = 0; }
+        texts[n] = chars[i]; ty[n++] = 1;
+    }
+    for (i = 0; i < (int)(sizeof extra / sizeof extra[0]); i++) { texts[n] = extra[i]; ty[n++] = strcmp(extra[i], "<|x|>") == 0 ? 3 : 1; }
+    rlx_gguf_writer_create(NULL, &w);
+    rlx_gguf_writer_string(w, "tokenizer.ggml.model", "gpt2", 4);
+    rlx_gguf_writer_string(w, "tokenizer.ggml.pre", pres[pre], strlen(pres[pre]));
+    rlx_gguf_writer_array(w, "tokenizer.ggml.tokens", RLX_GGUF_STRING, texts, (uint64_t)n);
+    rlx_gguf_writer_array(w, "tokenizer.ggml.token_type", RLX_GGUF_I32, ty, (uint64_t)n);
+    rlx_gguf_writer_array(w, "tokenizer.ggml.merges", RLX_GGUF_STRING, merges, sizeof merges / sizeof merges[0]);
+    t[pre] = ft_from_writer(w);
+    rlx_gguf_writer_destroy(w);
+    if (!t[pre]) ft_fail("the fixed BPE vocabulary does not load", pres[pre]);
+    return t[pre];
+}
+
 /* tokenize, check the ids and the count convention, detokenize, stream; returns the ids' text in *txt */
 static void ft_exercise(rlx_tokenizer* t, const uint8_t* s, size_t n, unsigned flags, int roundtrip) {
     size_t cnt = 0, cnt2 = 0, len = 0, len2 = 0, i, tot = 0;
@@ -123,11 +156,13 @@ static void ft_exercise(rlx_tokenizer* t, const uint8_t* s, size_t n, unsigned f
             if (rlx_token_stream_flush(&ts, st + tot, 4, &got) != RLX_OK) ft_fail("stream flush", "");
             tot += got;
             /* equal to the whole text unless REMOVE_SPECIAL dropped a trailing EOS the stream kept */
-            if (!((df & RLX_DETOKENIZE_REMOVE_SPECIAL) && cnt > 0 && ids[cnt - 1] == rlx_tokenizer_eos(t)) &&
+            /* (clean_spaces vocabularies: rlx_detokenize also drops some spaces, the stream does not) */
+            if (!t->clean_spaces && !((df & RLX_DETOKENIZE_REMOVE_SPECIAL) && cnt > 0 && ids[cnt - 1] == rlx_tokenizer_eos(t)) &&
                 (tot != len || memcmp(st, txt, len) != 0)) ft_fail("the stream differs from rlx_detokenize", "");
         }
     }
-    if (roundtrip && !(flags & 3u) && (len != n || memcmp(txt, s, n) != 0)) {
+    if (roundtrip == 2 && !(flags & 3u) && (len != n || memcmp(txt, s, n) != 0)) ft_fail("BPE: detokenize(tokenize(text)) != text", "");
+    if (roundtrip == 1 && !(flags & 3u) && (len != n || memcmp(txt, s, n) != 0)) {
         /* text with U+2581 decodes it as a space; anything else must come back */
         if (!(n >= 3 && strstr((const char*)s, "\xe2\x96\x81"))) ft_fail("detokenize(tokenize(text)) != text", "");
     }
@@ -144,7 +179,7 @@ static uint32_t ft_u32(const uint8_t* d, size_t n, size_t* at) {
 static void ft_run(const uint8_t* data, size_t size) {
     unsigned mode, flags;
     if (size < 2) return;
-    mode = data[0] % 3u;
+    mode = data[0] % 4u;
     flags = data[1];
     data += 2; size -= 2;
     if (mode == 0) {
@@ -153,6 +188,10 @@ static void ft_run(const uint8_t* data, size_t size) {
         s[size] = 0;
         ft_exercise(ft_fixed(), (const uint8_t*)s, size, flags, memchr(s, 0, size) == NULL && !strstr(s, "<tool>") && rlx__utf8_valid((const unsigned char*)s, size));
         free(s);
+    } else if (mode == 3) {
+        /* byte-level BPE: qwen2 (no clean_spaces) must round-trip valid UTF-8 */
+        int pre = (int)((flags >> 4) % 3u);
+        ft_exercise(ft_fixed_bpe(pre), data, size, flags, pre == 1 && rlx__utf8_valid(data, size) ? 2 : 0);
     } else if (mode == 1) {
         /* metadata from the input: count, then per token a length and the bytes, type and score bits */
         size_t at = 0, k;
@@ -174,6 +213,26 @@ static void ft_run(const uint8_t* data, size_t size) {
         }
         rlx_gguf_writer_create(NULL, &w);
         if (!(keys & 1u)) rlx_gguf_writer_string(w, "tokenizer.ggml.model", keys & 2u ? "gpt2" : "llama", keys & 2u ? 4 : 5);
+        if (keys & 2u) {   /* pre-tokenizer and merges of token pairs (some naming no token, some without a space) */
+            static const char* const pres[4] = {"llama-bpe", "qwen2", "gpt-2", "bogus"};
+            uint32_t nm = (keys >> 20) % 16u, q;
+            char** ms = (char**)calloc(nm + 1, sizeof *ms);
+            rlx_gguf_writer_string(w, "tokenizer.ggml.pre", pres[(keys >> 24) & 3u], strlen(pres[(keys >> 24) & 3u]));
+            for (q = 0; q < nm; q++) {
+                uint32_t x = ft_u32(data, size, &at);
+                const char* a = ntok ? texts[x % ntok] : "";
+                const char* b = ntok ? texts[(x >> 8) % ntok] : "";
+                size_t la = strlen(a), lb = strlen(b);
+                ms[q] = (char*)malloc(la + lb + 3);
+                memcpy(ms[q], a, la);
+                ms[q][la] = (x >> 16) & 1u ? 'x' : ' ';
+                memcpy(ms[q] + la + 1, b, lb);
+                ms[q][la + 1 + lb] = 0;
+            }
+            if (!(keys & (1u << 26))) rlx_gguf_writer_array(w, "tokenizer.ggml.merges", RLX_GGUF_STRING, ms, nm);
+            for (q = 0; q < nm; q++) free(ms[q]);
+            free(ms);
+        }
         if (!(keys & 4u)) rlx_gguf_writer_array(w, "tokenizer.ggml.tokens", RLX_GGUF_STRING, texts, ntok);
         if (keys & 8u) rlx_gguf_writer_array(w, "tokenizer.ggml.scores", keys & 16u ? RLX_GGUF_I32 : RLX_GGUF_F32, sc, ntok + (keys & 32u ? 1u : 0u));
         if (keys & 64u) rlx_gguf_writer_array(w, "tokenizer.ggml.token_type", keys & 128u ? RLX_GGUF_F32 : RLX_GGUF_I32, ty, ntok + (keys & 256u ? 1u : 0u));
