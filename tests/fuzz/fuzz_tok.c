@@ -50,7 +50,7 @@ static rlx_tokenizer* ft_from_writer(rlx_gguf_writer* w) {
    user-defined tokens, an empty token and a duplicate text. */
 static rlx_tokenizer* ft_fixed(void) {
     static rlx_tokenizer* t;
-    static const char* const extra[] = {"\xe2\x96\x81", "a", "b", "c", "ab", "bc", "abc", "\xe2\x96\x81" "a", "\xe2\x96\x81" "ab",
+    static const char* const extra[] = {"\xe2\x96\x81", "a", "b", "c", "ab", "bc", "abc", "\342\226\201a", "\342\226\201ab",
                                         "<tool>", "", "ab", "\xe6\x97\xa5", "\xe6\x97\xa5\xe6\x9c\xac", "<|x|>", " ", "\xe2\x96\x81\xe2\x96\x81"};
     const char* texts[3 + 256 + sizeof extra / sizeof extra[0]];
     char bytes[256][7];
@@ -85,8 +85,8 @@ static rlx_tokenizer* ft_fixed(void) {
 static rlx_tokenizer* ft_fixed_bpe(int pre) {
     static rlx_tokenizer* t[3];
     static const char* const pres[3] = {"llama-bpe", "qwen2", "gpt-2"};
-    static const char* const extra[] = {"ab", "\xc4\xa0" "a", "\xc4\xa0" "ab", "12", "123", "\xc4\xa0\xc4\xa0", "<|x|>", "\xc3\xa6\xc2\x97\xc2\xa5"};
-    static const char* const merges[] = {"a b", "\xc4\xa0 a", "\xc4\xa0" "a b", "1 2", "12 3", "\xc4\xa0 \xc4\xa0"};
+    static const char* const extra[] = {"ab", "\304\240a", "\304\240ab", "12", "123", "\xc4\xa0\xc4\xa0", "<|x|>", "\xc3\xa6\xc2\x97\xc2\xa5"};
+    static const char* const merges[] = {"a b", "\xc4\xa0 a", "\304\240a b", "1 2", "12 3", "\xc4\xa0 \xc4\xa0"};
     static char chars[256][3];
     const char* texts[256 + sizeof extra / sizeof extra[0]];
     int32_t ty[sizeof texts / sizeof texts[0]];
