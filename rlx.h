@@ -22124,12 +22124,14 @@ struct rlx_tokenizer {
     size_t nmslot;
     uint16_t byte_cpt[256];   /* GPT-2's byte -> code point map */
     int16_t cpt_byte[324];    /* and back (-1: no byte) */
+    rlx_result rc;            /* the code of the last failure (with err) */
     char err[512];
 };
 enum { RLX__TOK_PRE_NONE = 0, RLX__TOK_PRE_LLAMA3, RLX__TOK_PRE_QWEN2, RLX__TOK_PRE_GPT2 };
 
 static int rlx__tok_fail(rlx_tokenizer* t, rlx_result rc, const char* fmt, ...) {
     va_list ap;
+    t->rc = rc;
     va_start(ap, fmt);
     rlx__vfmt(t->err, sizeof t->err, fmt, ap);
     va_end(ap);
@@ -22461,8 +22463,7 @@ RLXDEF rlx_result rlx_tokenizer_from_gguf(const rlx_gguf* g, const rlx_tokenizer
     L.t = t; L.g = g;
     rc = RLX_ERROR_FORMAT;
     if (!rlx__tok_load(&L)) {
-        rc = strncmp(t->err, "out of memory", 13) == 0 ? RLX_ERROR_OUT_OF_MEMORY
-           : strstr(t->err, "is not supported") ? RLX_ERROR_UNSUPPORTED : RLX_ERROR_FORMAT;
+        rc = t->rc != RLX_OK ? t->rc : RLX_ERROR_FORMAT;
         if (desc && desc->error && desc->error_cap) rlx__strlcpy(desc->error, desc->error_cap, t->err);
         rlx_tokenizer_destroy(t);
         return rc;
@@ -22948,16 +22949,30 @@ static int rlx__bpe_tokenize(rlx_tokenizer* t, const char* s, size_t n, rlx__tok
     if (n == 0) return 1;
     memset(&w, 0, sizeof w);
     w.t = t;
-    /* a code point is at most 4 bytes of UTF-8, 8 once byte-encoded */
-    if (n > (size_t)INT_MAX / 8 || !rlx__mul_sz(n, 4, &bytes) || !(cp = (uint32_t*)rlx__alloc(&t->al, bytes)) ||
-        !rlx__mul_sz(n, sizeof(size_t), &bytes) || !(ends = (size_t*)rlx__alloc(&t->al, bytes)) ||
-        !(wb = (unsigned char*)rlx__alloc(&t->al, n * 8)) ||
-        !rlx__mul_sz(n * 8, sizeof *w.sym, &bytes) || !(w.sym = (rlx__spm_sym*)rlx__alloc(&t->al, bytes))) {
-        rlx__free(&t->al, cp); rlx__free(&t->al, ends); rlx__free(&t->al, wb);
+    /* code points and word ends: at most one per byte */
+    if (n > (size_t)INT_MAX / 4 || !rlx__mul_sz(n, 4, &bytes) || !(cp = (uint32_t*)rlx__alloc(&t->al, bytes)) ||
+        !rlx__mul_sz(n, sizeof(size_t), &bytes) || !(ends = (size_t*)rlx__alloc(&t->al, bytes))) {
+        rlx__free(&t->al, cp);
         return rlx__tok_fail(t, RLX_ERROR_OUT_OF_MEMORY, "rlx_tokenize: out of memory for %lu bytes of text", (unsigned long)n), 0;
     }
     ncp = rlx__tok_cpts((const unsigned char*)s, n, cp);
     ne = rlx__tok_split(t->pre, cp, ncp, ends);
+    {   /* the longest word in UTF-8 bytes (<= 3 per input byte: a bad byte becomes U+FFFD), each byte becoming a
+           1- or 2-byte character: buffers for that word only */
+        size_t mx = 0, cur, q;
+        unsigned char u[4];
+        for (k = 0; k < ne; k++) {
+            for (q = start, cur = 0; q < ends[k]; q++) cur += rlx__tok_put_utf8(cp[q], u);
+            if (cur > mx) mx = cur;
+            start = ends[k];
+        }
+        start = 0;
+        if (!(wb = (unsigned char*)rlx__alloc(&t->al, mx * 2)) || !rlx__mul_sz(mx, sizeof *w.sym, &bytes) ||
+            !(w.sym = (rlx__spm_sym*)rlx__alloc(&t->al, bytes))) {
+            rlx__free(&t->al, cp); rlx__free(&t->al, ends); rlx__free(&t->al, wb);
+            return rlx__tok_fail(t, RLX_ERROR_OUT_OF_MEMORY, "rlx_tokenize: out of memory for %lu bytes of text", (unsigned long)n), 0;
+        }
+    }
     for (k = 0; k < ne && ok; k++) {
         size_t q, m = 0;
         for (q = start; q < ends[k]; q++) {
@@ -23053,6 +23068,7 @@ RLXDEF rlx_result rlx_tokenize(rlx_tokenizer* t, const char* text, size_t len, u
         return RLX_ERROR_INVALID_ARGUMENT;
     }
     o.t = t; o.out = out; o.cap = cap; o.n = 0;
+    t->rc = RLX_OK;
     if (!rlx__tok_partition(t, text, len, flags, &fr, &nfr)) return RLX_ERROR_OUT_OF_MEMORY;
     if ((flags & RLX_TOKENIZE_ADD_SPECIAL) && t->add_bos) rlx__tok_emit(&o, t->bos);
     for (i = 0; i < nfr && ok; i++) {
@@ -23079,7 +23095,7 @@ RLXDEF rlx_result rlx_tokenize(rlx_tokenizer* t, const char* text, size_t len, u
     if (ok && (flags & RLX_TOKENIZE_ADD_SPECIAL) && t->add_eos) rlx__tok_emit(&o, t->eos);
     rlx__free(&t->al, buf);
     rlx__free(&t->al, fr);
-    if (!ok) return strncmp(t->err, "rlx_tokenize: byte", 18) == 0 ? RLX_ERROR_NOT_FOUND : RLX_ERROR_OUT_OF_MEMORY;
+    if (!ok) return t->rc != RLX_OK ? t->rc : RLX_ERROR_INTERNAL;
     *n_out = o.n;
     if (o.n > cap) {
         rlx__tok_fail(t, RLX_ERROR_SIZE, "rlx_tokenize: %lu tokens do not fit in %lu", (unsigned long)o.n, (unsigned long)cap);
