@@ -206,6 +206,9 @@ asan:
 
 # 32-bit size_t: the cases that once overflowed sizes, under the sanitizers
 ASAN32_TESTS = test_hardening test_fuzz_regress test_api test_gguf test_safetensors
+# the tokenizer's hostile-metadata and hand-made cases (its llama.cpp oracle is 64-bit only and skips)
+ASAN32_TESTS += test_tok
+$(BUILD)/asan32/test_tok: tests/tok_to_gguf.c
 ASAN32_CC ?= clang
 $(BUILD)/asan32/%: tests/%.c rlx.h tests/harness.h tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h
 	@mkdir -p $(@D)
