@@ -1436,7 +1436,7 @@ RLXDEF void rlx_onnx_tensor_free(rlx_onnx_tensor* t);
        if (rlx_tokenizer_from_gguf(gf, &td, &tk) != RLX_OK) { puts(err); return 1; }
        rlx_gguf_close(gf);                                      // the tokenizer keeps its own copy
        int32_t ids[256]; size_t n = 0;
-       rlx_tokenize(tk, "Hello world", 11, RLX_TOKENIZE_ADD_SPECIAL, ids, 256, &n);   // ids = 1 15043 3186
+       rlx_tokenize(tk, "Hello world", 11, RLX_TOKENIZE_ADD_SPECIAL, ids, 256, &n);   // Llama 3: 128000 9906 1917
        char text[1024]; size_t len = 0;
        rlx_detokenize(tk, ids, n, RLX_DETOKENIZE_REMOVE_SPECIAL, text, sizeof text, &len);
        rlx_tokenizer_destroy(tk);

@@ -702,6 +702,16 @@ int main(void) {
                 TH_CHECK(tok_to_gguf_main(5, argv) == 0, "tok_to_gguf llama3 (%s)", pres[k][0]);
                 snprintf(name, sizeof name, "llama3/%s", pres[k][0]);
                 compare_vocab(name, pres[k][1], &c);
+                if (k == 0) {   /* Hugging Face's own ids for Llama 3 (the model card's example values) */
+                    char err[256];
+                    int32_t ids[8] = {0};
+                    size_t n = 0;
+                    rlx_tokenizer* t = open_tok(pres[k][1], err, sizeof err);
+                    TH_CHECK(t && rlx_tokenize(t, "Hello world", 11, RLX_TOKENIZE_ADD_SPECIAL, ids, 8, &n) == RLX_OK && n == 3 &&
+                             ids[0] == 128000 && ids[1] == 9906 && ids[2] == 1917, "llama3 'Hello world': %lu ids %d %d %d (expected 128000 9906 1917)",
+                             (unsigned long)n, ids[0], ids[1], ids[2]);
+                    rlx_tokenizer_destroy(t);
+                }
             }
         }
     }
