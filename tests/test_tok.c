@@ -702,7 +702,7 @@ int main(void) {
                 TH_CHECK(tok_to_gguf_main(5, argv) == 0, "tok_to_gguf llama3 (%s)", pres[k][0]);
                 snprintf(name, sizeof name, "llama3/%s", pres[k][0]);
                 compare_vocab(name, pres[k][1], &c);
-                if (k == 0) {   /* Hugging Face's own ids for Llama 3 (the model card's example values) */
+                if (k == 0) {   /* the ids Meta's Llama 3 tokenizer gives (an answer from outside rlx and llama.cpp) */
                     char err[256];
                     int32_t ids[8] = {0};
                     size_t n = 0;
