@@ -36,6 +36,8 @@ TEST_CFLAGS = -O2 -g
 ASAN_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
 ASAN_ENV = UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
 BENCH_CFLAGS = -O3 -g
+# Parallel builds of the test programs in `make test`, `make asan` and `make asan32` (each compiles all of rlx.h).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 BENCHES := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
@@ -178,7 +180,7 @@ test:
 	@mkdir -p $(BUILD)
 	@: > $(BUILD)/test.log
 	@$(SUMMARIZE) run $(BUILD)/test.log compile sh tests/compile/matrix.sh $(BUILD)/compile
-	@-$(MAKE) --no-print-directory -k tests
+	@-$(MAKE) --no-print-directory -k -j$(JOBS) tests
 	@for t in $(TEST_NAMES); do $(SUMMARIZE) run $(BUILD)/test.log $$t ./$(BUILD)/tests/$$t; done
 	@$(SUMMARIZE) run $(BUILD)/test.log test_onnx_node_vulkan ./$(BUILD)/tests/test_onnx_node vulkan
 	@$(SUMMARIZE) total $(BUILD)/test.log
@@ -186,7 +188,7 @@ test:
 asan:
 	@mkdir -p $(BUILD)
 	@: > $(BUILD)/asan.log
-	@-$(MAKE) --no-print-directory -k asan-tests
+	@-$(MAKE) --no-print-directory -k -j$(JOBS) asan-tests
 	@for t in $(TEST_NAMES); do $(SUMMARIZE) run $(BUILD)/asan.log $$t env $(ASAN_ENV) ./$(BUILD)/asan/$$t; done
 	@$(SUMMARIZE) total $(BUILD)/asan.log
 
@@ -201,7 +203,7 @@ $(BUILD)/asan32/%: tests/%.c rlx.h tests/harness.h tests/fuzz/fuzz_api.c tests/f
 asan32:
 	@mkdir -p $(BUILD)
 	@: > $(BUILD)/asan32.log
-	@-$(MAKE) --no-print-directory -k $(ASAN32_TESTS:%=$(BUILD)/asan32/%)
+	@-$(MAKE) --no-print-directory -k -j$(JOBS) $(ASAN32_TESTS:%=$(BUILD)/asan32/%)
 	@for t in $(ASAN32_TESTS); do $(SUMMARIZE) run $(BUILD)/asan32.log $$t env $(ASAN_ENV) ./$(BUILD)/asan32/$$t; done
 	@$(SUMMARIZE) total $(BUILD)/asan32.log
 
