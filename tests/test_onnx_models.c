@@ -12,6 +12,9 @@
    Usage: test_onnx_models [cpu|vulkan|cuda]...   (default: the CPU, and Vulkan where a Vulkan device exists)
    Environment: RLX_OCR_MODELS (folder of the .onnx files), RLX_ORT_NODE_PATH (onnxruntime's node_modules),
    RLX_FONT (a .ttf file). */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#  define _POSIX_C_SOURCE 200809L   /* popen, clock_gettime */
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
