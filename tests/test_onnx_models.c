@@ -11,7 +11,8 @@
 
    Usage: test_onnx_models [cpu|vulkan|cuda]...   (default: the CPU, and Vulkan where a Vulkan device exists)
    Environment: RLX_OCR_MODELS (folder of the .onnx files), RLX_ORT_NODE_PATH (onnxruntime's node_modules),
-   RLX_FONT (a .ttf file). */
+   RLX_FONT (a .ttf file), RLX_ORT_SAVE_DIR (save onnxruntime's outputs there), RLX_ORT_REF_DIR (compare with
+   outputs saved there instead of running onnxruntime: for a machine without Node.js). */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #  define _POSIX_C_SOURCE 200809L   /* popen, clock_gettime */
 #endif
@@ -257,8 +258,26 @@ static void tm_run_case(const tm_case* c, const char* dir, const char* ort_path,
     else tm_line(&im, c->w, c->h, c->text, c->flip);
     x = tm_nchw(&im, c->mean, c->sd);
     shape[0] = 1; shape[1] = 3; shape[2] = c->h; shape[3] = c->w;
-    ref = tm_ort(ort_path, path, x, shape, 4, &nref, odims, &orank, why, sizeof why);
-    if (!ref) { TH_CHECK(0, "%s: onnxruntime: %s", c->label, why); goto done; }
+    if (getenv("RLX_ORT_REF_DIR")) {   /* onnxruntime's outputs saved earlier (a machine without Node.js) */
+        char rp[1100];
+        snprintf(rp, sizeof rp, "%s/%s.bin", getenv("RLX_ORT_REF_DIR"), c->file);
+        if (c->h != 48 || c->page) snprintf(rp, sizeof rp, "%s/%s.%dx%d.bin", getenv("RLX_ORT_REF_DIR"), c->file, c->h, c->w);
+        ref = (float*)tm_read(rp, &nref);
+        if (!ref || nref % 4) { free(ref); TH_CHECK(0, "%s: no saved reference %s", c->label, rp); ref = NULL; goto done; }
+        nref /= 4;
+    } else {
+        ref = tm_ort(ort_path, path, x, shape, 4, &nref, odims, &orank, why, sizeof why);
+        if (!ref) { TH_CHECK(0, "%s: onnxruntime: %s", c->label, why); goto done; }
+        if (getenv("RLX_ORT_SAVE_DIR")) {
+            char rp[1100];
+            FILE* f;
+            snprintf(rp, sizeof rp, "%s/%s.bin", getenv("RLX_ORT_SAVE_DIR"), c->file);
+            if (c->h != 48 || c->page) snprintf(rp, sizeof rp, "%s/%s.%dx%d.bin", getenv("RLX_ORT_SAVE_DIR"), c->file, c->h, c->w);
+            f = fopen(rp, "wb");
+            TH_CHECK(f && fwrite(ref, sizeof(float), nref, f) == nref, "%s: saving the reference to %s", c->label, rp);
+            if (f) fclose(f);
+        }
+    }
     {   /* the reference must not be trivial: a spread of values */
         float lo = ref[0], hi = ref[0];
         size_t i;
@@ -365,7 +384,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     snprintf(probe, sizeof probe, "%s/onnxruntime-node/package.json", ort_path);
-    if (!tm_exists(probe)) {
+    if (!getenv("RLX_ORT_REF_DIR") && !tm_exists(probe)) {
         th_skip("onnxruntime: %s not found (tests/fetch_ort.sh, or set RLX_ORT_NODE_PATH)", probe);
         th_summary("onnx_models");
         return 0;
