@@ -68,6 +68,8 @@
        RLX_NO_GGUF             leave out the GGUF reader and writer (>>gguf)
        RLX_NO_SAFETENSORS      leave out the safetensors reader and writer (>>safetensors)
        RLX_NO_ONNX             leave out the ONNX loader and importer (>>onnx)
+       RLX_NO_LLM              leave out the generation utilities: sampler chain, stop strings, chat templates
+                               (>>sampler)
        RLX_NO_STDIO            leave out the functions that take a path (weight files: open_file, open_index,
                                write_file; ONNX: rlx_onnx_load_file and external data); the memory-based
                                ones stay
@@ -104,6 +106,8 @@
       17. GGUF reader and writer (API after >>devices) >>gguf
       18. safetensors reader and writer              >>safetensors
       19. ONNX models (load, import, weights)       >>onnx (API after >>devices, implementation last)
+      20. Generation: sampler chain, stop strings, chat templates   >>sampler (API after >>onnx, implementation
+          after the ONNX implementation)
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
        By default each program holds its own copy of its params (and, on a GPU, uploads it). A store holds named
@@ -244,8 +248,10 @@
    run a kernel with a shape unknown at compile time (symbolic dims are specialised per value at compile time;
    see rlx_dim), run Vulkan on a device without shaderFloat64 and shaderInt64 (yet: every kernel still needs
    them; the f32 element math that needs neither is in kernels/vulkan/math_f32.glsl, not yet used by kernels),
-   run block-quantized dtypes on a GPU (CPU only; the GPU lowering refuses them), or quantize to
-   iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made).
+   run block-quantized dtypes on a GPU (CPU only; the GPU lowering refuses them), quantize to
+   iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made), run Jinja chat templates (>>sampler
+   writes the llama.cpp families in C and recognises a template by its markers), or reproduce llama.cpp's random
+   stream (the DIST sampler has its own seeded generator).
 */
 #ifndef RLX_H
 #define RLX_H
@@ -22301,7 +22307,7 @@ RLXDEF rlx_result rlx_sampler_chain_create(const rlx_sampler_chain_desc* desc, r
     nbias = 0;
     for (i = 0; i < ch->n_stages; i++) {
         rlx_sampler_stage* s = &ch->st[i];
-        if (s->type == RLX_SAMPLER_LOGIT_BIAS) {
+        if (s->type == RLX_SAMPLER_LOGIT_BIAS && s->n_biases > 0) {
             rlx_logit_bias* b = ch->bias + nbias;
             int32_t m = 0;
             if (s->n_biases) memcpy(b, s->biases, sizeof *b * (size_t)s->n_biases);
