@@ -86,7 +86,7 @@ static int load_llama(void) {
                  "@node-llama-cpp/linux-x64@3.21.1", path, dlerror());
         return 0;
     }
-#  define SYM(f, s) *(void**)&L.f = dlsym(h, s); if (!L.f) { snprintf(g_why, sizeof g_why, "%s lacks %s", path, s); return 0; }
+#  define SYM(f, s) *(void**)&L.f = dlsym(h, s); if (!L.f) { snprintf(g_why, sizeof g_why, "%.400s lacks %s", path, s); return 0; }
     SYM(init_greedy, "llama_sampler_init_greedy")
     SYM(init_top_k, "llama_sampler_init_top_k")
     SYM(init_top_p, "llama_sampler_init_top_p")
@@ -707,7 +707,7 @@ static const char* const T_ZEPHYR =
     "{{ '<|assistant|>\n'  + message['content'] + '<|endoftext|>' }}\n{% endif %}\n{% if loop.last and add_generation_prompt %}\n{{ '<|assistant|>' }}\n{% endif %}\n{% endfor %}";
 
 static void test_chat_llama(void) {
-    static const char* const tmpls[] = {T_LLAMA2, T_LLAMA3, T_QWEN2, T_GEMMA2, T_PHI3, T_MISTRAL02, T_MISTRAL_V7, T_ZEPHYR};
+    const char* const tmpls[] = {T_LLAMA2, T_LLAMA3, T_QWEN2, T_GEMMA2, T_PHI3, T_MISTRAL02, T_MISTRAL_V7, T_ZEPHYR};
     static const char* const tnames[] = {"Llama-2-chat", "Llama-3-Instruct", "Qwen2-Instruct", "Gemma-2-it", "Phi-3-mini",
                                          "Mistral-7B-Instruct-v0.2", "Mistral v7", "zephyr-like"};
     static const char* const names[] = {"chatml", "llama2", "llama2-sys", "llama2-sys-bos", "llama2-sys-strip", "mistral-v1",
