@@ -1451,7 +1451,8 @@ RLXDEF void rlx_onnx_tensor_free(rlx_onnx_tensor* t);
        PENALTIES   over the last `last_n` accepted tokens (0 = off): a token seen c > 0 times gets its logit
                    divided by `repeat` (multiplied when the logit is <= 0), then minus c × `freq` + `present`.
        LOGIT_BIAS  adds `biases[i].bias` to the logit of `biases[i].token` (copied at create).
-       If no stage picks a token, rlx_sampler_sample picks the largest remaining logit.
+       A picking stage (GREEDY, DIST) belongs at the end: when several pick, the last one's token is returned;
+       if none picks, rlx_sampler_sample picks the largest remaining logit.
    Memory: rlx_sampler_chain_create allocates every workspace for n_vocab candidates and the penalty window
    (about 20 bytes per vocabulary entry); sample, apply, accept and reset never allocate.
    Errors: every function returns rlx_result and rlx_gen_error() gives the message of the last failure of a
@@ -1485,7 +1486,7 @@ typedef struct rlx_sampler_stage {
     int32_t k;                     /* TOP_K                                                                */
     int32_t min_keep;              /* TOP_P, MIN_P, TYPICAL: keep at least this many (0 = 1 for MIN_P)     */
     int32_t last_n;                /* PENALTIES: window of accepted tokens, 0 ..= 1 << 20 (0 = off)        */
-    float repeat, freq, present;   /* PENALTIES: 1, 0, 0 = no effect                                       */
+    float repeat, freq, present;   /* PENALTIES: 1 (or 0), 0, 0 = no effect; repeat must be >= 0           */
     const rlx_logit_bias* biases;  /* LOGIT_BIAS: tokens in [0, n_vocab), finite or -inf biases            */
     int32_t n_biases;
     uint64_t seed;                 /* DIST                                                                 */
@@ -22267,8 +22268,8 @@ RLXDEF rlx_result rlx_sampler_chain_create(const rlx_sampler_chain_desc* desc, r
         case RLX_SAMPLER_PENALTIES:
             if (s->last_n < 0 || s->last_n > RLX__SAMPLER_MAX_LAST_N)
                 return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (penalties): last_n %ld is outside 0 ..= %d", (long)i, (long)s->last_n, RLX__SAMPLER_MAX_LAST_N);
-            if (!rlx__smp_finite(s->repeat) || !(s->repeat > 0.0f) || !rlx__smp_finite(s->freq) || !rlx__smp_finite(s->present))
-                return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (penalties): repeat %g must be finite and > 0, freq %g and present %g finite", (long)i, (double)s->repeat, (double)s->freq, (double)s->present);
+            if (!rlx__smp_finite(s->repeat) || s->repeat < 0.0f || !rlx__smp_finite(s->freq) || !rlx__smp_finite(s->present))
+                return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (penalties): repeat %g must be finite and >= 0 (0 = 1), freq %g and present %g finite", (long)i, (double)s->repeat, (double)s->freq, (double)s->present);
             has_pen = 1;
             if (s->last_n > ring_cap) ring_cap = s->last_n;
             break;
@@ -22323,6 +22324,7 @@ RLXDEF rlx_result rlx_sampler_chain_create(const rlx_sampler_chain_desc* desc, r
             s->biases = NULL;
             s->n_biases = 0;
         }
+        if (s->type == RLX_SAMPLER_PENALTIES && s->repeat == 0.0f) s->repeat = 1.0f;   /* zero = default */
     }
     rlx_sampler_reset(ch);
     *out = ch;

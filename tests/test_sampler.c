@@ -462,6 +462,15 @@ static void test_refs(void) {
     }
     TH_CHECK(bad == 0, "penalties: %d of %d logits differ from the formula", (int)bad, (int)n);
     rlx_sampler_chain_destroy(ch);
+    /* repeat 0 means 1: only the frequency penalty */
+    st = rlx_sampler_penalties(last_n, 0.0f, 0.5f, 0.0f);
+    rlx_sampler_chain_create(&d, &ch);
+    for (i = 0; i < 20; i++) rlx_sampler_accept(ch, hist[i]);
+    bad = 0;
+    TH_CHECK(rlx_sampler_apply(ch, x, N, out, N, &n) == RLX_OK && n == N, "penalties (repeat 0): apply");
+    for (i = 0; i < n; i++) if (!th_close((double)out[i].logit, (double)x[out[i].id] - cnt[out[i].id] * 0.5, 1e-5, 1e-5)) bad++;
+    TH_CHECK(bad == 0, "penalties with repeat 0 (= 1): %d logits differ from logit - 0.5 count", (int)bad);
+    rlx_sampler_chain_destroy(ch);
     /* top-k: the k largest */
     st = rlx_sampler_top_k(7);
     rlx_sampler_chain_create(&d, &ch);
@@ -496,8 +505,10 @@ static void test_sampler_errors(void) {
     TH_CHECK(rlx_sampler_chain_create(&d, &ch) == RLX_ERROR_INVALID_ARGUMENT && strstr(rlx_gen_error(), "type"), "bad type: %s", rlx_gen_error());
     st[0] = rlx_sampler_logit_bias(&lb, 1);
     TH_CHECK(rlx_sampler_chain_create(&d, &ch) == RLX_ERROR_INVALID_ARGUMENT && strstr(rlx_gen_error(), "token 7"), "bias token: %s", rlx_gen_error());
-    st[0] = rlx_sampler_penalties(10, 0.0f, 0, 0);
-    TH_CHECK(rlx_sampler_chain_create(&d, &ch) == RLX_ERROR_INVALID_ARGUMENT && strstr(rlx_gen_error(), "repeat"), "repeat 0: %s", rlx_gen_error());
+    st[0] = rlx_sampler_penalties(10, -1.0f, 0, 0);
+    TH_CHECK(rlx_sampler_chain_create(&d, &ch) == RLX_ERROR_INVALID_ARGUMENT && strstr(rlx_gen_error(), "repeat"), "repeat -1: %s", rlx_gen_error());
+    st[0] = rlx_sampler_penalties(10, 0.0f, 0, (float)INFINITY);
+    TH_CHECK(rlx_sampler_chain_create(&d, &ch) == RLX_ERROR_INVALID_ARGUMENT && strstr(rlx_gen_error(), "present"), "present inf: %s", rlx_gen_error());
     st[0] = rlx_sampler_penalties(-1, 1.1f, 0, 0);
     TH_CHECK(rlx_sampler_chain_create(&d, &ch) == RLX_ERROR_INVALID_ARGUMENT && strstr(rlx_gen_error(), "last_n"), "last_n -1: %s", rlx_gen_error());
     st[0] = rlx_sampler_top_p((float)NAN, 1);
