@@ -717,6 +717,11 @@ static const char* const T_ZEPHYR =
     "{% elif message['role'] == 'system' %}\n{{ '<|system|>\n' + message['content'] + '<|endoftext|>' }}\n{% elif message['role'] == 'assistant' %}\n"
     "{{ '<|assistant|>\n'  + message['content'] + '<|endoftext|>' }}\n{% endif %}\n{% if loop.last and add_generation_prompt %}\n{{ '<|assistant|>' }}\n{% endif %}\n{% endfor %}";
 
+static const char* ti_pick(int rep, const char* const* tmpls, int nt, const char* const* names, int nn) {
+    int k = rep % (nt + nn);
+    return k < nt ? tmpls[k] : names[k - nt];
+}
+
 static void test_chat_llama(void) {
     const char* const tmpls[] = {T_LLAMA2, T_LLAMA3, T_QWEN2, T_GEMMA2, T_PHI3, T_MISTRAL02, T_MISTRAL_V7, T_ZEPHYR};
     static const char* const tnames[] = {"Llama-2-chat", "Llama-3-Instruct", "Qwen2-Instruct", "Gemma-2-it", "Phi-3-mini",
@@ -759,6 +764,40 @@ static void test_chat_llama(void) {
                 else printf("  chat %s (family %s) conversation %d add %d: rlx %d (%s) %zu bytes, llama %d bytes\n    rlx:   \"%s\"\n    llama: \"%.*s\"\n",
                             tn, rlx_chat_template_family(t) ? rlx_chat_template_family(t) : "?", ci, add, (int)r, rlx_gen_error(), need, (int)ln, rbuf, (int)ln, lbuf);
             }
+        }
+    }
+    /* random conversations: roles from a small set (unknown ones included), contents with white space at the
+       ends, inside, or only white space, UTF-8, empty */
+    {
+        static const char* const roles[] = {"system", "user", "assistant", "model", "tool", ""};
+        static const char* const bits[] = {" ", "\n", "\t", "a", "Hi", "\xc3\xa9", "\r\n", "[INST]", "<|im_end|>", "\v\f", "x y"};
+        char content[8][64];
+        int rep;
+        th_seed(555);
+        for (rep = 0; rep < 300; rep++) {
+            rlx_chat_message rm[8];
+            l_chat_message lm[8];
+            int nm = (int)(th_rng() % 8), i, b;
+            const char* t = ti_pick(rep, tmpls, COUNT(tmpls), names, COUNT(names));
+            size_t need = 0;
+            int32_t ln;
+            rlx_result r;
+            add = (int)(th_rng() % 2);
+            for (i = 0; i < nm; i++) {
+                int nb = (int)(th_rng() % 6);
+                content[i][0] = 0;
+                for (b = 0; b < nb; b++) strcat(content[i], bits[th_rng() % (uint64_t)COUNT(bits)]);
+                rm[i].role = roles[th_rng() % (uint64_t)COUNT(roles)];
+                rm[i].content = content[i];
+                lm[i].role = rm[i].role; lm[i].content = rm[i].content;
+            }
+            ln = L.chat_apply(t, lm, (size_t)nm, (unsigned char)add, lbuf, 65536);
+            r = rlx_chat_apply(t, rm, nm, add, rbuf, 65536, &need);
+            cases++;
+            if (ln >= 0 && r == RLX_OK && need == (size_t)ln && memcmp(lbuf, rbuf, need) == 0) agree++;
+            else if (ln < 0 && r == RLX_ERROR_UNSUPPORTED) agree++;
+            else printf("  chat random %d (family %s, %d messages, add %d): rlx %d %zu bytes, llama %d bytes\n    rlx:   \"%s\"\n    llama: \"%.*s\"\n",
+                        rep, rlx_chat_template_family(t) ? rlx_chat_template_family(t) : "?", nm, add, (int)r, need, (int)ln, rbuf, ln > 0 ? (int)ln : 0, lbuf);
         }
     }
     TH_CHECK(agree == cases, "chat templates: %d of %d prompts equal llama_chat_apply_template's", agree, cases);
