@@ -22933,7 +22933,7 @@ RLXDEF rlx_result rlx_chat_apply(const char* template_or_name, const rlx_chat_me
         return rlx__gen_fail(RLX_ERROR_UNSUPPORTED, "rlx_chat_apply: no known chat template family in \"%s%s\" (a name such as \"chatml\", \"llama3\" or a tokenizer.chat_template)",
                              head, strlen(tmpl) >= sizeof head ? "..." : "");
     }
-    if (f > RLX__CHAT_WRITTEN_END && f != RLX__CHAT_GLMEDGE)
+    if (f == RLX__CHAT_DOTS1 || f == RLX__CHAT_HUNYUAN_DENSE || f == RLX__CHAT_KIMI_K2 || f > RLX__CHAT_KIMI_K2)
         return rlx__gen_fail(RLX_ERROR_UNSUPPORTED, "rlx_chat_apply: the template is of the family \"%s\", which rlx.h does not write", rlx__chat_names[f]);
     memset(&b, 0, sizeof b);
     b.out = out;
@@ -22993,6 +22993,193 @@ RLXDEF rlx_result rlx_chat_apply(const char* template_or_name, const rlx_chat_me
         if (add) rlx__chat_put(&b, "<|assistant|>\n");
         break;
     }
+    case RLX__CHAT_MONARCH:
+        for (i = 0; i < n; i++) { if (i > 0) rlx__chat_put(&b, "<s>"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "\n"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "</s>\n"); }
+        if (add) rlx__chat_put(&b, "<s>assistant\n");
+        break;
+    case RLX__CHAT_ORION: {
+        int32_t sys_from = -1, j;
+        for (i = 0; i < n; i++) {
+            if (strcmp(msgs[i].role, "system") == 0) { if (sys_from < 0) sys_from = i; continue; }
+            if (strcmp(msgs[i].role, "user") == 0) {
+                rlx__chat_put(&b, "Human: ");
+                if (sys_from >= 0) {
+                    int any = 0;
+                    for (j = sys_from; j < i; j++) if (strcmp(msgs[j].role, "system") == 0 && msgs[j].content[0]) any = 1;
+                    if (any) {
+                        for (j = sys_from; j < i; j++) if (strcmp(msgs[j].role, "system") == 0) rlx__chat_put(&b, msgs[j].content);
+                        rlx__chat_put(&b, "\n\n");
+                    }
+                    sys_from = -1;
+                }
+                rlx__chat_put(&b, msgs[i].content);
+                rlx__chat_put(&b, "\n\nAssistant: </s>");
+            } else {
+                rlx__chat_put(&b, msgs[i].content);
+                rlx__chat_put(&b, "</s>");
+            }
+        }
+        break;
+    }
+    case RLX__CHAT_OPENCHAT:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") != 0) {
+                char c0 = r[0] >= 'a' && r[0] <= 'z' ? (char)(r[0] - 'a' + 'A') : r[0];
+                rlx__chat_put(&b, "GPT4 Correct ");
+                if (c0) { rlx__chat_putn(&b, &c0, 1); rlx__chat_put(&b, r + 1); }
+                rlx__chat_put(&b, ": ");
+            }
+            rlx__chat_put(&b, msgs[i].content);
+            rlx__chat_put(&b, "<|end_of_turn|>");
+        }
+        if (add) rlx__chat_put(&b, "GPT4 Correct Assistant:");
+        break;
+    case RLX__CHAT_VICUNA: case RLX__CHAT_VICUNA_ORCA:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) {
+                if (f == RLX__CHAT_VICUNA_ORCA) { rlx__chat_put(&b, "SYSTEM: "); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n"); }
+                else { rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+            } else if (strcmp(r, "user") == 0) { rlx__chat_put(&b, "USER: "); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n"); }
+            else if (strcmp(r, "assistant") == 0) { rlx__chat_put(&b, "ASSISTANT: "); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "</s>\n"); }
+        }
+        if (add) rlx__chat_put(&b, "ASSISTANT:");
+        break;
+    case RLX__CHAT_DEEPSEEK:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) rlx__chat_put(&b, msgs[i].content);
+            else if (strcmp(r, "user") == 0) { rlx__chat_put(&b, "### Instruction:\n"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n"); }
+            else if (strcmp(r, "assistant") == 0) { rlx__chat_put(&b, "### Response:\n"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n<|EOT|>\n"); }
+        }
+        if (add) rlx__chat_put(&b, "### Response:\n");
+        break;
+    case RLX__CHAT_COMMAND_R:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            const char* tok = strcmp(r, "system") == 0 ? "<|SYSTEM_TOKEN|>" : strcmp(r, "user") == 0 ? "<|USER_TOKEN|>" :
+                              strcmp(r, "assistant") == 0 ? "<|CHATBOT_TOKEN|>" : NULL;
+            if (!tok) continue;
+            rlx__chat_put(&b, "<|START_OF_TURN_TOKEN|>"); rlx__chat_put(&b, tok); rlx__chat_trim(&b, msgs[i].content); rlx__chat_put(&b, "<|END_OF_TURN_TOKEN|>");
+        }
+        if (add) rlx__chat_put(&b, "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>");
+        break;
+    case RLX__CHAT_CHATGLM3: case RLX__CHAT_CHATGLM4:
+        rlx__chat_put(&b, f == RLX__CHAT_CHATGLM3 ? "[gMASK]sop" : "[gMASK]<sop>");
+        for (i = 0; i < n; i++) { rlx__chat_put(&b, "<|"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, f == RLX__CHAT_CHATGLM3 ? "|>\n " : "|>\n"); rlx__chat_put(&b, msgs[i].content); }
+        if (add) rlx__chat_put(&b, f == RLX__CHAT_CHATGLM3 ? "<|assistant|>" : "<|assistant|>\n");
+        break;
+    case RLX__CHAT_MINICPM:
+        for (i = 0; i < n; i++) {
+            int user = strcmp(msgs[i].role, "user") == 0;
+            if (user) rlx__chat_put(&b, "<\xe7\x94\xa8\xe6\x88\xb7>");
+            rlx__chat_trim(&b, msgs[i].content);
+            if (user) rlx__chat_put(&b, "<AI>");
+        }
+        break;
+    case RLX__CHAT_DEEPSEEK2: case RLX__CHAT_DEEPSEEK3: {
+        int v3 = f == RLX__CHAT_DEEPSEEK3;
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) { rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+            else if (strcmp(r, "user") == 0) {
+                rlx__chat_put(&b, v3 ? "<\xef\xbd\x9cUser\xef\xbd\x9c>" : "User: ");
+                rlx__chat_put(&b, msgs[i].content);
+                if (!v3) rlx__chat_put(&b, "\n\n");
+            } else if (strcmp(r, "assistant") == 0) {
+                rlx__chat_put(&b, v3 ? "<\xef\xbd\x9c" "Assistant\xef\xbd\x9c>" : "Assistant: ");
+                rlx__chat_put(&b, msgs[i].content);
+                rlx__chat_put(&b, "<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>");
+            }
+        }
+        if (add) rlx__chat_put(&b, v3 ? "<\xef\xbd\x9c" "Assistant\xef\xbd\x9c>" : "Assistant:");
+        break;
+    }
+    case RLX__CHAT_EXAONE3: case RLX__CHAT_EXAONE4:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            const char *open = NULL, *close = "[|endofturn|]\n";
+            if (strcmp(r, "system") == 0) open = "[|system|]";
+            else if (strcmp(r, "user") == 0) { open = "[|user|]"; close = "\n"; }
+            else if (strcmp(r, "assistant") == 0) open = "[|assistant|]";
+            else if (f == RLX__CHAT_EXAONE4 && strcmp(r, "tool") == 0) open = "[|tool|]";
+            if (!open) continue;
+            rlx__chat_put(&b, open); rlx__chat_trim(&b, msgs[i].content); rlx__chat_put(&b, close);
+        }
+        if (add) rlx__chat_put(&b, "[|assistant|]");
+        break;
+    case RLX__CHAT_RWKV_WORLD:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) { rlx__chat_put(&b, "System: "); rlx__chat_trim(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+            else if (strcmp(r, "user") == 0) {
+                rlx__chat_put(&b, "User: "); rlx__chat_trim(&b, msgs[i].content); rlx__chat_put(&b, "\n\n");
+                if (i == n - 1) rlx__chat_put(&b, "Assistant:");
+            } else if (strcmp(r, "assistant") == 0) { rlx__chat_put(&b, "Assistant: "); rlx__chat_trim(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+        }
+        break;
+    case RLX__CHAT_GRANITE:
+        for (i = 0; i < n; i++) {
+            rlx__chat_put(&b, "<|start_of_role|>"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "<|end_of_role|>");
+            if (strcmp(msgs[i].role, "assistant_tool_call") == 0) rlx__chat_put(&b, "<|tool_call|>");
+            rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|end_of_text|>\n");
+        }
+        if (add) rlx__chat_put(&b, "<|start_of_role|>assistant<|end_of_role|>");
+        break;
+    case RLX__CHAT_GIGACHAT: {
+        int has_sys = n > 0 && strcmp(msgs[0].role, "system") == 0;
+        rlx__chat_put(&b, "<s>");
+        if (has_sys) { rlx__chat_put(&b, msgs[0].content); rlx__chat_put(&b, "<|message_sep|>"); }
+        for (i = has_sys ? 1 : 0; i < n; i++) {
+            if (strcmp(msgs[i].role, "user") == 0) { rlx__chat_put(&b, "user<|role_sep|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|message_sep|>available functions<|role_sep|>[]<|message_sep|>"); }
+            else if (strcmp(msgs[i].role, "assistant") == 0) { rlx__chat_put(&b, "assistant<|role_sep|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|message_sep|>"); }
+        }
+        if (add) rlx__chat_put(&b, "assistant<|role_sep|>");
+        break;
+    }
+    case RLX__CHAT_MEGREZ:
+        for (i = 0; i < n; i++) { rlx__chat_put(&b, "<|role_start|>"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "<|role_end|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|turn_end|>"); }
+        if (add) rlx__chat_put(&b, "<|role_start|>assistant<|role_end|>");
+        break;
+    case RLX__CHAT_YANDEX:
+        for (i = 0; i < n; i++) {
+            if (strcmp(msgs[i].role, "user") == 0) rlx__chat_put(&b, " \xd0\x9f\xd0\xbe\xd0\xbb\xd1\x8c\xd0\xb7\xd0\xbe\xd0\xb2\xd0\xb0\xd1\x82\xd0\xb5\xd0\xbb\xd1\x8c: ");
+            else if (strcmp(msgs[i].role, "assistant") == 0) rlx__chat_put(&b, " \xd0\x90\xd1\x81\xd1\x81\xd0\xb8\xd1\x81\xd1\x82\xd0\xb5\xd0\xbd\xd1\x82: ");
+            else continue;
+            rlx__chat_put(&b, msgs[i].content);
+            rlx__chat_put(&b, "\n\n");
+        }
+        if (add) rlx__chat_put(&b, " \xd0\x90\xd1\x81\xd1\x81\xd0\xb8\xd1\x81\xd1\x82\xd0\xb5\xd0\xbd\xd1\x82:[SEP]");
+        break;
+    case RLX__CHAT_BAILING:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            rlx__chat_put(&b, "<role>");
+            if (strcmp(r, "user") == 0) rlx__chat_put(&b, "HUMAN");
+            else for (; *r; r++) { char c = *r >= 'a' && *r <= 'z' ? (char)(*r - 'a' + 'A') : *r; rlx__chat_putn(&b, &c, 1); }
+            rlx__chat_put(&b, "</role>");
+            rlx__chat_put(&b, msgs[i].content);
+        }
+        if (add) rlx__chat_put(&b, "<role>ASSISTANT</role>");
+        break;
+    case RLX__CHAT_SMOLVLM:
+        rlx__chat_put(&b, "<|im_start|>");
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) { rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+            else { rlx__chat_put(&b, strcmp(r, "user") == 0 ? "User: " : "Assistant: "); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<end_of_utterance>\n"); }
+        }
+        if (add) rlx__chat_put(&b, "Assistant:");
+        break;
+    case RLX__CHAT_HUNYUAN_MOE:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) { rlx__chat_put(&b, "<|startoftext|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|extra_4|>"); }
+            else if (strcmp(r, "assistant") == 0) { rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|eos|>"); }
+            else { rlx__chat_put(&b, "<|startoftext|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|extra_0|>"); }
+        }
+        break;
     case RLX__CHAT_GLMEDGE:
         for (i = 0; i < n; i++) { rlx__chat_put(&b, "<|"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "|>\n"); rlx__chat_put(&b, msgs[i].content); }
         if (add) rlx__chat_put(&b, "<|assistant|>");

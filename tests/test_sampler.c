@@ -728,7 +728,10 @@ static void test_chat_llama(void) {
                                          "Mistral-7B-Instruct-v0.2", "Mistral v7", "zephyr-like"};
     static const char* const names[] = {"chatml", "llama2", "llama2-sys", "llama2-sys-bos", "llama2-sys-strip", "mistral-v1",
                                         "mistral-v3", "mistral-v3-tekken", "mistral-v7", "mistral-v7-tekken", "phi3", "phi4",
-                                        "falcon3", "zephyr", "gemma", "llama3", "llama4", "glmedge"};
+                                        "falcon3", "zephyr", "gemma", "llama3", "llama4", "glmedge", "monarch", "orion",
+                                        "openchat", "vicuna", "vicuna-orca", "deepseek", "command-r", "chatglm3", "chatglm4",
+                                        "minicpm", "deepseek2", "deepseek3", "exaone3", "exaone4", "rwkv-world", "granite",
+                                        "gigachat", "megrez", "yandex", "bailing", "smolvlm", "hunyuan-moe"};
     static const rlx_chat_message conv[][6] = {
         {{"system", "You are a helpful assistant"}, {"user", "Hello"}, {"assistant", "Hi there"}, {"user", "Who are you"},
          {"assistant", "   I am an assistant   "}, {"user", "Another question"}},
@@ -863,8 +866,8 @@ static void test_chat_api(void) {
     /* errors */
     TH_CHECK(rlx_chat_apply("{{ my own template }}", m, 3, 1, buf, sizeof buf, &need) == RLX_ERROR_UNSUPPORTED &&
              strstr(rlx_gen_error(), "my own template"), "unknown template: %s", rlx_gen_error());
-    TH_CHECK(rlx_chat_apply("command-r", m, 3, 1, buf, sizeof buf, &need) == RLX_ERROR_UNSUPPORTED &&
-             strstr(rlx_gen_error(), "command-r"), "recognised, not written: %s", rlx_gen_error());
+    TH_CHECK(rlx_chat_apply("kimi-k2", m, 3, 1, buf, sizeof buf, &need) == RLX_ERROR_UNSUPPORTED &&
+             strstr(rlx_gen_error(), "kimi-k2"), "recognised, not written: %s", rlx_gen_error());
     TH_CHECK(rlx_chat_apply("chatml", m, -1, 1, buf, sizeof buf, &need) == RLX_ERROR_INVALID_ARGUMENT, "n < 0");
     TH_CHECK(rlx_chat_apply("chatml", NULL, 2, 1, buf, sizeof buf, &need) == RLX_ERROR_INVALID_ARGUMENT, "NULL msgs");
     m[1].content = NULL;
