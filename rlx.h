@@ -1562,10 +1562,15 @@ RLXDEF rlx_result rlx_stop_flush(rlx_stop_matcher* m, char* out, size_t cap, siz
 RLXDEF size_t rlx_stop_held(const rlx_stop_matcher* m);
 RLXDEF void rlx_stop_reset(rlx_stop_matcher* m);
 
-/* CHAT TEMPLATES in C (no Jinja). `template_or_name` is a family name ("chatml", "llama2", "llama3", "gemma",
-   "phi3", "zephyr", ... see rlx_chat_template_family) or a model's tokenizer.chat_template string, whose family
+/* CHAT TEMPLATES in C (no Jinja). `template_or_name` is a family name (llama.cpp's: "chatml", "llama2",
+   "llama2-sys", "llama2-sys-bos", "llama2-sys-strip", "llama3", "llama4", "gemma", "phi3", "phi4", "falcon3",
+   "zephyr", "glmedge", "mistral-v1", "mistral-v3", "mistral-v3-tekken", "mistral-v7", "mistral-v7-tekken",
+   "monarch", "orion", "openchat", "vicuna", "vicuna-orca", "deepseek", "deepseek2", "deepseek3", "command-r",
+   "chatglm3", "chatglm4", "minicpm", "exaone3", "exaone4", "rwkv-world", "granite", "gigachat", "megrez",
+   "yandex", "bailing", "smolvlm", "hunyuan-moe") or a model's tokenizer.chat_template string, whose family
    is recognised by marker substrings in the order llama.cpp's llm_chat_detect_template uses (NULL = "chatml");
-   the output is byte for byte what llama.cpp's llama_chat_apply_template gives. A template of a family rlx.h
+   the output is byte for byte what llama.cpp's llama_chat_apply_template gives. The families llama.cpp added
+   lately (gpt-oss, granite-4.0, kimi-k2, seed_oss, ...) are known by name only. A template of a family rlx.h
    does not write, or one it does not recognise, is RLX_ERROR_UNSUPPORTED naming it. Writes the prompt and a
    NUL to out when cap > its length; *needed (may be NULL) = its length in bytes. out may be NULL with cap 0
    to ask for the length; a smaller cap is RLX_ERROR_SIZE (out[0] = 0). */
@@ -1573,7 +1578,7 @@ typedef struct rlx_chat_message { const char* role; const char* content; } rlx_c
 RLXDEF rlx_result rlx_chat_apply(const char* template_or_name, const rlx_chat_message* msgs, int32_t n,
                                  int add_assistant_prompt, char* out, size_t cap, size_t* needed);
 /* The family name rlx_chat_apply would use for template_or_name ("chatml", "llama2-sys-strip", ...); NULL when
-   it recognises none (a recognised family rlx.h does not write gives its name, e.g. "command-r"). */
+   it recognises none (a recognised family rlx.h does not write gives its name, e.g. "kimi-k2"). */
 RLXDEF const char* rlx_chat_template_family(const char* template_or_name);
 #endif /* RLX_NO_LLM */
 
