@@ -1487,7 +1487,8 @@ typedef struct rlx_sampler_stage {
     int32_t min_keep;              /* TOP_P, MIN_P, TYPICAL: keep at least this many (0 = 1 for MIN_P)     */
     int32_t last_n;                /* PENALTIES: window of accepted tokens, 0 ..= 1 << 20 (0 = off)        */
     float repeat, freq, present;   /* PENALTIES: 1 (or 0), 0, 0 = no effect; repeat must be >= 0           */
-    const rlx_logit_bias* biases;  /* LOGIT_BIAS: tokens in [0, n_vocab), finite or -inf biases            */
+    const rlx_logit_bias* biases;  /* LOGIT_BIAS: at most n_vocab of them, tokens in [0, n_vocab), finite
+                                      or -inf biases (a token listed twice gets the sum)                   */
     int32_t n_biases;
     uint64_t seed;                 /* DIST                                                                 */
 } rlx_sampler_stage;
