@@ -22857,7 +22857,8 @@ static rlx__chat_family rlx__chat_detect(const char* t) {
     }
     if (rlx__chat_has(t, "<|assistant|>") && rlx__chat_has(t, "<|end|>")) return RLX__CHAT_PHI3;
     if (rlx__chat_has(t, "[gMASK]<sop>")) return RLX__CHAT_CHATGLM4;
-    if (rlx__chat_has(t, "<|assistant|>") && rlx__chat_has(t, "<|user|>")) return rlx__chat_has(t, "</s>") ? RLX__CHAT_FALCON3 : RLX__CHAT_GLMEDGE;
+    if (rlx__chat_has(t, "<|assistant|>") && rlx__chat_has(t, "<|user|>"))
+        return rlx__chat_has(t, "<|tool_declare|>") ? RLX__CHAT_EXAONE_MOE : rlx__chat_has(t, "</s>") ? RLX__CHAT_FALCON3 : RLX__CHAT_GLMEDGE;
     if (rlx__chat_has(t, "<|{{ item['role'] }}|>") && rlx__chat_has(t, "<|begin_of_image|>")) return RLX__CHAT_GLMEDGE;
     if (rlx__chat_has(t, "<|user|>") && rlx__chat_has(t, "<|endoftext|>")) return RLX__CHAT_ZEPHYR;
     if (rlx__chat_has(t, "bos_token + message['role']")) return RLX__CHAT_MONARCH;
@@ -22883,10 +22884,15 @@ static rlx__chat_family rlx__chat_detect(const char* t) {
     if (rlx__chat_has(t, "<role>ASSISTANT</role>") && rlx__chat_has(t, "'HUMAN'")) return RLX__CHAT_BAILING;
     if (rlx__chat_has(t, "<|header_start|>") && rlx__chat_has(t, "<|header_end|>")) return RLX__CHAT_LLAMA4;
     if (rlx__chat_has(t, "<|endofuserprompt|>")) return RLX__CHAT_DOTS1;
-    if (rlx__chat_has(t, "<|startoftext|>") && rlx__chat_has(t, "<|extra_4|>")) return RLX__CHAT_HUNYUAN_MOE;
+    if (rlx__chat_has(t, "<|startoftext|>") && rlx__chat_has(t, "<|extra_4|>") && rlx__chat_has(t, "<|extra_0|>")) return RLX__CHAT_HUNYUAN_MOE;
     if (rlx__chat_has(t, "<\xef\xbd\x9chy_place\xe2\x96\x81holder\xe2\x96\x81no\xe2\x96\x81" "2\xef\xbd\x9c>") &&
         rlx__chat_has(t, "<\xef\xbd\x9chy_place\xe2\x96\x81holder\xe2\x96\x81no\xe2\x96\x81" "3\xef\xbd\x9c>")) return RLX__CHAT_HUNYUAN_DENSE;
     if (rlx__chat_has(t, "<|im_assistant|>assistant<|im_middle|>")) return RLX__CHAT_KIMI_K2;
+    /* newer families, found by probing llama.cpp's library (their place in its order is not known; they come
+       after every family rlx.h writes that a probe combined them with) */
+    if (rlx__chat_has(t, "<|start|>") && rlx__chat_has(t, "<|channel|>")) return RLX__CHAT_GPT_OSS;
+    if (rlx__chat_has(t, "<seed:bos>")) return RLX__CHAT_SEED_OSS;
+    if (rlx__chat_has(t, "<|begin|>") && rlx__chat_has(t, "<|content|>") && rlx__chat_has(t, "<|end|>")) return RLX__CHAT_SOLAR_OPEN;
     return RLX__CHAT_UNKNOWN;
 }
 

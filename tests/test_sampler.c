@@ -804,6 +804,36 @@ static void test_chat_llama(void) {
         }
     }
     TH_CHECK(agree == cases, "chat templates: %d of %d prompts equal llama_chat_apply_template's", agree, cases);
+    /* marker combinations: rlx must never write a prompt llama.cpp would not write (another family, or none),
+       and refuses (RLX_ERROR_UNSUPPORTED) where it does not write the family */
+    {
+        static const char* const probes[] = {
+            "<|start_of_role|><tool_call>", "<|start_of_role|>", "<role>ASSISTANT</role>'HUMAN'", "<role>ASSISTANT</role>\"HUMAN\"",
+            "<|start|><|channel|>", "<|channel|>", "<seed:bos>", "[unused9][unused10]", "<|begin|><|content|>",
+            "<|begin|><|content|><|end|>", "hy_Assistant", "[|system|][|assistant|][|endofturn|]", "<|startoftext|><|extra_4|>",
+            "<|startoftext|><|extra_4|><|extra_0|>", "<|header_start|><|header_end|>", "<|im_start|><|channel|>",
+            "<|im_start|><|im_sep|>", "<|im_start|><end_of_utterance>", "<|assistant|><|user|><|tool_declare|>",
+            "<|assistant|><|user|></s><|tool_declare|>", "<|assistant|><|end|><|tool_declare|>", "<|assistant|><|user|></s>",
+            "<|assistant|><|user|>", "<|user|><|endoftext|>", "<|user|><|endoftext|><|tool_declare|>", "[gMASK]<sop><|assistant|>",
+            "<|start_header_id|><|end_header_id|><|channel|>", "<|endofuserprompt|>", "<|im_assistant|>assistant<|im_middle|>",
+            "mistral", "mistralai", "[INST]", "[INST] [AVAILABLE_TOOLS]", "\"[INST]\"[AVAILABLE_TOOLS]", "[AVAILABLE_TOOLS][INST]",
+            "<start_of_turn><|start_header_id|><|end_header_id|>", "USER: ASSISTANT: SYSTEM: ", "### Instruction:<|EOT|>",
+            "<|START_OF_TURN_TOKEN|><|USER_TOKEN|>", "[gMASK]sop", "bos_token + message['role']", "GPT4 Correct ",
+            "<|role_start|>", "rwkv-world", "<|{{ item['role'] }}|><|begin_of_image|>", "", "chatml ", "CHATML", "llama3"};
+        int pi, pok = 0;
+        for (pi = 0; pi < COUNT(probes); pi++) {
+            size_t need = 0;
+            int32_t ln = L.chat_apply(probes[pi], (const l_chat_message*)(const void*)conv[0], 6, 1, lbuf, 65536);
+            rlx_result r = rlx_chat_apply(probes[pi], conv[0], 6, 1, rbuf, 65536, &need);
+            int ok = (r == RLX_OK && ln >= 0 && need == (size_t)ln && memcmp(lbuf, rbuf, need) == 0) ||
+                     (r == RLX_ERROR_UNSUPPORTED && ln < 0) ||
+                     (r == RLX_ERROR_UNSUPPORTED && ln >= 0 && rlx_chat_template_family(probes[pi]) != NULL);
+            if (!ok) printf("  chat probe \"%s\": rlx %d (family %s), llama %d\n", probes[pi], (int)r,
+                            rlx_chat_template_family(probes[pi]) ? rlx_chat_template_family(probes[pi]) : "none", (int)ln);
+            pok += ok;
+        }
+        TH_CHECK(pok == COUNT(probes), "chat: %d of %d marker probes agree with llama.cpp's detection", pok, COUNT(probes));
+    }
     printf("chat templates vs libllama: %d of %d prompts byte-identical\n", agree, cases);
     /* every llama.cpp built-in name: rlx recognises it; the families rlx does not write are listed as skipped */
     nb = L.chat_builtin(builtin, COUNT(builtin));
