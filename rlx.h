@@ -68,6 +68,8 @@
        RLX_NO_GGUF             leave out the GGUF reader and writer (>>gguf)
        RLX_NO_SAFETENSORS      leave out the safetensors reader and writer (>>safetensors)
        RLX_NO_ONNX             leave out the ONNX loader and importer (>>onnx)
+       RLX_NO_LLM              leave out the generation utilities: sampler chain, stop strings, chat templates
+                               (>>sampler)
        RLX_NO_STDIO            leave out the functions that take a path (weight files: open_file, open_index,
                                write_file; ONNX: rlx_onnx_load_file and external data); the memory-based
                                ones stay
@@ -104,6 +106,8 @@
       17. GGUF reader and writer (API after >>devices) >>gguf
       18. safetensors reader and writer              >>safetensors
       19. ONNX models (load, import, weights)       >>onnx (API after >>devices, implementation last)
+      20. Generation: sampler chain, stop strings, chat templates   >>sampler (API after >>onnx, implementation
+          after the ONNX implementation)
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
        By default each program holds its own copy of its params (and, on a GPU, uploads it). A store holds named
@@ -244,8 +248,10 @@
    run a kernel with a shape unknown at compile time (symbolic dims are specialised per value at compile time;
    see rlx_dim), run Vulkan on a device without shaderFloat64 and shaderInt64 (yet: every kernel still needs
    them; the f32 element math that needs neither is in kernels/vulkan/math_f32.glsl, not yet used by kernels),
-   run block-quantized dtypes on a GPU (CPU only; the GPU lowering refuses them), or quantize to
-   iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made).
+   run block-quantized dtypes on a GPU (CPU only; the GPU lowering refuses them), quantize to
+   iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made), run Jinja chat templates (>>sampler
+   writes the llama.cpp families in C and recognises a template by its markers), or reproduce llama.cpp's random
+   stream (the DIST sampler has its own seeded generator).
 */
 #ifndef RLX_H
 #define RLX_H
@@ -1401,6 +1407,181 @@ RLXDEF rlx_result rlx_onnx_read_tensor(const void* data, size_t size, const rlx_
                                        rlx_onnx_tensor* out);
 RLXDEF void rlx_onnx_tensor_free(rlx_onnx_tensor* t);
 #endif /* RLX_NO_ONNX */
+
+/* ============================================================================================================
+   >>sampler  (generation utilities on the host; RLX_NO_LLM leaves it out)
+   Plain-array building blocks of a generation loop, independent of any model or tokenizer: a sampler chain
+   (logits in, token id out), a stop-string matcher for streamed text, and chat templates written in C.
+
+   SAMPLER CHAIN. Stages run in the order given, like llama.cpp's llama_sampler chain and with its semantics
+   (llama.cpp's llama_sampler_init_* of the same name; tests/test_sampler.c compares each stage and chains with
+   libllama): the candidates start as every token with its logit, each stage edits or cuts them, and the
+   chain ends by picking one.
+
+       rlx_sampler_stage st[4];
+       st[0] = rlx_sampler_penalties(64, 1.1f, 0.0f, 0.0f);  // last 64 accepted tokens
+       st[1] = rlx_sampler_top_k(40);
+       st[2] = rlx_sampler_temp(0.8f);
+       st[3] = rlx_sampler_dist(1234);                      // seeded
+       rlx_sampler_chain_desc d = {0};
+       d.n_vocab = n_vocab; d.stages = st; d.n_stages = 4;
+       rlx_sampler_chain* ch = NULL;
+       if (rlx_sampler_chain_create(&d, &ch) != RLX_OK) { puts(rlx_gen_error()); return 1; }
+       for (;;) {
+           int32_t tok;
+           if (rlx_sampler_sample(ch, logits, n_vocab, &tok) != RLX_OK) break;
+           rlx_sampler_accept(ch, tok);                     // history for the penalties
+           ...
+       }
+       rlx_sampler_chain_destroy(ch);
+
+   Stages (zero-initialised fields not used by a stage are ignored):
+       GREEDY      picks the largest logit (the first of equal ones).
+       DIST        picks at random by the softmax of the candidates' logits. RNG: SplitMix64 seeded with `seed`,
+                   one 53-bit uniform double u per pick, the first candidate (in the chain's current order) whose
+                   running sum of exp(logit - max) exceeds u × the total. Deterministic for a seed, but not
+                   llama.cpp's mt19937 stream: the same seed picks different tokens than llama.cpp does.
+       TEMP        logit / value; value <= 0 keeps the largest logit and sets every other to -inf (greedy).
+       TOP_K       keeps the k largest logits (k <= 0: no-op; k > candidates: all).
+       TOP_P       nucleus: keeps the most probable candidates until their probability sum reaches value (and
+                   at least min_keep of them); value >= 1: no-op.
+       MIN_P       keeps candidates whose probability is at least value × the largest (at least min_keep);
+                   value <= 0: no-op.
+       TYPICAL     locally typical sampling (value = mass, min_keep); value >= 1: no-op.
+       PENALTIES   over the last `last_n` accepted tokens (0 = off): a token seen c > 0 times gets its logit
+                   divided by `repeat` (multiplied when the logit is <= 0), then minus c × `freq` + `present`.
+       LOGIT_BIAS  adds `biases[i].bias` to the logit of `biases[i].token` (copied at create).
+       A picking stage (GREEDY, DIST) belongs at the end: when several pick, the last one's token is returned;
+       if none picks, rlx_sampler_sample picks the largest remaining logit.
+   Memory: rlx_sampler_chain_create allocates every workspace for n_vocab candidates and the penalty window
+   (about 20 bytes per vocabulary entry); sample, apply, accept and reset never allocate.
+   Errors: every function returns rlx_result and rlx_gen_error() gives the message of the last failure of a
+   >>sampler function on the calling thread ("" after a success; without thread-local storage, e.g. tcc, one
+   buffer shared by all threads). Logits must not be NaN or +inf (-inf masks a token), and at least one must
+   be finite.
+   Thread safety: a chain or a stop matcher is used by one thread at a time; rlx_chat_apply may be called from
+   any thread.
+   ============================================================================================================ */
+#if !defined(RLX_NO_LLM)
+typedef enum rlx_sampler_type {
+    RLX_SAMPLER_NONE = 0,       /* invalid */
+    RLX_SAMPLER_GREEDY,
+    RLX_SAMPLER_DIST,
+    RLX_SAMPLER_TEMP,
+    RLX_SAMPLER_TOP_K,
+    RLX_SAMPLER_TOP_P,
+    RLX_SAMPLER_MIN_P,
+    RLX_SAMPLER_TYPICAL,
+    RLX_SAMPLER_PENALTIES,
+    RLX_SAMPLER_LOGIT_BIAS,
+    RLX_SAMPLER_COUNT,
+    RLX_SAMPLER_FORCE_U32 = 0x7FFFFFFF
+} rlx_sampler_type;
+
+typedef struct rlx_logit_bias { int32_t token; float bias; } rlx_logit_bias;
+
+typedef struct rlx_sampler_stage {
+    rlx_sampler_type type;
+    float value;                   /* TEMP: temperature; TOP_P, MIN_P, TYPICAL: p                          */
+    int32_t k;                     /* TOP_K                                                                */
+    int32_t min_keep;              /* TOP_P, MIN_P, TYPICAL: keep at least this many (0 = 1 for MIN_P)     */
+    int32_t last_n;                /* PENALTIES: window of accepted tokens, 0 ..= 1 << 20 (0 = off)        */
+    float repeat, freq, present;   /* PENALTIES: 1 (or 0), 0, 0 = no effect; repeat must be >= 0           */
+    const rlx_logit_bias* biases;  /* LOGIT_BIAS: at most n_vocab of them, tokens in [0, n_vocab), finite
+                                      or -inf biases (a token listed twice gets the sum)                   */
+    int32_t n_biases;
+    uint64_t seed;                 /* DIST                                                                 */
+} rlx_sampler_stage;
+
+/* Stage makers (a zeroed stage with the named fields set). */
+RLXDEF rlx_sampler_stage rlx_sampler_greedy(void);
+RLXDEF rlx_sampler_stage rlx_sampler_dist(uint64_t seed);
+RLXDEF rlx_sampler_stage rlx_sampler_temp(float t);
+RLXDEF rlx_sampler_stage rlx_sampler_top_k(int32_t k);
+RLXDEF rlx_sampler_stage rlx_sampler_top_p(float p, int32_t min_keep);
+RLXDEF rlx_sampler_stage rlx_sampler_min_p(float p, int32_t min_keep);
+RLXDEF rlx_sampler_stage rlx_sampler_typical(float p, int32_t min_keep);
+RLXDEF rlx_sampler_stage rlx_sampler_penalties(int32_t last_n, float repeat, float freq, float present);
+RLXDEF rlx_sampler_stage rlx_sampler_logit_bias(const rlx_logit_bias* biases, int32_t n_biases);
+
+typedef struct rlx_sampler_chain rlx_sampler_chain;
+typedef struct rlx_sampler_chain_desc {
+    int32_t n_vocab;                  /* 1 ..= 1 << 24                                                     */
+    const rlx_sampler_stage* stages;  /* copied (bias lists too); 0 ..= 64 stages                          */
+    int32_t n_stages;
+    rlx_allocator allocator;          /* zero = RLX_MALLOC/RLX_FREE                                        */
+} rlx_sampler_chain_desc;
+
+/* A surviving candidate (rlx_sampler_apply). p is the softmax of the survivors' logits. */
+typedef struct rlx_token_prob { int32_t id; float logit; float p; } rlx_token_prob;
+
+RLXDEF rlx_result rlx_sampler_chain_create(const rlx_sampler_chain_desc* desc, rlx_sampler_chain** out);
+RLXDEF void rlx_sampler_chain_destroy(rlx_sampler_chain* ch);                     /* NULL is fine */
+/* Runs the chain on logits[n_vocab] (n_vocab must be the chain's) and stores the picked token. Does not
+   accept it: call rlx_sampler_accept for the tokens the penalties should see. */
+RLXDEF rlx_result rlx_sampler_sample(rlx_sampler_chain* ch, const float* logits, int32_t n_vocab, int32_t* token);
+/* Runs every stage but the picking ones (GREEDY, DIST) and writes the survivors, in the chain's current order,
+   to out[0 .. cap) with *n_out = their count (RLX_ERROR_SIZE, nothing written, when cap is smaller). */
+RLXDEF rlx_result rlx_sampler_apply(rlx_sampler_chain* ch, const float* logits, int32_t n_vocab,
+                                    rlx_token_prob* out, int32_t cap, int32_t* n_out);
+RLXDEF rlx_result rlx_sampler_accept(rlx_sampler_chain* ch, int32_t token);       /* 0 <= token < n_vocab */
+RLXDEF void rlx_sampler_reset(rlx_sampler_chain* ch);      /* forgets the history, reseeds the DIST stages */
+RLXDEF const char* rlx_gen_error(void);
+
+/* STOP STRINGS. A matcher is fed the text of each generated token as it comes and returns the text that is
+   safe to show: text that may still be the start of a stop string is held back until it is known not to be
+   one. When a stop string is complete, *matched is its index and the text before it (never any of the stop
+   string) is the last text returned; later feeds return nothing until rlx_stop_reset. Matching is on bytes;
+   the first match to END wins (the longest of those ending at the same byte), so the result does not depend on
+   how the text is split into pieces.
+
+       const char* stops[2] = {"</s>", "\nUser:"};
+       rlx_stop_desc sd = {0};
+       sd.stops = stops; sd.n_stops = 2;
+       rlx_stop_matcher* sm = NULL;
+       rlx_stop_create(&sd, &sm);
+       char show[256]; size_t n; int hit;
+       rlx_stop_feed(sm, piece, strlen(piece), show, sizeof show, &n, &hit);  // print n bytes of show
+       if (hit >= 0) break;
+       ...
+       rlx_stop_flush(sm, show, sizeof show, &n);           // end of generation without a stop: the held text
+
+   out needs at most (held bytes + len) bytes; rlx_stop_held(m) gives the held count (always less than the
+   longest stop string). A cap too small gives RLX_ERROR_SIZE with *n_out = the bytes needed and changes
+   nothing. */
+typedef struct rlx_stop_matcher rlx_stop_matcher;
+typedef struct rlx_stop_desc {
+    const char* const* stops;  /* non-empty strings, copied; 1 ..= 256 of them, each at most 4096 bytes        */
+    int32_t n_stops;
+    rlx_allocator allocator;
+} rlx_stop_desc;
+RLXDEF rlx_result rlx_stop_create(const rlx_stop_desc* desc, rlx_stop_matcher** out);
+RLXDEF void rlx_stop_destroy(rlx_stop_matcher* m);                                 /* NULL is fine */
+RLXDEF rlx_result rlx_stop_feed(rlx_stop_matcher* m, const char* piece, size_t len, char* out, size_t cap,
+                                size_t* n_out, int32_t* matched);
+RLXDEF rlx_result rlx_stop_flush(rlx_stop_matcher* m, char* out, size_t cap, size_t* n_out);
+RLXDEF size_t rlx_stop_held(const rlx_stop_matcher* m);
+RLXDEF void rlx_stop_reset(rlx_stop_matcher* m);
+
+/* CHAT TEMPLATES in C (no Jinja). `template_or_name` is a family name (llama.cpp's: "chatml", "llama2",
+   "llama2-sys", "llama2-sys-bos", "llama2-sys-strip", "llama3", "llama4", "gemma", "phi3", "phi4", "falcon3",
+   "zephyr", "glmedge", "mistral-v1", "mistral-v3", "mistral-v3-tekken", "mistral-v7", "mistral-v7-tekken",
+   "monarch", "orion", "openchat", "vicuna", "vicuna-orca", "deepseek", "deepseek2", "deepseek3", "command-r",
+   "chatglm3", "chatglm4", "minicpm", "exaone3", "exaone4", "rwkv-world", "granite", "gigachat", "megrez",
+   "yandex", "bailing", "smolvlm", "hunyuan-moe") or a model's tokenizer.chat_template string, whose family
+   is recognised by marker substrings in the order llama.cpp's llm_chat_detect_template uses (NULL = "chatml");
+   the output is byte for byte what llama.cpp's llama_chat_apply_template gives. The families llama.cpp added
+   lately (gpt-oss, granite-4.0, kimi-k2, seed_oss, ...) are known by name only. A template of a family rlx.h
+   does not write, or one it does not recognise, is RLX_ERROR_UNSUPPORTED naming it. Writes the prompt and a
+   NUL to out when cap > its length; *needed (may be NULL) = its length in bytes. out may be NULL with cap 0
+   to ask for the length; a smaller cap is RLX_ERROR_SIZE (out[0] = 0). */
+typedef struct rlx_chat_message { const char* role; const char* content; } rlx_chat_message;
+RLXDEF rlx_result rlx_chat_apply(const char* template_or_name, const rlx_chat_message* msgs, int32_t n,
+                                 int add_assistant_prompt, char* out, size_t cap, size_t* needed);
+/* The family name rlx_chat_apply would use for template_or_name ("chatml", "llama2-sys-strip", ...); NULL when
+   it recognises none (a recognised family rlx.h does not write gives its name, e.g. "kimi-k2"). */
+RLXDEF const char* rlx_chat_template_family(const char* template_or_name);
+#endif /* RLX_NO_LLM */
 
 #ifdef __cplusplus
 }
@@ -21961,6 +22142,1115 @@ RLXDEF rlx_result rlx_onnx_graph(rlx_onnx_model* m, const rlx_onnx_graph_desc* d
 }
 
 #endif /* RLX_NO_ONNX */
+
+/* ============================================================================================================
+   >>sampler  (sampler chain, stop strings, chat templates; RLX_NO_LLM leaves it out)
+   Host-only code on plain arrays. Candidates are kept in one array sized at create; the orderings the stages
+   need (largest logits first, most typical first) come from an in-place binary heap popped only as far as a
+   stage needs, so nothing allocates per call.
+   ============================================================================================================ */
+#if !defined(RLX_NO_LLM)
+
+#define RLX__SAMPLER_MAX_VOCAB (1 << 24)
+#define RLX__SAMPLER_MAX_STAGES 64
+#define RLX__SAMPLER_MAX_LAST_N (1 << 20)
+#define RLX__STOP_MAX 256
+#define RLX__STOP_MAX_LEN 4096
+
+/* The message of the last failed >>sampler call on this thread (see rlx_gen_error). */
+static RLX__TLS char rlx__gen_err[512];
+static rlx_result rlx__gen_fail(rlx_result r, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    rlx__vfmt(rlx__gen_err, sizeof rlx__gen_err, fmt, ap);
+    va_end(ap);
+    return r;
+}
+RLXDEF const char* rlx_gen_error(void) { return rlx__gen_err; }
+
+typedef struct rlx__smp_cand { int32_t id; float logit; float p; float key; } rlx__smp_cand;
+
+struct rlx_sampler_chain {
+    rlx_allocator al;
+    int32_t n_vocab, n_stages;
+    rlx_sampler_stage st[RLX__SAMPLER_MAX_STAGES];
+    uint64_t rng[RLX__SAMPLER_MAX_STAGES];      /* DIST: SplitMix64 state                                  */
+    rlx_logit_bias* bias;                       /* every LOGIT_BIAS list, sorted by token, duplicates summed */
+    rlx__smp_cand* cand;                            /* n_vocab                                                  */
+    int32_t* counts;                            /* n_vocab zeros between calls (NULL without PENALTIES)      */
+    int32_t* ring;                              /* the last ring_cap accepted tokens                        */
+    int32_t ring_cap, ring_len, ring_pos;
+    int32_t n;                                  /* current candidate count                                   */
+    int sorted;                                 /* cand[0 .. n) is in descending logit order                 */
+};
+
+static uint64_t rlx__smp_next(uint64_t* s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static rlx_sampler_stage rlx__smp_stage(rlx_sampler_type t) {
+    rlx_sampler_stage s;
+    memset(&s, 0, sizeof s);
+    s.type = t;
+    return s;
+}
+RLXDEF rlx_sampler_stage rlx_sampler_greedy(void) { return rlx__smp_stage(RLX_SAMPLER_GREEDY); }
+RLXDEF rlx_sampler_stage rlx_sampler_dist(uint64_t seed) { rlx_sampler_stage s = rlx__smp_stage(RLX_SAMPLER_DIST); s.seed = seed; return s; }
+RLXDEF rlx_sampler_stage rlx_sampler_temp(float t) { rlx_sampler_stage s = rlx__smp_stage(RLX_SAMPLER_TEMP); s.value = t; return s; }
+RLXDEF rlx_sampler_stage rlx_sampler_top_k(int32_t k) { rlx_sampler_stage s = rlx__smp_stage(RLX_SAMPLER_TOP_K); s.k = k; return s; }
+RLXDEF rlx_sampler_stage rlx_sampler_top_p(float p, int32_t min_keep) {
+    rlx_sampler_stage s = rlx__smp_stage(RLX_SAMPLER_TOP_P);
+    s.value = p; s.min_keep = min_keep;
+    return s;
+}
+RLXDEF rlx_sampler_stage rlx_sampler_min_p(float p, int32_t min_keep) {
+    rlx_sampler_stage s = rlx__smp_stage(RLX_SAMPLER_MIN_P);
+    s.value = p; s.min_keep = min_keep;
+    return s;
+}
+RLXDEF rlx_sampler_stage rlx_sampler_typical(float p, int32_t min_keep) {
+    rlx_sampler_stage s = rlx__smp_stage(RLX_SAMPLER_TYPICAL);
+    s.value = p; s.min_keep = min_keep;
+    return s;
+}
+RLXDEF rlx_sampler_stage rlx_sampler_penalties(int32_t last_n, float repeat, float freq, float present) {
+    rlx_sampler_stage s = rlx__smp_stage(RLX_SAMPLER_PENALTIES);
+    s.last_n = last_n; s.repeat = repeat; s.freq = freq; s.present = present;
+    return s;
+}
+RLXDEF rlx_sampler_stage rlx_sampler_logit_bias(const rlx_logit_bias* biases, int32_t n_biases) {
+    rlx_sampler_stage s = rlx__smp_stage(RLX_SAMPLER_LOGIT_BIAS);
+    s.biases = biases; s.n_biases = n_biases;
+    return s;
+}
+
+static const char* rlx__sampler_name(rlx_sampler_type t) {
+    static const char* const names[] = {"none", "greedy", "dist", "temp", "top_k", "top_p", "min_p", "typical",
+                                        "penalties", "logit_bias"};
+    return (int)t >= 0 && (int)t < (int)RLX_SAMPLER_COUNT ? names[t] : "invalid";
+}
+
+static int rlx__smp_finite(float x) { return x == x && x != (float)INFINITY && x != -(float)INFINITY; }
+
+/* Sort a small bias list by token (insertion sort; lists are copied at create, so this runs once). */
+static void rlx__smp_bias_sort(rlx_logit_bias* b, int32_t n) {
+    int32_t i, j;
+    for (i = 1; i < n; i++) {
+        rlx_logit_bias x = b[i];
+        for (j = i; j > 0 && b[j - 1].token > x.token; j--) b[j] = b[j - 1];
+        b[j] = x;
+    }
+}
+
+RLXDEF rlx_result rlx_sampler_chain_create(const rlx_sampler_chain_desc* desc, rlx_sampler_chain** out) {
+    rlx_sampler_chain* ch;
+    rlx_allocator al;
+    size_t bytes, nbias = 0;
+    int32_t i, j, ring_cap = 0, has_pen = 0;
+    rlx__gen_err[0] = 0;
+    if (!out) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: out is NULL");
+    *out = NULL;
+    if (!desc) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: desc is NULL");
+    if (desc->n_vocab < 1 || desc->n_vocab > RLX__SAMPLER_MAX_VOCAB)
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: n_vocab %ld is outside 1 ..= %d",
+                             (long)desc->n_vocab, RLX__SAMPLER_MAX_VOCAB);
+    if (desc->n_stages < 0 || desc->n_stages > RLX__SAMPLER_MAX_STAGES || (desc->n_stages > 0 && !desc->stages))
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: n_stages %ld is outside 0 ..= %d or stages is NULL",
+                             (long)desc->n_stages, RLX__SAMPLER_MAX_STAGES);
+    for (i = 0; i < desc->n_stages; i++) {
+        const rlx_sampler_stage* s = &desc->stages[i];
+        const char* nm = rlx__sampler_name(s->type);
+        switch (s->type) {
+        case RLX_SAMPLER_GREEDY: case RLX_SAMPLER_DIST: case RLX_SAMPLER_TOP_K: break;
+        case RLX_SAMPLER_TEMP: case RLX_SAMPLER_TOP_P: case RLX_SAMPLER_MIN_P: case RLX_SAMPLER_TYPICAL:
+            if (!rlx__smp_finite(s->value))
+                return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (%s): value %g is not finite", (long)i, nm, (double)s->value);
+            if (s->min_keep < 0)
+                return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (%s): min_keep %ld < 0", (long)i, nm, (long)s->min_keep);
+            break;
+        case RLX_SAMPLER_PENALTIES:
+            if (s->last_n < 0 || s->last_n > RLX__SAMPLER_MAX_LAST_N)
+                return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (penalties): last_n %ld is outside 0 ..= %d", (long)i, (long)s->last_n, RLX__SAMPLER_MAX_LAST_N);
+            if (!rlx__smp_finite(s->repeat) || s->repeat < 0.0f || !rlx__smp_finite(s->freq) || !rlx__smp_finite(s->present))
+                return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (penalties): repeat %g must be finite and >= 0 (0 = 1), freq %g and present %g finite", (long)i, (double)s->repeat, (double)s->freq, (double)s->present);
+            has_pen = 1;
+            if (s->last_n > ring_cap) ring_cap = s->last_n;
+            break;
+        case RLX_SAMPLER_LOGIT_BIAS:
+            if (s->n_biases < 0 || (s->n_biases > 0 && !s->biases) || s->n_biases > desc->n_vocab)
+                return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (logit_bias): n_biases %ld is outside 0 ..= n_vocab or biases is NULL", (long)i, (long)s->n_biases);
+            for (j = 0; j < s->n_biases; j++) {
+                if (s->biases[j].token < 0 || s->biases[j].token >= desc->n_vocab)
+                    return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (logit_bias): biases[%ld].token %ld is outside 0 .. n_vocab %ld", (long)i, (long)j, (long)s->biases[j].token, (long)desc->n_vocab);
+                if (!(rlx__smp_finite(s->biases[j].bias) || s->biases[j].bias == -(float)INFINITY))
+                    return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (logit_bias): biases[%ld].bias %g must be finite or -inf", (long)i, (long)j, (double)s->biases[j].bias);
+            }
+            nbias += (size_t)s->n_biases;
+            break;
+        default:
+            return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld has the invalid type %ld", (long)i, (long)s->type);
+        }
+    }
+    memset(&al, 0, sizeof al);
+    if (desc->allocator.alloc) al = desc->allocator;
+    ch = (rlx_sampler_chain*)rlx__calloc(&al, sizeof *ch);
+    if (!ch) return rlx__gen_fail(RLX_ERROR_OUT_OF_MEMORY, "rlx_sampler_chain_create: out of memory");
+    ch->al = al;
+    ch->n_vocab = desc->n_vocab;
+    ch->n_stages = desc->n_stages;
+    ch->ring_cap = ring_cap;
+    if (desc->n_stages) memcpy(ch->st, desc->stages, sizeof(rlx_sampler_stage) * (size_t)desc->n_stages);
+    if (!rlx__mul_sz((size_t)desc->n_vocab, sizeof(rlx__smp_cand), &bytes) ||
+        !(ch->cand = (rlx__smp_cand*)rlx__alloc(&al, bytes)) ||
+        (has_pen && (!(ch->counts = (int32_t*)rlx__calloc(&al, rlx__szmul((size_t)desc->n_vocab, sizeof(int32_t)))) ||
+                     !(ch->ring = (int32_t*)rlx__alloc(&al, rlx__szmul((size_t)(ring_cap ? ring_cap : 1), sizeof(int32_t)))))) ||
+        (nbias && !(ch->bias = (rlx_logit_bias*)rlx__alloc(&al, rlx__szmul(nbias, sizeof(rlx_logit_bias)))))) {
+        rlx_sampler_chain_destroy(ch);
+        return rlx__gen_fail(RLX_ERROR_OUT_OF_MEMORY, "rlx_sampler_chain_create: out of memory for %ld candidates", (long)desc->n_vocab);
+    }
+    nbias = 0;
+    for (i = 0; i < ch->n_stages; i++) {
+        rlx_sampler_stage* s = &ch->st[i];
+        if (s->type == RLX_SAMPLER_LOGIT_BIAS && s->n_biases > 0) {
+            rlx_logit_bias* b = ch->bias + nbias;
+            int32_t m = 0;
+            if (s->n_biases) memcpy(b, s->biases, sizeof *b * (size_t)s->n_biases);
+            rlx__smp_bias_sort(b, s->n_biases);
+            for (j = 0; j < s->n_biases; j++) {              /* a token listed twice gets the sum */
+                if (m > 0 && b[m - 1].token == b[j].token) b[m - 1].bias += b[j].bias;
+                else b[m++] = b[j];
+            }
+            s->biases = b;
+            s->n_biases = m;
+            nbias += (size_t)m;
+        } else {
+            s->biases = NULL;
+            s->n_biases = 0;
+        }
+        if (s->type == RLX_SAMPLER_PENALTIES && s->repeat == 0.0f) s->repeat = 1.0f;   /* zero = default */
+    }
+    rlx_sampler_reset(ch);
+    *out = ch;
+    return RLX_OK;
+}
+
+RLXDEF void rlx_sampler_chain_destroy(rlx_sampler_chain* ch) {
+    if (!ch) return;
+    rlx__free(&ch->al, ch->cand);
+    rlx__free(&ch->al, ch->counts);
+    rlx__free(&ch->al, ch->ring);
+    rlx__free(&ch->al, ch->bias);
+    rlx__free(&ch->al, ch);
+}
+
+RLXDEF void rlx_sampler_reset(rlx_sampler_chain* ch) {
+    int32_t i;
+    if (!ch) return;
+    ch->ring_len = ch->ring_pos = 0;
+    for (i = 0; i < ch->n_stages; i++) ch->rng[i] = ch->st[i].seed;
+}
+
+RLXDEF rlx_result rlx_sampler_accept(rlx_sampler_chain* ch, int32_t token) {
+    rlx__gen_err[0] = 0;
+    if (!ch) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_accept: chain is NULL");
+    if (token < 0 || token >= ch->n_vocab)
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_accept: token %ld is outside 0 .. n_vocab %ld", (long)token, (long)ch->n_vocab);
+    if (ch->ring_cap == 0) return RLX_OK;
+    ch->ring[ch->ring_pos] = token;
+    ch->ring_pos = ch->ring_pos + 1 == ch->ring_cap ? 0 : ch->ring_pos + 1;
+    if (ch->ring_len < ch->ring_cap) ch->ring_len++;
+    return RLX_OK;
+}
+
+/* Max-heap on key over c[0 .. n). */
+static void rlx__smp_heap_down(rlx__smp_cand* c, int32_t n, int32_t i) {
+    for (;;) {
+        int32_t l = 2 * i + 1, r = l + 1, m = i;
+        rlx__smp_cand t;
+        if (l < n && c[l].key > c[m].key) m = l;
+        if (r < n && c[r].key > c[m].key) m = r;
+        if (m == i) return;
+        t = c[i]; c[i] = c[m]; c[m] = t;
+        i = m;
+    }
+}
+static void rlx__smp_heap_make(rlx__smp_cand* c, int32_t n) {
+    int32_t i;
+    for (i = n / 2 - 1; i >= 0; i--) rlx__smp_heap_down(c, n, i);
+}
+/* Moves the maximum of the heap c[0 .. h) to c[h - 1]; the heap is then c[0 .. h - 1). */
+static void rlx__smp_heap_pop(rlx__smp_cand* c, int32_t h) {
+    rlx__smp_cand t = c[0];
+    c[0] = c[h - 1];
+    c[h - 1] = t;
+    rlx__smp_heap_down(c, h - 1, 0);
+}
+static void rlx__smp_reverse(rlx__smp_cand* c, int32_t n) {
+    int32_t i;
+    for (i = 0; i < n / 2; i++) { rlx__smp_cand t = c[i]; c[i] = c[n - 1 - i]; c[n - 1 - i] = t; }
+}
+/* Puts the m largest keys of c[0 .. n) first, in descending order (the rest follow in some order). */
+static void rlx__smp_top(rlx__smp_cand* c, int32_t n, int32_t m) {
+    int32_t i;
+    if (m > n) m = n;
+    rlx__smp_heap_make(c, n);
+    for (i = 0; i < m; i++) rlx__smp_heap_pop(c, n - i);
+    rlx__smp_reverse(c, n);
+}
+static void rlx__smp_sort(rlx_sampler_chain* ch, int32_t m) {
+    int32_t i;
+    for (i = 0; i < ch->n; i++) ch->cand[i].key = ch->cand[i].logit;
+    rlx__smp_top(ch->cand, ch->n, m);
+}
+/* llama.cpp's softmax: p = expf(logit - max) / their float sum, in the current order. */
+static void rlx__smp_softmax(rlx_sampler_chain* ch) {
+    rlx__smp_cand* c = ch->cand;
+    float mx = c[0].logit, sum = 0.0f;
+    int32_t i;
+    for (i = 1; i < ch->n; i++) if (c[i].logit > mx) mx = c[i].logit;
+    for (i = 0; i < ch->n; i++) { c[i].p = expf(c[i].logit - mx); sum += c[i].p; }
+    for (i = 0; i < ch->n; i++) c[i].p /= sum;
+}
+
+/* One stage on ch->cand[0 .. n). Picking stages store the picked candidate's id in *pick. */
+static void rlx__sampler_stage_apply(rlx_sampler_chain* ch, int32_t si, int picking, int32_t* pick) {
+    const rlx_sampler_stage* s = &ch->st[si];
+    rlx__smp_cand* c = ch->cand;
+    int32_t i, n = ch->n;
+    switch (s->type) {
+    case RLX_SAMPLER_GREEDY:
+        if (picking) {
+            int32_t b = 0;
+            for (i = 1; i < n; i++) if (c[i].logit > c[b].logit) b = i;
+            *pick = c[b].id;
+        }
+        break;
+    case RLX_SAMPLER_DIST:
+        if (picking) {
+            float mx = c[0].logit;
+            double sum = 0.0, run = 0.0, tgt;
+            int32_t b = -1;
+            for (i = 1; i < n; i++) if (c[i].logit > mx) mx = c[i].logit;
+            if (mx == (float)INFINITY) {                      /* an overflowed temperature: the infinite ones */
+                for (i = 0; i < n && b < 0; i++) if (c[i].logit == mx) b = i;
+                *pick = c[b].id;
+                break;
+            }
+            for (i = 0; i < n; i++) { c[i].p = expf(c[i].logit - mx); sum += (double)c[i].p; }
+            tgt = sum * ((double)(rlx__smp_next(&ch->rng[si]) >> 11) * (1.0 / 9007199254740992.0));
+            for (i = 0; i < n; i++) {
+                run += (double)c[i].p;
+                if (c[i].p > 0.0f) b = i;
+                if (run > tgt && c[i].p > 0.0f) break;
+            }
+            *pick = c[b < 0 ? 0 : b].id;
+        }
+        break;
+    case RLX_SAMPLER_TEMP:
+        if (s->value <= 0.0f) {                           /* keep the first largest, the rest -inf */
+            int32_t b = 0;
+            for (i = 1; i < n; i++) {
+                if (c[i].logit > c[b].logit) { c[b].logit = -(float)INFINITY; b = i; }
+                else c[i].logit = -(float)INFINITY;
+            }
+        } else {
+            for (i = 0; i < n; i++) c[i].logit /= s->value;
+        }
+        break;
+    case RLX_SAMPLER_TOP_K:
+        if (s->k > 0) {
+            int32_t k = s->k < n ? s->k : n;
+            if (!ch->sorted) { rlx__smp_sort(ch, k); ch->sorted = 1; }
+            ch->n = k;
+        }
+        break;
+    case RLX_SAMPLER_TOP_P:
+        if (s->value < 1.0f) {
+            float cum = 0.0f;
+            int32_t last = n, h = n;
+            rlx__smp_softmax(ch);
+            if (ch->sorted) {
+                for (i = 0; i < n; i++) {
+                    cum += c[i].p;
+                    if (cum >= s->value && i + 1 >= s->min_keep) { last = i + 1; break; }
+                }
+            } else {
+                /* pop the largest one at a time (they collect at the end, ascending) */
+                for (i = 0; i < n; i++) c[i].key = c[i].logit;
+                rlx__smp_heap_make(c, n);
+                for (i = 0; i < n; i++) {
+                    rlx__smp_heap_pop(c, h);
+                    h--;
+                    cum += c[h].p;
+                    if (cum >= s->value && i + 1 >= s->min_keep) { last = i + 1; break; }
+                }
+                rlx__smp_reverse(c, n);   /* the popped ones first, descending */
+                ch->sorted = 1;
+            }
+            ch->n = last;
+        }
+        break;
+    case RLX_SAMPLER_MIN_P:
+        if (s->value > 0.0f && n > 0) {
+            float mx = c[0].logit, lo;
+            int32_t cnt = 0, keep = s->min_keep > 1 ? s->min_keep : 1;
+            for (i = 1; i < n; i++) if (c[i].logit > mx) mx = c[i].logit;
+            lo = mx + logf(s->value);
+            for (i = 0; i < n; i++) cnt += c[i].logit >= lo;
+            if (cnt >= keep) {
+                int32_t m = 0;
+                for (i = 0; i < n; i++) if (c[i].logit >= lo) c[m++] = c[i];   /* stable: order kept */
+                ch->n = m;
+            } else {
+                if (!ch->sorted) { rlx__smp_sort(ch, n); ch->sorted = 1; }
+                ch->n = keep < n ? keep : n;
+            }
+        }
+        break;
+    case RLX_SAMPLER_TYPICAL:
+        if (s->value < 1.0f) {
+            float ent = 0.0f, cum = 0.0f;
+            int32_t last = n, h = n;
+            if (!ch->sorted) { rlx__smp_sort(ch, n); ch->sorted = 1; }
+            rlx__smp_softmax(ch);
+            for (i = 0; i < n; i++) ent += -c[i].p * logf(c[i].p);
+            for (i = 0; i < n; i++) c[i].key = -fabsf(-logf(c[i].p) - ent);   /* most typical = largest key */
+            rlx__smp_heap_make(c, n);
+            for (i = 0; i < n; i++) {
+                rlx__smp_heap_pop(c, h);
+                h--;
+                cum += c[h].p;
+                if (cum > s->value && (s->min_keep == 0 || i >= s->min_keep - 1)) { last = i + 1; break; }
+            }
+            rlx__smp_reverse(c, n);   /* the popped ones first, most typical first */
+            ch->n = last;
+            ch->sorted = 0;
+        }
+        break;
+    case RLX_SAMPLER_PENALTIES:
+        if (s->last_n > 0 && ch->ring_len > 0 && !(s->repeat == 1.0f && s->freq == 0.0f && s->present == 0.0f)) {
+            int32_t m = s->last_n < ch->ring_len ? s->last_n : ch->ring_len, j, p = ch->ring_pos;
+            for (j = 0; j < m; j++) { p = p == 0 ? ch->ring_cap - 1 : p - 1; ch->counts[ch->ring[p]]++; }
+            for (i = 0; i < n; i++) {
+                int32_t cnt = ch->counts[c[i].id];
+                if (cnt <= 0) continue;
+                if (c[i].logit <= 0) c[i].logit *= s->repeat;
+                else c[i].logit /= s->repeat;
+                c[i].logit -= (float)cnt * s->freq + s->present;
+            }
+            p = ch->ring_pos;
+            for (j = 0; j < m; j++) { p = p == 0 ? ch->ring_cap - 1 : p - 1; ch->counts[ch->ring[p]] = 0; }
+            ch->sorted = 0;
+        }
+        break;
+    case RLX_SAMPLER_LOGIT_BIAS:
+        if (s->n_biases > 0) {
+            for (i = 0; i < n; i++) {
+                int32_t lo = 0, hi = s->n_biases - 1, id = c[i].id;
+                while (lo <= hi) {
+                    int32_t mid = lo + (hi - lo) / 2;
+                    if (s->biases[mid].token == id) { c[i].logit += s->biases[mid].bias; break; }
+                    if (s->biases[mid].token < id) lo = mid + 1; else hi = mid - 1;
+                }
+            }
+            ch->sorted = 0;
+        }
+        break;
+    default: break;
+    }
+}
+
+/* Loads the logits and runs every stage; *pick = the last picking stage's token (-1: none). */
+static rlx_result rlx__sampler_run(rlx_sampler_chain* ch, const char* fn, const float* logits, int32_t n_vocab,
+                                   int picking, int32_t* pick) {
+    int32_t i, finite = 0;
+    float mx;
+    if (!ch) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "%s: chain is NULL", fn);
+    if (!logits) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "%s: logits is NULL", fn);
+    if (n_vocab != ch->n_vocab)
+        return rlx__gen_fail(RLX_ERROR_SIZE, "%s: n_vocab %ld, the chain was made for %ld", fn, (long)n_vocab, (long)ch->n_vocab);
+    for (i = 0; i < n_vocab; i++) {
+        float x = logits[i];
+        if (x != x || x == (float)INFINITY)
+            return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "%s: logits[%ld] is %s", fn, (long)i, x != x ? "NaN" : "+inf");
+        finite |= x != -(float)INFINITY;
+        ch->cand[i].id = i;
+        ch->cand[i].logit = x;
+        ch->cand[i].p = 0.0f;
+    }
+    if (!finite) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "%s: every logit is -inf", fn);
+    ch->n = n_vocab;
+    ch->sorted = 0;
+    *pick = -1;
+    for (i = 0; i < ch->n_stages; i++) rlx__sampler_stage_apply(ch, i, picking, pick);
+    mx = -(float)INFINITY;
+    for (i = 0; i < ch->n; i++) if (ch->cand[i].logit > mx) mx = ch->cand[i].logit;
+    if (ch->n == 0 || !(mx > -(float)INFINITY))
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "%s: no candidate with a finite logit is left after the stages (biases of -inf?)", fn);
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_sampler_sample(rlx_sampler_chain* ch, const float* logits, int32_t n_vocab, int32_t* token) {
+    int32_t pick = -1, i, b = 0;
+    rlx_result r;
+    rlx__gen_err[0] = 0;
+    if (!token) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_sample: token is NULL");
+    *token = -1;
+    r = rlx__sampler_run(ch, "rlx_sampler_sample", logits, n_vocab, 1, &pick);
+    if (r != RLX_OK) return r;
+    if (pick < 0) {
+        for (i = 1; i < ch->n; i++) if (ch->cand[i].logit > ch->cand[b].logit) b = i;
+        pick = ch->cand[b].id;
+    }
+    *token = pick;
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_sampler_apply(rlx_sampler_chain* ch, const float* logits, int32_t n_vocab,
+                                    rlx_token_prob* out, int32_t cap, int32_t* n_out) {
+    int32_t pick, i;
+    double mx = -HUGE_VAL, sum = 0.0;
+    rlx_result r;
+    rlx__gen_err[0] = 0;
+    if (!n_out || (cap > 0 && !out) || cap < 0)
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_apply: n_out is NULL, cap < 0 or out is NULL");
+    *n_out = 0;
+    r = rlx__sampler_run(ch, "rlx_sampler_apply", logits, n_vocab, 0, &pick);
+    if (r != RLX_OK) return r;
+    *n_out = ch->n;
+    if (cap < ch->n) return rlx__gen_fail(RLX_ERROR_SIZE, "rlx_sampler_apply: %ld candidates survive, cap is %ld", (long)ch->n, (long)cap);
+    for (i = 0; i < ch->n; i++) if ((double)ch->cand[i].logit > mx) mx = (double)ch->cand[i].logit;
+    for (i = 0; i < ch->n; i++) {
+        double l = (double)ch->cand[i].logit;
+        sum += mx == HUGE_VAL ? (l == HUGE_VAL ? 1.0 : 0.0) : exp(l - mx);
+    }
+    for (i = 0; i < ch->n; i++) {
+        double l = (double)ch->cand[i].logit;
+        out[i].id = ch->cand[i].id;
+        out[i].logit = ch->cand[i].logit;
+        out[i].p = (float)((mx == HUGE_VAL ? (l == HUGE_VAL ? 1.0 : 0.0) : exp(l - mx)) / sum);
+    }
+    return RLX_OK;
+}
+
+/* ---- stop strings ----
+   One Knuth-Morris-Pratt automaton per stop string: state[j] is the length of the longest tail of the text so
+   far that is a prefix of stop j. The held text is the longest such tail, so it is always in `held`. */
+struct rlx_stop_matcher {
+    rlx_allocator al;
+    int32_t n;
+    char** s;            /* the stop strings (copies)                                               */
+    int32_t* len;
+    int32_t** fail;      /* KMP failure function of each stop string                               */
+    int32_t* state;
+    int32_t* scratch;    /* the states while a feed runs                                           */
+    int32_t maxlen;
+    char* held;          /* maxlen - 1 bytes at most                                               */
+    size_t nheld;
+    int32_t matched;     /* -1 until a stop string completes                                        */
+};
+
+RLXDEF void rlx_stop_destroy(rlx_stop_matcher* m) {
+    int32_t i;
+    if (!m) return;
+    for (i = 0; i < m->n; i++) {
+        if (m->s) rlx__free(&m->al, m->s[i]);
+        if (m->fail) rlx__free(&m->al, m->fail[i]);
+    }
+    rlx__free(&m->al, m->s);
+    rlx__free(&m->al, m->fail);
+    rlx__free(&m->al, m->len);
+    rlx__free(&m->al, m->state);
+    rlx__free(&m->al, m->scratch);
+    rlx__free(&m->al, m->held);
+    rlx__free(&m->al, m);
+}
+
+RLXDEF rlx_result rlx_stop_create(const rlx_stop_desc* desc, rlx_stop_matcher** out) {
+    rlx_stop_matcher* m;
+    rlx_allocator al;
+    int32_t i, q, k;
+    size_t nst;
+    rlx__gen_err[0] = 0;
+    if (!out) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_stop_create: out is NULL");
+    *out = NULL;
+    if (!desc || !desc->stops || desc->n_stops < 1 || desc->n_stops > RLX__STOP_MAX)
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_stop_create: needs desc with 1 ..= %d stop strings", RLX__STOP_MAX);
+    for (i = 0; i < desc->n_stops; i++) {
+        const char* s = desc->stops[i];
+        size_t l = 0;
+        if (!s) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_stop_create: stops[%ld] is NULL", (long)i);
+        while (l <= RLX__STOP_MAX_LEN && s[l]) l++;
+        if (l == 0 || l > RLX__STOP_MAX_LEN)
+            return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_stop_create: stops[%ld] is %s", (long)i, l == 0 ? "empty" : "longer than 4096 bytes");
+    }
+    memset(&al, 0, sizeof al);
+    if (desc->allocator.alloc) al = desc->allocator;
+    m = (rlx_stop_matcher*)rlx__calloc(&al, sizeof *m);
+    if (!m) return rlx__gen_fail(RLX_ERROR_OUT_OF_MEMORY, "rlx_stop_create: out of memory");
+    m->al = al;
+    m->matched = -1;
+    nst = (size_t)desc->n_stops;
+    m->s = (char**)rlx__calloc(&al, sizeof(char*) * nst);
+    m->fail = (int32_t**)rlx__calloc(&al, sizeof(int32_t*) * nst);
+    m->len = (int32_t*)rlx__calloc(&al, sizeof(int32_t) * nst);
+    m->state = (int32_t*)rlx__calloc(&al, sizeof(int32_t) * nst);
+    m->scratch = (int32_t*)rlx__calloc(&al, sizeof(int32_t) * nst);
+    if (!m->s || !m->fail || !m->len || !m->state || !m->scratch) { m->n = 0; rlx_stop_destroy(m); return rlx__gen_fail(RLX_ERROR_OUT_OF_MEMORY, "rlx_stop_create: out of memory"); }
+    m->n = desc->n_stops;
+    for (i = 0; i < m->n; i++) {
+        const char* s = desc->stops[i];
+        int32_t* f;
+        m->len[i] = (int32_t)strlen(s);
+        m->s[i] = rlx__strdup(&al, s);
+        f = m->fail[i] = (int32_t*)rlx__alloc(&al, sizeof(int32_t) * (size_t)m->len[i]);
+        if (!m->s[i] || !f) { rlx_stop_destroy(m); return rlx__gen_fail(RLX_ERROR_OUT_OF_MEMORY, "rlx_stop_create: out of memory"); }
+        f[0] = 0;
+        for (q = 1, k = 0; q < m->len[i]; q++) {       /* f[q] = longest proper border of s[0 .. q] */
+            while (k > 0 && s[q] != s[k]) k = f[k - 1];
+            if (s[q] == s[k]) k++;
+            f[q] = k;
+        }
+        if (m->len[i] > m->maxlen) m->maxlen = m->len[i];
+    }
+    if (!(m->held = (char*)rlx__alloc(&al, (size_t)m->maxlen))) { rlx_stop_destroy(m); return rlx__gen_fail(RLX_ERROR_OUT_OF_MEMORY, "rlx_stop_create: out of memory"); }
+    *out = m;
+    return RLX_OK;
+}
+
+/* Byte i of held + piece. */
+static char rlx__stop_at(const rlx_stop_matcher* m, const char* piece, size_t i) {
+    return i < m->nheld ? m->held[i] : piece[i - m->nheld];
+}
+
+RLXDEF rlx_result rlx_stop_feed(rlx_stop_matcher* m, const char* piece, size_t len, char* out, size_t cap,
+                                size_t* n_out, int32_t* matched) {
+    size_t total, e, cut, keep = 0, i;
+    int32_t hit = -1, j;
+    rlx__gen_err[0] = 0;
+    if (n_out) *n_out = 0;
+    if (matched) *matched = -1;
+    if (!m || !n_out || (len > 0 && !piece) || (cap > 0 && !out))
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_stop_feed: matcher or n_out is NULL, or piece/out is NULL with a length");
+    if (matched) *matched = m->matched;
+    if (m->matched >= 0) return RLX_OK;
+    if (!rlx__add_sz(m->nheld, len, &total))
+        return rlx__gen_fail(RLX_ERROR_SIZE, "rlx_stop_feed: len %zu is too large", len);
+    /* on a copy of the states, so that nothing changes when out is too small */
+    memcpy(m->scratch, m->state, sizeof(int32_t) * (size_t)m->n);
+    for (e = 0; e < len && hit < 0; e++) {
+        char c = piece[e];
+        for (j = 0; j < m->n; j++) {
+            int32_t q = m->scratch[j];
+            const char* s = m->s[j];
+            while (q > 0 && s[q] != c) q = m->fail[j][q - 1];
+            if (s[q] == c) q++;
+            if (q == m->len[j]) {
+                if (hit < 0 || m->len[j] > m->len[hit]) hit = j;
+                q = m->fail[j][q - 1];
+            }
+            m->scratch[j] = q;
+        }
+    }
+    if (hit >= 0) {
+        cut = m->nheld + e - (size_t)m->len[hit];
+    } else {
+        for (j = 0; j < m->n; j++) if ((size_t)m->scratch[j] > keep) keep = (size_t)m->scratch[j];
+        cut = total - keep;
+    }
+    *n_out = cut;
+    if (cut > cap) return rlx__gen_fail(RLX_ERROR_SIZE, "rlx_stop_feed: %zu bytes to return, cap is %zu", cut, cap);
+    for (i = 0; i < cut; i++) out[i] = rlx__stop_at(m, piece, i);
+    memcpy(m->state, m->scratch, sizeof(int32_t) * (size_t)m->n);
+    if (hit >= 0) {
+        m->matched = hit;
+        m->nheld = 0;
+        if (matched) *matched = hit;
+    } else {
+        /* new held = (held + piece)[cut .. total) */
+        if (cut < m->nheld) {
+            memmove(m->held, m->held + cut, m->nheld - cut);
+            if (len) memcpy(m->held + (m->nheld - cut), piece, len);
+        } else if (keep) {
+            memcpy(m->held, piece + (cut - m->nheld), keep);
+        }
+        m->nheld = keep;
+    }
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_stop_flush(rlx_stop_matcher* m, char* out, size_t cap, size_t* n_out) {
+    int32_t j;
+    rlx__gen_err[0] = 0;
+    if (n_out) *n_out = 0;
+    if (!m || !n_out || (cap > 0 && !out))
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_stop_flush: matcher or n_out is NULL, or out is NULL with a cap");
+    *n_out = m->nheld;
+    if (m->nheld > cap) return rlx__gen_fail(RLX_ERROR_SIZE, "rlx_stop_flush: %zu bytes held, cap is %zu", m->nheld, cap);
+    if (m->nheld) memcpy(out, m->held, m->nheld);
+    m->nheld = 0;
+    for (j = 0; j < m->n; j++) m->state[j] = 0;
+    return RLX_OK;
+}
+RLXDEF size_t rlx_stop_held(const rlx_stop_matcher* m) { return m ? m->nheld : 0; }
+RLXDEF void rlx_stop_reset(rlx_stop_matcher* m) {
+    int32_t j;
+    if (!m) return;
+    m->nheld = 0;
+    m->matched = -1;
+    for (j = 0; j < m->n; j++) m->state[j] = 0;
+}
+
+/* ---- chat templates ---- */
+/* Families in llama.cpp's detection order; `written` = rlx.h writes it. */
+typedef enum rlx__chat_family {
+    RLX__CHAT_UNKNOWN = 0,
+    RLX__CHAT_CHATML, RLX__CHAT_LLAMA2, RLX__CHAT_LLAMA2_SYS, RLX__CHAT_LLAMA2_SYS_BOS, RLX__CHAT_LLAMA2_SYS_STRIP,
+    RLX__CHAT_MISTRAL_V1, RLX__CHAT_MISTRAL_V3, RLX__CHAT_MISTRAL_V3_TEKKEN, RLX__CHAT_MISTRAL_V7,
+    RLX__CHAT_MISTRAL_V7_TEKKEN, RLX__CHAT_PHI3, RLX__CHAT_PHI4, RLX__CHAT_FALCON3, RLX__CHAT_ZEPHYR,
+    RLX__CHAT_GEMMA, RLX__CHAT_LLAMA3, RLX__CHAT_LLAMA4,
+    RLX__CHAT_WRITTEN_END,     /* families after this are recognised but not written */
+    RLX__CHAT_SMOLVLM, RLX__CHAT_CHATGLM4, RLX__CHAT_GLMEDGE, RLX__CHAT_MONARCH, RLX__CHAT_ORION,
+    RLX__CHAT_OPENCHAT, RLX__CHAT_VICUNA, RLX__CHAT_VICUNA_ORCA, RLX__CHAT_DEEPSEEK, RLX__CHAT_COMMAND_R,
+    RLX__CHAT_CHATGLM3, RLX__CHAT_MINICPM, RLX__CHAT_DEEPSEEK2, RLX__CHAT_DEEPSEEK3, RLX__CHAT_EXAONE3,
+    RLX__CHAT_EXAONE4, RLX__CHAT_RWKV_WORLD, RLX__CHAT_GRANITE, RLX__CHAT_GIGACHAT, RLX__CHAT_MEGREZ,
+    RLX__CHAT_YANDEX, RLX__CHAT_BAILING, RLX__CHAT_DOTS1, RLX__CHAT_HUNYUAN_MOE, RLX__CHAT_HUNYUAN_DENSE,
+    RLX__CHAT_KIMI_K2,
+    /* known to llama.cpp by name only here (their template markers are not recognised) */
+    RLX__CHAT_BAILING_THINK, RLX__CHAT_BAILING2, RLX__CHAT_DEEPSEEK_OCR, RLX__CHAT_EXAONE_MOE, RLX__CHAT_GPT_OSS,
+    RLX__CHAT_GRANITE_40, RLX__CHAT_GRANITE_41, RLX__CHAT_GROK2, RLX__CHAT_HUNYUAN_VL, RLX__CHAT_PANGU_EMBEDDED,
+    RLX__CHAT_SEED_OSS, RLX__CHAT_SOLAR_OPEN,
+    RLX__CHAT_COUNT
+} rlx__chat_family;
+
+static const char* const rlx__chat_names[RLX__CHAT_COUNT] = {
+    NULL, "chatml", "llama2", "llama2-sys", "llama2-sys-bos", "llama2-sys-strip", "mistral-v1", "mistral-v3",
+    "mistral-v3-tekken", "mistral-v7", "mistral-v7-tekken", "phi3", "phi4", "falcon3", "zephyr", "gemma",
+    "llama3", "llama4", NULL,
+    "smolvlm", "chatglm4", "glmedge", "monarch", "orion", "openchat", "vicuna", "vicuna-orca", "deepseek",
+    "command-r", "chatglm3", "minicpm", "deepseek2", "deepseek3", "exaone3", "exaone4", "rwkv-world", "granite",
+    "gigachat", "megrez", "yandex", "bailing", "dots1", "hunyuan-moe", "hunyuan-dense", "kimi-k2",
+    "bailing-think", "bailing2", "deepseek-ocr", "exaone-moe", "gpt-oss", "granite-4.0", "granite-4.1", "grok-2",
+    "hunyuan-vl", "pangu-embedded", "seed_oss", "solar-open"};
+
+static int rlx__chat_has(const char* t, const char* s) { return strstr(t, s) != NULL; }
+
+static rlx__chat_family rlx__chat_detect(const char* t) {
+    int i;
+    for (i = 1; i < RLX__CHAT_COUNT; i++) if (rlx__chat_names[i] && strcmp(t, rlx__chat_names[i]) == 0) return (rlx__chat_family)i;
+    if (rlx__chat_has(t, "<|im_start|>"))
+        return rlx__chat_has(t, "<|im_sep|>") ? RLX__CHAT_PHI4 : rlx__chat_has(t, "<end_of_utterance>") ? RLX__CHAT_SMOLVLM : RLX__CHAT_CHATML;
+    if (strncmp(t, "mistral", 7) == 0 || rlx__chat_has(t, "[INST]")) {
+        if (rlx__chat_has(t, "[SYSTEM_PROMPT]")) return RLX__CHAT_MISTRAL_V7;
+        if (rlx__chat_has(t, "' [INST] ' + system_message") || rlx__chat_has(t, "[AVAILABLE_TOOLS]")) {
+            if (rlx__chat_has(t, " [INST]")) return RLX__CHAT_MISTRAL_V1;
+            if (rlx__chat_has(t, "\"[INST]\"")) return RLX__CHAT_MISTRAL_V3_TEKKEN;
+            return RLX__CHAT_MISTRAL_V3;
+        }
+        if (rlx__chat_has(t, "content.strip()")) return RLX__CHAT_LLAMA2_SYS_STRIP;
+        if (rlx__chat_has(t, "bos_token + '[INST]")) return RLX__CHAT_LLAMA2_SYS_BOS;
+        if (rlx__chat_has(t, "<<SYS>>")) return RLX__CHAT_LLAMA2_SYS;
+        return RLX__CHAT_LLAMA2;
+    }
+    if (rlx__chat_has(t, "<|assistant|>") && rlx__chat_has(t, "<|end|>")) return RLX__CHAT_PHI3;
+    if (rlx__chat_has(t, "[gMASK]<sop>")) return RLX__CHAT_CHATGLM4;
+    if (rlx__chat_has(t, "<|assistant|>") && rlx__chat_has(t, "<|user|>"))
+        return rlx__chat_has(t, "<|tool_declare|>") ? RLX__CHAT_EXAONE_MOE : rlx__chat_has(t, "</s>") ? RLX__CHAT_FALCON3 : RLX__CHAT_GLMEDGE;
+    if (rlx__chat_has(t, "<|{{ item['role'] }}|>") && rlx__chat_has(t, "<|begin_of_image|>")) return RLX__CHAT_GLMEDGE;
+    if (rlx__chat_has(t, "<|user|>") && rlx__chat_has(t, "<|endoftext|>")) return RLX__CHAT_ZEPHYR;
+    if (rlx__chat_has(t, "bos_token + message['role']")) return RLX__CHAT_MONARCH;
+    if (rlx__chat_has(t, "<start_of_turn>")) return RLX__CHAT_GEMMA;
+    if (rlx__chat_has(t, "'\\n\\nAssistant: ' + eos_token")) return RLX__CHAT_ORION;
+    if (rlx__chat_has(t, "GPT4 Correct ")) return RLX__CHAT_OPENCHAT;
+    if (rlx__chat_has(t, "USER: ") && rlx__chat_has(t, "ASSISTANT: ")) return rlx__chat_has(t, "SYSTEM: ") ? RLX__CHAT_VICUNA_ORCA : RLX__CHAT_VICUNA;
+    if (rlx__chat_has(t, "### Instruction:") && rlx__chat_has(t, "<|EOT|>")) return RLX__CHAT_DEEPSEEK;
+    if (rlx__chat_has(t, "<|START_OF_TURN_TOKEN|>") && rlx__chat_has(t, "<|USER_TOKEN|>")) return RLX__CHAT_COMMAND_R;
+    if (rlx__chat_has(t, "<|start_header_id|>") && rlx__chat_has(t, "<|end_header_id|>")) return RLX__CHAT_LLAMA3;
+    if (rlx__chat_has(t, "[gMASK]sop")) return RLX__CHAT_CHATGLM3;
+    if (rlx__chat_has(t, "<\xe7\x94\xa8\xe6\x88\xb7>")) return RLX__CHAT_MINICPM;                       /* <用户> */
+    if (rlx__chat_has(t, "'Assistant: ' + message['content'] + eos_token")) return RLX__CHAT_DEEPSEEK2;
+    if (rlx__chat_has(t, "<\xef\xbd\x9c" "Assistant\xef\xbd\x9c>") && rlx__chat_has(t, "<\xef\xbd\x9c" "User\xef\xbd\x9c>") &&
+        rlx__chat_has(t, "<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>")) return RLX__CHAT_DEEPSEEK3;
+    if (rlx__chat_has(t, "[|system|]") && rlx__chat_has(t, "[|assistant|]") && rlx__chat_has(t, "[|endofturn|]"))
+        return rlx__chat_has(t, "[|tool|]") ? RLX__CHAT_EXAONE4 : RLX__CHAT_EXAONE3;
+    if (rlx__chat_has(t, "rwkv-world") || rlx__chat_has(t, "{{- 'User: ' + message['content']|trim + '\\n\\n' -}}")) return RLX__CHAT_RWKV_WORLD;
+    if (rlx__chat_has(t, "<|start_of_role|>")) return RLX__CHAT_GRANITE;
+    if (rlx__chat_has(t, "message['role'] + additional_special_tokens[0] + message['content'] + additional_special_tokens[1]")) return RLX__CHAT_GIGACHAT;
+    if (rlx__chat_has(t, "<|role_start|>")) return RLX__CHAT_MEGREZ;
+    if (rlx__chat_has(t, " \xd0\x90\xd1\x81\xd1\x81\xd0\xb8\xd1\x81\xd1\x82\xd0\xb5\xd0\xbd\xd1\x82:")) return RLX__CHAT_YANDEX;   /* " Ассистент:" */
+    if (rlx__chat_has(t, "<role>ASSISTANT</role>") && rlx__chat_has(t, "'HUMAN'")) return RLX__CHAT_BAILING;
+    if (rlx__chat_has(t, "<|header_start|>") && rlx__chat_has(t, "<|header_end|>")) return RLX__CHAT_LLAMA4;
+    if (rlx__chat_has(t, "<|endofuserprompt|>")) return RLX__CHAT_DOTS1;
+    if (rlx__chat_has(t, "<|startoftext|>") && rlx__chat_has(t, "<|extra_4|>") && rlx__chat_has(t, "<|extra_0|>")) return RLX__CHAT_HUNYUAN_MOE;
+    if (rlx__chat_has(t, "<\xef\xbd\x9chy_place\xe2\x96\x81holder\xe2\x96\x81no\xe2\x96\x81" "2\xef\xbd\x9c>") &&
+        rlx__chat_has(t, "<\xef\xbd\x9chy_place\xe2\x96\x81holder\xe2\x96\x81no\xe2\x96\x81" "3\xef\xbd\x9c>")) return RLX__CHAT_HUNYUAN_DENSE;
+    if (rlx__chat_has(t, "<|im_assistant|>assistant<|im_middle|>")) return RLX__CHAT_KIMI_K2;
+    /* newer families, found by probing llama.cpp's library (their place in its order is not known; they come
+       after every family rlx.h writes that a probe combined them with) */
+    if (rlx__chat_has(t, "<|start|>") && rlx__chat_has(t, "<|channel|>")) return RLX__CHAT_GPT_OSS;
+    if (rlx__chat_has(t, "<seed:bos>")) return RLX__CHAT_SEED_OSS;
+    if (rlx__chat_has(t, "<|begin|>") && rlx__chat_has(t, "<|content|>") && rlx__chat_has(t, "<|end|>")) return RLX__CHAT_SOLAR_OPEN;
+    return RLX__CHAT_UNKNOWN;
+}
+
+RLXDEF const char* rlx_chat_template_family(const char* template_or_name) {
+    rlx__chat_family f = rlx__chat_detect(template_or_name ? template_or_name : "chatml");
+    return rlx__chat_names[f];
+}
+
+/* Output with a running length: bytes past cap are counted, not written. */
+typedef struct rlx__chat_buf { char* out; size_t cap, len; int overflow; } rlx__chat_buf;
+static void rlx__chat_putn(rlx__chat_buf* b, const char* s, size_t n) {
+    size_t end;
+    if (!rlx__add_sz(b->len, n, &end)) { b->overflow = 1; return; }
+    if (b->out && end < b->cap) memcpy(b->out + b->len, s, n);
+    b->len = end;
+}
+static void rlx__chat_put(rlx__chat_buf* b, const char* s) { rlx__chat_putn(b, s, strlen(s)); }
+/* s without leading and trailing C-locale white space (llama.cpp's trim) */
+static int rlx__chat_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
+static void rlx__chat_trim(rlx__chat_buf* b, const char* s) {
+    size_t a = 0, e = strlen(s);
+    while (a < e && rlx__chat_space(s[a])) a++;
+    while (e > a && rlx__chat_space(s[e - 1])) e--;
+    rlx__chat_putn(b, s + a, e - a);
+}
+static int rlx__chat_blank(const char* s) {
+    for (; *s; s++) if (!rlx__chat_space(*s)) return 0;
+    return 1;
+}
+
+RLXDEF rlx_result rlx_chat_apply(const char* template_or_name, const rlx_chat_message* msgs, int32_t n,
+                                 int add_assistant_prompt, char* out, size_t cap, size_t* needed) {
+    rlx__chat_family f;
+    rlx__chat_buf b;
+    int32_t i;
+    int add = add_assistant_prompt != 0;
+    const char* tmpl = template_or_name ? template_or_name : "chatml";
+    rlx__gen_err[0] = 0;
+    if (needed) *needed = 0;
+    if (out && cap > 0) out[0] = 0;
+    if (n < 0 || (n > 0 && !msgs) || (cap > 0 && !out))
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_chat_apply: n %ld < 0, msgs NULL with messages, or out NULL with a cap", (long)n);
+    for (i = 0; i < n; i++)
+        if (!msgs[i].role || !msgs[i].content)
+            return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_chat_apply: msgs[%ld] has a NULL %s", (long)i, msgs[i].role ? "content" : "role");
+    f = rlx__chat_detect(tmpl);
+    if (f == RLX__CHAT_UNKNOWN) {
+        char head[48];
+        rlx__strlcpy(head, sizeof head, tmpl);
+        return rlx__gen_fail(RLX_ERROR_UNSUPPORTED, "rlx_chat_apply: no known chat template family in \"%s%s\" (a name such as \"chatml\", \"llama3\" or a tokenizer.chat_template)",
+                             head, strlen(tmpl) >= sizeof head ? "..." : "");
+    }
+    if (f == RLX__CHAT_DOTS1 || f == RLX__CHAT_HUNYUAN_DENSE || f == RLX__CHAT_KIMI_K2 || f > RLX__CHAT_KIMI_K2)
+        return rlx__gen_fail(RLX_ERROR_UNSUPPORTED, "rlx_chat_apply: the template is of the family \"%s\", which rlx.h does not write", rlx__chat_names[f]);
+    memset(&b, 0, sizeof b);
+    b.out = out;
+    b.cap = cap;
+    switch (f) {
+    case RLX__CHAT_CHATML:
+        for (i = 0; i < n; i++) { rlx__chat_put(&b, "<|im_start|>"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "\n"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|im_end|>\n"); }
+        if (add) rlx__chat_put(&b, "<|im_start|>assistant\n");
+        break;
+    case RLX__CHAT_MISTRAL_V7: case RLX__CHAT_MISTRAL_V7_TEKKEN: {
+        const char* sp = f == RLX__CHAT_MISTRAL_V7 ? " " : "";
+        for (i = 0; i < n; i++) {
+            if (strcmp(msgs[i].role, "system") == 0) { rlx__chat_put(&b, "[SYSTEM_PROMPT]"); rlx__chat_put(&b, sp); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "[/SYSTEM_PROMPT]"); }
+            else if (strcmp(msgs[i].role, "user") == 0) { rlx__chat_put(&b, "[INST]"); rlx__chat_put(&b, sp); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "[/INST]"); }
+            else { rlx__chat_put(&b, sp); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "</s>"); }
+        }
+        break;
+    }
+    case RLX__CHAT_MISTRAL_V1: case RLX__CHAT_MISTRAL_V3: case RLX__CHAT_MISTRAL_V3_TEKKEN: {
+        const char* lead = f == RLX__CHAT_MISTRAL_V1 ? " " : "";
+        const char* trail = f == RLX__CHAT_MISTRAL_V3_TEKKEN ? "" : " ";
+        int inside = 0;
+        for (i = 0; i < n; i++) {
+            if (!inside) { rlx__chat_put(&b, lead); rlx__chat_put(&b, "[INST]"); rlx__chat_put(&b, trail); inside = 1; }
+            if (strcmp(msgs[i].role, "system") == 0) { rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+            else if (strcmp(msgs[i].role, "user") == 0) { rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, lead); rlx__chat_put(&b, "[/INST]"); }
+            else {
+                rlx__chat_put(&b, trail);
+                if (f == RLX__CHAT_MISTRAL_V3) rlx__chat_trim(&b, msgs[i].content); else rlx__chat_put(&b, msgs[i].content);
+                rlx__chat_put(&b, "</s>");
+                inside = 0;
+            }
+        }
+        break;
+    }
+    case RLX__CHAT_LLAMA2: case RLX__CHAT_LLAMA2_SYS: case RLX__CHAT_LLAMA2_SYS_BOS: case RLX__CHAT_LLAMA2_SYS_STRIP: {
+        int inside = 1;
+        rlx__chat_put(&b, "[INST] ");
+        for (i = 0; i < n; i++) {
+            const char* c = msgs[i].content;
+            if (!inside) { inside = 1; rlx__chat_put(&b, f == RLX__CHAT_LLAMA2_SYS_BOS ? "<s>[INST] " : "[INST] "); }
+            if (strcmp(msgs[i].role, "system") == 0) {
+                if (f != RLX__CHAT_LLAMA2) rlx__chat_put(&b, "<<SYS>>\n");
+                if (f == RLX__CHAT_LLAMA2_SYS_STRIP) rlx__chat_trim(&b, c); else rlx__chat_put(&b, c);
+                rlx__chat_put(&b, f != RLX__CHAT_LLAMA2 ? "\n<</SYS>>\n\n" : "\n");
+            } else {
+                if (f == RLX__CHAT_LLAMA2_SYS_STRIP) rlx__chat_trim(&b, c); else rlx__chat_put(&b, c);
+                if (strcmp(msgs[i].role, "user") == 0) rlx__chat_put(&b, " [/INST]");
+                else { rlx__chat_put(&b, "</s>"); inside = 0; }
+            }
+        }
+        break;
+    }
+    case RLX__CHAT_PHI3: case RLX__CHAT_FALCON3: case RLX__CHAT_ZEPHYR: {
+        const char* end = f == RLX__CHAT_PHI3 ? "<|end|>\n" : f == RLX__CHAT_FALCON3 ? "\n" : "<|endoftext|>\n";
+        for (i = 0; i < n; i++) { rlx__chat_put(&b, "<|"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "|>\n"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, end); }
+        if (add) rlx__chat_put(&b, "<|assistant|>\n");
+        break;
+    }
+    case RLX__CHAT_MONARCH:
+        for (i = 0; i < n; i++) { if (i > 0) rlx__chat_put(&b, "<s>"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "\n"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "</s>\n"); }
+        if (add) rlx__chat_put(&b, "<s>assistant\n");
+        break;
+    case RLX__CHAT_ORION: {
+        int32_t sys_from = -1, j;
+        for (i = 0; i < n; i++) {
+            if (strcmp(msgs[i].role, "system") == 0) { if (sys_from < 0) sys_from = i; continue; }
+            if (strcmp(msgs[i].role, "user") == 0) {
+                rlx__chat_put(&b, "Human: ");
+                if (sys_from >= 0) {
+                    int any = 0;
+                    for (j = sys_from; j < i; j++) if (strcmp(msgs[j].role, "system") == 0 && msgs[j].content[0]) any = 1;
+                    if (any) {
+                        for (j = sys_from; j < i; j++) if (strcmp(msgs[j].role, "system") == 0) rlx__chat_put(&b, msgs[j].content);
+                        rlx__chat_put(&b, "\n\n");
+                    }
+                    sys_from = -1;
+                }
+                rlx__chat_put(&b, msgs[i].content);
+                rlx__chat_put(&b, "\n\nAssistant: </s>");
+            } else {
+                rlx__chat_put(&b, msgs[i].content);
+                rlx__chat_put(&b, "</s>");
+            }
+        }
+        break;
+    }
+    case RLX__CHAT_OPENCHAT:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") != 0) {
+                char c0 = r[0] >= 'a' && r[0] <= 'z' ? (char)(r[0] - 'a' + 'A') : r[0];
+                rlx__chat_put(&b, "GPT4 Correct ");
+                if (c0) { rlx__chat_putn(&b, &c0, 1); rlx__chat_put(&b, r + 1); }
+                rlx__chat_put(&b, ": ");
+            }
+            rlx__chat_put(&b, msgs[i].content);
+            rlx__chat_put(&b, "<|end_of_turn|>");
+        }
+        if (add) rlx__chat_put(&b, "GPT4 Correct Assistant:");
+        break;
+    case RLX__CHAT_VICUNA: case RLX__CHAT_VICUNA_ORCA:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) {
+                if (f == RLX__CHAT_VICUNA_ORCA) { rlx__chat_put(&b, "SYSTEM: "); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n"); }
+                else { rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+            } else if (strcmp(r, "user") == 0) { rlx__chat_put(&b, "USER: "); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n"); }
+            else if (strcmp(r, "assistant") == 0) { rlx__chat_put(&b, "ASSISTANT: "); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "</s>\n"); }
+        }
+        if (add) rlx__chat_put(&b, "ASSISTANT:");
+        break;
+    case RLX__CHAT_DEEPSEEK:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) rlx__chat_put(&b, msgs[i].content);
+            else if (strcmp(r, "user") == 0) { rlx__chat_put(&b, "### Instruction:\n"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n"); }
+            else if (strcmp(r, "assistant") == 0) { rlx__chat_put(&b, "### Response:\n"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n<|EOT|>\n"); }
+        }
+        if (add) rlx__chat_put(&b, "### Response:\n");
+        break;
+    case RLX__CHAT_COMMAND_R:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            const char* tok = strcmp(r, "system") == 0 ? "<|SYSTEM_TOKEN|>" : strcmp(r, "user") == 0 ? "<|USER_TOKEN|>" :
+                              strcmp(r, "assistant") == 0 ? "<|CHATBOT_TOKEN|>" : NULL;
+            if (!tok) continue;
+            rlx__chat_put(&b, "<|START_OF_TURN_TOKEN|>"); rlx__chat_put(&b, tok); rlx__chat_trim(&b, msgs[i].content); rlx__chat_put(&b, "<|END_OF_TURN_TOKEN|>");
+        }
+        if (add) rlx__chat_put(&b, "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>");
+        break;
+    case RLX__CHAT_CHATGLM3: case RLX__CHAT_CHATGLM4:
+        rlx__chat_put(&b, f == RLX__CHAT_CHATGLM3 ? "[gMASK]sop" : "[gMASK]<sop>");
+        for (i = 0; i < n; i++) { rlx__chat_put(&b, "<|"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, f == RLX__CHAT_CHATGLM3 ? "|>\n " : "|>\n"); rlx__chat_put(&b, msgs[i].content); }
+        if (add) rlx__chat_put(&b, f == RLX__CHAT_CHATGLM3 ? "<|assistant|>" : "<|assistant|>\n");
+        break;
+    case RLX__CHAT_MINICPM:
+        for (i = 0; i < n; i++) {
+            int user = strcmp(msgs[i].role, "user") == 0;
+            if (user) rlx__chat_put(&b, "<\xe7\x94\xa8\xe6\x88\xb7>");
+            rlx__chat_trim(&b, msgs[i].content);
+            if (user) rlx__chat_put(&b, "<AI>");
+        }
+        break;
+    case RLX__CHAT_DEEPSEEK2: case RLX__CHAT_DEEPSEEK3: {
+        int v3 = f == RLX__CHAT_DEEPSEEK3;
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) { rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+            else if (strcmp(r, "user") == 0) {
+                rlx__chat_put(&b, v3 ? "<\xef\xbd\x9cUser\xef\xbd\x9c>" : "User: ");
+                rlx__chat_put(&b, msgs[i].content);
+                if (!v3) rlx__chat_put(&b, "\n\n");
+            } else if (strcmp(r, "assistant") == 0) {
+                rlx__chat_put(&b, v3 ? "<\xef\xbd\x9c" "Assistant\xef\xbd\x9c>" : "Assistant: ");
+                rlx__chat_put(&b, msgs[i].content);
+                rlx__chat_put(&b, "<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>");
+            }
+        }
+        if (add) rlx__chat_put(&b, v3 ? "<\xef\xbd\x9c" "Assistant\xef\xbd\x9c>" : "Assistant:");
+        break;
+    }
+    case RLX__CHAT_EXAONE3: case RLX__CHAT_EXAONE4:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            const char *open = NULL, *close = "[|endofturn|]\n";
+            if (strcmp(r, "system") == 0) open = "[|system|]";
+            else if (strcmp(r, "user") == 0) { open = "[|user|]"; close = "\n"; }
+            else if (strcmp(r, "assistant") == 0) open = "[|assistant|]";
+            else if (f == RLX__CHAT_EXAONE4 && strcmp(r, "tool") == 0) open = "[|tool|]";
+            if (!open) continue;
+            rlx__chat_put(&b, open); rlx__chat_trim(&b, msgs[i].content); rlx__chat_put(&b, close);
+        }
+        if (add) rlx__chat_put(&b, "[|assistant|]");
+        break;
+    case RLX__CHAT_RWKV_WORLD:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) { rlx__chat_put(&b, "System: "); rlx__chat_trim(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+            else if (strcmp(r, "user") == 0) {
+                rlx__chat_put(&b, "User: "); rlx__chat_trim(&b, msgs[i].content); rlx__chat_put(&b, "\n\n");
+                if (i == n - 1) rlx__chat_put(&b, "Assistant:");
+            } else if (strcmp(r, "assistant") == 0) { rlx__chat_put(&b, "Assistant: "); rlx__chat_trim(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+        }
+        break;
+    case RLX__CHAT_GRANITE:
+        for (i = 0; i < n; i++) {
+            rlx__chat_put(&b, "<|start_of_role|>"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "<|end_of_role|>");
+            if (strcmp(msgs[i].role, "assistant_tool_call") == 0) rlx__chat_put(&b, "<|tool_call|>");
+            rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|end_of_text|>\n");
+        }
+        if (add) rlx__chat_put(&b, "<|start_of_role|>assistant<|end_of_role|>");
+        break;
+    case RLX__CHAT_GIGACHAT: {
+        int has_sys = n > 0 && strcmp(msgs[0].role, "system") == 0;
+        rlx__chat_put(&b, "<s>");
+        if (has_sys) { rlx__chat_put(&b, msgs[0].content); rlx__chat_put(&b, "<|message_sep|>"); }
+        for (i = has_sys ? 1 : 0; i < n; i++) {
+            if (strcmp(msgs[i].role, "user") == 0) { rlx__chat_put(&b, "user<|role_sep|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|message_sep|>available functions<|role_sep|>[]<|message_sep|>"); }
+            else if (strcmp(msgs[i].role, "assistant") == 0) { rlx__chat_put(&b, "assistant<|role_sep|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|message_sep|>"); }
+        }
+        if (add) rlx__chat_put(&b, "assistant<|role_sep|>");
+        break;
+    }
+    case RLX__CHAT_MEGREZ:
+        for (i = 0; i < n; i++) { rlx__chat_put(&b, "<|role_start|>"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "<|role_end|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|turn_end|>"); }
+        if (add) rlx__chat_put(&b, "<|role_start|>assistant<|role_end|>");
+        break;
+    case RLX__CHAT_YANDEX:
+        for (i = 0; i < n; i++) {
+            if (strcmp(msgs[i].role, "user") == 0) rlx__chat_put(&b, " \xd0\x9f\xd0\xbe\xd0\xbb\xd1\x8c\xd0\xb7\xd0\xbe\xd0\xb2\xd0\xb0\xd1\x82\xd0\xb5\xd0\xbb\xd1\x8c: ");
+            else if (strcmp(msgs[i].role, "assistant") == 0) rlx__chat_put(&b, " \xd0\x90\xd1\x81\xd1\x81\xd0\xb8\xd1\x81\xd1\x82\xd0\xb5\xd0\xbd\xd1\x82: ");
+            else continue;
+            rlx__chat_put(&b, msgs[i].content);
+            rlx__chat_put(&b, "\n\n");
+        }
+        if (add) rlx__chat_put(&b, " \xd0\x90\xd1\x81\xd1\x81\xd0\xb8\xd1\x81\xd1\x82\xd0\xb5\xd0\xbd\xd1\x82:[SEP]");
+        break;
+    case RLX__CHAT_BAILING:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            rlx__chat_put(&b, "<role>");
+            if (strcmp(r, "user") == 0) rlx__chat_put(&b, "HUMAN");
+            else for (; *r; r++) { char c = *r >= 'a' && *r <= 'z' ? (char)(*r - 'a' + 'A') : *r; rlx__chat_putn(&b, &c, 1); }
+            rlx__chat_put(&b, "</role>");
+            rlx__chat_put(&b, msgs[i].content);
+        }
+        if (add) rlx__chat_put(&b, "<role>ASSISTANT</role>");
+        break;
+    case RLX__CHAT_SMOLVLM:
+        rlx__chat_put(&b, "<|im_start|>");
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) { rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+            else { rlx__chat_put(&b, strcmp(r, "user") == 0 ? "User: " : "Assistant: "); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<end_of_utterance>\n"); }
+        }
+        if (add) rlx__chat_put(&b, "Assistant:");
+        break;
+    case RLX__CHAT_HUNYUAN_MOE:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) { rlx__chat_put(&b, "<|startoftext|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|extra_4|>"); }
+            else if (strcmp(r, "assistant") == 0) { rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|eos|>"); }
+            else { rlx__chat_put(&b, "<|startoftext|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|extra_0|>"); }
+        }
+        break;
+    case RLX__CHAT_GLMEDGE:
+        for (i = 0; i < n; i++) { rlx__chat_put(&b, "<|"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "|>\n"); rlx__chat_put(&b, msgs[i].content); }
+        if (add) rlx__chat_put(&b, "<|assistant|>");
+        break;
+    case RLX__CHAT_PHI4:
+        for (i = 0; i < n; i++) { rlx__chat_put(&b, "<|im_start|>"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "<|im_sep|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|im_end|>"); }
+        if (add) rlx__chat_put(&b, "<|im_start|>assistant<|im_sep|>");
+        break;
+    case RLX__CHAT_GEMMA: {
+        /* no system turn: the system messages (trimmed, concatenated) open the next non-model turn */
+        int32_t sys_from = -1, j;
+        for (i = 0; i < n; i++) {
+            int model = strcmp(msgs[i].role, "assistant") == 0 || strcmp(msgs[i].role, "model") == 0;
+            if (strcmp(msgs[i].role, "system") == 0) { if (sys_from < 0) sys_from = i; continue; }
+            rlx__chat_put(&b, "<start_of_turn>");
+            rlx__chat_put(&b, model ? "model" : msgs[i].role);
+            rlx__chat_put(&b, "\n");
+            if (sys_from >= 0 && !model) {
+                int any = 0;
+                for (j = sys_from; j < i; j++) if (strcmp(msgs[j].role, "system") == 0 && !rlx__chat_blank(msgs[j].content)) any = 1;
+                if (any) {
+                    for (j = sys_from; j < i; j++) if (strcmp(msgs[j].role, "system") == 0) rlx__chat_trim(&b, msgs[j].content);
+                    rlx__chat_put(&b, "\n\n");
+                }
+                sys_from = -1;   /* blank system text adds nothing, so it may be dropped as well */
+            }
+            rlx__chat_trim(&b, msgs[i].content);
+            rlx__chat_put(&b, "<end_of_turn>\n");
+        }
+        if (add) rlx__chat_put(&b, "<start_of_turn>model\n");
+        break;
+    }
+    case RLX__CHAT_LLAMA3: case RLX__CHAT_LLAMA4: {
+        int l3 = f == RLX__CHAT_LLAMA3;
+        for (i = 0; i < n; i++) {
+            rlx__chat_put(&b, l3 ? "<|start_header_id|>" : "<|header_start|>");
+            rlx__chat_put(&b, msgs[i].role);
+            rlx__chat_put(&b, l3 ? "<|end_header_id|>\n\n" : "<|header_end|>\n\n");
+            rlx__chat_trim(&b, msgs[i].content);
+            rlx__chat_put(&b, l3 ? "<|eot_id|>" : "<|eot|>");
+        }
+        if (add) rlx__chat_put(&b, l3 ? "<|start_header_id|>assistant<|end_header_id|>\n\n" : "<|header_start|>assistant<|header_end|>\n\n");
+        break;
+    }
+    default:
+        return rlx__gen_fail(RLX_ERROR_INTERNAL, "rlx_chat_apply: family %d has no writer (an rlx.h bug)", (int)f);
+    }
+    if (b.overflow) return rlx__gen_fail(RLX_ERROR_SIZE, "rlx_chat_apply: the prompt is larger than SIZE_MAX bytes");
+    if (needed) *needed = b.len;
+    if (!out && cap == 0) return RLX_OK;
+    if (b.len >= cap) {
+        if (cap > 0) out[0] = 0;
+        return rlx__gen_fail(RLX_ERROR_SIZE, "rlx_chat_apply: the prompt needs %zu bytes and a NUL, cap is %zu", b.len, cap);
+    }
+    out[b.len] = 0;
+    return RLX_OK;
+}
+
+#endif /* RLX_NO_LLM */
 
 #endif /* RLX_IMPLEMENTATION */
 
