@@ -430,6 +430,7 @@ int main(void) {
     dev_sel gpus[16];
     int n = rlx_devices(info, 16), i, ng = 0, f;
     const char* want = getenv("RLX_TEST_DEVICE");
+    char why[1024] = "";
     if (n > 16) n = 16;
     for (i = 0; i < n; i++) {
         const char* kind = info[i].device == RLX_DEVICE_VULKAN ? "vulkan" : info[i].device == RLX_DEVICE_CUDA ? "cuda"
@@ -437,7 +438,8 @@ int main(void) {
         if (info[i].device == RLX_DEVICE_CPU) continue;
         if (want && *want && strcmp(want, kind) != 0) continue;
         if (!info[i].available) {
-            printf("  %s %d unavailable: %s\n", kind, info[i].index, info[i].reason);
+            size_t l = strlen(why);
+            snprintf(why + l, sizeof why - l, "; %s %d: %.200s", kind, info[i].index, info[i].reason);
             continue;
         }
         gpus[ng].dev = info[i].device;
@@ -445,8 +447,9 @@ int main(void) {
         snprintf(gpus[ng].name, sizeof gpus[ng].name, "%s %d (%.90s)", kind, info[i].index, info[i].name);
         ng++;
     }
-    if (ng == 0) th_skip("no GPU device available%s%s: every GPU case of the block dtypes", want && *want ? " of kind " : "",
-                         want && *want ? want : "");
+    if (ng == 0)
+        th_skip("no GPU device available%s%s (%s): every GPU case of the block dtypes", want && *want ? " of kind " : "",
+                want && *want ? want : "", why[0] ? why + 2 : "this build has no GPU backend, or none lists a device");
     for (i = 0; i < ng; i++) {
         printf("device %s\n", gpus[i].name);
         test_refusals(&gpus[i]);
