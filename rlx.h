@@ -14993,7 +14993,7 @@ static void rlx__hip_details(int index, uint64_t* mem, char* drv, size_t cap) {
    and its push constant is their address. At compile time every launch is recorded once into one command
    buffer (global memory barrier between dispatches), replayed by each run and waited for with a timeout.
    Requirements: Vulkan 1.2 and bufferDeviceAddress; the other features are optional and checked per kernel
-   (>>vkfeat): today every kernel needs shaderFloat64 and shaderInt64, 28 of 34 need storageBuffer8BitAccess
+   (>>vkfeat): today every kernel needs shaderFloat64 and shaderInt64, 32 of 39 need storageBuffer8BitAccess
    and storageBuffer16BitAccess, none needs shaderInt8, shaderInt16 or shaderFloat16. Devices are ordered
    discrete GPUs first, then integrated, virtual and CPU implementations; rlx_compile_desc.device_index picks one of that order.
    RLX_DEVICE_AUTO does not pick a CPU implementation (lavapipe, SwiftShader): the CPU backend is faster.

@@ -425,6 +425,29 @@ static void test_refusals(const dev_sel* gpu) {
     rlx_graph_destroy(g);
 }
 
+/* Can the device run the block-dtype kernels? A Vulkan device without 8-bit storage (or with it hidden by
+   RLX_VULKAN_HIDE_FEATURES) refuses them with RLX_ERROR_UNSUPPORTED naming the feature: skipped, with that. */
+static int device_runs_quant(const dev_sel* d) {
+    int64_t ws[2], xs[2];
+    rlx_graph* g = rlx_graph_create(NULL);
+    rlx_program* p = NULL;
+    rlx_compile_desc cd;
+    rlx_result r;
+    ws[0] = 8; ws[1] = 32; xs[0] = 1; xs[1] = 32;
+    set_dev(&cd, d);
+    rlx_output(g, "y", rlx_matmul_quant(g, rlx_input(g, "x", RLX_F32, 2, xs), rlx_param(g, "w", RLX_Q4_0, 2, ws)));
+    r = rlx_compile(g, &cd, &p);
+    if (r == RLX_ERROR_UNSUPPORTED && strstr(rlx_graph_error(g), "lacks")) {
+        th_skip("%s: %s", d->name, rlx_graph_error(g));
+        r = RLX_ERROR_DEVICE_UNAVAILABLE;
+    } else {
+        TH_CHECK(r == RLX_OK, "%s: matmul_quant compile: %s", d->name, rlx_graph_error(g));
+    }
+    rlx_program_destroy(p);
+    rlx_graph_destroy(g);
+    return r == RLX_OK;
+}
+
 int main(void) {
     rlx_device_info info[16];
     dev_sel gpus[16];
@@ -453,6 +476,7 @@ int main(void) {
     for (i = 0; i < ng; i++) {
         printf("device %s\n", gpus[i].name);
         test_refusals(&gpus[i]);
+        if (!device_runs_quant(&gpus[i])) continue;
         for (f = 0; f < NQ; f++) {
             test_dequant(&gpus[i], qt[f]);
             test_matmul(&gpus[i], qt[f], 37, 256, 1);
