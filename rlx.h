@@ -100,6 +100,7 @@
       11. Runtime (compile, run, I/O)                >>runtime
       12. Driver loading, shared GPU layer           >>dl >>gpu
       13. CUDA and HIP backends                      >>cuda >>hip
+          (block dtypes in the GPU lowering, before the CUDA supports check: >>gpuquant)
       14. Vulkan backend, optional device features   >>vulkan >>vkfeat
       15. Weight / state store (rlx_store)           >>store
       16. File mapping, strict JSON parser            >>file >>json
@@ -163,7 +164,10 @@
        dequantize_row_*) and from f32 (quantize, byte for byte ggml's reference quantizers; not iq4_nl/iq4_xs),
        rlx_gather of rows (an axis before the last; the result keeps the dtype) and rlx_matmul_quant(x, w):
        x [..., K] f32 times w [N, K] (GGUF layout, x · wᵀ) in f32. Any other op given one fails at its builder
-       with RLX_ERROR_DTYPE. CPU only for now: compiling them for a GPU fails with RLX_ERROR_UNSUPPORTED.
+       with RLX_ERROR_DTYPE. The GPU backends (CUDA, HIP, Vulkan; >>gpuquant) run dequantize, gather and
+       matmul_quant for every format (dequantize and gather bit for bit the CPU's; matmul_quant in f32 with x
+       f32, a GEMV kernel up to 8 rows of x and a tiled kernel that dequantizes weight tiles into shared memory
+       beyond); quantize stays on the CPU: compiling it for a GPU fails with RLX_ERROR_UNSUPPORTED.
        On the CPU, for up to 15 rows of x, rlx_matmul_quant with a q4_0, q8_0, q4_K or q6_K weight rounds x to
        8 bits once per call as ggml does (q8_0 blocks of 32 for q4_0/q8_0, Q8_K blocks of 256 for the K-quants)
        and sums integer block products (AVX2 maddubs/madd; AVX-512 VNNI vpdpbusd for q4_0/q8_0 where the CPU has
@@ -248,10 +252,11 @@
    run a kernel with a shape unknown at compile time (symbolic dims are specialised per value at compile time;
    see rlx_dim), run Vulkan on a device without shaderFloat64 and shaderInt64 (yet: every kernel still needs
    them; the f32 element math that needs neither is in kernels/vulkan/math_f32.glsl, not yet used by kernels),
-   run block-quantized dtypes on a GPU (CPU only; the GPU lowering refuses them), quantize to
-   iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made), run Jinja chat templates (>>sampler
-   writes the llama.cpp families in C and recognises a template by its markers), or reproduce llama.cpp's random
-   stream (the DIST sampler has its own seeded generator).
+   quantize to a block dtype on a GPU (dequantize, gather and matmul_quant run there; quantize is CPU only),
+   use integer dot products or tensor cores for block dtypes on a GPU (f32 FMA on dequantized values),
+   quantize to iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made), run Jinja chat templates
+   (>>sampler writes the llama.cpp families in C and recognises a template by its markers), or reproduce
+   llama.cpp's random stream (the DIST sampler has its own seeded generator).
 */
 #ifndef RLX_H
 #define RLX_H
@@ -10785,6 +10790,7 @@ static void rlx__k_misc(const rlx_graph* g, const rlx__node* nd, void* const* in
      matmul_tc.cu    matmul_tc matmul_tc_big (sm_80 and later)
      attention.cu    attention rope
      conv.cu         conv_direct conv_gemm pool resize
+     quant.cu        dequant qgemv qgemm (block dtypes, >>gpuquant)
    Elementwise operands use the CPU's iteration (rlx__iter): size-1 dims dropped, dims merged where every
    operand is contiguous across them, broadcast dims with stride 0. The attribute layout each kernel reads from
    ia[]/fa[] is documented at the kernel. Every op the CPU backend executes runs natively, in every dtype its
@@ -11233,14 +11239,95 @@ static void rlx__cl_convgeo(rlx__kargs* A, const rlx_graph* g, const rlx__node* 
     A->ia[17] = nd->ia[10];
 }
 
+/* ------------------------------------------------------------------------------------------------------------
+   >>gpuquant  Block dtypes (>>quant) on CUDA, HIP and Vulkan: kernels/cuda/quant.cu, kernels/vulkan/quant.comp
+     cast block -> f32/f16   quant.dequant   (the CPU's dequantization bit for bit; see rlx_dq in the kernels)
+     gather of block rows    elementwise.gather over 16-bit units (every block is an even number of bytes)
+     matmul_quant            quant.qgemv for M <= 8 rows of x, else quant.qgemm (64x64 tiles, w dequantized
+                             into shared memory); f32 sums
+   Every format of >>quant runs; cast f32 -> block (quantize) stays on the CPU: the GPU backends refuse it.
+   ------------------------------------------------------------------------------------------------------------ */
+/* 1: the GPU lowering runs this node with a block dtype, 0: it does not, -1: the node touches no block dtype */
+static int rlx__cl_quant_supports(const rlx_graph* g, const rlx__node* nd) {
+    int q, any = nd->nin > 0 && rlx__is_quant(nd->dtype);
+    for (q = 0; q < nd->nin; q++) any |= rlx__is_quant(rlx__N(g, rlx__in(g, nd, q))->dtype);
+    if (!any) return -1;
+    if (nd->op == RLX_OP_MATMUL_QUANT || nd->op == RLX_OP_GATHER) return 1;
+    if (nd->op == RLX_OP_CAST && !rlx__is_quant(nd->dtype)) return nd->dtype == RLX_F32 || nd->dtype == RLX_F16;
+    return 0;   /* quantize (cast f32 -> block) */
+}
+/* The launches of a node with a block dtype (0 for any other node: the caller lowers it). */
+static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, uint64_t out) {
+    rlx__launch* L;
+    const rlx__node *x, *wt;
+    rlx_dtype qt;
+    int64_t be, bb;
+    if (rlx__cl_quant_supports(g, nd) != 1) return 0;
+    x = rlx__cl_x(g, nd, 0);
+    if (nd->op == RLX_OP_GATHER) {   /* whole rows of blocks: 16-bit units */
+        int64_t outer, len, inner;
+        const rlx__node* ni = rlx__cl_x(g, nd, 1);
+        qt = x->dtype;
+        be = (int64_t)rlx__qblock[qt - RLX_Q4_0][0];
+        bb = (int64_t)rlx__qblock[qt - RLX_Q4_0][1];
+        rlx__cl_axis(x, (int)nd->ia[0], &outer, &len, &inner);
+        L = rlx__cl_add(w, "elementwise", "gather", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+        L->args.in[1] = rlx__cl_addr(g, nd, addr, 1);
+        L->args.dt_out = L->args.dt_in[0] = RLX_I16;
+        L->args.dt_in[1] = (int)ni->dtype;
+        L->args.ia[0] = outer; L->args.ia[1] = rlx__node_numel(ni); L->args.ia[2] = inner / be * bb / 2;
+        L->args.ia[3] = len;
+        L->args.n = outer * L->args.ia[1] * L->args.ia[2];
+        rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
+        return 1;
+    }
+    if (nd->op == RLX_OP_CAST) {   /* dequantize */
+        qt = x->dtype;
+        L = rlx__cl_add(w, "quant", "dequant", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+        L->args.dt_in[0] = (int)qt;
+        L->args.ia[0] = qt;
+        L->args.ia[1] = rlx__qblock[qt - RLX_Q4_0][0];
+        L->args.ia[2] = rlx__qblock[qt - RLX_Q4_0][1];
+        rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
+        return 1;
+    }
+    {   /* matmul_quant: x [M, K] f32, w [N, K] blocks */
+        int64_t M, N, K;
+        wt = rlx__cl_x(g, nd, 1);
+        qt = wt->dtype;
+        be = (int64_t)rlx__qblock[qt - RLX_Q4_0][0];
+        bb = (int64_t)rlx__qblock[qt - RLX_Q4_0][1];
+        N = wt->shape[0];
+        K = wt->shape[1];
+        M = rlx__node_numel(x) / K;
+        L = rlx__cl_add(w, "quant", M <= 8 ? "qgemv" : "qgemm", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+        L->args.in[1] = rlx__cl_addr(g, nd, addr, 1);
+        L->args.dt_in[0] = RLX_F32;
+        L->args.dt_in[1] = (int)qt;
+        L->args.ia[0] = qt; L->args.ia[1] = be; L->args.ia[2] = bb;
+        L->args.ia[3] = M; L->args.ia[4] = N; L->args.ia[5] = K; L->args.ia[6] = K / be * bb;
+        if (M <= 8) {
+            L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 8), 65535u * 1024u);
+        } else {
+            L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 64), 65535u * 1024u);
+            L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, 64), 65535u);
+        }
+        return 1;
+    }
+}
+
 /* Does the CUDA backend run this node natively? Every op of the CPU backend, in every dtype its builder
    allows (sources, views and EXTRA need no kernel of their own); linear with or without a gate. */
 static RLX__MAYBE_UNUSED int rlx__cuda_supports(const rlx_graph* g, const rlx__node* nd, int sm) {
     int q;
     RLX__UNUSED(sm);
-    for (q = 0; q < nd->nin; q++)   /* no GPU kernels for block dtypes yet (>>quant) */
-        if (rlx__is_quant(rlx__N(g, rlx__in(g, nd, q))->dtype)) return 0;
-    if (rlx__is_quant(nd->dtype) && nd->nin) return 0;
+    if ((q = rlx__cl_quant_supports(g, nd)) >= 0) return q;   /* block dtypes: >>gpuquant */
     if (rlx__is_unary(nd->op) || rlx__is_binary(nd->op)) return 1;
     switch (nd->op) {
     case RLX_OP_INPUT: case RLX_OP_PARAM: case RLX_OP_CONSTANT: case RLX_OP_STATE:
@@ -11275,6 +11362,7 @@ static void rlx__cl_node(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
     rlx__launch* L;
     int k;
     int64_t outer, len, inner;
+    if (rlx__cl_quant(w, g, nd, addr, out)) return;   /* block dtypes: >>gpuquant */
     if (rlx__is_unary(nd->op) || rlx__is_binary(nd->op) || nd->op == RLX_OP_WHERE ||
         (nd->op == RLX_OP_CAST && nd->dtype != x->dtype) || nd->op == RLX_OP_EXPAND) {
         const char* kern = rlx__is_unary(nd->op) ? "ew_unary" : rlx__is_binary(nd->op) ? "ew_binary" :
@@ -15086,7 +15174,7 @@ static void rlx__hip_details(int index, uint64_t* mem, char* drv, size_t cap) {
    and its push constant is their address. At compile time every launch is recorded once into one command
    buffer (global memory barrier between dispatches), replayed by each run and waited for with a timeout.
    Requirements: Vulkan 1.2 and bufferDeviceAddress; the other features are optional and checked per kernel
-   (>>vkfeat): today every kernel needs shaderFloat64 and shaderInt64, 28 of 34 need storageBuffer8BitAccess
+   (>>vkfeat): today every kernel needs shaderFloat64 and shaderInt64, 32 of 39 need storageBuffer8BitAccess
    and storageBuffer16BitAccess, none needs shaderInt8, shaderInt16 or shaderFloat16. Devices are ordered
    discrete GPUs first, then integrated, virtual and CPU implementations; rlx_compile_desc.device_index picks one of that order.
    RLX_DEVICE_AUTO does not pick a CPU implementation (lavapipe, SwiftShader): the CPU backend is faster.
