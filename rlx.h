@@ -4757,13 +4757,18 @@ static rlx_graph* rlx__dce(rlx_graph* g, uint32_t* remap) {
 /* fusion: forms linear (matmul + bias + activation), add + rmsnorm/layernorm (emitting the sum when the sum
    has later readers), swiglu/geglu, and fused elementwise chains (f32). It only absorbs intermediates that
    have a single reader and are not graph outputs (except the add of add+norm, whose other readers switch to
-   the emitted sum). It runs only for targets that run every fused op. The absorbed producers are left dead
+   the emitted sum, and small elementwise producers, recomputed: see RLX__EW_RECOMPUTE). It runs only for targets that run every fused op. The absorbed producers are left dead
    for the DCE that follows. */
 typedef struct rlx__ewgroup {
     int ninst, nin;
     int64_t inst[RLX__NIA - 1];
     uint32_t in[8];            /* ids in the new graph */
+    uint32_t src[RLX__NIA - 1];/* the old-graph node each instruction computes: one a group holds twice is reused */
 } rlx__ewgroup;
+/* A producer read by several nodes is still inlined into a consumer's group when it has at most this many
+   instructions: recomputing a few operations per element costs less than storing and loading the tensor, and
+   a group that reads it twice (x · hardsigmoid(x)) computes it once. */
+#define RLX__EW_RECOMPUTE 4
 
 static int rlx__ew_fusable(const rlx_graph* g, const rlx__node* nd) {
     int k;
@@ -4787,20 +4792,26 @@ static int rlx__ew_operand(rlx__ewgroup* gr, uint32_t id) {
     return gr->nin++;
 }
 
-/* Append producer group p into gr; returns the register holding p's result, or -1 if it does not fit. */
+/* Append producer group p into gr; returns the register holding p's result, or -1 if it does not fit.
+   Instructions computing a node gr already computes are not repeated. */
 static int rlx__ew_inline(rlx__ewgroup* gr, const rlx__ewgroup* p) {
     rlx__ewgroup save = *gr;
-    int base = gr->ninst, i;
-    if (gr->ninst + p->ninst > RLX__NIA - 2) return -1;
+    int map[RLX__NIA], i, k;
     for (i = 0; i < p->ninst; i++) {
         int64_t code = p->inst[i];
-        int op = (int)(code & 0xFF), ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF);
-        ra = ra < 8 ? rlx__ew_operand(gr, p->in[ra]) : ra + base;
-        rb = rb < 8 ? (rlx__is_binary((rlx_op)op) ? rlx__ew_operand(gr, p->in[rb]) : 0) : rb + base;
+        int op = (int)(code & 0xFF), ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF), found = -1;
+        for (k = 0; k < gr->ninst && p->src[i]; k++)
+            if (gr->src[k] == p->src[i]) { found = k; break; }
+        if (found >= 0) { map[i] = 8 + found; continue; }
+        if (gr->ninst >= RLX__NIA - 2) { *gr = save; return -1; }
+        ra = ra < 8 ? rlx__ew_operand(gr, p->in[ra]) : map[ra - 8];
+        rb = rb < 8 ? (rlx__is_binary((rlx_op)op) ? rlx__ew_operand(gr, p->in[rb]) : 0) : map[rb - 8];
         if (ra < 0 || rb < 0) { *gr = save; return -1; }
+        gr->src[gr->ninst] = p->src[i];
         gr->inst[gr->ninst++] = op | ((int64_t)ra << 8) | ((int64_t)rb << 16);
+        map[i] = 8 + gr->ninst - 1;
     }
-    return 8 + gr->ninst - 1;
+    return p->ninst > 0 ? map[p->ninst - 1] : -1;
 }
 
 static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap) {
@@ -4921,7 +4932,7 @@ static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap)
             memset(&gr, 0, sizeof gr);
             for (k = 0; k < nd->nin && ok; k++) {
                 uint32_t in = rlx__in(g, nd, k);
-                if (grp[in].ninst > 0 && RLX__SOLE(in)) {
+                if (grp[in].ninst > 0 && !isout[in] && (uses[in] == 1 || grp[in].ninst <= RLX__EW_RECOMPUTE)) {
                     regs[k] = rlx__ew_inline(&gr, &grp[in]);
                     if (regs[k] >= 0) { absorbed++; continue; }
                 }
@@ -4929,6 +4940,7 @@ static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap)
                 if (regs[k] < 0) ok = 0;
             }
             if (ok && gr.ninst < RLX__NIA - 1) {
+                gr.src[gr.ninst] = (uint32_t)i;
                 gr.inst[gr.ninst++] = (int64_t)nd->op | ((int64_t)regs[0] << 8) | ((int64_t)(nd->nin > 1 ? regs[1] : 0) << 16);
                 grp[i] = gr;
                 if (absorbed) {
@@ -8778,46 +8790,119 @@ static void rlx__k_add_norm(const rlx_graph* g, const rlx__node* nd, void* const
 }
 
 /* FUSED_EW: a small register program over f32 inputs (each of the output's size or a single element),
-   evaluated in blocks so every instruction is a tight loop over the block */
+   evaluated in blocks so every instruction is a tight loop over the block. Single-element operands are
+   broadcast into a block once per task. add/sub/mul/div/max/min, relu, neg, abs, sqrt and rsqrt run on
+   AVX2 or NEON vectors where the CPU has them, with the scalar results bit for bit (max/min propagate NaN,
+   relu keeps NaN and gives +0 for -0, sqrt and division are correctly rounded); the other unary ops call
+   rlx__unary_f per element. */
 #define RLX__EW_BLOCK 256
 #define RLX__EW_MAXI (RLX__NIA - 1)
-typedef struct rlx__few_job { const rlx__node* nd; const float* in[8]; int64_t inn[8]; float* out; int64_t n, per; } rlx__few_job;
+typedef struct rlx__few_job { const rlx__node* nd; const float* in[8]; int64_t inn[8]; float* out; int64_t n, per; unsigned simd; } rlx__few_job;
+
+/* o[i] = op(a[i], b[i]) (b unused for unary ops) for i in [i0, m): the portable loops, one per op. */
+static void rlx__few_op_c(rlx_op op, const float* a, const float* b, float* o, int64_t i0, int64_t m) {
+    int64_t i;
+    switch (op) {
+    case RLX_OP_ADD: for (i = i0; i < m; i++) o[i] = a[i] + b[i]; return;
+    case RLX_OP_SUB: for (i = i0; i < m; i++) o[i] = a[i] - b[i]; return;
+    case RLX_OP_MUL: for (i = i0; i < m; i++) o[i] = a[i] * b[i]; return;
+    case RLX_OP_DIV: for (i = i0; i < m; i++) o[i] = a[i] / b[i]; return;
+    case RLX_OP_MAX: for (i = i0; i < m; i++) o[i] = (a[i] != a[i] || b[i] != b[i]) ? NAN : (a[i] > b[i] ? a[i] : b[i]); return;
+    case RLX_OP_MIN: for (i = i0; i < m; i++) o[i] = (a[i] != a[i] || b[i] != b[i]) ? NAN : (a[i] < b[i] ? a[i] : b[i]); return;
+    case RLX_OP_RELU: for (i = i0; i < m; i++) o[i] = a[i] > 0.0f ? a[i] : (a[i] != a[i] ? a[i] : 0.0f); return;
+    case RLX_OP_NEG: for (i = i0; i < m; i++) o[i] = -a[i]; return;
+    default:
+        if (rlx__is_binary(op)) for (i = i0; i < m; i++) o[i] = rlx__binary_f(op, a[i], b[i]);
+        else for (i = i0; i < m; i++) o[i] = rlx__unary_f(op, a[i]);
+        return;
+    }
+}
+
+#if defined(RLX__GEMM_X86)
+/* AVX2 lanes of rlx__few_op_c: handles the multiple of 8 below m and returns how many it did (0 when the op
+   has no vector form here). */
+RLX__TARGET_AVX2 static int64_t rlx__few_op_avx2(rlx_op op, const float* a, const float* b, float* o, int64_t m) {
+    int64_t i, n8 = m & ~(int64_t)7;
+    const __m256 zero = _mm256_setzero_ps(), nan = _mm256_set1_ps(NAN), sign = _mm256_set1_ps(-0.0f);
+    const __m256 one = _mm256_set1_ps(1.0f);
+#define RLX__FEW_L(expr) for (i = 0; i < n8; i += 8) { __m256 x = _mm256_loadu_ps(a + i); expr; } return n8
+#define RLX__FEW_B(expr) for (i = 0; i < n8; i += 8) { __m256 x = _mm256_loadu_ps(a + i), y = _mm256_loadu_ps(b + i); expr; } return n8
+    switch (op) {
+    case RLX_OP_ADD: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_add_ps(x, y)));
+    case RLX_OP_SUB: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_sub_ps(x, y)));
+    case RLX_OP_MUL: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_mul_ps(x, y)));
+    case RLX_OP_DIV: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_div_ps(x, y)));
+    /* maxps(x, y) is x > y ? x : y (y when either is NaN or both are zeros): exactly the scalar form, then NaN */
+    case RLX_OP_MAX: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_blendv_ps(_mm256_max_ps(x, y), nan, _mm256_cmp_ps(x, y, _CMP_UNORD_Q))));
+    case RLX_OP_MIN: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_blendv_ps(_mm256_min_ps(x, y), nan, _mm256_cmp_ps(x, y, _CMP_UNORD_Q))));
+    case RLX_OP_RELU: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_and_ps(x, _mm256_cmp_ps(x, zero, _CMP_NLE_UQ))));
+    case RLX_OP_NEG: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_xor_ps(x, sign)));
+    case RLX_OP_ABS: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_andnot_ps(sign, x)));
+    case RLX_OP_SQRT: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_sqrt_ps(x)));
+    case RLX_OP_RSQRT: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_div_ps(one, _mm256_sqrt_ps(x))));
+    default: return 0;
+    }
+#undef RLX__FEW_L
+#undef RLX__FEW_B
+}
+#elif defined(RLX__GEMM_NEON)
+/* NEON lanes of rlx__few_op_c (see the AVX2 form). */
+static int64_t rlx__few_op_neon(rlx_op op, const float* a, const float* b, float* o, int64_t m) {
+    int64_t i, n4 = m & ~(int64_t)3;
+    const float32x4_t zero = vdupq_n_f32(0.0f), nan = vdupq_n_f32(NAN), one = vdupq_n_f32(1.0f);
+#define RLX__FEW_L(expr) for (i = 0; i < n4; i += 4) { float32x4_t x = vld1q_f32(a + i); expr; } return n4
+#define RLX__FEW_B(expr) for (i = 0; i < n4; i += 4) { float32x4_t x = vld1q_f32(a + i), y = vld1q_f32(b + i); expr; } return n4
+/* both operands ordered */
+#define RLX__FEW_ORD(x, y) vandq_u32(vceqq_f32(x, x), vceqq_f32(y, y))
+    switch (op) {
+    case RLX_OP_ADD: RLX__FEW_B(vst1q_f32(o + i, vaddq_f32(x, y)));
+    case RLX_OP_SUB: RLX__FEW_B(vst1q_f32(o + i, vsubq_f32(x, y)));
+    case RLX_OP_MUL: RLX__FEW_B(vst1q_f32(o + i, vmulq_f32(x, y)));
+    case RLX_OP_DIV: RLX__FEW_B(vst1q_f32(o + i, vdivq_f32(x, y)));
+    case RLX_OP_MAX: RLX__FEW_B(vst1q_f32(o + i, vbslq_f32(RLX__FEW_ORD(x, y), vbslq_f32(vcgtq_f32(x, y), x, y), nan)));
+    case RLX_OP_MIN: RLX__FEW_B(vst1q_f32(o + i, vbslq_f32(RLX__FEW_ORD(x, y), vbslq_f32(vcltq_f32(x, y), x, y), nan)));
+    case RLX_OP_RELU: RLX__FEW_L(vst1q_f32(o + i, vbslq_f32(vcleq_f32(x, zero), zero, x)));
+    case RLX_OP_NEG: RLX__FEW_L(vst1q_f32(o + i, vnegq_f32(x)));
+    case RLX_OP_ABS: RLX__FEW_L(vst1q_f32(o + i, vabsq_f32(x)));
+    case RLX_OP_SQRT: RLX__FEW_L(vst1q_f32(o + i, vsqrtq_f32(x)));
+    case RLX_OP_RSQRT: RLX__FEW_L(vst1q_f32(o + i, vdivq_f32(one, vsqrtq_f32(x))));
+    default: return 0;
+    }
+#undef RLX__FEW_L
+#undef RLX__FEW_B
+#undef RLX__FEW_ORD
+}
+#endif
+
 static void rlx__few_task(void* vj, int64_t t, int thread) {
     const rlx__few_job* j = (const rlx__few_job*)vj;
     int64_t e0 = t * j->per, e1 = RLX__MIN(j->n, e0 + j->per), b;
     int ninst = (int)j->nd->ia[0], k;
     float reg[RLX__EW_MAXI][RLX__EW_BLOCK];
+    float bc[8][RLX__EW_BLOCK];      /* single-element inputs, broadcast once */
     RLX__UNUSED(thread);
+    for (k = 0; k < j->nd->nin && k < 8; k++)
+        if (j->inn[k] == 1) {
+            int i;
+            for (i = 0; i < RLX__EW_BLOCK; i++) bc[k][i] = j->in[k][0];
+        }
     for (b = e0; b < e1; b += RLX__EW_BLOCK) {
-        int64_t m = RLX__MIN((int64_t)RLX__EW_BLOCK, e1 - b), i;
+        int64_t m = RLX__MIN((int64_t)RLX__EW_BLOCK, e1 - b);
         for (k = 0; k < ninst; k++) {
-            int64_t code = j->nd->ia[1 + k];
+            int64_t code = j->nd->ia[1 + k], done = 0;
             rlx_op op = (rlx_op)(code & 0xFF);
             int ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF);
-            float av[RLX__EW_BLOCK], bv[RLX__EW_BLOCK];
             const float *a, *bb = NULL;
-            float* o = reg[k];
-            if (ra < 8) {
-                if (j->inn[ra] == 1) { for (i = 0; i < m; i++) av[i] = j->in[ra][0]; a = av; }
-                else a = j->in[ra] + b;
-            } else a = reg[ra - 8];
-            if (rlx__is_binary(op)) {
-                if (rb < 8) {
-                    if (j->inn[rb] == 1) { for (i = 0; i < m; i++) bv[i] = j->in[rb][0]; bb = bv; }
-                    else bb = j->in[rb] + b;
-                } else bb = reg[rb - 8];
-                switch (op) {
-                case RLX_OP_ADD: for (i = 0; i < m; i++) o[i] = a[i] + bb[i]; break;
-                case RLX_OP_SUB: for (i = 0; i < m; i++) o[i] = a[i] - bb[i]; break;
-                case RLX_OP_MUL: for (i = 0; i < m; i++) o[i] = a[i] * bb[i]; break;
-                case RLX_OP_DIV: for (i = 0; i < m; i++) o[i] = a[i] / bb[i]; break;
-                default: for (i = 0; i < m; i++) o[i] = rlx__binary_f(op, a[i], bb[i]); break;
-                }
-            } else {
-                for (i = 0; i < m; i++) o[i] = rlx__unary_f(op, a[i]);
-            }
+            float* o = k == ninst - 1 ? j->out + b : reg[k];   /* the last instruction writes the output */
+            a = ra >= 8 ? reg[ra - 8] : j->inn[ra] == 1 ? bc[ra] : j->in[ra] + b;
+            if (rlx__is_binary(op)) bb = rb >= 8 ? reg[rb - 8] : j->inn[rb] == 1 ? bc[rb] : j->in[rb] + b;
+#if defined(RLX__GEMM_X86)
+            if (j->simd & RLX__CPU_AVX2) done = rlx__few_op_avx2(op, a, bb, o, m);
+#elif defined(RLX__GEMM_NEON)
+            done = rlx__few_op_neon(op, a, bb, o, m);
+#endif
+            if (done < m) rlx__few_op_c(op, a, bb, o, done, m);
         }
-        memcpy(j->out + b, reg[ninst - 1], sizeof(float) * (size_t)m);
     }
 }
 static void rlx__k_fused_ew(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool) {
@@ -8831,6 +8916,7 @@ static void rlx__k_fused_ew(const rlx_graph* g, const rlx__node* nd, void* const
     }
     j.out = (float*)out;
     j.n = rlx__node_numel(nd);
+    j.simd = rlx__cpu_features();
     tasks = rlx__pool_if(pool, (double)j.n) ? rlx__pool_threads(pool) * 4 : 1;
     j.per = ((j.n + tasks - 1) / tasks + RLX__EW_BLOCK - 1) / RLX__EW_BLOCK * RLX__EW_BLOCK;
     rlx__parallel_for(pool, (j.n + j.per - 1) / j.per, rlx__few_task, &j);
