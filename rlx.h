@@ -9089,8 +9089,10 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
    >>cpu vision kernels: conv, conv_transpose, pool, group_norm, resize, pad
    Layout NCHW; the 1D forms ([N, C, L]) run as 2D with H = 1. f32 convolutions are GEMMs on rlx__sgemm:
    im2col (conv) or col2im (conv_transpose) over chunks of pixels, so the column scratch stays bounded; an f32
-   conv with one input channel per group (depthwise) is a direct loop. f16/bf16/f64 convolutions take a direct
-   loop in double. pool, group_norm and resize compute in double from any float dtype. pad copies bytes, so
+   conv with one input channel per group (depthwise) sums each output row in registers over a zero-padded copy
+   of its input plane (rlx__dw_plane; a direct loop when that copy would be large). f16/bf16/f64 convolutions
+   take a direct loop in double. pool, group_norm and resize compute in double from any float dtype (f32
+   average pools read f32 rows into four double partial sums; f32 nearest resize copies). pad copies bytes, so
    it takes every dtype. Work is split over planes (or GEMM units) with rlx__parallel_for when it is large.
    ------------------------------------------------------------------------------------------------------------ */
 
@@ -9347,6 +9349,125 @@ static void rlx__conv_direct_plane(const void* vj, int64_t u, int thread) {
     }
 }
 
+/* Depthwise f32 conv through a padded copy of the input plane (one scratch per thread): the plane is copied
+   once with its zero padding, split into `sw` column phases (phase q holds padded columns q, q + sw, ...), so
+   every tap of every output row reads a contiguous run for any stride; each output row is then summed in
+   registers over all KH·KW taps (8 lanes at a time, AVX2+FMA where the CPU has it) and stored once. Used when
+   the scratch stays small next to the planes (rlx__dw_geom); otherwise rlx__conv_direct_plane runs. */
+typedef struct rlx__dw_geom { int64_t PH, QW, OW8; size_t floats; } rlx__dw_geom;
+
+/* Scratch geometry of the padded plane; floats = 0 when this path is not used. */
+static void rlx__dw_geom_of(const rlx__win* v, rlx__dw_geom* d) {
+    size_t f;
+    int64_t bound = 4 * (v->H * v->W + v->OH * v->OW) + 4096;   /* planes are <= RLX_MAX_ELEMENTS */
+    memset(d, 0, sizeof *d);
+    if (v->Cg != 1 || v->OH < 1 || v->OW < 1 || v->sw < 1 || v->sh < 1 || v->KH < 1 || v->KW < 1) return;
+    d->OW8 = (v->OW + 7) / 8 * 8;
+    d->PH = (v->OH - 1) * v->sh + (v->KH - 1) * v->dh + 1;
+    d->QW = d->OW8 + (v->KW - 1) * v->dw / v->sw + 1;
+    f = rlx__szmul(rlx__szmul((size_t)v->sw, (size_t)d->PH), (size_t)d->QW);
+    /* only when the copy is about the size of the planes themselves (huge strides or padding: the loop form) */
+    if (f == SIZE_MAX || (uint64_t)f > (uint64_t)bound || f > ((size_t)1 << 24)) return;
+    d->floats = rlx__round_up(f, 16);
+}
+
+static void rlx__dw_pad(const rlx__win* v, const rlx__dw_geom* d, const float* x, float* xp) {
+    int64_t r, q, i;
+    for (q = 0; q < v->sw; q++) {
+        int64_t lo, hi;
+        rlx__win_valid(d->QW, v->sw, q - v->pw, v->W, &lo, &hi);   /* columns with a source inside the row */
+        for (r = 0; r < d->PH; r++) {
+            int64_t ih = r - v->ph;
+            float* dst = xp + (q * d->PH + r) * d->QW;
+            const float* src;
+            if (ih < 0 || ih >= v->H || hi <= lo) { memset(dst, 0, sizeof(float) * (size_t)d->QW); continue; }
+            src = x + ih * v->W + (lo * v->sw + q - v->pw);
+            if (lo > 0) memset(dst, 0, sizeof(float) * (size_t)lo);
+            if (v->sw == 1) memcpy(dst + lo, src, sizeof(float) * (size_t)(hi - lo));
+            else for (i = 0; i < hi - lo; i++) dst[lo + i] = src[i * v->sw];
+            if (hi < d->QW) memset(dst + hi, 0, sizeof(float) * (size_t)(d->QW - hi));
+        }
+    }
+}
+
+/* y row oh (OW values) = b + Σ taps, 8 outputs at a time. Tap kw reads phase q = (kw·dw) mod sw at column
+   (kw·dw) / sw, stepped without divisions. */
+#define RLX__DW_TAPS(BODY)                                                                                     \
+    {                                                                                                          \
+        int64_t kh, kw, q = 0, idx = 0, dq = v->dw % v->sw, di = v->dw / v->sw;                               \
+        for (kw = 0; kw < v->KW; kw++) {                                                                       \
+            const float* s0 = xp + (q * d->PH + oh * v->sh) * d->QW + idx + ow;                                \
+            for (kh = 0; kh < v->KH; kh++) {                                                                   \
+                const float* s = s0 + kh * v->dh * d->QW;                                                      \
+                float wv = w[kh * v->KW + kw];                                                                 \
+                BODY;                                                                                          \
+            }                                                                                                  \
+            q += dq; idx += di;                                                                                \
+            if (q >= v->sw) { q -= v->sw; idx++; }                                                             \
+        }                                                                                                      \
+    }
+static void rlx__dw_row_c(const rlx__win* v, const rlx__dw_geom* d, const float* xp, const float* w, float b, int64_t oh, float* yr) {
+    int64_t ow, l;
+    for (ow = 0; ow < v->OW; ow += 8) {
+        float acc[8];
+        for (l = 0; l < 8; l++) acc[l] = b;
+        RLX__DW_TAPS(for (l = 0; l < 8; l++) acc[l] += wv * s[l])
+        for (l = 0; l < 8 && ow + l < v->OW; l++) yr[ow + l] = acc[l];
+    }
+}
+
+#if defined(RLX__GEMM_X86)
+RLX__TARGET_AVX2 static void rlx__dw_row_avx2(const rlx__win* v, const rlx__dw_geom* d, const float* xp, const float* w, float b, int64_t oh, float* yr) {
+    int64_t ow = 0, l;
+    for (; ow + 32 <= d->OW8; ow += 32) {   /* four vectors per broadcast weight */
+        __m256 a0 = _mm256_set1_ps(b), a1 = a0, a2 = a0, a3 = a0;
+        RLX__DW_TAPS(__m256 wb = _mm256_set1_ps(wv); a0 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s), a0);
+                     a1 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s + 8), a1); a2 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s + 16), a2);
+                     a3 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s + 24), a3))
+        if (ow + 32 <= v->OW) {
+            _mm256_storeu_ps(yr + ow, a0); _mm256_storeu_ps(yr + ow + 8, a1);
+            _mm256_storeu_ps(yr + ow + 16, a2); _mm256_storeu_ps(yr + ow + 24, a3);
+        } else {
+            float t[32];
+            _mm256_storeu_ps(t, a0); _mm256_storeu_ps(t + 8, a1); _mm256_storeu_ps(t + 16, a2); _mm256_storeu_ps(t + 24, a3);
+            for (l = 0; ow + l < v->OW; l++) yr[ow + l] = t[l];
+        }
+    }
+    for (; ow < v->OW; ow += 8) {
+        __m256 acc = _mm256_set1_ps(b);
+        float t[8];
+        RLX__DW_TAPS(acc = _mm256_fmadd_ps(_mm256_set1_ps(wv), _mm256_loadu_ps(s), acc))
+        if (ow + 8 <= v->OW) _mm256_storeu_ps(yr + ow, acc);
+        else {
+            _mm256_storeu_ps(t, acc);
+            for (l = 0; ow + l < v->OW; l++) yr[ow + l] = t[l];
+        }
+    }
+}
+#endif
+#undef RLX__DW_TAPS
+
+typedef struct rlx__dw_job { const rlx__conv_job* j; rlx__dw_geom d; float* scratch; unsigned simd; } rlx__dw_job;
+
+static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
+    const rlx__dw_job* dj = (const rlx__dw_job*)vj;
+    const rlx__conv_job* j = dj->j;
+    const rlx__win* v = &j->v;
+    int64_t n = u / v->O, o = u % v->O, oh;
+    const float* x = (const float*)j->x + (n * v->C + o / v->Og) * v->H * v->W;
+    const float* w = (const float*)j->w + o * v->KH * v->KW;
+    float* y = (float*)j->y + u * v->OH * v->OW;
+    float* xp = dj->scratch + (size_t)thread * dj->d.floats;
+    float b = j->b ? ((const float*)j->b)[o] : 0.0f;
+    rlx__dw_pad(v, &dj->d, x, xp);
+    for (oh = 0; oh < v->OH; oh++) {
+#if defined(RLX__GEMM_X86)
+        if (dj->simd & RLX__CPU_AVX2) { rlx__dw_row_avx2(v, &dj->d, xp, w, b, oh, y + oh * v->OW); continue; }
+#endif
+        rlx__dw_row_c(v, &dj->d, xp, w, b, oh, y + oh * v->OW);
+    }
+}
+
 /* Source index of output position `o` under kernel tap k, or -1: conv reads o*s - p + k*d; conv_transpose
    gathers from the input position i with i*s - p + k*d == o. */
 static int64_t rlx__conv_src(int transpose, int64_t o, int64_t k, int64_t s, int64_t d, int64_t p, int64_t n_in) {
@@ -9414,6 +9535,15 @@ static void rlx__k_conv(const rlx_graph* g, const rlx__node* nd, void* const* in
         return;
     }
     if (rlx__conv_is_direct(v, j.transpose)) {
+        rlx__dw_job dj;
+        rlx__dw_geom_of(v, &dj.d);
+        if (dj.d.floats) {   /* the workspace holds one padded plane per thread (rlx__ws_vision) */
+            dj.j = &j;
+            dj.scratch = (float*)ws;
+            dj.simd = rlx__cpu_features();
+            rlx__vfor(pool, v->N * v->O, flops, rlx__dw_plane, &dj);
+            return;
+        }
         rlx__vfor(pool, v->N * v->O, flops, rlx__conv_direct_plane, &j);
         return;
     }
@@ -9443,6 +9573,16 @@ static double rlx__pool_window(const rlx__pool_job* j, int64_t xo, int64_t h0, i
     int64_t W = j->v.W, ih, iw;
     double acc = j->is_max ? -HUGE_VAL : 0.0;
     int saw_nan = 0;
+    if (j->dt == RLX_F32 && !j->is_max) {   /* f32 average: four double partial sums per row (no dependency chain) */
+        for (ih = h0; ih < h1; ih++) {
+            const float* r = (const float*)j->x + xo + ih * W;
+            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+            for (iw = w0; iw + 4 <= w1; iw += 4) { s0 += r[iw]; s1 += r[iw + 1]; s2 += r[iw + 2]; s3 += r[iw + 3]; }
+            for (; iw < w1; iw++) s0 += r[iw];
+            acc += (s0 + s1) + (s2 + s3);
+        }
+        return acc;
+    }
     for (ih = h0; ih < h1; ih++)
         for (iw = w0; iw < w1; iw++) {
             double e = rlx__vld(j->x, j->dt, xo + ih * W + iw);
@@ -9577,6 +9717,12 @@ static void rlx__rs_plane(const void* vj, int64_t u, int thread) {
     for (oh = 0; oh < j->OH; oh++) {
         rlx__rs_src r = rlx__rs_coord(oh, j->H, j->OH, j->bilinear, j->align);
         int64_t r0 = xo + r.i0 * j->W, r1 = xo + r.i1 * j->W;
+        if (j->dt == RLX_F32 && !j->bilinear) {   /* nearest f32: a copy of the source element */
+            const float* xr = (const float*)j->x + r0;
+            float* yr = (float*)j->y + yo + oh * j->OW;
+            for (ow = 0; ow < j->OW; ow++) yr[ow] = xr[j->cols[ow].i0];
+            continue;
+        }
         for (ow = 0; ow < j->OW; ow++) {
             const rlx__rs_src* c = &j->cols[ow];
             double a = rlx__vld(j->x, j->dt, r0 + c->i0), v = a;
@@ -9673,7 +9819,11 @@ static size_t rlx__ws_vision(const rlx_graph* g, const rlx__node* nd, int nthrea
     case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE:
         if (nd->dtype != RLX_F32) return 0;
         rlx__win_init(g, nd, &v);
-        if (rlx__conv_is_direct(&v, nd->op == RLX_OP_CONV_TRANSPOSE)) return 0;
+        if (rlx__conv_is_direct(&v, nd->op == RLX_OP_CONV_TRANSPOSE)) {
+            rlx__dw_geom d;
+            rlx__dw_geom_of(&v, &d);
+            return rlx__szmul(rlx__szmul((size_t)RLX__MAX(nthreads, 1), d.floats), sizeof(float));
+        }
         return rlx__conv_ws(&v, nd->op == RLX_OP_CONV_TRANSPOSE, nthreads, &col);
     case RLX_OP_GROUP_NORM: return rlx__szmul(rlx__szmul((size_t)nd->shape[0], (size_t)nd->ia[0]), 2 * sizeof(double));
     case RLX_OP_RESIZE: return rlx__szmul((size_t)nd->shape[3], sizeof(rlx__rs_src));
