@@ -4943,13 +4943,18 @@ static rlx_graph* rlx__dce(rlx_graph* g, uint32_t* remap) {
 /* fusion: forms linear (matmul + bias + activation), add + rmsnorm/layernorm (emitting the sum when the sum
    has later readers), swiglu/geglu, and fused elementwise chains (f32). It only absorbs intermediates that
    have a single reader and are not graph outputs (except the add of add+norm, whose other readers switch to
-   the emitted sum). It runs only for targets that run every fused op. The absorbed producers are left dead
+   the emitted sum, and small elementwise producers, recomputed: see RLX__EW_RECOMPUTE). It runs only for targets that run every fused op. The absorbed producers are left dead
    for the DCE that follows. */
 typedef struct rlx__ewgroup {
     int ninst, nin;
     int64_t inst[RLX__NIA - 1];
     uint32_t in[8];            /* ids in the new graph */
+    uint32_t src[RLX__NIA - 1];/* the old-graph node each instruction computes: one a group holds twice is reused */
 } rlx__ewgroup;
+/* A producer read by several nodes is still inlined into a consumer's group when it has at most this many
+   instructions: recomputing a few operations per element costs less than storing and loading the tensor, and
+   a group that reads it twice (x · hardsigmoid(x)) computes it once. */
+#define RLX__EW_RECOMPUTE 4
 
 static int rlx__ew_fusable(const rlx_graph* g, const rlx__node* nd) {
     int k;
@@ -4973,20 +4978,26 @@ static int rlx__ew_operand(rlx__ewgroup* gr, uint32_t id) {
     return gr->nin++;
 }
 
-/* Append producer group p into gr; returns the register holding p's result, or -1 if it does not fit. */
+/* Append producer group p into gr; returns the register holding p's result, or -1 if it does not fit.
+   Instructions computing a node gr already computes are not repeated. */
 static int rlx__ew_inline(rlx__ewgroup* gr, const rlx__ewgroup* p) {
     rlx__ewgroup save = *gr;
-    int base = gr->ninst, i;
-    if (gr->ninst + p->ninst > RLX__NIA - 2) return -1;
+    int map[RLX__NIA], i, k;
     for (i = 0; i < p->ninst; i++) {
         int64_t code = p->inst[i];
-        int op = (int)(code & 0xFF), ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF);
-        ra = ra < 8 ? rlx__ew_operand(gr, p->in[ra]) : ra + base;
-        rb = rb < 8 ? (rlx__is_binary((rlx_op)op) ? rlx__ew_operand(gr, p->in[rb]) : 0) : rb + base;
+        int op = (int)(code & 0xFF), ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF), found = -1;
+        for (k = 0; k < gr->ninst && p->src[i]; k++)
+            if (gr->src[k] == p->src[i]) { found = k; break; }
+        if (found >= 0) { map[i] = 8 + found; continue; }
+        if (gr->ninst >= RLX__NIA - 2) { *gr = save; return -1; }
+        ra = ra < 8 ? rlx__ew_operand(gr, p->in[ra]) : map[ra - 8];
+        rb = rb < 8 ? (rlx__is_binary((rlx_op)op) ? rlx__ew_operand(gr, p->in[rb]) : 0) : map[rb - 8];
         if (ra < 0 || rb < 0) { *gr = save; return -1; }
+        gr->src[gr->ninst] = p->src[i];
         gr->inst[gr->ninst++] = op | ((int64_t)ra << 8) | ((int64_t)rb << 16);
+        map[i] = 8 + gr->ninst - 1;
     }
-    return 8 + gr->ninst - 1;
+    return p->ninst > 0 ? map[p->ninst - 1] : -1;
 }
 
 static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap) {
@@ -5107,7 +5118,7 @@ static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap)
             memset(&gr, 0, sizeof gr);
             for (k = 0; k < nd->nin && ok; k++) {
                 uint32_t in = rlx__in(g, nd, k);
-                if (grp[in].ninst > 0 && RLX__SOLE(in)) {
+                if (grp[in].ninst > 0 && !isout[in] && (uses[in] == 1 || grp[in].ninst <= RLX__EW_RECOMPUTE)) {
                     regs[k] = rlx__ew_inline(&gr, &grp[in]);
                     if (regs[k] >= 0) { absorbed++; continue; }
                 }
@@ -5115,6 +5126,7 @@ static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap)
                 if (regs[k] < 0) ok = 0;
             }
             if (ok && gr.ninst < RLX__NIA - 1) {
+                gr.src[gr.ninst] = (uint32_t)i;
                 gr.inst[gr.ninst++] = (int64_t)nd->op | ((int64_t)regs[0] << 8) | ((int64_t)(nd->nin > 1 ? regs[1] : 0) << 16);
                 grp[i] = gr;
                 if (absorbed) {
@@ -8964,46 +8976,119 @@ static void rlx__k_add_norm(const rlx_graph* g, const rlx__node* nd, void* const
 }
 
 /* FUSED_EW: a small register program over f32 inputs (each of the output's size or a single element),
-   evaluated in blocks so every instruction is a tight loop over the block */
+   evaluated in blocks so every instruction is a tight loop over the block. Single-element operands are
+   broadcast into a block once per task. add/sub/mul/div/max/min, relu, neg, abs, sqrt and rsqrt run on
+   AVX2 or NEON vectors where the CPU has them, with the scalar results bit for bit (max/min propagate NaN,
+   relu keeps NaN and gives +0 for -0, sqrt and division are correctly rounded); the other unary ops call
+   rlx__unary_f per element. */
 #define RLX__EW_BLOCK 256
 #define RLX__EW_MAXI (RLX__NIA - 1)
-typedef struct rlx__few_job { const rlx__node* nd; const float* in[8]; int64_t inn[8]; float* out; int64_t n, per; } rlx__few_job;
+typedef struct rlx__few_job { const rlx__node* nd; const float* in[8]; int64_t inn[8]; float* out; int64_t n, per; unsigned simd; } rlx__few_job;
+
+/* o[i] = op(a[i], b[i]) (b unused for unary ops) for i in [i0, m): the portable loops, one per op. */
+static void rlx__few_op_c(rlx_op op, const float* a, const float* b, float* o, int64_t i0, int64_t m) {
+    int64_t i;
+    switch (op) {
+    case RLX_OP_ADD: for (i = i0; i < m; i++) o[i] = a[i] + b[i]; return;
+    case RLX_OP_SUB: for (i = i0; i < m; i++) o[i] = a[i] - b[i]; return;
+    case RLX_OP_MUL: for (i = i0; i < m; i++) o[i] = a[i] * b[i]; return;
+    case RLX_OP_DIV: for (i = i0; i < m; i++) o[i] = a[i] / b[i]; return;
+    case RLX_OP_MAX: for (i = i0; i < m; i++) o[i] = (a[i] != a[i] || b[i] != b[i]) ? NAN : (a[i] > b[i] ? a[i] : b[i]); return;
+    case RLX_OP_MIN: for (i = i0; i < m; i++) o[i] = (a[i] != a[i] || b[i] != b[i]) ? NAN : (a[i] < b[i] ? a[i] : b[i]); return;
+    case RLX_OP_RELU: for (i = i0; i < m; i++) o[i] = a[i] > 0.0f ? a[i] : (a[i] != a[i] ? a[i] : 0.0f); return;
+    case RLX_OP_NEG: for (i = i0; i < m; i++) o[i] = -a[i]; return;
+    default:
+        if (rlx__is_binary(op)) for (i = i0; i < m; i++) o[i] = rlx__binary_f(op, a[i], b[i]);
+        else for (i = i0; i < m; i++) o[i] = rlx__unary_f(op, a[i]);
+        return;
+    }
+}
+
+#if defined(RLX__GEMM_X86)
+/* AVX2 lanes of rlx__few_op_c: handles the multiple of 8 below m and returns how many it did (0 when the op
+   has no vector form here). */
+RLX__TARGET_AVX2 static int64_t rlx__few_op_avx2(rlx_op op, const float* a, const float* b, float* o, int64_t m) {
+    int64_t i, n8 = m & ~(int64_t)7;
+    const __m256 zero = _mm256_setzero_ps(), nan = _mm256_set1_ps(NAN), sign = _mm256_set1_ps(-0.0f);
+    const __m256 one = _mm256_set1_ps(1.0f);
+#define RLX__FEW_L(expr) for (i = 0; i < n8; i += 8) { __m256 x = _mm256_loadu_ps(a + i); expr; } return n8
+#define RLX__FEW_B(expr) for (i = 0; i < n8; i += 8) { __m256 x = _mm256_loadu_ps(a + i), y = _mm256_loadu_ps(b + i); expr; } return n8
+    switch (op) {
+    case RLX_OP_ADD: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_add_ps(x, y)));
+    case RLX_OP_SUB: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_sub_ps(x, y)));
+    case RLX_OP_MUL: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_mul_ps(x, y)));
+    case RLX_OP_DIV: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_div_ps(x, y)));
+    /* maxps(x, y) is x > y ? x : y (y when either is NaN or both are zeros): exactly the scalar form, then NaN */
+    case RLX_OP_MAX: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_blendv_ps(_mm256_max_ps(x, y), nan, _mm256_cmp_ps(x, y, _CMP_UNORD_Q))));
+    case RLX_OP_MIN: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_blendv_ps(_mm256_min_ps(x, y), nan, _mm256_cmp_ps(x, y, _CMP_UNORD_Q))));
+    case RLX_OP_RELU: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_and_ps(x, _mm256_cmp_ps(x, zero, _CMP_NLE_UQ))));
+    case RLX_OP_NEG: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_xor_ps(x, sign)));
+    case RLX_OP_ABS: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_andnot_ps(sign, x)));
+    case RLX_OP_SQRT: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_sqrt_ps(x)));
+    case RLX_OP_RSQRT: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_div_ps(one, _mm256_sqrt_ps(x))));
+    default: return 0;
+    }
+#undef RLX__FEW_L
+#undef RLX__FEW_B
+}
+#elif defined(RLX__GEMM_NEON)
+/* NEON lanes of rlx__few_op_c (see the AVX2 form). */
+static int64_t rlx__few_op_neon(rlx_op op, const float* a, const float* b, float* o, int64_t m) {
+    int64_t i, n4 = m & ~(int64_t)3;
+    const float32x4_t zero = vdupq_n_f32(0.0f), nan = vdupq_n_f32(NAN), one = vdupq_n_f32(1.0f);
+#define RLX__FEW_L(expr) for (i = 0; i < n4; i += 4) { float32x4_t x = vld1q_f32(a + i); expr; } return n4
+#define RLX__FEW_B(expr) for (i = 0; i < n4; i += 4) { float32x4_t x = vld1q_f32(a + i), y = vld1q_f32(b + i); expr; } return n4
+/* both operands ordered */
+#define RLX__FEW_ORD(x, y) vandq_u32(vceqq_f32(x, x), vceqq_f32(y, y))
+    switch (op) {
+    case RLX_OP_ADD: RLX__FEW_B(vst1q_f32(o + i, vaddq_f32(x, y)));
+    case RLX_OP_SUB: RLX__FEW_B(vst1q_f32(o + i, vsubq_f32(x, y)));
+    case RLX_OP_MUL: RLX__FEW_B(vst1q_f32(o + i, vmulq_f32(x, y)));
+    case RLX_OP_DIV: RLX__FEW_B(vst1q_f32(o + i, vdivq_f32(x, y)));
+    case RLX_OP_MAX: RLX__FEW_B(vst1q_f32(o + i, vbslq_f32(RLX__FEW_ORD(x, y), vbslq_f32(vcgtq_f32(x, y), x, y), nan)));
+    case RLX_OP_MIN: RLX__FEW_B(vst1q_f32(o + i, vbslq_f32(RLX__FEW_ORD(x, y), vbslq_f32(vcltq_f32(x, y), x, y), nan)));
+    case RLX_OP_RELU: RLX__FEW_L(vst1q_f32(o + i, vbslq_f32(vcleq_f32(x, zero), zero, x)));
+    case RLX_OP_NEG: RLX__FEW_L(vst1q_f32(o + i, vnegq_f32(x)));
+    case RLX_OP_ABS: RLX__FEW_L(vst1q_f32(o + i, vabsq_f32(x)));
+    case RLX_OP_SQRT: RLX__FEW_L(vst1q_f32(o + i, vsqrtq_f32(x)));
+    case RLX_OP_RSQRT: RLX__FEW_L(vst1q_f32(o + i, vdivq_f32(one, vsqrtq_f32(x))));
+    default: return 0;
+    }
+#undef RLX__FEW_L
+#undef RLX__FEW_B
+#undef RLX__FEW_ORD
+}
+#endif
+
 static void rlx__few_task(void* vj, int64_t t, int thread) {
     const rlx__few_job* j = (const rlx__few_job*)vj;
     int64_t e0 = t * j->per, e1 = RLX__MIN(j->n, e0 + j->per), b;
     int ninst = (int)j->nd->ia[0], k;
     float reg[RLX__EW_MAXI][RLX__EW_BLOCK];
+    float bc[8][RLX__EW_BLOCK];      /* single-element inputs, broadcast once */
     RLX__UNUSED(thread);
+    for (k = 0; k < j->nd->nin && k < 8; k++)
+        if (j->inn[k] == 1) {
+            int i;
+            for (i = 0; i < RLX__EW_BLOCK; i++) bc[k][i] = j->in[k][0];
+        }
     for (b = e0; b < e1; b += RLX__EW_BLOCK) {
-        int64_t m = RLX__MIN((int64_t)RLX__EW_BLOCK, e1 - b), i;
+        int64_t m = RLX__MIN((int64_t)RLX__EW_BLOCK, e1 - b);
         for (k = 0; k < ninst; k++) {
-            int64_t code = j->nd->ia[1 + k];
+            int64_t code = j->nd->ia[1 + k], done = 0;
             rlx_op op = (rlx_op)(code & 0xFF);
             int ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF);
-            float av[RLX__EW_BLOCK], bv[RLX__EW_BLOCK];
             const float *a, *bb = NULL;
-            float* o = reg[k];
-            if (ra < 8) {
-                if (j->inn[ra] == 1) { for (i = 0; i < m; i++) av[i] = j->in[ra][0]; a = av; }
-                else a = j->in[ra] + b;
-            } else a = reg[ra - 8];
-            if (rlx__is_binary(op)) {
-                if (rb < 8) {
-                    if (j->inn[rb] == 1) { for (i = 0; i < m; i++) bv[i] = j->in[rb][0]; bb = bv; }
-                    else bb = j->in[rb] + b;
-                } else bb = reg[rb - 8];
-                switch (op) {
-                case RLX_OP_ADD: for (i = 0; i < m; i++) o[i] = a[i] + bb[i]; break;
-                case RLX_OP_SUB: for (i = 0; i < m; i++) o[i] = a[i] - bb[i]; break;
-                case RLX_OP_MUL: for (i = 0; i < m; i++) o[i] = a[i] * bb[i]; break;
-                case RLX_OP_DIV: for (i = 0; i < m; i++) o[i] = a[i] / bb[i]; break;
-                default: for (i = 0; i < m; i++) o[i] = rlx__binary_f(op, a[i], bb[i]); break;
-                }
-            } else {
-                for (i = 0; i < m; i++) o[i] = rlx__unary_f(op, a[i]);
-            }
+            float* o = k == ninst - 1 ? j->out + b : reg[k];   /* the last instruction writes the output */
+            a = ra >= 8 ? reg[ra - 8] : j->inn[ra] == 1 ? bc[ra] : j->in[ra] + b;
+            if (rlx__is_binary(op)) bb = rb >= 8 ? reg[rb - 8] : j->inn[rb] == 1 ? bc[rb] : j->in[rb] + b;
+#if defined(RLX__GEMM_X86)
+            if (j->simd & RLX__CPU_AVX2) done = rlx__few_op_avx2(op, a, bb, o, m);
+#elif defined(RLX__GEMM_NEON)
+            done = rlx__few_op_neon(op, a, bb, o, m);
+#endif
+            if (done < m) rlx__few_op_c(op, a, bb, o, done, m);
         }
-        memcpy(j->out + b, reg[ninst - 1], sizeof(float) * (size_t)m);
     }
 }
 static void rlx__k_fused_ew(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool) {
@@ -9017,6 +9102,7 @@ static void rlx__k_fused_ew(const rlx_graph* g, const rlx__node* nd, void* const
     }
     j.out = (float*)out;
     j.n = rlx__node_numel(nd);
+    j.simd = rlx__cpu_features();
     tasks = rlx__pool_if(pool, (double)j.n) ? rlx__pool_threads(pool) * 4 : 1;
     j.per = ((j.n + tasks - 1) / tasks + RLX__EW_BLOCK - 1) / RLX__EW_BLOCK * RLX__EW_BLOCK;
     rlx__parallel_for(pool, (j.n + j.per - 1) / j.per, rlx__few_task, &j);
@@ -9189,8 +9275,10 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
    >>cpu vision kernels: conv, conv_transpose, pool, group_norm, resize, pad
    Layout NCHW; the 1D forms ([N, C, L]) run as 2D with H = 1. f32 convolutions are GEMMs on rlx__sgemm:
    im2col (conv) or col2im (conv_transpose) over chunks of pixels, so the column scratch stays bounded; an f32
-   conv with one input channel per group (depthwise) is a direct loop. f16/bf16/f64 convolutions take a direct
-   loop in double. pool, group_norm and resize compute in double from any float dtype. pad copies bytes, so
+   conv with one input channel per group (depthwise) sums each output row in registers over a zero-padded copy
+   of its input plane (rlx__dw_plane; a direct loop when that copy would be large). f16/bf16/f64 convolutions
+   take a direct loop in double. pool, group_norm and resize compute in double from any float dtype (f32
+   average pools read f32 rows into four double partial sums; f32 nearest resize copies). pad copies bytes, so
    it takes every dtype. Work is split over planes (or GEMM units) with rlx__parallel_for when it is large.
    ------------------------------------------------------------------------------------------------------------ */
 
@@ -9447,6 +9535,125 @@ static void rlx__conv_direct_plane(const void* vj, int64_t u, int thread) {
     }
 }
 
+/* Depthwise f32 conv through a padded copy of the input plane (one scratch per thread): the plane is copied
+   once with its zero padding, split into `sw` column phases (phase q holds padded columns q, q + sw, ...), so
+   every tap of every output row reads a contiguous run for any stride; each output row is then summed in
+   registers over all KH·KW taps (8 lanes at a time, AVX2+FMA where the CPU has it) and stored once. Used when
+   the scratch stays small next to the planes (rlx__dw_geom); otherwise rlx__conv_direct_plane runs. */
+typedef struct rlx__dw_geom { int64_t PH, QW, OW8; size_t floats; } rlx__dw_geom;
+
+/* Scratch geometry of the padded plane; floats = 0 when this path is not used. */
+static void rlx__dw_geom_of(const rlx__win* v, rlx__dw_geom* d) {
+    size_t f;
+    int64_t bound = 4 * (v->H * v->W + v->OH * v->OW) + 4096;   /* planes are <= RLX_MAX_ELEMENTS */
+    memset(d, 0, sizeof *d);
+    if (v->Cg != 1 || v->OH < 1 || v->OW < 1 || v->sw < 1 || v->sh < 1 || v->KH < 1 || v->KW < 1) return;
+    d->OW8 = (v->OW + 7) / 8 * 8;
+    d->PH = (v->OH - 1) * v->sh + (v->KH - 1) * v->dh + 1;
+    d->QW = d->OW8 + (v->KW - 1) * v->dw / v->sw + 1;
+    f = rlx__szmul(rlx__szmul((size_t)v->sw, (size_t)d->PH), (size_t)d->QW);
+    /* only when the copy is about the size of the planes themselves (huge strides or padding: the loop form) */
+    if (f == SIZE_MAX || (uint64_t)f > (uint64_t)bound || f > ((size_t)1 << 24)) return;
+    d->floats = rlx__round_up(f, 16);
+}
+
+static void rlx__dw_pad(const rlx__win* v, const rlx__dw_geom* d, const float* x, float* xp) {
+    int64_t r, q, i;
+    for (q = 0; q < v->sw; q++) {
+        int64_t lo, hi;
+        rlx__win_valid(d->QW, v->sw, q - v->pw, v->W, &lo, &hi);   /* columns with a source inside the row */
+        for (r = 0; r < d->PH; r++) {
+            int64_t ih = r - v->ph;
+            float* dst = xp + (q * d->PH + r) * d->QW;
+            const float* src;
+            if (ih < 0 || ih >= v->H || hi <= lo) { memset(dst, 0, sizeof(float) * (size_t)d->QW); continue; }
+            src = x + ih * v->W + (lo * v->sw + q - v->pw);
+            if (lo > 0) memset(dst, 0, sizeof(float) * (size_t)lo);
+            if (v->sw == 1) memcpy(dst + lo, src, sizeof(float) * (size_t)(hi - lo));
+            else for (i = 0; i < hi - lo; i++) dst[lo + i] = src[i * v->sw];
+            if (hi < d->QW) memset(dst + hi, 0, sizeof(float) * (size_t)(d->QW - hi));
+        }
+    }
+}
+
+/* y row oh (OW values) = b + Σ taps, 8 outputs at a time. Tap kw reads phase q = (kw·dw) mod sw at column
+   (kw·dw) / sw, stepped without divisions. */
+#define RLX__DW_TAPS(BODY)                                                                                     \
+    {                                                                                                          \
+        int64_t kh, kw, q = 0, idx = 0, dq = v->dw % v->sw, di = v->dw / v->sw;                               \
+        for (kw = 0; kw < v->KW; kw++) {                                                                       \
+            const float* s0 = xp + (q * d->PH + oh * v->sh) * d->QW + idx + ow;                                \
+            for (kh = 0; kh < v->KH; kh++) {                                                                   \
+                const float* s = s0 + kh * v->dh * d->QW;                                                      \
+                float wv = w[kh * v->KW + kw];                                                                 \
+                BODY;                                                                                          \
+            }                                                                                                  \
+            q += dq; idx += di;                                                                                \
+            if (q >= v->sw) { q -= v->sw; idx++; }                                                             \
+        }                                                                                                      \
+    }
+static void rlx__dw_row_c(const rlx__win* v, const rlx__dw_geom* d, const float* xp, const float* w, float b, int64_t oh, float* yr) {
+    int64_t ow, l;
+    for (ow = 0; ow < v->OW; ow += 8) {
+        float acc[8];
+        for (l = 0; l < 8; l++) acc[l] = b;
+        RLX__DW_TAPS(for (l = 0; l < 8; l++) acc[l] += wv * s[l])
+        for (l = 0; l < 8 && ow + l < v->OW; l++) yr[ow + l] = acc[l];
+    }
+}
+
+#if defined(RLX__GEMM_X86)
+RLX__TARGET_AVX2 static void rlx__dw_row_avx2(const rlx__win* v, const rlx__dw_geom* d, const float* xp, const float* w, float b, int64_t oh, float* yr) {
+    int64_t ow = 0, l;
+    for (; ow + 32 <= d->OW8; ow += 32) {   /* four vectors per broadcast weight */
+        __m256 a0 = _mm256_set1_ps(b), a1 = a0, a2 = a0, a3 = a0;
+        RLX__DW_TAPS(__m256 wb = _mm256_set1_ps(wv); a0 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s), a0);
+                     a1 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s + 8), a1); a2 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s + 16), a2);
+                     a3 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s + 24), a3))
+        if (ow + 32 <= v->OW) {
+            _mm256_storeu_ps(yr + ow, a0); _mm256_storeu_ps(yr + ow + 8, a1);
+            _mm256_storeu_ps(yr + ow + 16, a2); _mm256_storeu_ps(yr + ow + 24, a3);
+        } else {
+            float t[32];
+            _mm256_storeu_ps(t, a0); _mm256_storeu_ps(t + 8, a1); _mm256_storeu_ps(t + 16, a2); _mm256_storeu_ps(t + 24, a3);
+            for (l = 0; ow + l < v->OW; l++) yr[ow + l] = t[l];
+        }
+    }
+    for (; ow < v->OW; ow += 8) {
+        __m256 acc = _mm256_set1_ps(b);
+        float t[8];
+        RLX__DW_TAPS(acc = _mm256_fmadd_ps(_mm256_set1_ps(wv), _mm256_loadu_ps(s), acc))
+        if (ow + 8 <= v->OW) _mm256_storeu_ps(yr + ow, acc);
+        else {
+            _mm256_storeu_ps(t, acc);
+            for (l = 0; ow + l < v->OW; l++) yr[ow + l] = t[l];
+        }
+    }
+}
+#endif
+#undef RLX__DW_TAPS
+
+typedef struct rlx__dw_job { const rlx__conv_job* j; rlx__dw_geom d; float* scratch; unsigned simd; } rlx__dw_job;
+
+static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
+    const rlx__dw_job* dj = (const rlx__dw_job*)vj;
+    const rlx__conv_job* j = dj->j;
+    const rlx__win* v = &j->v;
+    int64_t n = u / v->O, o = u % v->O, oh;
+    const float* x = (const float*)j->x + (n * v->C + o / v->Og) * v->H * v->W;
+    const float* w = (const float*)j->w + o * v->KH * v->KW;
+    float* y = (float*)j->y + u * v->OH * v->OW;
+    float* xp = dj->scratch + (size_t)thread * dj->d.floats;
+    float b = j->b ? ((const float*)j->b)[o] : 0.0f;
+    rlx__dw_pad(v, &dj->d, x, xp);
+    for (oh = 0; oh < v->OH; oh++) {
+#if defined(RLX__GEMM_X86)
+        if (dj->simd & RLX__CPU_AVX2) { rlx__dw_row_avx2(v, &dj->d, xp, w, b, oh, y + oh * v->OW); continue; }
+#endif
+        rlx__dw_row_c(v, &dj->d, xp, w, b, oh, y + oh * v->OW);
+    }
+}
+
 /* Source index of output position `o` under kernel tap k, or -1: conv reads o*s - p + k*d; conv_transpose
    gathers from the input position i with i*s - p + k*d == o. */
 static int64_t rlx__conv_src(int transpose, int64_t o, int64_t k, int64_t s, int64_t d, int64_t p, int64_t n_in) {
@@ -9514,6 +9721,15 @@ static void rlx__k_conv(const rlx_graph* g, const rlx__node* nd, void* const* in
         return;
     }
     if (rlx__conv_is_direct(v, j.transpose)) {
+        rlx__dw_job dj;
+        rlx__dw_geom_of(v, &dj.d);
+        if (dj.d.floats) {   /* the workspace holds one padded plane per thread (rlx__ws_vision) */
+            dj.j = &j;
+            dj.scratch = (float*)ws;
+            dj.simd = rlx__cpu_features();
+            rlx__vfor(pool, v->N * v->O, flops, rlx__dw_plane, &dj);
+            return;
+        }
         rlx__vfor(pool, v->N * v->O, flops, rlx__conv_direct_plane, &j);
         return;
     }
@@ -9543,6 +9759,16 @@ static double rlx__pool_window(const rlx__pool_job* j, int64_t xo, int64_t h0, i
     int64_t W = j->v.W, ih, iw;
     double acc = j->is_max ? -HUGE_VAL : 0.0;
     int saw_nan = 0;
+    if (j->dt == RLX_F32 && !j->is_max) {   /* f32 average: four double partial sums per row (no dependency chain) */
+        for (ih = h0; ih < h1; ih++) {
+            const float* r = (const float*)j->x + xo + ih * W;
+            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+            for (iw = w0; iw + 4 <= w1; iw += 4) { s0 += r[iw]; s1 += r[iw + 1]; s2 += r[iw + 2]; s3 += r[iw + 3]; }
+            for (; iw < w1; iw++) s0 += r[iw];
+            acc += (s0 + s1) + (s2 + s3);
+        }
+        return acc;
+    }
     for (ih = h0; ih < h1; ih++)
         for (iw = w0; iw < w1; iw++) {
             double e = rlx__vld(j->x, j->dt, xo + ih * W + iw);
@@ -9677,6 +9903,12 @@ static void rlx__rs_plane(const void* vj, int64_t u, int thread) {
     for (oh = 0; oh < j->OH; oh++) {
         rlx__rs_src r = rlx__rs_coord(oh, j->H, j->OH, j->bilinear, j->align);
         int64_t r0 = xo + r.i0 * j->W, r1 = xo + r.i1 * j->W;
+        if (j->dt == RLX_F32 && !j->bilinear) {   /* nearest f32: a copy of the source element */
+            const float* xr = (const float*)j->x + r0;
+            float* yr = (float*)j->y + yo + oh * j->OW;
+            for (ow = 0; ow < j->OW; ow++) yr[ow] = xr[j->cols[ow].i0];
+            continue;
+        }
         for (ow = 0; ow < j->OW; ow++) {
             const rlx__rs_src* c = &j->cols[ow];
             double a = rlx__vld(j->x, j->dt, r0 + c->i0), v = a;
@@ -9773,7 +10005,11 @@ static size_t rlx__ws_vision(const rlx_graph* g, const rlx__node* nd, int nthrea
     case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE:
         if (nd->dtype != RLX_F32) return 0;
         rlx__win_init(g, nd, &v);
-        if (rlx__conv_is_direct(&v, nd->op == RLX_OP_CONV_TRANSPOSE)) return 0;
+        if (rlx__conv_is_direct(&v, nd->op == RLX_OP_CONV_TRANSPOSE)) {
+            rlx__dw_geom d;
+            rlx__dw_geom_of(&v, &d);
+            return rlx__szmul(rlx__szmul((size_t)RLX__MAX(nthreads, 1), d.floats), sizeof(float));
+        }
         return rlx__conv_ws(&v, nd->op == RLX_OP_CONV_TRANSPOSE, nthreads, &col);
     case RLX_OP_GROUP_NORM: return rlx__szmul(rlx__szmul((size_t)nd->shape[0], (size_t)nd->ia[0]), 2 * sizeof(double));
     case RLX_OP_RESIZE: return rlx__szmul((size_t)nd->shape[3], sizeof(rlx__rs_src));

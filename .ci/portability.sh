@@ -32,7 +32,7 @@ export RLX_VULKAN_TIMEOUT_MS=${RLX_VULKAN_TIMEOUT_MS:-600000}
 ALL_TESTS=$(ls tests/test_*.c | sed 's|tests/||; s|\.c$||')
 EXAMPLES=$(ls examples/*.c | sed 's|examples/||; s|\.c$||')
 CPU_TESTS="test_ops test_attention test_vision test_decode test_fusion test_legalize test_sampling test_passes
-           test_planner test_threads test_kernel_abi test_api test_hardening test_fuzz_regress"
+           test_planner test_threads test_kernel_abi test_api test_hardening test_fuzz_regress test_fused_ew test_depthwise"
 OP_TESTS="test_ops test_attention test_vision test_decode"
 COMPILE_CHECKS="rlx nosimd static nogpu"
 start=$(date +%s)
