@@ -18,6 +18,7 @@
 #   make fuzz-gguf, make fuzz-safetensors   the weight-file fuzzers (tests/fuzz/fuzz_gguf.c, fuzz_safetensors.c),
 #                     the same way, from tests/fuzz/corpus_gguf and corpus_safetensors
 #   make fuzz-quant   the quantized-dtype fuzzer (tests/fuzz/fuzz_quant.c) for FUZZ_SECONDS
+#   make fuzz-chat    the chat-template / stop-string / sampler fuzzer (tests/fuzz/fuzz_chat.c) for FUZZ_SECONDS
 #   make fuzz-tok     the tokenizer fuzzer (tests/fuzz/fuzz_tok.c) for FUZZ_SECONDS
 #   make fuzz-replay FUZZ_INPUT=FILE_OR_DIR   replay inputs under ASan/UBSan without libFuzzer, printing the calls
 #   make fuzz-seeds   regenerate tests/fuzz/corpus with tests/fuzz/make_seeds.c
@@ -37,6 +38,8 @@ TEST_CFLAGS = -O2 -g
 ASAN_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
 ASAN_ENV = UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
 BENCH_CFLAGS = -O3 -g
+# Parallel builds of the test programs in `make test`, `make asan` and `make asan32` (each compiles all of rlx.h).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 BENCHES := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
@@ -50,7 +53,7 @@ SUMMARIZE = sh tests/summarize.sh
 # machine: the tests give a Vulkan run ten minutes before it counts as a lost device (default: one minute).
 export RLX_VULKAN_TIMEOUT_MS ?= 600000
 
-.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds fuzz-gguf fuzz-safetensors fuzz-onnx fuzz-onnx-seeds fuzz-quant fuzz-tok
+.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds fuzz-gguf fuzz-safetensors fuzz-onnx fuzz-onnx-seeds fuzz-quant fuzz-chat fuzz-tok
 
 all: examples tests
 
@@ -165,6 +168,16 @@ fuzz-quant: $(FUZZ_DIR)/fuzz_quant
 	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_quant -rss_limit_mb=2048 -timeout=10 -max_len=4096 -max_total_time=$(FUZZ_SECONDS) \
 		-artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/quant_corpus
 
+# The generation-utilities fuzzer (tests/fuzz/fuzz_chat.c: chat templates, stop strings, sampler chains): no seed
+# corpus, it starts from nothing.
+$(FUZZ_DIR)/fuzz_chat: tests/fuzz/fuzz_chat.c rlx.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_chat.c $(LDLIBS)
+
+fuzz-chat: $(FUZZ_DIR)/fuzz_chat
+	@rm -rf $(FUZZ_DIR)/chat_corpus && mkdir -p $(FUZZ_DIR)/chat_corpus $(FUZZ_DIR)/artifacts_chat
+	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_chat -rss_limit_mb=2048 -timeout=10 -max_len=8192 -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=$(FUZZ_DIR)/artifacts_chat/ $(FUZZ_DIR)/chat_corpus
 # The tokenizer fuzzer (tests/fuzz/fuzz_tok.c): no seed corpus; random text for a fixed vocabulary, hostile
 # tokenizer metadata and raw GGUF bytes, for FUZZ_SECONDS.
 $(FUZZ_DIR)/fuzz_tok: tests/fuzz/fuzz_tok.c rlx.h
@@ -192,7 +205,7 @@ test:
 	@mkdir -p $(BUILD)
 	@: > $(BUILD)/test.log
 	@$(SUMMARIZE) run $(BUILD)/test.log compile sh tests/compile/matrix.sh $(BUILD)/compile
-	@-$(MAKE) --no-print-directory -k tests
+	@-$(MAKE) --no-print-directory -k -j$(JOBS) tests
 	@for t in $(TEST_NAMES); do $(SUMMARIZE) run $(BUILD)/test.log $$t ./$(BUILD)/tests/$$t; done
 	@$(SUMMARIZE) run $(BUILD)/test.log test_onnx_node_vulkan ./$(BUILD)/tests/test_onnx_node vulkan
 	@$(SUMMARIZE) total $(BUILD)/test.log
@@ -200,7 +213,7 @@ test:
 asan:
 	@mkdir -p $(BUILD)
 	@: > $(BUILD)/asan.log
-	@-$(MAKE) --no-print-directory -k asan-tests
+	@-$(MAKE) --no-print-directory -k -j$(JOBS) asan-tests
 	@for t in $(TEST_NAMES); do $(SUMMARIZE) run $(BUILD)/asan.log $$t env $(ASAN_ENV) ./$(BUILD)/asan/$$t; done
 	@$(SUMMARIZE) total $(BUILD)/asan.log
 
@@ -218,7 +231,7 @@ $(BUILD)/asan32/%: tests/%.c rlx.h tests/harness.h tests/fuzz/fuzz_api.c tests/f
 asan32:
 	@mkdir -p $(BUILD)
 	@: > $(BUILD)/asan32.log
-	@-$(MAKE) --no-print-directory -k $(ASAN32_TESTS:%=$(BUILD)/asan32/%)
+	@-$(MAKE) --no-print-directory -k -j$(JOBS) $(ASAN32_TESTS:%=$(BUILD)/asan32/%)
 	@for t in $(ASAN32_TESTS); do $(SUMMARIZE) run $(BUILD)/asan32.log $$t env $(ASAN_ENV) ./$(BUILD)/asan32/$$t; done
 	@$(SUMMARIZE) total $(BUILD)/asan32.log
 

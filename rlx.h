@@ -68,8 +68,9 @@
        RLX_NO_GGUF             leave out the GGUF reader and writer (>>gguf)
        RLX_NO_SAFETENSORS      leave out the safetensors reader and writer (>>safetensors)
        RLX_NO_ONNX             leave out the ONNX loader and importer (>>onnx)
-       RLX_NO_LLM              leave out the language-model layer (>>tok, the tokenizer of GGUF models; also
-                               left out with RLX_NO_GGUF, which it needs)
+       RLX_NO_LLM              leave out the generation utilities: sampler chain, stop strings, chat templates
+                               (>>sampler), and the tokenizer of GGUF models (>>tok, also left out with
+                               RLX_NO_GGUF, which it needs)
        RLX_NO_STDIO            leave out the functions that take a path (weight files: open_file, open_index,
                                write_file; ONNX: rlx_onnx_load_file and external data); the memory-based
                                ones stay
@@ -100,13 +101,16 @@
       11. Runtime (compile, run, I/O)                >>runtime
       12. Driver loading, shared GPU layer           >>dl >>gpu
       13. CUDA and HIP backends                      >>cuda >>hip
+          (block dtypes in the GPU lowering, before the CUDA supports check: >>gpuquant)
       14. Vulkan backend, optional device features   >>vulkan >>vkfeat
       15. Weight / state store (rlx_store)           >>store
       16. File mapping, strict JSON parser            >>file >>json
       17. GGUF reader and writer (API after >>devices) >>gguf
       18. safetensors reader and writer              >>safetensors
       19. ONNX models (load, import, weights)       >>onnx (API after >>devices, implementation last)
-      20. Tokenizer of GGUF language models         >>tok (API after >>onnx, implementation after it)
+      20. Generation: sampler chain, stop strings, chat templates   >>sampler (API after >>onnx, implementation
+          after the ONNX implementation)
+      21. Tokenizer of GGUF language models         >>tok (API after >>sampler's, implementation after it)
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
        By default each program holds its own copy of its params (and, on a GPU, uploads it). A store holds named
@@ -162,7 +166,10 @@
        dequantize_row_*) and from f32 (quantize, byte for byte ggml's reference quantizers; not iq4_nl/iq4_xs),
        rlx_gather of rows (an axis before the last; the result keeps the dtype) and rlx_matmul_quant(x, w):
        x [..., K] f32 times w [N, K] (GGUF layout, x · wᵀ) in f32. Any other op given one fails at its builder
-       with RLX_ERROR_DTYPE. CPU only for now: compiling them for a GPU fails with RLX_ERROR_UNSUPPORTED.
+       with RLX_ERROR_DTYPE. The GPU backends (CUDA, HIP, Vulkan; >>gpuquant) run dequantize, gather and
+       matmul_quant for every format (dequantize and gather bit for bit the CPU's; matmul_quant in f32 with x
+       f32, a GEMV kernel up to 8 rows of x and a tiled kernel that dequantizes weight tiles into shared memory
+       beyond); quantize stays on the CPU: compiling it for a GPU fails with RLX_ERROR_UNSUPPORTED.
        On the CPU, for up to 15 rows of x, rlx_matmul_quant with a q4_0, q8_0, q4_K or q6_K weight rounds x to
        8 bits once per call as ggml does (q8_0 blocks of 32 for q4_0/q8_0, Q8_K blocks of 256 for the K-quants)
        and sums integer block products (AVX2 maddubs/madd; AVX-512 VNNI vpdpbusd for q4_0/q8_0 where the CPU has
@@ -235,7 +242,7 @@
        AVX2, NEON dot products or portable kernels. The SIMD family is picked at run time from the CPU; f64 runs row-by-row axpys (sums
        in k order, as a dot product), other integer matmuls a plain loop.
 
-   TOKENIZER (>>tok, see the declarations after >>onnx)
+   TOKENIZER (>>tok, see the declarations after >>sampler)
        rlx_tokenizer_from_gguf reads tokenizer.ggml.* metadata; rlx_tokenize, rlx_token_to_piece, rlx_detokenize
        and the streaming decoder rlx_token_stream give llama.cpp's token ids and text (tests/test_tok.c compares
        them with libllama). The metadata is hostile input: bad arrays and ids are RLX_ERROR_FORMAT with the key
@@ -257,8 +264,11 @@
    run a kernel with a shape unknown at compile time (symbolic dims are specialised per value at compile time;
    see rlx_dim), run Vulkan on a device without shaderFloat64 and shaderInt64 (yet: every kernel still needs
    them; the f32 element math that needs neither is in kernels/vulkan/math_f32.glsl, not yet used by kernels),
-   run block-quantized dtypes on a GPU (CPU only; the GPU lowering refuses them), or quantize to
-   iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made).
+   quantize to a block dtype on a GPU (dequantize, gather and matmul_quant run there; quantize is CPU only),
+   use integer dot products or tensor cores for block dtypes on a GPU (f32 FMA on dequantized values),
+   quantize to iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made), run Jinja chat templates
+   (>>sampler writes the llama.cpp families in C and recognises a template by its markers), or reproduce
+   llama.cpp's random stream (the DIST sampler has its own seeded generator).
 */
 #ifndef RLX_H
 #define RLX_H
@@ -1414,6 +1424,181 @@ RLXDEF rlx_result rlx_onnx_read_tensor(const void* data, size_t size, const rlx_
                                        rlx_onnx_tensor* out);
 RLXDEF void rlx_onnx_tensor_free(rlx_onnx_tensor* t);
 #endif /* RLX_NO_ONNX */
+
+/* ============================================================================================================
+   >>sampler  (generation utilities on the host; RLX_NO_LLM leaves it out)
+   Plain-array building blocks of a generation loop, independent of any model or tokenizer: a sampler chain
+   (logits in, token id out), a stop-string matcher for streamed text, and chat templates written in C.
+
+   SAMPLER CHAIN. Stages run in the order given, like llama.cpp's llama_sampler chain and with its semantics
+   (llama.cpp's llama_sampler_init_* of the same name; tests/test_sampler.c compares each stage and chains with
+   libllama): the candidates start as every token with its logit, each stage edits or cuts them, and the
+   chain ends by picking one.
+
+       rlx_sampler_stage st[4];
+       st[0] = rlx_sampler_penalties(64, 1.1f, 0.0f, 0.0f);  // last 64 accepted tokens
+       st[1] = rlx_sampler_top_k(40);
+       st[2] = rlx_sampler_temp(0.8f);
+       st[3] = rlx_sampler_dist(1234);                      // seeded
+       rlx_sampler_chain_desc d = {0};
+       d.n_vocab = n_vocab; d.stages = st; d.n_stages = 4;
+       rlx_sampler_chain* ch = NULL;
+       if (rlx_sampler_chain_create(&d, &ch) != RLX_OK) { puts(rlx_gen_error()); return 1; }
+       for (;;) {
+           int32_t tok;
+           if (rlx_sampler_sample(ch, logits, n_vocab, &tok) != RLX_OK) break;
+           rlx_sampler_accept(ch, tok);                     // history for the penalties
+           ...
+       }
+       rlx_sampler_chain_destroy(ch);
+
+   Stages (zero-initialised fields not used by a stage are ignored):
+       GREEDY      picks the largest logit (the first of equal ones).
+       DIST        picks at random by the softmax of the candidates' logits. RNG: SplitMix64 seeded with `seed`,
+                   one 53-bit uniform double u per pick, the first candidate (in the chain's current order) whose
+                   running sum of exp(logit - max) exceeds u × the total. Deterministic for a seed, but not
+                   llama.cpp's mt19937 stream: the same seed picks different tokens than llama.cpp does.
+       TEMP        logit / value; value <= 0 keeps the largest logit and sets every other to -inf (greedy).
+       TOP_K       keeps the k largest logits (k <= 0: no-op; k > candidates: all).
+       TOP_P       nucleus: keeps the most probable candidates until their probability sum reaches value (and
+                   at least min_keep of them); value >= 1: no-op.
+       MIN_P       keeps candidates whose probability is at least value × the largest (at least min_keep);
+                   value <= 0: no-op.
+       TYPICAL     locally typical sampling (value = mass, min_keep); value >= 1: no-op.
+       PENALTIES   over the last `last_n` accepted tokens (0 = off): a token seen c > 0 times gets its logit
+                   divided by `repeat` (multiplied when the logit is <= 0), then minus c × `freq` + `present`.
+       LOGIT_BIAS  adds `biases[i].bias` to the logit of `biases[i].token` (copied at create).
+       A picking stage (GREEDY, DIST) belongs at the end: when several pick, the last one's token is returned;
+       if none picks, rlx_sampler_sample picks the largest remaining logit.
+   Memory: rlx_sampler_chain_create allocates every workspace for n_vocab candidates and the penalty window
+   (about 20 bytes per vocabulary entry); sample, apply, accept and reset never allocate.
+   Errors: every function returns rlx_result and rlx_gen_error() gives the message of the last failure of a
+   >>sampler function on the calling thread ("" after a success; without thread-local storage, e.g. tcc, one
+   buffer shared by all threads). Logits must not be NaN or +inf (-inf masks a token), and at least one must
+   be finite.
+   Thread safety: a chain or a stop matcher is used by one thread at a time; rlx_chat_apply may be called from
+   any thread.
+   ============================================================================================================ */
+#if !defined(RLX_NO_LLM)
+typedef enum rlx_sampler_type {
+    RLX_SAMPLER_NONE = 0,       /* invalid */
+    RLX_SAMPLER_GREEDY,
+    RLX_SAMPLER_DIST,
+    RLX_SAMPLER_TEMP,
+    RLX_SAMPLER_TOP_K,
+    RLX_SAMPLER_TOP_P,
+    RLX_SAMPLER_MIN_P,
+    RLX_SAMPLER_TYPICAL,
+    RLX_SAMPLER_PENALTIES,
+    RLX_SAMPLER_LOGIT_BIAS,
+    RLX_SAMPLER_COUNT,
+    RLX_SAMPLER_FORCE_U32 = 0x7FFFFFFF
+} rlx_sampler_type;
+
+typedef struct rlx_logit_bias { int32_t token; float bias; } rlx_logit_bias;
+
+typedef struct rlx_sampler_stage {
+    rlx_sampler_type type;
+    float value;                   /* TEMP: temperature; TOP_P, MIN_P, TYPICAL: p                          */
+    int32_t k;                     /* TOP_K                                                                */
+    int32_t min_keep;              /* TOP_P, MIN_P, TYPICAL: keep at least this many (0 = 1 for MIN_P)     */
+    int32_t last_n;                /* PENALTIES: window of accepted tokens, 0 ..= 1 << 20 (0 = off)        */
+    float repeat, freq, present;   /* PENALTIES: 1 (or 0), 0, 0 = no effect; repeat must be >= 0           */
+    const rlx_logit_bias* biases;  /* LOGIT_BIAS: at most n_vocab of them, tokens in [0, n_vocab), finite
+                                      or -inf biases (a token listed twice gets the sum)                   */
+    int32_t n_biases;
+    uint64_t seed;                 /* DIST                                                                 */
+} rlx_sampler_stage;
+
+/* Stage makers (a zeroed stage with the named fields set). */
+RLXDEF rlx_sampler_stage rlx_sampler_greedy(void);
+RLXDEF rlx_sampler_stage rlx_sampler_dist(uint64_t seed);
+RLXDEF rlx_sampler_stage rlx_sampler_temp(float t);
+RLXDEF rlx_sampler_stage rlx_sampler_top_k(int32_t k);
+RLXDEF rlx_sampler_stage rlx_sampler_top_p(float p, int32_t min_keep);
+RLXDEF rlx_sampler_stage rlx_sampler_min_p(float p, int32_t min_keep);
+RLXDEF rlx_sampler_stage rlx_sampler_typical(float p, int32_t min_keep);
+RLXDEF rlx_sampler_stage rlx_sampler_penalties(int32_t last_n, float repeat, float freq, float present);
+RLXDEF rlx_sampler_stage rlx_sampler_logit_bias(const rlx_logit_bias* biases, int32_t n_biases);
+
+typedef struct rlx_sampler_chain rlx_sampler_chain;
+typedef struct rlx_sampler_chain_desc {
+    int32_t n_vocab;                  /* 1 ..= 1 << 24                                                     */
+    const rlx_sampler_stage* stages;  /* copied (bias lists too); 0 ..= 64 stages                          */
+    int32_t n_stages;
+    rlx_allocator allocator;          /* zero = RLX_MALLOC/RLX_FREE                                        */
+} rlx_sampler_chain_desc;
+
+/* A surviving candidate (rlx_sampler_apply). p is the softmax of the survivors' logits. */
+typedef struct rlx_token_prob { int32_t id; float logit; float p; } rlx_token_prob;
+
+RLXDEF rlx_result rlx_sampler_chain_create(const rlx_sampler_chain_desc* desc, rlx_sampler_chain** out);
+RLXDEF void rlx_sampler_chain_destroy(rlx_sampler_chain* ch);                     /* NULL is fine */
+/* Runs the chain on logits[n_vocab] (n_vocab must be the chain's) and stores the picked token. Does not
+   accept it: call rlx_sampler_accept for the tokens the penalties should see. */
+RLXDEF rlx_result rlx_sampler_sample(rlx_sampler_chain* ch, const float* logits, int32_t n_vocab, int32_t* token);
+/* Runs every stage but the picking ones (GREEDY, DIST) and writes the survivors, in the chain's current order,
+   to out[0 .. cap) with *n_out = their count (RLX_ERROR_SIZE, nothing written, when cap is smaller). */
+RLXDEF rlx_result rlx_sampler_apply(rlx_sampler_chain* ch, const float* logits, int32_t n_vocab,
+                                    rlx_token_prob* out, int32_t cap, int32_t* n_out);
+RLXDEF rlx_result rlx_sampler_accept(rlx_sampler_chain* ch, int32_t token);       /* 0 <= token < n_vocab */
+RLXDEF void rlx_sampler_reset(rlx_sampler_chain* ch);      /* forgets the history, reseeds the DIST stages */
+RLXDEF const char* rlx_gen_error(void);
+
+/* STOP STRINGS. A matcher is fed the text of each generated token as it comes and returns the text that is
+   safe to show: text that may still be the start of a stop string is held back until it is known not to be
+   one. When a stop string is complete, *matched is its index and the text before it (never any of the stop
+   string) is the last text returned; later feeds return nothing until rlx_stop_reset. Matching is on bytes;
+   the first match to END wins (the longest of those ending at the same byte), so the result does not depend on
+   how the text is split into pieces.
+
+       const char* stops[2] = {"</s>", "\nUser:"};
+       rlx_stop_desc sd = {0};
+       sd.stops = stops; sd.n_stops = 2;
+       rlx_stop_matcher* sm = NULL;
+       rlx_stop_create(&sd, &sm);
+       char show[256]; size_t n; int hit;
+       rlx_stop_feed(sm, piece, strlen(piece), show, sizeof show, &n, &hit);  // print n bytes of show
+       if (hit >= 0) break;
+       ...
+       rlx_stop_flush(sm, show, sizeof show, &n);           // end of generation without a stop: the held text
+
+   out needs at most (held bytes + len) bytes; rlx_stop_held(m) gives the held count (always less than the
+   longest stop string). A cap too small gives RLX_ERROR_SIZE with *n_out = the bytes needed and changes
+   nothing. */
+typedef struct rlx_stop_matcher rlx_stop_matcher;
+typedef struct rlx_stop_desc {
+    const char* const* stops;  /* non-empty strings, copied; 1 ..= 256 of them, each at most 4096 bytes        */
+    int32_t n_stops;
+    rlx_allocator allocator;
+} rlx_stop_desc;
+RLXDEF rlx_result rlx_stop_create(const rlx_stop_desc* desc, rlx_stop_matcher** out);
+RLXDEF void rlx_stop_destroy(rlx_stop_matcher* m);                                 /* NULL is fine */
+RLXDEF rlx_result rlx_stop_feed(rlx_stop_matcher* m, const char* piece, size_t len, char* out, size_t cap,
+                                size_t* n_out, int32_t* matched);
+RLXDEF rlx_result rlx_stop_flush(rlx_stop_matcher* m, char* out, size_t cap, size_t* n_out);
+RLXDEF size_t rlx_stop_held(const rlx_stop_matcher* m);
+RLXDEF void rlx_stop_reset(rlx_stop_matcher* m);
+
+/* CHAT TEMPLATES in C (no Jinja). `template_or_name` is a family name (llama.cpp's: "chatml", "llama2",
+   "llama2-sys", "llama2-sys-bos", "llama2-sys-strip", "llama3", "llama4", "gemma", "phi3", "phi4", "falcon3",
+   "zephyr", "glmedge", "mistral-v1", "mistral-v3", "mistral-v3-tekken", "mistral-v7", "mistral-v7-tekken",
+   "monarch", "orion", "openchat", "vicuna", "vicuna-orca", "deepseek", "deepseek2", "deepseek3", "command-r",
+   "chatglm3", "chatglm4", "minicpm", "exaone3", "exaone4", "rwkv-world", "granite", "gigachat", "megrez",
+   "yandex", "bailing", "smolvlm", "hunyuan-moe") or a model's tokenizer.chat_template string, whose family
+   is recognised by marker substrings in the order llama.cpp's llm_chat_detect_template uses (NULL = "chatml");
+   the output is byte for byte what llama.cpp's llama_chat_apply_template gives. The families llama.cpp added
+   lately (gpt-oss, granite-4.0, kimi-k2, seed_oss, ...) are known by name only. A template of a family rlx.h
+   does not write, or one it does not recognise, is RLX_ERROR_UNSUPPORTED naming it. Writes the prompt and a
+   NUL to out when cap > its length; *needed (may be NULL) = its length in bytes. out may be NULL with cap 0
+   to ask for the length; a smaller cap is RLX_ERROR_SIZE (out[0] = 0). */
+typedef struct rlx_chat_message { const char* role; const char* content; } rlx_chat_message;
+RLXDEF rlx_result rlx_chat_apply(const char* template_or_name, const rlx_chat_message* msgs, int32_t n,
+                                 int add_assistant_prompt, char* out, size_t cap, size_t* needed);
+/* The family name rlx_chat_apply would use for template_or_name ("chatml", "llama2-sys-strip", ...); NULL when
+   it recognises none (a recognised family rlx.h does not write gives its name, e.g. "kimi-k2"). */
+RLXDEF const char* rlx_chat_template_family(const char* template_or_name);
+#endif /* RLX_NO_LLM */
 
 /* ============================================================================================================
    >>tok  (tokenizer of GGUF language models; RLX_NO_LLM or RLX_NO_GGUF leaves it out)
@@ -4886,13 +5071,18 @@ static rlx_graph* rlx__dce(rlx_graph* g, uint32_t* remap) {
 /* fusion: forms linear (matmul + bias + activation), add + rmsnorm/layernorm (emitting the sum when the sum
    has later readers), swiglu/geglu, and fused elementwise chains (f32). It only absorbs intermediates that
    have a single reader and are not graph outputs (except the add of add+norm, whose other readers switch to
-   the emitted sum). It runs only for targets that run every fused op. The absorbed producers are left dead
+   the emitted sum, and small elementwise producers, recomputed: see RLX__EW_RECOMPUTE). It runs only for targets that run every fused op. The absorbed producers are left dead
    for the DCE that follows. */
 typedef struct rlx__ewgroup {
     int ninst, nin;
     int64_t inst[RLX__NIA - 1];
     uint32_t in[8];            /* ids in the new graph */
+    uint32_t src[RLX__NIA - 1];/* the old-graph node each instruction computes: one a group holds twice is reused */
 } rlx__ewgroup;
+/* A producer read by several nodes is still inlined into a consumer's group when it has at most this many
+   instructions: recomputing a few operations per element costs less than storing and loading the tensor, and
+   a group that reads it twice (x · hardsigmoid(x)) computes it once. */
+#define RLX__EW_RECOMPUTE 4
 
 static int rlx__ew_fusable(const rlx_graph* g, const rlx__node* nd) {
     int k;
@@ -4916,20 +5106,26 @@ static int rlx__ew_operand(rlx__ewgroup* gr, uint32_t id) {
     return gr->nin++;
 }
 
-/* Append producer group p into gr; returns the register holding p's result, or -1 if it does not fit. */
+/* Append producer group p into gr; returns the register holding p's result, or -1 if it does not fit.
+   Instructions computing a node gr already computes are not repeated. */
 static int rlx__ew_inline(rlx__ewgroup* gr, const rlx__ewgroup* p) {
     rlx__ewgroup save = *gr;
-    int base = gr->ninst, i;
-    if (gr->ninst + p->ninst > RLX__NIA - 2) return -1;
+    int map[RLX__NIA], i, k;
     for (i = 0; i < p->ninst; i++) {
         int64_t code = p->inst[i];
-        int op = (int)(code & 0xFF), ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF);
-        ra = ra < 8 ? rlx__ew_operand(gr, p->in[ra]) : ra + base;
-        rb = rb < 8 ? (rlx__is_binary((rlx_op)op) ? rlx__ew_operand(gr, p->in[rb]) : 0) : rb + base;
+        int op = (int)(code & 0xFF), ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF), found = -1;
+        for (k = 0; k < gr->ninst && p->src[i]; k++)
+            if (gr->src[k] == p->src[i]) { found = k; break; }
+        if (found >= 0) { map[i] = 8 + found; continue; }
+        if (gr->ninst >= RLX__NIA - 2) { *gr = save; return -1; }
+        ra = ra < 8 ? rlx__ew_operand(gr, p->in[ra]) : map[ra - 8];
+        rb = rb < 8 ? (rlx__is_binary((rlx_op)op) ? rlx__ew_operand(gr, p->in[rb]) : 0) : map[rb - 8];
         if (ra < 0 || rb < 0) { *gr = save; return -1; }
+        gr->src[gr->ninst] = p->src[i];
         gr->inst[gr->ninst++] = op | ((int64_t)ra << 8) | ((int64_t)rb << 16);
+        map[i] = 8 + gr->ninst - 1;
     }
-    return 8 + gr->ninst - 1;
+    return p->ninst > 0 ? map[p->ninst - 1] : -1;
 }
 
 static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap) {
@@ -5050,7 +5246,7 @@ static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap)
             memset(&gr, 0, sizeof gr);
             for (k = 0; k < nd->nin && ok; k++) {
                 uint32_t in = rlx__in(g, nd, k);
-                if (grp[in].ninst > 0 && RLX__SOLE(in)) {
+                if (grp[in].ninst > 0 && !isout[in] && (uses[in] == 1 || grp[in].ninst <= RLX__EW_RECOMPUTE)) {
                     regs[k] = rlx__ew_inline(&gr, &grp[in]);
                     if (regs[k] >= 0) { absorbed++; continue; }
                 }
@@ -5058,6 +5254,7 @@ static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap)
                 if (regs[k] < 0) ok = 0;
             }
             if (ok && gr.ninst < RLX__NIA - 1) {
+                gr.src[gr.ninst] = (uint32_t)i;
                 gr.inst[gr.ninst++] = (int64_t)nd->op | ((int64_t)regs[0] << 8) | ((int64_t)(nd->nin > 1 ? regs[1] : 0) << 16);
                 grp[i] = gr;
                 if (absorbed) {
@@ -8907,46 +9104,119 @@ static void rlx__k_add_norm(const rlx_graph* g, const rlx__node* nd, void* const
 }
 
 /* FUSED_EW: a small register program over f32 inputs (each of the output's size or a single element),
-   evaluated in blocks so every instruction is a tight loop over the block */
+   evaluated in blocks so every instruction is a tight loop over the block. Single-element operands are
+   broadcast into a block once per task. add/sub/mul/div/max/min, relu, neg, abs, sqrt and rsqrt run on
+   AVX2 or NEON vectors where the CPU has them, with the scalar results bit for bit (max/min propagate NaN,
+   relu keeps NaN and gives +0 for -0, sqrt and division are correctly rounded); the other unary ops call
+   rlx__unary_f per element. */
 #define RLX__EW_BLOCK 256
 #define RLX__EW_MAXI (RLX__NIA - 1)
-typedef struct rlx__few_job { const rlx__node* nd; const float* in[8]; int64_t inn[8]; float* out; int64_t n, per; } rlx__few_job;
+typedef struct rlx__few_job { const rlx__node* nd; const float* in[8]; int64_t inn[8]; float* out; int64_t n, per; unsigned simd; } rlx__few_job;
+
+/* o[i] = op(a[i], b[i]) (b unused for unary ops) for i in [i0, m): the portable loops, one per op. */
+static void rlx__few_op_c(rlx_op op, const float* a, const float* b, float* o, int64_t i0, int64_t m) {
+    int64_t i;
+    switch (op) {
+    case RLX_OP_ADD: for (i = i0; i < m; i++) o[i] = a[i] + b[i]; return;
+    case RLX_OP_SUB: for (i = i0; i < m; i++) o[i] = a[i] - b[i]; return;
+    case RLX_OP_MUL: for (i = i0; i < m; i++) o[i] = a[i] * b[i]; return;
+    case RLX_OP_DIV: for (i = i0; i < m; i++) o[i] = a[i] / b[i]; return;
+    case RLX_OP_MAX: for (i = i0; i < m; i++) o[i] = (a[i] != a[i] || b[i] != b[i]) ? NAN : (a[i] > b[i] ? a[i] : b[i]); return;
+    case RLX_OP_MIN: for (i = i0; i < m; i++) o[i] = (a[i] != a[i] || b[i] != b[i]) ? NAN : (a[i] < b[i] ? a[i] : b[i]); return;
+    case RLX_OP_RELU: for (i = i0; i < m; i++) o[i] = a[i] > 0.0f ? a[i] : (a[i] != a[i] ? a[i] : 0.0f); return;
+    case RLX_OP_NEG: for (i = i0; i < m; i++) o[i] = -a[i]; return;
+    default:
+        if (rlx__is_binary(op)) for (i = i0; i < m; i++) o[i] = rlx__binary_f(op, a[i], b[i]);
+        else for (i = i0; i < m; i++) o[i] = rlx__unary_f(op, a[i]);
+        return;
+    }
+}
+
+#if defined(RLX__GEMM_X86)
+/* AVX2 lanes of rlx__few_op_c: handles the multiple of 8 below m and returns how many it did (0 when the op
+   has no vector form here). */
+RLX__TARGET_AVX2 static int64_t rlx__few_op_avx2(rlx_op op, const float* a, const float* b, float* o, int64_t m) {
+    int64_t i, n8 = m & ~(int64_t)7;
+    const __m256 zero = _mm256_setzero_ps(), nan = _mm256_set1_ps(NAN), sign = _mm256_set1_ps(-0.0f);
+    const __m256 one = _mm256_set1_ps(1.0f);
+#define RLX__FEW_L(expr) for (i = 0; i < n8; i += 8) { __m256 x = _mm256_loadu_ps(a + i); expr; } return n8
+#define RLX__FEW_B(expr) for (i = 0; i < n8; i += 8) { __m256 x = _mm256_loadu_ps(a + i), y = _mm256_loadu_ps(b + i); expr; } return n8
+    switch (op) {
+    case RLX_OP_ADD: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_add_ps(x, y)));
+    case RLX_OP_SUB: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_sub_ps(x, y)));
+    case RLX_OP_MUL: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_mul_ps(x, y)));
+    case RLX_OP_DIV: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_div_ps(x, y)));
+    /* maxps(x, y) is x > y ? x : y (y when either is NaN or both are zeros): exactly the scalar form, then NaN */
+    case RLX_OP_MAX: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_blendv_ps(_mm256_max_ps(x, y), nan, _mm256_cmp_ps(x, y, _CMP_UNORD_Q))));
+    case RLX_OP_MIN: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_blendv_ps(_mm256_min_ps(x, y), nan, _mm256_cmp_ps(x, y, _CMP_UNORD_Q))));
+    case RLX_OP_RELU: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_and_ps(x, _mm256_cmp_ps(x, zero, _CMP_NLE_UQ))));
+    case RLX_OP_NEG: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_xor_ps(x, sign)));
+    case RLX_OP_ABS: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_andnot_ps(sign, x)));
+    case RLX_OP_SQRT: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_sqrt_ps(x)));
+    case RLX_OP_RSQRT: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_div_ps(one, _mm256_sqrt_ps(x))));
+    default: return 0;
+    }
+#undef RLX__FEW_L
+#undef RLX__FEW_B
+}
+#elif defined(RLX__GEMM_NEON)
+/* NEON lanes of rlx__few_op_c (see the AVX2 form). */
+static int64_t rlx__few_op_neon(rlx_op op, const float* a, const float* b, float* o, int64_t m) {
+    int64_t i, n4 = m & ~(int64_t)3;
+    const float32x4_t zero = vdupq_n_f32(0.0f), nan = vdupq_n_f32(NAN), one = vdupq_n_f32(1.0f);
+#define RLX__FEW_L(expr) for (i = 0; i < n4; i += 4) { float32x4_t x = vld1q_f32(a + i); expr; } return n4
+#define RLX__FEW_B(expr) for (i = 0; i < n4; i += 4) { float32x4_t x = vld1q_f32(a + i), y = vld1q_f32(b + i); expr; } return n4
+/* both operands ordered */
+#define RLX__FEW_ORD(x, y) vandq_u32(vceqq_f32(x, x), vceqq_f32(y, y))
+    switch (op) {
+    case RLX_OP_ADD: RLX__FEW_B(vst1q_f32(o + i, vaddq_f32(x, y)));
+    case RLX_OP_SUB: RLX__FEW_B(vst1q_f32(o + i, vsubq_f32(x, y)));
+    case RLX_OP_MUL: RLX__FEW_B(vst1q_f32(o + i, vmulq_f32(x, y)));
+    case RLX_OP_DIV: RLX__FEW_B(vst1q_f32(o + i, vdivq_f32(x, y)));
+    case RLX_OP_MAX: RLX__FEW_B(vst1q_f32(o + i, vbslq_f32(RLX__FEW_ORD(x, y), vbslq_f32(vcgtq_f32(x, y), x, y), nan)));
+    case RLX_OP_MIN: RLX__FEW_B(vst1q_f32(o + i, vbslq_f32(RLX__FEW_ORD(x, y), vbslq_f32(vcltq_f32(x, y), x, y), nan)));
+    case RLX_OP_RELU: RLX__FEW_L(vst1q_f32(o + i, vbslq_f32(vcleq_f32(x, zero), zero, x)));
+    case RLX_OP_NEG: RLX__FEW_L(vst1q_f32(o + i, vnegq_f32(x)));
+    case RLX_OP_ABS: RLX__FEW_L(vst1q_f32(o + i, vabsq_f32(x)));
+    case RLX_OP_SQRT: RLX__FEW_L(vst1q_f32(o + i, vsqrtq_f32(x)));
+    case RLX_OP_RSQRT: RLX__FEW_L(vst1q_f32(o + i, vdivq_f32(one, vsqrtq_f32(x))));
+    default: return 0;
+    }
+#undef RLX__FEW_L
+#undef RLX__FEW_B
+#undef RLX__FEW_ORD
+}
+#endif
+
 static void rlx__few_task(void* vj, int64_t t, int thread) {
     const rlx__few_job* j = (const rlx__few_job*)vj;
     int64_t e0 = t * j->per, e1 = RLX__MIN(j->n, e0 + j->per), b;
     int ninst = (int)j->nd->ia[0], k;
     float reg[RLX__EW_MAXI][RLX__EW_BLOCK];
+    float bc[8][RLX__EW_BLOCK];      /* single-element inputs, broadcast once */
     RLX__UNUSED(thread);
+    for (k = 0; k < j->nd->nin && k < 8; k++)
+        if (j->inn[k] == 1) {
+            int i;
+            for (i = 0; i < RLX__EW_BLOCK; i++) bc[k][i] = j->in[k][0];
+        }
     for (b = e0; b < e1; b += RLX__EW_BLOCK) {
-        int64_t m = RLX__MIN((int64_t)RLX__EW_BLOCK, e1 - b), i;
+        int64_t m = RLX__MIN((int64_t)RLX__EW_BLOCK, e1 - b);
         for (k = 0; k < ninst; k++) {
-            int64_t code = j->nd->ia[1 + k];
+            int64_t code = j->nd->ia[1 + k], done = 0;
             rlx_op op = (rlx_op)(code & 0xFF);
             int ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF);
-            float av[RLX__EW_BLOCK], bv[RLX__EW_BLOCK];
             const float *a, *bb = NULL;
-            float* o = reg[k];
-            if (ra < 8) {
-                if (j->inn[ra] == 1) { for (i = 0; i < m; i++) av[i] = j->in[ra][0]; a = av; }
-                else a = j->in[ra] + b;
-            } else a = reg[ra - 8];
-            if (rlx__is_binary(op)) {
-                if (rb < 8) {
-                    if (j->inn[rb] == 1) { for (i = 0; i < m; i++) bv[i] = j->in[rb][0]; bb = bv; }
-                    else bb = j->in[rb] + b;
-                } else bb = reg[rb - 8];
-                switch (op) {
-                case RLX_OP_ADD: for (i = 0; i < m; i++) o[i] = a[i] + bb[i]; break;
-                case RLX_OP_SUB: for (i = 0; i < m; i++) o[i] = a[i] - bb[i]; break;
-                case RLX_OP_MUL: for (i = 0; i < m; i++) o[i] = a[i] * bb[i]; break;
-                case RLX_OP_DIV: for (i = 0; i < m; i++) o[i] = a[i] / bb[i]; break;
-                default: for (i = 0; i < m; i++) o[i] = rlx__binary_f(op, a[i], bb[i]); break;
-                }
-            } else {
-                for (i = 0; i < m; i++) o[i] = rlx__unary_f(op, a[i]);
-            }
+            float* o = k == ninst - 1 ? j->out + b : reg[k];   /* the last instruction writes the output */
+            a = ra >= 8 ? reg[ra - 8] : j->inn[ra] == 1 ? bc[ra] : j->in[ra] + b;
+            if (rlx__is_binary(op)) bb = rb >= 8 ? reg[rb - 8] : j->inn[rb] == 1 ? bc[rb] : j->in[rb] + b;
+#if defined(RLX__GEMM_X86)
+            if (j->simd & RLX__CPU_AVX2) done = rlx__few_op_avx2(op, a, bb, o, m);
+#elif defined(RLX__GEMM_NEON)
+            done = rlx__few_op_neon(op, a, bb, o, m);
+#endif
+            if (done < m) rlx__few_op_c(op, a, bb, o, done, m);
         }
-        memcpy(j->out + b, reg[ninst - 1], sizeof(float) * (size_t)m);
     }
 }
 static void rlx__k_fused_ew(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool) {
@@ -8960,6 +9230,7 @@ static void rlx__k_fused_ew(const rlx_graph* g, const rlx__node* nd, void* const
     }
     j.out = (float*)out;
     j.n = rlx__node_numel(nd);
+    j.simd = rlx__cpu_features();
     tasks = rlx__pool_if(pool, (double)j.n) ? rlx__pool_threads(pool) * 4 : 1;
     j.per = ((j.n + tasks - 1) / tasks + RLX__EW_BLOCK - 1) / RLX__EW_BLOCK * RLX__EW_BLOCK;
     rlx__parallel_for(pool, (j.n + j.per - 1) / j.per, rlx__few_task, &j);
@@ -9132,8 +9403,10 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
    >>cpu vision kernels: conv, conv_transpose, pool, group_norm, resize, pad
    Layout NCHW; the 1D forms ([N, C, L]) run as 2D with H = 1. f32 convolutions are GEMMs on rlx__sgemm:
    im2col (conv) or col2im (conv_transpose) over chunks of pixels, so the column scratch stays bounded; an f32
-   conv with one input channel per group (depthwise) is a direct loop. f16/bf16/f64 convolutions take a direct
-   loop in double. pool, group_norm and resize compute in double from any float dtype. pad copies bytes, so
+   conv with one input channel per group (depthwise) sums each output row in registers over a zero-padded copy
+   of its input plane (rlx__dw_plane; a direct loop when that copy would be large). f16/bf16/f64 convolutions
+   take a direct loop in double. pool, group_norm and resize compute in double from any float dtype (f32
+   average pools read f32 rows into four double partial sums; f32 nearest resize copies). pad copies bytes, so
    it takes every dtype. Work is split over planes (or GEMM units) with rlx__parallel_for when it is large.
    ------------------------------------------------------------------------------------------------------------ */
 
@@ -9390,6 +9663,125 @@ static void rlx__conv_direct_plane(const void* vj, int64_t u, int thread) {
     }
 }
 
+/* Depthwise f32 conv through a padded copy of the input plane (one scratch per thread): the plane is copied
+   once with its zero padding, split into `sw` column phases (phase q holds padded columns q, q + sw, ...), so
+   every tap of every output row reads a contiguous run for any stride; each output row is then summed in
+   registers over all KH·KW taps (8 lanes at a time, AVX2+FMA where the CPU has it) and stored once. Used when
+   the scratch stays small next to the planes (rlx__dw_geom); otherwise rlx__conv_direct_plane runs. */
+typedef struct rlx__dw_geom { int64_t PH, QW, OW8; size_t floats; } rlx__dw_geom;
+
+/* Scratch geometry of the padded plane; floats = 0 when this path is not used. */
+static void rlx__dw_geom_of(const rlx__win* v, rlx__dw_geom* d) {
+    size_t f;
+    int64_t bound = 4 * (v->H * v->W + v->OH * v->OW) + 4096;   /* planes are <= RLX_MAX_ELEMENTS */
+    memset(d, 0, sizeof *d);
+    if (v->Cg != 1 || v->OH < 1 || v->OW < 1 || v->sw < 1 || v->sh < 1 || v->KH < 1 || v->KW < 1) return;
+    d->OW8 = (v->OW + 7) / 8 * 8;
+    d->PH = (v->OH - 1) * v->sh + (v->KH - 1) * v->dh + 1;
+    d->QW = d->OW8 + (v->KW - 1) * v->dw / v->sw + 1;
+    f = rlx__szmul(rlx__szmul((size_t)v->sw, (size_t)d->PH), (size_t)d->QW);
+    /* only when the copy is about the size of the planes themselves (huge strides or padding: the loop form) */
+    if (f == SIZE_MAX || (uint64_t)f > (uint64_t)bound || f > ((size_t)1 << 24)) return;
+    d->floats = rlx__round_up(f, 16);
+}
+
+static void rlx__dw_pad(const rlx__win* v, const rlx__dw_geom* d, const float* x, float* xp) {
+    int64_t r, q, i;
+    for (q = 0; q < v->sw; q++) {
+        int64_t lo, hi;
+        rlx__win_valid(d->QW, v->sw, q - v->pw, v->W, &lo, &hi);   /* columns with a source inside the row */
+        for (r = 0; r < d->PH; r++) {
+            int64_t ih = r - v->ph;
+            float* dst = xp + (q * d->PH + r) * d->QW;
+            const float* src;
+            if (ih < 0 || ih >= v->H || hi <= lo) { memset(dst, 0, sizeof(float) * (size_t)d->QW); continue; }
+            src = x + ih * v->W + (lo * v->sw + q - v->pw);
+            if (lo > 0) memset(dst, 0, sizeof(float) * (size_t)lo);
+            if (v->sw == 1) memcpy(dst + lo, src, sizeof(float) * (size_t)(hi - lo));
+            else for (i = 0; i < hi - lo; i++) dst[lo + i] = src[i * v->sw];
+            if (hi < d->QW) memset(dst + hi, 0, sizeof(float) * (size_t)(d->QW - hi));
+        }
+    }
+}
+
+/* y row oh (OW values) = b + Σ taps, 8 outputs at a time. Tap kw reads phase q = (kw·dw) mod sw at column
+   (kw·dw) / sw, stepped without divisions. */
+#define RLX__DW_TAPS(BODY)                                                                                     \
+    {                                                                                                          \
+        int64_t kh, kw, q = 0, idx = 0, dq = v->dw % v->sw, di = v->dw / v->sw;                               \
+        for (kw = 0; kw < v->KW; kw++) {                                                                       \
+            const float* s0 = xp + (q * d->PH + oh * v->sh) * d->QW + idx + ow;                                \
+            for (kh = 0; kh < v->KH; kh++) {                                                                   \
+                const float* s = s0 + kh * v->dh * d->QW;                                                      \
+                float wv = w[kh * v->KW + kw];                                                                 \
+                BODY;                                                                                          \
+            }                                                                                                  \
+            q += dq; idx += di;                                                                                \
+            if (q >= v->sw) { q -= v->sw; idx++; }                                                             \
+        }                                                                                                      \
+    }
+static void rlx__dw_row_c(const rlx__win* v, const rlx__dw_geom* d, const float* xp, const float* w, float b, int64_t oh, float* yr) {
+    int64_t ow, l;
+    for (ow = 0; ow < v->OW; ow += 8) {
+        float acc[8];
+        for (l = 0; l < 8; l++) acc[l] = b;
+        RLX__DW_TAPS(for (l = 0; l < 8; l++) acc[l] += wv * s[l])
+        for (l = 0; l < 8 && ow + l < v->OW; l++) yr[ow + l] = acc[l];
+    }
+}
+
+#if defined(RLX__GEMM_X86)
+RLX__TARGET_AVX2 static void rlx__dw_row_avx2(const rlx__win* v, const rlx__dw_geom* d, const float* xp, const float* w, float b, int64_t oh, float* yr) {
+    int64_t ow = 0, l;
+    for (; ow + 32 <= d->OW8; ow += 32) {   /* four vectors per broadcast weight */
+        __m256 a0 = _mm256_set1_ps(b), a1 = a0, a2 = a0, a3 = a0;
+        RLX__DW_TAPS(__m256 wb = _mm256_set1_ps(wv); a0 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s), a0);
+                     a1 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s + 8), a1); a2 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s + 16), a2);
+                     a3 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s + 24), a3))
+        if (ow + 32 <= v->OW) {
+            _mm256_storeu_ps(yr + ow, a0); _mm256_storeu_ps(yr + ow + 8, a1);
+            _mm256_storeu_ps(yr + ow + 16, a2); _mm256_storeu_ps(yr + ow + 24, a3);
+        } else {
+            float t[32];
+            _mm256_storeu_ps(t, a0); _mm256_storeu_ps(t + 8, a1); _mm256_storeu_ps(t + 16, a2); _mm256_storeu_ps(t + 24, a3);
+            for (l = 0; ow + l < v->OW; l++) yr[ow + l] = t[l];
+        }
+    }
+    for (; ow < v->OW; ow += 8) {
+        __m256 acc = _mm256_set1_ps(b);
+        float t[8];
+        RLX__DW_TAPS(acc = _mm256_fmadd_ps(_mm256_set1_ps(wv), _mm256_loadu_ps(s), acc))
+        if (ow + 8 <= v->OW) _mm256_storeu_ps(yr + ow, acc);
+        else {
+            _mm256_storeu_ps(t, acc);
+            for (l = 0; ow + l < v->OW; l++) yr[ow + l] = t[l];
+        }
+    }
+}
+#endif
+#undef RLX__DW_TAPS
+
+typedef struct rlx__dw_job { const rlx__conv_job* j; rlx__dw_geom d; float* scratch; unsigned simd; } rlx__dw_job;
+
+static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
+    const rlx__dw_job* dj = (const rlx__dw_job*)vj;
+    const rlx__conv_job* j = dj->j;
+    const rlx__win* v = &j->v;
+    int64_t n = u / v->O, o = u % v->O, oh;
+    const float* x = (const float*)j->x + (n * v->C + o / v->Og) * v->H * v->W;
+    const float* w = (const float*)j->w + o * v->KH * v->KW;
+    float* y = (float*)j->y + u * v->OH * v->OW;
+    float* xp = dj->scratch + (size_t)thread * dj->d.floats;
+    float b = j->b ? ((const float*)j->b)[o] : 0.0f;
+    rlx__dw_pad(v, &dj->d, x, xp);
+    for (oh = 0; oh < v->OH; oh++) {
+#if defined(RLX__GEMM_X86)
+        if (dj->simd & RLX__CPU_AVX2) { rlx__dw_row_avx2(v, &dj->d, xp, w, b, oh, y + oh * v->OW); continue; }
+#endif
+        rlx__dw_row_c(v, &dj->d, xp, w, b, oh, y + oh * v->OW);
+    }
+}
+
 /* Source index of output position `o` under kernel tap k, or -1: conv reads o*s - p + k*d; conv_transpose
    gathers from the input position i with i*s - p + k*d == o. */
 static int64_t rlx__conv_src(int transpose, int64_t o, int64_t k, int64_t s, int64_t d, int64_t p, int64_t n_in) {
@@ -9457,6 +9849,15 @@ static void rlx__k_conv(const rlx_graph* g, const rlx__node* nd, void* const* in
         return;
     }
     if (rlx__conv_is_direct(v, j.transpose)) {
+        rlx__dw_job dj;
+        rlx__dw_geom_of(v, &dj.d);
+        if (dj.d.floats) {   /* the workspace holds one padded plane per thread (rlx__ws_vision) */
+            dj.j = &j;
+            dj.scratch = (float*)ws;
+            dj.simd = rlx__cpu_features();
+            rlx__vfor(pool, v->N * v->O, flops, rlx__dw_plane, &dj);
+            return;
+        }
         rlx__vfor(pool, v->N * v->O, flops, rlx__conv_direct_plane, &j);
         return;
     }
@@ -9486,6 +9887,16 @@ static double rlx__pool_window(const rlx__pool_job* j, int64_t xo, int64_t h0, i
     int64_t W = j->v.W, ih, iw;
     double acc = j->is_max ? -HUGE_VAL : 0.0;
     int saw_nan = 0;
+    if (j->dt == RLX_F32 && !j->is_max) {   /* f32 average: four double partial sums per row (no dependency chain) */
+        for (ih = h0; ih < h1; ih++) {
+            const float* r = (const float*)j->x + xo + ih * W;
+            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+            for (iw = w0; iw + 4 <= w1; iw += 4) { s0 += r[iw]; s1 += r[iw + 1]; s2 += r[iw + 2]; s3 += r[iw + 3]; }
+            for (; iw < w1; iw++) s0 += r[iw];
+            acc += (s0 + s1) + (s2 + s3);
+        }
+        return acc;
+    }
     for (ih = h0; ih < h1; ih++)
         for (iw = w0; iw < w1; iw++) {
             double e = rlx__vld(j->x, j->dt, xo + ih * W + iw);
@@ -9620,6 +10031,12 @@ static void rlx__rs_plane(const void* vj, int64_t u, int thread) {
     for (oh = 0; oh < j->OH; oh++) {
         rlx__rs_src r = rlx__rs_coord(oh, j->H, j->OH, j->bilinear, j->align);
         int64_t r0 = xo + r.i0 * j->W, r1 = xo + r.i1 * j->W;
+        if (j->dt == RLX_F32 && !j->bilinear) {   /* nearest f32: a copy of the source element */
+            const float* xr = (const float*)j->x + r0;
+            float* yr = (float*)j->y + yo + oh * j->OW;
+            for (ow = 0; ow < j->OW; ow++) yr[ow] = xr[j->cols[ow].i0];
+            continue;
+        }
         for (ow = 0; ow < j->OW; ow++) {
             const rlx__rs_src* c = &j->cols[ow];
             double a = rlx__vld(j->x, j->dt, r0 + c->i0), v = a;
@@ -9716,7 +10133,11 @@ static size_t rlx__ws_vision(const rlx_graph* g, const rlx__node* nd, int nthrea
     case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE:
         if (nd->dtype != RLX_F32) return 0;
         rlx__win_init(g, nd, &v);
-        if (rlx__conv_is_direct(&v, nd->op == RLX_OP_CONV_TRANSPOSE)) return 0;
+        if (rlx__conv_is_direct(&v, nd->op == RLX_OP_CONV_TRANSPOSE)) {
+            rlx__dw_geom d;
+            rlx__dw_geom_of(&v, &d);
+            return rlx__szmul(rlx__szmul((size_t)RLX__MAX(nthreads, 1), d.floats), sizeof(float));
+        }
         return rlx__conv_ws(&v, nd->op == RLX_OP_CONV_TRANSPOSE, nthreads, &col);
     case RLX_OP_GROUP_NORM: return rlx__szmul(rlx__szmul((size_t)nd->shape[0], (size_t)nd->ia[0]), 2 * sizeof(double));
     case RLX_OP_RESIZE: return rlx__szmul((size_t)nd->shape[3], sizeof(rlx__rs_src));
@@ -10733,6 +11154,7 @@ static void rlx__k_misc(const rlx_graph* g, const rlx__node* nd, void* const* in
      matmul_tc.cu    matmul_tc matmul_tc_big (sm_80 and later)
      attention.cu    attention rope
      conv.cu         conv_direct conv_gemm pool resize
+     quant.cu        dequant qgemv qgemm (block dtypes, >>gpuquant)
    Elementwise operands use the CPU's iteration (rlx__iter): size-1 dims dropped, dims merged where every
    operand is contiguous across them, broadcast dims with stride 0. The attribute layout each kernel reads from
    ia[]/fa[] is documented at the kernel. Every op the CPU backend executes runs natively, in every dtype its
@@ -11181,14 +11603,95 @@ static void rlx__cl_convgeo(rlx__kargs* A, const rlx_graph* g, const rlx__node* 
     A->ia[17] = nd->ia[10];
 }
 
+/* ------------------------------------------------------------------------------------------------------------
+   >>gpuquant  Block dtypes (>>quant) on CUDA, HIP and Vulkan: kernels/cuda/quant.cu, kernels/vulkan/quant.comp
+     cast block -> f32/f16   quant.dequant   (the CPU's dequantization bit for bit; see rlx_dq in the kernels)
+     gather of block rows    elementwise.gather over 16-bit units (every block is an even number of bytes)
+     matmul_quant            quant.qgemv for M <= 8 rows of x, else quant.qgemm (64x64 tiles, w dequantized
+                             into shared memory); f32 sums
+   Every format of >>quant runs; cast f32 -> block (quantize) stays on the CPU: the GPU backends refuse it.
+   ------------------------------------------------------------------------------------------------------------ */
+/* 1: the GPU lowering runs this node with a block dtype, 0: it does not, -1: the node touches no block dtype */
+static int rlx__cl_quant_supports(const rlx_graph* g, const rlx__node* nd) {
+    int q, any = nd->nin > 0 && rlx__is_quant(nd->dtype);
+    for (q = 0; q < nd->nin; q++) any |= rlx__is_quant(rlx__N(g, rlx__in(g, nd, q))->dtype);
+    if (!any) return -1;
+    if (nd->op == RLX_OP_MATMUL_QUANT || nd->op == RLX_OP_GATHER) return 1;
+    if (nd->op == RLX_OP_CAST && !rlx__is_quant(nd->dtype)) return nd->dtype == RLX_F32 || nd->dtype == RLX_F16;
+    return 0;   /* quantize (cast f32 -> block) */
+}
+/* The launches of a node with a block dtype (0 for any other node: the caller lowers it). */
+static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, uint64_t out) {
+    rlx__launch* L;
+    const rlx__node *x, *wt;
+    rlx_dtype qt;
+    int64_t be, bb;
+    if (rlx__cl_quant_supports(g, nd) != 1) return 0;
+    x = rlx__cl_x(g, nd, 0);
+    if (nd->op == RLX_OP_GATHER) {   /* whole rows of blocks: 16-bit units */
+        int64_t outer, len, inner;
+        const rlx__node* ni = rlx__cl_x(g, nd, 1);
+        qt = x->dtype;
+        be = (int64_t)rlx__qblock[qt - RLX_Q4_0][0];
+        bb = (int64_t)rlx__qblock[qt - RLX_Q4_0][1];
+        rlx__cl_axis(x, (int)nd->ia[0], &outer, &len, &inner);
+        L = rlx__cl_add(w, "elementwise", "gather", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+        L->args.in[1] = rlx__cl_addr(g, nd, addr, 1);
+        L->args.dt_out = L->args.dt_in[0] = RLX_I16;
+        L->args.dt_in[1] = (int)ni->dtype;
+        L->args.ia[0] = outer; L->args.ia[1] = rlx__node_numel(ni); L->args.ia[2] = inner / be * bb / 2;
+        L->args.ia[3] = len;
+        L->args.n = outer * L->args.ia[1] * L->args.ia[2];
+        rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
+        return 1;
+    }
+    if (nd->op == RLX_OP_CAST) {   /* dequantize */
+        qt = x->dtype;
+        L = rlx__cl_add(w, "quant", "dequant", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+        L->args.dt_in[0] = (int)qt;
+        L->args.ia[0] = qt;
+        L->args.ia[1] = rlx__qblock[qt - RLX_Q4_0][0];
+        L->args.ia[2] = rlx__qblock[qt - RLX_Q4_0][1];
+        rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
+        return 1;
+    }
+    {   /* matmul_quant: x [M, K] f32, w [N, K] blocks */
+        int64_t M, N, K;
+        wt = rlx__cl_x(g, nd, 1);
+        qt = wt->dtype;
+        be = (int64_t)rlx__qblock[qt - RLX_Q4_0][0];
+        bb = (int64_t)rlx__qblock[qt - RLX_Q4_0][1];
+        N = wt->shape[0];
+        K = wt->shape[1];
+        M = rlx__node_numel(x) / K;
+        L = rlx__cl_add(w, "quant", M <= 8 ? "qgemv" : "qgemm", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
+        L->args.in[1] = rlx__cl_addr(g, nd, addr, 1);
+        L->args.dt_in[0] = RLX_F32;
+        L->args.dt_in[1] = (int)qt;
+        L->args.ia[0] = qt; L->args.ia[1] = be; L->args.ia[2] = bb;
+        L->args.ia[3] = M; L->args.ia[4] = N; L->args.ia[5] = K; L->args.ia[6] = K / be * bb;
+        if (M <= 8) {
+            L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 8), 65535u * 1024u);
+        } else {
+            L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 64), 65535u * 1024u);
+            L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, 64), 65535u);
+        }
+        return 1;
+    }
+}
+
 /* Does the CUDA backend run this node natively? Every op of the CPU backend, in every dtype its builder
    allows (sources, views and EXTRA need no kernel of their own); linear with or without a gate. */
 static RLX__MAYBE_UNUSED int rlx__cuda_supports(const rlx_graph* g, const rlx__node* nd, int sm) {
     int q;
     RLX__UNUSED(sm);
-    for (q = 0; q < nd->nin; q++)   /* no GPU kernels for block dtypes yet (>>quant) */
-        if (rlx__is_quant(rlx__N(g, rlx__in(g, nd, q))->dtype)) return 0;
-    if (rlx__is_quant(nd->dtype) && nd->nin) return 0;
+    if ((q = rlx__cl_quant_supports(g, nd)) >= 0) return q;   /* block dtypes: >>gpuquant */
     if (rlx__is_unary(nd->op) || rlx__is_binary(nd->op)) return 1;
     switch (nd->op) {
     case RLX_OP_INPUT: case RLX_OP_PARAM: case RLX_OP_CONSTANT: case RLX_OP_STATE:
@@ -11223,6 +11726,7 @@ static void rlx__cl_node(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
     rlx__launch* L;
     int k;
     int64_t outer, len, inner;
+    if (rlx__cl_quant(w, g, nd, addr, out)) return;   /* block dtypes: >>gpuquant */
     if (rlx__is_unary(nd->op) || rlx__is_binary(nd->op) || nd->op == RLX_OP_WHERE ||
         (nd->op == RLX_OP_CAST && nd->dtype != x->dtype) || nd->op == RLX_OP_EXPAND) {
         const char* kern = rlx__is_unary(nd->op) ? "ew_unary" : rlx__is_binary(nd->op) ? "ew_binary" :
@@ -15034,7 +15538,7 @@ static void rlx__hip_details(int index, uint64_t* mem, char* drv, size_t cap) {
    and its push constant is their address. At compile time every launch is recorded once into one command
    buffer (global memory barrier between dispatches), replayed by each run and waited for with a timeout.
    Requirements: Vulkan 1.2 and bufferDeviceAddress; the other features are optional and checked per kernel
-   (>>vkfeat): today every kernel needs shaderFloat64 and shaderInt64, 28 of 34 need storageBuffer8BitAccess
+   (>>vkfeat): today every kernel needs shaderFloat64 and shaderInt64, 32 of 39 need storageBuffer8BitAccess
    and storageBuffer16BitAccess, none needs shaderInt8, shaderInt16 or shaderFloat16. Devices are ordered
    discrete GPUs first, then integrated, virtual and CPU implementations; rlx_compile_desc.device_index picks one of that order.
    RLX_DEVICE_AUTO does not pick a CPU implementation (lavapipe, SwiftShader): the CPU backend is faster.
@@ -22091,9 +22595,1118 @@ RLXDEF rlx_result rlx_onnx_graph(rlx_onnx_model* m, const rlx_onnx_graph_desc* d
 
 #endif /* RLX_NO_ONNX */
 
+/* ============================================================================================================
+   >>sampler  (sampler chain, stop strings, chat templates; RLX_NO_LLM leaves it out)
+   Host-only code on plain arrays. Candidates are kept in one array sized at create; the orderings the stages
+   need (largest logits first, most typical first) come from an in-place binary heap popped only as far as a
+   stage needs, so nothing allocates per call.
+   ============================================================================================================ */
+#if !defined(RLX_NO_LLM)
+
+#define RLX__SAMPLER_MAX_VOCAB (1 << 24)
+#define RLX__SAMPLER_MAX_STAGES 64
+#define RLX__SAMPLER_MAX_LAST_N (1 << 20)
+#define RLX__STOP_MAX 256
+#define RLX__STOP_MAX_LEN 4096
+
+/* The message of the last failed >>sampler call on this thread (see rlx_gen_error). */
+static RLX__TLS char rlx__gen_err[512];
+static rlx_result rlx__gen_fail(rlx_result r, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    rlx__vfmt(rlx__gen_err, sizeof rlx__gen_err, fmt, ap);
+    va_end(ap);
+    return r;
+}
+RLXDEF const char* rlx_gen_error(void) { return rlx__gen_err; }
+
+typedef struct rlx__smp_cand { int32_t id; float logit; float p; float key; } rlx__smp_cand;
+
+struct rlx_sampler_chain {
+    rlx_allocator al;
+    int32_t n_vocab, n_stages;
+    rlx_sampler_stage st[RLX__SAMPLER_MAX_STAGES];
+    uint64_t rng[RLX__SAMPLER_MAX_STAGES];      /* DIST: SplitMix64 state                                  */
+    rlx_logit_bias* bias;                       /* every LOGIT_BIAS list, sorted by token, duplicates summed */
+    rlx__smp_cand* cand;                            /* n_vocab                                                  */
+    int32_t* counts;                            /* n_vocab zeros between calls (NULL without PENALTIES)      */
+    int32_t* ring;                              /* the last ring_cap accepted tokens                        */
+    int32_t ring_cap, ring_len, ring_pos;
+    int32_t n;                                  /* current candidate count                                   */
+    int sorted;                                 /* cand[0 .. n) is in descending logit order                 */
+};
+
+static uint64_t rlx__smp_next(uint64_t* s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static rlx_sampler_stage rlx__smp_stage(rlx_sampler_type t) {
+    rlx_sampler_stage s;
+    memset(&s, 0, sizeof s);
+    s.type = t;
+    return s;
+}
+RLXDEF rlx_sampler_stage rlx_sampler_greedy(void) { return rlx__smp_stage(RLX_SAMPLER_GREEDY); }
+RLXDEF rlx_sampler_stage rlx_sampler_dist(uint64_t seed) { rlx_sampler_stage s = rlx__smp_stage(RLX_SAMPLER_DIST); s.seed = seed; return s; }
+RLXDEF rlx_sampler_stage rlx_sampler_temp(float t) { rlx_sampler_stage s = rlx__smp_stage(RLX_SAMPLER_TEMP); s.value = t; return s; }
+RLXDEF rlx_sampler_stage rlx_sampler_top_k(int32_t k) { rlx_sampler_stage s = rlx__smp_stage(RLX_SAMPLER_TOP_K); s.k = k; return s; }
+RLXDEF rlx_sampler_stage rlx_sampler_top_p(float p, int32_t min_keep) {
+    rlx_sampler_stage s = rlx__smp_stage(RLX_SAMPLER_TOP_P);
+    s.value = p; s.min_keep = min_keep;
+    return s;
+}
+RLXDEF rlx_sampler_stage rlx_sampler_min_p(float p, int32_t min_keep) {
+    rlx_sampler_stage s = rlx__smp_stage(RLX_SAMPLER_MIN_P);
+    s.value = p; s.min_keep = min_keep;
+    return s;
+}
+RLXDEF rlx_sampler_stage rlx_sampler_typical(float p, int32_t min_keep) {
+    rlx_sampler_stage s = rlx__smp_stage(RLX_SAMPLER_TYPICAL);
+    s.value = p; s.min_keep = min_keep;
+    return s;
+}
+RLXDEF rlx_sampler_stage rlx_sampler_penalties(int32_t last_n, float repeat, float freq, float present) {
+    rlx_sampler_stage s = rlx__smp_stage(RLX_SAMPLER_PENALTIES);
+    s.last_n = last_n; s.repeat = repeat; s.freq = freq; s.present = present;
+    return s;
+}
+RLXDEF rlx_sampler_stage rlx_sampler_logit_bias(const rlx_logit_bias* biases, int32_t n_biases) {
+    rlx_sampler_stage s = rlx__smp_stage(RLX_SAMPLER_LOGIT_BIAS);
+    s.biases = biases; s.n_biases = n_biases;
+    return s;
+}
+
+static const char* rlx__sampler_name(rlx_sampler_type t) {
+    static const char* const names[] = {"none", "greedy", "dist", "temp", "top_k", "top_p", "min_p", "typical",
+                                        "penalties", "logit_bias"};
+    return (int)t >= 0 && (int)t < (int)RLX_SAMPLER_COUNT ? names[t] : "invalid";
+}
+
+static int rlx__smp_finite(float x) { return x == x && x != (float)INFINITY && x != -(float)INFINITY; }
+
+/* Sort a small bias list by token (insertion sort; lists are copied at create, so this runs once). */
+static void rlx__smp_bias_sort(rlx_logit_bias* b, int32_t n) {
+    int32_t i, j;
+    for (i = 1; i < n; i++) {
+        rlx_logit_bias x = b[i];
+        for (j = i; j > 0 && b[j - 1].token > x.token; j--) b[j] = b[j - 1];
+        b[j] = x;
+    }
+}
+
+RLXDEF rlx_result rlx_sampler_chain_create(const rlx_sampler_chain_desc* desc, rlx_sampler_chain** out) {
+    rlx_sampler_chain* ch;
+    rlx_allocator al;
+    size_t bytes, nbias = 0;
+    int32_t i, j, ring_cap = 0, has_pen = 0;
+    rlx__gen_err[0] = 0;
+    if (!out) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: out is NULL");
+    *out = NULL;
+    if (!desc) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: desc is NULL");
+    if (desc->n_vocab < 1 || desc->n_vocab > RLX__SAMPLER_MAX_VOCAB)
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: n_vocab %ld is outside 1 ..= %d",
+                             (long)desc->n_vocab, RLX__SAMPLER_MAX_VOCAB);
+    if (desc->n_stages < 0 || desc->n_stages > RLX__SAMPLER_MAX_STAGES || (desc->n_stages > 0 && !desc->stages))
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: n_stages %ld is outside 0 ..= %d or stages is NULL",
+                             (long)desc->n_stages, RLX__SAMPLER_MAX_STAGES);
+    for (i = 0; i < desc->n_stages; i++) {
+        const rlx_sampler_stage* s = &desc->stages[i];
+        const char* nm = rlx__sampler_name(s->type);
+        switch (s->type) {
+        case RLX_SAMPLER_GREEDY: case RLX_SAMPLER_DIST: case RLX_SAMPLER_TOP_K: break;
+        case RLX_SAMPLER_TEMP: case RLX_SAMPLER_TOP_P: case RLX_SAMPLER_MIN_P: case RLX_SAMPLER_TYPICAL:
+            if (!rlx__smp_finite(s->value))
+                return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (%s): value %g is not finite", (long)i, nm, (double)s->value);
+            if (s->min_keep < 0)
+                return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (%s): min_keep %ld < 0", (long)i, nm, (long)s->min_keep);
+            break;
+        case RLX_SAMPLER_PENALTIES:
+            if (s->last_n < 0 || s->last_n > RLX__SAMPLER_MAX_LAST_N)
+                return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (penalties): last_n %ld is outside 0 ..= %d", (long)i, (long)s->last_n, RLX__SAMPLER_MAX_LAST_N);
+            if (!rlx__smp_finite(s->repeat) || s->repeat < 0.0f || !rlx__smp_finite(s->freq) || !rlx__smp_finite(s->present))
+                return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (penalties): repeat %g must be finite and >= 0 (0 = 1), freq %g and present %g finite", (long)i, (double)s->repeat, (double)s->freq, (double)s->present);
+            has_pen = 1;
+            if (s->last_n > ring_cap) ring_cap = s->last_n;
+            break;
+        case RLX_SAMPLER_LOGIT_BIAS:
+            if (s->n_biases < 0 || (s->n_biases > 0 && !s->biases) || s->n_biases > desc->n_vocab)
+                return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (logit_bias): n_biases %ld is outside 0 ..= n_vocab or biases is NULL", (long)i, (long)s->n_biases);
+            for (j = 0; j < s->n_biases; j++) {
+                if (s->biases[j].token < 0 || s->biases[j].token >= desc->n_vocab)
+                    return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (logit_bias): biases[%ld].token %ld is outside 0 .. n_vocab %ld", (long)i, (long)j, (long)s->biases[j].token, (long)desc->n_vocab);
+                if (!(rlx__smp_finite(s->biases[j].bias) || s->biases[j].bias == -(float)INFINITY))
+                    return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld (logit_bias): biases[%ld].bias %g must be finite or -inf", (long)i, (long)j, (double)s->biases[j].bias);
+            }
+            nbias += (size_t)s->n_biases;
+            break;
+        default:
+            return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_chain_create: stage %ld has the invalid type %ld", (long)i, (long)s->type);
+        }
+    }
+    memset(&al, 0, sizeof al);
+    if (desc->allocator.alloc) al = desc->allocator;
+    ch = (rlx_sampler_chain*)rlx__calloc(&al, sizeof *ch);
+    if (!ch) return rlx__gen_fail(RLX_ERROR_OUT_OF_MEMORY, "rlx_sampler_chain_create: out of memory");
+    ch->al = al;
+    ch->n_vocab = desc->n_vocab;
+    ch->n_stages = desc->n_stages;
+    ch->ring_cap = ring_cap;
+    if (desc->n_stages) memcpy(ch->st, desc->stages, sizeof(rlx_sampler_stage) * (size_t)desc->n_stages);
+    if (!rlx__mul_sz((size_t)desc->n_vocab, sizeof(rlx__smp_cand), &bytes) ||
+        !(ch->cand = (rlx__smp_cand*)rlx__alloc(&al, bytes)) ||
+        (has_pen && (!(ch->counts = (int32_t*)rlx__calloc(&al, rlx__szmul((size_t)desc->n_vocab, sizeof(int32_t)))) ||
+                     !(ch->ring = (int32_t*)rlx__alloc(&al, rlx__szmul((size_t)(ring_cap ? ring_cap : 1), sizeof(int32_t)))))) ||
+        (nbias && !(ch->bias = (rlx_logit_bias*)rlx__alloc(&al, rlx__szmul(nbias, sizeof(rlx_logit_bias)))))) {
+        rlx_sampler_chain_destroy(ch);
+        return rlx__gen_fail(RLX_ERROR_OUT_OF_MEMORY, "rlx_sampler_chain_create: out of memory for %ld candidates", (long)desc->n_vocab);
+    }
+    nbias = 0;
+    for (i = 0; i < ch->n_stages; i++) {
+        rlx_sampler_stage* s = &ch->st[i];
+        if (s->type == RLX_SAMPLER_LOGIT_BIAS && s->n_biases > 0) {
+            rlx_logit_bias* b = ch->bias + nbias;
+            int32_t m = 0;
+            if (s->n_biases) memcpy(b, s->biases, sizeof *b * (size_t)s->n_biases);
+            rlx__smp_bias_sort(b, s->n_biases);
+            for (j = 0; j < s->n_biases; j++) {              /* a token listed twice gets the sum */
+                if (m > 0 && b[m - 1].token == b[j].token) b[m - 1].bias += b[j].bias;
+                else b[m++] = b[j];
+            }
+            s->biases = b;
+            s->n_biases = m;
+            nbias += (size_t)m;
+        } else {
+            s->biases = NULL;
+            s->n_biases = 0;
+        }
+        if (s->type == RLX_SAMPLER_PENALTIES && s->repeat == 0.0f) s->repeat = 1.0f;   /* zero = default */
+    }
+    rlx_sampler_reset(ch);
+    *out = ch;
+    return RLX_OK;
+}
+
+RLXDEF void rlx_sampler_chain_destroy(rlx_sampler_chain* ch) {
+    if (!ch) return;
+    rlx__free(&ch->al, ch->cand);
+    rlx__free(&ch->al, ch->counts);
+    rlx__free(&ch->al, ch->ring);
+    rlx__free(&ch->al, ch->bias);
+    rlx__free(&ch->al, ch);
+}
+
+RLXDEF void rlx_sampler_reset(rlx_sampler_chain* ch) {
+    int32_t i;
+    if (!ch) return;
+    ch->ring_len = ch->ring_pos = 0;
+    for (i = 0; i < ch->n_stages; i++) ch->rng[i] = ch->st[i].seed;
+}
+
+RLXDEF rlx_result rlx_sampler_accept(rlx_sampler_chain* ch, int32_t token) {
+    rlx__gen_err[0] = 0;
+    if (!ch) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_accept: chain is NULL");
+    if (token < 0 || token >= ch->n_vocab)
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_accept: token %ld is outside 0 .. n_vocab %ld", (long)token, (long)ch->n_vocab);
+    if (ch->ring_cap == 0) return RLX_OK;
+    ch->ring[ch->ring_pos] = token;
+    ch->ring_pos = ch->ring_pos + 1 == ch->ring_cap ? 0 : ch->ring_pos + 1;
+    if (ch->ring_len < ch->ring_cap) ch->ring_len++;
+    return RLX_OK;
+}
+
+/* Max-heap on key over c[0 .. n). */
+static void rlx__smp_heap_down(rlx__smp_cand* c, int32_t n, int32_t i) {
+    for (;;) {
+        int32_t l = 2 * i + 1, r = l + 1, m = i;
+        rlx__smp_cand t;
+        if (l < n && c[l].key > c[m].key) m = l;
+        if (r < n && c[r].key > c[m].key) m = r;
+        if (m == i) return;
+        t = c[i]; c[i] = c[m]; c[m] = t;
+        i = m;
+    }
+}
+static void rlx__smp_heap_make(rlx__smp_cand* c, int32_t n) {
+    int32_t i;
+    for (i = n / 2 - 1; i >= 0; i--) rlx__smp_heap_down(c, n, i);
+}
+/* Moves the maximum of the heap c[0 .. h) to c[h - 1]; the heap is then c[0 .. h - 1). */
+static void rlx__smp_heap_pop(rlx__smp_cand* c, int32_t h) {
+    rlx__smp_cand t = c[0];
+    c[0] = c[h - 1];
+    c[h - 1] = t;
+    rlx__smp_heap_down(c, h - 1, 0);
+}
+static void rlx__smp_reverse(rlx__smp_cand* c, int32_t n) {
+    int32_t i;
+    for (i = 0; i < n / 2; i++) { rlx__smp_cand t = c[i]; c[i] = c[n - 1 - i]; c[n - 1 - i] = t; }
+}
+/* Puts the m largest keys of c[0 .. n) first, in descending order (the rest follow in some order). */
+static void rlx__smp_top(rlx__smp_cand* c, int32_t n, int32_t m) {
+    int32_t i;
+    if (m > n) m = n;
+    rlx__smp_heap_make(c, n);
+    for (i = 0; i < m; i++) rlx__smp_heap_pop(c, n - i);
+    rlx__smp_reverse(c, n);
+}
+static void rlx__smp_sort(rlx_sampler_chain* ch, int32_t m) {
+    int32_t i;
+    for (i = 0; i < ch->n; i++) ch->cand[i].key = ch->cand[i].logit;
+    rlx__smp_top(ch->cand, ch->n, m);
+}
+/* llama.cpp's softmax: p = expf(logit - max) / their float sum, in the current order. */
+static void rlx__smp_softmax(rlx_sampler_chain* ch) {
+    rlx__smp_cand* c = ch->cand;
+    float mx = c[0].logit, sum = 0.0f;
+    int32_t i;
+    for (i = 1; i < ch->n; i++) if (c[i].logit > mx) mx = c[i].logit;
+    for (i = 0; i < ch->n; i++) { c[i].p = expf(c[i].logit - mx); sum += c[i].p; }
+    for (i = 0; i < ch->n; i++) c[i].p /= sum;
+}
+
+/* One stage on ch->cand[0 .. n). Picking stages store the picked candidate's id in *pick. */
+static void rlx__sampler_stage_apply(rlx_sampler_chain* ch, int32_t si, int picking, int32_t* pick) {
+    const rlx_sampler_stage* s = &ch->st[si];
+    rlx__smp_cand* c = ch->cand;
+    int32_t i, n = ch->n;
+    switch (s->type) {
+    case RLX_SAMPLER_GREEDY:
+        if (picking) {
+            int32_t b = 0;
+            for (i = 1; i < n; i++) if (c[i].logit > c[b].logit) b = i;
+            *pick = c[b].id;
+        }
+        break;
+    case RLX_SAMPLER_DIST:
+        if (picking) {
+            float mx = c[0].logit;
+            double sum = 0.0, run = 0.0, tgt;
+            int32_t b = -1;
+            for (i = 1; i < n; i++) if (c[i].logit > mx) mx = c[i].logit;
+            if (mx == (float)INFINITY) {                      /* an overflowed temperature: the infinite ones */
+                for (i = 0; i < n && b < 0; i++) if (c[i].logit == mx) b = i;
+                *pick = c[b].id;
+                break;
+            }
+            for (i = 0; i < n; i++) { c[i].p = expf(c[i].logit - mx); sum += (double)c[i].p; }
+            tgt = sum * ((double)(rlx__smp_next(&ch->rng[si]) >> 11) * (1.0 / 9007199254740992.0));
+            for (i = 0; i < n; i++) {
+                run += (double)c[i].p;
+                if (c[i].p > 0.0f) b = i;
+                if (run > tgt && c[i].p > 0.0f) break;
+            }
+            *pick = c[b < 0 ? 0 : b].id;
+        }
+        break;
+    case RLX_SAMPLER_TEMP:
+        if (s->value <= 0.0f) {                           /* keep the first largest, the rest -inf */
+            int32_t b = 0;
+            for (i = 1; i < n; i++) {
+                if (c[i].logit > c[b].logit) { c[b].logit = -(float)INFINITY; b = i; }
+                else c[i].logit = -(float)INFINITY;
+            }
+        } else {
+            for (i = 0; i < n; i++) c[i].logit /= s->value;
+        }
+        break;
+    case RLX_SAMPLER_TOP_K:
+        if (s->k > 0) {
+            int32_t k = s->k < n ? s->k : n;
+            if (!ch->sorted) { rlx__smp_sort(ch, k); ch->sorted = 1; }
+            ch->n = k;
+        }
+        break;
+    case RLX_SAMPLER_TOP_P:
+        if (s->value < 1.0f) {
+            float cum = 0.0f;
+            int32_t last = n, h = n;
+            rlx__smp_softmax(ch);
+            if (ch->sorted) {
+                for (i = 0; i < n; i++) {
+                    cum += c[i].p;
+                    if (cum >= s->value && i + 1 >= s->min_keep) { last = i + 1; break; }
+                }
+            } else {
+                /* pop the largest one at a time (they collect at the end, ascending) */
+                for (i = 0; i < n; i++) c[i].key = c[i].logit;
+                rlx__smp_heap_make(c, n);
+                for (i = 0; i < n; i++) {
+                    rlx__smp_heap_pop(c, h);
+                    h--;
+                    cum += c[h].p;
+                    if (cum >= s->value && i + 1 >= s->min_keep) { last = i + 1; break; }
+                }
+                rlx__smp_reverse(c, n);   /* the popped ones first, descending */
+                ch->sorted = 1;
+            }
+            ch->n = last;
+        }
+        break;
+    case RLX_SAMPLER_MIN_P:
+        if (s->value > 0.0f && n > 0) {
+            float mx = c[0].logit, lo;
+            int32_t cnt = 0, keep = s->min_keep > 1 ? s->min_keep : 1;
+            for (i = 1; i < n; i++) if (c[i].logit > mx) mx = c[i].logit;
+            lo = mx + logf(s->value);
+            for (i = 0; i < n; i++) cnt += c[i].logit >= lo;
+            if (cnt >= keep) {
+                int32_t m = 0;
+                for (i = 0; i < n; i++) if (c[i].logit >= lo) c[m++] = c[i];   /* stable: order kept */
+                ch->n = m;
+            } else {
+                if (!ch->sorted) { rlx__smp_sort(ch, n); ch->sorted = 1; }
+                ch->n = keep < n ? keep : n;
+            }
+        }
+        break;
+    case RLX_SAMPLER_TYPICAL:
+        if (s->value < 1.0f) {
+            float ent = 0.0f, cum = 0.0f;
+            int32_t last = n, h = n;
+            if (!ch->sorted) { rlx__smp_sort(ch, n); ch->sorted = 1; }
+            rlx__smp_softmax(ch);
+            for (i = 0; i < n; i++) ent += -c[i].p * logf(c[i].p);
+            for (i = 0; i < n; i++) c[i].key = -fabsf(-logf(c[i].p) - ent);   /* most typical = largest key */
+            rlx__smp_heap_make(c, n);
+            for (i = 0; i < n; i++) {
+                rlx__smp_heap_pop(c, h);
+                h--;
+                cum += c[h].p;
+                if (cum > s->value && (s->min_keep == 0 || i >= s->min_keep - 1)) { last = i + 1; break; }
+            }
+            rlx__smp_reverse(c, n);   /* the popped ones first, most typical first */
+            ch->n = last;
+            ch->sorted = 0;
+        }
+        break;
+    case RLX_SAMPLER_PENALTIES:
+        if (s->last_n > 0 && ch->ring_len > 0 && !(s->repeat == 1.0f && s->freq == 0.0f && s->present == 0.0f)) {
+            int32_t m = s->last_n < ch->ring_len ? s->last_n : ch->ring_len, j, p = ch->ring_pos;
+            for (j = 0; j < m; j++) { p = p == 0 ? ch->ring_cap - 1 : p - 1; ch->counts[ch->ring[p]]++; }
+            for (i = 0; i < n; i++) {
+                int32_t cnt = ch->counts[c[i].id];
+                if (cnt <= 0) continue;
+                if (c[i].logit <= 0) c[i].logit *= s->repeat;
+                else c[i].logit /= s->repeat;
+                c[i].logit -= (float)cnt * s->freq + s->present;
+            }
+            p = ch->ring_pos;
+            for (j = 0; j < m; j++) { p = p == 0 ? ch->ring_cap - 1 : p - 1; ch->counts[ch->ring[p]] = 0; }
+            ch->sorted = 0;
+        }
+        break;
+    case RLX_SAMPLER_LOGIT_BIAS:
+        if (s->n_biases > 0) {
+            for (i = 0; i < n; i++) {
+                int32_t lo = 0, hi = s->n_biases - 1, id = c[i].id;
+                while (lo <= hi) {
+                    int32_t mid = lo + (hi - lo) / 2;
+                    if (s->biases[mid].token == id) { c[i].logit += s->biases[mid].bias; break; }
+                    if (s->biases[mid].token < id) lo = mid + 1; else hi = mid - 1;
+                }
+            }
+            ch->sorted = 0;
+        }
+        break;
+    default: break;
+    }
+}
+
+/* Loads the logits and runs every stage; *pick = the last picking stage's token (-1: none). */
+static rlx_result rlx__sampler_run(rlx_sampler_chain* ch, const char* fn, const float* logits, int32_t n_vocab,
+                                   int picking, int32_t* pick) {
+    int32_t i, finite = 0;
+    float mx;
+    if (!ch) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "%s: chain is NULL", fn);
+    if (!logits) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "%s: logits is NULL", fn);
+    if (n_vocab != ch->n_vocab)
+        return rlx__gen_fail(RLX_ERROR_SIZE, "%s: n_vocab %ld, the chain was made for %ld", fn, (long)n_vocab, (long)ch->n_vocab);
+    for (i = 0; i < n_vocab; i++) {
+        float x = logits[i];
+        if (x != x || x == (float)INFINITY)
+            return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "%s: logits[%ld] is %s", fn, (long)i, x != x ? "NaN" : "+inf");
+        finite |= x != -(float)INFINITY;
+        ch->cand[i].id = i;
+        ch->cand[i].logit = x;
+        ch->cand[i].p = 0.0f;
+    }
+    if (!finite) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "%s: every logit is -inf", fn);
+    ch->n = n_vocab;
+    ch->sorted = 0;
+    *pick = -1;
+    for (i = 0; i < ch->n_stages; i++) rlx__sampler_stage_apply(ch, i, picking, pick);
+    mx = -(float)INFINITY;
+    for (i = 0; i < ch->n; i++) if (ch->cand[i].logit > mx) mx = ch->cand[i].logit;
+    if (ch->n == 0 || !(mx > -(float)INFINITY))
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "%s: no candidate with a finite logit is left after the stages (biases of -inf?)", fn);
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_sampler_sample(rlx_sampler_chain* ch, const float* logits, int32_t n_vocab, int32_t* token) {
+    int32_t pick = -1, i, b = 0;
+    rlx_result r;
+    rlx__gen_err[0] = 0;
+    if (!token) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_sample: token is NULL");
+    *token = -1;
+    r = rlx__sampler_run(ch, "rlx_sampler_sample", logits, n_vocab, 1, &pick);
+    if (r != RLX_OK) return r;
+    if (pick < 0) {
+        for (i = 1; i < ch->n; i++) if (ch->cand[i].logit > ch->cand[b].logit) b = i;
+        pick = ch->cand[b].id;
+    }
+    *token = pick;
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_sampler_apply(rlx_sampler_chain* ch, const float* logits, int32_t n_vocab,
+                                    rlx_token_prob* out, int32_t cap, int32_t* n_out) {
+    int32_t pick, i;
+    double mx = -HUGE_VAL, sum = 0.0;
+    rlx_result r;
+    rlx__gen_err[0] = 0;
+    if (!n_out || (cap > 0 && !out) || cap < 0)
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_sampler_apply: n_out is NULL, cap < 0 or out is NULL");
+    *n_out = 0;
+    r = rlx__sampler_run(ch, "rlx_sampler_apply", logits, n_vocab, 0, &pick);
+    if (r != RLX_OK) return r;
+    *n_out = ch->n;
+    if (cap < ch->n) return rlx__gen_fail(RLX_ERROR_SIZE, "rlx_sampler_apply: %ld candidates survive, cap is %ld", (long)ch->n, (long)cap);
+    for (i = 0; i < ch->n; i++) if ((double)ch->cand[i].logit > mx) mx = (double)ch->cand[i].logit;
+    for (i = 0; i < ch->n; i++) {
+        double l = (double)ch->cand[i].logit;
+        sum += mx == HUGE_VAL ? (l == HUGE_VAL ? 1.0 : 0.0) : exp(l - mx);
+    }
+    for (i = 0; i < ch->n; i++) {
+        double l = (double)ch->cand[i].logit;
+        out[i].id = ch->cand[i].id;
+        out[i].logit = ch->cand[i].logit;
+        out[i].p = (float)((mx == HUGE_VAL ? (l == HUGE_VAL ? 1.0 : 0.0) : exp(l - mx)) / sum);
+    }
+    return RLX_OK;
+}
+
+/* ---- stop strings ----
+   One Knuth-Morris-Pratt automaton per stop string: state[j] is the length of the longest tail of the text so
+   far that is a prefix of stop j. The held text is the longest such tail, so it is always in `held`. */
+struct rlx_stop_matcher {
+    rlx_allocator al;
+    int32_t n;
+    char** s;            /* the stop strings (copies)                                               */
+    int32_t* len;
+    int32_t** fail;      /* KMP failure function of each stop string                               */
+    int32_t* state;
+    int32_t* scratch;    /* the states while a feed runs                                           */
+    int32_t maxlen;
+    char* held;          /* maxlen - 1 bytes at most                                               */
+    size_t nheld;
+    int32_t matched;     /* -1 until a stop string completes                                        */
+};
+
+RLXDEF void rlx_stop_destroy(rlx_stop_matcher* m) {
+    int32_t i;
+    if (!m) return;
+    for (i = 0; i < m->n; i++) {
+        if (m->s) rlx__free(&m->al, m->s[i]);
+        if (m->fail) rlx__free(&m->al, m->fail[i]);
+    }
+    rlx__free(&m->al, m->s);
+    rlx__free(&m->al, m->fail);
+    rlx__free(&m->al, m->len);
+    rlx__free(&m->al, m->state);
+    rlx__free(&m->al, m->scratch);
+    rlx__free(&m->al, m->held);
+    rlx__free(&m->al, m);
+}
+
+RLXDEF rlx_result rlx_stop_create(const rlx_stop_desc* desc, rlx_stop_matcher** out) {
+    rlx_stop_matcher* m;
+    rlx_allocator al;
+    int32_t i, q, k;
+    size_t nst;
+    rlx__gen_err[0] = 0;
+    if (!out) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_stop_create: out is NULL");
+    *out = NULL;
+    if (!desc || !desc->stops || desc->n_stops < 1 || desc->n_stops > RLX__STOP_MAX)
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_stop_create: needs desc with 1 ..= %d stop strings", RLX__STOP_MAX);
+    for (i = 0; i < desc->n_stops; i++) {
+        const char* s = desc->stops[i];
+        size_t l = 0;
+        if (!s) return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_stop_create: stops[%ld] is NULL", (long)i);
+        while (l <= RLX__STOP_MAX_LEN && s[l]) l++;
+        if (l == 0 || l > RLX__STOP_MAX_LEN)
+            return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_stop_create: stops[%ld] is %s", (long)i, l == 0 ? "empty" : "longer than 4096 bytes");
+    }
+    memset(&al, 0, sizeof al);
+    if (desc->allocator.alloc) al = desc->allocator;
+    m = (rlx_stop_matcher*)rlx__calloc(&al, sizeof *m);
+    if (!m) return rlx__gen_fail(RLX_ERROR_OUT_OF_MEMORY, "rlx_stop_create: out of memory");
+    m->al = al;
+    m->matched = -1;
+    nst = (size_t)desc->n_stops;
+    m->s = (char**)rlx__calloc(&al, sizeof(char*) * nst);
+    m->fail = (int32_t**)rlx__calloc(&al, sizeof(int32_t*) * nst);
+    m->len = (int32_t*)rlx__calloc(&al, sizeof(int32_t) * nst);
+    m->state = (int32_t*)rlx__calloc(&al, sizeof(int32_t) * nst);
+    m->scratch = (int32_t*)rlx__calloc(&al, sizeof(int32_t) * nst);
+    if (!m->s || !m->fail || !m->len || !m->state || !m->scratch) { m->n = 0; rlx_stop_destroy(m); return rlx__gen_fail(RLX_ERROR_OUT_OF_MEMORY, "rlx_stop_create: out of memory"); }
+    m->n = desc->n_stops;
+    for (i = 0; i < m->n; i++) {
+        const char* s = desc->stops[i];
+        int32_t* f;
+        m->len[i] = (int32_t)strlen(s);
+        m->s[i] = rlx__strdup(&al, s);
+        f = m->fail[i] = (int32_t*)rlx__alloc(&al, sizeof(int32_t) * (size_t)m->len[i]);
+        if (!m->s[i] || !f) { rlx_stop_destroy(m); return rlx__gen_fail(RLX_ERROR_OUT_OF_MEMORY, "rlx_stop_create: out of memory"); }
+        f[0] = 0;
+        for (q = 1, k = 0; q < m->len[i]; q++) {       /* f[q] = longest proper border of s[0 .. q] */
+            while (k > 0 && s[q] != s[k]) k = f[k - 1];
+            if (s[q] == s[k]) k++;
+            f[q] = k;
+        }
+        if (m->len[i] > m->maxlen) m->maxlen = m->len[i];
+    }
+    if (!(m->held = (char*)rlx__alloc(&al, (size_t)m->maxlen))) { rlx_stop_destroy(m); return rlx__gen_fail(RLX_ERROR_OUT_OF_MEMORY, "rlx_stop_create: out of memory"); }
+    *out = m;
+    return RLX_OK;
+}
+
+/* Byte i of held + piece. */
+static char rlx__stop_at(const rlx_stop_matcher* m, const char* piece, size_t i) {
+    return i < m->nheld ? m->held[i] : piece[i - m->nheld];
+}
+
+RLXDEF rlx_result rlx_stop_feed(rlx_stop_matcher* m, const char* piece, size_t len, char* out, size_t cap,
+                                size_t* n_out, int32_t* matched) {
+    size_t total, e, cut, keep = 0, i;
+    int32_t hit = -1, j;
+    rlx__gen_err[0] = 0;
+    if (n_out) *n_out = 0;
+    if (matched) *matched = -1;
+    if (!m || !n_out || (len > 0 && !piece) || (cap > 0 && !out))
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_stop_feed: matcher or n_out is NULL, or piece/out is NULL with a length");
+    if (matched) *matched = m->matched;
+    if (m->matched >= 0) return RLX_OK;
+    if (!rlx__add_sz(m->nheld, len, &total))
+        return rlx__gen_fail(RLX_ERROR_SIZE, "rlx_stop_feed: len %zu is too large", len);
+    /* on a copy of the states, so that nothing changes when out is too small */
+    memcpy(m->scratch, m->state, sizeof(int32_t) * (size_t)m->n);
+    for (e = 0; e < len && hit < 0; e++) {
+        char c = piece[e];
+        for (j = 0; j < m->n; j++) {
+            int32_t q = m->scratch[j];
+            const char* s = m->s[j];
+            while (q > 0 && s[q] != c) q = m->fail[j][q - 1];
+            if (s[q] == c) q++;
+            if (q == m->len[j]) {
+                if (hit < 0 || m->len[j] > m->len[hit]) hit = j;
+                q = m->fail[j][q - 1];
+            }
+            m->scratch[j] = q;
+        }
+    }
+    if (hit >= 0) {
+        cut = m->nheld + e - (size_t)m->len[hit];
+    } else {
+        for (j = 0; j < m->n; j++) if ((size_t)m->scratch[j] > keep) keep = (size_t)m->scratch[j];
+        cut = total - keep;
+    }
+    *n_out = cut;
+    if (cut > cap) return rlx__gen_fail(RLX_ERROR_SIZE, "rlx_stop_feed: %zu bytes to return, cap is %zu", cut, cap);
+    for (i = 0; i < cut; i++) out[i] = rlx__stop_at(m, piece, i);
+    memcpy(m->state, m->scratch, sizeof(int32_t) * (size_t)m->n);
+    if (hit >= 0) {
+        m->matched = hit;
+        m->nheld = 0;
+        if (matched) *matched = hit;
+    } else {
+        /* new held = (held + piece)[cut .. total) */
+        if (cut < m->nheld) {
+            memmove(m->held, m->held + cut, m->nheld - cut);
+            if (len) memcpy(m->held + (m->nheld - cut), piece, len);
+        } else if (keep) {
+            memcpy(m->held, piece + (cut - m->nheld), keep);
+        }
+        m->nheld = keep;
+    }
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_stop_flush(rlx_stop_matcher* m, char* out, size_t cap, size_t* n_out) {
+    int32_t j;
+    rlx__gen_err[0] = 0;
+    if (n_out) *n_out = 0;
+    if (!m || !n_out || (cap > 0 && !out))
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_stop_flush: matcher or n_out is NULL, or out is NULL with a cap");
+    *n_out = m->nheld;
+    if (m->nheld > cap) return rlx__gen_fail(RLX_ERROR_SIZE, "rlx_stop_flush: %zu bytes held, cap is %zu", m->nheld, cap);
+    if (m->nheld) memcpy(out, m->held, m->nheld);
+    m->nheld = 0;
+    for (j = 0; j < m->n; j++) m->state[j] = 0;
+    return RLX_OK;
+}
+RLXDEF size_t rlx_stop_held(const rlx_stop_matcher* m) { return m ? m->nheld : 0; }
+RLXDEF void rlx_stop_reset(rlx_stop_matcher* m) {
+    int32_t j;
+    if (!m) return;
+    m->nheld = 0;
+    m->matched = -1;
+    for (j = 0; j < m->n; j++) m->state[j] = 0;
+}
+
+/* ---- chat templates ---- */
+/* Families in llama.cpp's detection order; `written` = rlx.h writes it. */
+typedef enum rlx__chat_family {
+    RLX__CHAT_UNKNOWN = 0,
+    RLX__CHAT_CHATML, RLX__CHAT_LLAMA2, RLX__CHAT_LLAMA2_SYS, RLX__CHAT_LLAMA2_SYS_BOS, RLX__CHAT_LLAMA2_SYS_STRIP,
+    RLX__CHAT_MISTRAL_V1, RLX__CHAT_MISTRAL_V3, RLX__CHAT_MISTRAL_V3_TEKKEN, RLX__CHAT_MISTRAL_V7,
+    RLX__CHAT_MISTRAL_V7_TEKKEN, RLX__CHAT_PHI3, RLX__CHAT_PHI4, RLX__CHAT_FALCON3, RLX__CHAT_ZEPHYR,
+    RLX__CHAT_GEMMA, RLX__CHAT_LLAMA3, RLX__CHAT_LLAMA4,
+    RLX__CHAT_WRITTEN_END,     /* families after this are recognised but not written */
+    RLX__CHAT_SMOLVLM, RLX__CHAT_CHATGLM4, RLX__CHAT_GLMEDGE, RLX__CHAT_MONARCH, RLX__CHAT_ORION,
+    RLX__CHAT_OPENCHAT, RLX__CHAT_VICUNA, RLX__CHAT_VICUNA_ORCA, RLX__CHAT_DEEPSEEK, RLX__CHAT_COMMAND_R,
+    RLX__CHAT_CHATGLM3, RLX__CHAT_MINICPM, RLX__CHAT_DEEPSEEK2, RLX__CHAT_DEEPSEEK3, RLX__CHAT_EXAONE3,
+    RLX__CHAT_EXAONE4, RLX__CHAT_RWKV_WORLD, RLX__CHAT_GRANITE, RLX__CHAT_GIGACHAT, RLX__CHAT_MEGREZ,
+    RLX__CHAT_YANDEX, RLX__CHAT_BAILING, RLX__CHAT_DOTS1, RLX__CHAT_HUNYUAN_MOE, RLX__CHAT_HUNYUAN_DENSE,
+    RLX__CHAT_KIMI_K2,
+    /* known to llama.cpp by name only here (their template markers are not recognised) */
+    RLX__CHAT_BAILING_THINK, RLX__CHAT_BAILING2, RLX__CHAT_DEEPSEEK_OCR, RLX__CHAT_EXAONE_MOE, RLX__CHAT_GPT_OSS,
+    RLX__CHAT_GRANITE_40, RLX__CHAT_GRANITE_41, RLX__CHAT_GROK2, RLX__CHAT_HUNYUAN_VL, RLX__CHAT_PANGU_EMBEDDED,
+    RLX__CHAT_SEED_OSS, RLX__CHAT_SOLAR_OPEN,
+    RLX__CHAT_COUNT
+} rlx__chat_family;
+
+static const char* const rlx__chat_names[RLX__CHAT_COUNT] = {
+    NULL, "chatml", "llama2", "llama2-sys", "llama2-sys-bos", "llama2-sys-strip", "mistral-v1", "mistral-v3",
+    "mistral-v3-tekken", "mistral-v7", "mistral-v7-tekken", "phi3", "phi4", "falcon3", "zephyr", "gemma",
+    "llama3", "llama4", NULL,
+    "smolvlm", "chatglm4", "glmedge", "monarch", "orion", "openchat", "vicuna", "vicuna-orca", "deepseek",
+    "command-r", "chatglm3", "minicpm", "deepseek2", "deepseek3", "exaone3", "exaone4", "rwkv-world", "granite",
+    "gigachat", "megrez", "yandex", "bailing", "dots1", "hunyuan-moe", "hunyuan-dense", "kimi-k2",
+    "bailing-think", "bailing2", "deepseek-ocr", "exaone-moe", "gpt-oss", "granite-4.0", "granite-4.1", "grok-2",
+    "hunyuan-vl", "pangu-embedded", "seed_oss", "solar-open"};
+
+static int rlx__chat_has(const char* t, const char* s) { return strstr(t, s) != NULL; }
+
+static rlx__chat_family rlx__chat_detect(const char* t) {
+    int i;
+    for (i = 1; i < RLX__CHAT_COUNT; i++) if (rlx__chat_names[i] && strcmp(t, rlx__chat_names[i]) == 0) return (rlx__chat_family)i;
+    if (rlx__chat_has(t, "<|im_start|>"))
+        return rlx__chat_has(t, "<|im_sep|>") ? RLX__CHAT_PHI4 : rlx__chat_has(t, "<end_of_utterance>") ? RLX__CHAT_SMOLVLM : RLX__CHAT_CHATML;
+    if (strncmp(t, "mistral", 7) == 0 || rlx__chat_has(t, "[INST]")) {
+        if (rlx__chat_has(t, "[SYSTEM_PROMPT]")) return RLX__CHAT_MISTRAL_V7;
+        if (rlx__chat_has(t, "' [INST] ' + system_message") || rlx__chat_has(t, "[AVAILABLE_TOOLS]")) {
+            if (rlx__chat_has(t, " [INST]")) return RLX__CHAT_MISTRAL_V1;
+            if (rlx__chat_has(t, "\"[INST]\"")) return RLX__CHAT_MISTRAL_V3_TEKKEN;
+            return RLX__CHAT_MISTRAL_V3;
+        }
+        if (rlx__chat_has(t, "content.strip()")) return RLX__CHAT_LLAMA2_SYS_STRIP;
+        if (rlx__chat_has(t, "bos_token + '[INST]")) return RLX__CHAT_LLAMA2_SYS_BOS;
+        if (rlx__chat_has(t, "<<SYS>>")) return RLX__CHAT_LLAMA2_SYS;
+        return RLX__CHAT_LLAMA2;
+    }
+    if (rlx__chat_has(t, "<|assistant|>") && rlx__chat_has(t, "<|end|>")) return RLX__CHAT_PHI3;
+    if (rlx__chat_has(t, "[gMASK]<sop>")) return RLX__CHAT_CHATGLM4;
+    if (rlx__chat_has(t, "<|assistant|>") && rlx__chat_has(t, "<|user|>"))
+        return rlx__chat_has(t, "<|tool_declare|>") ? RLX__CHAT_EXAONE_MOE : rlx__chat_has(t, "</s>") ? RLX__CHAT_FALCON3 : RLX__CHAT_GLMEDGE;
+    if (rlx__chat_has(t, "<|{{ item['role'] }}|>") && rlx__chat_has(t, "<|begin_of_image|>")) return RLX__CHAT_GLMEDGE;
+    if (rlx__chat_has(t, "<|user|>") && rlx__chat_has(t, "<|endoftext|>")) return RLX__CHAT_ZEPHYR;
+    if (rlx__chat_has(t, "bos_token + message['role']")) return RLX__CHAT_MONARCH;
+    if (rlx__chat_has(t, "<start_of_turn>")) return RLX__CHAT_GEMMA;
+    if (rlx__chat_has(t, "'\\n\\nAssistant: ' + eos_token")) return RLX__CHAT_ORION;
+    if (rlx__chat_has(t, "GPT4 Correct ")) return RLX__CHAT_OPENCHAT;
+    if (rlx__chat_has(t, "USER: ") && rlx__chat_has(t, "ASSISTANT: ")) return rlx__chat_has(t, "SYSTEM: ") ? RLX__CHAT_VICUNA_ORCA : RLX__CHAT_VICUNA;
+    if (rlx__chat_has(t, "### Instruction:") && rlx__chat_has(t, "<|EOT|>")) return RLX__CHAT_DEEPSEEK;
+    if (rlx__chat_has(t, "<|START_OF_TURN_TOKEN|>") && rlx__chat_has(t, "<|USER_TOKEN|>")) return RLX__CHAT_COMMAND_R;
+    if (rlx__chat_has(t, "<|start_header_id|>") && rlx__chat_has(t, "<|end_header_id|>")) return RLX__CHAT_LLAMA3;
+    if (rlx__chat_has(t, "[gMASK]sop")) return RLX__CHAT_CHATGLM3;
+    if (rlx__chat_has(t, "<\xe7\x94\xa8\xe6\x88\xb7>")) return RLX__CHAT_MINICPM;                       /* <用户> */
+    if (rlx__chat_has(t, "'Assistant: ' + message['content'] + eos_token")) return RLX__CHAT_DEEPSEEK2;
+    if (rlx__chat_has(t, "<\xef\xbd\x9c" "Assistant\xef\xbd\x9c>") && rlx__chat_has(t, "<\xef\xbd\x9c" "User\xef\xbd\x9c>") &&
+        rlx__chat_has(t, "<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>")) return RLX__CHAT_DEEPSEEK3;
+    if (rlx__chat_has(t, "[|system|]") && rlx__chat_has(t, "[|assistant|]") && rlx__chat_has(t, "[|endofturn|]"))
+        return rlx__chat_has(t, "[|tool|]") ? RLX__CHAT_EXAONE4 : RLX__CHAT_EXAONE3;
+    if (rlx__chat_has(t, "rwkv-world") || rlx__chat_has(t, "{{- 'User: ' + message['content']|trim + '\\n\\n' -}}")) return RLX__CHAT_RWKV_WORLD;
+    if (rlx__chat_has(t, "<|start_of_role|>")) return RLX__CHAT_GRANITE;
+    if (rlx__chat_has(t, "message['role'] + additional_special_tokens[0] + message['content'] + additional_special_tokens[1]")) return RLX__CHAT_GIGACHAT;
+    if (rlx__chat_has(t, "<|role_start|>")) return RLX__CHAT_MEGREZ;
+    if (rlx__chat_has(t, " \xd0\x90\xd1\x81\xd1\x81\xd0\xb8\xd1\x81\xd1\x82\xd0\xb5\xd0\xbd\xd1\x82:")) return RLX__CHAT_YANDEX;   /* " Ассистент:" */
+    if (rlx__chat_has(t, "<role>ASSISTANT</role>") && rlx__chat_has(t, "'HUMAN'")) return RLX__CHAT_BAILING;
+    if (rlx__chat_has(t, "<|header_start|>") && rlx__chat_has(t, "<|header_end|>")) return RLX__CHAT_LLAMA4;
+    if (rlx__chat_has(t, "<|endofuserprompt|>")) return RLX__CHAT_DOTS1;
+    if (rlx__chat_has(t, "<|startoftext|>") && rlx__chat_has(t, "<|extra_4|>") && rlx__chat_has(t, "<|extra_0|>")) return RLX__CHAT_HUNYUAN_MOE;
+    if (rlx__chat_has(t, "<\xef\xbd\x9chy_place\xe2\x96\x81holder\xe2\x96\x81no\xe2\x96\x81" "2\xef\xbd\x9c>") &&
+        rlx__chat_has(t, "<\xef\xbd\x9chy_place\xe2\x96\x81holder\xe2\x96\x81no\xe2\x96\x81" "3\xef\xbd\x9c>")) return RLX__CHAT_HUNYUAN_DENSE;
+    if (rlx__chat_has(t, "<|im_assistant|>assistant<|im_middle|>")) return RLX__CHAT_KIMI_K2;
+    /* newer families, found by probing llama.cpp's library (their place in its order is not known; they come
+       after every family rlx.h writes that a probe combined them with) */
+    if (rlx__chat_has(t, "<|start|>") && rlx__chat_has(t, "<|channel|>")) return RLX__CHAT_GPT_OSS;
+    if (rlx__chat_has(t, "<seed:bos>")) return RLX__CHAT_SEED_OSS;
+    if (rlx__chat_has(t, "<|begin|>") && rlx__chat_has(t, "<|content|>") && rlx__chat_has(t, "<|end|>")) return RLX__CHAT_SOLAR_OPEN;
+    return RLX__CHAT_UNKNOWN;
+}
+
+RLXDEF const char* rlx_chat_template_family(const char* template_or_name) {
+    rlx__chat_family f = rlx__chat_detect(template_or_name ? template_or_name : "chatml");
+    return rlx__chat_names[f];
+}
+
+/* Output with a running length: bytes past cap are counted, not written. */
+typedef struct rlx__chat_buf { char* out; size_t cap, len; int overflow; } rlx__chat_buf;
+static void rlx__chat_putn(rlx__chat_buf* b, const char* s, size_t n) {
+    size_t end;
+    if (!rlx__add_sz(b->len, n, &end)) { b->overflow = 1; return; }
+    if (b->out && end < b->cap) memcpy(b->out + b->len, s, n);
+    b->len = end;
+}
+static void rlx__chat_put(rlx__chat_buf* b, const char* s) { rlx__chat_putn(b, s, strlen(s)); }
+/* s without leading and trailing C-locale white space (llama.cpp's trim) */
+static int rlx__chat_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
+static void rlx__chat_trim(rlx__chat_buf* b, const char* s) {
+    size_t a = 0, e = strlen(s);
+    while (a < e && rlx__chat_space(s[a])) a++;
+    while (e > a && rlx__chat_space(s[e - 1])) e--;
+    rlx__chat_putn(b, s + a, e - a);
+}
+static int rlx__chat_blank(const char* s) {
+    for (; *s; s++) if (!rlx__chat_space(*s)) return 0;
+    return 1;
+}
+
+RLXDEF rlx_result rlx_chat_apply(const char* template_or_name, const rlx_chat_message* msgs, int32_t n,
+                                 int add_assistant_prompt, char* out, size_t cap, size_t* needed) {
+    rlx__chat_family f;
+    rlx__chat_buf b;
+    int32_t i;
+    int add = add_assistant_prompt != 0;
+    const char* tmpl = template_or_name ? template_or_name : "chatml";
+    rlx__gen_err[0] = 0;
+    if (needed) *needed = 0;
+    if (out && cap > 0) out[0] = 0;
+    if (n < 0 || (n > 0 && !msgs) || (cap > 0 && !out))
+        return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_chat_apply: n %ld < 0, msgs NULL with messages, or out NULL with a cap", (long)n);
+    for (i = 0; i < n; i++)
+        if (!msgs[i].role || !msgs[i].content)
+            return rlx__gen_fail(RLX_ERROR_INVALID_ARGUMENT, "rlx_chat_apply: msgs[%ld] has a NULL %s", (long)i, msgs[i].role ? "content" : "role");
+    f = rlx__chat_detect(tmpl);
+    if (f == RLX__CHAT_UNKNOWN) {
+        char head[48];
+        rlx__strlcpy(head, sizeof head, tmpl);
+        return rlx__gen_fail(RLX_ERROR_UNSUPPORTED, "rlx_chat_apply: no known chat template family in \"%s%s\" (a name such as \"chatml\", \"llama3\" or a tokenizer.chat_template)",
+                             head, strlen(tmpl) >= sizeof head ? "..." : "");
+    }
+    if (f == RLX__CHAT_DOTS1 || f == RLX__CHAT_HUNYUAN_DENSE || f == RLX__CHAT_KIMI_K2 || f > RLX__CHAT_KIMI_K2)
+        return rlx__gen_fail(RLX_ERROR_UNSUPPORTED, "rlx_chat_apply: the template is of the family \"%s\", which rlx.h does not write", rlx__chat_names[f]);
+    memset(&b, 0, sizeof b);
+    b.out = out;
+    b.cap = cap;
+    switch (f) {
+    case RLX__CHAT_CHATML:
+        for (i = 0; i < n; i++) { rlx__chat_put(&b, "<|im_start|>"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "\n"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|im_end|>\n"); }
+        if (add) rlx__chat_put(&b, "<|im_start|>assistant\n");
+        break;
+    case RLX__CHAT_MISTRAL_V7: case RLX__CHAT_MISTRAL_V7_TEKKEN: {
+        const char* sp = f == RLX__CHAT_MISTRAL_V7 ? " " : "";
+        for (i = 0; i < n; i++) {
+            if (strcmp(msgs[i].role, "system") == 0) { rlx__chat_put(&b, "[SYSTEM_PROMPT]"); rlx__chat_put(&b, sp); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "[/SYSTEM_PROMPT]"); }
+            else if (strcmp(msgs[i].role, "user") == 0) { rlx__chat_put(&b, "[INST]"); rlx__chat_put(&b, sp); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "[/INST]"); }
+            else { rlx__chat_put(&b, sp); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "</s>"); }
+        }
+        break;
+    }
+    case RLX__CHAT_MISTRAL_V1: case RLX__CHAT_MISTRAL_V3: case RLX__CHAT_MISTRAL_V3_TEKKEN: {
+        const char* lead = f == RLX__CHAT_MISTRAL_V1 ? " " : "";
+        const char* trail = f == RLX__CHAT_MISTRAL_V3_TEKKEN ? "" : " ";
+        int inside = 0;
+        for (i = 0; i < n; i++) {
+            if (!inside) { rlx__chat_put(&b, lead); rlx__chat_put(&b, "[INST]"); rlx__chat_put(&b, trail); inside = 1; }
+            if (strcmp(msgs[i].role, "system") == 0) { rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+            else if (strcmp(msgs[i].role, "user") == 0) { rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, lead); rlx__chat_put(&b, "[/INST]"); }
+            else {
+                rlx__chat_put(&b, trail);
+                if (f == RLX__CHAT_MISTRAL_V3) rlx__chat_trim(&b, msgs[i].content); else rlx__chat_put(&b, msgs[i].content);
+                rlx__chat_put(&b, "</s>");
+                inside = 0;
+            }
+        }
+        break;
+    }
+    case RLX__CHAT_LLAMA2: case RLX__CHAT_LLAMA2_SYS: case RLX__CHAT_LLAMA2_SYS_BOS: case RLX__CHAT_LLAMA2_SYS_STRIP: {
+        int inside = 1;
+        rlx__chat_put(&b, "[INST] ");
+        for (i = 0; i < n; i++) {
+            const char* c = msgs[i].content;
+            if (!inside) { inside = 1; rlx__chat_put(&b, f == RLX__CHAT_LLAMA2_SYS_BOS ? "<s>[INST] " : "[INST] "); }
+            if (strcmp(msgs[i].role, "system") == 0) {
+                if (f != RLX__CHAT_LLAMA2) rlx__chat_put(&b, "<<SYS>>\n");
+                if (f == RLX__CHAT_LLAMA2_SYS_STRIP) rlx__chat_trim(&b, c); else rlx__chat_put(&b, c);
+                rlx__chat_put(&b, f != RLX__CHAT_LLAMA2 ? "\n<</SYS>>\n\n" : "\n");
+            } else {
+                if (f == RLX__CHAT_LLAMA2_SYS_STRIP) rlx__chat_trim(&b, c); else rlx__chat_put(&b, c);
+                if (strcmp(msgs[i].role, "user") == 0) rlx__chat_put(&b, " [/INST]");
+                else { rlx__chat_put(&b, "</s>"); inside = 0; }
+            }
+        }
+        break;
+    }
+    case RLX__CHAT_PHI3: case RLX__CHAT_FALCON3: case RLX__CHAT_ZEPHYR: {
+        const char* end = f == RLX__CHAT_PHI3 ? "<|end|>\n" : f == RLX__CHAT_FALCON3 ? "\n" : "<|endoftext|>\n";
+        for (i = 0; i < n; i++) { rlx__chat_put(&b, "<|"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "|>\n"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, end); }
+        if (add) rlx__chat_put(&b, "<|assistant|>\n");
+        break;
+    }
+    case RLX__CHAT_MONARCH:
+        for (i = 0; i < n; i++) { if (i > 0) rlx__chat_put(&b, "<s>"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "\n"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "</s>\n"); }
+        if (add) rlx__chat_put(&b, "<s>assistant\n");
+        break;
+    case RLX__CHAT_ORION: {
+        int32_t sys_from = -1, j;
+        for (i = 0; i < n; i++) {
+            if (strcmp(msgs[i].role, "system") == 0) { if (sys_from < 0) sys_from = i; continue; }
+            if (strcmp(msgs[i].role, "user") == 0) {
+                rlx__chat_put(&b, "Human: ");
+                if (sys_from >= 0) {
+                    int any = 0;
+                    for (j = sys_from; j < i; j++) if (strcmp(msgs[j].role, "system") == 0 && msgs[j].content[0]) any = 1;
+                    if (any) {
+                        for (j = sys_from; j < i; j++) if (strcmp(msgs[j].role, "system") == 0) rlx__chat_put(&b, msgs[j].content);
+                        rlx__chat_put(&b, "\n\n");
+                    }
+                    sys_from = -1;
+                }
+                rlx__chat_put(&b, msgs[i].content);
+                rlx__chat_put(&b, "\n\nAssistant: </s>");
+            } else {
+                rlx__chat_put(&b, msgs[i].content);
+                rlx__chat_put(&b, "</s>");
+            }
+        }
+        break;
+    }
+    case RLX__CHAT_OPENCHAT:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") != 0) {
+                char c0 = r[0] >= 'a' && r[0] <= 'z' ? (char)(r[0] - 'a' + 'A') : r[0];
+                rlx__chat_put(&b, "GPT4 Correct ");
+                if (c0) { rlx__chat_putn(&b, &c0, 1); rlx__chat_put(&b, r + 1); }
+                rlx__chat_put(&b, ": ");
+            }
+            rlx__chat_put(&b, msgs[i].content);
+            rlx__chat_put(&b, "<|end_of_turn|>");
+        }
+        if (add) rlx__chat_put(&b, "GPT4 Correct Assistant:");
+        break;
+    case RLX__CHAT_VICUNA: case RLX__CHAT_VICUNA_ORCA:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) {
+                if (f == RLX__CHAT_VICUNA_ORCA) { rlx__chat_put(&b, "SYSTEM: "); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n"); }
+                else { rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+            } else if (strcmp(r, "user") == 0) { rlx__chat_put(&b, "USER: "); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n"); }
+            else if (strcmp(r, "assistant") == 0) { rlx__chat_put(&b, "ASSISTANT: "); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "</s>\n"); }
+        }
+        if (add) rlx__chat_put(&b, "ASSISTANT:");
+        break;
+    case RLX__CHAT_DEEPSEEK:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) rlx__chat_put(&b, msgs[i].content);
+            else if (strcmp(r, "user") == 0) { rlx__chat_put(&b, "### Instruction:\n"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n"); }
+            else if (strcmp(r, "assistant") == 0) { rlx__chat_put(&b, "### Response:\n"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n<|EOT|>\n"); }
+        }
+        if (add) rlx__chat_put(&b, "### Response:\n");
+        break;
+    case RLX__CHAT_COMMAND_R:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            const char* tok = strcmp(r, "system") == 0 ? "<|SYSTEM_TOKEN|>" : strcmp(r, "user") == 0 ? "<|USER_TOKEN|>" :
+                              strcmp(r, "assistant") == 0 ? "<|CHATBOT_TOKEN|>" : NULL;
+            if (!tok) continue;
+            rlx__chat_put(&b, "<|START_OF_TURN_TOKEN|>"); rlx__chat_put(&b, tok); rlx__chat_trim(&b, msgs[i].content); rlx__chat_put(&b, "<|END_OF_TURN_TOKEN|>");
+        }
+        if (add) rlx__chat_put(&b, "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>");
+        break;
+    case RLX__CHAT_CHATGLM3: case RLX__CHAT_CHATGLM4:
+        rlx__chat_put(&b, f == RLX__CHAT_CHATGLM3 ? "[gMASK]sop" : "[gMASK]<sop>");
+        for (i = 0; i < n; i++) { rlx__chat_put(&b, "<|"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, f == RLX__CHAT_CHATGLM3 ? "|>\n " : "|>\n"); rlx__chat_put(&b, msgs[i].content); }
+        if (add) rlx__chat_put(&b, f == RLX__CHAT_CHATGLM3 ? "<|assistant|>" : "<|assistant|>\n");
+        break;
+    case RLX__CHAT_MINICPM:
+        for (i = 0; i < n; i++) {
+            int user = strcmp(msgs[i].role, "user") == 0;
+            if (user) rlx__chat_put(&b, "<\xe7\x94\xa8\xe6\x88\xb7>");
+            rlx__chat_trim(&b, msgs[i].content);
+            if (user) rlx__chat_put(&b, "<AI>");
+        }
+        break;
+    case RLX__CHAT_DEEPSEEK2: case RLX__CHAT_DEEPSEEK3: {
+        int v3 = f == RLX__CHAT_DEEPSEEK3;
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) { rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+            else if (strcmp(r, "user") == 0) {
+                rlx__chat_put(&b, v3 ? "<\xef\xbd\x9cUser\xef\xbd\x9c>" : "User: ");
+                rlx__chat_put(&b, msgs[i].content);
+                if (!v3) rlx__chat_put(&b, "\n\n");
+            } else if (strcmp(r, "assistant") == 0) {
+                rlx__chat_put(&b, v3 ? "<\xef\xbd\x9c" "Assistant\xef\xbd\x9c>" : "Assistant: ");
+                rlx__chat_put(&b, msgs[i].content);
+                rlx__chat_put(&b, "<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>");
+            }
+        }
+        if (add) rlx__chat_put(&b, v3 ? "<\xef\xbd\x9c" "Assistant\xef\xbd\x9c>" : "Assistant:");
+        break;
+    }
+    case RLX__CHAT_EXAONE3: case RLX__CHAT_EXAONE4:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            const char *open = NULL, *close = "[|endofturn|]\n";
+            if (strcmp(r, "system") == 0) open = "[|system|]";
+            else if (strcmp(r, "user") == 0) { open = "[|user|]"; close = "\n"; }
+            else if (strcmp(r, "assistant") == 0) open = "[|assistant|]";
+            else if (f == RLX__CHAT_EXAONE4 && strcmp(r, "tool") == 0) open = "[|tool|]";
+            if (!open) continue;
+            rlx__chat_put(&b, open); rlx__chat_trim(&b, msgs[i].content); rlx__chat_put(&b, close);
+        }
+        if (add) rlx__chat_put(&b, "[|assistant|]");
+        break;
+    case RLX__CHAT_RWKV_WORLD:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) { rlx__chat_put(&b, "System: "); rlx__chat_trim(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+            else if (strcmp(r, "user") == 0) {
+                rlx__chat_put(&b, "User: "); rlx__chat_trim(&b, msgs[i].content); rlx__chat_put(&b, "\n\n");
+                if (i == n - 1) rlx__chat_put(&b, "Assistant:");
+            } else if (strcmp(r, "assistant") == 0) { rlx__chat_put(&b, "Assistant: "); rlx__chat_trim(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+        }
+        break;
+    case RLX__CHAT_GRANITE:
+        for (i = 0; i < n; i++) {
+            rlx__chat_put(&b, "<|start_of_role|>"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "<|end_of_role|>");
+            if (strcmp(msgs[i].role, "assistant_tool_call") == 0) rlx__chat_put(&b, "<|tool_call|>");
+            rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|end_of_text|>\n");
+        }
+        if (add) rlx__chat_put(&b, "<|start_of_role|>assistant<|end_of_role|>");
+        break;
+    case RLX__CHAT_GIGACHAT: {
+        int has_sys = n > 0 && strcmp(msgs[0].role, "system") == 0;
+        rlx__chat_put(&b, "<s>");
+        if (has_sys) { rlx__chat_put(&b, msgs[0].content); rlx__chat_put(&b, "<|message_sep|>"); }
+        for (i = has_sys ? 1 : 0; i < n; i++) {
+            if (strcmp(msgs[i].role, "user") == 0) { rlx__chat_put(&b, "user<|role_sep|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|message_sep|>available functions<|role_sep|>[]<|message_sep|>"); }
+            else if (strcmp(msgs[i].role, "assistant") == 0) { rlx__chat_put(&b, "assistant<|role_sep|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|message_sep|>"); }
+        }
+        if (add) rlx__chat_put(&b, "assistant<|role_sep|>");
+        break;
+    }
+    case RLX__CHAT_MEGREZ:
+        for (i = 0; i < n; i++) { rlx__chat_put(&b, "<|role_start|>"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "<|role_end|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|turn_end|>"); }
+        if (add) rlx__chat_put(&b, "<|role_start|>assistant<|role_end|>");
+        break;
+    case RLX__CHAT_YANDEX:
+        for (i = 0; i < n; i++) {
+            if (strcmp(msgs[i].role, "user") == 0) rlx__chat_put(&b, " \xd0\x9f\xd0\xbe\xd0\xbb\xd1\x8c\xd0\xb7\xd0\xbe\xd0\xb2\xd0\xb0\xd1\x82\xd0\xb5\xd0\xbb\xd1\x8c: ");
+            else if (strcmp(msgs[i].role, "assistant") == 0) rlx__chat_put(&b, " \xd0\x90\xd1\x81\xd1\x81\xd0\xb8\xd1\x81\xd1\x82\xd0\xb5\xd0\xbd\xd1\x82: ");
+            else continue;
+            rlx__chat_put(&b, msgs[i].content);
+            rlx__chat_put(&b, "\n\n");
+        }
+        if (add) rlx__chat_put(&b, " \xd0\x90\xd1\x81\xd1\x81\xd0\xb8\xd1\x81\xd1\x82\xd0\xb5\xd0\xbd\xd1\x82:[SEP]");
+        break;
+    case RLX__CHAT_BAILING:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            rlx__chat_put(&b, "<role>");
+            if (strcmp(r, "user") == 0) rlx__chat_put(&b, "HUMAN");
+            else for (; *r; r++) { char c = *r >= 'a' && *r <= 'z' ? (char)(*r - 'a' + 'A') : *r; rlx__chat_putn(&b, &c, 1); }
+            rlx__chat_put(&b, "</role>");
+            rlx__chat_put(&b, msgs[i].content);
+        }
+        if (add) rlx__chat_put(&b, "<role>ASSISTANT</role>");
+        break;
+    case RLX__CHAT_SMOLVLM:
+        rlx__chat_put(&b, "<|im_start|>");
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) { rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "\n\n"); }
+            else { rlx__chat_put(&b, strcmp(r, "user") == 0 ? "User: " : "Assistant: "); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<end_of_utterance>\n"); }
+        }
+        if (add) rlx__chat_put(&b, "Assistant:");
+        break;
+    case RLX__CHAT_HUNYUAN_MOE:
+        for (i = 0; i < n; i++) {
+            const char* r = msgs[i].role;
+            if (strcmp(r, "system") == 0) { rlx__chat_put(&b, "<|startoftext|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|extra_4|>"); }
+            else if (strcmp(r, "assistant") == 0) { rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|eos|>"); }
+            else { rlx__chat_put(&b, "<|startoftext|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|extra_0|>"); }
+        }
+        break;
+    case RLX__CHAT_GLMEDGE:
+        for (i = 0; i < n; i++) { rlx__chat_put(&b, "<|"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "|>\n"); rlx__chat_put(&b, msgs[i].content); }
+        if (add) rlx__chat_put(&b, "<|assistant|>");
+        break;
+    case RLX__CHAT_PHI4:
+        for (i = 0; i < n; i++) { rlx__chat_put(&b, "<|im_start|>"); rlx__chat_put(&b, msgs[i].role); rlx__chat_put(&b, "<|im_sep|>"); rlx__chat_put(&b, msgs[i].content); rlx__chat_put(&b, "<|im_end|>"); }
+        if (add) rlx__chat_put(&b, "<|im_start|>assistant<|im_sep|>");
+        break;
+    case RLX__CHAT_GEMMA: {
+        /* no system turn: the system messages (trimmed, concatenated) open the next non-model turn */
+        int32_t sys_from = -1, j;
+        for (i = 0; i < n; i++) {
+            int model = strcmp(msgs[i].role, "assistant") == 0 || strcmp(msgs[i].role, "model") == 0;
+            if (strcmp(msgs[i].role, "system") == 0) { if (sys_from < 0) sys_from = i; continue; }
+            rlx__chat_put(&b, "<start_of_turn>");
+            rlx__chat_put(&b, model ? "model" : msgs[i].role);
+            rlx__chat_put(&b, "\n");
+            if (sys_from >= 0 && !model) {
+                int any = 0;
+                for (j = sys_from; j < i; j++) if (strcmp(msgs[j].role, "system") == 0 && !rlx__chat_blank(msgs[j].content)) any = 1;
+                if (any) {
+                    for (j = sys_from; j < i; j++) if (strcmp(msgs[j].role, "system") == 0) rlx__chat_trim(&b, msgs[j].content);
+                    rlx__chat_put(&b, "\n\n");
+                }
+                sys_from = -1;   /* blank system text adds nothing, so it may be dropped as well */
+            }
+            rlx__chat_trim(&b, msgs[i].content);
+            rlx__chat_put(&b, "<end_of_turn>\n");
+        }
+        if (add) rlx__chat_put(&b, "<start_of_turn>model\n");
+        break;
+    }
+    case RLX__CHAT_LLAMA3: case RLX__CHAT_LLAMA4: {
+        int l3 = f == RLX__CHAT_LLAMA3;
+        for (i = 0; i < n; i++) {
+            rlx__chat_put(&b, l3 ? "<|start_header_id|>" : "<|header_start|>");
+            rlx__chat_put(&b, msgs[i].role);
+            rlx__chat_put(&b, l3 ? "<|end_header_id|>\n\n" : "<|header_end|>\n\n");
+            rlx__chat_trim(&b, msgs[i].content);
+            rlx__chat_put(&b, l3 ? "<|eot_id|>" : "<|eot|>");
+        }
+        if (add) rlx__chat_put(&b, l3 ? "<|start_header_id|>assistant<|end_header_id|>\n\n" : "<|header_start|>assistant<|header_end|>\n\n");
+        break;
+    }
+    default:
+        return rlx__gen_fail(RLX_ERROR_INTERNAL, "rlx_chat_apply: family %d has no writer (an rlx.h bug)", (int)f);
+    }
+    if (b.overflow) return rlx__gen_fail(RLX_ERROR_SIZE, "rlx_chat_apply: the prompt is larger than SIZE_MAX bytes");
+    if (needed) *needed = b.len;
+    if (!out && cap == 0) return RLX_OK;
+    if (b.len >= cap) {
+        if (cap > 0) out[0] = 0;
+        return rlx__gen_fail(RLX_ERROR_SIZE, "rlx_chat_apply: the prompt needs %zu bytes and a NUL, cap is %zu", b.len, cap);
+    }
+    out[b.len] = 0;
+    return RLX_OK;
+}
+
+#endif /* RLX_NO_LLM */
+
 #if !defined(RLX_NO_LLM) && !defined(RLX_NO_GGUF)
 /* ------------------------------------------------------------------------------------------------------------
-   >>tok  (tokenizer; API in the declarations after >>onnx)
+   >>tok  (tokenizer; API in the declarations after >>sampler)
    The vocabulary is copied out of the GGUF handle into one text pool with per-token offsets; text -> id is an
    open-addressing hash (a later id with the same text wins, as in llama.cpp's token_to_id map). Tokenizing
    allocates per call, bounded by a small multiple of the input length; nothing is cached between calls, so a

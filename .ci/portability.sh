@@ -32,7 +32,7 @@ export RLX_VULKAN_TIMEOUT_MS=${RLX_VULKAN_TIMEOUT_MS:-600000}
 ALL_TESTS=$(ls tests/test_*.c | sed 's|tests/||; s|\.c$||')
 EXAMPLES=$(ls examples/*.c | sed 's|examples/||; s|\.c$||')
 CPU_TESTS="test_ops test_attention test_vision test_decode test_fusion test_legalize test_sampling test_passes
-           test_planner test_threads test_kernel_abi test_api test_hardening test_fuzz_regress"
+           test_planner test_threads test_kernel_abi test_api test_hardening test_fuzz_regress test_fused_ew test_depthwise"
 OP_TESTS="test_ops test_attention test_vision test_decode"
 COMPILE_CHECKS="rlx nosimd static nogpu"
 start=$(date +%s)
@@ -105,18 +105,20 @@ toolchain() {
 
 : >"$out/all.log"
 selected=${*:-tcc mingw aarch64 m32}
-for tc in $selected; do
+# one toolchain: builds and runs its programs, appends its tally to all.log
+run_toolchain() {
+    local tc=$1
     t0=$(date +%s)
     case $tc in
     tcc)
-        if ! command -v tcc >/dev/null 2>&1; then missing tcc tcc; continue; fi
+        if ! command -v tcc >/dev/null 2>&1; then missing tcc tcc; return; fi
         TEST_FLAGS="-Wall -Werror"
         toolchain tcc "$out/tcc.log" tcc "-Wall -Werror" "-lm -lpthread -ldl" "" "$ALL_TESTS" "$EXAMPLES"
         finish tcc "$out/tcc.log"
         ;;
     mingw)
-        if ! command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then missing mingw x86_64-w64-mingw32-gcc; continue; fi
-        if ! command -v wine >/dev/null 2>&1; then missing mingw wine; continue; fi
+        if ! command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then missing mingw x86_64-w64-mingw32-gcc; return; fi
+        if ! command -v wine >/dev/null 2>&1; then missing mingw wine; return; fi
         WINEPREFIX=$(mktemp -d "${TMPDIR:-/tmp}/rlx-wine.XXXXXX")
         export WINEPREFIX WINEDEBUG=-all
         # The first start creates the prefix (20-40 s); wineserver then stays up until the last program ends.
@@ -132,9 +134,9 @@ for tc in $selected; do
         finish mingw "$out/mingw.log"
         ;;
     aarch64)
-        if ! command -v clang >/dev/null 2>&1; then missing aarch64 clang; continue; fi
-        if ! command -v qemu-aarch64 >/dev/null 2>&1; then missing aarch64 qemu-aarch64; continue; fi
-        if [ ! -d /usr/aarch64-linux-gnu/lib ]; then missing aarch64 "/usr/aarch64-linux-gnu (libc6-dev-arm64-cross)"; continue; fi
+        if ! command -v clang >/dev/null 2>&1; then missing aarch64 clang; return; fi
+        if ! command -v qemu-aarch64 >/dev/null 2>&1; then missing aarch64 qemu-aarch64; return; fi
+        if [ ! -d /usr/aarch64-linux-gnu/lib ]; then missing aarch64 "/usr/aarch64-linux-gnu (libc6-dev-arm64-cross)"; return; fi
         TEST_FLAGS="--target=aarch64-linux-gnu -O2 -Wall -Wextra -Werror"
         toolchain aarch64 "$out/aarch64.log" clang \
             "--target=aarch64-linux-gnu -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -Wshadow" "-lm -lpthread -ldl" \
@@ -159,7 +161,21 @@ for tc in $selected; do
         echo "= $tc: 0 passed, 1 failed, 0 skipped" >>"$out/all.log"
         ;;
     esac
+}
+
+# Two lanes side by side (the builds and wine/qemu runs are single-threaded; the machine has 2 or more cores):
+# lane 0 takes toolchains 1, 3, ..., lane 1 takes 2, 4, ...; each lane's console output is shown when it ends.
+for lane in 0 1; do
+    (
+        j=0
+        for tc in $selected; do
+            if [ $((j % 2)) -eq "$lane" ]; then run_toolchain "$tc"; fi
+            j=$((j + 1))
+        done
+    ) >"$out/lane$lane.out" 2>&1 &
 done
+wait
+cat "$out/lane0.out" "$out/lane1.out"
 
 echo "portability: $(( $(date +%s) - start )) s"
 $SUM total "$out/all.log"

@@ -248,6 +248,25 @@ double rlx_dmul_rn(double a, double b) {
     return r;
 }
 
+/* a / b for f32 values, correctly rounded, as the CPU divides. Vulkan allows 2.5 ulp for an f32 OpFDiv (NVIDIA's
+   driver uses that freedom, which moved a round-half case of DynamicQuantizeLinear), so the quotient is formed
+   in f64, rounded to f32, and then the closest of it and its two f32 neighbours is kept, judged by the residual
+   a - c * b, which is exact in f64 (a 24-bit by 24-bit product near a). Zero, inf and NaN results pass. */
+double rlx_div_res(float a, float c, float b) {
+    precise double r = double(a) - double(c) * double(b);
+    return abs(r);
+}
+float rlx_div_rn(float a, float b) {
+    const float q = float(double(a) / double(b));
+    const uint qm = floatBitsToUint(q) & 0x7FFFFFFFu;
+    if (qm == 0u || qm >= 0x7F7FFFFFu || (floatBitsToUint(b) & 0x7FFFFFFFu) >= 0x7F800000u) return q;
+    const float lo = uintBitsToFloat(floatBitsToUint(q) - 1u), hi = uintBitsToFloat(floatBitsToUint(q) + 1u);
+    const double r = rlx_div_res(a, q, b), rl = rlx_div_res(a, lo, b), rh = rlx_div_res(a, hi, b);
+    if (rl < r && rl <= rh) return lo;
+    if (rh < r) return hi;
+    return q;
+}
+
 /* ---- transcendental functions (double and float, the CPU's libm results within a few ulp) ----------------- */
 /* math.glsl may use everything defined above (extensions, RlxArgs, typed views, bit casts, rlx_isnan,
    rlx_inf_f/_d, rlx_nan_f/_d, rlx_mul_rn, rlx_dmul_rn); the element math below uses its functions. */
@@ -540,7 +559,7 @@ double rlx_elem_g(int op, double x, double z, bool f) {
     case RLX_OP_ADD: return f ? double(xf + zf) : x + z;
     case RLX_OP_SUB: return f ? double(xf - zf) : x - z;
     case RLX_OP_MUL: return f ? double(xf * zf) : x * z;
-    case RLX_OP_DIV: return f ? double(xf / zf) : x / z;
+    case RLX_OP_DIV: return f ? double(rlx_div_rn(xf, zf)) : x / z;
     case RLX_OP_MAX: return (rlx_isnan(x) || rlx_isnan(z)) ? rlx_nan_d() : (x > z ? x : z);
     case RLX_OP_MIN: return (rlx_isnan(x) || rlx_isnan(z)) ? rlx_nan_d() : (x < z ? x : z);
     case RLX_OP_NEG: return -x;

@@ -1,0 +1,227 @@
+/* quant.cu - ggml's block-quantized dtypes (rlx.h >>quant) on the CUDA and HIP backends.
+
+   One device function, rlx_dq(t, block, j), gives element j of one block of dtype t with exactly the CPU's
+   arithmetic (rlx__dequant_block): f16 scales widened exactly, products rounded where the CPU rounds them
+   (__fmul_rn / __fadd_rn / __fsub_rn: never contracted into an fma), so every kernel below sees the floats the
+   CPU's dequantization gives, bit for bit. The weight dtype is a runtime argument (ia 0 = rlx_dtype).
+
+     dequant   cast block -> f32 / f16 (dt_out). Grid-stride over the n output elements; element i is element
+               i % be of block i / be (blocks run along the last axis in memory order).
+               ia: 0 dtype, 1 elements per block (be), 2 bytes per block (bb).
+     qgemv     y [M, N] = x [M, K] (f32) · w [N, K]ᵀ for M <= 8 (decode). Blocks of 256 threads, one warp per
+               output column n (8 per block, grid-stride over the column groups). Lane l decodes the
+               elements k = l, l + 32, ... of row n, multiplies them with x[m, k] for every m and sums in f32;
+               the 32 partial sums of a row are reduced by shuffles.
+     qgemm     the same product for any M: 64x64 output tiles, k-steps of 16 (inside one block: be is 32 or
+               256), 256 threads each computing 4x4 outputs. Each step stages x's tile and the dequantized
+               w tile in shared memory (f32), then multiplies in f32.
+   ia (qgemv, qgemm): 0 dtype, 1 be, 2 bb, 3 M, 4 N, 5 K, 6 bytes per row of w. in: 0 x, 1 w. */
+#include "common.cuh"
+
+/* the dtype codes of the block formats (the rlx_dtype values, after RLX_BOOL in this order) */
+enum {
+    RLX_DT_Q4_0 = 12, RLX_DT_Q4_1, RLX_DT_Q5_0, RLX_DT_Q5_1, RLX_DT_Q8_0, RLX_DT_Q2_K, RLX_DT_Q3_K, RLX_DT_Q4_K,
+    RLX_DT_Q5_K, RLX_DT_Q6_K, RLX_DT_IQ4_NL, RLX_DT_IQ4_XS
+};
+
+/* iq4_nl's non-linear 4-bit values (ggml's kvalues_iq4nl) */
+RLX_D int rlx_kv_iq4nl(int i) {
+    switch (i & 15) {
+    case 0: return -127; case 1: return -104; case 2: return -83; case 3: return -65;
+    case 4: return -49; case 5: return -35; case 6: return -22; case 7: return -10;
+    case 8: return 1; case 9: return 13; case 10: return 25; case 11: return 38;
+    case 12: return 53; case 13: return 69; case 14: return 89; default: return 113;
+    }
+}
+RLX_D float rlx_qh2f(const unsigned char* p) { return rlx_h2f((unsigned short)(p[0] | (p[1] << 8))); }
+RLX_D unsigned rlx_qu32(const unsigned char* p) {
+    return (unsigned)p[0] | ((unsigned)p[1] << 8) | ((unsigned)p[2] << 16) | ((unsigned)p[3] << 24);
+}
+
+/* Element j of the block of dtype t at b: the CPU's rlx__dequant_block, one element. */
+RLX_D float rlx_dq(int t, const unsigned char* b, int j) {
+    switch (t) {
+    case RLX_DT_Q4_0: {
+        const int q = j < 16 ? (b[2 + j] & 15) : (b[2 + j - 16] >> 4);
+        return rlx_mul_rn((float)(q - 8), rlx_qh2f(b));
+    }
+    case RLX_DT_Q4_1: {
+        const int q = j < 16 ? (b[4 + j] & 15) : (b[4 + j - 16] >> 4);
+        return __fadd_rn(rlx_mul_rn((float)q, rlx_qh2f(b)), rlx_qh2f(b + 2));
+    }
+    case RLX_DT_Q5_0: case RLX_DT_Q5_1: {
+        const int one = t == RLX_DT_Q5_1, jj = j & 15;
+        const unsigned qh = rlx_qu32(b + (one ? 4 : 2));
+        const unsigned char* qs = b + (one ? 8 : 6);
+        const int x = j < 16 ? ((qs[jj] & 15) | (int)(((qh >> jj) << 4) & 0x10u))
+                             : ((qs[jj] >> 4) | (int)((qh >> (jj + 12)) & 0x10u));
+        if (one) return __fadd_rn(rlx_mul_rn((float)x, rlx_qh2f(b)), rlx_qh2f(b + 2));
+        return rlx_mul_rn((float)(x - 16), rlx_qh2f(b));
+    }
+    case RLX_DT_Q8_0:
+        return rlx_mul_rn((float)(signed char)b[2 + j], rlx_qh2f(b));
+    case RLX_DT_IQ4_NL: {
+        const int q = j < 16 ? (b[2 + j] & 15) : (b[2 + j - 16] >> 4);
+        return rlx_mul_rn(rlx_qh2f(b), (float)rlx_kv_iq4nl(q));
+    }
+    case RLX_DT_IQ4_XS: {
+        const int ib = j >> 5, r = j & 31;
+        const unsigned sh = (unsigned)(b[2] | (b[3] << 8));
+        const int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 15) | (int)(((sh >> (2 * ib)) & 3u) << 4);
+        const float dl = rlx_mul_rn(rlx_qh2f(b), (float)(ls - 32));
+        const unsigned char* qs = b + 8 + 16 * ib;
+        const int q = r < 16 ? (qs[r] & 15) : (qs[r - 16] >> 4);
+        return rlx_mul_rn(dl, (float)rlx_kv_iq4nl(q));
+    }
+    case RLX_DT_Q2_K: {
+        const int n = j >> 7, r = j & 127, s2 = r >> 5, h = (r >> 4) & 1, l = r & 15;
+        const unsigned char s = b[n * 8 + s2 * 2 + h];
+        const float dl = rlx_mul_rn(rlx_qh2f(b + 80), (float)(s & 15));
+        const float ml = rlx_mul_rn(rlx_qh2f(b + 82), (float)(s >> 4));
+        const int q = (b[16 + n * 32 + l + 16 * h] >> (2 * s2)) & 3;
+        return __fsub_rn(rlx_mul_rn(dl, (float)q), ml);
+    }
+    case RLX_DT_Q3_K: {
+        const int n = j >> 7, r = j & 127, s2 = r >> 5, h = (r >> 4) & 1, l = r & 15, is = n * 8 + s2 * 2 + h;
+        const unsigned char* s12 = b + 96;
+        const int lo = is < 8 ? (s12[is] & 15) : (s12[is - 8] >> 4);
+        const int hi = (s12[8 + is % 4] >> (2 * (is / 4))) & 3;
+        const float dl = rlx_mul_rn(rlx_qh2f(b + 108), (float)((lo | (hi << 4)) - 32));
+        const int q = (b[32 + n * 32 + l + 16 * h] >> (2 * s2)) & 3;
+        const int m = (b[l + 16 * h] >> (n * 4 + s2)) & 1;
+        return rlx_mul_rn(dl, (float)(q - (m ? 0 : 4)));
+    }
+    case RLX_DT_Q4_K: case RLX_DT_Q5_K: {
+        const int five = t == RLX_DT_Q5_K, c = j >> 6, hi = (j >> 5) & 1, l = j & 31, is = 2 * c + hi;
+        const unsigned char* q = b + 4;
+        int sc, mm, v;
+        if (is < 4) {
+            sc = q[is] & 63; mm = q[is + 4] & 63;
+        } else {
+            sc = (q[is + 4] & 15) | ((q[is - 4] >> 6) << 4);
+            mm = (q[is + 4] >> 4) | ((q[is] >> 6) << 4);
+        }
+        {
+            const unsigned char qb = b[(five ? 48 : 16) + c * 32 + l];
+            const float d1 = rlx_mul_rn(rlx_qh2f(b), (float)sc), m1 = rlx_mul_rn(rlx_qh2f(b + 2), (float)mm);
+            v = hi ? (qb >> 4) : (qb & 15);
+            if (five && ((b[16 + l] >> is) & 1)) v += 16;
+            return __fsub_rn(rlx_mul_rn(d1, (float)v), m1);
+        }
+    }
+    case RLX_DT_Q6_K: {
+        const int n = j >> 7, r = j & 127, qr = r >> 5, l = r & 31;
+        const unsigned char byte = b[n * 64 + l + 32 * (qr & 1)];
+        const int nib = qr >= 2 ? (byte >> 4) : (byte & 15);
+        const int q = (nib | (((b[128 + n * 32 + l] >> (2 * qr)) & 3) << 4)) - 32;
+        const int sc = (signed char)b[192 + n * 8 + (l >> 4) + 2 * qr];
+        return rlx_mul_rn(rlx_mul_rn(rlx_qh2f(b + 208), (float)sc), (float)q);
+    }
+    default:
+        return 0.0f;
+    }
+}
+
+extern "C" __global__ void dequant(rlx_kargs a) {
+    const int t = (int)a.ia[0];
+    const rlx_i64 be = a.ia[1], bb = a.ia[2];
+    const unsigned char* w = (const unsigned char*)a.in[0];
+    RLX_GRID_LOOP(i, a.n) {
+        const rlx_i64 blk = i / be;
+        const float v = rlx_dq(t, w + blk * bb, (int)(i - blk * be));
+        if (a.dt_out == RLX_DT_F16) ((unsigned short*)a.out)[i] = rlx_f2h(v);
+        else ((float*)a.out)[i] = v;
+    }
+}
+
+/* w element k of the row at `row` */
+RLX_D float rlx_dq_at(int t, const unsigned char* row, rlx_i64 be, rlx_i64 bb, rlx_i64 k) {
+    const rlx_i64 blk = k / be;
+    return rlx_dq(t, row + blk * bb, (int)(k - blk * be));
+}
+
+#define RLX_QGEMV_MAXM 8
+extern "C" __global__ void __launch_bounds__(256) qgemv(rlx_kargs a) {
+    const int t = (int)a.ia[0];
+    const rlx_i64 be = a.ia[1], bb = a.ia[2], M = a.ia[3], N = a.ia[4], K = a.ia[5], rb = a.ia[6];
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    const float* x = (const float*)a.in[0];
+    const unsigned char* w = (const unsigned char*)a.in[1];
+    float* y = (float*)a.out;
+    for (rlx_i64 n0 = (rlx_i64)blockIdx.x * 8; n0 < N; n0 += (rlx_i64)gridDim.x * 8) {
+        const rlx_i64 n = n0 + wid;
+        float acc[RLX_QGEMV_MAXM];
+#pragma unroll
+        for (int m = 0; m < RLX_QGEMV_MAXM; m++) acc[m] = 0.0f;
+        if (n < N) {
+            const unsigned char* row = w + n * rb;
+            for (rlx_i64 k = lane; k < K; k += 32) {
+                const float wv = rlx_dq_at(t, row, be, bb, k);
+#pragma unroll
+                for (int m = 0; m < RLX_QGEMV_MAXM; m++)
+                    if (m < M) acc[m] += x[m * K + k] * wv;
+            }
+        }
+#pragma unroll
+        for (int m = 0; m < RLX_QGEMV_MAXM; m++) {
+            float v = acc[m];
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) v += RLX_SHFL_XOR(v, o);
+            if (lane == 0 && n < N && m < M) y[m * N + n] = v;
+        }
+    }
+}
+
+#define RLX_QMM_T 64
+#define RLX_QMM_BK 16
+extern "C" __global__ void __launch_bounds__(256) qgemm(rlx_kargs a) {
+    __shared__ float As[RLX_QMM_BK][RLX_QMM_T + 4];
+    __shared__ float Bs[RLX_QMM_BK][RLX_QMM_T + 4];
+    const int t = (int)a.ia[0];
+    const rlx_i64 be = a.ia[1], bb = a.ia[2], M = a.ia[3], N = a.ia[4], K = a.ia[5], rb = a.ia[6];
+    const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4, lc = tid & 15, lr = tid >> 4;
+    const rlx_i64 tm = (M + RLX_QMM_T - 1) / RLX_QMM_T, tn = (N + RLX_QMM_T - 1) / RLX_QMM_T;
+    const float* x = (const float*)a.in[0];
+    const unsigned char* w = (const unsigned char*)a.in[1];
+    float* y = (float*)a.out;
+    for (rlx_i64 bm = blockIdx.y; bm < tm; bm += gridDim.y)
+        for (rlx_i64 bn = blockIdx.x; bn < tn; bn += gridDim.x) {
+            const rlx_i64 m0 = bm * RLX_QMM_T, n0 = bn * RLX_QMM_T;
+            float acc[4][4];
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+#pragma unroll
+                for (int j = 0; j < 4; j++) acc[i][j] = 0.0f;
+            for (rlx_i64 k0 = 0; k0 < K; k0 += RLX_QMM_BK) {
+                const rlx_i64 k = k0 + lc;   /* K is a multiple of the block, so of 16: k < K */
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    const rlx_i64 r = m0 + lr + 16 * i, c = n0 + lr + 16 * i;
+                    As[lc][lr + 16 * i] = r < M ? x[r * K + k] : 0.0f;
+                    Bs[lc][lr + 16 * i] = c < N ? rlx_dq_at(t, w + c * rb, be, bb, k) : 0.0f;
+                }
+                __syncthreads();
+#pragma unroll
+                for (int kk = 0; kk < RLX_QMM_BK; kk++) {
+                    float av[4], bv[4];
+#pragma unroll
+                    for (int i = 0; i < 4; i++) { av[i] = As[kk][ty + 16 * i]; bv[i] = Bs[kk][tx + 16 * i]; }
+#pragma unroll
+                    for (int i = 0; i < 4; i++)
+#pragma unroll
+                        for (int j = 0; j < 4; j++) acc[i][j] += av[i] * bv[j];
+                }
+                __syncthreads();
+            }
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const rlx_i64 r = m0 + ty + 16 * i;
+                if (r >= M) continue;
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    const rlx_i64 c = n0 + tx + 16 * j;
+                    if (c < N) y[r * N + c] = acc[i][j];
+                }
+            }
+        }
+}

@@ -1,0 +1,243 @@
+#version 460
+// kernels: dequant qgemv qgemm
+/* quant.comp - ggml's block-quantized dtypes (rlx.h >>quant) on the Vulkan backend (port of
+   kernels/cuda/quant.cu: same kernels, same arguments).
+
+   rlx_dq(t, block, j) gives element j of one block of dtype t with exactly the CPU's arithmetic
+   (rlx__dequant_block): f16 scales widened exactly, every product and sum the CPU rounds computed into a
+   `precise` value (never contracted into an fma), so the kernels see the CPU's floats bit for bit. Bytes are
+   read through 8-bit storage (storageBuffer8BitAccess); f16 outputs through 16-bit storage.
+
+     dequant   cast block -> f32 / f16 (dt_out); element i is element i % be of block i / be.
+               ia: 0 dtype, 1 elements per block (be), 2 bytes per block (bb).
+     qgemv     y [M, N] = x [M, K] (f32) · w [N, K]ᵀ for M <= 8: 256 invocations, 32 per output column (8
+               columns per workgroup, grid-stride); invocation l sums k = l, l + 32, ... in f32, then the 32
+               partial sums of a column are added in order through shared memory.
+     qgemm     any M: 64x64 output tiles, k-steps of 16, 256 invocations each computing 4x4 outputs from x's tile
+               and the dequantized w tile staged in shared memory (f32).
+   ia (qgemv, qgemm): 0 dtype, 1 be, 2 bb, 3 M, 4 N, 5 K, 6 bytes per row of w. in: 0 x, 1 w. */
+#include "common.glsl"
+
+/* the dtype codes of the block formats (the rlx_dtype values, after RLX_BOOL in this order) */
+#define RLX_DT_Q4_0 12
+#define RLX_DT_Q4_1 13
+#define RLX_DT_Q5_0 14
+#define RLX_DT_Q5_1 15
+#define RLX_DT_Q8_0 16
+#define RLX_DT_Q2_K 17
+#define RLX_DT_Q3_K 18
+#define RLX_DT_Q4_K 19
+#define RLX_DT_Q5_K 20
+#define RLX_DT_Q6_K 21
+#define RLX_DT_IQ4_NL 22
+#define RLX_DT_IQ4_XS 23
+
+#define QB(o) uint(rlx_u8(b, (o)))
+
+/* iq4_nl's non-linear 4-bit values (ggml's kvalues_iq4nl), as a switch: no constant array */
+int rlx_kv_iq4nl(uint i) {
+    switch (i & 15u) {
+    case 0u: return -127; case 1u: return -104; case 2u: return -83; case 3u: return -65;
+    case 4u: return -49; case 5u: return -35; case 6u: return -22; case 7u: return -10;
+    case 8u: return 1; case 9u: return 13; case 10u: return 25; case 11u: return 38;
+    case 12u: return 53; case 13u: return 69; case 14u: return 89; default: return 113;
+    }
+}
+float rlx_qh2f(uint64_t b, int o) { return rlx_h2f(QB(o) | (QB(o + 1) << 8)); }
+/* a·b + c and a·b - c with the product rounded first (the CPU's order) */
+float rlx_qmad(float a, float b, float c) {
+    precise float p = a * b;
+    precise float r = p + c;
+    return r;
+}
+float rlx_qmsub(float a, float b, float c) {
+    precise float p = a * b;
+    precise float r = p - c;
+    return r;
+}
+
+/* Element j of the block of dtype t at byte address b: the CPU's rlx__dequant_block, one element. */
+float rlx_dq(int t, uint64_t b, int j) {
+    switch (t) {
+    case RLX_DT_Q4_0: {
+        const uint q = j < 16 ? (QB(2 + j) & 15u) : (QB(2 + j - 16) >> 4);
+        return rlx_mul_rn(float(int(q) - 8), rlx_qh2f(b, 0));
+    }
+    case RLX_DT_Q4_1: {
+        const uint q = j < 16 ? (QB(4 + j) & 15u) : (QB(4 + j - 16) >> 4);
+        return rlx_qmad(float(q), rlx_qh2f(b, 0), rlx_qh2f(b, 2));
+    }
+    case RLX_DT_Q5_0: case RLX_DT_Q5_1: {
+        const bool one = t == RLX_DT_Q5_1;
+        const int jj = j & 15, ho = one ? 4 : 2, so = one ? 8 : 6;
+        const uint qh = QB(ho) | (QB(ho + 1) << 8) | (QB(ho + 2) << 16) | (QB(ho + 3) << 24);
+        const uint x = j < 16 ? ((QB(so + jj) & 15u) | (((qh >> uint(jj)) << 4) & 0x10u))
+                              : ((QB(so + jj) >> 4) | ((qh >> uint(jj + 12)) & 0x10u));
+        if (one) return rlx_qmad(float(x), rlx_qh2f(b, 0), rlx_qh2f(b, 2));
+        return rlx_mul_rn(float(int(x) - 16), rlx_qh2f(b, 0));
+    }
+    case RLX_DT_Q8_0: {
+        const int q = int(QB(2 + j)) - (QB(2 + j) >= 128u ? 256 : 0);
+        return rlx_mul_rn(float(q), rlx_qh2f(b, 0));
+    }
+    case RLX_DT_IQ4_NL: {
+        const uint q = j < 16 ? (QB(2 + j) & 15u) : (QB(2 + j - 16) >> 4);
+        return rlx_mul_rn(rlx_qh2f(b, 0), float(rlx_kv_iq4nl(q)));
+    }
+    case RLX_DT_IQ4_XS: {
+        const int ib = j >> 5, r = j & 31;
+        const uint sh = QB(2) | (QB(3) << 8);
+        const int ls = int(((QB(4 + ib / 2) >> uint(4 * (ib % 2))) & 15u) | (((sh >> uint(2 * ib)) & 3u) << 4));
+        const float dl = rlx_mul_rn(rlx_qh2f(b, 0), float(ls - 32));
+        const int qs = 8 + 16 * ib;
+        const uint q = r < 16 ? (QB(qs + r) & 15u) : (QB(qs + r - 16) >> 4);
+        return rlx_mul_rn(dl, float(rlx_kv_iq4nl(q)));
+    }
+    case RLX_DT_Q2_K: {
+        const int n = j >> 7, r = j & 127, s2 = r >> 5, h = (r >> 4) & 1, l = r & 15;
+        const uint s = QB(n * 8 + s2 * 2 + h);
+        const float dl = rlx_mul_rn(rlx_qh2f(b, 80), float(s & 15u));
+        const float ml = rlx_mul_rn(rlx_qh2f(b, 82), float(s >> 4));
+        const uint q = (QB(16 + n * 32 + l + 16 * h) >> uint(2 * s2)) & 3u;
+        return rlx_qmsub(dl, float(q), ml);
+    }
+    case RLX_DT_Q3_K: {
+        const int n = j >> 7, r = j & 127, s2 = r >> 5, h = (r >> 4) & 1, l = r & 15, is = n * 8 + s2 * 2 + h;
+        const uint lo = is < 8 ? (QB(96 + is) & 15u) : (QB(96 + is - 8) >> 4);
+        const uint hi = (QB(104 + is % 4) >> uint(2 * (is / 4))) & 3u;
+        const float dl = rlx_mul_rn(rlx_qh2f(b, 108), float(int(lo | (hi << 4)) - 32));
+        const int q = int((QB(32 + n * 32 + l + 16 * h) >> uint(2 * s2)) & 3u);
+        const uint m = (QB(l + 16 * h) >> uint(n * 4 + s2)) & 1u;
+        return rlx_mul_rn(dl, float(q - (m != 0u ? 0 : 4)));
+    }
+    case RLX_DT_Q4_K: case RLX_DT_Q5_K: {
+        const bool five = t == RLX_DT_Q5_K;
+        const int c = j >> 6, hi = (j >> 5) & 1, l = j & 31, is = 2 * c + hi;
+        uint sc, mm, v;
+        if (is < 4) {
+            sc = QB(4 + is) & 63u; mm = QB(8 + is) & 63u;
+        } else {
+            sc = (QB(8 + is) & 15u) | ((QB(is) >> 6) << 4);
+            mm = (QB(8 + is) >> 4) | ((QB(4 + is) >> 6) << 4);
+        }
+        {
+            const uint qb = QB((five ? 48 : 16) + c * 32 + l);
+            const float d1 = rlx_mul_rn(rlx_qh2f(b, 0), float(sc)), m1 = rlx_mul_rn(rlx_qh2f(b, 2), float(mm));
+            v = hi != 0 ? (qb >> 4) : (qb & 15u);
+            if (five && ((QB(16 + l) >> uint(is)) & 1u) != 0u) v += 16u;
+            return rlx_qmsub(d1, float(v), m1);
+        }
+    }
+    case RLX_DT_Q6_K: {
+        const int n = j >> 7, r = j & 127, qr = r >> 5, l = r & 31;
+        const uint by = QB(n * 64 + l + 32 * (qr & 1));
+        const uint nib = qr >= 2 ? (by >> 4) : (by & 15u);
+        const int q = int(nib | (((QB(128 + n * 32 + l) >> uint(2 * qr)) & 3u) << 4)) - 32;
+        const uint su = QB(192 + n * 8 + (l >> 4) + 2 * qr);
+        const int sc = int(su) - (su >= 128u ? 256 : 0);
+        return rlx_mul_rn(rlx_mul_rn(rlx_qh2f(b, 208), float(sc)), float(q));
+    }
+    default:
+        return 0.0;
+    }
+}
+
+/* w element k of the row at byte address row */
+float rlx_dq_at(int t, uint64_t row, int64_t be, int64_t bb, int64_t k) {
+    const int64_t blk = k / be;
+    return rlx_dq(t, row + uint64_t(blk * bb), int(k - blk * be));
+}
+
+#if defined(RLX_K_dequant)
+void main() {
+    RlxArgs a = rlx_pc.a;
+    const int t = int(a.ia[0]);
+    const int64_t be = a.ia[1], bb = a.ia[2];
+    const uint64_t w = a.in_[0], y = a.out_;
+    const bool f16 = a.dt_out == RLX_DT_F16;
+    RLX_GRID_LOOP(i, a.n) {
+        const float v = rlx_dq_at(t, w, be, bb, i);
+        if (f16) rlx_u16(y, i) = uint16_t(rlx_f2h(v));
+        else rlx_f32(y, i) = v;
+    }
+}
+#endif
+
+#if defined(RLX_K_qgemv)
+shared float qv_part[8 * 256];
+void main() {
+    RlxArgs a = rlx_pc.a;
+    const int t = int(a.ia[0]);
+    const int64_t be = a.ia[1], bb = a.ia[2], M = a.ia[3], N = a.ia[4], K = a.ia[5], rb = a.ia[6];
+    const uint tid = gl_LocalInvocationID.x, lane = tid & 31u, wid = tid >> 5;
+    const uint64_t x = a.in_[0], w = a.in_[1], y = a.out_;
+    for (int64_t n0 = int64_t(gl_WorkGroupID.x) * 8L; n0 < N; n0 += int64_t(gl_NumWorkGroups.x) * 8L) {
+        const int64_t n = n0 + int64_t(wid);
+        float acc[8] = float[8](0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+        if (n < N) {
+            const uint64_t row = w + uint64_t(n * rb);
+            for (int64_t k = int64_t(lane); k < K; k += 32L) {
+                const float wv = rlx_dq_at(t, row, be, bb, k);
+                for (int m = 0; m < 8; m++)
+                    if (int64_t(m) < M) acc[m] += rlx_f32(x, int64_t(m) * K + k) * wv;
+            }
+        }
+        for (int m = 0; m < 8; m++) qv_part[m * 256 + int(tid)] = acc[m];
+        barrier();
+        if (tid < 64u) {   /* column tid / 8, row tid % 8: its 32 partial sums in order */
+            const int c = int(tid >> 3), m = int(tid & 7u);
+            const int64_t nc = n0 + int64_t(c);
+            if (nc < N && int64_t(m) < M) {
+                float s = 0.0;
+                for (int l = 0; l < 32; l++) s += qv_part[m * 256 + c * 32 + l];
+                rlx_f32(y, int64_t(m) * N + nc) = s;
+            }
+        }
+        barrier();
+    }
+}
+#endif
+
+#if defined(RLX_K_qgemm)
+shared float qm_as[16][68];
+shared float qm_bs[16][68];
+void main() {
+    RlxArgs a = rlx_pc.a;
+    const int t = int(a.ia[0]);
+    const int64_t be = a.ia[1], bb = a.ia[2], M = a.ia[3], N = a.ia[4], K = a.ia[5], rb = a.ia[6];
+    const int tid = int(gl_LocalInvocationID.x), tx = tid & 15, ty = tid >> 4;
+    const int64_t tm = (M + 63L) / 64L, tn = (N + 63L) / 64L;
+    const uint64_t x = a.in_[0], w = a.in_[1], y = a.out_;
+    for (int64_t bm = int64_t(gl_WorkGroupID.y); bm < tm; bm += int64_t(gl_NumWorkGroups.y))
+        for (int64_t bn = int64_t(gl_WorkGroupID.x); bn < tn; bn += int64_t(gl_NumWorkGroups.x)) {
+            const int64_t m0 = bm * 64L, n0 = bn * 64L;
+            float acc[4][4];
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++) acc[i][j] = 0.0;
+            for (int64_t k0 = 0; k0 < K; k0 += 16L) {
+                const int64_t k = k0 + int64_t(tx);   /* K is a multiple of the block, so of 16 */
+                for (int i = 0; i < 4; i++) {
+                    const int64_t r = m0 + int64_t(ty + 16 * i), c = n0 + int64_t(ty + 16 * i);
+                    qm_as[tx][ty + 16 * i] = r < M ? rlx_f32(x, r * K + k) : 0.0;
+                    qm_bs[tx][ty + 16 * i] = c < N ? rlx_dq_at(t, w + uint64_t(c * rb), be, bb, k) : 0.0;
+                }
+                barrier();
+                for (int kk = 0; kk < 16; kk++) {
+                    float av[4], bv[4];
+                    for (int i = 0; i < 4; i++) { av[i] = qm_as[kk][ty + 16 * i]; bv[i] = qm_bs[kk][tx + 16 * i]; }
+                    for (int i = 0; i < 4; i++)
+                        for (int j = 0; j < 4; j++) acc[i][j] += av[i] * bv[j];
+                }
+                barrier();
+            }
+            for (int i = 0; i < 4; i++) {
+                const int64_t r = m0 + int64_t(ty + 16 * i);
+                if (r >= M) continue;
+                for (int j = 0; j < 4; j++) {
+                    const int64_t c = n0 + int64_t(tx + 16 * j);
+                    if (c < N) rlx_f32(y, r * N + c) = acc[i][j];
+                }
+            }
+        }
+}
+#endif
