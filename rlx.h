@@ -68,6 +68,7 @@
        RLX_NO_GGUF             leave out the GGUF reader and writer (>>gguf)
        RLX_NO_SAFETENSORS      leave out the safetensors reader and writer (>>safetensors)
        RLX_NO_ONNX             leave out the ONNX loader and importer (>>onnx)
+       RLX_NO_LLM              leave out the language-model builder (>>llm; RLX_NO_GGUF leaves it out too)
        RLX_NO_STDIO            leave out the functions that take a path (weight files: open_file, open_index,
                                write_file; ONNX: rlx_onnx_load_file and external data); the memory-based
                                ones stay
@@ -104,6 +105,8 @@
       17. GGUF reader and writer (API after >>devices) >>gguf
       18. safetensors reader and writer              >>safetensors
       19. ONNX models (load, import, weights)       >>onnx (API after >>devices, implementation last)
+      20. Language models from GGUF (llama, qwen2, qwen3: prefill + decode programs on one store)
+                                                    >>llm (API after >>onnx, implementation after it)
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
        By default each program holds its own copy of its params (and, on a GPU, uploads it). A store holds named
@@ -138,6 +141,13 @@
        GGUF v2 and v3 (every metadata type, nested arrays, every ggml tensor type listed with its byte size;
        F32/F16/BF16/F64/I8..I64 and the block formats of >>quant are rlx dtypes), safetensors single files and sharded checkpoints
        (model.safetensors.index.json). Both have writers (rlx_gguf_writer, rlx_safetensors_writer).
+
+   LANGUAGE MODELS (>>llm)
+       rlx_llm_load_gguf(gguf, &desc, &m) reads the architecture and sizes from a GGUF file's metadata, binds its
+       tensors into one store (borrowed on the CPU, quantized ones used as stored) and compiles a decode program
+       (1 token) and a prefill program (a chunk of n_batch tokens) that share the weights and the KV caches;
+       rlx_llm_eval(m, token_ids, n, logits) runs tokens at the current position and gives the last logits.
+       llama, qwen2 and qwen3; token ids in, logits out (tokenizing is elsewhere). See the >>llm declarations.
 
    SYMBOLIC DIMS
        rlx_dim(g, "seq", example) declares a named dim and returns a token to use in the shapes of rlx_input,
@@ -244,8 +254,9 @@
    run a kernel with a shape unknown at compile time (symbolic dims are specialised per value at compile time;
    see rlx_dim), run Vulkan on a device without shaderFloat64 and shaderInt64 (yet: every kernel still needs
    them; the f32 element math that needs neither is in kernels/vulkan/math_f32.glsl, not yet used by kernels),
-   run block-quantized dtypes on a GPU (CPU only; the GPU lowering refuses them), or quantize to
-   iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made).
+   run block-quantized dtypes on a GPU (CPU only; the GPU lowering refuses them), quantize to
+   iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made), or build language models other
+   than llama, qwen2 and qwen3 (gemma, phi3, mixture-of-experts: not yet) or with YaRN / LongRoPE scaling.
 */
 #ifndef RLX_H
 #define RLX_H
