@@ -426,11 +426,11 @@ static void test_oracle(const llama_api* L, const char* label, const model_spec*
         if (argmax_f(got, V) == argmax_f(r, V)) same++;
         if (!quant) TH_CHECK(d <= 1e-3 * mx, "%s: step %d: max|logit diff| %.3g > 1e-3 x max|logit| %.3g", label, s, d, mx);
         else {
-            /* the same greedy token, unless llama.cpp's own margin between its token and rlx's is below the
-               step's max|diff| (a near tie that activation rounding decides: counted and printed) */
+            /* the same greedy token, unless llama.cpp's own margin between its token and rlx's is within twice
+               the step's max|diff| (a near tie that the activation rounding decides; counted and printed) */
             int ta = argmax_f(got, V), tb = argmax_f(r, V);
             double margin = (double)r[tb] - (double)r[ta];
-            if (ta != tb && margin < d) near_ties++;
+            if (ta != tb && margin <= 2.0 * d) near_ties++;
             else TH_CHECK(ta == tb, "%s: step %d: greedy token %d, llama.cpp %d (margin %.3g, max|diff| %.3g)", label, s, ta, tb, margin, d);
             TH_CHECK(c >= 0.999, "%s: step %d: cosine %.6f < 0.999", label, s, c);
         }
