@@ -105,7 +105,7 @@
       17. GGUF reader and writer (API after >>devices) >>gguf
       18. safetensors reader and writer              >>safetensors
       19. ONNX models (load, import, weights)       >>onnx (API after >>devices, implementation last)
-      20. Language models from GGUF (llama, qwen2, qwen3: prefill + decode programs on one store)
+      20. Language models from GGUF (llama, qwen2, qwen3, gemma2: prefill + decode programs on one store)
                                                     >>llm (API after >>onnx, implementation after it)
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
@@ -147,7 +147,8 @@
        tensors into one store (borrowed on the CPU, quantized ones used as stored) and compiles a decode program
        (1 token) and a prefill program (a chunk of n_batch tokens) that share the weights and the KV caches;
        rlx_llm_eval(m, token_ids, n, logits) runs tokens at the current position and gives the last logits.
-       llama, qwen2 and qwen3; token ids in, logits out (tokenizing is elsewhere). See the >>llm declarations.
+       llama, qwen2, qwen3 and gemma2; token ids in, logits out (tokenizing is elsewhere). See the >>llm
+       declarations.
 
    SYMBOLIC DIMS
        rlx_dim(g, "seq", example) declares a named dim and returns a token to use in the shapes of rlx_input,
@@ -256,7 +257,8 @@
    them; the f32 element math that needs neither is in kernels/vulkan/math_f32.glsl, not yet used by kernels),
    run block-quantized dtypes on a GPU (CPU only; the GPU lowering refuses them), quantize to
    iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made), or build language models other
-   than llama, qwen2 and qwen3 (gemma, phi3, mixture-of-experts: not yet) or with YaRN / LongRoPE scaling.
+   than llama, qwen2, qwen3 and gemma2 (gemma3, phi3, mixture-of-experts: not yet) or with YaRN / LongRoPE
+   scaling.
 */
 #ifndef RLX_H
 #define RLX_H
@@ -1444,7 +1446,10 @@ RLXDEF void rlx_onnx_tensor_free(rlx_onnx_tensor* t);
 
    Architectures (general.architecture): "llama" (Llama 2/3, TinyLlama, Mistral; adjacent-pair rope, as
    llama.cpp writes them), "qwen2" (q/k/v biases, rotate-half rope), "qwen3" (per-head q/k RMS norms,
-   rotate-half rope). Others (gemma2, gemma3, phi3, ...) fail with RLX_ERROR_UNSUPPORTED naming them. Rope
+   rotate-half rope), "gemma2" (embedding × sqrt(d), RMS norms after attention and after the FFN (weights as
+   the converter stores them, 1 already added), gelu-tanh gated FFN, attention and final logit softcaps
+   (attn_logit_softcapping, final_logit_softcapping), a sliding window (attention.sliding_window) on the even
+   layers, rotate-half rope). Others (gemma3, phi3, ...) fail with RLX_ERROR_UNSUPPORTED naming them. Rope
    scaling: none, "linear" (rope.scaling.factor) and per-frequency factors from a rope_freqs.weight tensor
    (llama3 scaling as llama.cpp's converter stores it); "yarn", "longrope" and others fail with
    RLX_ERROR_UNSUPPORTED.
@@ -1465,6 +1470,7 @@ typedef enum rlx_llm_arch {
     RLX_LLM_LLAMA,
     RLX_LLM_QWEN2,
     RLX_LLM_QWEN3,
+    RLX_LLM_GEMMA2,
     RLX_LLM_ARCH_COUNT,
     RLX_LLM_ARCH_FORCE_U32 = 0x7FFFFFFF
 } rlx_llm_arch;
@@ -22107,6 +22113,10 @@ typedef struct rlx__llm_b {
     rlx_gguf* gf;
     rlx_dtype kv_dtype;
     int has_output, has_qkv_bias, has_qk_norm;
+    int emb_scale, post_norms, gelu, swa_window, swa_pattern;   /* gemma2: sqrt(d) · embedding, norms after
+                                                                   attention and FFN, gelu-tanh FFN, sliding
+                                                                   window on layers l % pattern < pattern - 1 */
+    double attn_softcap, final_softcap;
     rlx_rope_kind rope_kind;
     char* err;
     size_t err_cap;
@@ -22256,6 +22266,7 @@ static rlx_graph* rlx__llm_graph(rlx__llm_b* b, const rlx_allocator* al, int S) 
     emb = rlx__llm_param(g, b, "token_embd.weight");
     h = rlx_gather(g, emb, tokens, 0);                                    /* [1, S, d] */
     if (rlx_tensor_info(g, h, NULL, NULL) != RLX_F32) h = rlx_cast(g, h, RLX_F32);
+    if (b->emb_scale) h = rlx_mul(g, h, rlx_scalar(g, RLX_F32, (double)(float)sqrt((double)in->n_embd)));
     for (l = 0; l < in->n_layer; l++) {
         x = rlx_rmsnorm(g, h, rlx__llm_lparam(g, b, l, "attn_norm.weight"), none, in->norm_eps);
         q = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "attn_q.weight"));
@@ -22299,19 +22310,29 @@ static rlx_graph* rlx__llm_graph(rlx__llm_b* b, const rlx_allocator* al, int S) 
         ad.layout = RLX_LAYOUT_BHSD;
         ad.causal = 1;
         ad.kv_len = kv_len;
+        ad.softcap = (float)b->attn_softcap;
+        if (b->swa_window > 0 && l % b->swa_pattern < b->swa_pattern - 1) ad.window = b->swa_window;
         a = rlx_attention(g, q, kc, vc, &ad);                             /* [1, H, S, Dv] */
         s[0] = 1; s[1] = S; s[2] = (int64_t)in->n_head * in->head_dim_v;
         a = rlx_reshape(g, rlx_transpose(g, a, perm), 3, s);
-        h = rlx_add(g, h, rlx__llm_mm(g, a, rlx__llm_lparam(g, b, l, "attn_output.weight")));
+        a = rlx__llm_mm(g, a, rlx__llm_lparam(g, b, l, "attn_output.weight"));
+        if (b->post_norms) a = rlx_rmsnorm(g, a, rlx__llm_lparam(g, b, l, "post_attention_norm.weight"), none, in->norm_eps);
+        h = rlx_add(g, h, a);
         x = rlx_rmsnorm(g, h, rlx__llm_lparam(g, b, l, "ffn_norm.weight"), none, in->norm_eps);
         gate = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "ffn_gate.weight"));
         up = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "ffn_up.weight"));
-        m = rlx_mul(g, rlx_silu(g, gate), up);
-        h = rlx_add(g, h, rlx__llm_mm(g, m, rlx__llm_lparam(g, b, l, "ffn_down.weight")));
+        m = rlx_mul(g, b->gelu ? rlx_gelu_tanh(g, gate) : rlx_silu(g, gate), up);
+        m = rlx__llm_mm(g, m, rlx__llm_lparam(g, b, l, "ffn_down.weight"));
+        if (b->post_norms) m = rlx_rmsnorm(g, m, rlx__llm_lparam(g, b, l, "post_ffw_norm.weight"), none, in->norm_eps);
+        h = rlx_add(g, h, m);
     }
     h = rlx_gather(g, h, last, 1);                                        /* [1, d] */
     h = rlx_rmsnorm(g, h, rlx__llm_param(g, b, "output_norm.weight"), none, in->norm_eps);
     logits = rlx__llm_mm(g, h, b->has_output ? rlx__llm_param(g, b, "output.weight") : emb);   /* tied: the embedding */
+    if (b->final_softcap > 0.0) {   /* cap · tanh(logits / cap) */
+        logits = rlx_tanh(g, rlx_mul(g, logits, rlx_scalar(g, RLX_F32, (double)(float)(1.0 / b->final_softcap))));
+        logits = rlx_mul(g, logits, rlx_scalar(g, RLX_F32, (double)(float)b->final_softcap));
+    }
     rlx_output(g, "logits", logits);
     return g;
 }
@@ -22375,7 +22396,7 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
     const float* factors = NULL;
     int l, found, n_ctx_def, k;
     char name[96];
-    static const char* const unsupported_arch[] = {"gemma", "gemma2", "gemma3", "phi2", "phi3", "mistral3", "gpt2", "falcon"};
+    static const char* const unsupported_arch[] = {"gemma", "gemma3", "phi2", "phi3", "mistral3", "gpt2", "falcon"};
 
     memset(&b, 0, sizeof b);
     b.in = in; b.gf = gf; b.err = err; b.err_cap = cap;
@@ -22397,11 +22418,16 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
     if (strcmp(v.str, "llama") == 0) { in->arch = RLX_LLM_LLAMA; b.rope_kind = RLX_ROPE_GPTJ; }
     else if (strcmp(v.str, "qwen2") == 0) { in->arch = RLX_LLM_QWEN2; b.rope_kind = RLX_ROPE_NEOX; b.has_qkv_bias = 1; }
     else if (strcmp(v.str, "qwen3") == 0) { in->arch = RLX_LLM_QWEN3; b.rope_kind = RLX_ROPE_NEOX; b.has_qk_norm = 1; }
+    else if (strcmp(v.str, "gemma2") == 0) {
+        in->arch = RLX_LLM_GEMMA2; b.rope_kind = RLX_ROPE_NEOX;
+        b.emb_scale = b.post_norms = b.gelu = 1;
+        b.swa_pattern = 2;
+    }
     else {
         for (k = 0; k < (int)(sizeof unsupported_arch / sizeof unsupported_arch[0]); k++)
             if (strcmp(v.str, unsupported_arch[k]) == 0)
-                return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: architecture '%s' is not supported yet (llama, qwen2, qwen3 are)", v.str);
-        return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: unknown architecture '%s' (llama, qwen2, qwen3 are supported)", v.str);
+                return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: architecture '%s' is not supported yet (llama, qwen2, qwen3, gemma2 are)", v.str);
+        return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: unknown architecture '%s' (llama, qwen2, qwen3, gemma2 are supported)", v.str);
     }
 
     /* sizes */
@@ -22423,6 +22449,11 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
         in->norm_eps = (float)eps;
     }
     if ((r = rlx__llm_float(&b, "rope.freq_base", 10000.0, &base)) != RLX_OK) return r;
+    if (in->arch == RLX_LLM_GEMMA2) {
+        if ((r = rlx__llm_int(&b, "attention.sliding_window", -1, 1, INT32_MAX, &b.swa_window)) != RLX_OK) return r;
+        if ((r = rlx__llm_float(&b, "attn_logit_softcapping", 0.0, &b.attn_softcap)) != RLX_OK) return r;
+        if ((r = rlx__llm_float(&b, "final_logit_softcapping", 0.0, &b.final_softcap)) != RLX_OK) return r;
+    }
     if (base <= 1.0) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope.freq_base %g must be > 1", base);
     /* rope scaling */
     if (rlx__llm_kv(gf, in->arch_name, "rope.scaling.type", &v)) {
@@ -22485,6 +22516,10 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
         if (b.has_qk_norm) {
             RLX__LLM_T("attn_q_norm.weight", 1, in->head_dim_k, 0, 0);
             RLX__LLM_T("attn_k_norm.weight", 1, in->head_dim_k, 0, 0);
+        }
+        if (b.post_norms) {
+            RLX__LLM_T("post_attention_norm.weight", 1, d_, 0, 0);
+            RLX__LLM_T("post_ffw_norm.weight", 1, d_, 0, 0);
         }
 #undef RLX__LLM_T
     }

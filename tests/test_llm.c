@@ -133,6 +133,7 @@ static int write_model(const model_spec* ms, const char* path) {
     int i, l, ok = 1;
     double proj = sqrt(3.0 / D), projf = sqrt(3.0 / FF), resid = 1.0 / sqrt(2.0 * NL);
     int qwen2 = strcmp(ms->arch, "qwen2") == 0, qwen3 = strcmp(ms->arch, "qwen3") == 0;
+    int gemma2 = strcmp(ms->arch, "gemma2") == 0;
     keep.n = 0;
     th_seed(ms->seed);
     if (rlx_gguf_writer_create(NULL, &w) != RLX_OK) return 0;
@@ -149,6 +150,11 @@ static int write_model(const model_spec* ms, const char* path) {
     KVU("rope.dimension_count", HD);
     KVF("attention.layer_norm_rms_epsilon", 1e-5);
     KVF("rope.freq_base", 10000.0);
+    if (gemma2) {   /* a window shorter than the prompt; caps small enough to bend the values */
+        KVU("attention.sliding_window", 16);
+        KVF("attn_logit_softcapping", 3.0);
+        KVF("final_logit_softcapping", 15.0);
+    }
     if (ms->rope_scaling) {
         snprintf(key, sizeof key, "%s.rope.scaling.type", ms->arch);
         ok &= wstr(w, key, ms->rope_scaling) == RLX_OK;
@@ -194,10 +200,12 @@ static int write_model(const model_spec* ms, const char* path) {
             T("attn_q_norm.weight", HD, 0, 1.0, 0.1);
             T("attn_k_norm.weight", HD, 0, 1.0, 0.1);
         }
+        if (gemma2) T("post_attention_norm.weight", D, 0, 1.0, 0.1);
         T("ffn_norm.weight", D, 0, 1.0, 0.1);
         T("ffn_gate.weight", FF, D, 0.0, proj);
         T("ffn_up.weight", FF, D, 0.0, proj);
         T("ffn_down.weight", D, FF, 0.0, projf * resid);
+        if (gemma2) T("post_ffw_norm.weight", D, 0, 1.0, 0.1);
 #undef T
     }
     if (ok) ok = rlx_gguf_writer_write_file(w, path) == RLX_OK;
@@ -528,8 +536,11 @@ static void test_bad_input(void) {
 
     ms = spec("foo", GT_F32, GT_F32, 0, 7);
     expect_load_fail("arch_unknown", &ms, RLX_ERROR_UNSUPPORTED, "foo");
-    ms = spec("gemma2", GT_F32, GT_F32, 0, 7);
-    expect_load_fail("arch_gemma2", &ms, RLX_ERROR_UNSUPPORTED, "gemma2");
+    ms = spec("gemma3", GT_F32, GT_F32, 0, 7);
+    expect_load_fail("arch_gemma3", &ms, RLX_ERROR_UNSUPPORTED, "gemma3");
+    ms = spec("gemma2", GT_F32, GT_F32, 1, 7);
+    ms.omit = "blk.1.post_ffw_norm.weight";
+    expect_load_fail("gemma2_missing_post_norm", &ms, RLX_ERROR_FORMAT, "blk.1.post_ffw_norm.weight");
     ms = spec("llama", GT_F32, GT_F32, 0, 7);
     ms.omit = "blk.1.ffn_up.weight";
     expect_load_fail("missing_tensor", &ms, RLX_ERROR_FORMAT, "blk.1.ffn_up.weight");
@@ -629,6 +640,8 @@ int main(void) {
             {"qwen2_q8_0", "qwen2", GT_Q8_0, GT_Q8_0, 1, 48},
             {"qwen3_f32", "qwen3", GT_F32, GT_F32, 0, 48},
             {"qwen3_q4_K", "qwen3", GT_Q4_K, GT_Q4_K, 0, 48},
+            {"gemma2_f32", "gemma2", GT_F32, GT_F32, 1, 48},
+            {"gemma2_q8_0", "gemma2", GT_Q8_0, GT_Q8_0, 1, 48},
         };
         int i;
         for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
@@ -648,6 +661,8 @@ int main(void) {
     test_recompute("rc_qwen2_f32", &ms, RLX_F32, 1e-4, 0.99999);
     ms = spec("qwen3", GT_Q8_0, GT_F32, 1, 15);
     test_recompute("rc_qwen3_q8_0", &ms, RLX_F32, 3e-2, 0.999);
+    ms = spec("gemma2", GT_F32, GT_F32, 1, 16);
+    test_recompute("rc_gemma2_f32", &ms, RLX_F32, 1e-4, 0.99999);
     /* (3) bad input */
     test_bad_input();
     return th_summary("llm");
