@@ -105,7 +105,7 @@
       17. GGUF reader and writer (API after >>devices) >>gguf
       18. safetensors reader and writer              >>safetensors
       19. ONNX models (load, import, weights)       >>onnx (API after >>devices, implementation last)
-      20. Language models from GGUF (llama, qwen2, qwen3, gemma2: prefill + decode programs on one store)
+      20. Language models from GGUF (llama, qwen2, qwen3, gemma2, phi3: prefill + decode programs, one store)
                                                     >>llm (API after >>onnx, implementation after it)
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
@@ -147,7 +147,7 @@
        tensors into one store (borrowed on the CPU, quantized ones used as stored) and compiles a decode program
        (1 token) and a prefill program (a chunk of n_batch tokens) that share the weights and the KV caches;
        rlx_llm_eval(m, token_ids, n, logits) runs tokens at the current position and gives the last logits.
-       llama, qwen2, qwen3 and gemma2; token ids in, logits out (tokenizing is elsewhere). See the >>llm
+       llama, qwen2, qwen3, gemma2 and phi3; token ids in, logits out (tokenizing is elsewhere). See the >>llm
        declarations.
 
    SYMBOLIC DIMS
@@ -257,7 +257,7 @@
    them; the f32 element math that needs neither is in kernels/vulkan/math_f32.glsl, not yet used by kernels),
    run block-quantized dtypes on a GPU (CPU only; the GPU lowering refuses them), quantize to
    iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made), or build language models other
-   than llama, qwen2, qwen3 and gemma2 (gemma3, phi3, mixture-of-experts: not yet) or with YaRN / LongRoPE
+   than llama, qwen2, qwen3, gemma2 and phi3 (gemma3, mixture-of-experts: not yet) or with YaRN / LongRoPE
    scaling.
 */
 #ifndef RLX_H
@@ -1449,10 +1449,12 @@ RLXDEF void rlx_onnx_tensor_free(rlx_onnx_tensor* t);
    rotate-half rope), "gemma2" (embedding × sqrt(d), RMS norms after attention and after the FFN (weights as
    the converter stores them, 1 already added), gelu-tanh gated FFN, attention and final logit softcaps
    (attn_logit_softcapping, final_logit_softcapping), a sliding window (attention.sliding_window) on the even
-   layers, rotate-half rope). Others (gemma3, phi3, ...) fail with RLX_ERROR_UNSUPPORTED naming them. Rope
+   layers, rotate-half rope), "phi3" (fused attn_qkv = [q; k; v] rows or separate q/k/v, fused ffn_up = [gate;
+   up] rows, rotate-half rope; a sliding window in the file is ignored, as llama.cpp does: exact up to the
+   window, 2047 tokens for Phi-3-mini). Others (gemma3, ...) fail with RLX_ERROR_UNSUPPORTED naming them. Rope
    scaling: none, "linear" (rope.scaling.factor) and per-frequency factors from a rope_freqs.weight tensor
-   (llama3 scaling as llama.cpp's converter stores it); "yarn", "longrope" and others fail with
-   RLX_ERROR_UNSUPPORTED.
+   (llama3 scaling as llama.cpp's converter stores it); "yarn", "longrope" (or rope_factors_long/short
+   tensors) and others fail with RLX_ERROR_UNSUPPORTED.
    Prompt chunks: rlx_llm_eval runs n tokens as whole chunks of n_batch through the prefill program; a tail of
    4 or more tokens runs as one chunk padded with token 0 (the padding rows write cache rows past the prompt,
    which no real token can see: attention is causal, and the next run overwrites them), a shorter tail runs
@@ -1471,6 +1473,7 @@ typedef enum rlx_llm_arch {
     RLX_LLM_QWEN2,
     RLX_LLM_QWEN3,
     RLX_LLM_GEMMA2,
+    RLX_LLM_PHI3,
     RLX_LLM_ARCH_COUNT,
     RLX_LLM_ARCH_FORCE_U32 = 0x7FFFFFFF
 } rlx_llm_arch;
@@ -22112,7 +22115,7 @@ typedef struct rlx__llm_b {
     rlx_llm_info* in;
     rlx_gguf* gf;
     rlx_dtype kv_dtype;
-    int has_output, has_qkv_bias, has_qk_norm;
+    int has_output, has_qkv_bias, has_qk_norm, fused_qkv, fused_gate_up;   /* phi3: attn_qkv, ffn_up = [gate; up] */
     int emb_scale, post_norms, gelu, swa_window, swa_pattern;   /* gemma2: sqrt(d) · embedding, norms after
                                                                    attention and FFN, gelu-tanh FFN, sliding
                                                                    window on layers l % pattern < pattern - 1 */
@@ -22269,9 +22272,17 @@ static rlx_graph* rlx__llm_graph(rlx__llm_b* b, const rlx_allocator* al, int S) 
     if (b->emb_scale) h = rlx_mul(g, h, rlx_scalar(g, RLX_F32, (double)(float)sqrt((double)in->n_embd)));
     for (l = 0; l < in->n_layer; l++) {
         x = rlx_rmsnorm(g, h, rlx__llm_lparam(g, b, l, "attn_norm.weight"), none, in->norm_eps);
-        q = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "attn_q.weight"));
-        k = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "attn_k.weight"));
-        v = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "attn_v.weight"));
+        if (b->fused_qkv) {   /* rows [q; k; v] */
+            int64_t nq = (int64_t)in->n_head * in->head_dim_k, nk = (int64_t)in->n_head_kv * in->head_dim_k;
+            a = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "attn_qkv.weight"));
+            q = rlx_narrow(g, a, 2, 0, nq);
+            k = rlx_narrow(g, a, 2, nq, nk);
+            v = rlx_narrow(g, a, 2, nq + nk, (int64_t)in->n_head_kv * in->head_dim_v);
+        } else {
+            q = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "attn_q.weight"));
+            k = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "attn_k.weight"));
+            v = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "attn_v.weight"));
+        }
         if (b->has_qkv_bias) {
             q = rlx_add(g, q, rlx__llm_lparam(g, b, l, "attn_q.bias"));
             k = rlx_add(g, k, rlx__llm_lparam(g, b, l, "attn_k.bias"));
@@ -22319,8 +22330,14 @@ static rlx_graph* rlx__llm_graph(rlx__llm_b* b, const rlx_allocator* al, int S) 
         if (b->post_norms) a = rlx_rmsnorm(g, a, rlx__llm_lparam(g, b, l, "post_attention_norm.weight"), none, in->norm_eps);
         h = rlx_add(g, h, a);
         x = rlx_rmsnorm(g, h, rlx__llm_lparam(g, b, l, "ffn_norm.weight"), none, in->norm_eps);
-        gate = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "ffn_gate.weight"));
-        up = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "ffn_up.weight"));
+        if (b->fused_gate_up) {   /* rows [gate; up] */
+            up = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "ffn_up.weight"));
+            gate = rlx_narrow(g, up, 2, 0, in->n_ff);
+            up = rlx_narrow(g, up, 2, in->n_ff, in->n_ff);
+        } else {
+            gate = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "ffn_gate.weight"));
+            up = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "ffn_up.weight"));
+        }
         m = rlx_mul(g, b->gelu ? rlx_gelu_tanh(g, gate) : rlx_silu(g, gate), up);
         m = rlx__llm_mm(g, m, rlx__llm_lparam(g, b, l, "ffn_down.weight"));
         if (b->post_norms) m = rlx_rmsnorm(g, m, rlx__llm_lparam(g, b, l, "post_ffw_norm.weight"), none, in->norm_eps);
@@ -22396,7 +22413,7 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
     const float* factors = NULL;
     int l, found, n_ctx_def, k;
     char name[96];
-    static const char* const unsupported_arch[] = {"gemma", "gemma3", "phi2", "phi3", "mistral3", "gpt2", "falcon"};
+    static const char* const unsupported_arch[] = {"gemma", "gemma3", "phi2", "mistral3", "gpt2", "falcon"};
 
     memset(&b, 0, sizeof b);
     b.in = in; b.gf = gf; b.err = err; b.err_cap = cap;
@@ -22418,6 +22435,7 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
     if (strcmp(v.str, "llama") == 0) { in->arch = RLX_LLM_LLAMA; b.rope_kind = RLX_ROPE_GPTJ; }
     else if (strcmp(v.str, "qwen2") == 0) { in->arch = RLX_LLM_QWEN2; b.rope_kind = RLX_ROPE_NEOX; b.has_qkv_bias = 1; }
     else if (strcmp(v.str, "qwen3") == 0) { in->arch = RLX_LLM_QWEN3; b.rope_kind = RLX_ROPE_NEOX; b.has_qk_norm = 1; }
+    else if (strcmp(v.str, "phi3") == 0) { in->arch = RLX_LLM_PHI3; b.rope_kind = RLX_ROPE_NEOX; b.fused_gate_up = 1; }
     else if (strcmp(v.str, "gemma2") == 0) {
         in->arch = RLX_LLM_GEMMA2; b.rope_kind = RLX_ROPE_NEOX;
         b.emb_scale = b.post_norms = b.gelu = 1;
@@ -22426,8 +22444,8 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
     else {
         for (k = 0; k < (int)(sizeof unsupported_arch / sizeof unsupported_arch[0]); k++)
             if (strcmp(v.str, unsupported_arch[k]) == 0)
-                return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: architecture '%s' is not supported yet (llama, qwen2, qwen3, gemma2 are)", v.str);
-        return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: unknown architecture '%s' (llama, qwen2, qwen3, gemma2 are supported)", v.str);
+                return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: architecture '%s' is not supported yet (llama, qwen2, qwen3, gemma2, phi3 are)", v.str);
+        return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: unknown architecture '%s' (llama, qwen2, qwen3, gemma2, phi3 are supported)", v.str);
     }
 
     /* sizes */
@@ -22481,6 +22499,9 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
     if ((r = rlx__llm_tensor(&b, "output_norm.weight", 1, in->n_embd, 0, 0, 0, NULL)) != RLX_OK) return r;
     if ((r = rlx__llm_tensor(&b, "output.weight", 2, in->n_vocab, in->n_embd, 1, 1, &b.has_output)) != RLX_OK) return r;
     if ((r = rlx__llm_tensor(&b, "rope_freqs.weight", 1, in->n_rot / 2, 0, 0, 1, &found)) != RLX_OK) return r;
+    if (rlx_gguf_find_tensor(gf, "rope_factors_long.weight") >= 0 || rlx_gguf_find_tensor(gf, "rope_factors_short.weight") >= 0)
+        return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF (%s): LongRoPE scaling (rope_factors_long/short tensors) is not supported", in->arch_name);
+    if (in->arch == RLX_LLM_PHI3) b.fused_qkv = rlx_gguf_find_tensor(gf, "blk.0.attn_qkv.weight") >= 0;
     if (found) {
         k = rlx_gguf_find_tensor(gf, "rope_freqs.weight");
         if (rlx_gguf_tensor(gf, k, &ti) != RLX_OK || !ti.data) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope_freqs.weight has no data");
@@ -22500,13 +22521,21 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
             if ((r = rlx__llm_tensor(&b, name, rank, a_, b_, kind, 0, NULL)) != RLX_OK) return r;            \
         } while (0)
         RLX__LLM_T("attn_norm.weight", 1, d_, 0, 0);
-        RLX__LLM_T("attn_q.weight", 2, qd, d_, 1);
-        RLX__LLM_T("attn_k.weight", 2, kd, d_, 1);
-        RLX__LLM_T("attn_v.weight", 2, vd, d_, 1);
+        if (b.fused_qkv) {
+            RLX__LLM_T("attn_qkv.weight", 2, qd + kd + vd, d_, 1);
+        } else {
+            RLX__LLM_T("attn_q.weight", 2, qd, d_, 1);
+            RLX__LLM_T("attn_k.weight", 2, kd, d_, 1);
+            RLX__LLM_T("attn_v.weight", 2, vd, d_, 1);
+        }
         RLX__LLM_T("attn_output.weight", 2, d_, od, 1);
         RLX__LLM_T("ffn_norm.weight", 1, d_, 0, 0);
-        RLX__LLM_T("ffn_gate.weight", 2, f, d_, 1);
-        RLX__LLM_T("ffn_up.weight", 2, f, d_, 1);
+        if (b.fused_gate_up) {
+            RLX__LLM_T("ffn_up.weight", 2, 2 * f, d_, 1);
+        } else {
+            RLX__LLM_T("ffn_gate.weight", 2, f, d_, 1);
+            RLX__LLM_T("ffn_up.weight", 2, f, d_, 1);
+        }
         RLX__LLM_T("ffn_down.weight", 2, d_, f, 1);
         if (b.has_qkv_bias) {
             RLX__LLM_T("attn_q.bias", 1, qd, 0, 0);

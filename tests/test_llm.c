@@ -133,7 +133,7 @@ static int write_model(const model_spec* ms, const char* path) {
     int i, l, ok = 1;
     double proj = sqrt(3.0 / D), projf = sqrt(3.0 / FF), resid = 1.0 / sqrt(2.0 * NL);
     int qwen2 = strcmp(ms->arch, "qwen2") == 0, qwen3 = strcmp(ms->arch, "qwen3") == 0;
-    int gemma2 = strcmp(ms->arch, "gemma2") == 0;
+    int gemma2 = strcmp(ms->arch, "gemma2") == 0, phi3 = strcmp(ms->arch, "phi3") == 0;
     keep.n = 0;
     th_seed(ms->seed);
     if (rlx_gguf_writer_create(NULL, &w) != RLX_OK) return 0;
@@ -187,9 +187,12 @@ static int write_model(const model_spec* ms, const char* path) {
     for (l = 0; l < NL && ok; l++) {
 #define T(what, r_, c_, base_, a_) do { snprintf(name, sizeof name, "blk.%d.%s", l, what); ok &= add_tensor(w, &keep, ms, name, r_, c_, ms->wtype, base_, a_); } while (0)
         T("attn_norm.weight", D, 0, 1.0, 0.1);
-        T("attn_q.weight", NH * HD, D, 0.0, proj);
-        T("attn_k.weight", NKV * HD, D, 0.0, proj);
-        T("attn_v.weight", NKV * HD, D, 0.0, proj);
+        if (phi3) T("attn_qkv.weight", (NH + 2 * NKV) * HD, D, 0.0, proj);   /* rows [q; k; v] */
+        else {
+            T("attn_q.weight", NH * HD, D, 0.0, proj);
+            T("attn_k.weight", NKV * HD, D, 0.0, proj);
+            T("attn_v.weight", NKV * HD, D, 0.0, proj);
+        }
         T("attn_output.weight", D, NH * HD, 0.0, proj * resid);
         if (qwen2) {
             T("attn_q.bias", NH * HD, 0, 0.0, 0.3);
@@ -202,8 +205,11 @@ static int write_model(const model_spec* ms, const char* path) {
         }
         if (gemma2) T("post_attention_norm.weight", D, 0, 1.0, 0.1);
         T("ffn_norm.weight", D, 0, 1.0, 0.1);
-        T("ffn_gate.weight", FF, D, 0.0, proj);
-        T("ffn_up.weight", FF, D, 0.0, proj);
+        if (phi3) T("ffn_up.weight", 2 * FF, D, 0.0, proj);                  /* rows [gate; up] */
+        else {
+            T("ffn_gate.weight", FF, D, 0.0, proj);
+            T("ffn_up.weight", FF, D, 0.0, proj);
+        }
         T("ffn_down.weight", D, FF, 0.0, projf * resid);
         if (gemma2) T("post_ffw_norm.weight", D, 0, 1.0, 0.1);
 #undef T
@@ -538,6 +544,9 @@ static void test_bad_input(void) {
     expect_load_fail("arch_unknown", &ms, RLX_ERROR_UNSUPPORTED, "foo");
     ms = spec("gemma3", GT_F32, GT_F32, 0, 7);
     expect_load_fail("arch_gemma3", &ms, RLX_ERROR_UNSUPPORTED, "gemma3");
+    ms = spec("phi3", GT_F32, GT_F32, 0, 7);
+    ms.misshape = "blk.1.ffn_up.weight";
+    expect_load_fail("phi3_wrong_gate_up", &ms, RLX_ERROR_FORMAT, "blk.1.ffn_up.weight");
     ms = spec("gemma2", GT_F32, GT_F32, 1, 7);
     ms.omit = "blk.1.post_ffw_norm.weight";
     expect_load_fail("gemma2_missing_post_norm", &ms, RLX_ERROR_FORMAT, "blk.1.post_ffw_norm.weight");
@@ -642,6 +651,8 @@ int main(void) {
             {"qwen3_q4_K", "qwen3", GT_Q4_K, GT_Q4_K, 0, 48},
             {"gemma2_f32", "gemma2", GT_F32, GT_F32, 1, 48},
             {"gemma2_q8_0", "gemma2", GT_Q8_0, GT_Q8_0, 1, 48},
+            {"phi3_f32", "phi3", GT_F32, GT_F32, 0, 48},
+            {"phi3_q4_0", "phi3", GT_Q4_0, GT_Q8_0, 0, 48},
         };
         int i;
         for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
@@ -663,6 +674,8 @@ int main(void) {
     test_recompute("rc_qwen3_q8_0", &ms, RLX_F32, 3e-2, 0.999);
     ms = spec("gemma2", GT_F32, GT_F32, 1, 16);
     test_recompute("rc_gemma2_f32", &ms, RLX_F32, 1e-4, 0.99999);
+    ms = spec("phi3", GT_F32, GT_F32, 0, 17);
+    test_recompute("rc_phi3_f32", &ms, RLX_F32, 1e-4, 0.99999);
     /* (3) bad input */
     test_bad_input();
     return th_summary("llm");
