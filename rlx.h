@@ -105,7 +105,7 @@
       17. GGUF reader and writer (API after >>devices) >>gguf
       18. safetensors reader and writer              >>safetensors
       19. ONNX models (load, import, weights)       >>onnx (API after >>devices, implementation last)
-      20. Language models from GGUF (llama, qwen2, qwen3, gemma2, phi3: prefill + decode programs, one store)
+      20. Language models from GGUF (llama, qwen2, qwen3, gemma2/3, phi3: prefill + decode programs, one store)
                                                     >>llm (API after >>onnx, implementation after it)
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
@@ -147,8 +147,8 @@
        tensors into one store (borrowed on the CPU, quantized ones used as stored) and compiles a decode program
        (1 token) and a prefill program (a chunk of n_batch tokens) that share the weights and the KV caches;
        rlx_llm_eval(m, token_ids, n, logits) runs tokens at the current position and gives the last logits.
-       llama, qwen2, qwen3, gemma2 and phi3; token ids in, logits out (tokenizing is elsewhere). See the >>llm
-       declarations.
+       llama, qwen2, qwen3, gemma2, gemma3 and phi3; token ids in, logits out (tokenizing is elsewhere). See
+       the >>llm declarations.
 
    SYMBOLIC DIMS
        rlx_dim(g, "seq", example) declares a named dim and returns a token to use in the shapes of rlx_input,
@@ -257,8 +257,8 @@
    them; the f32 element math that needs neither is in kernels/vulkan/math_f32.glsl, not yet used by kernels),
    run block-quantized dtypes on a GPU (CPU only; the GPU lowering refuses them), quantize to
    iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made), or build language models other
-   than llama, qwen2, qwen3, gemma2 and phi3 (gemma3, mixture-of-experts: not yet) or with YaRN / LongRoPE
-   scaling.
+   than llama, qwen2, qwen3, gemma2, gemma3 and phi3 (mixture-of-experts, gemma3n: not yet) or with YaRN /
+   LongRoPE scaling.
 */
 #ifndef RLX_H
 #define RLX_H
@@ -1451,7 +1451,11 @@ RLXDEF void rlx_onnx_tensor_free(rlx_onnx_tensor* t);
    (attn_logit_softcapping, final_logit_softcapping), a sliding window (attention.sliding_window) on the even
    layers, rotate-half rope), "phi3" (fused attn_qkv = [q; k; v] rows or separate q/k/v, fused ffn_up = [gate;
    up] rows, rotate-half rope; a sliding window in the file is ignored, as llama.cpp does: exact up to the
-   window, 2047 tokens for Phi-3-mini). Others (gemma3, ...) fail with RLX_ERROR_UNSUPPORTED naming them. Rope
+   window, 2047 tokens for Phi-3-mini), "gemma3" (as gemma2 without softcaps, plus per-head q/k RMS norms; the
+   sliding window on 5 of every 6 layers, which use their own rope tables with base 10000 and no scaling,
+   while the global layers take rope.freq_base and the file's rope scaling). Gemma's 27B models scale queries
+   by 1/sqrt(n_embd / n_head) (told apart by their layer count, as llama.cpp does). Others (gemma3n, gemma4,
+   mixture-of-experts, ...) fail with RLX_ERROR_UNSUPPORTED naming them. Rope
    scaling: none, "linear" (rope.scaling.factor) and per-frequency factors from a rope_freqs.weight tensor
    (llama3 scaling as llama.cpp's converter stores it); "yarn", "longrope" (or rope_factors_long/short
    tensors) and others fail with RLX_ERROR_UNSUPPORTED.
@@ -1474,6 +1478,7 @@ typedef enum rlx_llm_arch {
     RLX_LLM_QWEN3,
     RLX_LLM_GEMMA2,
     RLX_LLM_PHI3,
+    RLX_LLM_GEMMA3,
     RLX_LLM_ARCH_COUNT,
     RLX_LLM_ARCH_FORCE_U32 = 0x7FFFFFFF
 } rlx_llm_arch;
@@ -22120,6 +22125,8 @@ typedef struct rlx__llm_b {
                                                                    attention and FFN, gelu-tanh FFN, sliding
                                                                    window on layers l % pattern < pattern - 1 */
     double attn_softcap, final_softcap;
+    double attn_scale;          /* 0 = 1/sqrt(head_dim_k) */
+    int local_rope;             /* gemma3: sliding-window layers use their own rope tables (rope_swa.*) */
     rlx_rope_kind rope_kind;
     char* err;
     size_t err_cap;
@@ -22239,13 +22246,13 @@ static rlx_graph* rlx__llm_graph(rlx__llm_b* b, const rlx_allocator* al, int S) 
     const rlx_llm_info* in = b->in;
     rlx_graph_desc gd;
     rlx_graph* g;
-    rlx_tensor tokens, pos, last, kv_len, positions, cosT, sinT, emb, h, x, q, k, v, kc, vc, a, gate, up, m, logits;
+    rlx_tensor tokens, pos, last, kv_len, positions, cosT, sinT, cosL, sinL, emb, h, x, q, k, v, kc, vc, a, gate, up, m, logits;
     rlx_tensor none = {0, 0};
     rlx_rope_desc rd;
     rlx_attention_desc ad;
     int64_t s[4];
     int perm[4] = {0, 2, 1, 3};
-    int l, i, rows = in->n_ctx + in->n_batch;
+    int l, i, swa, rows = in->n_ctx + in->n_batch;
     int32_t* iota;
     char name[64];
     memset(&gd, 0, sizeof gd);
@@ -22265,6 +22272,11 @@ static rlx_graph* rlx__llm_graph(rlx__llm_b* b, const rlx_allocator* al, int S) 
     s[0] = rows; s[1] = in->n_rot / 2;
     cosT = rlx_param(g, "rope.cos", RLX_F32, 2, s);
     sinT = rlx_param(g, "rope.sin", RLX_F32, 2, s);
+    cosL = cosT; sinL = sinT;
+    if (b->local_rope) {
+        cosL = rlx_param(g, "rope_swa.cos", RLX_F32, 2, s);
+        sinL = rlx_param(g, "rope_swa.sin", RLX_F32, 2, s);
+    }
 
     emb = rlx__llm_param(g, b, "token_embd.weight");
     h = rlx_gather(g, emb, tokens, 0);                                    /* [1, S, d] */
@@ -22305,8 +22317,9 @@ static rlx_graph* rlx__llm_graph(rlx__llm_b* b, const rlx_allocator* al, int S) 
         rd.layout = RLX_LAYOUT_BHSD;
         rd.n_rot = in->n_rot;
         rd.positions = positions;
-        q = rlx_rope(g, q, cosT, sinT, &rd);
-        k = rlx_rope(g, k, cosT, sinT, &rd);
+        swa = b->swa_window > 0 && l % b->swa_pattern < b->swa_pattern - 1;
+        q = rlx_rope(g, q, swa ? cosL : cosT, swa ? sinL : sinT, &rd);
+        k = rlx_rope(g, k, swa ? cosL : cosT, swa ? sinL : sinT, &rd);
         s[0] = 1; s[1] = in->n_head_kv; s[2] = rows; s[3] = in->head_dim_k;
         snprintf(name, sizeof name, "cache_k.%d", l);
         kc = rlx_state(g, name, b->kv_dtype, 4, s);
@@ -22322,7 +22335,8 @@ static rlx_graph* rlx__llm_graph(rlx__llm_b* b, const rlx_allocator* al, int S) 
         ad.causal = 1;
         ad.kv_len = kv_len;
         ad.softcap = (float)b->attn_softcap;
-        if (b->swa_window > 0 && l % b->swa_pattern < b->swa_pattern - 1) ad.window = b->swa_window;
+        ad.scale = (float)b->attn_scale;
+        if (swa) ad.window = b->swa_window;
         a = rlx_attention(g, q, kc, vc, &ad);                             /* [1, H, S, Dv] */
         s[0] = 1; s[1] = S; s[2] = (int64_t)in->n_head * in->head_dim_v;
         a = rlx_reshape(g, rlx_transpose(g, a, perm), 3, s);
@@ -22355,7 +22369,8 @@ static rlx_graph* rlx__llm_graph(rlx__llm_b* b, const rlx_allocator* al, int S) 
 }
 
 /* Rope tables for positions [0, rows): angle(t, p) = t · freq_scale · base^(−2p / n_rot) / factor[p]. */
-static rlx_result rlx__llm_rope(rlx_llm* m, rlx__llm_b* b, double base, double scale, const float* factors) {
+static rlx_result rlx__llm_rope(rlx_llm* m, rlx__llm_b* b, const char* prefix, double base, double scale,
+                                const float* factors) {
     const rlx_llm_info* in = &m->info;
     int half = in->n_rot / 2, rows = in->n_ctx + in->n_batch, t, p;
     size_t n;
@@ -22380,8 +22395,13 @@ static rlx_result rlx__llm_rope(rlx_llm* m, rlx__llm_b* b, double base, double s
         }
     }
     s[0] = rows; s[1] = half;
-    r = rlx_store_add(m->store, "rope.cos", RLX_F32, 2, s, cs);
-    if (r == RLX_OK) r = rlx_store_add(m->store, "rope.sin", RLX_F32, 2, s, sn);
+    {
+        char nc[32], ns[32];
+        snprintf(nc, sizeof nc, "%s.cos", prefix);
+        snprintf(ns, sizeof ns, "%s.sin", prefix);
+        r = rlx_store_add(m->store, nc, RLX_F32, 2, s, cs);
+        if (r == RLX_OK) r = rlx_store_add(m->store, ns, RLX_F32, 2, s, sn);
+    }
     rlx__free(&m->al, cs);
     rlx__free(&m->al, sn);
     if (r != RLX_OK) return rlx__llm_fail(b->err, b->err_cap, r, "rope tables: %s", rlx_store_error(m->store));
@@ -22413,7 +22433,7 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
     const float* factors = NULL;
     int l, found, n_ctx_def, k;
     char name[96];
-    static const char* const unsupported_arch[] = {"gemma", "gemma3", "phi2", "mistral3", "gpt2", "falcon"};
+    static const char* const unsupported_arch[] = {"gemma", "gemma3n", "gemma4", "phi2", "mistral3", "gpt2", "falcon"};
 
     memset(&b, 0, sizeof b);
     b.in = in; b.gf = gf; b.err = err; b.err_cap = cap;
@@ -22440,12 +22460,16 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
         in->arch = RLX_LLM_GEMMA2; b.rope_kind = RLX_ROPE_NEOX;
         b.emb_scale = b.post_norms = b.gelu = 1;
         b.swa_pattern = 2;
+    } else if (strcmp(v.str, "gemma3") == 0) {
+        in->arch = RLX_LLM_GEMMA3; b.rope_kind = RLX_ROPE_NEOX;
+        b.emb_scale = b.post_norms = b.gelu = b.has_qk_norm = b.local_rope = 1;
+        b.swa_pattern = 6;
     }
     else {
         for (k = 0; k < (int)(sizeof unsupported_arch / sizeof unsupported_arch[0]); k++)
             if (strcmp(v.str, unsupported_arch[k]) == 0)
-                return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: architecture '%s' is not supported yet (llama, qwen2, qwen3, gemma2, phi3 are)", v.str);
-        return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: unknown architecture '%s' (llama, qwen2, qwen3, gemma2, phi3 are supported)", v.str);
+                return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: architecture '%s' is not supported yet (llama, qwen2, qwen3, gemma2, gemma3, phi3 are)", v.str);
+        return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: unknown architecture '%s' (llama, qwen2, qwen3, gemma2, gemma3, phi3 are supported)", v.str);
     }
 
     /* sizes */
@@ -22467,10 +22491,14 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
         in->norm_eps = (float)eps;
     }
     if ((r = rlx__llm_float(&b, "rope.freq_base", 10000.0, &base)) != RLX_OK) return r;
-    if (in->arch == RLX_LLM_GEMMA2) {
+    if (in->arch == RLX_LLM_GEMMA2 || in->arch == RLX_LLM_GEMMA3) {
         if ((r = rlx__llm_int(&b, "attention.sliding_window", -1, 1, INT32_MAX, &b.swa_window)) != RLX_OK) return r;
         if ((r = rlx__llm_float(&b, "attn_logit_softcapping", 0.0, &b.attn_softcap)) != RLX_OK) return r;
         if ((r = rlx__llm_float(&b, "final_logit_softcapping", 0.0, &b.final_softcap)) != RLX_OK) return r;
+        /* queries scaled by 1/sqrt(head_dim), except the 27B models (46 layers for gemma2, 62 for gemma3),
+           which use 1/sqrt(n_embd / n_head): the rule of Gemma's reference code, as llama.cpp applies it */
+        if ((in->arch == RLX_LLM_GEMMA2 && in->n_layer == 46) || (in->arch == RLX_LLM_GEMMA3 && in->n_layer == 62))
+            b.attn_scale = 1.0 / sqrt((double)(in->n_embd / in->n_head));
     }
     if (base <= 1.0) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope.freq_base %g must be > 1", base);
     /* rope scaling */
@@ -22567,7 +22595,8 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
     if ((r = rlx_store_create(&sd, &m->store)) != RLX_OK) return rlx__llm_fail(err, cap, r, "store: %s", rlx_result_string(r));
     in->device = rlx_store_device(m->store);
     if ((r = rlx_gguf_store(gf, m->store, 1, NULL)) != RLX_OK) return rlx__llm_fail(err, cap, r, "store: %s", rlx_file_error());
-    if ((r = rlx__llm_rope(m, &b, base, scale, factors)) != RLX_OK) return r;
+    if ((r = rlx__llm_rope(m, &b, "rope", base, scale, factors)) != RLX_OK) return r;
+    if (b.local_rope && (r = rlx__llm_rope(m, &b, "rope_swa", 10000.0, 1.0, NULL)) != RLX_OK) return r;
     for (l = 0; l < in->n_layer; l++) {
         int64_t s[4];
         s[0] = 1; s[1] = in->n_head_kv; s[2] = (int64_t)in->n_ctx + in->n_batch; s[3] = in->head_dim_k;

@@ -68,6 +68,8 @@ typedef struct model_spec {
     const char* rope_scaling;/* rope.scaling.type, or NULL */
     int omit_block_count;
     uint64_t seed;
+    int n_layers;            /* 0 = NL */
+    double freq_base;        /* 0 = 10000 */
 } model_spec;
 
 /* f32 values → the bytes of ggml type t (rlx's cast; q*: ggml's reference quantizers). */
@@ -95,7 +97,7 @@ static void* encode(const float* x, int64_t rows, int64_t cols, int t, size_t* b
     return out;
 }
 
-typedef struct wbufs { void* p[64]; int n; } wbufs;
+typedef struct wbufs { void* p[256]; int n; } wbufs;
 
 /* A tensor of rows × cols (cols 0: a vector of rows) filled with base + U(±a). */
 static int add_tensor(rlx_gguf_writer* w, wbufs* keep, const model_spec* ms, const char* name, int64_t rows,
@@ -112,7 +114,7 @@ static int add_tensor(rlx_gguf_writer* w, wbufs* keep, const model_spec* ms, con
     for (i = 0; i < r * c; i++) x[i] = (float)(base + th_uniform(-a, a));
     data = encode(x, r, c, cols ? t : GT_F32, &bytes);
     free(x);
-    if (!data || keep->n >= 64) { free(data); return 0; }
+    if (!data || keep->n >= 256) { free(data); return 0; }
     keep->p[keep->n++] = data;
     s[0] = r; s[1] = c;
     return rlx_gguf_writer_tensor(w, name, (uint32_t)(cols ? t : GT_F32), cols ? 2 : 1, cols ? s : s + 1, data, bytes) == RLX_OK;
@@ -131,9 +133,11 @@ static int write_model(const model_spec* ms, const char* path) {
     uint32_t u;
     float f;
     int i, l, ok = 1;
-    double proj = sqrt(3.0 / D), projf = sqrt(3.0 / FF), resid = 1.0 / sqrt(2.0 * NL);
+    int nl = ms->n_layers ? ms->n_layers : NL;
+    double proj = sqrt(3.0 / D), projf = sqrt(3.0 / FF), resid = 1.0 / sqrt(2.0 * nl);
     int qwen2 = strcmp(ms->arch, "qwen2") == 0, qwen3 = strcmp(ms->arch, "qwen3") == 0;
     int gemma2 = strcmp(ms->arch, "gemma2") == 0, phi3 = strcmp(ms->arch, "phi3") == 0;
+    int gemma3 = strcmp(ms->arch, "gemma3") == 0;
     keep.n = 0;
     th_seed(ms->seed);
     if (rlx_gguf_writer_create(NULL, &w) != RLX_OK) return 0;
@@ -143,13 +147,14 @@ static int write_model(const model_spec* ms, const char* path) {
 #define KVF(k_, v_) do { snprintf(key, sizeof key, "%s.%s", ms->arch, k_); f = (float)(v_); ok &= rlx_gguf_writer_kv(w, key, RLX_GGUF_F32, &f) == RLX_OK; } while (0)
     KVU("context_length", 256);
     KVU("embedding_length", D);
-    if (!ms->omit_block_count) KVU("block_count", NL);
+    if (!ms->omit_block_count) KVU("block_count", nl);
     KVU("feed_forward_length", FF);
     KVU("attention.head_count", NH);
     KVU("attention.head_count_kv", NKV);
     KVU("rope.dimension_count", HD);
     KVF("attention.layer_norm_rms_epsilon", 1e-5);
-    KVF("rope.freq_base", 10000.0);
+    KVF("rope.freq_base", ms->freq_base > 0 ? ms->freq_base : 10000.0);
+    if (gemma3) KVU("attention.sliding_window", 16);
     if (gemma2) {   /* a window shorter than the prompt; caps small enough to bend the values */
         KVU("attention.sliding_window", 16);
         KVF("attn_logit_softcapping", 3.0);
@@ -184,7 +189,7 @@ static int write_model(const model_spec* ms, const char* path) {
     ok &= add_tensor(w, &keep, ms, "token_embd.weight", V, D, ms->etype, 0.0, 3.0 * sqrt(3.0 / D));
     ok &= add_tensor(w, &keep, ms, "output_norm.weight", D, 0, GT_F32, 1.0, 0.1);
     if (!ms->tied) ok &= add_tensor(w, &keep, ms, "output.weight", V, D, ms->wtype, 0.0, 3.0 * sqrt(3.0 / D));
-    for (l = 0; l < NL && ok; l++) {
+    for (l = 0; l < nl && ok; l++) {
 #define T(what, r_, c_, base_, a_) do { snprintf(name, sizeof name, "blk.%d.%s", l, what); ok &= add_tensor(w, &keep, ms, name, r_, c_, ms->wtype, base_, a_); } while (0)
         T("attn_norm.weight", D, 0, 1.0, 0.1);
         if (phi3) T("attn_qkv.weight", (NH + 2 * NKV) * HD, D, 0.0, proj);   /* rows [q; k; v] */
@@ -199,11 +204,11 @@ static int write_model(const model_spec* ms, const char* path) {
             T("attn_k.bias", NKV * HD, 0, 0.0, 0.3);
             T("attn_v.bias", NKV * HD, 0, 0.0, 0.3);
         }
-        if (qwen3) {
+        if (qwen3 || gemma3) {
             T("attn_q_norm.weight", HD, 0, 1.0, 0.1);
             T("attn_k_norm.weight", HD, 0, 1.0, 0.1);
         }
-        if (gemma2) T("post_attention_norm.weight", D, 0, 1.0, 0.1);
+        if (gemma2 || gemma3) T("post_attention_norm.weight", D, 0, 1.0, 0.1);
         T("ffn_norm.weight", D, 0, 1.0, 0.1);
         if (phi3) T("ffn_up.weight", 2 * FF, D, 0.0, proj);                  /* rows [gate; up] */
         else {
@@ -211,7 +216,7 @@ static int write_model(const model_spec* ms, const char* path) {
             T("ffn_up.weight", FF, D, 0.0, proj);
         }
         T("ffn_down.weight", D, FF, 0.0, projf * resid);
-        if (gemma2) T("post_ffw_norm.weight", D, 0, 1.0, 0.1);
+        if (gemma2 || gemma3) T("post_ffw_norm.weight", D, 0, 1.0, 0.1);
 #undef T
     }
     if (ok) ok = rlx_gguf_writer_write_file(w, path) == RLX_OK;
@@ -225,6 +230,12 @@ static model_spec spec(const char* arch, int wtype, int etype, int tied, uint64_
     model_spec m;
     memset(&m, 0, sizeof m);
     m.arch = arch; m.wtype = wtype; m.etype = etype; m.tied = tied; m.seed = seed;
+    if (strcmp(arch, "gemma3") == 0) {   /* layers 0-4 slide (local rope, base 10000), layer 5 is global:
+                                            base 1e6 with linear rope scaling (factor 4) */
+        m.n_layers = 6;
+        m.freq_base = 1e6;
+        m.rope_scaling = "linear";
+    }
     return m;
 }
 
@@ -542,8 +553,8 @@ static void test_bad_input(void) {
 
     ms = spec("foo", GT_F32, GT_F32, 0, 7);
     expect_load_fail("arch_unknown", &ms, RLX_ERROR_UNSUPPORTED, "foo");
-    ms = spec("gemma3", GT_F32, GT_F32, 0, 7);
-    expect_load_fail("arch_gemma3", &ms, RLX_ERROR_UNSUPPORTED, "gemma3");
+    ms = spec("gemma4", GT_F32, GT_F32, 0, 7);
+    expect_load_fail("arch_gemma4", &ms, RLX_ERROR_UNSUPPORTED, "gemma4");
     ms = spec("phi3", GT_F32, GT_F32, 0, 7);
     ms.misshape = "blk.1.ffn_up.weight";
     expect_load_fail("phi3_wrong_gate_up", &ms, RLX_ERROR_FORMAT, "blk.1.ffn_up.weight");
@@ -651,6 +662,8 @@ int main(void) {
             {"qwen3_q4_K", "qwen3", GT_Q4_K, GT_Q4_K, 0, 48},
             {"gemma2_f32", "gemma2", GT_F32, GT_F32, 1, 48},
             {"gemma2_q8_0", "gemma2", GT_Q8_0, GT_Q8_0, 1, 48},
+            {"gemma3_f32", "gemma3", GT_F32, GT_F32, 1, 48},
+            {"gemma3_q4_K", "gemma3", GT_Q4_K, GT_Q8_0, 1, 48},
             {"phi3_f32", "phi3", GT_F32, GT_F32, 0, 48},
             {"phi3_q4_0", "phi3", GT_Q4_0, GT_Q8_0, 0, 48},
         };
@@ -674,6 +687,8 @@ int main(void) {
     test_recompute("rc_qwen3_q8_0", &ms, RLX_F32, 3e-2, 0.999);
     ms = spec("gemma2", GT_F32, GT_F32, 1, 16);
     test_recompute("rc_gemma2_f32", &ms, RLX_F32, 1e-4, 0.99999);
+    ms = spec("gemma3", GT_F32, GT_F32, 1, 18);
+    test_recompute("rc_gemma3_f32", &ms, RLX_F32, 1e-4, 0.99999);
     ms = spec("phi3", GT_F32, GT_F32, 0, 17);
     test_recompute("rc_phi3_f32", &ms, RLX_F32, 1e-4, 0.99999);
     /* (3) bad input */
