@@ -225,7 +225,9 @@
        count is checked against the bytes that hold it, allocations are bounded by a small multiple of the file
        size (tests/test_onnx.c checks 64×), external-data paths may not be absolute or contain "..", and
        malformed files give RLX_ERROR_FORMAT with a message naming the field or tensor; the loader is fuzzed
-       (tests/fuzz/fuzz_onnx.c).
+       (tests/fuzz/fuzz_onnx.c). The language-model builder (>>llm) checks every key and tensor it uses (presence,
+       range, shape, type) before it builds anything, and is fuzzed with models described by the input
+       (tests/fuzz/fuzz_llm.c).
 
    PROFILING
        Off by default and free when off. RLX_COMPILE_PROFILE or rlx_program_profile_enable(p, 1) times every step
@@ -1485,7 +1487,8 @@ typedef enum rlx_llm_arch {
 
 /* Zero-initialise and set what you need. */
 typedef struct rlx_llm_desc {
-    rlx_device device;        /* 0 = AUTO (the device rlx_compile would pick)                              */
+    rlx_device device;        /* 0 = AUTO: the device rlx_compile would pick; when that GPU cannot run the
+                                 model (block-quantized weights run on the CPU only), the CPU              */
     int device_index;
     int n_ctx;                /* tokens the cache holds; 0 = the file's context_length, at most 4096       */
     int n_batch;              /* prefill chunk (tokens per prefill run); 0 = 64; 1 = no prefill program     */
@@ -22656,6 +22659,17 @@ RLXDEF rlx_result rlx_llm_load_gguf(rlx_gguf* gf, const rlx_llm_desc* desc, rlx_
     if (!m) return rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
     m->al = d.allocator;
     r = rlx__llm_load(m, gf, &d, err, cap);
+    if (r == RLX_ERROR_UNSUPPORTED && d.device == RLX_DEVICE_AUTO && m->store && m->info.device != RLX_DEVICE_CPU) {
+        /* AUTO picked a GPU that cannot run the model (block-quantized weights are CPU only): the CPU */
+        rlx_llm_destroy(m);
+        m = (rlx_llm*)rlx__calloc(&d.allocator, sizeof *m);
+        if (!m) return rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        m->al = d.allocator;
+        d.device = RLX_DEVICE_CPU;
+        d.device_index = 0;
+        if (err && cap) err[0] = 0;
+        r = rlx__llm_load(m, gf, &d, err, cap);
+    }
     if (r != RLX_OK) {
         if (err && cap && !err[0]) rlx__llm_fail(err, cap, r, "%s", rlx_result_string(r));
         rlx_llm_destroy(m);
