@@ -163,13 +163,15 @@ fuzz-quant: $(FUZZ_DIR)/fuzz_quant
 	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_quant -rss_limit_mb=2048 -timeout=10 -max_len=4096 -max_total_time=$(FUZZ_SECONDS) \
 		-artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/quant_corpus
 
-# The language-model builder fuzzer (tests/fuzz/fuzz_llm.c): no seed corpus; the input describes a model.
+# The language-model builder fuzzer (tests/fuzz/fuzz_llm.c): the input describes a model; seeds (one small model
+# per architecture that loads and runs) in tests/fuzz/corpus_llm, copied.
 $(FUZZ_DIR)/fuzz_llm: tests/fuzz/fuzz_llm.c tests/fuzz/fuzz_weights.h rlx.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_llm.c $(LDLIBS)
 
 fuzz-llm: $(FUZZ_DIR)/fuzz_llm
 	@rm -rf $(FUZZ_DIR)/llm_corpus && mkdir -p $(FUZZ_DIR)/llm_corpus $(FUZZ_DIR)/artifacts_llm
+	@cp tests/fuzz/corpus_llm/* $(FUZZ_DIR)/llm_corpus/
 	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_llm -rss_limit_mb=2048 -timeout=20 -max_len=256 -max_total_time=$(FUZZ_SECONDS) \
 		-artifact_prefix=$(FUZZ_DIR)/artifacts_llm/ $(FUZZ_DIR)/llm_corpus
 

@@ -325,6 +325,7 @@ static void wr_i32(lparams* p, int off, int32_t v) { memcpy((char*)p + off, &v, 
 static int load_llama(llama_api* L) {
 #if defined(_WIN32)
     memset(L, 0, sizeof *L);
+    (void)quiet_log; (void)rd_i32; (void)rd_f32;   /* used only with llama.cpp's Linux libraries */
     snprintf(g_skip, sizeof g_skip, "the libllama oracle is only wired up for dlopen platforms");
     return 0;
 #else

@@ -4,7 +4,7 @@
    shape), which is written as GGUF by rlx's writer and given to rlx_llm_load_gguf with a counting allocator;
    a model that loads then runs a few token sequences (ids from the input, valid or not, past the context or
    not) and is reset. Contract: every call returns RLX_OK or an error with a non-empty message; logits are
-   finite; the position only grows by the tokens of successful runs; nothing stays allocated after destroy.
+   finite (for float weights); the position only grows by the tokens of successful runs; nothing stays allocated after destroy.
    Build and run: make fuzz-llm (see the Makefile). */
 #define RLX_IMPLEMENTATION
 #include "rlx.h"
@@ -175,7 +175,9 @@ int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size) {
                     FZ_ASSERT(r == RLX_OK || rlx_llm_error(m)[0] != 0, "a failed eval says why");
                     if (r == RLX_OK) {
                         FZ_ASSERT(rlx_llm_pos(m) == pos + n, "position advances by n");
-                        for (k = 0; k < rlx_llm_n_vocab(m); k++) FZ_ASSERT(isfinite(lg[k]), "finite logits");
+                        if (wt == 0 || wt == 1 || wt == 30)   /* float weights of small finite values (block
+                                                                  scales are arbitrary bytes, maybe inf) */
+                            for (k = 0; k < rlx_llm_n_vocab(m); k++) FZ_ASSERT(isfinite(lg[k]), "finite logits");
                     } else if (r == RLX_ERROR_OUT_OF_RANGE || r == RLX_ERROR_INVALID_ARGUMENT) {
                         FZ_ASSERT(rlx_llm_pos(m) == pos, "a refused eval runs nothing");
                     }
