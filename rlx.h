@@ -22153,13 +22153,16 @@ static int rlx__llm_kv(rlx_gguf* gf, const char* arch, const char* name, rlx_ggu
     k = rlx_gguf_find(gf, key);
     return k >= 0 && rlx_gguf_kv(gf, k, NULL, v) == RLX_OK;
 }
-/* An integer key in [lo, hi]: 1 and *out; absent: *out = def (def < 0: required, an error). */
+/* An integer key in [lo, hi] into *out; absent: def (def < 0: required, an error), range-checked too. */
 static rlx_result rlx__llm_int(rlx__llm_b* b, const char* name, int64_t def, int64_t lo, int64_t hi, int* out) {
     rlx_gguf_value v;
     int64_t x;
     const char* arch = b->in->arch_name;
     if (!rlx__llm_kv(b->gf, arch, name, &v)) {
         if (def < 0) return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: the key '%s.%s' is missing", arch, name);
+        if (def < lo || def > hi)
+            return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: '%s.%s' is missing and its default %lld (from the other sizes) is outside [%lld, %lld]",
+                                 arch, name, (long long)def, (long long)lo, (long long)hi);
         *out = (int)def;
         return RLX_OK;
     }
@@ -22390,7 +22393,11 @@ static rlx_result rlx__llm_rope(rlx_llm* m, rlx__llm_b* b, const char* prefix, d
     }
     for (p = 0; p < half; p++) {
         double f = scale * pow(base, -2.0 * (double)p / (double)in->n_rot);
-        if (factors) f /= (double)factors[p];
+        if (factors) {   /* the file's bytes: not necessarily aligned */
+            float ff;
+            memcpy(&ff, (const char*)factors + (size_t)p * sizeof(float), sizeof ff);
+            f /= (double)ff;
+        }
         for (t = 0; t < rows; t++) {
             double ang = (double)t * f;
             cs[(size_t)t * (size_t)half + (size_t)p] = (float)cos(ang);
@@ -22483,8 +22490,10 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
     if ((r = rlx__llm_int(&b, "attention.head_count_kv", in->n_head, 1, in->n_head, &in->n_head_kv)) != RLX_OK) return r;
     if (in->n_head % in->n_head_kv != 0)
         return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: head_count %d is not a multiple of head_count_kv %d", in->n_head, in->n_head_kv);
-    if ((r = rlx__llm_int(&b, "attention.key_length", in->n_embd / in->n_head, 1, 1 << 16, &in->head_dim_k)) != RLX_OK) return r;
-    if ((r = rlx__llm_int(&b, "attention.value_length", in->head_dim_k, 1, 1 << 16, &in->head_dim_v)) != RLX_OK) return r;
+    /* head dims bound the cache and rope-table memory (rows × head dim per layer), so they are capped: real
+       models use 64 .. 256 */
+    if ((r = rlx__llm_int(&b, "attention.key_length", in->n_embd / in->n_head, 1, 1024, &in->head_dim_k)) != RLX_OK) return r;
+    if ((r = rlx__llm_int(&b, "attention.value_length", in->head_dim_k, 1, 1024, &in->head_dim_v)) != RLX_OK) return r;
     if ((r = rlx__llm_int(&b, "rope.dimension_count", in->head_dim_k, 2, in->head_dim_k, &in->n_rot)) != RLX_OK) return r;
     if (in->n_rot % 2) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope.dimension_count %d is odd", in->n_rot);
     if ((r = rlx__llm_int(&b, "context_length", 4096, 1, INT32_MAX, &in->n_ctx_train)) != RLX_OK) return r;
