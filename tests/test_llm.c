@@ -651,7 +651,7 @@ static void test_vulkan(void) {
     model_spec ms = spec("llama", GT_F32, GT_F32, 0, 21), mq = spec("llama", GT_Q4_0, GT_Q4_0, 0, 22);
     const char *path = tmp_path("vk_f32"), *pq = tmp_path("vk_q4_0");
     float *a = (float*)malloc(sizeof(float) * V), *b = (float*)malloc(sizeof(float) * V);
-    int32_t toks[40];
+    int32_t toks[PROMPT];
     char msg[512];
     rlx_gguf* gf = NULL;
     rlx_llm *gpu = NULL, *cpu = NULL;
