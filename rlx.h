@@ -68,8 +68,9 @@
        RLX_NO_GGUF             leave out the GGUF reader and writer (>>gguf)
        RLX_NO_SAFETENSORS      leave out the safetensors reader and writer (>>safetensors)
        RLX_NO_ONNX             leave out the ONNX loader and importer (>>onnx)
-       RLX_NO_LLM              leave out the generation utilities: sampler chain, stop strings, chat templates
-                               (>>sampler)
+       RLX_NO_LLM              leave out the language-model layer: the model builder (>>llm; RLX_NO_GGUF
+                               leaves it out too), the tokenizer (>>tok) and the generation utilities:
+                               sampler chain, stop strings, chat templates (>>sampler)
        RLX_NO_STDIO            leave out the functions that take a path (weight files: open_file, open_index,
                                write_file; ONNX: rlx_onnx_load_file and external data); the memory-based
                                ones stay
@@ -109,6 +110,8 @@
       19. ONNX models (load, import, weights)       >>onnx (API after >>devices, implementation last)
       20. Generation: sampler chain, stop strings, chat templates   >>sampler (API after >>onnx, implementation
           after the ONNX implementation)
+      21. Language models from GGUF (llama, qwen2, qwen3, gemma2/3, phi3: prefill + decode programs, one store)
+                                                    >>llm (API after >>onnx, implementation after it)
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
        By default each program holds its own copy of its params (and, on a GPU, uploads it). A store holds named
@@ -143,6 +146,14 @@
        GGUF v2 and v3 (every metadata type, nested arrays, every ggml tensor type listed with its byte size;
        F32/F16/BF16/F64/I8..I64 and the block formats of >>quant are rlx dtypes), safetensors single files and sharded checkpoints
        (model.safetensors.index.json). Both have writers (rlx_gguf_writer, rlx_safetensors_writer).
+
+   LANGUAGE MODELS (>>llm)
+       rlx_llm_load_gguf(gguf, &desc, &m) reads the architecture and sizes from a GGUF file's metadata, binds its
+       tensors into one store (borrowed on the CPU, quantized ones used as stored) and compiles a decode program
+       (1 token) and a prefill program (a chunk of n_batch tokens) that share the weights and the KV caches;
+       rlx_llm_eval(m, token_ids, n, logits) runs tokens at the current position and gives the last logits.
+       llama, qwen2, qwen3, gemma2, gemma3 and phi3; token ids in, logits out (tokenizing is elsewhere). See
+       the >>llm declarations.
 
    SYMBOLIC DIMS
        rlx_dim(g, "seq", example) declares a named dim and returns a token to use in the shapes of rlx_input,
@@ -222,7 +233,9 @@
        count is checked against the bytes that hold it, allocations are bounded by a small multiple of the file
        size (tests/test_onnx.c checks 64×), external-data paths may not be absolute or contain "..", and
        malformed files give RLX_ERROR_FORMAT with a message naming the field or tensor; the loader is fuzzed
-       (tests/fuzz/fuzz_onnx.c).
+       (tests/fuzz/fuzz_onnx.c). The language-model builder (>>llm) checks every key and tensor it uses (presence,
+       range, shape, type) before it builds anything, and is fuzzed with models described by the input
+       (tests/fuzz/fuzz_llm.c).
 
    PROFILING
        Off by default and free when off. RLX_COMPILE_PROFILE or rlx_program_profile_enable(p, 1) times every step
@@ -256,7 +269,9 @@
    use integer dot products or tensor cores for block dtypes on a GPU (f32 FMA on dequantized values),
    quantize to iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made), run Jinja chat templates
    (>>sampler writes the llama.cpp families in C and recognises a template by its markers), or reproduce
-   llama.cpp's random stream (the DIST sampler has its own seeded generator).
+   llama.cpp's random stream (the DIST sampler has its own seeded generator), or build language models other
+   than llama, qwen2, qwen3, gemma2, gemma3 and phi3 (mixture-of-experts, gemma3n: not yet) or with YaRN /
+   LongRoPE scaling.
 */
 #ifndef RLX_H
 #define RLX_H
@@ -1586,6 +1601,123 @@ RLXDEF rlx_result rlx_chat_apply(const char* template_or_name, const rlx_chat_me
 /* The family name rlx_chat_apply would use for template_or_name ("chatml", "llama2-sys-strip", ...); NULL when
    it recognises none (a recognised family rlx.h does not write gives its name, e.g. "kimi-k2"). */
 RLXDEF const char* rlx_chat_template_family(const char* template_or_name);
+#endif /* RLX_NO_LLM */
+
+/* ============================================================================================================
+   >>llm  (language models from GGUF files; RLX_NO_LLM leaves it out)
+   rlx_llm_load_gguf builds a decoder-only language model from an open GGUF file: the architecture and sizes
+   from its metadata, the weights bound into one rlx_store (borrowed from the mapping on the CPU: no copy;
+   quantized weights are used as stored through rlx_matmul_quant, and the embedding rows are gathered in their
+   own dtype), and two programs compiled against that store:
+     - a decode program for 1 token per run,
+     - a prefill program for a fixed chunk of n_batch tokens per run (rlx_llm_desc.n_batch, default 64).
+   Both share the weights and the KV cache (store states, one per layer for keys and values), so a prompt run
+   through the prefill program continues in the decode program with no copy. rlx_llm_eval takes token ids
+   (tokenizing is not part of this section) and gives the logits of the last one:
+
+       rlx_gguf* gf = NULL;
+       rlx_llm* m = NULL;
+       char err[512];
+       rlx_llm_desc ld = {0};
+       ld.n_ctx = 2048; ld.error = err; ld.error_cap = sizeof err;
+       if (rlx_gguf_open_file("model.gguf", NULL, &gf) != RLX_OK) { puts(rlx_file_error()); return 1; }
+       if (rlx_llm_load_gguf(gf, &ld, &m) != RLX_OK) { puts(err); return 1; }
+       rlx_gguf_close(gf);                                  // the store keeps the mapping alive
+       float* logits = malloc(sizeof(float) * rlx_llm_n_vocab(m));
+       int32_t prompt[5] = {1, 450, 7483, 310, 3444}, tok;
+       if (rlx_llm_eval(m, prompt, 5, logits) != RLX_OK) puts(rlx_llm_error(m));
+       for (int i = 0; i < 32; i++) {                       // greedy
+           tok = argmax(logits);
+           if (rlx_llm_eval(m, &tok, 1, logits) != RLX_OK) { puts(rlx_llm_error(m)); break; }
+       }
+       rlx_llm_destroy(m);
+
+   Architectures (general.architecture): "llama" (Llama 2/3, TinyLlama, Mistral; adjacent-pair rope, as
+   llama.cpp writes them), "qwen2" (q/k/v biases, rotate-half rope), "qwen3" (per-head q/k RMS norms,
+   rotate-half rope), "gemma2" (embedding × sqrt(d), RMS norms after attention and after the FFN (weights as
+   the converter stores them, 1 already added), gelu-tanh gated FFN, attention and final logit softcaps
+   (attn_logit_softcapping, final_logit_softcapping), a sliding window (attention.sliding_window) on the even
+   layers, rotate-half rope), "phi3" (fused attn_qkv = [q; k; v] rows or separate q/k/v, fused ffn_up = [gate;
+   up] rows, rotate-half rope; a sliding window in the file is ignored, as llama.cpp does: exact up to the
+   window, 2047 tokens for Phi-3-mini), "gemma3" (as gemma2 without softcaps, plus per-head q/k RMS norms; the
+   sliding window on 5 of every 6 layers, which use their own rope tables with base 10000 and no scaling,
+   while the global layers take rope.freq_base and the file's rope scaling). Gemma's 27B models scale queries
+   by 1/sqrt(n_embd / n_head) (told apart by their layer count, as llama.cpp does). Others (gemma3n, gemma4,
+   mixture-of-experts, ...) fail with RLX_ERROR_UNSUPPORTED naming them. Rope
+   scaling: none, "linear" (rope.scaling.factor) and per-frequency factors from a rope_freqs.weight tensor
+   (llama3 scaling as llama.cpp's converter stores it); "yarn", "longrope" (or rope_factors_long/short
+   tensors) and others fail with RLX_ERROR_UNSUPPORTED.
+   Prompt chunks: rlx_llm_eval runs n tokens as whole chunks of n_batch through the prefill program; a tail of
+   4 or more tokens runs as one chunk padded with token 0 (the padding rows write cache rows past the prompt,
+   which no real token can see: attention is causal, and the next run overwrites them), a shorter tail runs
+   token by token through the decode program. The caches hold n_ctx + n_batch rows so that a padded chunk
+   always fits.
+   Weights: f32 weights are read in place; f16 and bf16 projection weights are widened to f32 on every run (a
+   weight-sized copy per matmul: slow; the block-quantized formats q4_0 ... q6_K are the fast path); norms and
+   biases must be f32.
+   Thread safety: a model is used by one thread at a time. The GGUF handle may be closed after loading. */
+#if !defined(RLX_NO_LLM) && !defined(RLX_NO_GGUF)
+typedef struct rlx_llm rlx_llm;
+
+typedef enum rlx_llm_arch {
+    RLX_LLM_ARCH_INVALID = 0,
+    RLX_LLM_LLAMA,
+    RLX_LLM_QWEN2,
+    RLX_LLM_QWEN3,
+    RLX_LLM_GEMMA2,
+    RLX_LLM_PHI3,
+    RLX_LLM_GEMMA3,
+    RLX_LLM_ARCH_COUNT,
+    RLX_LLM_ARCH_FORCE_U32 = 0x7FFFFFFF
+} rlx_llm_arch;
+
+/* Zero-initialise and set what you need. */
+typedef struct rlx_llm_desc {
+    rlx_device device;        /* 0 = AUTO: the device rlx_compile would pick; when that GPU cannot run the
+                                 model (RLX_ERROR_UNSUPPORTED), the CPU                                     */
+    int device_index;
+    int n_ctx;                /* tokens the cache holds; 0 = the file's context_length, at most 4096       */
+    int n_batch;              /* prefill chunk (tokens per prefill run); 0 = 64; 1 = no prefill program     */
+    int num_threads;          /* CPU threads incl. the caller, shared by both programs; 0 = one per core    */
+    rlx_dtype kv_dtype;       /* cache dtype: 0 = RLX_F32, or RLX_F16 (half the memory; rounded keys and
+                                 values, widened to f32 for attention on every run)                        */
+    rlx_allocator allocator;  /* host memory of the model and its store (zero = RLX_MALLOC/RLX_FREE)        */
+    char* error;              /* optional: receives the message when loading fails (NUL-terminated)        */
+    size_t error_cap;
+} rlx_llm_desc;
+
+/* What the model is (sizes from the file, n_ctx and n_batch as resolved). */
+typedef struct rlx_llm_info {
+    rlx_llm_arch arch;
+    const char* arch_name;    /* general.architecture                                                        */
+    int n_vocab, n_embd, n_layer, n_head, n_head_kv, head_dim_k, head_dim_v, n_ff, n_rot;
+    int n_ctx, n_ctx_train, n_batch;
+    float norm_eps, rope_freq_base, rope_freq_scale;
+    rlx_device device;
+} rlx_llm_info;
+
+/* Builds and compiles the model. gf stays the caller's (close it any time after: the store keeps what it
+   uses). On failure *out is NULL, the result says what kind (RLX_ERROR_UNSUPPORTED: an architecture, rope
+   scaling or dtype rlx.h does not run; RLX_ERROR_FORMAT: a missing or malformed key or tensor, e.g. a tensor
+   of the wrong shape; RLX_ERROR_INVALID_ARGUMENT: a bad desc; RLX_ERROR_OUT_OF_MEMORY; or a compile error)
+   and desc->error the details (which key, which tensor, which shape). */
+RLXDEF rlx_result rlx_llm_load_gguf(rlx_gguf* gf, const rlx_llm_desc* desc, rlx_llm** out);
+RLXDEF void rlx_llm_destroy(rlx_llm* m);                       /* NULL is fine */
+RLXDEF const char* rlx_llm_error(const rlx_llm* m);            /* message of the last failure on m ("" if none) */
+RLXDEF rlx_result rlx_llm_info_get(const rlx_llm* m, rlx_llm_info* info);
+RLXDEF int rlx_llm_n_vocab(const rlx_llm* m);                  /* 0 for NULL */
+RLXDEF int rlx_llm_n_ctx(const rlx_llm* m);
+RLXDEF int rlx_llm_pos(const rlx_llm* m);                      /* tokens in the cache (the next position) */
+/* Runs n >= 1 tokens (ids in [0, n_vocab)) at the current position and, when logits is not NULL, writes the
+   n_vocab logits of the last one. Errors: RLX_ERROR_INVALID_ARGUMENT (NULL, n < 1, a token id out of range:
+   nothing runs), RLX_ERROR_OUT_OF_RANGE when pos + n > n_ctx ("context full": nothing runs, the position
+   stays), or a run error (the tokens of the chunks that ran stay in the cache: rlx_llm_pos says how many). */
+RLXDEF rlx_result rlx_llm_eval(rlx_llm* m, const int32_t* tokens, int n, float* logits);
+/* Forgets every token: the position goes back to 0 (the cache rows are overwritten by later runs). */
+RLXDEF rlx_result rlx_llm_reset(rlx_llm* m);
+/* The store holding the weights and caches, and the two programs (n_batch 1: prefill is NULL), for tools. */
+RLXDEF rlx_store* rlx_llm_store(const rlx_llm* m);
+RLXDEF rlx_program* rlx_llm_program(const rlx_llm* m, int prefill);
 #endif /* RLX_NO_LLM */
 
 #ifdef __cplusplus
@@ -23571,6 +23703,673 @@ RLXDEF rlx_result rlx_chat_apply(const char* template_or_name, const rlx_chat_me
         return rlx__gen_fail(RLX_ERROR_SIZE, "rlx_chat_apply: the prompt needs %zu bytes and a NUL, cap is %zu", b.len, cap);
     }
     out[b.len] = 0;
+    return RLX_OK;
+}
+
+#endif /* RLX_NO_LLM */
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>llm  (language models from GGUF: metadata → two graphs on the public builder API → programs on one store)
+   Written against the public API only (rlx_gguf_*, builders, rlx_store, rlx_compile), like
+   examples/transformer_model.h; the private helpers used are the allocator, >>size and message ones.
+   ------------------------------------------------------------------------------------------------------------ */
+#if !defined(RLX_NO_LLM) && !defined(RLX_NO_GGUF)
+
+#define RLX__LLM_MAX_LAYERS 1024
+#define RLX__LLM_MAX_CTX (1 << 20)
+#define RLX__LLM_TAIL_DECODE 4      /* a prompt tail shorter than this runs token by token */
+
+struct rlx_llm {
+    rlx_allocator al;
+    rlx_llm_info info;
+    char arch_name[32];
+    rlx_store* store;
+    rlx_thread_pool* pool;
+    rlx_program* dec;
+    rlx_program* pre;
+    int pos;
+    int32_t* chunk;                 /* n_batch token ids of a padded chunk */
+    char err[512];
+};
+
+/* What the builder needs besides the info. */
+typedef struct rlx__llm_b {
+    rlx_llm_info* in;
+    rlx_gguf* gf;
+    rlx_dtype kv_dtype;
+    int has_output, has_qkv_bias, has_qk_norm, fused_qkv, fused_gate_up;   /* phi3: attn_qkv, ffn_up = [gate; up] */
+    int emb_scale, post_norms, gelu, swa_window, swa_pattern;   /* gemma2: sqrt(d) · embedding, norms after
+                                                                   attention and FFN, gelu-tanh FFN, sliding
+                                                                   window on layers l % pattern < pattern - 1 */
+    double attn_softcap, final_softcap;
+    double attn_scale;          /* 0 = 1/sqrt(head_dim_k) */
+    int local_rope;             /* gemma3: sliding-window layers use their own rope tables (rope_swa.*) */
+    rlx_rope_kind rope_kind;
+    char* err;
+    size_t err_cap;
+} rlx__llm_b;
+
+static rlx_result rlx__llm_fail(char* err, size_t cap, rlx_result rc, const char* fmt, ...) {
+    va_list ap;
+    if (!err || !cap) return rc;
+    va_start(ap, fmt);
+    rlx__vfmt(err, cap, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* Metadata: *v gets key "<arch>.<name>" (arch NULL: the key as given). 1 found, 0 absent. */
+static int rlx__llm_kv(rlx_gguf* gf, const char* arch, const char* name, rlx_gguf_value* v) {
+    char key[160];
+    int k;
+    if (arch) snprintf(key, sizeof key, "%s.%s", arch, name);
+    else rlx__strlcpy(key, sizeof key, name);
+    k = rlx_gguf_find(gf, key);
+    return k >= 0 && rlx_gguf_kv(gf, k, NULL, v) == RLX_OK;
+}
+/* An integer key in [lo, hi] into *out; absent: def (def < 0: required, an error), range-checked too. */
+static rlx_result rlx__llm_int(rlx__llm_b* b, const char* name, int64_t def, int64_t lo, int64_t hi, int* out) {
+    rlx_gguf_value v;
+    int64_t x;
+    const char* arch = b->in->arch_name;
+    if (!rlx__llm_kv(b->gf, arch, name, &v)) {
+        if (def < 0) return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: the key '%s.%s' is missing", arch, name);
+        if (def < lo || def > hi)
+            return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: '%s.%s' is missing and its default %lld (from the other sizes) is outside [%lld, %lld]",
+                                 arch, name, (long long)def, (long long)lo, (long long)hi);
+        *out = (int)def;
+        return RLX_OK;
+    }
+    if (v.type == RLX_GGUF_ARRAY)
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_UNSUPPORTED, "GGUF: '%s.%s' is an array (per-layer values are not supported)", arch, name);
+    if (v.type == RLX_GGUF_U64 && v.u64 > (uint64_t)INT64_MAX) x = INT64_MAX;
+    else if (v.type >= RLX_GGUF_U8 && v.type <= RLX_GGUF_I32) x = v.i64;
+    else if (v.type == RLX_GGUF_U64 || v.type == RLX_GGUF_I64) x = v.i64;
+    else return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: '%s.%s' is not an integer", arch, name);
+    if (x < lo || x > hi)
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: '%s.%s' = %lld is outside [%lld, %lld]", arch, name,
+                             (long long)x, (long long)lo, (long long)hi);
+    *out = (int)x;
+    return RLX_OK;
+}
+static rlx_result rlx__llm_float(rlx__llm_b* b, const char* name, double def, double* out) {
+    rlx_gguf_value v;
+    const char* arch = b->in->arch_name;
+    if (!rlx__llm_kv(b->gf, arch, name, &v)) {
+        if (def < 0) return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: the key '%s.%s' is missing", arch, name);
+        *out = def;
+        return RLX_OK;
+    }
+    if (v.type == RLX_GGUF_F32 || v.type == RLX_GGUF_F64) *out = v.f64;
+    else if (v.type >= RLX_GGUF_U8 && v.type <= RLX_GGUF_I32) *out = (double)v.i64;
+    else return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: '%s.%s' is not a number", arch, name);
+    if (!(*out == *out) || *out < 0.0 || *out > 1e30)
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: '%s.%s' = %g is not a usable value", arch, name, *out);
+    return RLX_OK;
+}
+
+/* Checks that tensor `name` exists with the rlx shape (rank, s0[, s1]) and an allowed dtype: kind 0 = a float
+   vector (f32), 1 = a matrix (f32/f16/bf16 or a block dtype), 2 = an embedding (any computable dtype).
+   optional: absent is fine (returns RLX_OK and *found = 0). */
+static rlx_result rlx__llm_tensor(rlx__llm_b* b, const char* name, int rank, int64_t s0, int64_t s1, int kind,
+                                  int optional, int* found) {
+    rlx_gguf_tensor_info ti;
+    int k = rlx_gguf_find_tensor(b->gf, name);
+    if (found) *found = 0;
+    if (k < 0) {
+        if (optional) return RLX_OK;
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF (%s): the tensor '%s' is missing", b->in->arch_name, name);
+    }
+    if (rlx_gguf_tensor(b->gf, k, &ti) != RLX_OK) return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: tensor '%s' cannot be read", name);
+    if (ti.rank != rank || ti.shape[0] != s0 || (rank == 2 && ti.shape[1] != s1)) {
+        char want[48], got[96];
+        int i, n = 0;
+        if (rank == 1) snprintf(want, sizeof want, "[%lld]", (long long)s0);
+        else snprintf(want, sizeof want, "[%lld, %lld]", (long long)s0, (long long)s1);
+        got[0] = 0;
+        for (i = 0; i < ti.rank && n < 80; i++) n += snprintf(got + n, sizeof got - (size_t)n, "%s%lld", i ? ", " : "", (long long)ti.shape[i]);
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF (%s): tensor '%s' has shape [%s], expected %s (rlx order, ne reversed)",
+                             b->in->arch_name, name, got, want);
+    }
+    if (ti.dtype == RLX_DTYPE_INVALID || (kind == 0 && ti.dtype != RLX_F32) ||
+        (kind == 1 && ti.dtype != RLX_F32 && ti.dtype != RLX_F16 && ti.dtype != RLX_BF16 && !rlx__is_quant(ti.dtype)) ||
+        (kind == 2 && ti.dtype != RLX_F32 && ti.dtype != RLX_F16 && ti.dtype != RLX_BF16 && !rlx__is_quant(ti.dtype)))
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_UNSUPPORTED, "GGUF (%s): tensor '%s' has type %s, which the model builder does not take here%s",
+                             b->in->arch_name, name, ti.type_name ? ti.type_name : "?", kind == 0 ? " (norms and biases must be f32)" : "");
+    if (found) *found = 1;
+    return RLX_OK;
+}
+
+static rlx_tensor rlx__llm_param(rlx_graph* g, rlx__llm_b* b, const char* name) {
+    rlx_gguf_tensor_info ti;
+    int k = rlx_gguf_find_tensor(b->gf, name);
+    rlx_tensor none = {0, 0};
+    if (k < 0 || rlx_gguf_tensor(b->gf, k, &ti) != RLX_OK) return none;
+    return rlx_param(g, name, ti.dtype, ti.rank, ti.shape);
+}
+static rlx_tensor rlx__llm_lparam(rlx_graph* g, rlx__llm_b* b, int layer, const char* what) {
+    char name[96];
+    snprintf(name, sizeof name, "blk.%d.%s", layer, what);
+    return rlx__llm_param(g, b, name);
+}
+/* x [..., K] f32 times a weight stored [N, K] (GGUF layout) → [..., N] f32. */
+static rlx_tensor rlx__llm_mm(rlx_graph* g, rlx_tensor x, rlx_tensor w) {
+    rlx_dtype t = rlx_tensor_info(g, w, NULL, NULL);
+    if (rlx__is_quant(t)) return rlx_matmul_quant(g, x, w);
+    if (t != RLX_F32) w = rlx_cast(g, w, RLX_F32);
+    return rlx_matmul(g, x, rlx_transpose(g, w, NULL));
+}
+
+/* One graph for S tokens per run. Inputs: "tokens" i32 [1, S], "pos" i32 scalar (position of the first token),
+   "last" i32 scalar (which of the S rows gives the logits). Output "logits" f32 [1, V]. */
+static rlx_graph* rlx__llm_graph(rlx__llm_b* b, const rlx_allocator* al, int S) {
+    const rlx_llm_info* in = b->in;
+    rlx_graph_desc gd;
+    rlx_graph* g;
+    rlx_tensor tokens, pos, last, kv_len, positions, cosT, sinT, cosL, sinL, emb, h, x, q, k, v, kc, vc, a, gate, up, m, logits;
+    rlx_tensor none = {0, 0};
+    rlx_rope_desc rd;
+    rlx_attention_desc ad;
+    int64_t s[4];
+    int perm[4] = {0, 2, 1, 3};
+    int l, i, swa, rows = in->n_ctx + in->n_batch;
+    int32_t* iota;
+    char name[64];
+    memset(&gd, 0, sizeof gd);
+    gd.allocator = *al;
+    g = rlx_graph_create(&gd);
+    iota = (int32_t*)rlx__alloc(al, sizeof(int32_t) * (size_t)S);
+    if (!g || !iota) { rlx_graph_destroy(g); rlx__free(al, iota); return NULL; }
+    for (i = 0; i < S; i++) iota[i] = i;
+    s[0] = 1; s[1] = S;
+    tokens = rlx_input(g, "tokens", RLX_I32, 2, s);
+    pos = rlx_input(g, "pos", RLX_I32, 0, NULL);
+    last = rlx_input(g, "last", RLX_I32, 0, NULL);
+    kv_len = rlx_add(g, pos, rlx_scalar(g, RLX_I32, (double)S));
+    s[0] = S;
+    positions = rlx_add(g, pos, rlx_constant(g, RLX_I32, 1, s, iota));
+    rlx__free(al, iota);
+    s[0] = rows; s[1] = in->n_rot / 2;
+    cosT = rlx_param(g, "rope.cos", RLX_F32, 2, s);
+    sinT = rlx_param(g, "rope.sin", RLX_F32, 2, s);
+    cosL = cosT; sinL = sinT;
+    if (b->local_rope) {
+        cosL = rlx_param(g, "rope_swa.cos", RLX_F32, 2, s);
+        sinL = rlx_param(g, "rope_swa.sin", RLX_F32, 2, s);
+    }
+
+    emb = rlx__llm_param(g, b, "token_embd.weight");
+    h = rlx_gather(g, emb, tokens, 0);                                    /* [1, S, d] */
+    if (rlx_tensor_info(g, h, NULL, NULL) != RLX_F32) h = rlx_cast(g, h, RLX_F32);
+    if (b->emb_scale) h = rlx_mul(g, h, rlx_scalar(g, RLX_F32, (double)(float)sqrt((double)in->n_embd)));
+    for (l = 0; l < in->n_layer; l++) {
+        x = rlx_rmsnorm(g, h, rlx__llm_lparam(g, b, l, "attn_norm.weight"), none, in->norm_eps);
+        if (b->fused_qkv) {   /* rows [q; k; v] */
+            int64_t nq = (int64_t)in->n_head * in->head_dim_k, nk = (int64_t)in->n_head_kv * in->head_dim_k;
+            a = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "attn_qkv.weight"));
+            q = rlx_narrow(g, a, 2, 0, nq);
+            k = rlx_narrow(g, a, 2, nq, nk);
+            v = rlx_narrow(g, a, 2, nq + nk, (int64_t)in->n_head_kv * in->head_dim_v);
+        } else {
+            q = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "attn_q.weight"));
+            k = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "attn_k.weight"));
+            v = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "attn_v.weight"));
+        }
+        if (b->has_qkv_bias) {
+            q = rlx_add(g, q, rlx__llm_lparam(g, b, l, "attn_q.bias"));
+            k = rlx_add(g, k, rlx__llm_lparam(g, b, l, "attn_k.bias"));
+            v = rlx_add(g, v, rlx__llm_lparam(g, b, l, "attn_v.bias"));
+        }
+        if (b->has_qk_norm) {   /* RMS norm of each head's vector */
+            s[0] = 1; s[1] = S; s[2] = in->n_head; s[3] = in->head_dim_k;
+            q = rlx_rmsnorm(g, rlx_reshape(g, q, 4, s), rlx__llm_lparam(g, b, l, "attn_q_norm.weight"), none, in->norm_eps);
+            s[2] = in->n_head_kv;
+            k = rlx_rmsnorm(g, rlx_reshape(g, k, 4, s), rlx__llm_lparam(g, b, l, "attn_k_norm.weight"), none, in->norm_eps);
+        }
+        s[0] = 1; s[1] = S; s[2] = in->n_head; s[3] = in->head_dim_k;
+        q = rlx_transpose(g, rlx_reshape(g, q, 4, s), perm);              /* [1, H, S, Dk]   */
+        s[2] = in->n_head_kv;
+        k = rlx_transpose(g, rlx_reshape(g, k, 4, s), perm);              /* [1, Hkv, S, Dk] */
+        s[3] = in->head_dim_v;
+        v = rlx_transpose(g, rlx_reshape(g, v, 4, s), perm);              /* [1, Hkv, S, Dv] */
+        memset(&rd, 0, sizeof rd);
+        rd.kind = b->rope_kind;
+        rd.layout = RLX_LAYOUT_BHSD;
+        rd.n_rot = in->n_rot;
+        rd.positions = positions;
+        swa = b->swa_window > 0 && l % b->swa_pattern < b->swa_pattern - 1;
+        q = rlx_rope(g, q, swa ? cosL : cosT, swa ? sinL : sinT, &rd);
+        k = rlx_rope(g, k, swa ? cosL : cosT, swa ? sinL : sinT, &rd);
+        s[0] = 1; s[1] = in->n_head_kv; s[2] = rows; s[3] = in->head_dim_k;
+        snprintf(name, sizeof name, "cache_k.%d", l);
+        kc = rlx_state(g, name, b->kv_dtype, 4, s);
+        s[3] = in->head_dim_v;
+        snprintf(name, sizeof name, "cache_v.%d", l);
+        vc = rlx_state(g, name, b->kv_dtype, 4, s);
+        if (b->kv_dtype != RLX_F32) { k = rlx_cast(g, k, b->kv_dtype); v = rlx_cast(g, v, b->kv_dtype); }
+        kc = rlx_state_write(g, kc, k, 2, pos);
+        vc = rlx_state_write(g, vc, v, 2, pos);
+        if (b->kv_dtype != RLX_F32) { kc = rlx_cast(g, kc, RLX_F32); vc = rlx_cast(g, vc, RLX_F32); }
+        memset(&ad, 0, sizeof ad);
+        ad.layout = RLX_LAYOUT_BHSD;
+        ad.causal = 1;
+        ad.kv_len = kv_len;
+        ad.softcap = (float)b->attn_softcap;
+        ad.scale = (float)b->attn_scale;
+        if (swa) ad.window = b->swa_window;
+        a = rlx_attention(g, q, kc, vc, &ad);                             /* [1, H, S, Dv] */
+        s[0] = 1; s[1] = S; s[2] = (int64_t)in->n_head * in->head_dim_v;
+        a = rlx_reshape(g, rlx_transpose(g, a, perm), 3, s);
+        a = rlx__llm_mm(g, a, rlx__llm_lparam(g, b, l, "attn_output.weight"));
+        if (b->post_norms) a = rlx_rmsnorm(g, a, rlx__llm_lparam(g, b, l, "post_attention_norm.weight"), none, in->norm_eps);
+        h = rlx_add(g, h, a);
+        x = rlx_rmsnorm(g, h, rlx__llm_lparam(g, b, l, "ffn_norm.weight"), none, in->norm_eps);
+        if (b->fused_gate_up) {   /* rows [gate; up] */
+            up = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "ffn_up.weight"));
+            gate = rlx_narrow(g, up, 2, 0, in->n_ff);
+            up = rlx_narrow(g, up, 2, in->n_ff, in->n_ff);
+        } else {
+            gate = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "ffn_gate.weight"));
+            up = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "ffn_up.weight"));
+        }
+        m = rlx_mul(g, b->gelu ? rlx_gelu_tanh(g, gate) : rlx_silu(g, gate), up);
+        m = rlx__llm_mm(g, m, rlx__llm_lparam(g, b, l, "ffn_down.weight"));
+        if (b->post_norms) m = rlx_rmsnorm(g, m, rlx__llm_lparam(g, b, l, "post_ffw_norm.weight"), none, in->norm_eps);
+        h = rlx_add(g, h, m);
+    }
+    h = rlx_gather(g, h, last, 1);                                        /* [1, d] */
+    h = rlx_rmsnorm(g, h, rlx__llm_param(g, b, "output_norm.weight"), none, in->norm_eps);
+    logits = rlx__llm_mm(g, h, b->has_output ? rlx__llm_param(g, b, "output.weight") : emb);   /* tied: the embedding */
+    if (b->final_softcap > 0.0) {   /* cap · tanh(logits / cap) */
+        logits = rlx_tanh(g, rlx_mul(g, logits, rlx_scalar(g, RLX_F32, (double)(float)(1.0 / b->final_softcap))));
+        logits = rlx_mul(g, logits, rlx_scalar(g, RLX_F32, (double)(float)b->final_softcap));
+    }
+    rlx_output(g, "logits", logits);
+    return g;
+}
+
+/* Rope tables for positions [0, rows): angle(t, p) = t · freq_scale · base^(−2p / n_rot) / factor[p]. */
+static rlx_result rlx__llm_rope(rlx_llm* m, rlx__llm_b* b, const char* prefix, double base, double scale,
+                                const float* factors) {
+    const rlx_llm_info* in = &m->info;
+    int half = in->n_rot / 2, rows = in->n_ctx + in->n_batch, t, p;
+    size_t n;
+    float *cs, *sn;
+    int64_t s[2];
+    rlx_result r;
+    if (!rlx__mul_sz((size_t)rows, (size_t)half, &n) || !rlx__mul_sz(n, sizeof(float), &n))
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_OUT_OF_MEMORY, "rope tables: size overflow");
+    cs = (float*)rlx__alloc(&m->al, n);
+    sn = (float*)rlx__alloc(&m->al, n);
+    if (!cs || !sn) {
+        rlx__free(&m->al, cs); rlx__free(&m->al, sn);
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_OUT_OF_MEMORY, "rope tables: out of memory");
+    }
+    for (p = 0; p < half; p++) {
+        double f = scale * pow(base, -2.0 * (double)p / (double)in->n_rot);
+        if (factors) {   /* the file's bytes: not necessarily aligned */
+            float ff;
+            memcpy(&ff, (const char*)factors + (size_t)p * sizeof(float), sizeof ff);
+            f /= (double)ff;
+        }
+        for (t = 0; t < rows; t++) {
+            double ang = (double)t * f;
+            cs[(size_t)t * (size_t)half + (size_t)p] = (float)cos(ang);
+            sn[(size_t)t * (size_t)half + (size_t)p] = (float)sin(ang);
+        }
+    }
+    s[0] = rows; s[1] = half;
+    {
+        char nc[32], ns[32];
+        snprintf(nc, sizeof nc, "%s.cos", prefix);
+        snprintf(ns, sizeof ns, "%s.sin", prefix);
+        r = rlx_store_add(m->store, nc, RLX_F32, 2, s, cs);
+        if (r == RLX_OK) r = rlx_store_add(m->store, ns, RLX_F32, 2, s, sn);
+    }
+    rlx__free(&m->al, cs);
+    rlx__free(&m->al, sn);
+    if (r != RLX_OK) return rlx__llm_fail(b->err, b->err_cap, r, "rope tables: %s", rlx_store_error(m->store));
+    return RLX_OK;
+}
+
+RLXDEF void rlx_llm_destroy(rlx_llm* m) {
+    rlx_allocator al;
+    if (!m) return;
+    al = m->al;
+    rlx_program_destroy(m->dec);
+    rlx_program_destroy(m->pre);
+    rlx_store_destroy(m->store);
+    rlx_thread_pool_destroy(m->pool);
+    rlx__free(&al, m->chunk);
+    rlx__free(&al, m);
+}
+
+static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d, char* err, size_t cap) {
+    rlx__llm_b b;
+    rlx_llm_info* in = &m->info;
+    rlx_gguf_value v;
+    rlx_gguf_tensor_info ti;
+    rlx_store_desc sd;
+    rlx_compile_desc cd;
+    rlx_graph* g;
+    rlx_result r;
+    double base, scale = 1.0, factor = 0.0;
+    const float* factors = NULL;
+    int l, found, n_ctx_def, k;
+    char name[96];
+    static const char* const unsupported_arch[] = {"gemma", "gemma3n", "gemma4", "phi2", "mistral3", "gpt2", "falcon"};
+
+    memset(&b, 0, sizeof b);
+    b.in = in; b.gf = gf; b.err = err; b.err_cap = cap;
+    b.kv_dtype = d->kv_dtype == RLX_DTYPE_INVALID ? RLX_F32 : d->kv_dtype;
+    if (b.kv_dtype != RLX_F32 && b.kv_dtype != RLX_F16)
+        return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_desc.kv_dtype must be 0, RLX_F32 or RLX_F16, not %s", rlx_dtype_name(d->kv_dtype));
+    if (d->n_ctx < 0 || d->n_ctx > RLX__LLM_MAX_CTX || d->n_batch < 0 || d->n_batch > 4096 || d->num_threads < 0 ||
+        d->num_threads > RLX_MAX_THREADS)
+        return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_desc: n_ctx %d (0 .. %d), n_batch %d (0 .. 4096) or num_threads %d (0 .. %d) out of range",
+                             d->n_ctx, RLX__LLM_MAX_CTX, d->n_batch, d->num_threads, RLX_MAX_THREADS);
+
+    /* architecture */
+    if (!rlx__llm_kv(gf, NULL, "general.architecture", &v) || v.type != RLX_GGUF_STRING)
+        return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: 'general.architecture' is missing or not a string");
+    if (strlen(v.str) >= sizeof m->arch_name || strlen(v.str) != (size_t)v.count)
+        return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: unknown architecture '%.40s'", v.str);
+    rlx__strlcpy(m->arch_name, sizeof m->arch_name, v.str);
+    in->arch_name = m->arch_name;
+    if (strcmp(v.str, "llama") == 0) { in->arch = RLX_LLM_LLAMA; b.rope_kind = RLX_ROPE_GPTJ; }
+    else if (strcmp(v.str, "qwen2") == 0) { in->arch = RLX_LLM_QWEN2; b.rope_kind = RLX_ROPE_NEOX; b.has_qkv_bias = 1; }
+    else if (strcmp(v.str, "qwen3") == 0) { in->arch = RLX_LLM_QWEN3; b.rope_kind = RLX_ROPE_NEOX; b.has_qk_norm = 1; }
+    else if (strcmp(v.str, "phi3") == 0) { in->arch = RLX_LLM_PHI3; b.rope_kind = RLX_ROPE_NEOX; b.fused_gate_up = 1; }
+    else if (strcmp(v.str, "gemma2") == 0) {
+        in->arch = RLX_LLM_GEMMA2; b.rope_kind = RLX_ROPE_NEOX;
+        b.emb_scale = b.post_norms = b.gelu = 1;
+        b.swa_pattern = 2;
+    } else if (strcmp(v.str, "gemma3") == 0) {
+        in->arch = RLX_LLM_GEMMA3; b.rope_kind = RLX_ROPE_NEOX;
+        b.emb_scale = b.post_norms = b.gelu = b.has_qk_norm = b.local_rope = 1;
+        b.swa_pattern = 6;
+    }
+    else {
+        for (k = 0; k < (int)(sizeof unsupported_arch / sizeof unsupported_arch[0]); k++)
+            if (strcmp(v.str, unsupported_arch[k]) == 0)
+                return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: architecture '%s' is not supported yet (llama, qwen2, qwen3, gemma2, gemma3, phi3 are)", v.str);
+        return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: unknown architecture '%s' (llama, qwen2, qwen3, gemma2, gemma3, phi3 are supported)", v.str);
+    }
+
+    /* sizes */
+    if ((r = rlx__llm_int(&b, "block_count", -1, 1, RLX__LLM_MAX_LAYERS, &in->n_layer)) != RLX_OK) return r;
+    if ((r = rlx__llm_int(&b, "embedding_length", -1, 1, 1 << 20, &in->n_embd)) != RLX_OK) return r;
+    if ((r = rlx__llm_int(&b, "feed_forward_length", -1, 1, 1 << 22, &in->n_ff)) != RLX_OK) return r;
+    if ((r = rlx__llm_int(&b, "attention.head_count", -1, 1, 4096, &in->n_head)) != RLX_OK) return r;
+    if ((r = rlx__llm_int(&b, "attention.head_count_kv", in->n_head, 1, in->n_head, &in->n_head_kv)) != RLX_OK) return r;
+    if (in->n_head % in->n_head_kv != 0)
+        return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: head_count %d is not a multiple of head_count_kv %d", in->n_head, in->n_head_kv);
+    /* head dims bound the cache and rope-table memory (rows × head dim per layer), so they are capped: real
+       models use 64 .. 256 */
+    if ((r = rlx__llm_int(&b, "attention.key_length", in->n_embd / in->n_head, 1, 1024, &in->head_dim_k)) != RLX_OK) return r;
+    if ((r = rlx__llm_int(&b, "attention.value_length", in->head_dim_k, 1, 1024, &in->head_dim_v)) != RLX_OK) return r;
+    if ((r = rlx__llm_int(&b, "rope.dimension_count", in->head_dim_k, 2, in->head_dim_k, &in->n_rot)) != RLX_OK) return r;
+    if (in->n_rot % 2) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope.dimension_count %d is odd", in->n_rot);
+    if ((r = rlx__llm_int(&b, "context_length", 4096, 1, INT32_MAX, &in->n_ctx_train)) != RLX_OK) return r;
+    {
+        double eps;
+        if ((r = rlx__llm_float(&b, "attention.layer_norm_rms_epsilon", -1.0, &eps)) != RLX_OK) return r;
+        in->norm_eps = (float)eps;
+    }
+    if ((r = rlx__llm_float(&b, "rope.freq_base", 10000.0, &base)) != RLX_OK) return r;
+    if (in->arch == RLX_LLM_GEMMA2 || in->arch == RLX_LLM_GEMMA3) {
+        if ((r = rlx__llm_int(&b, "attention.sliding_window", -1, 1, INT32_MAX, &b.swa_window)) != RLX_OK) return r;
+        if ((r = rlx__llm_float(&b, "attn_logit_softcapping", 0.0, &b.attn_softcap)) != RLX_OK) return r;
+        if ((r = rlx__llm_float(&b, "final_logit_softcapping", 0.0, &b.final_softcap)) != RLX_OK) return r;
+        /* queries scaled by 1/sqrt(head_dim), except the 27B models (46 layers for gemma2, 62 for gemma3),
+           which use 1/sqrt(n_embd / n_head): the rule of Gemma's reference code, as llama.cpp applies it */
+        if ((in->arch == RLX_LLM_GEMMA2 && in->n_layer == 46) || (in->arch == RLX_LLM_GEMMA3 && in->n_layer == 62))
+            b.attn_scale = 1.0 / sqrt((double)(in->n_embd / in->n_head));
+    }
+    if (base <= 1.0) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope.freq_base %g must be > 1", base);
+    /* rope scaling */
+    if (rlx__llm_kv(gf, in->arch_name, "rope.scaling.type", &v)) {
+        if (v.type != RLX_GGUF_STRING) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope.scaling.type is not a string");
+        if (strcmp(v.str, "linear") == 0) {
+            if ((r = rlx__llm_float(&b, "rope.scaling.factor", 1.0, &factor)) != RLX_OK) return r;
+            if (factor > 0.0) scale = 1.0 / factor;
+        } else if (strcmp(v.str, "none") != 0) {
+            return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: rope scaling '%.40s' is not supported (none, linear and rope_freqs factors are)", v.str);
+        }
+    } else if (rlx__llm_kv(gf, in->arch_name, "rope.scale_linear", &v)) {
+        if ((r = rlx__llm_float(&b, "rope.scale_linear", 1.0, &factor)) != RLX_OK) return r;
+        if (factor > 0.0) scale = 1.0 / factor;
+    }
+    in->rope_freq_base = (float)base;
+    in->rope_freq_scale = (float)scale;
+
+    /* tensors */
+    k = rlx_gguf_find_tensor(gf, "token_embd.weight");
+    if (k < 0) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF (%s): the tensor 'token_embd.weight' is missing", in->arch_name);
+    if (rlx_gguf_tensor(gf, k, &ti) != RLX_OK || ti.rank != 2 || ti.shape[1] != in->n_embd || ti.shape[0] > INT32_MAX)
+        return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF (%s): tensor 'token_embd.weight' must be [n_vocab, %d]", in->arch_name, in->n_embd);
+    in->n_vocab = (int)ti.shape[0];
+    if ((r = rlx__llm_tensor(&b, "token_embd.weight", 2, in->n_vocab, in->n_embd, 2, 0, NULL)) != RLX_OK) return r;
+    if ((r = rlx__llm_tensor(&b, "output_norm.weight", 1, in->n_embd, 0, 0, 0, NULL)) != RLX_OK) return r;
+    if ((r = rlx__llm_tensor(&b, "output.weight", 2, in->n_vocab, in->n_embd, 1, 1, &b.has_output)) != RLX_OK) return r;
+    if ((r = rlx__llm_tensor(&b, "rope_freqs.weight", 1, in->n_rot / 2, 0, 0, 1, &found)) != RLX_OK) return r;
+    if (rlx_gguf_find_tensor(gf, "rope_factors_long.weight") >= 0 || rlx_gguf_find_tensor(gf, "rope_factors_short.weight") >= 0)
+        return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF (%s): LongRoPE scaling (rope_factors_long/short tensors) is not supported", in->arch_name);
+    if (in->arch == RLX_LLM_PHI3) b.fused_qkv = rlx_gguf_find_tensor(gf, "blk.0.attn_qkv.weight") >= 0;
+    if (found) {
+        k = rlx_gguf_find_tensor(gf, "rope_freqs.weight");
+        if (rlx_gguf_tensor(gf, k, &ti) != RLX_OK || !ti.data) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope_freqs.weight has no data");
+        factors = (const float*)ti.data;
+        for (l = 0; l < in->n_rot / 2; l++) {
+            float f;
+            memcpy(&f, (const char*)ti.data + (size_t)l * sizeof(float), sizeof f);
+            if (!(f > 0.0f) || f > 1e30f) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope_freqs.weight[%d] = %g must be > 0", l, (double)f);
+        }
+    }
+    for (l = 0; l < in->n_layer; l++) {
+        int64_t d_ = in->n_embd, qd = (int64_t)in->n_head * in->head_dim_k, kd = (int64_t)in->n_head_kv * in->head_dim_k;
+        int64_t vd = (int64_t)in->n_head_kv * in->head_dim_v, od = (int64_t)in->n_head * in->head_dim_v, f = in->n_ff;
+#define RLX__LLM_T(what, rank, a_, b_, kind)                                                                 \
+        do {                                                                                                 \
+            snprintf(name, sizeof name, "blk.%d.%s", l, what);                                               \
+            if ((r = rlx__llm_tensor(&b, name, rank, a_, b_, kind, 0, NULL)) != RLX_OK) return r;            \
+        } while (0)
+        RLX__LLM_T("attn_norm.weight", 1, d_, 0, 0);
+        if (b.fused_qkv) {
+            RLX__LLM_T("attn_qkv.weight", 2, qd + kd + vd, d_, 1);
+        } else {
+            RLX__LLM_T("attn_q.weight", 2, qd, d_, 1);
+            RLX__LLM_T("attn_k.weight", 2, kd, d_, 1);
+            RLX__LLM_T("attn_v.weight", 2, vd, d_, 1);
+        }
+        RLX__LLM_T("attn_output.weight", 2, d_, od, 1);
+        RLX__LLM_T("ffn_norm.weight", 1, d_, 0, 0);
+        if (b.fused_gate_up) {
+            RLX__LLM_T("ffn_up.weight", 2, 2 * f, d_, 1);
+        } else {
+            RLX__LLM_T("ffn_gate.weight", 2, f, d_, 1);
+            RLX__LLM_T("ffn_up.weight", 2, f, d_, 1);
+        }
+        RLX__LLM_T("ffn_down.weight", 2, d_, f, 1);
+        if (b.has_qkv_bias) {
+            RLX__LLM_T("attn_q.bias", 1, qd, 0, 0);
+            RLX__LLM_T("attn_k.bias", 1, kd, 0, 0);
+            RLX__LLM_T("attn_v.bias", 1, vd, 0, 0);
+        }
+        if (b.has_qk_norm) {
+            RLX__LLM_T("attn_q_norm.weight", 1, in->head_dim_k, 0, 0);
+            RLX__LLM_T("attn_k_norm.weight", 1, in->head_dim_k, 0, 0);
+        }
+        if (b.post_norms) {
+            RLX__LLM_T("post_attention_norm.weight", 1, d_, 0, 0);
+            RLX__LLM_T("post_ffw_norm.weight", 1, d_, 0, 0);
+        }
+#undef RLX__LLM_T
+    }
+
+    /* context and chunk */
+    n_ctx_def = in->n_ctx_train < 4096 ? in->n_ctx_train : 4096;
+    in->n_ctx = d->n_ctx ? d->n_ctx : n_ctx_def;
+    in->n_batch = d->n_batch ? d->n_batch : 64;
+    if (in->n_batch > in->n_ctx) in->n_batch = in->n_ctx;
+
+    /* store: the file's tensors (borrowed), the rope tables, the caches */
+    memset(&sd, 0, sizeof sd);
+    sd.device = d->device;
+    sd.device_index = d->device_index;
+    sd.allocator = m->al;
+    if ((r = rlx_store_create(&sd, &m->store)) != RLX_OK) return rlx__llm_fail(err, cap, r, "store: %s", rlx_result_string(r));
+    in->device = rlx_store_device(m->store);
+    if ((r = rlx_gguf_store(gf, m->store, 1, NULL)) != RLX_OK) return rlx__llm_fail(err, cap, r, "store: %s", rlx_file_error());
+    if ((r = rlx__llm_rope(m, &b, "rope", base, scale, factors)) != RLX_OK) return r;
+    if (b.local_rope && (r = rlx__llm_rope(m, &b, "rope_swa", 10000.0, 1.0, NULL)) != RLX_OK) return r;
+    for (l = 0; l < in->n_layer; l++) {
+        int64_t s[4];
+        s[0] = 1; s[1] = in->n_head_kv; s[2] = (int64_t)in->n_ctx + in->n_batch; s[3] = in->head_dim_k;
+        snprintf(name, sizeof name, "cache_k.%d", l);
+        if ((r = rlx_store_add_state(m->store, name, b.kv_dtype, 4, s)) != RLX_OK) return rlx__llm_fail(err, cap, r, "KV cache: %s", rlx_store_error(m->store));
+        s[3] = in->head_dim_v;
+        snprintf(name, sizeof name, "cache_v.%d", l);
+        if ((r = rlx_store_add_state(m->store, name, b.kv_dtype, 4, s)) != RLX_OK) return rlx__llm_fail(err, cap, r, "KV cache: %s", rlx_store_error(m->store));
+    }
+    if (in->device == RLX_DEVICE_CPU) {
+        rlx_thread_pool_desc pd;
+        memset(&pd, 0, sizeof pd);
+        pd.num_threads = d->num_threads;
+        pd.allocator = m->al;
+        if ((r = rlx_thread_pool_create(&pd, &m->pool)) != RLX_OK) return rlx__llm_fail(err, cap, r, "thread pool: %s", rlx_result_string(r));
+    }
+    m->chunk = (int32_t*)rlx__calloc(&m->al, sizeof(int32_t) * (size_t)in->n_batch);
+    if (!m->chunk) return rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+
+    /* programs */
+    memset(&cd, 0, sizeof cd);
+    cd.store = m->store;
+    cd.pool = m->pool;
+    cd.num_threads = m->pool ? 0 : d->num_threads;
+    cd.allocator = m->al;
+    for (k = 0; k < 2; k++) {
+        int S = k ? in->n_batch : 1;
+        rlx_program** p = k ? &m->pre : &m->dec;
+        if (k && S < 2) break;
+        g = rlx__llm_graph(&b, &m->al, S);
+        if (!g) return rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory building the %s graph", k ? "prefill" : "decode");
+        r = rlx_compile(g, &cd, p);
+        if (r != RLX_OK) {
+            rlx__llm_fail(err, cap, r, "%s graph (%s): %s", k ? "prefill" : "decode", in->arch_name, rlx_graph_error(g));
+            rlx_graph_destroy(g);
+            return r;
+        }
+        rlx_graph_destroy(g);
+    }
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_llm_load_gguf(rlx_gguf* gf, const rlx_llm_desc* desc, rlx_llm** out) {
+    rlx_llm_desc d;
+    rlx_llm* m;
+    rlx_result r;
+    char* err = desc ? desc->error : NULL;
+    size_t cap = desc ? desc->error_cap : 0;
+    if (err && cap) err[0] = 0;
+    if (out) *out = NULL;
+    if (!gf || !out) return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_load_gguf: gf or out is NULL");
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL))
+        return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_desc.allocator: set both alloc and free, or neither");
+    m = (rlx_llm*)rlx__calloc(&d.allocator, sizeof *m);
+    if (!m) return rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    m->al = d.allocator;
+    r = rlx__llm_load(m, gf, &d, err, cap);
+    if (r == RLX_ERROR_UNSUPPORTED && d.device == RLX_DEVICE_AUTO && m->store && m->info.device != RLX_DEVICE_CPU) {
+        /* AUTO picked a GPU that cannot run the model: the CPU */
+        rlx_llm_destroy(m);
+        m = (rlx_llm*)rlx__calloc(&d.allocator, sizeof *m);
+        if (!m) return rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        m->al = d.allocator;
+        d.device = RLX_DEVICE_CPU;
+        d.device_index = 0;
+        if (err && cap) err[0] = 0;
+        r = rlx__llm_load(m, gf, &d, err, cap);
+    }
+    if (r != RLX_OK) {
+        if (err && cap && !err[0]) rlx__llm_fail(err, cap, r, "%s", rlx_result_string(r));
+        rlx_llm_destroy(m);
+        return r;
+    }
+    *out = m;
+    return RLX_OK;
+}
+
+RLXDEF const char* rlx_llm_error(const rlx_llm* m) { return m ? m->err : ""; }
+RLXDEF rlx_result rlx_llm_info_get(const rlx_llm* m, rlx_llm_info* info) {
+    if (!m || !info) return RLX_ERROR_INVALID_ARGUMENT;
+    *info = m->info;
+    return RLX_OK;
+}
+RLXDEF int rlx_llm_n_vocab(const rlx_llm* m) { return m ? m->info.n_vocab : 0; }
+RLXDEF int rlx_llm_n_ctx(const rlx_llm* m) { return m ? m->info.n_ctx : 0; }
+RLXDEF int rlx_llm_pos(const rlx_llm* m) { return m ? m->pos : 0; }
+RLXDEF rlx_store* rlx_llm_store(const rlx_llm* m) { return m ? m->store : NULL; }
+RLXDEF rlx_program* rlx_llm_program(const rlx_llm* m, int prefill) { return m ? (prefill ? m->pre : m->dec) : NULL; }
+RLXDEF rlx_result rlx_llm_reset(rlx_llm* m) {
+    if (!m) return RLX_ERROR_INVALID_ARGUMENT;
+    m->pos = 0;
+    m->err[0] = 0;
+    return RLX_OK;
+}
+
+/* One run of p on S token ids (already padded) with the logits row `last`. */
+static rlx_result rlx__llm_run(rlx_llm* m, rlx_program* p, const int32_t* toks, int S, int last) {
+    int32_t pos = (int32_t)m->pos, li = (int32_t)last;
+    rlx_result r = rlx_set_input_i32(p, "tokens", toks, (size_t)S);
+    if (r == RLX_OK) r = rlx_set_input_i32(p, "pos", &pos, 1);
+    if (r == RLX_OK) r = rlx_set_input_i32(p, "last", &li, 1);
+    if (r == RLX_OK) r = rlx_run(p);
+    if (r != RLX_OK) rlx__llm_fail(m->err, sizeof m->err, r, "run at position %d: %s", m->pos, rlx_program_error(p));
+    return r;
+}
+
+RLXDEF rlx_result rlx_llm_eval(rlx_llm* m, const int32_t* tokens, int n, float* logits) {
+    rlx_program* lastp = NULL;
+    rlx_result r;
+    int i;
+    if (!m) return RLX_ERROR_INVALID_ARGUMENT;
+    m->err[0] = 0;
+    if (!tokens || n < 1) return rlx__llm_fail(m->err, sizeof m->err, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_eval: tokens is NULL or n = %d < 1", n);
+    for (i = 0; i < n; i++)
+        if (tokens[i] < 0 || tokens[i] >= m->info.n_vocab)
+            return rlx__llm_fail(m->err, sizeof m->err, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_eval: token %d (at %d) is outside [0, %d)", (int)tokens[i], i, m->info.n_vocab);
+    if (n > m->info.n_ctx - m->pos)
+        return rlx__llm_fail(m->err, sizeof m->err, RLX_ERROR_OUT_OF_RANGE, "context full: %d tokens in the cache + %d new > n_ctx %d (rlx_llm_reset starts over)",
+                             m->pos, n, m->info.n_ctx);
+    i = 0;
+    while (i < n) {
+        int rem = n - i;
+        if (m->pre && rem >= RLX__LLM_TAIL_DECODE) {
+            int c = rem < m->info.n_batch ? rem : m->info.n_batch;
+            const int32_t* src = tokens + i;
+            if (c < m->info.n_batch) {
+                memset(m->chunk, 0, sizeof(int32_t) * (size_t)m->info.n_batch);
+                memcpy(m->chunk, tokens + i, sizeof(int32_t) * (size_t)c);
+                src = m->chunk;
+            }
+            if ((r = rlx__llm_run(m, m->pre, src, m->info.n_batch, c - 1)) != RLX_OK) return r;
+            lastp = m->pre;
+            m->pos += c;
+            i += c;
+        } else {
+            if ((r = rlx__llm_run(m, m->dec, tokens + i, 1, 0)) != RLX_OK) return r;
+            lastp = m->dec;
+            m->pos += 1;
+            i += 1;
+        }
+    }
+    if (logits && lastp) {
+        r = rlx_get_output_f32(lastp, "logits", logits, (size_t)m->info.n_vocab);
+        if (r != RLX_OK) return rlx__llm_fail(m->err, sizeof m->err, r, "logits: %s", rlx_program_error(lastp));
+    }
     return RLX_OK;
 }
 
