@@ -19755,6 +19755,7 @@ RLXDEF rlx_result rlx_safetensors_writer_write_file(rlx_safetensors_writer* w, c
    ------------------------------------------------------------------------------------------------------------ */
 #if !defined(RLX_NO_ONNX)
 
+#define RLX__OX_MAX_STRINGS 16   /* string-list attribute values kept per attribute (RNN activations need 6) */
 #define RLX__OX_FOLD_MAX 65536   /* elements: constant nodes up to this size are evaluated while importing */
 
 typedef struct rlx__pbf { uint32_t num; int wt; uint64_t v; const uint8_t* p; size_t n; } rlx__pbf;
@@ -19809,6 +19810,7 @@ typedef struct rlx__oxattr {
     int64_t* ints; int nints;
     int nstrings;
     int has_f, has_i, has_s, has_g;
+    char** strings;           /* the first RLX__OX_MAX_STRINGS of the nstrings values (model memory) */
 } rlx__oxattr;
 
 typedef struct rlx__oxt {
@@ -20102,7 +20104,12 @@ static int rlx__ox_attr(rlx_onnx_model* m, const uint8_t* p, size_t n, rlx__oxat
         case 6: case 11: a->has_g = 1; break;
         case 7: if (!rlx__ox_reals(m, &f, 0, &fv, &nf, &cf, "AttributeProto.floats")) goto done; break;
         case 8: if (!rlx__ox_ints(m, &f, &a->ints, &ni, &ci, "AttributeProto.ints")) goto done; break;
-        case 9: a->nstrings++; break;
+        case 9:
+            if (a->nstrings < RLX__OX_MAX_STRINGS) {
+                if (!a->strings && !(a->strings = (char**)rlx__ox_alloc(m, RLX__OX_MAX_STRINGS * sizeof(char*)))) { rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); goto done; }
+                if (!(a->strings[a->nstrings] = rlx__ox_str(m, &f))) goto done;
+            }
+            a->nstrings++; break;
         case 20: if (f.wt != 0) goto wire; a->type = (int)(int32_t)f.v; break;
         default: break;
         }
@@ -20890,6 +20897,373 @@ static int rlx__ox_nll(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx_t
     else if (!strcmp(red, "mean")) loss = rlx_div(g, rlx_reduce_sum(g, loss, 0, NULL, 0), rlx_reduce_sum(g, wt, 0, NULL, 0));
     else if (strcmp(red, "none")) return RLX__OX_UNSUP("reduction '%s'", red);
     *out = loss;
+    return 1;
+}
+
+/* Recurrent layers (ONNX RNN, GRU, LSTM), unrolled while importing: X·Wᵀ + biases for every step in one matmul,
+   then per step and direction one [batch, hidden] × [hidden, gates·hidden] matmul, narrows for the gates and
+   elementwise activations (about 10 builder nodes a step for RNN, 20 for GRU, 25 for LSTM). sequence_lens masks
+   steps past a row's length (its state is kept, its Y rows are 0). Sequences longer than RLX__OX_RNN_MAX_STEPS
+   steps (times directions) are refused: the graph grows with the sequence. */
+#define RLX__OX_RNN_MAX_STEPS 4096
+typedef struct rlx__oxact { int kind; double a, b; } rlx__oxact;
+static int rlx__ox_rnn_acts(rlx__oximp* im, const rlx__oxnode* n, int per, int nd, const char* const* defs, rlx__oxact* acts) {
+    static const char* const names[] = {"", "Sigmoid", "Tanh", "Relu", "HardSigmoid", "LeakyRelu", "Affine", "ScaledTanh",
+                                        "ThresholdedRelu", "Elu", "Softsign", "Softplus", NULL};
+    static const double da[] = {0, 0, 0, 0, 0.2, 0.01, 1.0, 1.0, 1.0, 1.0, 0, 0}, db[] = {0, 0, 0, 0, 0.5, 0, 0, 1.0, 0, 0, 0, 0};
+    static const int nb[] = {0, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 0};
+    const rlx__oxattr* an = rlx__ox_a(n, "activations");
+    const rlx__oxattr* al = rlx__ox_a(n, "activation_alpha");
+    const rlx__oxattr* bl = rlx__ox_a(n, "activation_beta");
+    int k, j, ia = 0, ib = 0, cnt = per * nd;
+    if (an && an->nstrings != cnt) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "%d activations, needs %d", an->nstrings, cnt);
+    for (k = 0; k < cnt; k++) {
+        const char* s = an ? an->strings[k] : defs[k % per];
+        for (j = 1; names[j] && strcmp(names[j], s); j++) {}
+        if (!names[j]) return RLX__OX_UNSUP("activation '%s'", s);
+        acts[k].kind = j;
+        acts[k].a = da[j]; acts[k].b = db[j];
+        if (da[j] != 0) { if (al && ia < al->nfloats) acts[k].a = al->floats[ia]; ia++; }
+        if (nb[j]) { if (bl && ib < bl->nfloats) acts[k].b = bl->floats[ib]; ib++; }
+    }
+    return 1;
+}
+static rlx_tensor rlx__ox_rnn_f(rlx_graph* g, const rlx__oxact* f, double clip, rlx_tensor x) {
+    rlx_tensor z;
+    if (clip > 0) x = rlx_max(g, rlx_min(g, x, rlx__ox_sc(g, x, clip)), rlx__ox_sc(g, x, -clip));
+    z = rlx__ox_sc(g, x, 0.0);
+    switch (f->kind) {
+    case 1: return rlx_sigmoid(g, x);
+    case 2: return rlx_tanh(g, x);
+    case 3: return rlx_relu(g, x);
+    case 4: return rlx_max(g, z, rlx_min(g, rlx__ox_sc(g, x, 1.0), rlx_add(g, rlx_mul(g, x, rlx__ox_sc(g, x, f->a)), rlx__ox_sc(g, x, f->b))));
+    case 5: return rlx_where(g, rlx_lt(g, x, z), rlx_mul(g, x, rlx__ox_sc(g, x, f->a)), x);
+    case 6: return rlx_add(g, rlx_mul(g, x, rlx__ox_sc(g, x, f->a)), rlx__ox_sc(g, x, f->b));
+    case 7: return rlx_mul(g, rlx__ox_sc(g, x, f->a), rlx_tanh(g, rlx_mul(g, x, rlx__ox_sc(g, x, f->b))));
+    case 8: return rlx_where(g, rlx_gt(g, x, rlx__ox_sc(g, x, f->a)), x, z);
+    case 9: return rlx_where(g, rlx_gt(g, x, z), x, rlx_mul(g, rlx__ox_sc(g, x, f->a), rlx_sub(g, rlx_exp(g, x), rlx__ox_sc(g, x, 1.0))));
+    case 10: return rlx_div(g, x, rlx_add(g, rlx_abs(g, x), rlx__ox_sc(g, x, 1.0)));
+    default: return rlx_log(g, rlx_add(g, rlx_exp(g, x), rlx__ox_sc(g, x, 1.0)));
+    }
+}
+/* [d0, d1, d2] → the 2D slice [d1, d2] at index k of dim 0 */
+static rlx_tensor rlx__ox_dir(rlx_graph* g, rlx_tensor t, int k, int64_t a, int64_t b) {   /* b 0: [d1] */
+    int64_t s[2];
+    s[0] = a; s[1] = b;
+    return rlx_reshape(g, rlx_narrow(g, t, 0, k, 1), b ? 2 : 1, s);
+}
+static int rlx__ox_rnn(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__oxval** in, int nin, rlx_tensor* res) {
+    static const char* const dl[] = {"Sigmoid", "Tanh", "Tanh"};
+    static const char* const dr[] = {"Tanh"};
+    int lstm = !strcmp(n->op, "LSTM"), gru = !strcmp(n->op, "GRU");
+    int G = lstm ? 4 : gru ? 3 : 1, per = lstm ? 3 : gru ? 2 : 1, nd, rev, layout, lbr, d, i;
+    const char* dir = rlx__ox_as(n, "direction", "forward");
+    const rlx__oxattr* ca = rlx__ox_a(n, "clip");
+    double clip = ca && ca->has_f ? ca->f : 0.0;
+    rlx__oxact acts[6];
+    rlx_tensor x, w, r, b = {0, 0}, sl = {0, 0}, h0 = {0, 0}, c0 = {0, 0}, p = {0, 0}, ys[2], hs[2], cs[2], *steps;
+    int64_t xs[RLX_MAX_RANK], wsh[RLX_MAX_RANK], rsh[RLX_MAX_RANK], T, B, I, H, GH, s2[2], sg[2], s4[4];
+    static const int p021[3] = {1, 0, 2}, p2013[4] = {2, 0, 1, 3};
+#define RIN(k) ((k) < nin && in[k] ? rlx__ox_t(im, g, in[k]) : b0)
+    rlx_tensor b0 = {0, 0};
+    if (!strcmp(dir, "forward") || !strcmp(dir, "reverse")) nd = 1;
+    else if (!strcmp(dir, "bidirectional")) nd = 2;
+    else return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "direction '%s'", dir);
+    rev = dir[0] == 'r';
+    layout = (int)rlx__ox_ai(n, "layout", 0);
+    lbr = (int)rlx__ox_ai(n, "linear_before_reset", 0);
+    if (layout != 0 && layout != 1) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "layout %d", layout);
+    if (lstm && rlx__ox_ai(n, "input_forget", 0)) return RLX__OX_UNSUP("input_forget");
+    if (clip < 0) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "clip %g", clip);
+    if (!rlx__ox_rnn_acts(im, n, per, nd, lstm ? dl : gru ? dl : dr, acts)) return 0;
+    if (nin < 3 || !in[0] || !in[1] || !in[2]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "needs X, W and R");
+    x = RIN(0); w = RIN(1); r = RIN(2); b = RIN(3); sl = RIN(4); h0 = RIN(5);
+    if (lstm) { c0 = RIN(6); p = RIN(7); }
+    if (rlx_graph_status(g) != RLX_OK) return 1;
+    if (rlx__ox_shape(g, x, xs) != 3 || rlx__ox_shape(g, w, wsh) != 3 || rlx__ox_shape(g, r, rsh) != 3)
+        return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "X, W and R must have rank 3");
+    H = rlx__ox_ai(n, "hidden_size", rsh[2]);
+    if (H < 1 || H != rsh[2] || !rlx__mul_i64(H, G, &GH) || wsh[0] != nd || rsh[0] != nd || wsh[1] != GH || rsh[1] != GH || wsh[2] != xs[2])
+        return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "W [%lld,%lld,%lld] / R [%lld,%lld,%lld] do not fit %d direction(s), hidden_size %lld, input size %lld",
+                            (long long)wsh[0], (long long)wsh[1], (long long)wsh[2], (long long)rsh[0], (long long)rsh[1], (long long)rsh[2], nd, (long long)H, (long long)xs[2]);
+    if (layout) {
+        x = rlx_transpose(g, x, p021);
+        if (h0.id) h0 = rlx_transpose(g, h0, p021);
+        if (c0.id) c0 = rlx_transpose(g, c0, p021);
+        rlx__ox_shape(g, x, xs);
+    }
+    T = xs[0]; B = xs[1]; I = xs[2];
+    if (T * nd > RLX__OX_RNN_MAX_STEPS) return RLX__OX_UNSUP("%lld steps (unrolled while importing: at most %d)", (long long)(T * nd), RLX__OX_RNN_MAX_STEPS);
+    if (sl.id) {
+        s2[0] = B; s2[1] = 1;
+        sl = rlx_reshape(g, rlx_cast(g, sl, RLX_I64), 2, s2);
+    }
+    steps = (rlx_tensor*)rlx__ox_own(im, (size_t)T * sizeof(rlx_tensor));
+    if (!steps) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    s2[0] = B; s2[1] = H; sg[0] = B; sg[1] = GH;
+    for (d = 0; d < nd; d++) {
+        const rlx__oxact* f = &acts[d * per];
+        rlx_tensor xw = rlx_matmul(g, x, rlx_transpose(g, rlx__ox_dir(g, w, d, GH, I), NULL));
+        rlx_tensor rt = rlx_transpose(g, rlx__ox_dir(g, r, d, GH, H), NULL), rb = b0, h, c = b0, pi = b0, po = b0, pf = b0;
+        int back = rev || d == 1;
+        if (b.id) {
+            rlx_tensor bd = rlx__ox_dir(g, b, d, 2 * GH, 0);
+            rlx_tensor wb = rlx_narrow(g, bd, 0, 0, GH);
+            rb = rlx_narrow(g, bd, 0, GH, GH);
+            if (gru) { xw = rlx_add(g, xw, wb); }       /* GRU: Rb of the h gate stays apart */
+            else { xw = rlx_add(g, xw, rlx_add(g, wb, rb)); rb = b0; }
+        }
+        h = h0.id ? rlx__ox_dir(g, h0, d, B, H) : rlx_expand(g, rlx__ox_sc(g, x, 0.0), 2, s2);
+        if (lstm) {
+            c = c0.id ? rlx__ox_dir(g, c0, d, B, H) : rlx_expand(g, rlx__ox_sc(g, x, 0.0), 2, s2);
+            if (p.id) {
+                rlx_tensor pd = rlx__ox_dir(g, p, d, 3 * H, 0);
+                pi = rlx_narrow(g, pd, 0, 0, H); po = rlx_narrow(g, pd, 0, H, H); pf = rlx_narrow(g, pd, 0, 2 * H, H);
+            }
+        }
+        for (i = 0; i < T; i++) {
+            int64_t t = back ? T - 1 - i : i;
+            rlx_tensor xt = rlx_reshape(g, rlx_narrow(g, xw, 0, t, 1), 2, sg), hn, cn = b0;
+            if (lstm) {
+                rlx_tensor pre = rlx_add(g, xt, rlx_matmul(g, h, rt));
+                rlx_tensor gi = rlx_narrow(g, pre, 1, 0, H), go = rlx_narrow(g, pre, 1, H, H), gf = rlx_narrow(g, pre, 1, 2 * H, H), gc = rlx_narrow(g, pre, 1, 3 * H, H);
+                if (pi.id) { gi = rlx_add(g, gi, rlx_mul(g, pi, c)); gf = rlx_add(g, gf, rlx_mul(g, pf, c)); }
+                cn = rlx_add(g, rlx_mul(g, rlx__ox_rnn_f(g, &f[0], clip, gf), c), rlx_mul(g, rlx__ox_rnn_f(g, &f[0], clip, gi), rlx__ox_rnn_f(g, &f[1], clip, gc)));
+                if (po.id) go = rlx_add(g, go, rlx_mul(g, po, cn));
+                hn = rlx_mul(g, rlx__ox_rnn_f(g, &f[0], clip, go), rlx__ox_rnn_f(g, &f[2], clip, cn));
+            } else if (gru) {
+                rlx_tensor rzr = rlx_narrow(g, rt, 1, 0, 2 * H), rh = rlx_narrow(g, rt, 1, 2 * H, H), hzr = rlx_matmul(g, h, rzr), zt, rr, hh;
+                if (rb.id) hzr = rlx_add(g, hzr, rlx_narrow(g, rb, 0, 0, 2 * H));
+                zt = rlx__ox_rnn_f(g, &f[0], clip, rlx_add(g, rlx_narrow(g, xt, 1, 0, H), rlx_narrow(g, hzr, 1, 0, H)));
+                rr = rlx__ox_rnn_f(g, &f[0], clip, rlx_add(g, rlx_narrow(g, xt, 1, H, H), rlx_narrow(g, hzr, 1, H, H)));
+                if (lbr) {
+                    hh = rlx_matmul(g, h, rh);
+                    if (rb.id) hh = rlx_add(g, hh, rlx_narrow(g, rb, 0, 2 * H, H));
+                    hh = rlx_mul(g, rr, hh);
+                } else {
+                    hh = rlx_matmul(g, rlx_mul(g, rr, h), rh);
+                    if (rb.id) hh = rlx_add(g, hh, rlx_narrow(g, rb, 0, 2 * H, H));
+                }
+                hh = rlx__ox_rnn_f(g, &f[1], clip, rlx_add(g, rlx_narrow(g, xt, 1, 2 * H, H), hh));
+                hn = rlx_add(g, hh, rlx_mul(g, zt, rlx_sub(g, h, hh)));
+            } else hn = rlx__ox_rnn_f(g, &f[0], clip, rlx_add(g, xt, rlx_matmul(g, h, rt)));
+            if (sl.id) {
+                rlx_tensor m = rlx_lt(g, rlx_scalar(g, RLX_I64, (double)t), sl);
+                hn = rlx_where(g, m, hn, h);
+                if (lstm) cn = rlx_where(g, m, cn, c);
+                steps[t] = rlx_where(g, m, hn, rlx__ox_sc(g, hn, 0.0));
+            } else steps[t] = hn;
+            h = hn; c = cn;
+            s4[0] = 1; s4[1] = 1; s4[2] = B; s4[3] = H;
+            steps[t] = rlx_reshape(g, steps[t], 4, s4);
+            if (rlx_graph_status(g) != RLX_OK) return 1;
+        }
+        ys[d] = rlx_concat(g, (int)T, steps, 0);
+        s4[0] = 1; s4[1] = B; s4[2] = H;
+        hs[d] = rlx_reshape(g, h, 3, s4);
+        if (lstm) cs[d] = rlx_reshape(g, c, 3, s4);
+    }
+    res[0] = nd == 2 ? rlx_concat(g, 2, ys, 1) : ys[0];
+    res[1] = nd == 2 ? rlx_concat(g, 2, hs, 0) : hs[0];
+    if (lstm && n->nout > 2) res[2] = nd == 2 ? rlx_concat(g, 2, cs, 0) : cs[0];
+    if (layout) {
+        res[0] = rlx_transpose(g, res[0], p2013);
+        res[1] = rlx_transpose(g, res[1], p021);
+        if (lstm && n->nout > 2) res[2] = rlx_transpose(g, res[2], p021);
+    }
+    return 1;
+#undef RIN
+}
+
+/* Einsum: each operand loses its repeated labels (a diagonal: the two axes moved last, flattened, gathered at
+   i·(n+1)) and the labels no one else needs (summed); operands are then contracted pairwise, left to right, as
+   one batched matmul [batch, left, k] × [batch, k, right] after transposes and reshapes; the result is summed
+   and transposed to the output labels. "..." takes labels of its own, aligned from the right. */
+typedef struct rlx__oxes { rlx_tensor t; int n; char lab[RLX_MAX_RANK]; } rlx__oxes;
+static int rlx__ox_es_has(const char* s, int n, char c) { int i; for (i = 0; i < n; i++) if (s[i] == c) return 1; return 0; }
+/* sums the labels of e not in keep[0..nk) */
+static int rlx__ox_es_sum(rlx__oximp* im, rlx_graph* g, rlx__oxes* e, const char* keep, int nk) {
+    int ax[RLX_MAX_RANK], na = 0, i, j = 0;
+    char nl[RLX_MAX_RANK];
+    (void)im;
+    for (i = 0; i < e->n; i++) { if (rlx__ox_es_has(keep, nk, e->lab[i])) nl[j++] = e->lab[i]; else ax[na++] = i; }
+    if (!na) return 1;
+    e->t = rlx_reduce_sum(g, e->t, na, ax, 0);
+    e->n = j;
+    memcpy(e->lab, nl, (size_t)j);
+    return 1;
+}
+/* transposes e to the label order `want` (a permutation of its labels) */
+static void rlx__ox_es_order(rlx_graph* g, rlx__oxes* e, const char* want) {
+    int perm[RLX_MAX_RANK], i, j, id = 1;
+    for (i = 0; i < e->n; i++) {
+        for (j = 0; j < e->n && e->lab[j] != want[i]; j++) {}
+        perm[i] = j;
+        if (j != i) id = 0;
+    }
+    if (!id) e->t = rlx_transpose(g, e->t, perm);
+    memcpy(e->lab, want, (size_t)e->n);
+}
+static int rlx__ox_einsum(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__oxval** in, int nin, rlx_tensor* res) {
+    const char* eq = rlx__ox_as(n, "equation", NULL);
+    char terms[8][RLX_MAX_RANK * 2 + 4], outl[RLX_MAX_RANK + 1];
+    int tn[8], nt = 0, ell_in[8], has_out = 0, nout = 0, ne = 0, k, i, j;
+    rlx__oxes es[8];
+    const char* p;
+    if (!eq) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "no equation");
+    if (nin < 1 || nin > 8) return RLX__OX_UNSUP("%d operands (1 to 8 are supported)", nin);
+    /* parse: letters, "..." (marked '.'), ',' between terms, "->" before the output */
+    for (k = 0; k < 8; k++) { tn[k] = 0; ell_in[k] = 0; }
+    for (p = eq; *p; p++) {
+        char c = *p;
+        int* cnt = has_out ? &nout : &tn[nt];
+        char* dst = has_out ? outl : terms[nt];
+        if (c == ' ') continue;
+        if (c == ',' && !has_out) { if (++nt >= 8) return RLX__OX_UNSUP("more than 8 operands"); continue; }
+        if (c == '-' && p[1] == '>' && !has_out) { has_out = 1; p++; continue; }
+        if (c == '.' && p[1] == '.' && p[2] == '.') { c = '.'; p += 2; }
+        else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "equation '%s': unexpected '%c'", eq, c);
+        if (*cnt >= RLX_MAX_RANK + 1) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "equation '%s': a term with too many labels", eq);
+        dst[(*cnt)++] = c;
+    }
+    nt++;
+    if (nt != nin) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "equation '%s' has %d terms for %d inputs", eq, nt, nin);
+    /* operands with their labels; "..." expands to '0'.. ('0' + ne - 1), right-aligned */
+    for (k = 0; k < nt; k++) {
+        int64_t sh[RLX_MAX_RANK];
+        int r, nl = 0, ne_k;
+        if (!in[k]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "operand %d missing", k);
+        es[k].t = rlx__ox_t(im, g, in[k]);
+        r = rlx__ox_shape(g, es[k].t, sh);
+        if (r < 0) return 1;
+        for (i = 0; i < tn[k]; i++) { if (terms[k][i] == '.') { if (ell_in[k]++) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "two ellipses in a term"); } else nl++; }
+        ne_k = r - nl;
+        if (ne_k < 0 || (!ell_in[k] && ne_k)) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "operand %d has rank %d for term %d labels%s", k, r, nl, ell_in[k] ? " and ..." : "");
+        if (ne_k > ne) ne = ne_k;
+    }
+    for (k = 0; k < nt; k++) {
+        int r = rlx__ox_shape(g, es[k].t, NULL), nl = tn[k] - ell_in[k], ne_k = r - nl, m = 0;
+        int64_t sh[RLX_MAX_RANK];
+        rlx__ox_shape(g, es[k].t, sh);
+        for (i = 0; i < tn[k]; i++) {
+            if (terms[k][i] == '.') { for (j = 0; j < ne_k; j++) es[k].lab[m++] = (char)('0' + ne - ne_k + j); }
+            else es[k].lab[m++] = terms[k][i];
+        }
+        es[k].n = m;
+        /* repeated labels: the diagonal */
+        for (i = 0; i < es[k].n; i++)
+            for (j = i + 1; j < es[k].n; j++) {
+                int perm[RLX_MAX_RANK], q, a, rr = es[k].n;
+                int64_t ns[RLX_MAX_RANK], d = sh[i], len, *idx, z;
+                char nl2[RLX_MAX_RANK];
+                if (es[k].lab[j] != es[k].lab[i]) continue;
+                if (sh[j] != d) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "label '%c' has sizes %lld and %lld", es[k].lab[i], (long long)d, (long long)sh[j]);
+                for (q = 0, a = 0; q < rr; q++) if (q != i && q != j) { perm[a] = q; ns[a] = sh[q]; nl2[a] = es[k].lab[q]; a++; }
+                perm[a] = i; perm[a + 1] = j;
+                len = d * d;
+                ns[a] = len;
+                idx = (int64_t*)rlx__ox_own(im, (size_t)d * sizeof(int64_t));
+                if (!idx) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+                for (z = 0; z < d; z++) idx[z] = z * (d + 1);
+                es[k].t = rlx_gather(g, rlx_reshape(g, rlx_transpose(g, es[k].t, perm), a + 1, ns), rlx_constant(g, RLX_I64, 1, &d, idx), a);
+                nl2[a] = es[k].lab[i];
+                es[k].n = a + 1;
+                memcpy(es[k].lab, nl2, (size_t)es[k].n);
+                rlx__ox_shape(g, es[k].t, sh);
+                i = -1; break;   /* start over on the new labels */
+            }
+    }
+    if (!has_out) {   /* implicit: "..." then the labels seen once, sorted */
+        int seen[128] = {0};
+        for (k = 0; k < nt; k++) for (i = 0; i < es[k].n; i++) seen[(unsigned char)es[k].lab[i]]++;
+        nout = 0;
+        for (i = 0; i < ne; i++) outl[nout++] = (char)('0' + i);
+        for (i = 'A'; i <= 'z'; i++) if (seen[i] == 1) outl[nout++] = (char)i;
+        if (nout > RLX_MAX_RANK) return RLX__OX_UNSUP("an output of rank %d", nout);
+    } else {
+        char o2[RLX_MAX_RANK + 1];
+        int m = 0;
+        for (i = 0; i < nout; i++) {
+            if (outl[i] == '.') { for (j = 0; j < ne && m < RLX_MAX_RANK; j++) o2[m++] = (char)('0' + j); }
+            else { if (m >= RLX_MAX_RANK) break; o2[m++] = outl[i]; }
+        }
+        if (m > RLX_MAX_RANK || i < nout) return RLX__OX_UNSUP("an output of rank > %d", RLX_MAX_RANK);
+        for (i = 0; i < m; i++) {
+            int found = 0;
+            for (j = 0; j < i; j++) if (o2[j] == o2[i]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "output label '%c' repeated", o2[i]);
+            for (k = 0; k < nt; k++) found |= rlx__ox_es_has(es[k].lab, es[k].n, o2[i]);
+            if (!found) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "output label '%c' is in no input", o2[i]);
+        }
+        memcpy(outl, o2, (size_t)m);
+        nout = m;
+    }
+    /* contract left to right; a label survives while the output or a later operand has it */
+    for (k = 0; k < nt; k++) {
+        char keep[RLX_MAX_RANK * 9 + 1];
+        int nk = 0, q;
+        rlx__oxes* a = &es[0];
+        for (i = 0; i < nout; i++) keep[nk++] = outl[i];
+        for (q = k + 1; q < nt; q++) for (i = 0; i < es[q].n; i++) keep[nk++] = es[q].lab[i];
+        if (k == 0) { if (!rlx__ox_es_sum(im, g, a, keep, nk)) return 0; continue; }
+        {
+            rlx__oxes* b = &es[k];
+            char bl[RLX_MAX_RANK], ll[RLX_MAX_RANK], rl[RLX_MAX_RANK], cl[RLX_MAX_RANK], ao[RLX_MAX_RANK], bo[RLX_MAX_RANK];
+            int nb = 0, nl = 0, nr = 0, nc = 0, m;
+            int64_t as[RLX_MAX_RANK], bs[RLX_MAX_RANK], sz[128], s3a[3], s3b[3], os[RLX_MAX_RANK], bt = 1, lt = 1, rt = 1, ct = 1;
+            /* b's labels needed only by b are summed first; a's labels were summed at the previous step */
+            for (i = 0; i < a->n; i++) keep[nk++] = a->lab[i];
+            if (!rlx__ox_es_sum(im, g, b, keep, nk)) return 0;
+            nk -= a->n;
+            rlx__ox_shape(g, a->t, as); rlx__ox_shape(g, b->t, bs);
+            for (i = 0; i < 128; i++) sz[i] = 1;
+            for (i = 0; i < a->n; i++) sz[(unsigned char)a->lab[i]] = as[i];
+            for (i = 0; i < b->n; i++) {
+                int64_t* s = &sz[(unsigned char)b->lab[i]];
+                if (rlx__ox_es_has(a->lab, a->n, b->lab[i]) && *s != bs[i] && *s != 1 && bs[i] != 1)
+                    return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "label '%c' has sizes %lld and %lld", b->lab[i], (long long)*s, (long long)bs[i]);
+                if (bs[i] != 1) *s = bs[i];
+            }
+            for (i = 0; i < a->n; i++) {
+                char c = a->lab[i];
+                int inb = rlx__ox_es_has(b->lab, b->n, c), kept = rlx__ox_es_has(keep, nk, c);
+                if (inb && kept) bl[nb++] = c; else if (inb) cl[nc++] = c; else ll[nl++] = c;
+            }
+            for (i = 0; i < b->n; i++) if (!rlx__ox_es_has(a->lab, a->n, b->lab[i])) rl[nr++] = b->lab[i];
+            /* a → [batch, left, contracted], b → [batch, contracted, right], sizes broadcast */
+            m = 0;
+            for (i = 0; i < nb; i++) ao[m++] = bl[i];
+            for (i = 0; i < nl; i++) ao[m++] = ll[i];
+            for (i = 0; i < nc; i++) ao[m++] = cl[i];
+            rlx__ox_es_order(g, a, ao);
+            m = 0;
+            for (i = 0; i < nb; i++) bo[m++] = bl[i];
+            for (i = 0; i < nc; i++) bo[m++] = cl[i];
+            for (i = 0; i < nr; i++) bo[m++] = rl[i];
+            rlx__ox_es_order(g, b, bo);
+            for (i = 0; i < a->n; i++) as[i] = sz[(unsigned char)a->lab[i]];
+            for (i = 0; i < b->n; i++) bs[i] = sz[(unsigned char)b->lab[i]];
+            a->t = rlx_expand(g, a->t, a->n, as);
+            b->t = rlx_expand(g, b->t, b->n, bs);
+            for (i = 0; i < nb; i++) bt *= sz[(unsigned char)bl[i]];
+            for (i = 0; i < nl; i++) lt *= sz[(unsigned char)ll[i]];
+            for (i = 0; i < nr; i++) rt *= sz[(unsigned char)rl[i]];
+            for (i = 0; i < nc; i++) ct *= sz[(unsigned char)cl[i]];
+            s3a[0] = bt; s3a[1] = lt; s3a[2] = ct;
+            s3b[0] = bt; s3b[1] = ct; s3b[2] = rt;
+            a->t = rlx_matmul(g, rlx_reshape(g, a->t, 3, s3a), rlx_reshape(g, b->t, 3, s3b));
+            m = 0;
+            for (i = 0; i < nb; i++) { os[m] = sz[(unsigned char)bl[i]]; a->lab[m++] = bl[i]; }
+            for (i = 0; i < nl; i++) { os[m] = sz[(unsigned char)ll[i]]; a->lab[m++] = ll[i]; }
+            for (i = 0; i < nr; i++) { os[m] = sz[(unsigned char)rl[i]]; a->lab[m++] = rl[i]; }
+            if (m > RLX_MAX_RANK) return RLX__OX_UNSUP("an intermediate of rank %d", m);
+            a->n = m;
+            a->t = rlx_reshape(g, a->t, m, os);
+            if (rlx_graph_status(g) != RLX_OK) return 1;
+        }
+    }
+    if (!rlx__ox_es_sum(im, g, &es[0], outl, nout)) return 0;
+    rlx__ox_es_order(g, &es[0], outl);
+    res[0] = es[0].t;
     return 1;
 }
 
@@ -21700,6 +22074,8 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
         y = rlx_constant(g, dt, 0, NULL, val);
         res[0] = c ? rlx_expand(g, y, c, t64) : y; return 1;
     }
+    if (OP("RNN") || OP("GRU") || OP("LSTM")) return rlx__ox_rnn(im, g, n, in, nin, res);
+    if (OP("Einsum")) return rlx__ox_einsum(im, g, n, in, nin, res);
     return RLX__OX_UNSUP("the op is not supported");
 #undef OP
 #undef OXT
