@@ -21267,6 +21267,181 @@ static int rlx__ox_einsum(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rl
     return 1;
 }
 
+/* Resize (opset 11+) for what rlx_resize lacks: any rank and axes, every coordinate_transformation_mode and
+   nearest_mode, cubic (cubic_coeff_a, exclude_outside), antialias, scales that give fractional sizes, and
+   tf_crop_and_resize with its extrapolation value. Per resized axis the weights form a constant [out, in]
+   matrix computed here in f64 (ONNX's reference formulas; neighbours past the edge repeat the edge); nearest is a
+   gather of constant indices, linear and cubic a matmul with the matrix (float dtypes). Returns 2 when the
+   node is one rlx_resize runs as is (the caller goes on). */
+static double rlx__ox_rs_cubic(double x, double A) {
+    x = fabs(x);
+    if (x <= 1) return ((A + 2) * x - (A + 3)) * x * x + 1;
+    if (x < 2) return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+    return 0;
+}
+static int rlx__ox_resize(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__oxval** in, int nin, rlx_tensor* res) {
+    const char* mode = rlx__ox_as(n, "mode", "nearest");
+    const char* ct = rlx__ox_as(n, "coordinate_transformation_mode", "half_pixel");
+    const char* nm = rlx__ox_as(n, "nearest_mode", "round_prefer_floor");
+    const char* kp = rlx__ox_as(n, "keep_aspect_ratio_policy", "stretch");
+    double A = rlx__ox_af(n, "cubic_coeff_a", -0.75f), ext = rlx__ox_af(n, "extrapolation_value", 0.0f);
+    int anti = (int)rlx__ox_ai(n, "antialias", 0), excl = (int)rlx__ox_ai(n, "exclude_outside", 0), cna;
+    int kind = !strcmp(mode, "nearest") ? 0 : !strcmp(mode, "linear") ? 1 : !strcmp(mode, "cubic") ? 2 : -1;
+    const int64_t* axa = rlx__ox_aints(n, "axes", &cna);
+    rlx__oxval *roiv = nin > 1 ? in[1] : NULL, *scv = nin > 2 ? in[2] : NULL, *szv = nin > 3 ? in[3] : NULL;
+    rlx_tensor x = rlx__ox_t(im, g, in[0]), y, valid = {0, 0};
+    rlx_dtype dt = rlx_tensor_info(g, x, NULL, NULL);
+    int64_t sh[RLX_MAX_RANK], outd[RLX_MAX_RANK], v64[RLX_MAX_RANK];
+    double sc[RLX_MAX_RANK], roi[2 * RLX_MAX_RANK];
+    int r = rlx__ox_shape(g, x, sh), ax[RLX_MAX_RANK], nax, i, a, crop = !strcmp(ct, "tf_crop_and_resize"), whole = 1;
+    static const char* const cts[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize", NULL};
+    if (r < 1) return 1;
+    if (kind < 0) return RLX__OX_UNSUP("mode '%s'", mode);
+    for (i = 0; cts[i] && strcmp(cts[i], ct); i++) {}
+    if (!cts[i]) return RLX__OX_UNSUP("coordinate_transformation_mode '%s'", ct);
+    if (kind == 0 && strcmp(nm, "round_prefer_floor") && strcmp(nm, "round_prefer_ceil") && strcmp(nm, "floor") && strcmp(nm, "ceil"))
+        return RLX__OX_UNSUP("nearest_mode '%s'", nm);
+    if (strcmp(kp, "stretch")) return RLX__OX_UNSUP("keep_aspect_ratio_policy '%s'", kp);
+    if (axa) {
+        if (cna < 1 || cna > r) return rlx__ox_nerr(im, RLX_ERROR_AXIS, "%d axes for rank %d", cna, r);
+        for (i = 0; i < cna; i++) {
+            int j;
+            if (!rlx__ox_axis(im, axa[i], r, &ax[i])) return 0;
+            for (j = 0; j < i; j++) if (ax[j] == ax[i]) return rlx__ox_nerr(im, RLX_ERROR_AXIS, "axis %d repeated", ax[i]);
+        }
+        nax = cna;
+    } else { for (i = 0; i < r; i++) ax[i] = i; nax = r; }
+    for (i = 0; i < r; i++) { outd[i] = sh[i]; sc[i] = 1.0; roi[i] = 0.0; roi[r + i] = 1.0; }
+    if (crop) {
+        int cnt = roiv && roiv->hc ? (int)roiv->count : -1;
+        if (cnt != 2 * nax || (roiv->dt != RLX_F32 && roiv->dt != RLX_F64)) return RLX__OX_UNSUP("roi must be a constant of %d floats", 2 * nax);
+        for (i = 0; i < 2 * nax; i++) {
+            double v;
+            if (roiv->dt == RLX_F32) { float f; memcpy(&f, (const char*)roiv->data + 4 * i, 4); v = f; }
+            else memcpy(&v, (const char*)roiv->data + 8 * i, 8);
+            if (!(v > -1e6 && v < 1e6)) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "roi[%d] = %g", i, v);
+            roi[(i < nax ? 0 : r) + ax[i % nax]] = v;
+        }
+    }
+    if (szv && szv->count) {
+        if (scv && scv->count) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "both scales and sizes");
+        if (rlx__ox_cints(szv, v64, RLX_MAX_RANK) != nax) return RLX__OX_UNSUP("sizes must be a constant of %d values", nax);
+        for (i = 0; i < nax; i++) {
+            if (v64[i] < 1 || v64[i] > RLX__OX_FOLD_MAX) return RLX__OX_UNSUP("an output size of %lld", (long long)v64[i]);
+            outd[ax[i]] = v64[i]; sc[ax[i]] = (double)v64[i] / (double)sh[ax[i]];
+        }
+    } else {
+        if (!scv || !scv->hc || scv->dt != RLX_F32 || scv->count != nax) return RLX__OX_UNSUP("scales must be a constant of %d floats", nax);
+        for (i = 0; i < nax; i++) {
+            float f;
+            double o;
+            a = ax[i];
+            memcpy(&f, (const char*)scv->data + 4 * i, 4);
+            if (!(f > 0.0f && f <= 65536.0f)) return RLX__OX_UNSUP("scale %g", (double)f);
+            sc[a] = f;
+            o = floor((double)sh[a] * (crop ? roi[r + a] - roi[a] : 1.0) * f);
+            if (!(o >= 1 && o <= RLX__OX_FOLD_MAX)) return RLX__OX_UNSUP("an output size of %g", o);
+            outd[a] = (int64_t)o;
+            if ((double)outd[a] != (double)sh[a] * f) whole = 0;
+        }
+    }
+    /* what rlx_resize runs as is (the importer's older path) */
+    if (r == 4 && !anti && !axa && !excl && outd[0] == sh[0] && outd[1] == sh[1] && whole &&
+        ((kind == 0 && !strcmp(ct, "asymmetric") && !strcmp(nm, "floor")) ||
+         (kind == 1 && (!strcmp(ct, "align_corners") || !strcmp(ct, "half_pixel") || (!strcmp(ct, "pytorch_half_pixel") && outd[2] > 1 && outd[3] > 1)))))
+        return 2;
+    if (kind && dt != RLX_F32 && dt != RLX_F64 && dt != RLX_F16 && dt != RLX_BF16) return RLX__OX_UNSUP("%s mode on %s", mode, rlx_dtype_name(dt));
+    y = x;
+    for (a = 0; a < r; a++) {
+        int64_t O = outd[a], In = sh[a], o, k, nw;
+        double s = sc[a];
+        double* wm;
+        int64_t* idx = NULL;
+        uint8_t* ok;
+        int identity = 1, anyinv = 0;
+        for (i = 0; i < nax && ax[i] != a; i++) {}
+        if (i == nax) continue;
+        if (O * In > RLX__OX_FOLD_MAX * 16) return RLX__OX_UNSUP("a %lldx%lld resize matrix", (long long)O, (long long)In);
+        wm = (double*)rlx__ox_own(im, (size_t)(O * In) * sizeof(double));
+        ok = (uint8_t*)rlx__ox_own(im, (size_t)O);
+        if (kind == 0) idx = (int64_t*)rlx__ox_own(im, (size_t)O * sizeof(int64_t));
+        if (!wm || !ok || (kind == 0 && !idx)) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        memset(wm, 0, (size_t)(O * In) * sizeof(double));
+        for (o = 0; o < O; o++) {
+            double xo, xd = (double)o;
+            if (!strcmp(ct, "half_pixel")) xo = (xd + 0.5) / s - 0.5;
+            else if (!strcmp(ct, "half_pixel_symmetric")) {
+                double adj = (double)O / (s * (double)In), cen = (double)In / 2.0;
+                xo = cen * (1 - adj) + (xd + 0.5) / s - 0.5;
+            }
+            else if (!strcmp(ct, "pytorch_half_pixel")) xo = O > 1 ? (xd + 0.5) / s - 0.5 : 0.0;
+            else if (!strcmp(ct, "align_corners")) xo = s * (double)In == 1.0 ? 0.0 : xd * (double)(In - 1) / (s * (double)In - 1);   /* the reference: the unrounded size */
+            else if (!strcmp(ct, "asymmetric")) xo = xd / s;
+            else if (!strcmp(ct, "tf_half_pixel_for_nn")) xo = (xd + 0.5) / s;
+            else xo = O > 1 ? roi[a] * (double)(In - 1) + xd * (roi[r + a] - roi[a]) * (double)(In - 1) / (double)(O - 1)
+                            : 0.5 * (roi[a] + roi[r + a]) * (double)(In - 1);
+            ok[o] = 1;
+            if (crop && (xo < 0 || xo > (double)(In - 1))) { ok[o] = 0; anyinv = 1; identity = 0; if (kind == 0) idx[o] = 0; continue; }
+            if (kind == 0) {
+                double f = !strcmp(nm, "floor") ? floor(xo) : !strcmp(nm, "ceil") ? ceil(xo) : !strcmp(nm, "round_prefer_ceil") ? floor(xo + 0.5) : ceil(xo - 0.5);
+                int64_t j = f < 0 ? 0 : f > (double)(In - 1) ? In - 1 : (int64_t)f;
+                idx[o] = j;
+                wm[o * In + j] = 1.0;
+                if (j != o || O != In) identity = 0;
+            } else {
+                double cw[64], sum = 0, ss = anti && s < 1.0 ? s : 1.0, ratio;
+                int64_t xi = (int64_t)ceil(xo) - 1, st;
+                ratio = xo - (double)xi;
+                if (kind == 1) { st = (int64_t)floor(-1.0 / ss) + 1; nw = 2 - 2 * st; }
+                else { st = (int64_t)floor(-2.0 / ss) + 1; nw = 2 - 2 * st; }
+                if (nw > 64) return RLX__OX_UNSUP("antialias at scale %g", s);
+                for (k = 0; k < nw; k++) {
+                    double arg = ((double)(st + k) - ratio) * ss, c;
+                    if (kind == 1) { c = 1 - fabs(arg); c = c < 0 ? 0 : c > 1 ? 1 : c; }
+                    else c = rlx__ox_rs_cubic(arg, A);
+                    if (excl && (xi + st + k < 0 || xi + st + k >= In)) c = 0;
+                    cw[k] = c; sum += c;
+                }
+                for (k = 0; k < nw; k++) {
+                    int64_t j = xi + st + k;
+                    double c = (anti || excl) && sum != 0 ? cw[k] / sum : cw[k];
+                    j = j < 0 ? 0 : j >= In ? In - 1 : j;
+                    wm[o * In + j] += c;
+                }
+                if (O != In) identity = 0;
+                else for (k = 0; k < In; k++) if (wm[o * In + k] != (k == o ? 1.0 : 0.0)) identity = 0;
+            }
+        }
+        if (identity) continue;
+        if (kind == 0 && !anyinv) y = rlx_gather(g, y, rlx_constant(g, RLX_I64, 1, &O, idx), a);
+        else {
+            int64_t ms[2];
+            rlx_tensor m;
+            int perm[RLX_MAX_RANK];
+            ms[0] = O; ms[1] = In;
+            m = rlx_cast(g, rlx_constant(g, RLX_F64, 2, ms, wm), dt);
+            if (rlx__is_int(dt) || dt == RLX_BOOL) return RLX__OX_UNSUP("tf_crop_and_resize on %s", rlx_dtype_name(dt));
+            if (a == r - 1) y = rlx_matmul(g, y, rlx_transpose(g, m, NULL));
+            else if (a == r - 2) y = rlx_matmul(g, m, y);
+            else {
+                for (i = 0; i < r; i++) perm[i] = i;
+                perm[a] = r - 1; perm[r - 1] = a;
+                y = rlx_transpose(g, rlx_matmul(g, rlx_transpose(g, y, perm), rlx_transpose(g, m, NULL)), perm);
+            }
+        }
+        if (anyinv) {
+            rlx_tensor va;
+            for (i = 0; i < r; i++) v64[i] = i == a ? O : 1;
+            va = rlx_constant(g, RLX_BOOL, r, v64, ok);
+            valid = valid.id ? rlx_where(g, valid, va, rlx_scalar(g, RLX_BOOL, 0.0)) : va;
+        }
+        if (rlx_graph_status(g) != RLX_OK) return 1;
+    }
+    if (valid.id) y = rlx_where(g, valid, y, rlx__ox_sc(g, y, ext));
+    res[0] = y;
+    return 1;
+}
+
 typedef struct rlx__oxun { const char* name; rlx_op op; } rlx__oxun;
 static const rlx__oxun rlx__ox_unary[] = {
     {"Abs", RLX_OP_ABS}, {"Neg", RLX_OP_NEG}, {"Exp", RLX_OP_EXP}, {"Log", RLX_OP_LOG}, {"Sqrt", RLX_OP_SQRT},
@@ -21800,6 +21975,7 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
         }
     }
     if (OP("Resize") || OP("Upsample")) {
+        if (OP("Resize") && opset >= 11 && (c = rlx__ox_resize(im, g, n, in, nin, res)) != 2) return c;
         const char* mode = rlx__ox_as(n, "mode", "nearest");
         const char* ct = rlx__ox_as(n, "coordinate_transformation_mode", opset < 11 ? "asymmetric" : "half_pixel");
         const char* nm = rlx__ox_as(n, "nearest_mode", "round_prefer_floor");
