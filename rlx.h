@@ -21442,6 +21442,109 @@ static int rlx__ox_resize(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rl
     return 1;
 }
 
+/* Small ops mapped to builder calls: Celu, MeanVarianceNormalization, LRN, the Hann/Hamming/Blackman windows,
+   Dropout's mask output (inference: all true) and NonZero of a constant. Returns -1 for an op it does not know. */
+static int rlx__ox_misc(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__oxval** in, int nin, rlx_tensor* res, rlx__oxval** out) {
+    const char* op = n->op;
+    rlx_tensor none = {0, 0}, x = nin > 0 && in[0] && strcmp(op, "NonZero") ? rlx__ox_t(im, g, in[0]) : none, y;
+    int64_t sh[RLX_MAX_RANK];
+    int r = x.id ? rlx__ox_shape(g, x, sh) : -1, i;
+    if (!strcmp(op, "Celu")) {   /* max(0, x) + min(0, α·(exp(x/α) − 1)) */
+        double al = rlx__ox_af(n, "alpha", 1.0f);
+        if (al == 0) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "alpha 0");
+        y = rlx_mul(g, rlx__ox_sc(g, x, al), rlx_sub(g, rlx_exp(g, rlx_div(g, x, rlx__ox_sc(g, x, al))), rlx__ox_sc(g, x, 1.0)));
+        res[0] = rlx_add(g, rlx_max(g, x, rlx__ox_sc(g, x, 0.0)), rlx_min(g, y, rlx__ox_sc(g, x, 0.0)));
+        return 1;
+    }
+    if (!strcmp(op, "MeanVarianceNormalization")) {   /* (x − E x) / (sqrt(E x² − (E x)²) + 1e-9) */
+        int axes[RLX_MAX_RANK], na, c;
+        const int64_t* v = rlx__ox_aints(n, "axes", &c);
+        rlx_tensor mu, var;
+        if (!v) { if (r != 4) return RLX__OX_UNSUP("default axes on rank %d", r); axes[0] = 0; axes[1] = 2; axes[2] = 3; na = 3; }
+        else {
+            if (c < 1 || c > r) return rlx__ox_nerr(im, RLX_ERROR_AXIS, "%d axes for rank %d", c, r);
+            for (i = 0; i < c; i++) if (!rlx__ox_axis(im, v[i], r, &axes[i])) return 0;
+            na = c;
+        }
+        mu = rlx_reduce_mean(g, x, na, axes, 1);
+        var = rlx_sub(g, rlx_reduce_mean(g, rlx_mul(g, x, x), na, axes, 1), rlx_mul(g, mu, mu));
+        res[0] = rlx_div(g, rlx_sub(g, x, mu), rlx_add(g, rlx_sqrt(g, var), rlx__ox_sc(g, x, 1e-9)));
+        return 1;
+    }
+    if (!strcmp(op, "LRN")) {   /* x / (bias + α/size · Σ x² over the channel window)^β */
+        int64_t size = rlx__ox_ai(n, "size", 0), be[RLX_MAX_RANK], af[RLX_MAX_RANK], k;
+        rlx_tensor sq, acc = {0, 0};
+        if (r < 3) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "input rank %d < 3", r);
+        if (size < 1 || size > 4096) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "size %lld", (long long)size);
+        for (i = 0; i < r; i++) { be[i] = 0; af[i] = 0; }
+        be[1] = (size - 1) / 2; af[1] = size - 1 - be[1];
+        sq = rlx_pad(g, rlx_mul(g, x, x), be, af, RLX_PAD_CONSTANT, 0.0);
+        for (k = 0; k < size; k++) { rlx_tensor s = rlx_narrow(g, sq, 1, k, sh[1]); acc = acc.id ? rlx_add(g, acc, s) : s; }
+        y = rlx_add(g, rlx__ox_sc(g, x, rlx__ox_af(n, "bias", 1.0f)), rlx_mul(g, acc, rlx__ox_sc(g, x, rlx__ox_af(n, "alpha", 1e-4f) / (double)size)));
+        res[0] = rlx_div(g, x, rlx_pow(g, y, rlx__ox_sc(g, x, rlx__ox_af(n, "beta", 0.75f))));
+        return 1;
+    }
+    if (!strcmp(op, "HannWindow") || !strcmp(op, "HammingWindow") || !strcmp(op, "BlackmanWindow")) {
+        int64_t N, k, per = rlx__ox_ai(n, "periodic", 1);
+        rlx_dtype dt = rlx__ox_dtype((int)rlx__ox_ai(n, "output_datatype", 1));
+        double* wv, D, pi2 = 6.283185307179586476925;
+        if (rlx__ox_cints(nin > 0 ? in[0] : NULL, &N, 1) != 1) return RLX__OX_UNSUP("size must be a constant");
+        if (N < 1 || N > RLX__OX_FOLD_MAX) return RLX__OX_UNSUP("size %lld", (long long)N);
+        if (dt == RLX_DTYPE_INVALID) return RLX__OX_UNSUP("output_datatype %lld", (long long)rlx__ox_ai(n, "output_datatype", 1));
+        wv = (double*)rlx__ox_own(im, (size_t)N * sizeof(double));
+        if (!wv) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        D = per ? (double)N : (double)(N - 1);
+        for (k = 0; k < N; k++) {
+            double t = D > 0 ? pi2 * (double)k / D : 0.0;
+            wv[k] = op[0] == 'H' && op[2] == 'n' ? 0.5 - 0.5 * cos(t)
+                  : op[0] == 'H' ? 25.0 / 46.0 - (21.0 / 46.0) * cos(t)
+                  : 0.42 - 0.5 * cos(t) + 0.08 * cos(2 * t);
+        }
+        res[0] = rlx_cast(g, rlx_constant(g, RLX_F64, 1, &N, wv), dt);
+        return 1;
+    }
+    if (!strcmp(op, "Dropout")) {   /* inference: y = x, mask all true */
+        double tm = 0;
+        if (nin > 2 && in[2] && (!rlx__ox_cdouble(in[2], &tm) || tm != 0)) return RLX__OX_UNSUP("training_mode must be a constant false");
+        res[0] = x;
+        if (n->nout > 1) res[1] = rlx_expand(g, rlx_scalar(g, RLX_BOOL, 1.0), r, sh);
+        return 1;
+    }
+    if (!strcmp(op, "NonZero")) {   /* the indices [rank, count] of the nonzero elements of a constant */
+        const rlx__oxval* v = in[0];
+        int64_t k, cnt = 0, d[2], *idx;
+        size_t es;
+        if (!v || !v->hc) return RLX__OX_UNSUP("the input must be a constant (the output shape depends on its values)");
+        es = rlx_dtype_size(v->dt);
+        if (!v->count || es == 0 || es > 8 || v->dt == RLX_F16 || v->dt == RLX_BF16) return RLX__OX_UNSUP("an input of %s", rlx_dtype_name(v->dt));
+        for (k = 0; k < v->count; k++) {
+            uint64_t u = 0;
+            memcpy(&u, (const char*)v->data + (size_t)k * es, es);
+            if (v->dt == RLX_F32) u &= 0x7FFFFFFFu;
+            if (v->dt == RLX_F64) u &= 0x7FFFFFFFFFFFFFFFull;
+            if (u) cnt++;
+        }
+        if (!cnt) return RLX__OX_UNSUP("empty tensors (no nonzero element)");
+        d[0] = v->rank > 0 ? v->rank : 1; d[1] = cnt;
+        idx = (int64_t*)rlx__ox_own(im, (size_t)(d[0] * cnt) * sizeof(int64_t));
+        if (!idx) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        cnt = 0;
+        for (k = 0; k < v->count; k++) {
+            uint64_t u = 0;
+            int64_t rem = k;
+            memcpy(&u, (const char*)v->data + (size_t)k * es, es);
+            if (v->dt == RLX_F32) u &= 0x7FFFFFFFu;
+            if (v->dt == RLX_F64) u &= 0x7FFFFFFFFFFFFFFFull;
+            if (!u) continue;
+            if (v->rank == 0) idx[cnt] = 0;
+            for (i = v->rank - 1; i >= 0; i--) { idx[(int64_t)i * d[1] + cnt] = rem % v->dims[i]; rem /= v->dims[i]; }
+            cnt++;
+        }
+        return rlx__ox_set_hc(im, out[0], RLX_I64, 2, d, idx);
+    }
+    return -1;
+}
+
 typedef struct rlx__oxun { const char* name; rlx_op op; } rlx__oxun;
 static const rlx__oxun rlx__ox_unary[] = {
     {"Abs", RLX_OP_ABS}, {"Neg", RLX_OP_NEG}, {"Exp", RLX_OP_EXP}, {"Log", RLX_OP_LOG}, {"Sqrt", RLX_OP_SQRT},
@@ -22252,6 +22355,7 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
     }
     if (OP("RNN") || OP("GRU") || OP("LSTM")) return rlx__ox_rnn(im, g, n, in, nin, res);
     if (OP("Einsum")) return rlx__ox_einsum(im, g, n, in, nin, res);
+    if ((c = rlx__ox_misc(im, g, n, in, nin, res, out)) >= 0) return c;
     return RLX__OX_UNSUP("the op is not supported");
 #undef OP
 #undef OXT
