@@ -427,7 +427,8 @@ RLXDEF rlx_result rlx_set_next_name(rlx_graph* g, const char* name);
     X(RESIZE, "resize") X(PAD, "pad") \
     X(LINEAR, "linear") X(ADD_NORM, "add_norm") X(SWIGLU, "swiglu") X(GEGLU, "geglu") X(FUSED_EW, "fused_ew") \
     X(STATE, "state") X(STATE_WRITE, "state_write") X(EXTRA, "extra") \
-    X(MATMUL_INTEGER, "matmul_integer") X(MATMUL_QUANT, "matmul_quant")
+    X(MATMUL_INTEGER, "matmul_integer") X(MATMUL_QUANT, "matmul_quant") \
+    X(SCATTER, "scatter")
 
 typedef enum rlx_op {
 #define RLX__OP_ENUM(n, s) RLX_OP_##n,
@@ -550,6 +551,20 @@ RLXDEF rlx_tensor rlx_narrow(rlx_graph* g, rlx_tensor x, int axis, int64_t start
 RLXDEF rlx_tensor rlx_concat(rlx_graph* g, int n, const rlx_tensor* xs, int axis);
 RLXDEF rlx_tensor rlx_expand(rlx_graph* g, rlx_tensor x, int rank, const int64_t* shape);
 RLXDEF rlx_tensor rlx_gather(rlx_graph* g, rlx_tensor x, rlx_tensor indices, int axis);
+
+/* Scatter along axis (ONNX ScatterElements): the result is a copy of x where, for every position p of indices,
+   element p with p[axis] replaced by indices[p] becomes updates[p] (REPLACE, the default) or is combined with
+   it (ADD, MUL, MAX, MIN; integers wrap, NaN wins MAX and MIN). indices (i32 or i64) and updates have one shape,
+   x's rank, and no dim larger than x's except along axis; updates has x's dtype. Negative indices count from the
+   end; an index still out of range after that is skipped. Updates apply in order (row-major over indices), so
+   with REPLACE a repeated index keeps the last update. CPU only: GPU compiles report RLX_ERROR_UNSUPPORTED naming
+   the node (or fall back to the CPU where the compile allows it). */
+typedef enum rlx_scatter_reduction {
+    RLX_SCATTER_REPLACE = 0, RLX_SCATTER_ADD, RLX_SCATTER_MUL, RLX_SCATTER_MAX, RLX_SCATTER_MIN,
+    RLX_SCATTER_REDUCTION_COUNT, RLX_SCATTER_REDUCTION_FORCE_U32 = 0x7FFFFFFF
+} rlx_scatter_reduction;
+RLXDEF rlx_tensor rlx_scatter(rlx_graph* g, rlx_tensor x, rlx_tensor indices, rlx_tensor updates, int axis,
+                              rlx_scatter_reduction reduction);
 
 /* ---- model ops: attention, rope, sampling ----------------------------------------------------------------- */
 
@@ -2092,6 +2107,7 @@ static const char* rlx__op_inputs(rlx_op op) {
     case RLX_OP_MATMUL: return "a,b";
     case RLX_OP_MATMUL_QUANT: return "x,w";
     case RLX_OP_GATHER: return "x,indices";
+    case RLX_OP_SCATTER: return "x,indices,updates";
     case RLX_OP_ATTENTION: return "q,k,v";
     case RLX_OP_ROPE: return "x,cos,sin";
     case RLX_OP_SAMPLE: return "logits,counter";
@@ -3450,6 +3466,51 @@ RLXDEF rlx_tensor rlx_gather(rlx_graph* g, rlx_tensor x, rlx_tensor indices, int
     return rlx__T(id);
 }
 
+RLXDEF rlx_tensor rlx_scatter(rlx_graph* g, rlx_tensor x, rlx_tensor indices, rlx_tensor updates, int axis,
+                              rlx_scatter_reduction reduction) {
+    rlx_tensor t3[3];
+    const rlx__node *nx, *ni, *nu;
+    int a, d;
+    uint32_t ids[3], id;
+    t3[0] = x; t3[1] = indices; t3[2] = updates;
+    if (!rlx__begin(g, "scatter", 3, t3)) return rlx__T(0);
+    nx = rlx__N(g, x.id); ni = rlx__N(g, indices.id); nu = rlx__N(g, updates.id);
+    if ((int)reduction < 0 || (int)reduction >= (int)RLX_SCATTER_REDUCTION_COUNT) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "scatter: reduction %d is not an rlx_scatter_reduction", (int)reduction);
+        return rlx__T(0);
+    }
+    if (ni->dtype != RLX_I32 && ni->dtype != RLX_I64) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "scatter: indices must be i32 or i64, not %s", rlx_dtype_name(ni->dtype));
+        return rlx__T(0);
+    }
+    if (nu->dtype != nx->dtype) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "scatter: updates are %s, x is %s", rlx_dtype_name(nu->dtype), rlx_dtype_name(nx->dtype));
+        return rlx__T(0);
+    }
+    if (nx->rank == 0) { rlx__gerr(g, RLX_ERROR_SHAPE, "scatter: x must have rank >= 1"); return rlx__T(0); }
+    if (!rlx__norm_axis(g, "scatter", axis, nx->rank, &a)) return rlx__T(0);
+    if (ni->rank != nx->rank || nu->rank != nx->rank) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "scatter: indices (rank %d) and updates (rank %d) need x's rank %d", ni->rank, nu->rank, nx->rank);
+        return rlx__T(0);
+    }
+    for (d = 0; d < nx->rank; d++) {
+        if (ni->shape[d] != nu->shape[d]) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "scatter: indices and updates differ in dim %d (%lld vs %lld)", d,
+                      (long long)ni->shape[d], (long long)nu->shape[d]);
+            return rlx__T(0);
+        }
+        if (d != a && ni->shape[d] > nx->shape[d]) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "scatter: indices dim %d (%lld) is larger than x's (%lld)", d,
+                      (long long)ni->shape[d], (long long)nx->shape[d]);
+            return rlx__T(0);
+        }
+    }
+    ids[0] = x.id; ids[1] = indices.id; ids[2] = updates.id;
+    id = rlx__add_node(g, RLX_OP_SCATTER, nx->dtype, nx->rank, nx->shape, 3, ids);
+    if (id) { rlx__N(g, id)->ia[0] = a; rlx__N(g, id)->ia[1] = reduction; }
+    return rlx__T(id);
+}
+
 /* ---- dumps ---- */
 typedef struct rlx__sb { char* buf; size_t cap, len; } rlx__sb;
 static void rlx__sbf(rlx__sb* s, const char* fmt, ...) {
@@ -3485,6 +3546,7 @@ static void rlx__sb_attrs(rlx__sb* s, const rlx__node* nd) {
     case RLX_OP_SOFTMAX: case RLX_OP_LOG_SOFTMAX: case RLX_OP_CONCAT: case RLX_OP_GATHER:
         rlx__sbf(s, " axis=%d", (int)nd->ia[0]); break;
     case RLX_OP_LAYERNORM: rlx__sbf(s, " axis=%d eps=%g", (int)nd->ia[0], nd->fa[0]); break;
+    case RLX_OP_SCATTER: rlx__sbf(s, " axis=%d reduction=%d", (int)nd->ia[0], (int)nd->ia[1]); break;
     case RLX_OP_RMSNORM: rlx__sbf(s, " eps=%g", nd->fa[0]); break;
     case RLX_OP_TRANSPOSE:
         rlx__sbf(s, " perm=");
@@ -5064,6 +5126,7 @@ static uint32_t rlx__respec_node(rlx_graph* g, const rlx_graph* src, const rlx__
     }
     case RLX_OP_EXPAND: t = rlx_expand(g, x[0], r, shp); break;
     case RLX_OP_GATHER: t = rlx_gather(g, x[0], x[1], (int)ia[0]); break;
+    case RLX_OP_SCATTER: t = rlx_scatter(g, x[0], x[1], x[2], (int)ia[0], (rlx_scatter_reduction)ia[1]); break;
     case RLX_OP_MATMUL_QUANT: t = rlx_matmul_quant(g, x[0], x[1]); break;
     case RLX_OP_ATTENTION: {
         rlx_attention_desc d;
@@ -8643,6 +8706,38 @@ static void rlx__k_gather(const rlx_graph* g, const rlx__node* nd, void* const* 
         }
 }
 
+/* scatter (rlx_scatter): copy x, then apply the updates in index order */
+static void rlx__k_scatter(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out) {
+    const rlx__node *ni = rlx__N(g, rlx__in(g, nd, 1));
+    int axis = (int)nd->ia[0], red = (int)nd->ia[1], r = nd->rank, d, fl = rlx__is_float(nd->dtype);
+    int64_t xst[RLX_MAX_RANK], n = rlx__node_numel(ni), k, dim = nd->shape[axis];
+    size_t e = rlx_dtype_size(nd->dtype);
+    if (out != in[0]) memcpy(out, in[0], rlx__node_bytes(nd));
+    rlx__contig_strides(r, nd->shape, xst);
+    for (k = 0; k < n; k++) {
+        int64_t rem = k, off = 0, v = rlx__load_i64(in[1], ni->dtype, k);
+        if (v < 0) v += dim;
+        if (v < 0 || v >= dim) continue;
+        for (d = r - 1; d >= 0; d--) {
+            int64_t c = rem % ni->shape[d];
+            rem /= ni->shape[d];
+            off += (d == axis ? v : c) * xst[d];
+        }
+        if (red == RLX_SCATTER_REPLACE) memcpy((char*)out + (size_t)off * e, (const char*)in[2] + (size_t)k * e, e);
+        else if (fl) {
+            double a = rlx__load_f64(out, nd->dtype, off), b = rlx__load_f64(in[2], nd->dtype, k);
+            a = red == RLX_SCATTER_ADD ? a + b : red == RLX_SCATTER_MUL ? a * b
+              : red == RLX_SCATTER_MAX ? (b != b || b > a ? b : a) : (b != b || b < a ? b : a);
+            rlx__store_f64(out, nd->dtype, off, a);
+        } else {
+            int64_t a = rlx__load_i64(out, nd->dtype, off), b = rlx__load_i64(in[2], nd->dtype, k);
+            a = red == RLX_SCATTER_ADD ? (int64_t)((uint64_t)a + (uint64_t)b) : red == RLX_SCATTER_MUL ? (int64_t)((uint64_t)a * (uint64_t)b)
+              : red == RLX_SCATTER_MAX ? (b > a ? b : a) : (b < a ? b : a);
+            rlx__store_i64(out, nd->dtype, off, a, 0);
+        }
+    }
+}
+
 static void rlx__k_concat(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out) {
     int axis = (int)nd->ia[0], i, k;
     int64_t outer = 1, inner = 1, o, pos = 0;
@@ -8984,6 +9079,7 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
     }
     case RLX_OP_CONCAT: rlx__k_concat(g, nd, in, out); return;
     case RLX_OP_GATHER: rlx__k_gather(g, nd, in, out); return;
+    case RLX_OP_SCATTER: rlx__k_scatter(g, nd, in, out); return;
     case RLX_OP_LINEAR: rlx__k_linear(g, nd, in, out, pool, ws); return;
     case RLX_OP_ADD_NORM: rlx__k_add_norm(g, nd, in, out, pool); return;
     case RLX_OP_SWIGLU: case RLX_OP_GEGLU: rlx__k_glu(g, nd, in, out); return;
@@ -21545,6 +21641,49 @@ static int rlx__ox_misc(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx_
     return -1;
 }
 
+/* ScatterElements / Scatter → rlx_scatter; ScatterND → rlx_scatter of rows: data as [P, R] (P the product of the
+   k indexed dims), each index tuple flattened to a row number (an out-of-range part makes it >= P: skipped) */
+static int rlx__ox_scatter(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__oxval** in, int nin, rlx_tensor* res) {
+    const char* rs = rlx__ox_as(n, "reduction", "none");
+    rlx_scatter_reduction red = !strcmp(rs, "none") ? RLX_SCATTER_REPLACE : !strcmp(rs, "add") ? RLX_SCATTER_ADD
+                              : !strcmp(rs, "mul") ? RLX_SCATTER_MUL : !strcmp(rs, "max") ? RLX_SCATTER_MAX
+                              : !strcmp(rs, "min") ? RLX_SCATTER_MIN : RLX_SCATTER_REDUCTION_COUNT;
+    rlx_tensor x, ix, up;
+    int64_t xs[RLX_MAX_RANK], is[RLX_MAX_RANK], k, P = 1, R = 1, U = 1, st[RLX_MAX_RANK], s2[2];
+    int r, ir, i, ax = 0;
+    if (red == RLX_SCATTER_REDUCTION_COUNT) return RLX__OX_UNSUP("reduction '%s'", rs);
+    if (nin < 3 || !in[0] || !in[1] || !in[2]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "needs data, indices and updates");
+    x = rlx__ox_t(im, g, in[0]); ix = rlx__ox_t(im, g, in[1]); up = rlx__ox_t(im, g, in[2]);
+    r = rlx__ox_shape(g, x, xs); ir = rlx__ox_shape(g, ix, is);
+    if (r < 1 || ir < 1) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "data and indices need rank >= 1");
+    if (strcmp(n->op, "ScatterND")) {
+        if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", 0), r, &ax)) return 0;
+        res[0] = rlx_scatter(g, x, ix, up, ax, red);
+        return 1;
+    }
+    k = is[ir - 1];
+    if (k < 1 || k > r) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "index tuples of %lld for data rank %d", (long long)k, r);
+    for (i = 0; i < r; i++) { if (i < k) P *= xs[i]; else R *= xs[i]; }
+    for (i = 0; i < ir - 1; i++) U *= is[i];
+    for (i = (int)k - 1; i >= 0; i--) st[i] = i == k - 1 ? 1 : st[i + 1] * xs[i + 1];
+    {
+        rlx_tensor dims = rlx_constant(g, RLX_I64, 1, &k, xs), strd = rlx_constant(g, RLX_I64, 1, &k, st), z = rlx_scalar(g, RLX_I64, 0.0), ok, flat;
+        int one = 1;
+        s2[0] = U; s2[1] = k;
+        ix = rlx_reshape(g, rlx_cast(g, ix, RLX_I64), 2, s2);
+        ix = rlx_where(g, rlx_lt(g, ix, z), rlx_add(g, ix, dims), ix);
+        ok = rlx_where(g, rlx_ge(g, ix, z), rlx_lt(g, ix, dims), rlx_scalar(g, RLX_BOOL, 0.0));
+        flat = rlx_reduce_sum(g, rlx_where(g, ok, rlx_mul(g, ix, strd), rlx_scalar(g, RLX_I64, (double)P)), 1, &one, 1);
+        s2[1] = R;
+        ix = rlx_expand(g, flat, 2, s2);
+        up = rlx_reshape(g, up, 2, s2);
+        s2[0] = P;
+        rlx_set_next_name(g, n->name[0] ? n->name : n->op);
+        res[0] = rlx_reshape(g, rlx_scatter(g, rlx_reshape(g, x, 2, s2), ix, up, 0, red), r, xs);
+    }
+    return 1;
+}
+
 typedef struct rlx__oxun { const char* name; rlx_op op; } rlx__oxun;
 static const rlx__oxun rlx__ox_unary[] = {
     {"Abs", RLX_OP_ABS}, {"Neg", RLX_OP_NEG}, {"Exp", RLX_OP_EXP}, {"Log", RLX_OP_LOG}, {"Sqrt", RLX_OP_SQRT},
@@ -22356,6 +22495,7 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
     if (OP("RNN") || OP("GRU") || OP("LSTM")) return rlx__ox_rnn(im, g, n, in, nin, res);
     if (OP("Einsum")) return rlx__ox_einsum(im, g, n, in, nin, res);
     if ((c = rlx__ox_misc(im, g, n, in, nin, res, out)) >= 0) return c;
+    if (OP("ScatterElements") || OP("Scatter") || OP("ScatterND")) return rlx__ox_scatter(im, g, n, in, nin, res);
     return RLX__OX_UNSUP("the op is not supported");
 #undef OP
 #undef OXT
