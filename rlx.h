@@ -21684,6 +21684,111 @@ static int rlx__ox_scatter(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, r
     return 1;
 }
 
+/* Compress with a constant condition (a gather of the selected indices), Det of small matrices (the sum over
+   permutations: one gather of every permutation's entries, a product, a signed sum; n <= 6), MaxUnpool (a
+   scatter into zeros at the flat indices), MaxPool of integers (exact through f32, then back). Returns -1 for an
+   op it does not know. */
+static int rlx__ox_more(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__oxval** in, int nin, rlx_tensor* res) {
+    const char* op = n->op;
+    rlx_tensor none = {0, 0}, x = nin > 0 && in[0] ? rlx__ox_t(im, g, in[0]) : none;
+    int64_t sh[RLX_MAX_RANK], t64[RLX_MAX_RANK];
+    int r = x.id ? rlx__ox_shape(g, x, sh) : -1, i;
+    if (r < 0) return -1;
+    if (!strcmp(op, "Compress")) {
+        const rlx__oxval* cv = nin > 1 ? in[1] : NULL;
+        const rlx__oxattr* aa = rlx__ox_a(n, "axis");
+        int ax = 0;
+        int64_t len, k, cnt = 0, *idx;
+        if (!cv || !cv->hc || cv->rank != 1) return RLX__OX_UNSUP("condition must be a constant 1-D tensor");
+        if (aa && aa->has_i) { if (!rlx__ox_axis(im, aa->i, r, &ax)) return 0; }
+        else { t64[0] = rlx__numel(r, sh); x = rlx_reshape(g, x, 1, t64); sh[0] = t64[0]; }
+        len = cv->count < sh[ax] ? cv->count : sh[ax];
+        idx = (int64_t*)rlx__ox_own(im, (size_t)(len ? len : 1) * sizeof(int64_t));
+        if (!idx) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (k = 0; k < len; k++) {
+            size_t es = rlx_dtype_size(cv->dt);
+            uint64_t u = 0;
+            if (es > 8) return RLX__OX_UNSUP("condition of %s", rlx_dtype_name(cv->dt));
+            memcpy(&u, (const char*)cv->data + (size_t)k * es, es);
+            if (u) idx[cnt++] = k;
+        }
+        if (!cnt) return RLX__OX_UNSUP("empty tensors (a condition with no true value)");
+        res[0] = rlx_gather(g, x, rlx_constant(g, RLX_I64, 1, &cnt, idx), ax);
+        return 1;
+    }
+    if (!strcmp(op, "Det")) {
+        int64_t m, np = 1, p, *perm, *sg, *cur, k;
+        int used[6];
+        rlx_dtype dt = rlx_tensor_info(g, x, NULL, NULL);
+        if (r < 2 || sh[r - 1] != sh[r - 2]) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "needs [..., M, M], got rank %d", r);
+        m = sh[r - 1];
+        if (m > 6) return RLX__OX_UNSUP("a %lldx%lld matrix (at most 6x6)", (long long)m, (long long)m);
+        if (!rlx__is_float(dt)) return RLX__OX_UNSUP("dtype %s", rlx_dtype_name(dt));
+        for (k = 2; k <= m; k++) np *= k;
+        perm = (int64_t*)rlx__ox_own(im, (size_t)(np * m) * sizeof(int64_t));
+        sg = (int64_t*)rlx__ox_own(im, (size_t)np * sizeof(int64_t));
+        cur = (int64_t*)rlx__ox_own(im, (size_t)m * sizeof(int64_t));
+        if (!perm || !sg || !cur) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (p = 0; p < np; p++) {   /* permutation p in the factorial number system; sign from its inversions */
+            int64_t rem = p, inv = 0, a, b;
+            for (k = 0; k < m; k++) used[k] = 0;
+            for (k = 0; k < m; k++) {
+                int64_t f = 1, q, j;
+                for (j = 2; j < m - k; j++) f *= j;
+                q = m - k > 1 ? rem / f : 0;
+                rem = m - k > 1 ? rem % f : 0;
+                for (j = 0; j < m; j++) if (!used[j] && q-- == 0) break;
+                used[j] = 1; cur[k] = j;
+            }
+            for (a = 0; a < m; a++) for (b = a + 1; b < m; b++) inv += cur[a] > cur[b];
+            sg[p] = inv % 2 ? -1 : 1;
+            for (k = 0; k < m; k++) perm[p * m + k] = k * m + cur[k];
+        }
+        for (i = 0; i < r - 2; i++) t64[i] = sh[i];
+        t64[r - 2] = m * m;
+        {
+            int64_t pd[2];
+            int last = r - 1;
+            rlx_tensor e, s;
+            pd[0] = np; pd[1] = m;
+            e = rlx_gather(g, rlx_reshape(g, x, r - 1, t64), rlx_constant(g, RLX_I64, 2, pd, perm), r - 2);   /* [..., np, m] */
+            e = rlx_reduce_prod(g, e, 1, &last, 0);                                                                /* [..., np] */
+            s = rlx_cast(g, rlx_constant(g, RLX_I64, 1, &np, sg), dt);
+            last = r - 2;
+            res[0] = rlx_reduce_sum(g, rlx_mul(g, e, s), 1, &last, 0);
+        }
+        return 1;
+    }
+    if (!strcmp(op, "MaxUnpool")) {
+        int ns = r - 2, k[2], st[2], pb[2], pe[2], dl[2] = {1, 1};
+        int64_t os[RLX_MAX_RANK], k64[2], total, cnt;
+        rlx_tensor idx = nin > 1 && in[1] ? rlx__ox_t(im, g, in[1]) : none, z;
+        if (ns < 1 || ns > 2 || !idx.id) return RLX__OX_UNSUP("%dD MaxUnpool (1D and 2D are supported)", ns);
+        if (!rlx__ox_ints2(im, n, "kernel_shape", ns, 0, k) || !rlx__ox_ints2(im, n, "strides", ns, 1, st)) return 0;
+        for (i = 0; i < ns; i++) { if (!k[i]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "kernel_shape missing"); k64[i] = k[i]; }
+        if (!rlx__ox_spatial(im, n, ns, sh + 2, k64, st, dl, pb, pe)) return 0;
+        os[0] = sh[0]; os[1] = sh[1];   /* the indices address this shape; output_shape pads its end */
+        for (i = 0; i < ns; i++) os[2 + i] = (sh[2 + i] - 1) * st[i] + k[i] - pb[i] - pe[i];
+        for (i = 2; i < r; i++) if (os[i] < 1 || os[i] > RLX_MAX_ELEMENTS) return RLX__OX_UNSUP("output dim %lld", (long long)os[i]);
+        if (!rlx__numel_chk(r, os, &total)) return RLX__OX_UNSUP("an output too large");
+        cnt = rlx__numel(r, sh);
+        z = rlx_expand(g, rlx__ox_sc(g, x, 0.0), 1, &total);
+        z = rlx_reshape(g, rlx_scatter(g, z, rlx_reshape(g, idx, 1, &cnt), rlx_reshape(g, x, 1, &cnt), 0, RLX_SCATTER_REPLACE), r, os);
+        if (nin > 2 && in[2]) {
+            int64_t want[RLX_MAX_RANK], be[RLX_MAX_RANK], af[RLX_MAX_RANK];
+            if (rlx__ox_cints(in[2], want, RLX_MAX_RANK) != r) return RLX__OX_UNSUP("output_shape must be a constant of %d values", r);
+            for (i = 0; i < r; i++) {
+                if (want[i] < os[i] || want[i] > RLX_MAX_ELEMENTS || (i < 2 && want[i] != os[i])) return RLX__OX_UNSUP("output_shape dim %d = %lld (needs %lld or more)", i, (long long)want[i], (long long)os[i]);
+                be[i] = 0; af[i] = want[i] - os[i];
+            }
+            z = rlx_pad(g, z, be, af, RLX_PAD_CONSTANT, 0.0);
+        }
+        res[0] = z;
+        return 1;
+    }
+    return -1;
+}
+
 typedef struct rlx__oxun { const char* name; rlx_op op; } rlx__oxun;
 static const rlx__oxun rlx__ox_unary[] = {
     {"Abs", RLX_OP_ABS}, {"Neg", RLX_OP_NEG}, {"Exp", RLX_OP_EXP}, {"Log", RLX_OP_LOG}, {"Sqrt", RLX_OP_SQRT},
@@ -22147,6 +22252,8 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
         }
         for (i = 0; i < ns; i++) { pd.kernel[i] = k[i]; pd.stride[i] = st[i]; pd.pad_begin[i] = pb[i]; pd.pad_end[i] = pe[i]; }
         pd.count_include_pad = (int)rlx__ox_ai(n, "count_include_pad", 0);
+        { rlx_dtype xd = rlx_tensor_info(g, x, NULL, NULL);   /* small integers: exact through f32 */
+          if (pd.kind == RLX_POOL_MAX && (xd == RLX_U8 || xd == RLX_I8 || xd == RLX_I16)) { res[0] = rlx_cast(g, rlx_pool(g, rlx_cast(g, x, RLX_F32), &pd), xd); return 1; } }
         res[0] = rlx_pool(g, x, &pd); return 1;
     }
     if (OP("DepthToSpace") || OP("SpaceToDepth")) {
@@ -22496,6 +22603,7 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
     if (OP("Einsum")) return rlx__ox_einsum(im, g, n, in, nin, res);
     if ((c = rlx__ox_misc(im, g, n, in, nin, res, out)) >= 0) return c;
     if (OP("ScatterElements") || OP("Scatter") || OP("ScatterND")) return rlx__ox_scatter(im, g, n, in, nin, res);
+    if ((c = rlx__ox_more(im, g, n, in, nin, res)) >= 0) return c;
     return RLX__OX_UNSUP("the op is not supported");
 #undef OP
 #undef OXT
