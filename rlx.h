@@ -21269,9 +21269,9 @@ static int rlx__ox_einsum(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rl
                 i = -1; break;   /* start over on the new labels */
             }
     }
-    if (!has_out) {   /* implicit: "..." then the labels seen once, sorted */
+    if (!has_out) {   /* implicit: "..." then the labels written once in the equation, sorted */
         int seen[128] = {0};
-        for (k = 0; k < nt; k++) for (i = 0; i < es[k].n; i++) seen[(unsigned char)es[k].lab[i]]++;
+        for (k = 0; k < nt; k++) for (i = 0; i < tn[k]; i++) if (terms[k][i] != '.') seen[(unsigned char)terms[k][i]]++;
         nout = 0;
         for (i = 0; i < ne; i++) outl[nout++] = (char)('0' + i);
         for (i = 'A'; i <= 'z'; i++) if (seen[i] == 1) outl[nout++] = (char)i;
@@ -21419,7 +21419,7 @@ static int rlx__ox_resize(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rl
             roi[(i < nax ? 0 : r) + ax[i % nax]] = v;
         }
     }
-    if (szv && szv->count) {
+    if (szv && (!szv->hc || szv->count)) {
         if (scv && scv->count) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "both scales and sizes");
         if (rlx__ox_cints(szv, v64, RLX_MAX_RANK) != nax) return RLX__OX_UNSUP("sizes must be a constant of %d values", nax);
         for (i = 0; i < nax; i++) {
