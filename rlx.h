@@ -233,8 +233,9 @@
        in k order, as a dot product), other integer matmuls a plain loop.
 
    rlx.h does NOT: train (no autodiff yet), build graphs from model files other than ONNX (yet: GGUF and
-   safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan), RNNs or empty
-   tensors (yet; see the README's operator table), use BLAS, read big-endian GGUF files, write files larger
+   safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
+   tensors (yet; RNN, GRU and LSTM are unrolled while importing; see the README's operator table), run
+   rlx_scatter on a GPU (CPU only, yet), use BLAS, read big-endian GGUF files, write files larger
    than memory (the writers build the file in memory), move a store between devices (one store per device;
    add the tensors to each),
    spread one program over several GPUs (each program runs on one device; rlx_devices lists them all), pin
@@ -21340,6 +21341,7 @@ static int rlx__ox_einsum(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rl
             for (i = 0; i < b->n; i++) bs[i] = sz[(unsigned char)b->lab[i]];
             a->t = rlx_expand(g, a->t, a->n, as);
             b->t = rlx_expand(g, b->t, b->n, bs);
+            if (rlx_graph_status(g) != RLX_OK) return 1;   /* the sizes below multiply only checked shapes */
             for (i = 0; i < nb; i++) bt *= sz[(unsigned char)bl[i]];
             for (i = 0; i < nl; i++) lt *= sz[(unsigned char)ll[i]];
             for (i = 0; i < nr; i++) rt *= sz[(unsigned char)rl[i]];
@@ -21678,8 +21680,9 @@ static int rlx__ox_scatter(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, r
         ix = rlx_expand(g, flat, 2, s2);
         up = rlx_reshape(g, up, 2, s2);
         s2[0] = P;
-        rlx_set_next_name(g, n->name[0] ? n->name : n->op);
-        res[0] = rlx_reshape(g, rlx_scatter(g, rlx_reshape(g, x, 2, s2), ix, up, 0, red), r, xs);
+        x = rlx_reshape(g, x, 2, s2);
+        rlx_set_next_name(g, n->name[0] ? n->name : n->op);   /* GPU refusals name the node */
+        res[0] = rlx_reshape(g, rlx_scatter(g, x, ix, up, 0, red), r, xs);
     }
     return 1;
 }
@@ -21768,12 +21771,18 @@ static int rlx__ox_more(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx_
         for (i = 0; i < ns; i++) { if (!k[i]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "kernel_shape missing"); k64[i] = k[i]; }
         if (!rlx__ox_spatial(im, n, ns, sh + 2, k64, st, dl, pb, pe)) return 0;
         os[0] = sh[0]; os[1] = sh[1];   /* the indices address this shape; output_shape pads its end */
-        for (i = 0; i < ns; i++) os[2 + i] = (sh[2 + i] - 1) * st[i] + k[i] - pb[i] - pe[i];
+        for (i = 0; i < ns; i++) {
+            if (!rlx__mul_i64(sh[2 + i] - 1, st[i], &os[2 + i]) || os[2 + i] > RLX_MAX_ELEMENTS) return RLX__OX_UNSUP("an output too large");
+            os[2 + i] += (int64_t)k[i] - pb[i] - pe[i];
+        }
         for (i = 2; i < r; i++) if (os[i] < 1 || os[i] > RLX_MAX_ELEMENTS) return RLX__OX_UNSUP("output dim %lld", (long long)os[i]);
         if (!rlx__numel_chk(r, os, &total)) return RLX__OX_UNSUP("an output too large");
         cnt = rlx__numel(r, sh);
         z = rlx_expand(g, rlx__ox_sc(g, x, 0.0), 1, &total);
-        z = rlx_reshape(g, rlx_scatter(g, z, rlx_reshape(g, idx, 1, &cnt), rlx_reshape(g, x, 1, &cnt), 0, RLX_SCATTER_REPLACE), r, os);
+        idx = rlx_reshape(g, idx, 1, &cnt);
+        x = rlx_reshape(g, x, 1, &cnt);
+        rlx_set_next_name(g, n->name[0] ? n->name : n->op);   /* GPU refusals name the node */
+        z = rlx_reshape(g, rlx_scatter(g, z, idx, x, 0, RLX_SCATTER_REPLACE), r, os);
         if (nin > 2 && in[2]) {
             int64_t want[RLX_MAX_RANK], be[RLX_MAX_RANK], af[RLX_MAX_RANK];
             if (rlx__ox_cints(in[2], want, RLX_MAX_RANK) != r) return RLX__OX_UNSUP("output_shape must be a constant of %d values", r);
