@@ -234,8 +234,7 @@
 
    rlx.h does NOT: train (no autodiff yet), build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
-   tensors (yet; RNN, GRU and LSTM are unrolled while importing; see the README's operator table), run
-   rlx_scatter on a GPU (CPU only, yet), use BLAS, read big-endian GGUF files, write files larger
+   tensors (yet; RNN, GRU and LSTM are unrolled while importing; see the README's operator table), use BLAS, read big-endian GGUF files, write files larger
    than memory (the writers build the file in memory), move a store between devices (one store per device;
    add the tensors to each),
    spread one program over several GPUs (each program runs on one device; rlx_devices lists them all), pin
@@ -558,8 +557,8 @@ RLXDEF rlx_tensor rlx_gather(rlx_graph* g, rlx_tensor x, rlx_tensor indices, int
    it (ADD, MUL, MAX, MIN; integers wrap, NaN wins MAX and MIN). indices (i32 or i64) and updates have one shape,
    x's rank, and no dim larger than x's except along axis; updates has x's dtype. Negative indices count from the
    end; an index still out of range after that is skipped. Updates apply in order (row-major over indices), so
-   with REPLACE a repeated index keeps the last update. CPU only: GPU compiles report RLX_ERROR_UNSUPPORTED naming
-   the node (or fall back to the CPU where the compile allows it). */
+   with REPLACE a repeated index keeps the last update, on every device (the GPU kernels give each line along the
+   axis to one thread: a copy of x, then the lines in parallel; floats combine in double, integers in int64). */
 typedef enum rlx_scatter_reduction {
     RLX_SCATTER_REPLACE = 0, RLX_SCATTER_ADD, RLX_SCATTER_MUL, RLX_SCATTER_MAX, RLX_SCATTER_MIN,
     RLX_SCATTER_REDUCTION_COUNT, RLX_SCATTER_REDUCTION_FORCE_U32 = 0x7FFFFFFF
@@ -11168,7 +11167,7 @@ static RLX__MAYBE_UNUSED int rlx__cuda_supports(const rlx_graph* g, const rlx__n
     case RLX_OP_GATHER: case RLX_OP_ATTENTION: case RLX_OP_ROPE: case RLX_OP_CUMSUM:
     case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE: case RLX_OP_POOL: case RLX_OP_GROUP_NORM: case RLX_OP_RESIZE:
     case RLX_OP_PAD: case RLX_OP_LINEAR: case RLX_OP_ADD_NORM: case RLX_OP_SWIGLU: case RLX_OP_GEGLU:
-    case RLX_OP_FUSED_EW: case RLX_OP_STATE_WRITE: case RLX_OP_EXTRA:
+    case RLX_OP_FUSED_EW: case RLX_OP_STATE_WRITE: case RLX_OP_EXTRA: case RLX_OP_SCATTER:
         return 1;
     case RLX_OP_TOPK: {   /* 32-bit indices inside the sort */
         const rlx__node* x = rlx__cl_x(g, nd, 0);
@@ -11255,6 +11254,27 @@ static void rlx__cl_node(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
             rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
             pos += glen;
         }
+        return;
+    }
+    case RLX_OP_SCATTER: {   /* a copy of x, then one thread per index line (kernels/cuda/elementwise.cu) */
+        const rlx__node* ni = rlx__cl_x(g, nd, 1);
+        const uint64_t src = rlx__cl_addr(g, nd, addr, 0);
+        int64_t os[RLX_MAX_RANK] = {0}, is[RLX_MAX_RANK] = {0};
+        const int a = (int)nd->ia[0];
+        if (!addr || src != out) rlx__cl_strided_copy(w, nd, src, out, NULL);
+        L = rlx__cl_add(w, "elementwise", "scatter", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 1);
+        L->args.in[1] = rlx__cl_addr(g, nd, addr, 2);
+        L->args.dt_in[0] = (int)ni->dtype;
+        L->args.dt_in[1] = (int)nd->dtype;
+        rlx__contig_strides(nd->rank, nd->shape, os);
+        rlx__contig_strides(ni->rank, ni->shape, is);
+        L->args.rank = nd->rank;
+        for (k = 0; k < nd->rank; k++) { L->args.dims[k] = ni->shape[k]; L->args.st[0][k] = os[k]; L->args.st[1][k] = is[k]; }
+        L->args.ia[0] = a; L->args.ia[1] = nd->ia[1]; L->args.ia[2] = nd->shape[a];
+        L->args.n = ni->shape[a] ? rlx__node_numel(ni) / ni->shape[a] : 0;
+        rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
         return;
     }
     case RLX_OP_GATHER: {
