@@ -21818,6 +21818,80 @@ static int rlx__ox_more(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx_
     return -1;
 }
 
+/* GridSample (4D, bilinear or nearest; zeros, border or reflection padding; align_corners): the sample
+   coordinates are computed in the graph from the grid, each tap is a gather from the flattened input at
+   n·C·H·W + c·H·W + y·W + x, masked (zeros padding) and weighted. Bicubic is not supported. */
+static rlx_tensor rlx__ox_gs_reflect(rlx_graph* g, rlx_tensor x, double lo, double hi) {
+    rlx_tensor d, fl, ex, even;
+    double span = hi - lo;
+    if (span <= 0) return rlx_mul(g, x, rlx__ox_sc(g, x, 0.0));
+    d = rlx_abs(g, rlx_sub(g, x, rlx__ox_sc(g, x, lo)));
+    fl = rlx_floor(g, rlx_div(g, d, rlx__ox_sc(g, x, span)));
+    ex = rlx_sub(g, d, rlx_mul(g, fl, rlx__ox_sc(g, x, span)));
+    even = rlx_eq(g, rlx_sub(g, fl, rlx_mul(g, rlx_floor(g, rlx_mul(g, fl, rlx__ox_sc(g, x, 0.5))), rlx__ox_sc(g, x, 2.0))), rlx__ox_sc(g, x, 0.0));
+    return rlx_where(g, even, rlx_add(g, ex, rlx__ox_sc(g, x, lo)), rlx_sub(g, rlx__ox_sc(g, x, hi), ex));
+}
+static int rlx__ox_gridsample(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__oxval** in, int nin, rlx_tensor* res) {
+    const char* mode = rlx__ox_as(n, "mode", "bilinear");
+    const char* pm = rlx__ox_as(n, "padding_mode", "zeros");
+    int ac = (int)rlx__ox_ai(n, "align_corners", 0), nearest, pad, i, j;
+    rlx_tensor x, gr, c[2], acc = {0, 0}, flatx, base;
+    int64_t xs[RLX_MAX_RANK], gs[RLX_MAX_RANK], P, s3[3], tot, *bv;
+    rlx_dtype dt;
+    if (nin < 2 || !in[0] || !in[1]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "needs X and grid");
+    nearest = !strcmp(mode, "nearest");
+    if (!nearest && strcmp(mode, "bilinear") && strcmp(mode, "linear")) return RLX__OX_UNSUP("mode '%s'", mode);
+    pad = !strcmp(pm, "zeros") ? 0 : !strcmp(pm, "border") ? 1 : !strcmp(pm, "reflection") ? 2 : -1;
+    if (pad < 0) return RLX__OX_UNSUP("padding_mode '%s'", pm);
+    x = rlx__ox_t(im, g, in[0]); gr = rlx__ox_t(im, g, in[1]);
+    dt = rlx_tensor_info(g, x, NULL, NULL);
+    if (rlx__ox_shape(g, x, xs) != 4 || rlx__ox_shape(g, gr, gs) != 4 || gs[0] != xs[0] || gs[3] != 2)
+        return RLX__OX_UNSUP("shapes (4D X [N, C, H, W] and grid [N, Ho, Wo, 2] are supported)");
+    if (!rlx__is_float(dt) || rlx_tensor_info(g, gr, NULL, NULL) != dt) return RLX__OX_UNSUP("X and grid of one float dtype");
+    if (!rlx__numel_chk(4, xs, &tot) || tot > RLX__OX_FOLD_MAX * 16) return RLX__OX_UNSUP("an input of more than %d elements", RLX__OX_FOLD_MAX * 16);
+    P = gs[1] * gs[2];
+    for (i = 0; i < 2; i++) {   /* i 0: x (width), 1: y (height) */
+        double sz = (double)xs[3 - i];
+        s3[0] = gs[0]; s3[1] = 1; s3[2] = P;
+        c[i] = rlx_reshape(g, rlx_narrow(g, gr, 3, i, 1), 3, s3);                                     /* [N, 1, P] */
+        c[i] = ac ? rlx_mul(g, rlx_add(g, c[i], rlx__ox_sc(g, x, 1.0)), rlx__ox_sc(g, x, (sz - 1) / 2))
+                  : rlx_mul(g, rlx_sub(g, rlx_mul(g, rlx_add(g, c[i], rlx__ox_sc(g, x, 1.0)), rlx__ox_sc(g, x, sz)), rlx__ox_sc(g, x, 1.0)), rlx__ox_sc(g, x, 0.5));
+        if (pad == 2) c[i] = ac ? rlx__ox_gs_reflect(g, c[i], 0.0, sz - 1) : rlx__ox_gs_reflect(g, c[i], -0.5, sz - 0.5);
+        if (pad >= 1) c[i] = rlx_max(g, rlx_min(g, c[i], rlx__ox_sc(g, x, sz - 1)), rlx__ox_sc(g, x, 0.0));
+    }
+    bv = (int64_t*)rlx__ox_own(im, (size_t)(xs[0] * xs[1]) * sizeof(int64_t));
+    if (!bv) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; i < xs[0] * xs[1]; i++) bv[i] = (int64_t)i * xs[2] * xs[3];
+    s3[0] = xs[0]; s3[1] = xs[1]; s3[2] = 1;
+    base = rlx_constant(g, RLX_I64, 3, s3, bv);                                                       /* [N, C, 1] */
+    flatx = rlx_reshape(g, x, 1, &tot);
+    for (j = 0; j < (nearest ? 1 : 4); j++) {
+        rlx_tensor ix, iy, w = {0, 0}, ok, v, fx, fy, lim, wx, wy;
+        if (nearest) { fx = rlx_round(g, c[0]); fy = rlx_round(g, c[1]); }
+        else {
+            fx = rlx_floor(g, c[0]); fy = rlx_floor(g, c[1]);
+            wx = rlx_sub(g, c[0], fx); wy = rlx_sub(g, c[1], fy);
+            if (j & 1) fx = rlx_add(g, fx, rlx__ox_sc(g, x, 1.0)); else wx = rlx_sub(g, rlx__ox_sc(g, x, 1.0), wx);
+            if (j & 2) fy = rlx_add(g, fy, rlx__ox_sc(g, x, 1.0)); else wy = rlx_sub(g, rlx__ox_sc(g, x, 1.0), wy);
+            w = rlx_mul(g, wx, wy);
+        }
+        ok = rlx_where(g, rlx_ge(g, fx, rlx__ox_sc(g, x, 0.0)), rlx_le(g, fx, rlx__ox_sc(g, x, (double)(xs[3] - 1))), rlx_scalar(g, RLX_BOOL, 0.0));
+        ok = rlx_where(g, ok, rlx_ge(g, fy, rlx__ox_sc(g, x, 0.0)), ok);
+        ok = rlx_where(g, ok, rlx_le(g, fy, rlx__ox_sc(g, x, (double)(xs[2] - 1))), ok);
+        lim = rlx__ox_sc(g, x, 0.0);
+        ix = rlx_cast(g, rlx_max(g, rlx_min(g, fx, rlx__ox_sc(g, x, (double)(xs[3] - 1))), lim), RLX_I64);
+        iy = rlx_cast(g, rlx_max(g, rlx_min(g, fy, rlx__ox_sc(g, x, (double)(xs[2] - 1))), lim), RLX_I64);
+        v = rlx_gather(g, flatx, rlx_add(g, base, rlx_add(g, rlx_mul(g, iy, rlx_scalar(g, RLX_I64, (double)xs[3])), ix)), 0);   /* [N, C, P] */
+        v = rlx_where(g, ok, v, rlx__ox_sc(g, x, 0.0));
+        if (w.id) v = rlx_mul(g, v, w);
+        acc = acc.id ? rlx_add(g, acc, v) : v;
+        if (rlx_graph_status(g) != RLX_OK) return 1;
+    }
+    xs[2] = gs[1]; xs[3] = gs[2];
+    res[0] = rlx_reshape(g, acc, 4, xs);
+    return 1;
+}
+
 typedef struct rlx__oxun { const char* name; rlx_op op; } rlx__oxun;
 static const rlx__oxun rlx__ox_unary[] = {
     {"Abs", RLX_OP_ABS}, {"Neg", RLX_OP_NEG}, {"Exp", RLX_OP_EXP}, {"Log", RLX_OP_LOG}, {"Sqrt", RLX_OP_SQRT},
@@ -22633,6 +22707,7 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
     if ((c = rlx__ox_misc(im, g, n, in, nin, res, out)) >= 0) return c;
     if (OP("ScatterElements") || OP("Scatter") || OP("ScatterND")) return rlx__ox_scatter(im, g, n, in, nin, res);
     if ((c = rlx__ox_more(im, g, n, in, nin, res)) >= 0) return c;
+    if (OP("GridSample")) return rlx__ox_gridsample(im, g, n, in, nin, res);
     return RLX__OX_UNSUP("the op is not supported");
 #undef OP
 #undef OXT
