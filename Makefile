@@ -19,6 +19,7 @@
 #                     the same way, from tests/fuzz/corpus_gguf and corpus_safetensors
 #   make fuzz-quant   the quantized-dtype fuzzer (tests/fuzz/fuzz_quant.c) for FUZZ_SECONDS
 #   make fuzz-chat    the chat-template / stop-string / sampler fuzzer (tests/fuzz/fuzz_chat.c) for FUZZ_SECONDS
+#   make fuzz-llm     the language-model builder fuzzer (tests/fuzz/fuzz_llm.c) for FUZZ_SECONDS
 #   make fuzz-tok     the tokenizer fuzzer (tests/fuzz/fuzz_tok.c) for FUZZ_SECONDS
 #   make fuzz-replay FUZZ_INPUT=FILE_OR_DIR   replay inputs under ASan/UBSan without libFuzzer, printing the calls
 #   make fuzz-seeds   regenerate tests/fuzz/corpus with tests/fuzz/make_seeds.c
@@ -53,7 +54,7 @@ SUMMARIZE = sh tests/summarize.sh
 # machine: the tests give a Vulkan run ten minutes before it counts as a lost device (default: one minute).
 export RLX_VULKAN_TIMEOUT_MS ?= 600000
 
-.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds fuzz-gguf fuzz-safetensors fuzz-onnx fuzz-onnx-seeds fuzz-quant fuzz-chat fuzz-tok
+.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds fuzz-gguf fuzz-safetensors fuzz-onnx fuzz-onnx-seeds fuzz-quant fuzz-chat fuzz-llm fuzz-tok
 
 all: examples tests
 
@@ -188,6 +189,18 @@ fuzz-tok: $(FUZZ_DIR)/fuzz_tok
 	@rm -rf $(FUZZ_DIR)/tok_corpus && mkdir -p $(FUZZ_DIR)/tok_corpus $(FUZZ_DIR)/artifacts_tok
 	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_tok -rss_limit_mb=2048 -timeout=10 -max_len=4096 -max_total_time=$(FUZZ_SECONDS) \
 		-artifact_prefix=$(FUZZ_DIR)/artifacts_tok/ $(FUZZ_DIR)/tok_corpus
+
+# The language-model builder fuzzer (tests/fuzz/fuzz_llm.c): the input describes a model; seeds (one small model
+# per architecture that loads and runs) in tests/fuzz/corpus_llm, copied.
+$(FUZZ_DIR)/fuzz_llm: tests/fuzz/fuzz_llm.c tests/fuzz/fuzz_weights.h rlx.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_llm.c $(LDLIBS)
+
+fuzz-llm: $(FUZZ_DIR)/fuzz_llm
+	@rm -rf $(FUZZ_DIR)/llm_corpus && mkdir -p $(FUZZ_DIR)/llm_corpus $(FUZZ_DIR)/artifacts_llm
+	@cp tests/fuzz/corpus_llm/* $(FUZZ_DIR)/llm_corpus/
+	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_llm -rss_limit_mb=2048 -timeout=20 -max_len=256 -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=$(FUZZ_DIR)/artifacts_llm/ $(FUZZ_DIR)/llm_corpus
 
 fuzz-replay: $(BUILD)/fuzz/fuzz_replay
 	$(ASAN_ENV) ./$(BUILD)/fuzz/fuzz_replay -v $(or $(FUZZ_INPUT),tests/fuzz/regress tests/fuzz/corpus)

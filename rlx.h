@@ -68,9 +68,9 @@
        RLX_NO_GGUF             leave out the GGUF reader and writer (>>gguf)
        RLX_NO_SAFETENSORS      leave out the safetensors reader and writer (>>safetensors)
        RLX_NO_ONNX             leave out the ONNX loader and importer (>>onnx)
-       RLX_NO_LLM              leave out the generation utilities: sampler chain, stop strings, chat templates
-                               (>>sampler), and the tokenizer of GGUF models (>>tok, also left out with
-                               RLX_NO_GGUF, which it needs)
+       RLX_NO_LLM              leave out the language-model layer: the model builder (>>llm; RLX_NO_GGUF
+                               leaves it out too), the tokenizer (>>tok) and the generation utilities:
+                               sampler chain, stop strings, chat templates (>>sampler)
        RLX_NO_STDIO            leave out the functions that take a path (weight files: open_file, open_index,
                                write_file; ONNX: rlx_onnx_load_file and external data); the memory-based
                                ones stay
@@ -110,7 +110,9 @@
       19. ONNX models (load, import, weights)       >>onnx (API after >>devices, implementation last)
       20. Generation: sampler chain, stop strings, chat templates   >>sampler (API after >>onnx, implementation
           after the ONNX implementation)
-      21. Tokenizer of GGUF language models         >>tok (API after >>sampler's, implementation after it)
+      21. Language models from GGUF (llama, qwen2, qwen3, gemma2/3, phi3: prefill + decode programs, one store)
+                                                    >>llm (API after >>onnx, implementation after it)
+      22. Tokenizer of GGUF language models         >>tok (API at the end of the declarations, implementation last)
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
        By default each program holds its own copy of its params (and, on a GPU, uploads it). A store holds named
@@ -145,6 +147,14 @@
        GGUF v2 and v3 (every metadata type, nested arrays, every ggml tensor type listed with its byte size;
        F32/F16/BF16/F64/I8..I64 and the block formats of >>quant are rlx dtypes), safetensors single files and sharded checkpoints
        (model.safetensors.index.json). Both have writers (rlx_gguf_writer, rlx_safetensors_writer).
+
+   LANGUAGE MODELS (>>llm)
+       rlx_llm_load_gguf(gguf, &desc, &m) reads the architecture and sizes from a GGUF file's metadata, binds its
+       tensors into one store (borrowed on the CPU, quantized ones used as stored) and compiles a decode program
+       (1 token) and a prefill program (a chunk of n_batch tokens) that share the weights and the KV caches;
+       rlx_llm_eval(m, token_ids, n, logits) runs tokens at the current position and gives the last logits.
+       llama, qwen2, qwen3, gemma2, gemma3 and phi3; token ids in, logits out (tokenizing is elsewhere). See
+       the >>llm declarations.
 
    SYMBOLIC DIMS
        rlx_dim(g, "seq", example) declares a named dim and returns a token to use in the shapes of rlx_input,
@@ -224,7 +234,9 @@
        count is checked against the bytes that hold it, allocations are bounded by a small multiple of the file
        size (tests/test_onnx.c checks 64×), external-data paths may not be absolute or contain "..", and
        malformed files give RLX_ERROR_FORMAT with a message naming the field or tensor; the loader is fuzzed
-       (tests/fuzz/fuzz_onnx.c).
+       (tests/fuzz/fuzz_onnx.c). The language-model builder (>>llm) checks every key and tensor it uses (presence,
+       range, shape, type) before it builds anything, and is fuzzed with models described by the input
+       (tests/fuzz/fuzz_llm.c).
 
    PROFILING
        Off by default and free when off. RLX_COMPILE_PROFILE or rlx_program_profile_enable(p, 1) times every step
@@ -242,7 +254,7 @@
        AVX2, NEON dot products or portable kernels. The SIMD family is picked at run time from the CPU; f64 runs row-by-row axpys (sums
        in k order, as a dot product), other integer matmuls a plain loop.
 
-   TOKENIZER (>>tok, see the declarations after >>sampler)
+   TOKENIZER (>>tok, see the declarations at their end)
        rlx_tokenizer_from_gguf reads tokenizer.ggml.* metadata; rlx_tokenize, rlx_token_to_piece, rlx_detokenize
        and the streaming decoder rlx_token_stream give llama.cpp's token ids and text (tests/test_tok.c compares
        them with libllama). The metadata is hostile input: bad arrays and ids are RLX_ERROR_FORMAT with the key
@@ -253,8 +265,8 @@
        llama.cpp's is newer, so letters and numbers added since (new scripts) are split differently.
 
    rlx.h does NOT: train (no autodiff yet), build graphs from model files other than ONNX (yet: GGUF and
-   safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan), RNNs or empty
-   tensors (yet; see the README's operator table), use BLAS, read big-endian GGUF files, write files larger
+   safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
+   tensors (yet; RNN, GRU and LSTM are unrolled while importing; see the README's operator table), use BLAS, read big-endian GGUF files, write files larger
    than memory (the writers build the file in memory), move a store between devices (one store per device;
    add the tensors to each),
    spread one program over several GPUs (each program runs on one device; rlx_devices lists them all), pin
@@ -268,7 +280,9 @@
    use integer dot products or tensor cores for block dtypes on a GPU (f32 FMA on dequantized values),
    quantize to iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made), run Jinja chat templates
    (>>sampler writes the llama.cpp families in C and recognises a template by its markers), or reproduce
-   llama.cpp's random stream (the DIST sampler has its own seeded generator).
+   llama.cpp's random stream (the DIST sampler has its own seeded generator), or build language models other
+   than llama, qwen2, qwen3, gemma2, gemma3 and phi3 (mixture-of-experts, gemma3n: not yet) or with YaRN /
+   LongRoPE scaling.
 */
 #ifndef RLX_H
 #define RLX_H
@@ -450,7 +464,8 @@ RLXDEF rlx_result rlx_set_next_name(rlx_graph* g, const char* name);
     X(RESIZE, "resize") X(PAD, "pad") \
     X(LINEAR, "linear") X(ADD_NORM, "add_norm") X(SWIGLU, "swiglu") X(GEGLU, "geglu") X(FUSED_EW, "fused_ew") \
     X(STATE, "state") X(STATE_WRITE, "state_write") X(EXTRA, "extra") \
-    X(MATMUL_INTEGER, "matmul_integer") X(MATMUL_QUANT, "matmul_quant")
+    X(MATMUL_INTEGER, "matmul_integer") X(MATMUL_QUANT, "matmul_quant") \
+    X(SCATTER, "scatter")
 
 typedef enum rlx_op {
 #define RLX__OP_ENUM(n, s) RLX_OP_##n,
@@ -573,6 +588,20 @@ RLXDEF rlx_tensor rlx_narrow(rlx_graph* g, rlx_tensor x, int axis, int64_t start
 RLXDEF rlx_tensor rlx_concat(rlx_graph* g, int n, const rlx_tensor* xs, int axis);
 RLXDEF rlx_tensor rlx_expand(rlx_graph* g, rlx_tensor x, int rank, const int64_t* shape);
 RLXDEF rlx_tensor rlx_gather(rlx_graph* g, rlx_tensor x, rlx_tensor indices, int axis);
+
+/* Scatter along axis (ONNX ScatterElements): the result is a copy of x where, for every position p of indices,
+   element p with p[axis] replaced by indices[p] becomes updates[p] (REPLACE, the default) or is combined with
+   it (ADD, MUL, MAX, MIN; integers wrap, NaN wins MAX and MIN). indices (i32 or i64) and updates have one shape,
+   x's rank, and no dim larger than x's except along axis; updates has x's dtype. Negative indices count from the
+   end; an index still out of range after that is skipped. Updates apply in order (row-major over indices), so
+   with REPLACE a repeated index keeps the last update, on every device (the GPU kernels give each line along the
+   axis to one thread: a copy of x, then the lines in parallel; floats combine in double, integers in int64). */
+typedef enum rlx_scatter_reduction {
+    RLX_SCATTER_REPLACE = 0, RLX_SCATTER_ADD, RLX_SCATTER_MUL, RLX_SCATTER_MAX, RLX_SCATTER_MIN,
+    RLX_SCATTER_REDUCTION_COUNT, RLX_SCATTER_REDUCTION_FORCE_U32 = 0x7FFFFFFF
+} rlx_scatter_reduction;
+RLXDEF rlx_tensor rlx_scatter(rlx_graph* g, rlx_tensor x, rlx_tensor indices, rlx_tensor updates, int axis,
+                              rlx_scatter_reduction reduction);
 
 /* ---- model ops: attention, rope, sampling ----------------------------------------------------------------- */
 
@@ -1601,6 +1630,123 @@ RLXDEF const char* rlx_chat_template_family(const char* template_or_name);
 #endif /* RLX_NO_LLM */
 
 /* ============================================================================================================
+   >>llm  (language models from GGUF files; RLX_NO_LLM leaves it out)
+   rlx_llm_load_gguf builds a decoder-only language model from an open GGUF file: the architecture and sizes
+   from its metadata, the weights bound into one rlx_store (borrowed from the mapping on the CPU: no copy;
+   quantized weights are used as stored through rlx_matmul_quant, and the embedding rows are gathered in their
+   own dtype), and two programs compiled against that store:
+     - a decode program for 1 token per run,
+     - a prefill program for a fixed chunk of n_batch tokens per run (rlx_llm_desc.n_batch, default 64).
+   Both share the weights and the KV cache (store states, one per layer for keys and values), so a prompt run
+   through the prefill program continues in the decode program with no copy. rlx_llm_eval takes token ids
+   (tokenizing is not part of this section) and gives the logits of the last one:
+
+       rlx_gguf* gf = NULL;
+       rlx_llm* m = NULL;
+       char err[512];
+       rlx_llm_desc ld = {0};
+       ld.n_ctx = 2048; ld.error = err; ld.error_cap = sizeof err;
+       if (rlx_gguf_open_file("model.gguf", NULL, &gf) != RLX_OK) { puts(rlx_file_error()); return 1; }
+       if (rlx_llm_load_gguf(gf, &ld, &m) != RLX_OK) { puts(err); return 1; }
+       rlx_gguf_close(gf);                                  // the store keeps the mapping alive
+       float* logits = malloc(sizeof(float) * rlx_llm_n_vocab(m));
+       int32_t prompt[5] = {1, 450, 7483, 310, 3444}, tok;
+       if (rlx_llm_eval(m, prompt, 5, logits) != RLX_OK) puts(rlx_llm_error(m));
+       for (int i = 0; i < 32; i++) {                       // greedy
+           tok = argmax(logits);
+           if (rlx_llm_eval(m, &tok, 1, logits) != RLX_OK) { puts(rlx_llm_error(m)); break; }
+       }
+       rlx_llm_destroy(m);
+
+   Architectures (general.architecture): "llama" (Llama 2/3, TinyLlama, Mistral; adjacent-pair rope, as
+   llama.cpp writes them), "qwen2" (q/k/v biases, rotate-half rope), "qwen3" (per-head q/k RMS norms,
+   rotate-half rope), "gemma2" (embedding × sqrt(d), RMS norms after attention and after the FFN (weights as
+   the converter stores them, 1 already added), gelu-tanh gated FFN, attention and final logit softcaps
+   (attn_logit_softcapping, final_logit_softcapping), a sliding window (attention.sliding_window) on the even
+   layers, rotate-half rope), "phi3" (fused attn_qkv = [q; k; v] rows or separate q/k/v, fused ffn_up = [gate;
+   up] rows, rotate-half rope; a sliding window in the file is ignored, as llama.cpp does: exact up to the
+   window, 2047 tokens for Phi-3-mini), "gemma3" (as gemma2 without softcaps, plus per-head q/k RMS norms; the
+   sliding window on 5 of every 6 layers, which use their own rope tables with base 10000 and no scaling,
+   while the global layers take rope.freq_base and the file's rope scaling). Gemma's 27B models scale queries
+   by 1/sqrt(n_embd / n_head) (told apart by their layer count, as llama.cpp does). Others (gemma3n, gemma4,
+   mixture-of-experts, ...) fail with RLX_ERROR_UNSUPPORTED naming them. Rope
+   scaling: none, "linear" (rope.scaling.factor) and per-frequency factors from a rope_freqs.weight tensor
+   (llama3 scaling as llama.cpp's converter stores it); "yarn", "longrope" (or rope_factors_long/short
+   tensors) and others fail with RLX_ERROR_UNSUPPORTED.
+   Prompt chunks: rlx_llm_eval runs n tokens as whole chunks of n_batch through the prefill program; a tail of
+   4 or more tokens runs as one chunk padded with token 0 (the padding rows write cache rows past the prompt,
+   which no real token can see: attention is causal, and the next run overwrites them), a shorter tail runs
+   token by token through the decode program. The caches hold n_ctx + n_batch rows so that a padded chunk
+   always fits.
+   Weights: f32 weights are read in place; f16 and bf16 projection weights are widened to f32 on every run (a
+   weight-sized copy per matmul: slow; the block-quantized formats q4_0 ... q6_K are the fast path); norms and
+   biases must be f32.
+   Thread safety: a model is used by one thread at a time. The GGUF handle may be closed after loading. */
+#if !defined(RLX_NO_LLM) && !defined(RLX_NO_GGUF)
+typedef struct rlx_llm rlx_llm;
+
+typedef enum rlx_llm_arch {
+    RLX_LLM_ARCH_INVALID = 0,
+    RLX_LLM_LLAMA,
+    RLX_LLM_QWEN2,
+    RLX_LLM_QWEN3,
+    RLX_LLM_GEMMA2,
+    RLX_LLM_PHI3,
+    RLX_LLM_GEMMA3,
+    RLX_LLM_ARCH_COUNT,
+    RLX_LLM_ARCH_FORCE_U32 = 0x7FFFFFFF
+} rlx_llm_arch;
+
+/* Zero-initialise and set what you need. */
+typedef struct rlx_llm_desc {
+    rlx_device device;        /* 0 = AUTO: the device rlx_compile would pick; when that GPU cannot run the
+                                 model (RLX_ERROR_UNSUPPORTED), the CPU                                     */
+    int device_index;
+    int n_ctx;                /* tokens the cache holds; 0 = the file's context_length, at most 4096       */
+    int n_batch;              /* prefill chunk (tokens per prefill run); 0 = 64; 1 = no prefill program     */
+    int num_threads;          /* CPU threads incl. the caller, shared by both programs; 0 = one per core    */
+    rlx_dtype kv_dtype;       /* cache dtype: 0 = RLX_F32, or RLX_F16 (half the memory; rounded keys and
+                                 values, widened to f32 for attention on every run)                        */
+    rlx_allocator allocator;  /* host memory of the model and its store (zero = RLX_MALLOC/RLX_FREE)        */
+    char* error;              /* optional: receives the message when loading fails (NUL-terminated)        */
+    size_t error_cap;
+} rlx_llm_desc;
+
+/* What the model is (sizes from the file, n_ctx and n_batch as resolved). */
+typedef struct rlx_llm_info {
+    rlx_llm_arch arch;
+    const char* arch_name;    /* general.architecture                                                        */
+    int n_vocab, n_embd, n_layer, n_head, n_head_kv, head_dim_k, head_dim_v, n_ff, n_rot;
+    int n_ctx, n_ctx_train, n_batch;
+    float norm_eps, rope_freq_base, rope_freq_scale;
+    rlx_device device;
+} rlx_llm_info;
+
+/* Builds and compiles the model. gf stays the caller's (close it any time after: the store keeps what it
+   uses). On failure *out is NULL, the result says what kind (RLX_ERROR_UNSUPPORTED: an architecture, rope
+   scaling or dtype rlx.h does not run; RLX_ERROR_FORMAT: a missing or malformed key or tensor, e.g. a tensor
+   of the wrong shape; RLX_ERROR_INVALID_ARGUMENT: a bad desc; RLX_ERROR_OUT_OF_MEMORY; or a compile error)
+   and desc->error the details (which key, which tensor, which shape). */
+RLXDEF rlx_result rlx_llm_load_gguf(rlx_gguf* gf, const rlx_llm_desc* desc, rlx_llm** out);
+RLXDEF void rlx_llm_destroy(rlx_llm* m);                       /* NULL is fine */
+RLXDEF const char* rlx_llm_error(const rlx_llm* m);            /* message of the last failure on m ("" if none) */
+RLXDEF rlx_result rlx_llm_info_get(const rlx_llm* m, rlx_llm_info* info);
+RLXDEF int rlx_llm_n_vocab(const rlx_llm* m);                  /* 0 for NULL */
+RLXDEF int rlx_llm_n_ctx(const rlx_llm* m);
+RLXDEF int rlx_llm_pos(const rlx_llm* m);                      /* tokens in the cache (the next position) */
+/* Runs n >= 1 tokens (ids in [0, n_vocab)) at the current position and, when logits is not NULL, writes the
+   n_vocab logits of the last one. Errors: RLX_ERROR_INVALID_ARGUMENT (NULL, n < 1, a token id out of range:
+   nothing runs), RLX_ERROR_OUT_OF_RANGE when pos + n > n_ctx ("context full": nothing runs, the position
+   stays), or a run error (the tokens of the chunks that ran stay in the cache: rlx_llm_pos says how many). */
+RLXDEF rlx_result rlx_llm_eval(rlx_llm* m, const int32_t* tokens, int n, float* logits);
+/* Forgets every token: the position goes back to 0 (the cache rows are overwritten by later runs). */
+RLXDEF rlx_result rlx_llm_reset(rlx_llm* m);
+/* The store holding the weights and caches, and the two programs (n_batch 1: prefill is NULL), for tools. */
+RLXDEF rlx_store* rlx_llm_store(const rlx_llm* m);
+RLXDEF rlx_program* rlx_llm_program(const rlx_llm* m, int prefill);
+#endif /* RLX_NO_LLM */
+
+/* ============================================================================================================
    >>tok  (tokenizer of GGUF language models; RLX_NO_LLM or RLX_NO_GGUF leaves it out)
    Reads the tokenizer.ggml.* metadata of a GGUF file and tokenizes as llama.cpp does (its llama_tokenize /
    llama_token_to_piece / llama_detokenize, checked token for token by tests/test_tok.c):
@@ -2406,6 +2552,7 @@ static const char* rlx__op_inputs(rlx_op op) {
     case RLX_OP_MATMUL: return "a,b";
     case RLX_OP_MATMUL_QUANT: return "x,w";
     case RLX_OP_GATHER: return "x,indices";
+    case RLX_OP_SCATTER: return "x,indices,updates";
     case RLX_OP_ATTENTION: return "q,k,v";
     case RLX_OP_ROPE: return "x,cos,sin";
     case RLX_OP_SAMPLE: return "logits,counter";
@@ -3764,6 +3911,51 @@ RLXDEF rlx_tensor rlx_gather(rlx_graph* g, rlx_tensor x, rlx_tensor indices, int
     return rlx__T(id);
 }
 
+RLXDEF rlx_tensor rlx_scatter(rlx_graph* g, rlx_tensor x, rlx_tensor indices, rlx_tensor updates, int axis,
+                              rlx_scatter_reduction reduction) {
+    rlx_tensor t3[3];
+    const rlx__node *nx, *ni, *nu;
+    int a, d;
+    uint32_t ids[3], id;
+    t3[0] = x; t3[1] = indices; t3[2] = updates;
+    if (!rlx__begin(g, "scatter", 3, t3)) return rlx__T(0);
+    nx = rlx__N(g, x.id); ni = rlx__N(g, indices.id); nu = rlx__N(g, updates.id);
+    if ((int)reduction < 0 || (int)reduction >= (int)RLX_SCATTER_REDUCTION_COUNT) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "scatter: reduction %d is not an rlx_scatter_reduction", (int)reduction);
+        return rlx__T(0);
+    }
+    if (ni->dtype != RLX_I32 && ni->dtype != RLX_I64) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "scatter: indices must be i32 or i64, not %s", rlx_dtype_name(ni->dtype));
+        return rlx__T(0);
+    }
+    if (nu->dtype != nx->dtype) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "scatter: updates are %s, x is %s", rlx_dtype_name(nu->dtype), rlx_dtype_name(nx->dtype));
+        return rlx__T(0);
+    }
+    if (nx->rank == 0) { rlx__gerr(g, RLX_ERROR_SHAPE, "scatter: x must have rank >= 1"); return rlx__T(0); }
+    if (!rlx__norm_axis(g, "scatter", axis, nx->rank, &a)) return rlx__T(0);
+    if (ni->rank != nx->rank || nu->rank != nx->rank) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "scatter: indices (rank %d) and updates (rank %d) need x's rank %d", ni->rank, nu->rank, nx->rank);
+        return rlx__T(0);
+    }
+    for (d = 0; d < nx->rank; d++) {
+        if (ni->shape[d] != nu->shape[d]) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "scatter: indices and updates differ in dim %d (%lld vs %lld)", d,
+                      (long long)ni->shape[d], (long long)nu->shape[d]);
+            return rlx__T(0);
+        }
+        if (d != a && ni->shape[d] > nx->shape[d]) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "scatter: indices dim %d (%lld) is larger than x's (%lld)", d,
+                      (long long)ni->shape[d], (long long)nx->shape[d]);
+            return rlx__T(0);
+        }
+    }
+    ids[0] = x.id; ids[1] = indices.id; ids[2] = updates.id;
+    id = rlx__add_node(g, RLX_OP_SCATTER, nx->dtype, nx->rank, nx->shape, 3, ids);
+    if (id) { rlx__N(g, id)->ia[0] = a; rlx__N(g, id)->ia[1] = reduction; }
+    return rlx__T(id);
+}
+
 /* ---- dumps ---- */
 typedef struct rlx__sb { char* buf; size_t cap, len; } rlx__sb;
 static void rlx__sbf(rlx__sb* s, const char* fmt, ...) {
@@ -3799,6 +3991,7 @@ static void rlx__sb_attrs(rlx__sb* s, const rlx__node* nd) {
     case RLX_OP_SOFTMAX: case RLX_OP_LOG_SOFTMAX: case RLX_OP_CONCAT: case RLX_OP_GATHER:
         rlx__sbf(s, " axis=%d", (int)nd->ia[0]); break;
     case RLX_OP_LAYERNORM: rlx__sbf(s, " axis=%d eps=%g", (int)nd->ia[0], nd->fa[0]); break;
+    case RLX_OP_SCATTER: rlx__sbf(s, " axis=%d reduction=%d", (int)nd->ia[0], (int)nd->ia[1]); break;
     case RLX_OP_RMSNORM: rlx__sbf(s, " eps=%g", nd->fa[0]); break;
     case RLX_OP_TRANSPOSE:
         rlx__sbf(s, " perm=");
@@ -5390,6 +5583,7 @@ static uint32_t rlx__respec_node(rlx_graph* g, const rlx_graph* src, const rlx__
     }
     case RLX_OP_EXPAND: t = rlx_expand(g, x[0], r, shp); break;
     case RLX_OP_GATHER: t = rlx_gather(g, x[0], x[1], (int)ia[0]); break;
+    case RLX_OP_SCATTER: t = rlx_scatter(g, x[0], x[1], x[2], (int)ia[0], (rlx_scatter_reduction)ia[1]); break;
     case RLX_OP_MATMUL_QUANT: t = rlx_matmul_quant(g, x[0], x[1]); break;
     case RLX_OP_ATTENTION: {
         rlx_attention_desc d;
@@ -8969,6 +9163,38 @@ static void rlx__k_gather(const rlx_graph* g, const rlx__node* nd, void* const* 
         }
 }
 
+/* scatter (rlx_scatter): copy x, then apply the updates in index order */
+static void rlx__k_scatter(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out) {
+    const rlx__node *ni = rlx__N(g, rlx__in(g, nd, 1));
+    int axis = (int)nd->ia[0], red = (int)nd->ia[1], r = nd->rank, d, fl = rlx__is_float(nd->dtype);
+    int64_t xst[RLX_MAX_RANK], n = rlx__node_numel(ni), k, dim = nd->shape[axis];
+    size_t e = rlx_dtype_size(nd->dtype);
+    if (out != in[0]) memcpy(out, in[0], rlx__node_bytes(nd));
+    rlx__contig_strides(r, nd->shape, xst);
+    for (k = 0; k < n; k++) {
+        int64_t rem = k, off = 0, v = rlx__load_i64(in[1], ni->dtype, k);
+        if (v < 0) v += dim;
+        if (v < 0 || v >= dim) continue;
+        for (d = r - 1; d >= 0; d--) {
+            int64_t c = rem % ni->shape[d];
+            rem /= ni->shape[d];
+            off += (d == axis ? v : c) * xst[d];
+        }
+        if (red == RLX_SCATTER_REPLACE) memcpy((char*)out + (size_t)off * e, (const char*)in[2] + (size_t)k * e, e);
+        else if (fl) {
+            double a = rlx__load_f64(out, nd->dtype, off), b = rlx__load_f64(in[2], nd->dtype, k);
+            a = red == RLX_SCATTER_ADD ? a + b : red == RLX_SCATTER_MUL ? a * b
+              : red == RLX_SCATTER_MAX ? (b != b || b > a ? b : a) : (b != b || b < a ? b : a);
+            rlx__store_f64(out, nd->dtype, off, a);
+        } else {
+            int64_t a = rlx__load_i64(out, nd->dtype, off), b = rlx__load_i64(in[2], nd->dtype, k);
+            a = red == RLX_SCATTER_ADD ? (int64_t)((uint64_t)a + (uint64_t)b) : red == RLX_SCATTER_MUL ? (int64_t)((uint64_t)a * (uint64_t)b)
+              : red == RLX_SCATTER_MAX ? (b > a ? b : a) : (b < a ? b : a);
+            rlx__store_i64(out, nd->dtype, off, a, 0);
+        }
+    }
+}
+
 static void rlx__k_concat(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out) {
     int axis = (int)nd->ia[0], i, k;
     int64_t outer = 1, inner = 1, o, pos = 0;
@@ -9384,6 +9610,7 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
     }
     case RLX_OP_CONCAT: rlx__k_concat(g, nd, in, out); return;
     case RLX_OP_GATHER: rlx__k_gather(g, nd, in, out); return;
+    case RLX_OP_SCATTER: rlx__k_scatter(g, nd, in, out); return;
     case RLX_OP_LINEAR: rlx__k_linear(g, nd, in, out, pool, ws); return;
     case RLX_OP_ADD_NORM: rlx__k_add_norm(g, nd, in, out, pool); return;
     case RLX_OP_SWIGLU: case RLX_OP_GEGLU: rlx__k_glu(g, nd, in, out); return;
@@ -11703,7 +11930,7 @@ static RLX__MAYBE_UNUSED int rlx__cuda_supports(const rlx_graph* g, const rlx__n
     case RLX_OP_GATHER: case RLX_OP_ATTENTION: case RLX_OP_ROPE: case RLX_OP_CUMSUM:
     case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE: case RLX_OP_POOL: case RLX_OP_GROUP_NORM: case RLX_OP_RESIZE:
     case RLX_OP_PAD: case RLX_OP_LINEAR: case RLX_OP_ADD_NORM: case RLX_OP_SWIGLU: case RLX_OP_GEGLU:
-    case RLX_OP_FUSED_EW: case RLX_OP_STATE_WRITE: case RLX_OP_EXTRA:
+    case RLX_OP_FUSED_EW: case RLX_OP_STATE_WRITE: case RLX_OP_EXTRA: case RLX_OP_SCATTER:
         return 1;
     case RLX_OP_TOPK: {   /* 32-bit indices inside the sort */
         const rlx__node* x = rlx__cl_x(g, nd, 0);
@@ -11791,6 +12018,27 @@ static void rlx__cl_node(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
             rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
             pos += glen;
         }
+        return;
+    }
+    case RLX_OP_SCATTER: {   /* a copy of x, then one thread per index line (kernels/cuda/elementwise.cu) */
+        const rlx__node* ni = rlx__cl_x(g, nd, 1);
+        const uint64_t src = rlx__cl_addr(g, nd, addr, 0);
+        int64_t os[RLX_MAX_RANK] = {0}, is[RLX_MAX_RANK] = {0};
+        const int a = (int)nd->ia[0];
+        if (!addr || src != out) rlx__cl_strided_copy(w, nd, src, out, NULL);
+        L = rlx__cl_add(w, "elementwise", "scatter", nd);
+        L->args.out = out;
+        L->args.in[0] = rlx__cl_addr(g, nd, addr, 1);
+        L->args.in[1] = rlx__cl_addr(g, nd, addr, 2);
+        L->args.dt_in[0] = (int)ni->dtype;
+        L->args.dt_in[1] = (int)nd->dtype;
+        rlx__contig_strides(nd->rank, nd->shape, os);
+        rlx__contig_strides(ni->rank, ni->shape, is);
+        L->args.rank = nd->rank;
+        for (k = 0; k < nd->rank; k++) { L->args.dims[k] = ni->shape[k]; L->args.st[0][k] = os[k]; L->args.st[1][k] = is[k]; }
+        L->args.ia[0] = a; L->args.ia[1] = nd->ia[1]; L->args.ia[2] = nd->shape[a];
+        L->args.n = ni->shape[a] ? rlx__node_numel(ni) / ni->shape[a] : 0;
+        rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
         return;
     }
     case RLX_OP_GATHER: {
@@ -20388,6 +20636,7 @@ RLXDEF rlx_result rlx_safetensors_writer_write_file(rlx_safetensors_writer* w, c
    ------------------------------------------------------------------------------------------------------------ */
 #if !defined(RLX_NO_ONNX)
 
+#define RLX__OX_MAX_STRINGS 16   /* string-list attribute values kept per attribute (RNN activations need 6) */
 #define RLX__OX_FOLD_MAX 65536   /* elements: constant nodes up to this size are evaluated while importing */
 
 typedef struct rlx__pbf { uint32_t num; int wt; uint64_t v; const uint8_t* p; size_t n; } rlx__pbf;
@@ -20442,6 +20691,7 @@ typedef struct rlx__oxattr {
     int64_t* ints; int nints;
     int nstrings;
     int has_f, has_i, has_s, has_g;
+    char** strings;           /* the first RLX__OX_MAX_STRINGS of the nstrings values (model memory) */
 } rlx__oxattr;
 
 typedef struct rlx__oxt {
@@ -20735,7 +20985,12 @@ static int rlx__ox_attr(rlx_onnx_model* m, const uint8_t* p, size_t n, rlx__oxat
         case 6: case 11: a->has_g = 1; break;
         case 7: if (!rlx__ox_reals(m, &f, 0, &fv, &nf, &cf, "AttributeProto.floats")) goto done; break;
         case 8: if (!rlx__ox_ints(m, &f, &a->ints, &ni, &ci, "AttributeProto.ints")) goto done; break;
-        case 9: a->nstrings++; break;
+        case 9:
+            if (a->nstrings < RLX__OX_MAX_STRINGS) {
+                if (!a->strings && !(a->strings = (char**)rlx__ox_alloc(m, RLX__OX_MAX_STRINGS * sizeof(char*)))) { rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); goto done; }
+                if (!(a->strings[a->nstrings] = rlx__ox_str(m, &f))) goto done;
+            }
+            a->nstrings++; break;
         case 20: if (f.wt != 0) goto wire; a->type = (int)(int32_t)f.v; break;
         default: break;
         }
@@ -21526,6 +21781,881 @@ static int rlx__ox_nll(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx_t
     return 1;
 }
 
+/* Recurrent layers (ONNX RNN, GRU, LSTM), unrolled while importing: X·Wᵀ + biases for every step in one matmul,
+   then per step and direction one [batch, hidden] × [hidden, gates·hidden] matmul, narrows for the gates and
+   elementwise activations (about 10 builder nodes a step for RNN, 20 for GRU, 25 for LSTM). sequence_lens masks
+   steps past a row's length (its state is kept, its Y rows are 0). Sequences longer than RLX__OX_RNN_MAX_STEPS
+   steps (times directions) are refused: the graph grows with the sequence. */
+#define RLX__OX_RNN_MAX_STEPS 4096
+typedef struct rlx__oxact { int kind; double a, b; } rlx__oxact;
+static int rlx__ox_rnn_acts(rlx__oximp* im, const rlx__oxnode* n, int per, int nd, const char* const* defs, rlx__oxact* acts) {
+    static const char* const names[] = {"", "Sigmoid", "Tanh", "Relu", "HardSigmoid", "LeakyRelu", "Affine", "ScaledTanh",
+                                        "ThresholdedRelu", "Elu", "Softsign", "Softplus", NULL};
+    static const double da[] = {0, 0, 0, 0, 0.2, 0.01, 1.0, 1.0, 1.0, 1.0, 0, 0}, db[] = {0, 0, 0, 0, 0.5, 0, 0, 1.0, 0, 0, 0, 0};
+    static const int nb[] = {0, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 0};
+    const rlx__oxattr* an = rlx__ox_a(n, "activations");
+    const rlx__oxattr* al = rlx__ox_a(n, "activation_alpha");
+    const rlx__oxattr* bl = rlx__ox_a(n, "activation_beta");
+    int k, j, ia = 0, ib = 0, cnt = per * nd;
+    if (an && an->nstrings != cnt) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "%d activations, needs %d", an->nstrings, cnt);
+    for (k = 0; k < cnt; k++) {
+        const char* s = an ? an->strings[k] : defs[k % per];
+        for (j = 1; names[j] && strcmp(names[j], s); j++) {}
+        if (!names[j]) return RLX__OX_UNSUP("activation '%s'", s);
+        acts[k].kind = j;
+        acts[k].a = da[j]; acts[k].b = db[j];
+        if (da[j] != 0) { if (al && ia < al->nfloats) acts[k].a = al->floats[ia]; ia++; }
+        if (nb[j]) { if (bl && ib < bl->nfloats) acts[k].b = bl->floats[ib]; ib++; }
+    }
+    return 1;
+}
+static rlx_tensor rlx__ox_rnn_f(rlx_graph* g, const rlx__oxact* f, double clip, rlx_tensor x) {
+    rlx_tensor z;
+    if (clip > 0) x = rlx_max(g, rlx_min(g, x, rlx__ox_sc(g, x, clip)), rlx__ox_sc(g, x, -clip));
+    z = rlx__ox_sc(g, x, 0.0);
+    switch (f->kind) {
+    case 1: return rlx_sigmoid(g, x);
+    case 2: return rlx_tanh(g, x);
+    case 3: return rlx_relu(g, x);
+    case 4: return rlx_max(g, z, rlx_min(g, rlx__ox_sc(g, x, 1.0), rlx_add(g, rlx_mul(g, x, rlx__ox_sc(g, x, f->a)), rlx__ox_sc(g, x, f->b))));
+    case 5: return rlx_where(g, rlx_lt(g, x, z), rlx_mul(g, x, rlx__ox_sc(g, x, f->a)), x);
+    case 6: return rlx_add(g, rlx_mul(g, x, rlx__ox_sc(g, x, f->a)), rlx__ox_sc(g, x, f->b));
+    case 7: return rlx_mul(g, rlx__ox_sc(g, x, f->a), rlx_tanh(g, rlx_mul(g, x, rlx__ox_sc(g, x, f->b))));
+    case 8: return rlx_where(g, rlx_gt(g, x, rlx__ox_sc(g, x, f->a)), x, z);
+    case 9: return rlx_where(g, rlx_gt(g, x, z), x, rlx_mul(g, rlx__ox_sc(g, x, f->a), rlx_sub(g, rlx_exp(g, x), rlx__ox_sc(g, x, 1.0))));
+    case 10: return rlx_div(g, x, rlx_add(g, rlx_abs(g, x), rlx__ox_sc(g, x, 1.0)));
+    default: return rlx_log(g, rlx_add(g, rlx_exp(g, x), rlx__ox_sc(g, x, 1.0)));
+    }
+}
+/* [d0, d1, d2] → the 2D slice [d1, d2] at index k of dim 0 */
+static rlx_tensor rlx__ox_dir(rlx_graph* g, rlx_tensor t, int k, int64_t a, int64_t b) {   /* b 0: [d1] */
+    int64_t s[2];
+    s[0] = a; s[1] = b;
+    return rlx_reshape(g, rlx_narrow(g, t, 0, k, 1), b ? 2 : 1, s);
+}
+static int rlx__ox_rnn(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__oxval** in, int nin, rlx_tensor* res) {
+    static const char* const dl[] = {"Sigmoid", "Tanh", "Tanh"};
+    static const char* const dr[] = {"Tanh"};
+    int lstm = !strcmp(n->op, "LSTM"), gru = !strcmp(n->op, "GRU");
+    int G = lstm ? 4 : gru ? 3 : 1, per = lstm ? 3 : gru ? 2 : 1, nd, rev, layout, lbr, d, i;
+    const char* dir = rlx__ox_as(n, "direction", "forward");
+    const rlx__oxattr* ca = rlx__ox_a(n, "clip");
+    double clip = ca && ca->has_f ? ca->f : 0.0;
+    rlx__oxact acts[6];
+    rlx_tensor x, w, r, b = {0, 0}, sl = {0, 0}, h0 = {0, 0}, c0 = {0, 0}, p = {0, 0}, ys[2], hs[2], cs[2], *steps;
+    int64_t xs[RLX_MAX_RANK], wsh[RLX_MAX_RANK], rsh[RLX_MAX_RANK], T, B, I, H, GH, s2[2], sg[2], s4[4];
+    static const int p021[3] = {1, 0, 2}, p2013[4] = {2, 0, 1, 3};
+#define RIN(k) ((k) < nin && in[k] ? rlx__ox_t(im, g, in[k]) : b0)
+    rlx_tensor b0 = {0, 0};
+    if (!strcmp(dir, "forward") || !strcmp(dir, "reverse")) nd = 1;
+    else if (!strcmp(dir, "bidirectional")) nd = 2;
+    else return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "direction '%s'", dir);
+    rev = dir[0] == 'r';
+    layout = (int)rlx__ox_ai(n, "layout", 0);
+    lbr = (int)rlx__ox_ai(n, "linear_before_reset", 0);
+    if (layout != 0 && layout != 1) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "layout %d", layout);
+    if (lstm && rlx__ox_ai(n, "input_forget", 0)) return RLX__OX_UNSUP("input_forget");
+    if (clip < 0) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "clip %g", clip);
+    if (!rlx__ox_rnn_acts(im, n, per, nd, lstm ? dl : gru ? dl : dr, acts)) return 0;
+    if (nin < 3 || !in[0] || !in[1] || !in[2]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "needs X, W and R");
+    x = RIN(0); w = RIN(1); r = RIN(2); b = RIN(3); sl = RIN(4); h0 = RIN(5);
+    if (lstm) { c0 = RIN(6); p = RIN(7); }
+    if (rlx_graph_status(g) != RLX_OK) return 1;
+    if (rlx__ox_shape(g, x, xs) != 3 || rlx__ox_shape(g, w, wsh) != 3 || rlx__ox_shape(g, r, rsh) != 3)
+        return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "X, W and R must have rank 3");
+    H = rlx__ox_ai(n, "hidden_size", rsh[2]);
+    if (H < 1 || H != rsh[2] || !rlx__mul_i64(H, G, &GH) || wsh[0] != nd || rsh[0] != nd || wsh[1] != GH || rsh[1] != GH || wsh[2] != xs[2])
+        return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "W [%lld,%lld,%lld] / R [%lld,%lld,%lld] do not fit %d direction(s), hidden_size %lld, input size %lld",
+                            (long long)wsh[0], (long long)wsh[1], (long long)wsh[2], (long long)rsh[0], (long long)rsh[1], (long long)rsh[2], nd, (long long)H, (long long)xs[2]);
+    if (layout) {
+        x = rlx_transpose(g, x, p021);
+        if (h0.id) h0 = rlx_transpose(g, h0, p021);
+        if (c0.id) c0 = rlx_transpose(g, c0, p021);
+        rlx__ox_shape(g, x, xs);
+    }
+    T = xs[0]; B = xs[1]; I = xs[2];
+    if (T * nd > RLX__OX_RNN_MAX_STEPS) return RLX__OX_UNSUP("%lld steps (unrolled while importing: at most %d)", (long long)(T * nd), RLX__OX_RNN_MAX_STEPS);
+    if (sl.id) {
+        s2[0] = B; s2[1] = 1;
+        sl = rlx_reshape(g, rlx_cast(g, sl, RLX_I64), 2, s2);
+    }
+    steps = (rlx_tensor*)rlx__ox_own(im, (size_t)T * sizeof(rlx_tensor));
+    if (!steps) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    s2[0] = B; s2[1] = H; sg[0] = B; sg[1] = GH;
+    for (d = 0; d < nd; d++) {
+        const rlx__oxact* f = &acts[d * per];
+        rlx_tensor xw = rlx_matmul(g, x, rlx_transpose(g, rlx__ox_dir(g, w, d, GH, I), NULL));
+        rlx_tensor rt = rlx_transpose(g, rlx__ox_dir(g, r, d, GH, H), NULL), rb = b0, h, c = b0, pi = b0, po = b0, pf = b0;
+        int back = rev || d == 1;
+        if (b.id) {
+            rlx_tensor bd = rlx__ox_dir(g, b, d, 2 * GH, 0);
+            rlx_tensor wb = rlx_narrow(g, bd, 0, 0, GH);
+            rb = rlx_narrow(g, bd, 0, GH, GH);
+            if (gru) { xw = rlx_add(g, xw, wb); }       /* GRU: Rb of the h gate stays apart */
+            else { xw = rlx_add(g, xw, rlx_add(g, wb, rb)); rb = b0; }
+        }
+        h = h0.id ? rlx__ox_dir(g, h0, d, B, H) : rlx_expand(g, rlx__ox_sc(g, x, 0.0), 2, s2);
+        if (lstm) {
+            c = c0.id ? rlx__ox_dir(g, c0, d, B, H) : rlx_expand(g, rlx__ox_sc(g, x, 0.0), 2, s2);
+            if (p.id) {
+                rlx_tensor pd = rlx__ox_dir(g, p, d, 3 * H, 0);
+                pi = rlx_narrow(g, pd, 0, 0, H); po = rlx_narrow(g, pd, 0, H, H); pf = rlx_narrow(g, pd, 0, 2 * H, H);
+            }
+        }
+        for (i = 0; i < T; i++) {
+            int64_t t = back ? T - 1 - i : i;
+            rlx_tensor xt = rlx_reshape(g, rlx_narrow(g, xw, 0, t, 1), 2, sg), hn, cn = b0;
+            if (lstm) {
+                rlx_tensor pre = rlx_add(g, xt, rlx_matmul(g, h, rt));
+                rlx_tensor gi = rlx_narrow(g, pre, 1, 0, H), go = rlx_narrow(g, pre, 1, H, H), gf = rlx_narrow(g, pre, 1, 2 * H, H), gc = rlx_narrow(g, pre, 1, 3 * H, H);
+                if (pi.id) { gi = rlx_add(g, gi, rlx_mul(g, pi, c)); gf = rlx_add(g, gf, rlx_mul(g, pf, c)); }
+                cn = rlx_add(g, rlx_mul(g, rlx__ox_rnn_f(g, &f[0], clip, gf), c), rlx_mul(g, rlx__ox_rnn_f(g, &f[0], clip, gi), rlx__ox_rnn_f(g, &f[1], clip, gc)));
+                if (po.id) go = rlx_add(g, go, rlx_mul(g, po, cn));
+                hn = rlx_mul(g, rlx__ox_rnn_f(g, &f[0], clip, go), rlx__ox_rnn_f(g, &f[2], clip, cn));
+            } else if (gru) {
+                rlx_tensor rzr = rlx_narrow(g, rt, 1, 0, 2 * H), rh = rlx_narrow(g, rt, 1, 2 * H, H), hzr = rlx_matmul(g, h, rzr), zt, rr, hh;
+                if (rb.id) hzr = rlx_add(g, hzr, rlx_narrow(g, rb, 0, 0, 2 * H));
+                zt = rlx__ox_rnn_f(g, &f[0], clip, rlx_add(g, rlx_narrow(g, xt, 1, 0, H), rlx_narrow(g, hzr, 1, 0, H)));
+                rr = rlx__ox_rnn_f(g, &f[0], clip, rlx_add(g, rlx_narrow(g, xt, 1, H, H), rlx_narrow(g, hzr, 1, H, H)));
+                if (lbr) {
+                    hh = rlx_matmul(g, h, rh);
+                    if (rb.id) hh = rlx_add(g, hh, rlx_narrow(g, rb, 0, 2 * H, H));
+                    hh = rlx_mul(g, rr, hh);
+                } else {
+                    hh = rlx_matmul(g, rlx_mul(g, rr, h), rh);
+                    if (rb.id) hh = rlx_add(g, hh, rlx_narrow(g, rb, 0, 2 * H, H));
+                }
+                hh = rlx__ox_rnn_f(g, &f[1], clip, rlx_add(g, rlx_narrow(g, xt, 1, 2 * H, H), hh));
+                hn = rlx_add(g, hh, rlx_mul(g, zt, rlx_sub(g, h, hh)));
+            } else hn = rlx__ox_rnn_f(g, &f[0], clip, rlx_add(g, xt, rlx_matmul(g, h, rt)));
+            if (sl.id) {
+                rlx_tensor m = rlx_lt(g, rlx_scalar(g, RLX_I64, (double)t), sl);
+                hn = rlx_where(g, m, hn, h);
+                if (lstm) cn = rlx_where(g, m, cn, c);
+                steps[t] = rlx_where(g, m, hn, rlx__ox_sc(g, hn, 0.0));
+            } else steps[t] = hn;
+            h = hn; c = cn;
+            s4[0] = 1; s4[1] = 1; s4[2] = B; s4[3] = H;
+            steps[t] = rlx_reshape(g, steps[t], 4, s4);
+            if (rlx_graph_status(g) != RLX_OK) return 1;
+        }
+        ys[d] = rlx_concat(g, (int)T, steps, 0);
+        s4[0] = 1; s4[1] = B; s4[2] = H;
+        hs[d] = rlx_reshape(g, h, 3, s4);
+        if (lstm) cs[d] = rlx_reshape(g, c, 3, s4);
+    }
+    res[0] = nd == 2 ? rlx_concat(g, 2, ys, 1) : ys[0];
+    res[1] = nd == 2 ? rlx_concat(g, 2, hs, 0) : hs[0];
+    if (lstm && n->nout > 2) res[2] = nd == 2 ? rlx_concat(g, 2, cs, 0) : cs[0];
+    if (layout) {
+        res[0] = rlx_transpose(g, res[0], p2013);
+        res[1] = rlx_transpose(g, res[1], p021);
+        if (lstm && n->nout > 2) res[2] = rlx_transpose(g, res[2], p021);
+    }
+    return 1;
+#undef RIN
+}
+
+/* Einsum: each operand loses its repeated labels (a diagonal: the two axes moved last, flattened, gathered at
+   i·(n+1)) and the labels no one else needs (summed); operands are then contracted pairwise, left to right, as
+   one batched matmul [batch, left, k] × [batch, k, right] after transposes and reshapes; the result is summed
+   and transposed to the output labels. "..." takes labels of its own, aligned from the right. */
+typedef struct rlx__oxes { rlx_tensor t; int n; char lab[RLX_MAX_RANK]; } rlx__oxes;
+static int rlx__ox_es_has(const char* s, int n, char c) { int i; for (i = 0; i < n; i++) if (s[i] == c) return 1; return 0; }
+/* sums the labels of e not in keep[0..nk) */
+static int rlx__ox_es_sum(rlx__oximp* im, rlx_graph* g, rlx__oxes* e, const char* keep, int nk) {
+    int ax[RLX_MAX_RANK], na = 0, i, j = 0;
+    char nl[RLX_MAX_RANK];
+    (void)im;
+    for (i = 0; i < e->n; i++) { if (rlx__ox_es_has(keep, nk, e->lab[i])) nl[j++] = e->lab[i]; else ax[na++] = i; }
+    if (!na) return 1;
+    e->t = rlx_reduce_sum(g, e->t, na, ax, 0);
+    e->n = j;
+    memcpy(e->lab, nl, (size_t)j);
+    return 1;
+}
+/* transposes e to the label order `want` (a permutation of its labels) */
+static void rlx__ox_es_order(rlx_graph* g, rlx__oxes* e, const char* want) {
+    int perm[RLX_MAX_RANK], i, j, id = 1;
+    for (i = 0; i < e->n; i++) {
+        for (j = 0; j < e->n && e->lab[j] != want[i]; j++) {}
+        perm[i] = j;
+        if (j != i) id = 0;
+    }
+    if (!id) e->t = rlx_transpose(g, e->t, perm);
+    memcpy(e->lab, want, (size_t)e->n);
+}
+static int rlx__ox_einsum(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__oxval** in, int nin, rlx_tensor* res) {
+    const char* eq = rlx__ox_as(n, "equation", NULL);
+    char terms[8][RLX_MAX_RANK * 2 + 4], outl[RLX_MAX_RANK + 1];
+    int tn[8], nt = 0, ell_in[8], has_out = 0, nout = 0, ne = 0, k, i, j;
+    rlx__oxes es[8];
+    const char* p;
+    if (!eq) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "no equation");
+    if (nin < 1 || nin > 8) return RLX__OX_UNSUP("%d operands (1 to 8 are supported)", nin);
+    /* parse: letters, "..." (marked '.'), ',' between terms, "->" before the output */
+    for (k = 0; k < 8; k++) { tn[k] = 0; ell_in[k] = 0; }
+    for (p = eq; *p; p++) {
+        char c = *p;
+        int* cnt = has_out ? &nout : &tn[nt];
+        char* dst = has_out ? outl : terms[nt];
+        if (c == ' ') continue;
+        if (c == ',' && !has_out) { if (++nt >= 8) return RLX__OX_UNSUP("more than 8 operands"); continue; }
+        if (c == '-' && p[1] == '>' && !has_out) { has_out = 1; p++; continue; }
+        if (c == '.' && p[1] == '.' && p[2] == '.') { c = '.'; p += 2; }
+        else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "equation '%s': unexpected '%c'", eq, c);
+        if (*cnt >= RLX_MAX_RANK + 1) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "equation '%s': a term with too many labels", eq);
+        dst[(*cnt)++] = c;
+    }
+    nt++;
+    if (nt != nin) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "equation '%s' has %d terms for %d inputs", eq, nt, nin);
+    /* operands with their labels; "..." expands to '0'.. ('0' + ne - 1), right-aligned */
+    for (k = 0; k < nt; k++) {
+        int64_t sh[RLX_MAX_RANK];
+        int r, nl = 0, ne_k;
+        if (!in[k]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "operand %d missing", k);
+        es[k].t = rlx__ox_t(im, g, in[k]);
+        r = rlx__ox_shape(g, es[k].t, sh);
+        if (r < 0) return 1;
+        for (i = 0; i < tn[k]; i++) { if (terms[k][i] == '.') { if (ell_in[k]++) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "two ellipses in a term"); } else nl++; }
+        ne_k = r - nl;
+        if (ne_k < 0 || (!ell_in[k] && ne_k)) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "operand %d has rank %d for term %d labels%s", k, r, nl, ell_in[k] ? " and ..." : "");
+        if (ne_k > ne) ne = ne_k;
+    }
+    for (k = 0; k < nt; k++) {
+        int r = rlx__ox_shape(g, es[k].t, NULL), nl = tn[k] - ell_in[k], ne_k = r - nl, m = 0;
+        int64_t sh[RLX_MAX_RANK];
+        rlx__ox_shape(g, es[k].t, sh);
+        for (i = 0; i < tn[k]; i++) {
+            if (terms[k][i] == '.') { for (j = 0; j < ne_k; j++) es[k].lab[m++] = (char)('0' + ne - ne_k + j); }
+            else es[k].lab[m++] = terms[k][i];
+        }
+        es[k].n = m;
+        /* repeated labels: the diagonal */
+        for (i = 0; i < es[k].n; i++)
+            for (j = i + 1; j < es[k].n; j++) {
+                int perm[RLX_MAX_RANK], q, a, rr = es[k].n;
+                int64_t ns[RLX_MAX_RANK], d = sh[i], len, *idx, z;
+                char nl2[RLX_MAX_RANK];
+                if (es[k].lab[j] != es[k].lab[i]) continue;
+                if (sh[j] != d) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "label '%c' has sizes %lld and %lld", es[k].lab[i], (long long)d, (long long)sh[j]);
+                for (q = 0, a = 0; q < rr; q++) if (q != i && q != j) { perm[a] = q; ns[a] = sh[q]; nl2[a] = es[k].lab[q]; a++; }
+                perm[a] = i; perm[a + 1] = j;
+                len = d * d;
+                ns[a] = len;
+                idx = (int64_t*)rlx__ox_own(im, (size_t)d * sizeof(int64_t));
+                if (!idx) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+                for (z = 0; z < d; z++) idx[z] = z * (d + 1);
+                es[k].t = rlx_gather(g, rlx_reshape(g, rlx_transpose(g, es[k].t, perm), a + 1, ns), rlx_constant(g, RLX_I64, 1, &d, idx), a);
+                nl2[a] = es[k].lab[i];
+                es[k].n = a + 1;
+                memcpy(es[k].lab, nl2, (size_t)es[k].n);
+                rlx__ox_shape(g, es[k].t, sh);
+                i = -1; break;   /* start over on the new labels */
+            }
+    }
+    if (!has_out) {   /* implicit: "..." then the labels written once in the equation, sorted */
+        int seen[128] = {0};
+        for (k = 0; k < nt; k++) for (i = 0; i < tn[k]; i++) if (terms[k][i] != '.') seen[(unsigned char)terms[k][i]]++;
+        nout = 0;
+        for (i = 0; i < ne; i++) outl[nout++] = (char)('0' + i);
+        for (i = 'A'; i <= 'z'; i++) if (seen[i] == 1) outl[nout++] = (char)i;
+        if (nout > RLX_MAX_RANK) return RLX__OX_UNSUP("an output of rank %d", nout);
+    } else {
+        char o2[RLX_MAX_RANK + 1];
+        int m = 0;
+        for (i = 0; i < nout; i++) {
+            if (outl[i] == '.') { for (j = 0; j < ne && m < RLX_MAX_RANK; j++) o2[m++] = (char)('0' + j); }
+            else { if (m >= RLX_MAX_RANK) break; o2[m++] = outl[i]; }
+        }
+        if (m > RLX_MAX_RANK || i < nout) return RLX__OX_UNSUP("an output of rank > %d", RLX_MAX_RANK);
+        for (i = 0; i < m; i++) {
+            int found = 0;
+            for (j = 0; j < i; j++) if (o2[j] == o2[i]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "output label '%c' repeated", o2[i]);
+            for (k = 0; k < nt; k++) found |= rlx__ox_es_has(es[k].lab, es[k].n, o2[i]);
+            if (!found) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "output label '%c' is in no input", o2[i]);
+        }
+        memcpy(outl, o2, (size_t)m);
+        nout = m;
+    }
+    /* contract left to right; a label survives while the output or a later operand has it */
+    for (k = 0; k < nt; k++) {
+        char keep[RLX_MAX_RANK * 9 + 1];
+        int nk = 0, q;
+        rlx__oxes* a = &es[0];
+        for (i = 0; i < nout; i++) keep[nk++] = outl[i];
+        for (q = k + 1; q < nt; q++) for (i = 0; i < es[q].n; i++) keep[nk++] = es[q].lab[i];
+        if (k == 0) { if (!rlx__ox_es_sum(im, g, a, keep, nk)) return 0; continue; }
+        {
+            rlx__oxes* b = &es[k];
+            char bl[RLX_MAX_RANK], ll[RLX_MAX_RANK], rl[RLX_MAX_RANK], cl[RLX_MAX_RANK], ao[RLX_MAX_RANK], bo[RLX_MAX_RANK];
+            int nb = 0, nl = 0, nr = 0, nc = 0, m;
+            int64_t as[RLX_MAX_RANK], bs[RLX_MAX_RANK], sz[128], s3a[3], s3b[3], os[RLX_MAX_RANK], bt = 1, lt = 1, rt = 1, ct = 1;
+            /* b's labels needed only by b are summed first; a's labels were summed at the previous step */
+            for (i = 0; i < a->n; i++) keep[nk++] = a->lab[i];
+            if (!rlx__ox_es_sum(im, g, b, keep, nk)) return 0;
+            nk -= a->n;
+            rlx__ox_shape(g, a->t, as); rlx__ox_shape(g, b->t, bs);
+            for (i = 0; i < 128; i++) sz[i] = 1;
+            for (i = 0; i < a->n; i++) sz[(unsigned char)a->lab[i]] = as[i];
+            for (i = 0; i < b->n; i++) {
+                int64_t* s = &sz[(unsigned char)b->lab[i]];
+                if (rlx__ox_es_has(a->lab, a->n, b->lab[i]) && *s != bs[i] && *s != 1 && bs[i] != 1)
+                    return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "label '%c' has sizes %lld and %lld", b->lab[i], (long long)*s, (long long)bs[i]);
+                if (bs[i] != 1) *s = bs[i];
+            }
+            for (i = 0; i < a->n; i++) {
+                char c = a->lab[i];
+                int inb = rlx__ox_es_has(b->lab, b->n, c), kept = rlx__ox_es_has(keep, nk, c);
+                if (inb && kept) bl[nb++] = c; else if (inb) cl[nc++] = c; else ll[nl++] = c;
+            }
+            for (i = 0; i < b->n; i++) if (!rlx__ox_es_has(a->lab, a->n, b->lab[i])) rl[nr++] = b->lab[i];
+            /* a → [batch, left, contracted], b → [batch, contracted, right], sizes broadcast */
+            m = 0;
+            for (i = 0; i < nb; i++) ao[m++] = bl[i];
+            for (i = 0; i < nl; i++) ao[m++] = ll[i];
+            for (i = 0; i < nc; i++) ao[m++] = cl[i];
+            rlx__ox_es_order(g, a, ao);
+            m = 0;
+            for (i = 0; i < nb; i++) bo[m++] = bl[i];
+            for (i = 0; i < nc; i++) bo[m++] = cl[i];
+            for (i = 0; i < nr; i++) bo[m++] = rl[i];
+            rlx__ox_es_order(g, b, bo);
+            for (i = 0; i < a->n; i++) as[i] = sz[(unsigned char)a->lab[i]];
+            for (i = 0; i < b->n; i++) bs[i] = sz[(unsigned char)b->lab[i]];
+            a->t = rlx_expand(g, a->t, a->n, as);
+            b->t = rlx_expand(g, b->t, b->n, bs);
+            if (rlx_graph_status(g) != RLX_OK) return 1;   /* the sizes below multiply only checked shapes */
+            for (i = 0; i < nb; i++) bt *= sz[(unsigned char)bl[i]];
+            for (i = 0; i < nl; i++) lt *= sz[(unsigned char)ll[i]];
+            for (i = 0; i < nr; i++) rt *= sz[(unsigned char)rl[i]];
+            for (i = 0; i < nc; i++) ct *= sz[(unsigned char)cl[i]];
+            s3a[0] = bt; s3a[1] = lt; s3a[2] = ct;
+            s3b[0] = bt; s3b[1] = ct; s3b[2] = rt;
+            a->t = rlx_matmul(g, rlx_reshape(g, a->t, 3, s3a), rlx_reshape(g, b->t, 3, s3b));
+            m = 0;
+            for (i = 0; i < nb; i++) { os[m] = sz[(unsigned char)bl[i]]; a->lab[m++] = bl[i]; }
+            for (i = 0; i < nl; i++) { os[m] = sz[(unsigned char)ll[i]]; a->lab[m++] = ll[i]; }
+            for (i = 0; i < nr; i++) { os[m] = sz[(unsigned char)rl[i]]; a->lab[m++] = rl[i]; }
+            if (m > RLX_MAX_RANK) return RLX__OX_UNSUP("an intermediate of rank %d", m);
+            a->n = m;
+            a->t = rlx_reshape(g, a->t, m, os);
+            if (rlx_graph_status(g) != RLX_OK) return 1;
+        }
+    }
+    if (!rlx__ox_es_sum(im, g, &es[0], outl, nout)) return 0;
+    rlx__ox_es_order(g, &es[0], outl);
+    res[0] = es[0].t;
+    return 1;
+}
+
+/* Resize (opset 11+) for what rlx_resize lacks: any rank and axes, every coordinate_transformation_mode and
+   nearest_mode, cubic (cubic_coeff_a, exclude_outside), antialias, scales that give fractional sizes, and
+   tf_crop_and_resize with its extrapolation value. Per resized axis the weights form a constant [out, in]
+   matrix computed here in f64 (ONNX's reference formulas; neighbours past the edge repeat the edge); nearest is a
+   gather of constant indices, linear and cubic a matmul with the matrix (float dtypes). Returns 2 when the
+   node is one rlx_resize runs as is (the caller goes on). */
+static double rlx__ox_rs_cubic(double x, double A) {
+    x = fabs(x);
+    if (x <= 1) return ((A + 2) * x - (A + 3)) * x * x + 1;
+    if (x < 2) return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+    return 0;
+}
+static int rlx__ox_resize(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__oxval** in, int nin, rlx_tensor* res) {
+    const char* mode = rlx__ox_as(n, "mode", "nearest");
+    const char* ct = rlx__ox_as(n, "coordinate_transformation_mode", "half_pixel");
+    const char* nm = rlx__ox_as(n, "nearest_mode", "round_prefer_floor");
+    const char* kp = rlx__ox_as(n, "keep_aspect_ratio_policy", "stretch");
+    double A = rlx__ox_af(n, "cubic_coeff_a", -0.75f), ext = rlx__ox_af(n, "extrapolation_value", 0.0f);
+    int anti = (int)rlx__ox_ai(n, "antialias", 0), excl = (int)rlx__ox_ai(n, "exclude_outside", 0), cna;
+    int kind = !strcmp(mode, "nearest") ? 0 : !strcmp(mode, "linear") ? 1 : !strcmp(mode, "cubic") ? 2 : -1;
+    const int64_t* axa = rlx__ox_aints(n, "axes", &cna);
+    rlx__oxval *roiv = nin > 1 ? in[1] : NULL, *scv = nin > 2 ? in[2] : NULL, *szv = nin > 3 ? in[3] : NULL;
+    rlx_tensor x = rlx__ox_t(im, g, in[0]), y, valid = {0, 0};
+    rlx_dtype dt = rlx_tensor_info(g, x, NULL, NULL);
+    int64_t sh[RLX_MAX_RANK], outd[RLX_MAX_RANK], v64[RLX_MAX_RANK];
+    double sc[RLX_MAX_RANK], roi[2 * RLX_MAX_RANK];
+    int r = rlx__ox_shape(g, x, sh), ax[RLX_MAX_RANK], nax, i, a, crop = !strcmp(ct, "tf_crop_and_resize"), whole = 1;
+    static const char* const cts[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize", NULL};
+    if (r < 1) return 1;
+    if (kind < 0) return RLX__OX_UNSUP("mode '%s'", mode);
+    for (i = 0; cts[i] && strcmp(cts[i], ct); i++) {}
+    if (!cts[i]) return RLX__OX_UNSUP("coordinate_transformation_mode '%s'", ct);
+    if (kind == 0 && strcmp(nm, "round_prefer_floor") && strcmp(nm, "round_prefer_ceil") && strcmp(nm, "floor") && strcmp(nm, "ceil"))
+        return RLX__OX_UNSUP("nearest_mode '%s'", nm);
+    if (strcmp(kp, "stretch")) return RLX__OX_UNSUP("keep_aspect_ratio_policy '%s'", kp);
+    if (axa) {
+        if (cna < 1 || cna > r) return rlx__ox_nerr(im, RLX_ERROR_AXIS, "%d axes for rank %d", cna, r);
+        for (i = 0; i < cna; i++) {
+            int j;
+            if (!rlx__ox_axis(im, axa[i], r, &ax[i])) return 0;
+            for (j = 0; j < i; j++) if (ax[j] == ax[i]) return rlx__ox_nerr(im, RLX_ERROR_AXIS, "axis %d repeated", ax[i]);
+        }
+        nax = cna;
+    } else { for (i = 0; i < r; i++) ax[i] = i; nax = r; }
+    for (i = 0; i < r; i++) { outd[i] = sh[i]; sc[i] = 1.0; roi[i] = 0.0; roi[r + i] = 1.0; }
+    if (crop) {
+        int cnt = roiv && roiv->hc ? (int)roiv->count : -1;
+        if (cnt != 2 * nax || (roiv->dt != RLX_F32 && roiv->dt != RLX_F64)) return RLX__OX_UNSUP("roi must be a constant of %d floats", 2 * nax);
+        for (i = 0; i < 2 * nax; i++) {
+            double v;
+            if (roiv->dt == RLX_F32) { float f; memcpy(&f, (const char*)roiv->data + 4 * i, 4); v = f; }
+            else memcpy(&v, (const char*)roiv->data + 8 * i, 8);
+            if (!(v > -1e6 && v < 1e6)) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "roi[%d] = %g", i, v);
+            roi[(i < nax ? 0 : r) + ax[i % nax]] = v;
+        }
+    }
+    if (szv && (!szv->hc || szv->count)) {
+        if (scv && scv->count) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "both scales and sizes");
+        if (rlx__ox_cints(szv, v64, RLX_MAX_RANK) != nax) return RLX__OX_UNSUP("sizes must be a constant of %d values", nax);
+        for (i = 0; i < nax; i++) {
+            if (v64[i] < 1 || v64[i] > RLX__OX_FOLD_MAX) return RLX__OX_UNSUP("an output size of %lld", (long long)v64[i]);
+            outd[ax[i]] = v64[i]; sc[ax[i]] = (double)v64[i] / (double)sh[ax[i]];
+        }
+    } else {
+        if (!scv || !scv->hc || scv->dt != RLX_F32 || scv->count != nax) return RLX__OX_UNSUP("scales must be a constant of %d floats", nax);
+        for (i = 0; i < nax; i++) {
+            float f;
+            double o;
+            a = ax[i];
+            memcpy(&f, (const char*)scv->data + 4 * i, 4);
+            if (!(f > 0.0f && f <= 65536.0f)) return RLX__OX_UNSUP("scale %g", (double)f);
+            sc[a] = f;
+            o = floor((double)sh[a] * (crop ? roi[r + a] - roi[a] : 1.0) * f);
+            if (!(o >= 1 && o <= RLX__OX_FOLD_MAX)) return RLX__OX_UNSUP("an output size of %g", o);
+            outd[a] = (int64_t)o;
+            if ((double)outd[a] != (double)sh[a] * f) whole = 0;
+        }
+    }
+    /* what rlx_resize runs as is (the importer's older path) */
+    if (r == 4 && !anti && !axa && !excl && outd[0] == sh[0] && outd[1] == sh[1] && whole &&
+        ((kind == 0 && !strcmp(ct, "asymmetric") && !strcmp(nm, "floor")) ||
+         (kind == 1 && (!strcmp(ct, "align_corners") || !strcmp(ct, "half_pixel") || (!strcmp(ct, "pytorch_half_pixel") && outd[2] > 1 && outd[3] > 1)))))
+        return 2;
+    if (kind && dt != RLX_F32 && dt != RLX_F64 && dt != RLX_F16 && dt != RLX_BF16) return RLX__OX_UNSUP("%s mode on %s", mode, rlx_dtype_name(dt));
+    y = x;
+    for (a = 0; a < r; a++) {
+        int64_t O = outd[a], In = sh[a], o, k, nw;
+        double s = sc[a];
+        double* wm;
+        int64_t* idx = NULL;
+        uint8_t* ok;
+        int identity = 1, anyinv = 0;
+        for (i = 0; i < nax && ax[i] != a; i++) {}
+        if (i == nax) continue;
+        if (O * In > RLX__OX_FOLD_MAX * 16) return RLX__OX_UNSUP("a %lldx%lld resize matrix", (long long)O, (long long)In);
+        wm = (double*)rlx__ox_own(im, (size_t)(O * In) * sizeof(double));
+        ok = (uint8_t*)rlx__ox_own(im, (size_t)O);
+        if (kind == 0) idx = (int64_t*)rlx__ox_own(im, (size_t)O * sizeof(int64_t));
+        if (!wm || !ok || (kind == 0 && !idx)) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        memset(wm, 0, (size_t)(O * In) * sizeof(double));
+        for (o = 0; o < O; o++) {
+            double xo, xd = (double)o;
+            if (!strcmp(ct, "half_pixel")) xo = (xd + 0.5) / s - 0.5;
+            else if (!strcmp(ct, "half_pixel_symmetric")) {
+                double adj = (double)O / (s * (double)In), cen = (double)In / 2.0;
+                xo = cen * (1 - adj) + (xd + 0.5) / s - 0.5;
+            }
+            else if (!strcmp(ct, "pytorch_half_pixel")) xo = O > 1 ? (xd + 0.5) / s - 0.5 : 0.0;
+            else if (!strcmp(ct, "align_corners")) xo = s * (double)In == 1.0 ? 0.0 : xd * (double)(In - 1) / (s * (double)In - 1);   /* the reference: the unrounded size */
+            else if (!strcmp(ct, "asymmetric")) xo = xd / s;
+            else if (!strcmp(ct, "tf_half_pixel_for_nn")) xo = (xd + 0.5) / s;
+            else xo = O > 1 ? roi[a] * (double)(In - 1) + xd * (roi[r + a] - roi[a]) * (double)(In - 1) / (double)(O - 1)
+                            : 0.5 * (roi[a] + roi[r + a]) * (double)(In - 1);
+            ok[o] = 1;
+            if (crop && (xo < 0 || xo > (double)(In - 1))) { ok[o] = 0; anyinv = 1; identity = 0; if (kind == 0) idx[o] = 0; continue; }
+            if (kind == 0) {
+                double f = !strcmp(nm, "floor") ? floor(xo) : !strcmp(nm, "ceil") ? ceil(xo) : !strcmp(nm, "round_prefer_ceil") ? floor(xo + 0.5) : ceil(xo - 0.5);
+                int64_t j = f < 0 ? 0 : f > (double)(In - 1) ? In - 1 : (int64_t)f;
+                idx[o] = j;
+                wm[o * In + j] = 1.0;
+                if (j != o || O != In) identity = 0;
+            } else {
+                double cw[64], sum = 0, ss = anti && s < 1.0 ? s : 1.0, ratio;
+                int64_t xi = (int64_t)ceil(xo) - 1, st;
+                ratio = xo - (double)xi;
+                if (kind == 1) { st = (int64_t)floor(-1.0 / ss) + 1; nw = 2 - 2 * st; }
+                else { st = (int64_t)floor(-2.0 / ss) + 1; nw = 2 - 2 * st; }
+                if (nw > 64) return RLX__OX_UNSUP("antialias at scale %g", s);
+                for (k = 0; k < nw; k++) {
+                    double arg = ((double)(st + k) - ratio) * ss, c;
+                    if (kind == 1) { c = 1 - fabs(arg); c = c < 0 ? 0 : c > 1 ? 1 : c; }
+                    else c = rlx__ox_rs_cubic(arg, A);
+                    if (excl && (xi + st + k < 0 || xi + st + k >= In)) c = 0;
+                    cw[k] = c; sum += c;
+                }
+                for (k = 0; k < nw; k++) {
+                    int64_t j = xi + st + k;
+                    double c = (anti || excl) && sum != 0 ? cw[k] / sum : cw[k];
+                    j = j < 0 ? 0 : j >= In ? In - 1 : j;
+                    wm[o * In + j] += c;
+                }
+                if (O != In) identity = 0;
+                else for (k = 0; k < In; k++) if (wm[o * In + k] != (k == o ? 1.0 : 0.0)) identity = 0;
+            }
+        }
+        if (identity) continue;
+        if (kind == 0 && !anyinv) y = rlx_gather(g, y, rlx_constant(g, RLX_I64, 1, &O, idx), a);
+        else {
+            int64_t ms[2];
+            rlx_tensor m;
+            int perm[RLX_MAX_RANK];
+            ms[0] = O; ms[1] = In;
+            m = rlx_cast(g, rlx_constant(g, RLX_F64, 2, ms, wm), dt);
+            if (rlx__is_int(dt) || dt == RLX_BOOL) return RLX__OX_UNSUP("tf_crop_and_resize on %s", rlx_dtype_name(dt));
+            if (a == r - 1) y = rlx_matmul(g, y, rlx_transpose(g, m, NULL));
+            else if (a == r - 2) y = rlx_matmul(g, m, y);
+            else {
+                for (i = 0; i < r; i++) perm[i] = i;
+                perm[a] = r - 1; perm[r - 1] = a;
+                y = rlx_transpose(g, rlx_matmul(g, rlx_transpose(g, y, perm), rlx_transpose(g, m, NULL)), perm);
+            }
+        }
+        if (anyinv) {
+            rlx_tensor va;
+            for (i = 0; i < r; i++) v64[i] = i == a ? O : 1;
+            va = rlx_constant(g, RLX_BOOL, r, v64, ok);
+            valid = valid.id ? rlx_where(g, valid, va, rlx_scalar(g, RLX_BOOL, 0.0)) : va;
+        }
+        if (rlx_graph_status(g) != RLX_OK) return 1;
+    }
+    if (valid.id) y = rlx_where(g, valid, y, rlx__ox_sc(g, y, ext));
+    res[0] = y;
+    return 1;
+}
+
+/* Small ops mapped to builder calls: Celu, MeanVarianceNormalization, LRN, the Hann/Hamming/Blackman windows,
+   Dropout's mask output (inference: all true) and NonZero of a constant. Returns -1 for an op it does not know. */
+static int rlx__ox_misc(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__oxval** in, int nin, rlx_tensor* res, rlx__oxval** out) {
+    const char* op = n->op;
+    rlx_tensor none = {0, 0}, x = nin > 0 && in[0] && strcmp(op, "NonZero") ? rlx__ox_t(im, g, in[0]) : none, y;
+    int64_t sh[RLX_MAX_RANK];
+    int r = x.id ? rlx__ox_shape(g, x, sh) : -1, i;
+    if (!strcmp(op, "Celu")) {   /* max(0, x) + min(0, α·(exp(x/α) − 1)) */
+        double al = rlx__ox_af(n, "alpha", 1.0f);
+        if (al == 0) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "alpha 0");
+        y = rlx_mul(g, rlx__ox_sc(g, x, al), rlx_sub(g, rlx_exp(g, rlx_div(g, x, rlx__ox_sc(g, x, al))), rlx__ox_sc(g, x, 1.0)));
+        res[0] = rlx_add(g, rlx_max(g, x, rlx__ox_sc(g, x, 0.0)), rlx_min(g, y, rlx__ox_sc(g, x, 0.0)));
+        return 1;
+    }
+    if (!strcmp(op, "MeanVarianceNormalization")) {   /* (x − E x) / (sqrt(E x² − (E x)²) + 1e-9) */
+        int axes[RLX_MAX_RANK], na, c;
+        const int64_t* v = rlx__ox_aints(n, "axes", &c);
+        rlx_tensor mu, var;
+        if (!v) { if (r != 4) return RLX__OX_UNSUP("default axes on rank %d", r); axes[0] = 0; axes[1] = 2; axes[2] = 3; na = 3; }
+        else {
+            if (c < 1 || c > r) return rlx__ox_nerr(im, RLX_ERROR_AXIS, "%d axes for rank %d", c, r);
+            for (i = 0; i < c; i++) if (!rlx__ox_axis(im, v[i], r, &axes[i])) return 0;
+            na = c;
+        }
+        mu = rlx_reduce_mean(g, x, na, axes, 1);
+        var = rlx_sub(g, rlx_reduce_mean(g, rlx_mul(g, x, x), na, axes, 1), rlx_mul(g, mu, mu));
+        res[0] = rlx_div(g, rlx_sub(g, x, mu), rlx_add(g, rlx_sqrt(g, var), rlx__ox_sc(g, x, 1e-9)));
+        return 1;
+    }
+    if (!strcmp(op, "LRN")) {   /* x / (bias + α/size · Σ x² over the channel window)^β */
+        int64_t size = rlx__ox_ai(n, "size", 0), be[RLX_MAX_RANK], af[RLX_MAX_RANK], k;
+        rlx_tensor sq, acc = {0, 0};
+        if (r < 3) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "input rank %d < 3", r);
+        if (size < 1 || size > 4096) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "size %lld", (long long)size);
+        for (i = 0; i < r; i++) { be[i] = 0; af[i] = 0; }
+        be[1] = (size - 1) / 2; af[1] = size - 1 - be[1];
+        sq = rlx_pad(g, rlx_mul(g, x, x), be, af, RLX_PAD_CONSTANT, 0.0);
+        for (k = 0; k < size; k++) { rlx_tensor s = rlx_narrow(g, sq, 1, k, sh[1]); acc = acc.id ? rlx_add(g, acc, s) : s; }
+        y = rlx_add(g, rlx__ox_sc(g, x, rlx__ox_af(n, "bias", 1.0f)), rlx_mul(g, acc, rlx__ox_sc(g, x, rlx__ox_af(n, "alpha", 1e-4f) / (double)size)));
+        res[0] = rlx_div(g, x, rlx_pow(g, y, rlx__ox_sc(g, x, rlx__ox_af(n, "beta", 0.75f))));
+        return 1;
+    }
+    if (!strcmp(op, "HannWindow") || !strcmp(op, "HammingWindow") || !strcmp(op, "BlackmanWindow")) {
+        int64_t N, k, per = rlx__ox_ai(n, "periodic", 1);
+        rlx_dtype dt = rlx__ox_dtype((int)rlx__ox_ai(n, "output_datatype", 1));
+        double* wv, D, pi2 = 6.283185307179586476925;
+        if (rlx__ox_cints(nin > 0 ? in[0] : NULL, &N, 1) != 1) return RLX__OX_UNSUP("size must be a constant");
+        if (N < 1 || N > RLX__OX_FOLD_MAX) return RLX__OX_UNSUP("size %lld", (long long)N);
+        if (dt == RLX_DTYPE_INVALID) return RLX__OX_UNSUP("output_datatype %lld", (long long)rlx__ox_ai(n, "output_datatype", 1));
+        wv = (double*)rlx__ox_own(im, (size_t)N * sizeof(double));
+        if (!wv) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        D = per ? (double)N : (double)(N - 1);
+        for (k = 0; k < N; k++) {
+            double t = D > 0 ? pi2 * (double)k / D : 0.0;
+            wv[k] = op[0] == 'H' && op[2] == 'n' ? 0.5 - 0.5 * cos(t)
+                  : op[0] == 'H' ? 25.0 / 46.0 - (21.0 / 46.0) * cos(t)
+                  : 0.42 - 0.5 * cos(t) + 0.08 * cos(2 * t);
+        }
+        res[0] = rlx_cast(g, rlx_constant(g, RLX_F64, 1, &N, wv), dt);
+        return 1;
+    }
+    if (!strcmp(op, "Dropout")) {   /* inference: y = x, mask all true */
+        double tm = 0;
+        if (nin > 2 && in[2] && (!rlx__ox_cdouble(in[2], &tm) || tm != 0)) return RLX__OX_UNSUP("training_mode must be a constant false");
+        res[0] = x;
+        if (n->nout > 1) res[1] = rlx_expand(g, rlx_scalar(g, RLX_BOOL, 1.0), r, sh);
+        return 1;
+    }
+    if (!strcmp(op, "NonZero")) {   /* the indices [rank, count] of the nonzero elements of a constant */
+        const rlx__oxval* v = in[0];
+        int64_t k, cnt = 0, d[2], *idx;
+        size_t es;
+        if (!v || !v->hc) return RLX__OX_UNSUP("the input must be a constant (the output shape depends on its values)");
+        es = rlx_dtype_size(v->dt);
+        if (!v->count || es == 0 || es > 8 || v->dt == RLX_F16 || v->dt == RLX_BF16) return RLX__OX_UNSUP("an input of %s", rlx_dtype_name(v->dt));
+        for (k = 0; k < v->count; k++) {
+            uint64_t u = 0;
+            memcpy(&u, (const char*)v->data + (size_t)k * es, es);
+            if (v->dt == RLX_F32) u &= 0x7FFFFFFFu;
+            if (v->dt == RLX_F64) u &= 0x7FFFFFFFFFFFFFFFull;
+            if (u) cnt++;
+        }
+        if (!cnt) return RLX__OX_UNSUP("empty tensors (no nonzero element)");
+        d[0] = v->rank > 0 ? v->rank : 1; d[1] = cnt;
+        idx = (int64_t*)rlx__ox_own(im, (size_t)(d[0] * cnt) * sizeof(int64_t));
+        if (!idx) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        cnt = 0;
+        for (k = 0; k < v->count; k++) {
+            uint64_t u = 0;
+            int64_t rem = k;
+            memcpy(&u, (const char*)v->data + (size_t)k * es, es);
+            if (v->dt == RLX_F32) u &= 0x7FFFFFFFu;
+            if (v->dt == RLX_F64) u &= 0x7FFFFFFFFFFFFFFFull;
+            if (!u) continue;
+            if (v->rank == 0) idx[cnt] = 0;
+            for (i = v->rank - 1; i >= 0; i--) { idx[(int64_t)i * d[1] + cnt] = rem % v->dims[i]; rem /= v->dims[i]; }
+            cnt++;
+        }
+        return rlx__ox_set_hc(im, out[0], RLX_I64, 2, d, idx);
+    }
+    return -1;
+}
+
+/* ScatterElements / Scatter → rlx_scatter; ScatterND → rlx_scatter of rows: data as [P, R] (P the product of the
+   k indexed dims), each index tuple flattened to a row number (an out-of-range part makes it >= P: skipped) */
+static int rlx__ox_scatter(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__oxval** in, int nin, rlx_tensor* res) {
+    const char* rs = rlx__ox_as(n, "reduction", "none");
+    rlx_scatter_reduction red = !strcmp(rs, "none") ? RLX_SCATTER_REPLACE : !strcmp(rs, "add") ? RLX_SCATTER_ADD
+                              : !strcmp(rs, "mul") ? RLX_SCATTER_MUL : !strcmp(rs, "max") ? RLX_SCATTER_MAX
+                              : !strcmp(rs, "min") ? RLX_SCATTER_MIN : RLX_SCATTER_REDUCTION_COUNT;
+    rlx_tensor x, ix, up;
+    int64_t xs[RLX_MAX_RANK], is[RLX_MAX_RANK], k, P = 1, R = 1, U = 1, st[RLX_MAX_RANK], s2[2];
+    int r, ir, i, ax = 0;
+    if (red == RLX_SCATTER_REDUCTION_COUNT) return RLX__OX_UNSUP("reduction '%s'", rs);
+    if (nin < 3 || !in[0] || !in[1] || !in[2]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "needs data, indices and updates");
+    x = rlx__ox_t(im, g, in[0]); ix = rlx__ox_t(im, g, in[1]); up = rlx__ox_t(im, g, in[2]);
+    r = rlx__ox_shape(g, x, xs); ir = rlx__ox_shape(g, ix, is);
+    if (r < 1 || ir < 1) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "data and indices need rank >= 1");
+    if (strcmp(n->op, "ScatterND")) {
+        if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", 0), r, &ax)) return 0;
+        res[0] = rlx_scatter(g, x, ix, up, ax, red);
+        return 1;
+    }
+    k = is[ir - 1];
+    if (k < 1 || k > r) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "index tuples of %lld for data rank %d", (long long)k, r);
+    for (i = 0; i < r; i++) { if (i < k) P *= xs[i]; else R *= xs[i]; }
+    for (i = 0; i < ir - 1; i++) U *= is[i];
+    for (i = (int)k - 1; i >= 0; i--) st[i] = i == k - 1 ? 1 : st[i + 1] * xs[i + 1];
+    {
+        rlx_tensor dims = rlx_constant(g, RLX_I64, 1, &k, xs), strd = rlx_constant(g, RLX_I64, 1, &k, st), z = rlx_scalar(g, RLX_I64, 0.0), ok, flat;
+        int one = 1;
+        s2[0] = U; s2[1] = k;
+        ix = rlx_reshape(g, rlx_cast(g, ix, RLX_I64), 2, s2);
+        ix = rlx_where(g, rlx_lt(g, ix, z), rlx_add(g, ix, dims), ix);
+        ok = rlx_where(g, rlx_ge(g, ix, z), rlx_lt(g, ix, dims), rlx_scalar(g, RLX_BOOL, 0.0));
+        flat = rlx_reduce_sum(g, rlx_where(g, ok, rlx_mul(g, ix, strd), rlx_scalar(g, RLX_I64, (double)P)), 1, &one, 1);
+        s2[1] = R;
+        ix = rlx_expand(g, flat, 2, s2);
+        up = rlx_reshape(g, up, 2, s2);
+        s2[0] = P;
+        x = rlx_reshape(g, x, 2, s2);
+        rlx_set_next_name(g, n->name[0] ? n->name : n->op);   /* GPU refusals name the node */
+        res[0] = rlx_reshape(g, rlx_scatter(g, x, ix, up, 0, red), r, xs);
+    }
+    return 1;
+}
+
+/* Compress with a constant condition (a gather of the selected indices), Det of small matrices (the sum over
+   permutations: one gather of every permutation's entries, a product, a signed sum; n <= 6), MaxUnpool (a
+   scatter into zeros at the flat indices), MaxPool of integers (exact through f32, then back). Returns -1 for an
+   op it does not know. */
+static int rlx__ox_more(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__oxval** in, int nin, rlx_tensor* res) {
+    const char* op = n->op;
+    rlx_tensor none = {0, 0}, x = nin > 0 && in[0] ? rlx__ox_t(im, g, in[0]) : none;
+    int64_t sh[RLX_MAX_RANK], t64[RLX_MAX_RANK];
+    int r = x.id ? rlx__ox_shape(g, x, sh) : -1, i;
+    if (r < 0) return -1;
+    if (!strcmp(op, "Compress")) {
+        const rlx__oxval* cv = nin > 1 ? in[1] : NULL;
+        const rlx__oxattr* aa = rlx__ox_a(n, "axis");
+        int ax = 0;
+        int64_t len, k, cnt = 0, *idx;
+        if (!cv || !cv->hc || cv->rank != 1) return RLX__OX_UNSUP("condition must be a constant 1-D tensor");
+        if (aa && aa->has_i) { if (!rlx__ox_axis(im, aa->i, r, &ax)) return 0; }
+        else { t64[0] = rlx__numel(r, sh); x = rlx_reshape(g, x, 1, t64); sh[0] = t64[0]; }
+        len = cv->count < sh[ax] ? cv->count : sh[ax];
+        idx = (int64_t*)rlx__ox_own(im, (size_t)(len ? len : 1) * sizeof(int64_t));
+        if (!idx) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (k = 0; k < len; k++) {
+            size_t es = rlx_dtype_size(cv->dt);
+            uint64_t u = 0;
+            if (es > 8) return RLX__OX_UNSUP("condition of %s", rlx_dtype_name(cv->dt));
+            memcpy(&u, (const char*)cv->data + (size_t)k * es, es);
+            if (u) idx[cnt++] = k;
+        }
+        if (!cnt) return RLX__OX_UNSUP("empty tensors (a condition with no true value)");
+        res[0] = rlx_gather(g, x, rlx_constant(g, RLX_I64, 1, &cnt, idx), ax);
+        return 1;
+    }
+    if (!strcmp(op, "Det")) {
+        int64_t m, np = 1, p, *perm, *sg, *cur, k;
+        int used[6];
+        rlx_dtype dt = rlx_tensor_info(g, x, NULL, NULL);
+        if (r < 2 || sh[r - 1] != sh[r - 2]) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "needs [..., M, M], got rank %d", r);
+        m = sh[r - 1];
+        if (m > 6) return RLX__OX_UNSUP("a %lldx%lld matrix (at most 6x6)", (long long)m, (long long)m);
+        if (!rlx__is_float(dt)) return RLX__OX_UNSUP("dtype %s", rlx_dtype_name(dt));
+        for (k = 2; k <= m; k++) np *= k;
+        perm = (int64_t*)rlx__ox_own(im, (size_t)(np * m) * sizeof(int64_t));
+        sg = (int64_t*)rlx__ox_own(im, (size_t)np * sizeof(int64_t));
+        cur = (int64_t*)rlx__ox_own(im, (size_t)m * sizeof(int64_t));
+        if (!perm || !sg || !cur) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (p = 0; p < np; p++) {   /* permutation p in the factorial number system; sign from its inversions */
+            int64_t rem = p, inv = 0, a, b;
+            for (k = 0; k < m; k++) used[k] = 0;
+            for (k = 0; k < m; k++) {
+                int64_t f = 1, q, j;
+                for (j = 2; j < m - k; j++) f *= j;
+                q = m - k > 1 ? rem / f : 0;
+                rem = m - k > 1 ? rem % f : 0;
+                for (j = 0; j < m; j++) if (!used[j] && q-- == 0) break;
+                used[j] = 1; cur[k] = j;
+            }
+            for (a = 0; a < m; a++) for (b = a + 1; b < m; b++) inv += cur[a] > cur[b];
+            sg[p] = inv % 2 ? -1 : 1;
+            for (k = 0; k < m; k++) perm[p * m + k] = k * m + cur[k];
+        }
+        for (i = 0; i < r - 2; i++) t64[i] = sh[i];
+        t64[r - 2] = m * m;
+        {
+            int64_t pd[2];
+            int last = r - 1;
+            rlx_tensor e, s;
+            pd[0] = np; pd[1] = m;
+            e = rlx_gather(g, rlx_reshape(g, x, r - 1, t64), rlx_constant(g, RLX_I64, 2, pd, perm), r - 2);   /* [..., np, m] */
+            e = rlx_reduce_prod(g, e, 1, &last, 0);                                                                /* [..., np] */
+            s = rlx_cast(g, rlx_constant(g, RLX_I64, 1, &np, sg), dt);
+            last = r - 2;
+            res[0] = rlx_reduce_sum(g, rlx_mul(g, e, s), 1, &last, 0);
+        }
+        return 1;
+    }
+    if (!strcmp(op, "MaxUnpool")) {
+        int ns = r - 2, k[2], st[2], pb[2], pe[2], dl[2] = {1, 1};
+        int64_t os[RLX_MAX_RANK], k64[2], total, cnt;
+        rlx_tensor idx = nin > 1 && in[1] ? rlx__ox_t(im, g, in[1]) : none, z;
+        if (ns < 1 || ns > 2 || !idx.id) return RLX__OX_UNSUP("%dD MaxUnpool (1D and 2D are supported)", ns);
+        if (!rlx__ox_ints2(im, n, "kernel_shape", ns, 0, k) || !rlx__ox_ints2(im, n, "strides", ns, 1, st)) return 0;
+        for (i = 0; i < ns; i++) { if (!k[i]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "kernel_shape missing"); k64[i] = k[i]; }
+        if (!rlx__ox_spatial(im, n, ns, sh + 2, k64, st, dl, pb, pe)) return 0;
+        os[0] = sh[0]; os[1] = sh[1];   /* the indices address this shape; output_shape pads its end */
+        for (i = 0; i < ns; i++) {
+            if (!rlx__mul_i64(sh[2 + i] - 1, st[i], &os[2 + i]) || os[2 + i] > RLX_MAX_ELEMENTS) return RLX__OX_UNSUP("an output too large");
+            os[2 + i] += (int64_t)k[i] - pb[i] - pe[i];
+        }
+        for (i = 2; i < r; i++) if (os[i] < 1 || os[i] > RLX_MAX_ELEMENTS) return RLX__OX_UNSUP("output dim %lld", (long long)os[i]);
+        if (!rlx__numel_chk(r, os, &total)) return RLX__OX_UNSUP("an output too large");
+        cnt = rlx__numel(r, sh);
+        z = rlx_expand(g, rlx__ox_sc(g, x, 0.0), 1, &total);
+        idx = rlx_reshape(g, idx, 1, &cnt);
+        x = rlx_reshape(g, x, 1, &cnt);
+        rlx_set_next_name(g, n->name[0] ? n->name : n->op);   /* GPU refusals name the node */
+        z = rlx_reshape(g, rlx_scatter(g, z, idx, x, 0, RLX_SCATTER_REPLACE), r, os);
+        if (nin > 2 && in[2]) {
+            int64_t want[RLX_MAX_RANK], be[RLX_MAX_RANK], af[RLX_MAX_RANK];
+            if (rlx__ox_cints(in[2], want, RLX_MAX_RANK) != r) return RLX__OX_UNSUP("output_shape must be a constant of %d values", r);
+            for (i = 0; i < r; i++) {
+                if (want[i] < os[i] || want[i] > RLX_MAX_ELEMENTS || (i < 2 && want[i] != os[i])) return RLX__OX_UNSUP("output_shape dim %d = %lld (needs %lld or more)", i, (long long)want[i], (long long)os[i]);
+                be[i] = 0; af[i] = want[i] - os[i];
+            }
+            z = rlx_pad(g, z, be, af, RLX_PAD_CONSTANT, 0.0);
+        }
+        res[0] = z;
+        return 1;
+    }
+    return -1;
+}
+
+/* GridSample (4D, bilinear or nearest; zeros, border or reflection padding; align_corners): the sample
+   coordinates are computed in the graph from the grid, each tap is a gather from the flattened input at
+   n·C·H·W + c·H·W + y·W + x, masked (zeros padding) and weighted. Bicubic is not supported. */
+static rlx_tensor rlx__ox_gs_reflect(rlx_graph* g, rlx_tensor x, double lo, double hi) {
+    rlx_tensor d, fl, ex, even;
+    double span = hi - lo;
+    if (span <= 0) return rlx_mul(g, x, rlx__ox_sc(g, x, 0.0));
+    d = rlx_abs(g, rlx_sub(g, x, rlx__ox_sc(g, x, lo)));
+    fl = rlx_floor(g, rlx_div(g, d, rlx__ox_sc(g, x, span)));
+    ex = rlx_sub(g, d, rlx_mul(g, fl, rlx__ox_sc(g, x, span)));
+    even = rlx_eq(g, rlx_sub(g, fl, rlx_mul(g, rlx_floor(g, rlx_mul(g, fl, rlx__ox_sc(g, x, 0.5))), rlx__ox_sc(g, x, 2.0))), rlx__ox_sc(g, x, 0.0));
+    return rlx_where(g, even, rlx_add(g, ex, rlx__ox_sc(g, x, lo)), rlx_sub(g, rlx__ox_sc(g, x, hi), ex));
+}
+static int rlx__ox_gridsample(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__oxval** in, int nin, rlx_tensor* res) {
+    const char* mode = rlx__ox_as(n, "mode", "bilinear");
+    const char* pm = rlx__ox_as(n, "padding_mode", "zeros");
+    int ac = (int)rlx__ox_ai(n, "align_corners", 0), nearest, pad, i, j;
+    rlx_tensor x, gr, c[2], acc = {0, 0}, flatx, base;
+    int64_t xs[RLX_MAX_RANK], gs[RLX_MAX_RANK], P, s3[3], tot, *bv;
+    rlx_dtype dt;
+    if (nin < 2 || !in[0] || !in[1]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "needs X and grid");
+    nearest = !strcmp(mode, "nearest");
+    if (!nearest && strcmp(mode, "bilinear") && strcmp(mode, "linear")) return RLX__OX_UNSUP("mode '%s'", mode);
+    pad = !strcmp(pm, "zeros") ? 0 : !strcmp(pm, "border") ? 1 : !strcmp(pm, "reflection") ? 2 : -1;
+    if (pad < 0) return RLX__OX_UNSUP("padding_mode '%s'", pm);
+    x = rlx__ox_t(im, g, in[0]); gr = rlx__ox_t(im, g, in[1]);
+    dt = rlx_tensor_info(g, x, NULL, NULL);
+    if (rlx__ox_shape(g, x, xs) != 4 || rlx__ox_shape(g, gr, gs) != 4 || gs[0] != xs[0] || gs[3] != 2)
+        return RLX__OX_UNSUP("shapes (4D X [N, C, H, W] and grid [N, Ho, Wo, 2] are supported)");
+    if (!rlx__is_float(dt) || rlx_tensor_info(g, gr, NULL, NULL) != dt) return RLX__OX_UNSUP("X and grid of one float dtype");
+    if (!rlx__numel_chk(4, xs, &tot) || tot > RLX__OX_FOLD_MAX * 16) return RLX__OX_UNSUP("an input of more than %d elements", RLX__OX_FOLD_MAX * 16);
+    P = gs[1] * gs[2];
+    for (i = 0; i < 2; i++) {   /* i 0: x (width), 1: y (height) */
+        double sz = (double)xs[3 - i];
+        s3[0] = gs[0]; s3[1] = 1; s3[2] = P;
+        c[i] = rlx_reshape(g, rlx_narrow(g, gr, 3, i, 1), 3, s3);                                     /* [N, 1, P] */
+        c[i] = ac ? rlx_mul(g, rlx_add(g, c[i], rlx__ox_sc(g, x, 1.0)), rlx__ox_sc(g, x, (sz - 1) / 2))
+                  : rlx_mul(g, rlx_sub(g, rlx_mul(g, rlx_add(g, c[i], rlx__ox_sc(g, x, 1.0)), rlx__ox_sc(g, x, sz)), rlx__ox_sc(g, x, 1.0)), rlx__ox_sc(g, x, 0.5));
+        if (pad == 2) c[i] = ac ? rlx__ox_gs_reflect(g, c[i], 0.0, sz - 1) : rlx__ox_gs_reflect(g, c[i], -0.5, sz - 0.5);
+        if (pad >= 1) c[i] = rlx_max(g, rlx_min(g, c[i], rlx__ox_sc(g, x, sz - 1)), rlx__ox_sc(g, x, 0.0));
+    }
+    bv = (int64_t*)rlx__ox_own(im, (size_t)(xs[0] * xs[1]) * sizeof(int64_t));
+    if (!bv) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; i < xs[0] * xs[1]; i++) bv[i] = (int64_t)i * xs[2] * xs[3];
+    s3[0] = xs[0]; s3[1] = xs[1]; s3[2] = 1;
+    base = rlx_constant(g, RLX_I64, 3, s3, bv);                                                       /* [N, C, 1] */
+    flatx = rlx_reshape(g, x, 1, &tot);
+    for (j = 0; j < (nearest ? 1 : 4); j++) {
+        rlx_tensor ix, iy, w = {0, 0}, ok, v, fx, fy, lim, wx, wy;
+        if (nearest) { fx = rlx_round(g, c[0]); fy = rlx_round(g, c[1]); }
+        else {
+            fx = rlx_floor(g, c[0]); fy = rlx_floor(g, c[1]);
+            wx = rlx_sub(g, c[0], fx); wy = rlx_sub(g, c[1], fy);
+            if (j & 1) fx = rlx_add(g, fx, rlx__ox_sc(g, x, 1.0)); else wx = rlx_sub(g, rlx__ox_sc(g, x, 1.0), wx);
+            if (j & 2) fy = rlx_add(g, fy, rlx__ox_sc(g, x, 1.0)); else wy = rlx_sub(g, rlx__ox_sc(g, x, 1.0), wy);
+            w = rlx_mul(g, wx, wy);
+        }
+        ok = rlx_where(g, rlx_ge(g, fx, rlx__ox_sc(g, x, 0.0)), rlx_le(g, fx, rlx__ox_sc(g, x, (double)(xs[3] - 1))), rlx_scalar(g, RLX_BOOL, 0.0));
+        ok = rlx_where(g, ok, rlx_ge(g, fy, rlx__ox_sc(g, x, 0.0)), ok);
+        ok = rlx_where(g, ok, rlx_le(g, fy, rlx__ox_sc(g, x, (double)(xs[2] - 1))), ok);
+        lim = rlx__ox_sc(g, x, 0.0);
+        ix = rlx_cast(g, rlx_max(g, rlx_min(g, fx, rlx__ox_sc(g, x, (double)(xs[3] - 1))), lim), RLX_I64);
+        iy = rlx_cast(g, rlx_max(g, rlx_min(g, fy, rlx__ox_sc(g, x, (double)(xs[2] - 1))), lim), RLX_I64);
+        v = rlx_gather(g, flatx, rlx_add(g, base, rlx_add(g, rlx_mul(g, iy, rlx_scalar(g, RLX_I64, (double)xs[3])), ix)), 0);   /* [N, C, P] */
+        v = rlx_where(g, ok, v, rlx__ox_sc(g, x, 0.0));
+        if (w.id) v = rlx_mul(g, v, w);
+        acc = acc.id ? rlx_add(g, acc, v) : v;
+        if (rlx_graph_status(g) != RLX_OK) return 1;
+    }
+    xs[2] = gs[1]; xs[3] = gs[2];
+    res[0] = rlx_reshape(g, acc, 4, xs);
+    return 1;
+}
+
 typedef struct rlx__oxun { const char* name; rlx_op op; } rlx__oxun;
 static const rlx__oxun rlx__ox_unary[] = {
     {"Abs", RLX_OP_ABS}, {"Neg", RLX_OP_NEG}, {"Exp", RLX_OP_EXP}, {"Log", RLX_OP_LOG}, {"Sqrt", RLX_OP_SQRT},
@@ -21989,6 +23119,8 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
         }
         for (i = 0; i < ns; i++) { pd.kernel[i] = k[i]; pd.stride[i] = st[i]; pd.pad_begin[i] = pb[i]; pd.pad_end[i] = pe[i]; }
         pd.count_include_pad = (int)rlx__ox_ai(n, "count_include_pad", 0);
+        { rlx_dtype xd = rlx_tensor_info(g, x, NULL, NULL);   /* small integers: exact through f32 */
+          if (pd.kind == RLX_POOL_MAX && (xd == RLX_U8 || xd == RLX_I8 || xd == RLX_I16)) { res[0] = rlx_cast(g, rlx_pool(g, rlx_cast(g, x, RLX_F32), &pd), xd); return 1; } }
         res[0] = rlx_pool(g, x, &pd); return 1;
     }
     if (OP("DepthToSpace") || OP("SpaceToDepth")) {
@@ -22059,6 +23191,7 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
         }
     }
     if (OP("Resize") || OP("Upsample")) {
+        if (OP("Resize") && opset >= 11 && (c = rlx__ox_resize(im, g, n, in, nin, res)) != 2) return c;
         const char* mode = rlx__ox_as(n, "mode", "nearest");
         const char* ct = rlx__ox_as(n, "coordinate_transformation_mode", opset < 11 ? "asymmetric" : "half_pixel");
         const char* nm = rlx__ox_as(n, "nearest_mode", "round_prefer_floor");
@@ -22333,6 +23466,12 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
         y = rlx_constant(g, dt, 0, NULL, val);
         res[0] = c ? rlx_expand(g, y, c, t64) : y; return 1;
     }
+    if (OP("RNN") || OP("GRU") || OP("LSTM")) return rlx__ox_rnn(im, g, n, in, nin, res);
+    if (OP("Einsum")) return rlx__ox_einsum(im, g, n, in, nin, res);
+    if ((c = rlx__ox_misc(im, g, n, in, nin, res, out)) >= 0) return c;
+    if (OP("ScatterElements") || OP("Scatter") || OP("ScatterND")) return rlx__ox_scatter(im, g, n, in, nin, res);
+    if ((c = rlx__ox_more(im, g, n, in, nin, res)) >= 0) return c;
+    if (OP("GridSample")) return rlx__ox_gridsample(im, g, n, in, nin, res);
     return RLX__OX_UNSUP("the op is not supported");
 #undef OP
 #undef OXT
@@ -23704,9 +24843,676 @@ RLXDEF rlx_result rlx_chat_apply(const char* template_or_name, const rlx_chat_me
 
 #endif /* RLX_NO_LLM */
 
+/* ------------------------------------------------------------------------------------------------------------
+   >>llm  (language models from GGUF: metadata → two graphs on the public builder API → programs on one store)
+   Written against the public API only (rlx_gguf_*, builders, rlx_store, rlx_compile), like
+   examples/transformer_model.h; the private helpers used are the allocator, >>size and message ones.
+   ------------------------------------------------------------------------------------------------------------ */
+#if !defined(RLX_NO_LLM) && !defined(RLX_NO_GGUF)
+
+#define RLX__LLM_MAX_LAYERS 1024
+#define RLX__LLM_MAX_CTX (1 << 20)
+#define RLX__LLM_TAIL_DECODE 4      /* a prompt tail shorter than this runs token by token */
+
+struct rlx_llm {
+    rlx_allocator al;
+    rlx_llm_info info;
+    char arch_name[32];
+    rlx_store* store;
+    rlx_thread_pool* pool;
+    rlx_program* dec;
+    rlx_program* pre;
+    int pos;
+    int32_t* chunk;                 /* n_batch token ids of a padded chunk */
+    char err[512];
+};
+
+/* What the builder needs besides the info. */
+typedef struct rlx__llm_b {
+    rlx_llm_info* in;
+    rlx_gguf* gf;
+    rlx_dtype kv_dtype;
+    int has_output, has_qkv_bias, has_qk_norm, fused_qkv, fused_gate_up;   /* phi3: attn_qkv, ffn_up = [gate; up] */
+    int emb_scale, post_norms, gelu, swa_window, swa_pattern;   /* gemma2: sqrt(d) · embedding, norms after
+                                                                   attention and FFN, gelu-tanh FFN, sliding
+                                                                   window on layers l % pattern < pattern - 1 */
+    double attn_softcap, final_softcap;
+    double attn_scale;          /* 0 = 1/sqrt(head_dim_k) */
+    int local_rope;             /* gemma3: sliding-window layers use their own rope tables (rope_swa.*) */
+    rlx_rope_kind rope_kind;
+    char* err;
+    size_t err_cap;
+} rlx__llm_b;
+
+static rlx_result rlx__llm_fail(char* err, size_t cap, rlx_result rc, const char* fmt, ...) {
+    va_list ap;
+    if (!err || !cap) return rc;
+    va_start(ap, fmt);
+    rlx__vfmt(err, cap, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* Metadata: *v gets key "<arch>.<name>" (arch NULL: the key as given). 1 found, 0 absent. */
+static int rlx__llm_kv(rlx_gguf* gf, const char* arch, const char* name, rlx_gguf_value* v) {
+    char key[160];
+    int k;
+    if (arch) snprintf(key, sizeof key, "%s.%s", arch, name);
+    else rlx__strlcpy(key, sizeof key, name);
+    k = rlx_gguf_find(gf, key);
+    return k >= 0 && rlx_gguf_kv(gf, k, NULL, v) == RLX_OK;
+}
+/* An integer key in [lo, hi] into *out; absent: def (def < 0: required, an error), range-checked too. */
+static rlx_result rlx__llm_int(rlx__llm_b* b, const char* name, int64_t def, int64_t lo, int64_t hi, int* out) {
+    rlx_gguf_value v;
+    int64_t x;
+    const char* arch = b->in->arch_name;
+    if (!rlx__llm_kv(b->gf, arch, name, &v)) {
+        if (def < 0) return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: the key '%s.%s' is missing", arch, name);
+        if (def < lo || def > hi)
+            return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: '%s.%s' is missing and its default %lld (from the other sizes) is outside [%lld, %lld]",
+                                 arch, name, (long long)def, (long long)lo, (long long)hi);
+        *out = (int)def;
+        return RLX_OK;
+    }
+    if (v.type == RLX_GGUF_ARRAY)
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_UNSUPPORTED, "GGUF: '%s.%s' is an array (per-layer values are not supported)", arch, name);
+    if (v.type == RLX_GGUF_U64 && v.u64 > (uint64_t)INT64_MAX) x = INT64_MAX;
+    else if (v.type >= RLX_GGUF_U8 && v.type <= RLX_GGUF_I32) x = v.i64;
+    else if (v.type == RLX_GGUF_U64 || v.type == RLX_GGUF_I64) x = v.i64;
+    else return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: '%s.%s' is not an integer", arch, name);
+    if (x < lo || x > hi)
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: '%s.%s' = %lld is outside [%lld, %lld]", arch, name,
+                             (long long)x, (long long)lo, (long long)hi);
+    *out = (int)x;
+    return RLX_OK;
+}
+static rlx_result rlx__llm_float(rlx__llm_b* b, const char* name, double def, double* out) {
+    rlx_gguf_value v;
+    const char* arch = b->in->arch_name;
+    if (!rlx__llm_kv(b->gf, arch, name, &v)) {
+        if (def < 0) return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: the key '%s.%s' is missing", arch, name);
+        *out = def;
+        return RLX_OK;
+    }
+    if (v.type == RLX_GGUF_F32 || v.type == RLX_GGUF_F64) *out = v.f64;
+    else if (v.type >= RLX_GGUF_U8 && v.type <= RLX_GGUF_I32) *out = (double)v.i64;
+    else return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: '%s.%s' is not a number", arch, name);
+    if (!(*out == *out) || *out < 0.0 || *out > 1e30)
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: '%s.%s' = %g is not a usable value", arch, name, *out);
+    return RLX_OK;
+}
+
+/* Checks that tensor `name` exists with the rlx shape (rank, s0[, s1]) and an allowed dtype: kind 0 = a float
+   vector (f32), 1 = a matrix (f32/f16/bf16 or a block dtype), 2 = an embedding (any computable dtype).
+   optional: absent is fine (returns RLX_OK and *found = 0). */
+static rlx_result rlx__llm_tensor(rlx__llm_b* b, const char* name, int rank, int64_t s0, int64_t s1, int kind,
+                                  int optional, int* found) {
+    rlx_gguf_tensor_info ti;
+    int k = rlx_gguf_find_tensor(b->gf, name);
+    if (found) *found = 0;
+    if (k < 0) {
+        if (optional) return RLX_OK;
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF (%s): the tensor '%s' is missing", b->in->arch_name, name);
+    }
+    if (rlx_gguf_tensor(b->gf, k, &ti) != RLX_OK) return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: tensor '%s' cannot be read", name);
+    if (ti.rank != rank || ti.shape[0] != s0 || (rank == 2 && ti.shape[1] != s1)) {
+        char want[48], got[96];
+        int i, n = 0;
+        if (rank == 1) snprintf(want, sizeof want, "[%lld]", (long long)s0);
+        else snprintf(want, sizeof want, "[%lld, %lld]", (long long)s0, (long long)s1);
+        got[0] = 0;
+        for (i = 0; i < ti.rank && n < 80; i++) n += snprintf(got + n, sizeof got - (size_t)n, "%s%lld", i ? ", " : "", (long long)ti.shape[i]);
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF (%s): tensor '%s' has shape [%s], expected %s (rlx order, ne reversed)",
+                             b->in->arch_name, name, got, want);
+    }
+    if (ti.dtype == RLX_DTYPE_INVALID || (kind == 0 && ti.dtype != RLX_F32) ||
+        (kind == 1 && ti.dtype != RLX_F32 && ti.dtype != RLX_F16 && ti.dtype != RLX_BF16 && !rlx__is_quant(ti.dtype)) ||
+        (kind == 2 && ti.dtype != RLX_F32 && ti.dtype != RLX_F16 && ti.dtype != RLX_BF16 && !rlx__is_quant(ti.dtype)))
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_UNSUPPORTED, "GGUF (%s): tensor '%s' has type %s, which the model builder does not take here%s",
+                             b->in->arch_name, name, ti.type_name ? ti.type_name : "?", kind == 0 ? " (norms and biases must be f32)" : "");
+    if (found) *found = 1;
+    return RLX_OK;
+}
+
+static rlx_tensor rlx__llm_param(rlx_graph* g, rlx__llm_b* b, const char* name) {
+    rlx_gguf_tensor_info ti;
+    int k = rlx_gguf_find_tensor(b->gf, name);
+    rlx_tensor none = {0, 0};
+    if (k < 0 || rlx_gguf_tensor(b->gf, k, &ti) != RLX_OK) return none;
+    return rlx_param(g, name, ti.dtype, ti.rank, ti.shape);
+}
+static rlx_tensor rlx__llm_lparam(rlx_graph* g, rlx__llm_b* b, int layer, const char* what) {
+    char name[96];
+    snprintf(name, sizeof name, "blk.%d.%s", layer, what);
+    return rlx__llm_param(g, b, name);
+}
+/* x [..., K] f32 times a weight stored [N, K] (GGUF layout) → [..., N] f32. */
+static rlx_tensor rlx__llm_mm(rlx_graph* g, rlx_tensor x, rlx_tensor w) {
+    rlx_dtype t = rlx_tensor_info(g, w, NULL, NULL);
+    if (rlx__is_quant(t)) return rlx_matmul_quant(g, x, w);
+    if (t != RLX_F32) w = rlx_cast(g, w, RLX_F32);
+    return rlx_matmul(g, x, rlx_transpose(g, w, NULL));
+}
+
+/* One graph for S tokens per run. Inputs: "tokens" i32 [1, S], "pos" i32 scalar (position of the first token),
+   "last" i32 scalar (which of the S rows gives the logits). Output "logits" f32 [1, V]. */
+static rlx_graph* rlx__llm_graph(rlx__llm_b* b, const rlx_allocator* al, int S) {
+    const rlx_llm_info* in = b->in;
+    rlx_graph_desc gd;
+    rlx_graph* g;
+    rlx_tensor tokens, pos, last, kv_len, positions, cosT, sinT, cosL, sinL, emb, h, x, q, k, v, kc, vc, a, gate, up, m, logits;
+    rlx_tensor none = {0, 0};
+    rlx_rope_desc rd;
+    rlx_attention_desc ad;
+    int64_t s[4];
+    int perm[4] = {0, 2, 1, 3};
+    int l, i, swa, rows = in->n_ctx + in->n_batch;
+    int32_t* iota;
+    char name[64];
+    memset(&gd, 0, sizeof gd);
+    gd.allocator = *al;
+    g = rlx_graph_create(&gd);
+    iota = (int32_t*)rlx__alloc(al, sizeof(int32_t) * (size_t)S);
+    if (!g || !iota) { rlx_graph_destroy(g); rlx__free(al, iota); return NULL; }
+    for (i = 0; i < S; i++) iota[i] = i;
+    s[0] = 1; s[1] = S;
+    tokens = rlx_input(g, "tokens", RLX_I32, 2, s);
+    pos = rlx_input(g, "pos", RLX_I32, 0, NULL);
+    last = rlx_input(g, "last", RLX_I32, 0, NULL);
+    kv_len = rlx_add(g, pos, rlx_scalar(g, RLX_I32, (double)S));
+    s[0] = S;
+    positions = rlx_add(g, pos, rlx_constant(g, RLX_I32, 1, s, iota));
+    rlx__free(al, iota);
+    s[0] = rows; s[1] = in->n_rot / 2;
+    cosT = rlx_param(g, "rope.cos", RLX_F32, 2, s);
+    sinT = rlx_param(g, "rope.sin", RLX_F32, 2, s);
+    cosL = cosT; sinL = sinT;
+    if (b->local_rope) {
+        cosL = rlx_param(g, "rope_swa.cos", RLX_F32, 2, s);
+        sinL = rlx_param(g, "rope_swa.sin", RLX_F32, 2, s);
+    }
+
+    emb = rlx__llm_param(g, b, "token_embd.weight");
+    h = rlx_gather(g, emb, tokens, 0);                                    /* [1, S, d] */
+    if (rlx_tensor_info(g, h, NULL, NULL) != RLX_F32) h = rlx_cast(g, h, RLX_F32);
+    if (b->emb_scale) h = rlx_mul(g, h, rlx_scalar(g, RLX_F32, (double)(float)sqrt((double)in->n_embd)));
+    for (l = 0; l < in->n_layer; l++) {
+        x = rlx_rmsnorm(g, h, rlx__llm_lparam(g, b, l, "attn_norm.weight"), none, in->norm_eps);
+        if (b->fused_qkv) {   /* rows [q; k; v] */
+            int64_t nq = (int64_t)in->n_head * in->head_dim_k, nk = (int64_t)in->n_head_kv * in->head_dim_k;
+            a = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "attn_qkv.weight"));
+            q = rlx_narrow(g, a, 2, 0, nq);
+            k = rlx_narrow(g, a, 2, nq, nk);
+            v = rlx_narrow(g, a, 2, nq + nk, (int64_t)in->n_head_kv * in->head_dim_v);
+        } else {
+            q = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "attn_q.weight"));
+            k = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "attn_k.weight"));
+            v = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "attn_v.weight"));
+        }
+        if (b->has_qkv_bias) {
+            q = rlx_add(g, q, rlx__llm_lparam(g, b, l, "attn_q.bias"));
+            k = rlx_add(g, k, rlx__llm_lparam(g, b, l, "attn_k.bias"));
+            v = rlx_add(g, v, rlx__llm_lparam(g, b, l, "attn_v.bias"));
+        }
+        if (b->has_qk_norm) {   /* RMS norm of each head's vector */
+            s[0] = 1; s[1] = S; s[2] = in->n_head; s[3] = in->head_dim_k;
+            q = rlx_rmsnorm(g, rlx_reshape(g, q, 4, s), rlx__llm_lparam(g, b, l, "attn_q_norm.weight"), none, in->norm_eps);
+            s[2] = in->n_head_kv;
+            k = rlx_rmsnorm(g, rlx_reshape(g, k, 4, s), rlx__llm_lparam(g, b, l, "attn_k_norm.weight"), none, in->norm_eps);
+        }
+        s[0] = 1; s[1] = S; s[2] = in->n_head; s[3] = in->head_dim_k;
+        q = rlx_transpose(g, rlx_reshape(g, q, 4, s), perm);              /* [1, H, S, Dk]   */
+        s[2] = in->n_head_kv;
+        k = rlx_transpose(g, rlx_reshape(g, k, 4, s), perm);              /* [1, Hkv, S, Dk] */
+        s[3] = in->head_dim_v;
+        v = rlx_transpose(g, rlx_reshape(g, v, 4, s), perm);              /* [1, Hkv, S, Dv] */
+        memset(&rd, 0, sizeof rd);
+        rd.kind = b->rope_kind;
+        rd.layout = RLX_LAYOUT_BHSD;
+        rd.n_rot = in->n_rot;
+        rd.positions = positions;
+        swa = b->swa_window > 0 && l % b->swa_pattern < b->swa_pattern - 1;
+        q = rlx_rope(g, q, swa ? cosL : cosT, swa ? sinL : sinT, &rd);
+        k = rlx_rope(g, k, swa ? cosL : cosT, swa ? sinL : sinT, &rd);
+        s[0] = 1; s[1] = in->n_head_kv; s[2] = rows; s[3] = in->head_dim_k;
+        snprintf(name, sizeof name, "cache_k.%d", l);
+        kc = rlx_state(g, name, b->kv_dtype, 4, s);
+        s[3] = in->head_dim_v;
+        snprintf(name, sizeof name, "cache_v.%d", l);
+        vc = rlx_state(g, name, b->kv_dtype, 4, s);
+        if (b->kv_dtype != RLX_F32) { k = rlx_cast(g, k, b->kv_dtype); v = rlx_cast(g, v, b->kv_dtype); }
+        kc = rlx_state_write(g, kc, k, 2, pos);
+        vc = rlx_state_write(g, vc, v, 2, pos);
+        if (b->kv_dtype != RLX_F32) { kc = rlx_cast(g, kc, RLX_F32); vc = rlx_cast(g, vc, RLX_F32); }
+        memset(&ad, 0, sizeof ad);
+        ad.layout = RLX_LAYOUT_BHSD;
+        ad.causal = 1;
+        ad.kv_len = kv_len;
+        ad.softcap = (float)b->attn_softcap;
+        ad.scale = (float)b->attn_scale;
+        if (swa) ad.window = b->swa_window;
+        a = rlx_attention(g, q, kc, vc, &ad);                             /* [1, H, S, Dv] */
+        s[0] = 1; s[1] = S; s[2] = (int64_t)in->n_head * in->head_dim_v;
+        a = rlx_reshape(g, rlx_transpose(g, a, perm), 3, s);
+        a = rlx__llm_mm(g, a, rlx__llm_lparam(g, b, l, "attn_output.weight"));
+        if (b->post_norms) a = rlx_rmsnorm(g, a, rlx__llm_lparam(g, b, l, "post_attention_norm.weight"), none, in->norm_eps);
+        h = rlx_add(g, h, a);
+        x = rlx_rmsnorm(g, h, rlx__llm_lparam(g, b, l, "ffn_norm.weight"), none, in->norm_eps);
+        if (b->fused_gate_up) {   /* rows [gate; up] */
+            up = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "ffn_up.weight"));
+            gate = rlx_narrow(g, up, 2, 0, in->n_ff);
+            up = rlx_narrow(g, up, 2, in->n_ff, in->n_ff);
+        } else {
+            gate = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "ffn_gate.weight"));
+            up = rlx__llm_mm(g, x, rlx__llm_lparam(g, b, l, "ffn_up.weight"));
+        }
+        m = rlx_mul(g, b->gelu ? rlx_gelu_tanh(g, gate) : rlx_silu(g, gate), up);
+        m = rlx__llm_mm(g, m, rlx__llm_lparam(g, b, l, "ffn_down.weight"));
+        if (b->post_norms) m = rlx_rmsnorm(g, m, rlx__llm_lparam(g, b, l, "post_ffw_norm.weight"), none, in->norm_eps);
+        h = rlx_add(g, h, m);
+    }
+    h = rlx_gather(g, h, last, 1);                                        /* [1, d] */
+    h = rlx_rmsnorm(g, h, rlx__llm_param(g, b, "output_norm.weight"), none, in->norm_eps);
+    logits = rlx__llm_mm(g, h, b->has_output ? rlx__llm_param(g, b, "output.weight") : emb);   /* tied: the embedding */
+    if (b->final_softcap > 0.0) {   /* cap · tanh(logits / cap) */
+        logits = rlx_tanh(g, rlx_mul(g, logits, rlx_scalar(g, RLX_F32, (double)(float)(1.0 / b->final_softcap))));
+        logits = rlx_mul(g, logits, rlx_scalar(g, RLX_F32, (double)(float)b->final_softcap));
+    }
+    rlx_output(g, "logits", logits);
+    return g;
+}
+
+/* Rope tables for positions [0, rows): angle(t, p) = t · freq_scale · base^(−2p / n_rot) / factor[p]. */
+static rlx_result rlx__llm_rope(rlx_llm* m, rlx__llm_b* b, const char* prefix, double base, double scale,
+                                const float* factors) {
+    const rlx_llm_info* in = &m->info;
+    int half = in->n_rot / 2, rows = in->n_ctx + in->n_batch, t, p;
+    size_t n;
+    float *cs, *sn;
+    int64_t s[2];
+    rlx_result r;
+    if (!rlx__mul_sz((size_t)rows, (size_t)half, &n) || !rlx__mul_sz(n, sizeof(float), &n))
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_OUT_OF_MEMORY, "rope tables: size overflow");
+    cs = (float*)rlx__alloc(&m->al, n);
+    sn = (float*)rlx__alloc(&m->al, n);
+    if (!cs || !sn) {
+        rlx__free(&m->al, cs); rlx__free(&m->al, sn);
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_OUT_OF_MEMORY, "rope tables: out of memory");
+    }
+    for (p = 0; p < half; p++) {
+        double f = scale * pow(base, -2.0 * (double)p / (double)in->n_rot);
+        if (factors) {   /* the file's bytes: not necessarily aligned */
+            float ff;
+            memcpy(&ff, (const char*)factors + (size_t)p * sizeof(float), sizeof ff);
+            f /= (double)ff;
+        }
+        for (t = 0; t < rows; t++) {
+            double ang = (double)t * f;
+            cs[(size_t)t * (size_t)half + (size_t)p] = (float)cos(ang);
+            sn[(size_t)t * (size_t)half + (size_t)p] = (float)sin(ang);
+        }
+    }
+    s[0] = rows; s[1] = half;
+    {
+        char nc[32], ns[32];
+        snprintf(nc, sizeof nc, "%s.cos", prefix);
+        snprintf(ns, sizeof ns, "%s.sin", prefix);
+        r = rlx_store_add(m->store, nc, RLX_F32, 2, s, cs);
+        if (r == RLX_OK) r = rlx_store_add(m->store, ns, RLX_F32, 2, s, sn);
+    }
+    rlx__free(&m->al, cs);
+    rlx__free(&m->al, sn);
+    if (r != RLX_OK) return rlx__llm_fail(b->err, b->err_cap, r, "rope tables: %s", rlx_store_error(m->store));
+    return RLX_OK;
+}
+
+RLXDEF void rlx_llm_destroy(rlx_llm* m) {
+    rlx_allocator al;
+    if (!m) return;
+    al = m->al;
+    rlx_program_destroy(m->dec);
+    rlx_program_destroy(m->pre);
+    rlx_store_destroy(m->store);
+    rlx_thread_pool_destroy(m->pool);
+    rlx__free(&al, m->chunk);
+    rlx__free(&al, m);
+}
+
+static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d, char* err, size_t cap) {
+    rlx__llm_b b;
+    rlx_llm_info* in = &m->info;
+    rlx_gguf_value v;
+    rlx_gguf_tensor_info ti;
+    rlx_store_desc sd;
+    rlx_compile_desc cd;
+    rlx_graph* g;
+    rlx_result r;
+    double base, scale = 1.0, factor = 0.0;
+    const float* factors = NULL;
+    int l, found, n_ctx_def, k;
+    char name[96];
+    static const char* const unsupported_arch[] = {"gemma", "gemma3n", "gemma4", "phi2", "mistral3", "gpt2", "falcon"};
+
+    memset(&b, 0, sizeof b);
+    b.in = in; b.gf = gf; b.err = err; b.err_cap = cap;
+    b.kv_dtype = d->kv_dtype == RLX_DTYPE_INVALID ? RLX_F32 : d->kv_dtype;
+    if (b.kv_dtype != RLX_F32 && b.kv_dtype != RLX_F16)
+        return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_desc.kv_dtype must be 0, RLX_F32 or RLX_F16, not %s", rlx_dtype_name(d->kv_dtype));
+    if (d->n_ctx < 0 || d->n_ctx > RLX__LLM_MAX_CTX || d->n_batch < 0 || d->n_batch > 4096 || d->num_threads < 0 ||
+        d->num_threads > RLX_MAX_THREADS)
+        return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_desc: n_ctx %d (0 .. %d), n_batch %d (0 .. 4096) or num_threads %d (0 .. %d) out of range",
+                             d->n_ctx, RLX__LLM_MAX_CTX, d->n_batch, d->num_threads, RLX_MAX_THREADS);
+
+    /* architecture */
+    if (!rlx__llm_kv(gf, NULL, "general.architecture", &v) || v.type != RLX_GGUF_STRING)
+        return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: 'general.architecture' is missing or not a string");
+    if (strlen(v.str) >= sizeof m->arch_name || strlen(v.str) != (size_t)v.count)
+        return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: unknown architecture '%.40s'", v.str);
+    rlx__strlcpy(m->arch_name, sizeof m->arch_name, v.str);
+    in->arch_name = m->arch_name;
+    if (strcmp(v.str, "llama") == 0) { in->arch = RLX_LLM_LLAMA; b.rope_kind = RLX_ROPE_GPTJ; }
+    else if (strcmp(v.str, "qwen2") == 0) { in->arch = RLX_LLM_QWEN2; b.rope_kind = RLX_ROPE_NEOX; b.has_qkv_bias = 1; }
+    else if (strcmp(v.str, "qwen3") == 0) { in->arch = RLX_LLM_QWEN3; b.rope_kind = RLX_ROPE_NEOX; b.has_qk_norm = 1; }
+    else if (strcmp(v.str, "phi3") == 0) { in->arch = RLX_LLM_PHI3; b.rope_kind = RLX_ROPE_NEOX; b.fused_gate_up = 1; }
+    else if (strcmp(v.str, "gemma2") == 0) {
+        in->arch = RLX_LLM_GEMMA2; b.rope_kind = RLX_ROPE_NEOX;
+        b.emb_scale = b.post_norms = b.gelu = 1;
+        b.swa_pattern = 2;
+    } else if (strcmp(v.str, "gemma3") == 0) {
+        in->arch = RLX_LLM_GEMMA3; b.rope_kind = RLX_ROPE_NEOX;
+        b.emb_scale = b.post_norms = b.gelu = b.has_qk_norm = b.local_rope = 1;
+        b.swa_pattern = 6;
+    }
+    else {
+        for (k = 0; k < (int)(sizeof unsupported_arch / sizeof unsupported_arch[0]); k++)
+            if (strcmp(v.str, unsupported_arch[k]) == 0)
+                return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: architecture '%s' is not supported yet (llama, qwen2, qwen3, gemma2, gemma3, phi3 are)", v.str);
+        return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: unknown architecture '%s' (llama, qwen2, qwen3, gemma2, gemma3, phi3 are supported)", v.str);
+    }
+
+    /* sizes */
+    if ((r = rlx__llm_int(&b, "block_count", -1, 1, RLX__LLM_MAX_LAYERS, &in->n_layer)) != RLX_OK) return r;
+    if ((r = rlx__llm_int(&b, "embedding_length", -1, 1, 1 << 20, &in->n_embd)) != RLX_OK) return r;
+    if ((r = rlx__llm_int(&b, "feed_forward_length", -1, 1, 1 << 22, &in->n_ff)) != RLX_OK) return r;
+    if ((r = rlx__llm_int(&b, "attention.head_count", -1, 1, 4096, &in->n_head)) != RLX_OK) return r;
+    if ((r = rlx__llm_int(&b, "attention.head_count_kv", in->n_head, 1, in->n_head, &in->n_head_kv)) != RLX_OK) return r;
+    if (in->n_head % in->n_head_kv != 0)
+        return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: head_count %d is not a multiple of head_count_kv %d", in->n_head, in->n_head_kv);
+    /* head dims bound the cache and rope-table memory (rows × head dim per layer), so they are capped: real
+       models use 64 .. 256 */
+    if ((r = rlx__llm_int(&b, "attention.key_length", in->n_embd / in->n_head, 1, 1024, &in->head_dim_k)) != RLX_OK) return r;
+    if ((r = rlx__llm_int(&b, "attention.value_length", in->head_dim_k, 1, 1024, &in->head_dim_v)) != RLX_OK) return r;
+    if ((r = rlx__llm_int(&b, "rope.dimension_count", in->head_dim_k, 2, in->head_dim_k, &in->n_rot)) != RLX_OK) return r;
+    if (in->n_rot % 2) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope.dimension_count %d is odd", in->n_rot);
+    if ((r = rlx__llm_int(&b, "context_length", 4096, 1, INT32_MAX, &in->n_ctx_train)) != RLX_OK) return r;
+    {
+        double eps;
+        if ((r = rlx__llm_float(&b, "attention.layer_norm_rms_epsilon", -1.0, &eps)) != RLX_OK) return r;
+        in->norm_eps = (float)eps;
+    }
+    if ((r = rlx__llm_float(&b, "rope.freq_base", 10000.0, &base)) != RLX_OK) return r;
+    if (in->arch == RLX_LLM_GEMMA2 || in->arch == RLX_LLM_GEMMA3) {
+        if ((r = rlx__llm_int(&b, "attention.sliding_window", -1, 1, INT32_MAX, &b.swa_window)) != RLX_OK) return r;
+        if ((r = rlx__llm_float(&b, "attn_logit_softcapping", 0.0, &b.attn_softcap)) != RLX_OK) return r;
+        if ((r = rlx__llm_float(&b, "final_logit_softcapping", 0.0, &b.final_softcap)) != RLX_OK) return r;
+        /* queries scaled by 1/sqrt(head_dim), except the 27B models (46 layers for gemma2, 62 for gemma3),
+           which use 1/sqrt(n_embd / n_head): the rule of Gemma's reference code, as llama.cpp applies it */
+        if ((in->arch == RLX_LLM_GEMMA2 && in->n_layer == 46) || (in->arch == RLX_LLM_GEMMA3 && in->n_layer == 62))
+            b.attn_scale = 1.0 / sqrt((double)(in->n_embd / in->n_head));
+    }
+    if (base <= 1.0) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope.freq_base %g must be > 1", base);
+    /* rope scaling */
+    if (rlx__llm_kv(gf, in->arch_name, "rope.scaling.type", &v)) {
+        if (v.type != RLX_GGUF_STRING) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope.scaling.type is not a string");
+        if (strcmp(v.str, "linear") == 0) {
+            if ((r = rlx__llm_float(&b, "rope.scaling.factor", 1.0, &factor)) != RLX_OK) return r;
+            if (factor > 0.0) scale = 1.0 / factor;
+        } else if (strcmp(v.str, "none") != 0) {
+            return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: rope scaling '%.40s' is not supported (none, linear and rope_freqs factors are)", v.str);
+        }
+    } else if (rlx__llm_kv(gf, in->arch_name, "rope.scale_linear", &v)) {
+        if ((r = rlx__llm_float(&b, "rope.scale_linear", 1.0, &factor)) != RLX_OK) return r;
+        if (factor > 0.0) scale = 1.0 / factor;
+    }
+    in->rope_freq_base = (float)base;
+    in->rope_freq_scale = (float)scale;
+
+    /* tensors */
+    k = rlx_gguf_find_tensor(gf, "token_embd.weight");
+    if (k < 0) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF (%s): the tensor 'token_embd.weight' is missing", in->arch_name);
+    if (rlx_gguf_tensor(gf, k, &ti) != RLX_OK || ti.rank != 2 || ti.shape[1] != in->n_embd || ti.shape[0] > INT32_MAX)
+        return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF (%s): tensor 'token_embd.weight' must be [n_vocab, %d]", in->arch_name, in->n_embd);
+    in->n_vocab = (int)ti.shape[0];
+    if ((r = rlx__llm_tensor(&b, "token_embd.weight", 2, in->n_vocab, in->n_embd, 2, 0, NULL)) != RLX_OK) return r;
+    if ((r = rlx__llm_tensor(&b, "output_norm.weight", 1, in->n_embd, 0, 0, 0, NULL)) != RLX_OK) return r;
+    if ((r = rlx__llm_tensor(&b, "output.weight", 2, in->n_vocab, in->n_embd, 1, 1, &b.has_output)) != RLX_OK) return r;
+    if ((r = rlx__llm_tensor(&b, "rope_freqs.weight", 1, in->n_rot / 2, 0, 0, 1, &found)) != RLX_OK) return r;
+    if (rlx_gguf_find_tensor(gf, "rope_factors_long.weight") >= 0 || rlx_gguf_find_tensor(gf, "rope_factors_short.weight") >= 0)
+        return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF (%s): LongRoPE scaling (rope_factors_long/short tensors) is not supported", in->arch_name);
+    if (in->arch == RLX_LLM_PHI3) b.fused_qkv = rlx_gguf_find_tensor(gf, "blk.0.attn_qkv.weight") >= 0;
+    if (found) {
+        k = rlx_gguf_find_tensor(gf, "rope_freqs.weight");
+        if (rlx_gguf_tensor(gf, k, &ti) != RLX_OK || !ti.data) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope_freqs.weight has no data");
+        factors = (const float*)ti.data;
+        for (l = 0; l < in->n_rot / 2; l++) {
+            float f;
+            memcpy(&f, (const char*)ti.data + (size_t)l * sizeof(float), sizeof f);
+            if (!(f > 0.0f) || f > 1e30f) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope_freqs.weight[%d] = %g must be > 0", l, (double)f);
+        }
+    }
+    for (l = 0; l < in->n_layer; l++) {
+        int64_t d_ = in->n_embd, qd = (int64_t)in->n_head * in->head_dim_k, kd = (int64_t)in->n_head_kv * in->head_dim_k;
+        int64_t vd = (int64_t)in->n_head_kv * in->head_dim_v, od = (int64_t)in->n_head * in->head_dim_v, f = in->n_ff;
+#define RLX__LLM_T(what, rank, a_, b_, kind)                                                                 \
+        do {                                                                                                 \
+            snprintf(name, sizeof name, "blk.%d.%s", l, what);                                               \
+            if ((r = rlx__llm_tensor(&b, name, rank, a_, b_, kind, 0, NULL)) != RLX_OK) return r;            \
+        } while (0)
+        RLX__LLM_T("attn_norm.weight", 1, d_, 0, 0);
+        if (b.fused_qkv) {
+            RLX__LLM_T("attn_qkv.weight", 2, qd + kd + vd, d_, 1);
+        } else {
+            RLX__LLM_T("attn_q.weight", 2, qd, d_, 1);
+            RLX__LLM_T("attn_k.weight", 2, kd, d_, 1);
+            RLX__LLM_T("attn_v.weight", 2, vd, d_, 1);
+        }
+        RLX__LLM_T("attn_output.weight", 2, d_, od, 1);
+        RLX__LLM_T("ffn_norm.weight", 1, d_, 0, 0);
+        if (b.fused_gate_up) {
+            RLX__LLM_T("ffn_up.weight", 2, 2 * f, d_, 1);
+        } else {
+            RLX__LLM_T("ffn_gate.weight", 2, f, d_, 1);
+            RLX__LLM_T("ffn_up.weight", 2, f, d_, 1);
+        }
+        RLX__LLM_T("ffn_down.weight", 2, d_, f, 1);
+        if (b.has_qkv_bias) {
+            RLX__LLM_T("attn_q.bias", 1, qd, 0, 0);
+            RLX__LLM_T("attn_k.bias", 1, kd, 0, 0);
+            RLX__LLM_T("attn_v.bias", 1, vd, 0, 0);
+        }
+        if (b.has_qk_norm) {
+            RLX__LLM_T("attn_q_norm.weight", 1, in->head_dim_k, 0, 0);
+            RLX__LLM_T("attn_k_norm.weight", 1, in->head_dim_k, 0, 0);
+        }
+        if (b.post_norms) {
+            RLX__LLM_T("post_attention_norm.weight", 1, d_, 0, 0);
+            RLX__LLM_T("post_ffw_norm.weight", 1, d_, 0, 0);
+        }
+#undef RLX__LLM_T
+    }
+
+    /* context and chunk */
+    n_ctx_def = in->n_ctx_train < 4096 ? in->n_ctx_train : 4096;
+    in->n_ctx = d->n_ctx ? d->n_ctx : n_ctx_def;
+    in->n_batch = d->n_batch ? d->n_batch : 64;
+    if (in->n_batch > in->n_ctx) in->n_batch = in->n_ctx;
+
+    /* store: the file's tensors (borrowed), the rope tables, the caches */
+    memset(&sd, 0, sizeof sd);
+    sd.device = d->device;
+    sd.device_index = d->device_index;
+    sd.allocator = m->al;
+    if ((r = rlx_store_create(&sd, &m->store)) != RLX_OK) return rlx__llm_fail(err, cap, r, "store: %s", rlx_result_string(r));
+    in->device = rlx_store_device(m->store);
+    if ((r = rlx_gguf_store(gf, m->store, 1, NULL)) != RLX_OK) return rlx__llm_fail(err, cap, r, "store: %s", rlx_file_error());
+    if ((r = rlx__llm_rope(m, &b, "rope", base, scale, factors)) != RLX_OK) return r;
+    if (b.local_rope && (r = rlx__llm_rope(m, &b, "rope_swa", 10000.0, 1.0, NULL)) != RLX_OK) return r;
+    for (l = 0; l < in->n_layer; l++) {
+        int64_t s[4];
+        s[0] = 1; s[1] = in->n_head_kv; s[2] = (int64_t)in->n_ctx + in->n_batch; s[3] = in->head_dim_k;
+        snprintf(name, sizeof name, "cache_k.%d", l);
+        if ((r = rlx_store_add_state(m->store, name, b.kv_dtype, 4, s)) != RLX_OK) return rlx__llm_fail(err, cap, r, "KV cache: %s", rlx_store_error(m->store));
+        s[3] = in->head_dim_v;
+        snprintf(name, sizeof name, "cache_v.%d", l);
+        if ((r = rlx_store_add_state(m->store, name, b.kv_dtype, 4, s)) != RLX_OK) return rlx__llm_fail(err, cap, r, "KV cache: %s", rlx_store_error(m->store));
+    }
+    if (in->device == RLX_DEVICE_CPU) {
+        rlx_thread_pool_desc pd;
+        memset(&pd, 0, sizeof pd);
+        pd.num_threads = d->num_threads;
+        pd.allocator = m->al;
+        if ((r = rlx_thread_pool_create(&pd, &m->pool)) != RLX_OK) return rlx__llm_fail(err, cap, r, "thread pool: %s", rlx_result_string(r));
+    }
+    m->chunk = (int32_t*)rlx__calloc(&m->al, sizeof(int32_t) * (size_t)in->n_batch);
+    if (!m->chunk) return rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+
+    /* programs */
+    memset(&cd, 0, sizeof cd);
+    cd.store = m->store;
+    cd.pool = m->pool;
+    cd.num_threads = m->pool ? 0 : d->num_threads;
+    cd.allocator = m->al;
+    for (k = 0; k < 2; k++) {
+        int S = k ? in->n_batch : 1;
+        rlx_program** p = k ? &m->pre : &m->dec;
+        if (k && S < 2) break;
+        g = rlx__llm_graph(&b, &m->al, S);
+        if (!g) return rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory building the %s graph", k ? "prefill" : "decode");
+        r = rlx_compile(g, &cd, p);
+        if (r != RLX_OK) {
+            rlx__llm_fail(err, cap, r, "%s graph (%s): %s", k ? "prefill" : "decode", in->arch_name, rlx_graph_error(g));
+            rlx_graph_destroy(g);
+            return r;
+        }
+        rlx_graph_destroy(g);
+    }
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_llm_load_gguf(rlx_gguf* gf, const rlx_llm_desc* desc, rlx_llm** out) {
+    rlx_llm_desc d;
+    rlx_llm* m;
+    rlx_result r;
+    char* err = desc ? desc->error : NULL;
+    size_t cap = desc ? desc->error_cap : 0;
+    if (err && cap) err[0] = 0;
+    if (out) *out = NULL;
+    if (!gf || !out) return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_load_gguf: gf or out is NULL");
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL))
+        return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_desc.allocator: set both alloc and free, or neither");
+    m = (rlx_llm*)rlx__calloc(&d.allocator, sizeof *m);
+    if (!m) return rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    m->al = d.allocator;
+    r = rlx__llm_load(m, gf, &d, err, cap);
+    if (r == RLX_ERROR_UNSUPPORTED && d.device == RLX_DEVICE_AUTO && m->store && m->info.device != RLX_DEVICE_CPU) {
+        /* AUTO picked a GPU that cannot run the model: the CPU */
+        rlx_llm_destroy(m);
+        m = (rlx_llm*)rlx__calloc(&d.allocator, sizeof *m);
+        if (!m) return rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        m->al = d.allocator;
+        d.device = RLX_DEVICE_CPU;
+        d.device_index = 0;
+        if (err && cap) err[0] = 0;
+        r = rlx__llm_load(m, gf, &d, err, cap);
+    }
+    if (r != RLX_OK) {
+        if (err && cap && !err[0]) rlx__llm_fail(err, cap, r, "%s", rlx_result_string(r));
+        rlx_llm_destroy(m);
+        return r;
+    }
+    *out = m;
+    return RLX_OK;
+}
+
+RLXDEF const char* rlx_llm_error(const rlx_llm* m) { return m ? m->err : ""; }
+RLXDEF rlx_result rlx_llm_info_get(const rlx_llm* m, rlx_llm_info* info) {
+    if (!m || !info) return RLX_ERROR_INVALID_ARGUMENT;
+    *info = m->info;
+    return RLX_OK;
+}
+RLXDEF int rlx_llm_n_vocab(const rlx_llm* m) { return m ? m->info.n_vocab : 0; }
+RLXDEF int rlx_llm_n_ctx(const rlx_llm* m) { return m ? m->info.n_ctx : 0; }
+RLXDEF int rlx_llm_pos(const rlx_llm* m) { return m ? m->pos : 0; }
+RLXDEF rlx_store* rlx_llm_store(const rlx_llm* m) { return m ? m->store : NULL; }
+RLXDEF rlx_program* rlx_llm_program(const rlx_llm* m, int prefill) { return m ? (prefill ? m->pre : m->dec) : NULL; }
+RLXDEF rlx_result rlx_llm_reset(rlx_llm* m) {
+    if (!m) return RLX_ERROR_INVALID_ARGUMENT;
+    m->pos = 0;
+    m->err[0] = 0;
+    return RLX_OK;
+}
+
+/* One run of p on S token ids (already padded) with the logits row `last`. */
+static rlx_result rlx__llm_run(rlx_llm* m, rlx_program* p, const int32_t* toks, int S, int last) {
+    int32_t pos = (int32_t)m->pos, li = (int32_t)last;
+    rlx_result r = rlx_set_input_i32(p, "tokens", toks, (size_t)S);
+    if (r == RLX_OK) r = rlx_set_input_i32(p, "pos", &pos, 1);
+    if (r == RLX_OK) r = rlx_set_input_i32(p, "last", &li, 1);
+    if (r == RLX_OK) r = rlx_run(p);
+    if (r != RLX_OK) rlx__llm_fail(m->err, sizeof m->err, r, "run at position %d: %s", m->pos, rlx_program_error(p));
+    return r;
+}
+
+RLXDEF rlx_result rlx_llm_eval(rlx_llm* m, const int32_t* tokens, int n, float* logits) {
+    rlx_program* lastp = NULL;
+    rlx_result r;
+    int i;
+    if (!m) return RLX_ERROR_INVALID_ARGUMENT;
+    m->err[0] = 0;
+    if (!tokens || n < 1) return rlx__llm_fail(m->err, sizeof m->err, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_eval: tokens is NULL or n = %d < 1", n);
+    for (i = 0; i < n; i++)
+        if (tokens[i] < 0 || tokens[i] >= m->info.n_vocab)
+            return rlx__llm_fail(m->err, sizeof m->err, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_eval: token %d (at %d) is outside [0, %d)", (int)tokens[i], i, m->info.n_vocab);
+    if (n > m->info.n_ctx - m->pos)
+        return rlx__llm_fail(m->err, sizeof m->err, RLX_ERROR_OUT_OF_RANGE, "context full: %d tokens in the cache + %d new > n_ctx %d (rlx_llm_reset starts over)",
+                             m->pos, n, m->info.n_ctx);
+    i = 0;
+    while (i < n) {
+        int rem = n - i;
+        if (m->pre && rem >= RLX__LLM_TAIL_DECODE) {
+            int c = rem < m->info.n_batch ? rem : m->info.n_batch;
+            const int32_t* src = tokens + i;
+            if (c < m->info.n_batch) {
+                memset(m->chunk, 0, sizeof(int32_t) * (size_t)m->info.n_batch);
+                memcpy(m->chunk, tokens + i, sizeof(int32_t) * (size_t)c);
+                src = m->chunk;
+            }
+            if ((r = rlx__llm_run(m, m->pre, src, m->info.n_batch, c - 1)) != RLX_OK) return r;
+            lastp = m->pre;
+            m->pos += c;
+            i += c;
+        } else {
+            if ((r = rlx__llm_run(m, m->dec, tokens + i, 1, 0)) != RLX_OK) return r;
+            lastp = m->dec;
+            m->pos += 1;
+            i += 1;
+        }
+    }
+    if (logits && lastp) {
+        r = rlx_get_output_f32(lastp, "logits", logits, (size_t)m->info.n_vocab);
+        if (r != RLX_OK) return rlx__llm_fail(m->err, sizeof m->err, r, "logits: %s", rlx_program_error(lastp));
+    }
+    return RLX_OK;
+}
+
+#endif /* RLX_NO_LLM */
+
 #if !defined(RLX_NO_LLM) && !defined(RLX_NO_GGUF)
 /* ------------------------------------------------------------------------------------------------------------
-   >>tok  (tokenizer; API in the declarations after >>sampler)
+   >>tok  (tokenizer; API at the end of the declarations)
    The vocabulary is copied out of the GGUF handle into one text pool with per-token offsets; text -> id is an
    open-addressing hash (a later id with the same text wins, as in llama.cpp's token_to_id map). Tokenizing
    allocates per call, bounded by a small multiple of the input length; nothing is cached between calls, so a

@@ -17,7 +17,7 @@
 typedef struct pbw { unsigned char* p; size_t n, cap; } pbw;
 static PBW_UNUSED void pb_put(pbw* b, const void* d, size_t n) {
     if (b->n + n > b->cap) { b->cap = (b->n + n) * 2 + 64; b->p = (unsigned char*)realloc(b->p, b->cap); }
-    memcpy(b->p + b->n, d, n);
+    if (n) memcpy(b->p + b->n, d, n);   /* an empty message (a rank-0 shape) has no bytes */
     b->n += n;
 }
 static PBW_UNUSED void pb_varint(pbw* b, uint64_t v) {

@@ -88,7 +88,7 @@ static int excluded(const char* name, rlx_onnx_model* m) {
     int i, k;
     rlx_onnx_value_info vi;
     if (strstr(name, "sequence") || strstr(name, "optional") || strstr(name, "training") || strstr(name, "bernoulli") ||
-        strstr(name, "string") || strstr(name, "_seq_") || strstr(name, "loop13_seq") || strstr(name, "if_seq") || strstr(name, "if_opt"))
+        strstr(name, "string") || (strstr(name, "_seq_") && !strstr(name, "_seq_length")) || strstr(name, "loop13_seq") || strstr(name, "if_seq") || strstr(name, "if_opt"))
         return 1;
     for (i = 0; i < rlx_onnx_input_count(m); i++)
         if (rlx_onnx_input(m, i, &vi) == RLX_OK && (vi.onnx_type == 8 || vi.onnx_type == 0)) return 1;

@@ -352,3 +352,51 @@ extern "C" __global__ void __launch_bounds__(RLX_FEW_THREADS) fused_ew(rlx_kargs
         ((float*)a.out)[i] = R[(ninst - 1) * RLX_FEW_THREADS];
     }
 }
+
+/* ---- scatter (rlx_scatter): the output already holds a copy of x (an ew_copy launch before this one). One
+   thread per index line, every position of the indices but the axis; it applies its updates in axis order, so
+   no two threads touch one element and a repeated index keeps the last update, as on the CPU. in[0] indices
+   (dt_in[0] i32/i64), in[1] updates (the output dtype); rank/dims: the indices shape, st[0] the output strides,
+   st[1] the index (and update) strides. ia: 0 axis, 1 reduction (0 replace, 1 add, 2 mul, 3 max, 4 min), 2 the
+   output dim along the axis. Floats combine in double, integers in int64 with wrap-around. ------------------ */
+extern "C" __global__ void scatter(rlx_kargs a) {
+    const int ax = (int)a.ia[0], red = (int)a.ia[1], dt = a.dt_out, size = rlx_dt_size(dt), fl = rlx_is_float(dt);
+    const rlx_i64 dim = a.ia[2], len = a.dims[ax];
+    const void* ix = (const void*)a.in[0];
+    const void* up = (const void*)a.in[1];
+    void* y = (void*)a.out;
+    RLX_GRID_LOOP(l, a.n) {
+        rlx_i64 rem = l, xo = 0, io = 0;
+        for (int d = a.rank - 1; d >= 0; d--) {
+            if (d == ax) continue;
+            const rlx_i64 c = rem % a.dims[d];
+            rem /= a.dims[d];
+            xo += c * a.st[0][d];
+            io += c * a.st[1][d];
+        }
+        for (rlx_i64 k = 0; k < len; k++) {
+            const rlx_i64 j = io + k * a.st[1][ax];
+            rlx_i64 v = a.dt_in[0] == RLX_DT_I32 ? (rlx_i64)((const int*)ix)[j] : ((const long long*)ix)[j];
+            if (v < 0) v += dim;
+            if (v < 0 || v >= dim) continue;
+            const rlx_i64 o = xo + v * a.st[0][ax];
+            if (red == 0) {
+                switch (size) {
+                case 1: ((unsigned char*)y)[o] = ((const unsigned char*)up)[j]; break;
+                case 2: ((unsigned short*)y)[o] = ((const unsigned short*)up)[j]; break;
+                case 4: ((unsigned*)y)[o] = ((const unsigned*)up)[j]; break;
+                default: ((rlx_u64*)y)[o] = ((const rlx_u64*)up)[j]; break;
+                }
+            } else if (fl) {
+                double p = rlx_ld_d(y, dt, o), q = rlx_ld_d(up, dt, j);
+                p = red == 1 ? p + q : red == 2 ? p * q : red == 3 ? ((q != q || q > p) ? q : p) : ((q != q || q < p) ? q : p);
+                rlx_st_from_d(y, dt, o, p);
+            } else {
+                rlx_i64 p = rlx_ld_i(y, dt, o), q = rlx_ld_i(up, dt, j);
+                p = red == 1 ? (rlx_i64)((rlx_u64)p + (rlx_u64)q) : red == 2 ? (rlx_i64)((rlx_u64)p * (rlx_u64)q)
+                  : red == 3 ? (q > p ? q : p) : (q < p ? q : p);
+                rlx_st_from_i(y, dt, o, p, 0);
+            }
+        }
+    }
+}

@@ -1,5 +1,5 @@
 #version 460
-// kernels: ew_unary ew_binary ew_where ew_cast ew_copy concat gather pad state_write glu fused_ew
+// kernels: ew_unary ew_binary ew_where ew_cast ew_copy concat gather pad state_write glu fused_ew scatter
 /* elementwise.comp - elementwise and layout kernels of the Vulkan backend (port of kernels/cuda/elementwise.cu).
 
    Every kernel here is a grid-stride loop over the n output elements (256 invocations per workgroup). Unless a
@@ -288,6 +288,49 @@ void main() {
             R[k] = float(rlx_elem_g(op, double(x), double(z), true));   /* one call: the math is inlined once */
         }
         rlx_f32(a.out_, i) = R[ninst - 1];
+    }
+}
+#endif
+
+#if defined(RLX_K_scatter)
+/* ---- scatter (rlx_scatter): the output already holds a copy of x (an ew_copy launch before this one). One
+   invocation per index line, every position of the indices but the axis; it applies its updates in axis order,
+   so no two invocations touch one element and a repeated index keeps the last update, as on the CPU. in[0]
+   indices (dt_in[0] i32/i64), in[1] updates (the output dtype); rank/dims: the indices shape, st[0] the output
+   strides, st[1] the index (and update) strides. ia: 0 axis, 1 reduction (0 replace, 1 add, 2 mul, 3 max,
+   4 min), 2 the output dim along the axis. Floats combine in double, integers in int64 with wrap-around. ---- */
+void main() {
+    RlxArgs a = rlx_pc.a;
+    const int ax = int(a.ia[0]), red = int(a.ia[1]), dt = a.dt_out, size = rlx_dt_size(dt);
+    const int64_t dim = a.ia[2], len = a.dims[ax];
+    const uint64_t ix = a.in_[0], up = a.in_[1], y = a.out_;
+    const bool i32 = a.dt_in[0] == RLX_DT_I32, fl = rlx_is_float(dt);
+    RLX_GRID_LOOP(l, a.n) {
+        int64_t rem = l, xo = 0L, io = 0L;
+        for (int d = a.rank - 1; d >= 0; d--) {
+            if (d == ax) continue;
+            const int64_t c = rem % a.dims[d];
+            rem /= a.dims[d];
+            xo += c * a.st[0][d];
+            io += c * a.st[1][d];
+        }
+        for (int64_t k = 0L; k < len; k++) {
+            const int64_t j = io + k * a.st[1][ax];
+            int64_t v = i32 ? int64_t(rlx_i32(ix, j)) : rlx_i64(ix, j);
+            if (v < 0L) v += dim;
+            if (v < 0L || v >= dim) continue;
+            const int64_t o = xo + v * a.st[0][ax];
+            if (red == 0) ew_move(size, y, o, up, j);
+            else if (fl) {
+                double p = rlx_ld_d(y, dt, o), q = rlx_ld_d(up, dt, j);
+                p = red == 1 ? p + q : red == 2 ? p * q : red == 3 ? ((isnan(q) || q > p) ? q : p) : ((isnan(q) || q < p) ? q : p);
+                rlx_st_from_d(y, dt, o, p);
+            } else {
+                int64_t p = rlx_ld_i(y, dt, o), q = rlx_ld_i(up, dt, j);
+                p = red == 1 ? p + q : red == 2 ? p * q : red == 3 ? (q > p ? q : p) : (q < p ? q : p);
+                rlx_st_from_i(y, dt, o, p, 0);
+            }
+        }
     }
 }
 #endif

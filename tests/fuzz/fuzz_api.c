@@ -702,6 +702,15 @@ static void fz_builder(fz_ctx* c, int op) {
         fz_cost(c, fz_check_t(c, "rlx_gather", rlx_gather(g, x, idx, axis)), 1);
         break;
     }
+    case FZ_SCATTER: {
+        rlx_tensor x = rd_t(c), idx = rd_t(c), up = rd_t(c);
+        int axis = rd_axis(in);
+        uint8_t rb = rd8(in);
+        rlx_scatter_reduction red = (rlx_scatter_reduction)(rb < 0xF0 ? rb % 5 : fz_ext32[rb - 0xF0]);
+        fz_tr("rlx_scatter(t%u, t%u, t%u, axis %d, reduction %d)", x.id, idx.id, up.id, axis, (int)red);
+        fz_cost(c, fz_check_t(c, "rlx_scatter", rlx_scatter(g, x, idx, up, axis, red)), 1);
+        break;
+    }
     case FZ_ATTENTION: {
         rlx_tensor q = rd_t(c), k = rd_t(c), v = rd_t(c), t;
         rlx_attention_desc d;

@@ -87,6 +87,7 @@ enum {
     FZ_MATMUL_INTEGER, /* T T opt opt */
     FZ_DIM,            /* N D u T [N]  rlx_dim and one use of a token (N: the input's name when u & 3 == 0);
                           appended, so that older inputs keep their meaning */
+    FZ_SCATTER,        /* T T T A red      rlx_scatter (appended) */
     FZ_OP_COUNT
 };
 
