@@ -12,6 +12,7 @@
    0.6 / 1.2 GB; kept for later runs). rlx: n_ctx 1024, the default prefill chunk (64), f32 KV cache.
    Usage:
        llm [q4_0|q8_0|all] [layers]     default: all, 22 layers (fewer layers: a quicker, smaller model)
+   Environment: RLX_BENCH_DEVICE=cuda|vulkan runs rlx on that GPU (the peer stays llama.cpp's CPU build).
 
    Prints per format and thread count (1, 2): prompt tok/s (one 512-token prompt, timed from the first token
    to the logits of the last), decode tok/s (32 greedy tokens one at a time after it) for rlx and llama.cpp,
@@ -208,7 +209,12 @@ static int run_rlx(const char* path, int threads, const int32_t* prompt, double*
     int i, ok = 0;
     int32_t tok;
     memset(&d, 0, sizeof d);
-    d.device = RLX_DEVICE_CPU; d.n_ctx = 1024; d.num_threads = threads; d.error = err; d.error_cap = sizeof err;
+    d.device = RLX_DEVICE_CPU; d.n_ctx = 1024;
+    {   /* RLX_BENCH_DEVICE=cuda|vulkan runs rlx's side on a GPU (llama.cpp stays on the CPU) */
+        const char* dev = getenv("RLX_BENCH_DEVICE");
+        if (dev && !strcmp(dev, "cuda")) d.device = RLX_DEVICE_CUDA;
+        if (dev && !strcmp(dev, "vulkan")) d.device = RLX_DEVICE_VULKAN;
+    } d.num_threads = threads; d.error = err; d.error_cap = sizeof err;
     if (!lg || rlx_gguf_open_file(path, NULL, &gf) != RLX_OK) { printf("rlx: open: %s\n", rlx_file_error()); goto done; }
     if (rlx_llm_load_gguf(gf, &d, &m) != RLX_OK) { printf("rlx: load: %s\n", err); goto done; }
     t0 = now_s();
