@@ -15,7 +15,7 @@
 
 #define NE 70001   /* > RLX_PARALLEL_MIN_WORK: two threads; odd: vector tails and a partial block */
 
-static float A[NE], B[NE], OUT[NE];
+static float A[NE], B[NE], OUTV[NE];
 
 static uint32_t bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
@@ -80,18 +80,18 @@ static void check_op(rlx_op op, int exact) {
     TH_CHECK(ok, "op %d: compile: %s", (int)op, rlx_graph_error(g));
     if (!ok) { rlx_graph_destroy(g); return; }
     ok = rlx_set_input_f32(p, "a", A, NE) == RLX_OK && rlx_set_input_f32(p, "b", B, NE) == RLX_OK && rlx_run(p) == RLX_OK &&
-         rlx_get_output_f32(p, "y", OUT, NE) == RLX_OK;
+         rlx_get_output_f32(p, "y", OUTV, NE) == RLX_OK;
     TH_CHECK(ok, "op %d: run: %s", (int)op, rlx_program_error(p));
     rlx_program_plan(p, &info);
     TH_CHECK((int)info.num_steps == (binary ? 1 : 2), "op %d: %d steps, want the chain fused into one", (int)op, (int)info.num_steps);
     for (i = 0; i < NE && ok; i++) {
-        float r = ref_op(op, A[i] + sv, B[i]), y = OUT[i];
+        float r = ref_op(op, A[i] + sv, B[i]), y = OUTV[i];
         int same = exact ? ((r != r && y != y) || bits(r) == bits(y)) : th_close(y, r, 1e-30, 2e-6);
         if (!same) { bad = i; break; }
     }
     TH_CHECK(bad < 0, "op %d: [%d] a=%.9g b=%.9g: got %.9g (0x%08x), want %.9g (0x%08x)", (int)op, bad,
-             bad < 0 ? 0.0 : (double)A[bad], bad < 0 ? 0.0 : (double)B[bad], bad < 0 ? 0.0 : (double)OUT[bad],
-             bad < 0 ? 0u : bits(OUT[bad]), bad < 0 ? 0.0 : (double)ref_op(op, A[bad] + sv, B[bad]),
+             bad < 0 ? 0.0 : (double)A[bad], bad < 0 ? 0.0 : (double)B[bad], bad < 0 ? 0.0 : (double)OUTV[bad],
+             bad < 0 ? 0u : bits(OUTV[bad]), bad < 0 ? 0.0 : (double)ref_op(op, A[bad] + sv, B[bad]),
              bad < 0 ? 0u : bits(ref_op(op, A[bad] + sv, B[bad])));
     rlx_program_destroy(p);
     rlx_graph_destroy(g);
