@@ -108,11 +108,17 @@ static void tm_text(tm_image* im, const char* text, float x, float y, float px, 
 
 /* A page: a light paper-coloured background with a gentle gradient, several lines of text of different sizes and
    colours, so that the detector sees text regions and background. */
-static void tm_page(tm_image* im, int w, int h) {
-    int x, y;
+/* A w x h image whose pixels the caller fills (rgb NULL when out of memory). */
+static int tm_alloc(tm_image* im, int w, int h) {
     im->w = w;
     im->h = h;
     im->rgb = (float*)malloc((size_t)w * h * 3 * sizeof(float));
+    return im->rgb != NULL;
+}
+
+static void tm_page(tm_image* im, int w, int h) {
+    int x, y;
+    if (!tm_alloc(im, w, h)) return;
     for (y = 0; y < h; y++)
         for (x = 0; x < w; x++) {
             float* p = &im->rgb[((size_t)y * w + x) * 3];
@@ -142,9 +148,7 @@ static void tm_page(tm_image* im, int w, int h) {
    degrees (what the direction classifier detects). */
 static void tm_line(tm_image* im, int w, int h, const char* text, int flip) {
     int x, y;
-    im->w = w;
-    im->h = h;
-    im->rgb = (float*)malloc((size_t)w * h * 3 * sizeof(float));
+    if (!tm_alloc(im, w, h)) return;
     for (y = 0; y < h; y++)
         for (x = 0; x < w; x++) {
             float* p = &im->rgb[((size_t)y * w + x) * 3];
@@ -256,6 +260,7 @@ static void tm_run_case(const tm_case* c, const char* dir, const char* ort_path,
     TH_CHECK(rlx_onnx_input(m, 0, &in) == RLX_OK && rlx_onnx_output(m, 0, &out) == RLX_OK, "%s: input/output info", c->label);
     if (c->page) tm_page(&im, c->w, c->h);
     else tm_line(&im, c->w, c->h, c->text, c->flip);
+    if (!im.rgb) { TH_CHECK(0, "%s: out of memory for the image", c->label); rlx_onnx_destroy(m); return; }
     x = tm_nchw(&im, c->mean, c->sd);
     shape[0] = 1; shape[1] = 3; shape[2] = c->h; shape[3] = c->w;
     if (getenv("RLX_ORT_REF_DIR")) {   /* onnxruntime's outputs saved earlier (a machine without Node.js) */
