@@ -71,10 +71,17 @@ $(BUILD)/bench/%: bench/%.c rlx.h examples/transformer_model.h
 	$(CC) $(BENCH_CFLAGS) $(WARNINGS) -I. -o $@ $< $(LDLIBS)
 
 # A test that fails to build must not leave an older binary behind (it would be run instead).
-$(BUILD)/tests/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h tests/onnx_pbw.h examples/transformer_model.h
+# A test whose `#define RLX_IMPLEMENTATION` is guarded by RLX_TEST_SHARED_IMPL links the implementation compiled
+# once (tests/rlx_impl.c: most of a test's build time is rlx.h's implementation); the others compile their own.
+SHARED_IMPL = if grep -q RLX_TEST_SHARED_IMPL $<; then set -- -DRLX_TEST_SHARED_IMPL $< $(@D)/rlx_impl.o; else set -- $<; fi
+$(BUILD)/tests/rlx_impl.o: tests/rlx_impl.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $(WARNINGS) -I. -c -o $@ $<
+$(BUILD)/tests/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h tests/onnx_pbw.h examples/transformer_model.h $(BUILD)/tests/rlx_impl.o
 	@mkdir -p $(@D)
 	@rm -f $@
-	$(CC) $(TEST_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
+	@$(SHARED_IMPL); echo "$(CC) $(TEST_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $$* $(LDLIBS)"; \
+	$(CC) $(TEST_CFLAGS) $(WARNINGS) -I. -Itests -o $@ "$$@" $(LDLIBS)
 
 # test_vk_f32math compiles the GLSL math in C, and runs tests/vk_f32math.comp (SPIR-V as numbers from glslc;
 # a lone 0 without glslc, and the Vulkan part skips) on a Vulkan device
@@ -86,10 +93,14 @@ $(BUILD)/gen/vk_f32math_spv.h: tests/vk_f32math.comp kernels/vulkan/math_f32.gls
 	@if command -v glslc >/dev/null 2>&1; then glslc --target-env=vulkan1.1 -O -Werror -Ikernels/vulkan -mfmt=num \
 	    $< -o $@.tmp && mv $@.tmp $@; else echo 0 > $@; fi
 
-$(BUILD)/asan/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h tests/onnx_pbw.h examples/transformer_model.h
+$(BUILD)/asan/rlx_impl.o: tests/rlx_impl.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -c -o $@ $<
+$(BUILD)/asan/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h tests/onnx_pbw.h examples/transformer_model.h $(BUILD)/asan/rlx_impl.o
 	@mkdir -p $(@D)
 	@rm -f $@
-	$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
+	@$(SHARED_IMPL); echo "$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $$* $(LDLIBS)"; \
+	$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ "$$@" $(LDLIBS)
 
 # the regression replay test includes the fuzzer
 $(BUILD)/tests/test_fuzz_regress $(BUILD)/asan/test_fuzz_regress: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h

@@ -11440,6 +11440,11 @@ typedef struct rlx__cl {
    matmul): below it the extra reduce launch costs more than the idle SMs (a model of d_model 128 decodes faster
    without splits). */
 #define RLX__CU_SPLIT_WORK 65536.0
+/* matmul_quant with more than 8 rows of x dequantizes w to f32 in scratch (shared by every step) and runs the f32
+   product when w's f32 copy takes at most this many bytes; larger weights run the qgemm kernel. */
+#ifndef RLX__GPU_QDQ_MAX
+#define RLX__GPU_QDQ_MAX (512.0 * 1024.0 * 1024.0)
+#endif
 
 /* `sm`: the CUDA compute capability x 10, or, for the Vulkan backend (which runs this lowering with the Vulkan
    ports of the kernels), minus the dynamic shared memory one workgroup may use. */
@@ -11539,10 +11544,11 @@ static void rlx__cl_axis(const rlx__node* x, int a, int64_t* outer, int64_t* len
 }
 
 /* ---- matrix products ---- */
+static void rlx__cl_mm_launch(rlx__cl* w, const rlx__node* nd, const rlx__kargs* Ain, int64_t nb, int lin, int sm,
+                              uint64_t out);
 static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, int sm) {
-    rlx__launch* L;
     int64_t M, N, K, nb = 1;
-    int i, lin = nd->op == RLX_OP_LINEAR, f32 = nd->dtype == RLX_F32, tcsplit = 0;
+    int i, lin = nd->op == RLX_OP_LINEAR;
     const int tb = (lin ? nd->ia[4] : nd->ia[3]) != 0;   /* b stored [..., N, K]: the *_t kernels, generic's ia 9 */
     rlx__kargs A;
     memset(&A, 0, sizeof A);
@@ -11578,6 +11584,19 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
     A.in[0] = rlx__cl_addr(g, nd, addr, 0);
     A.in[1] = rlx__cl_addr(g, nd, addr, 1);
     A.dt_in[0] = A.dt_in[1] = (int)rlx__cl_x(g, nd, 0)->dtype;
+    rlx__cl_mm_launch(w, nd, &A, nb, lin, sm, addr ? addr[(nd - g->nodes)] : 0);
+}
+
+/* The launches of one matrix product whose arguments A already hold M, N, K, the batch count nb (ia 0-3), the
+   layout of b (ia 9), the epilogue and the operands: chooses the kernel (GEMV, tensor cores, SIMT tiles) and
+   adds the K-split reduce where it splits. out: the product's device address. Also used by >>gpuquant. */
+static void rlx__cl_mm_launch(rlx__cl* w, const rlx__node* nd, const rlx__kargs* Ain, int64_t nb, int lin, int sm,
+                              uint64_t out) {
+    rlx__launch* L;
+    rlx__kargs A = *Ain;
+    const int64_t M = A.ia[0], N = A.ia[1], K = A.ia[2];
+    const int tb = A.ia[9] != 0, f32 = nd->dtype == RLX_F32;
+    int tcsplit = 0;
     if (f32 && M <= 8) {   /* gemv_t_f32: a warp per column (row n of b [N, K] is contiguous); gemv_f32: 32 columns */
         const int64_t cols = tb ? 8 : 32, minkc = tb ? 128 : 64, blocks = rlx__cl_cdiv(N, cols) * nb;
         int64_t splits = 1;
@@ -11643,7 +11662,7 @@ static void rlx__cl_matmul(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, 
     }
     L->grid[2] = rlx__cl_cap(nb, 65535u);
     A.op = L->args.op; A.dt_out = L->args.dt_out; A.n = L->args.n;
-    A.out = addr ? addr[(nd - g->nodes)] : 0;
+    A.out = out;
     L->args = A;
     if (A.ia[11] > 1) {   /* K splits (GEMV: grid y; tensor cores: grid z), then the in-order reduce */
         if (tcsplit) L->grid[2] = (unsigned)A.ia[11];
@@ -11848,7 +11867,7 @@ static int rlx__cl_quant_supports(const rlx_graph* g, const rlx__node* nd) {
     return 0;   /* quantize (cast f32 -> block) */
 }
 /* The launches of a node with a block dtype (0 for any other node: the caller lowers it). */
-static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, uint64_t out) {
+static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, uint64_t out, int sm) {
     rlx__launch* L;
     const rlx__node *x, *wt;
     rlx_dtype qt;
@@ -11895,6 +11914,31 @@ static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
         N = wt->shape[0];
         K = wt->shape[1];
         M = rlx__node_numel(x) / K;
+        if (M > 8 && (double)N * (double)K * 4.0 <= (double)RLX__GPU_QDQ_MAX) {
+            /* a prefill: w dequantized to f32 once (scratch), then the f32 product with b stored [N, K] (tensor
+               cores on sm_80+, SIMT tiles elsewhere and on Vulkan) */
+            rlx__kargs A;
+            const uint64_t wd = rlx__cl_scratch(w, rlx__szmul(rlx__szmul((size_t)N, (size_t)K), sizeof(float)));
+            L = rlx__cl_add(w, "quant", "dequant", nd);
+            L->args.out = wd;
+            L->args.in[0] = rlx__cl_addr(g, nd, addr, 1);
+            L->args.dt_in[0] = (int)qt;
+            L->args.dt_out = RLX_F32;
+            L->args.n = N * K;
+            L->args.ia[0] = qt; L->args.ia[1] = be; L->args.ia[2] = bb;
+            rlx__cl_flat(L, N * K, RLX__CU_THREADS);
+            memset(&A, 0, sizeof A);
+            A.rank = 1;
+            A.dims[0] = 1;
+            A.ia[0] = M; A.ia[1] = N; A.ia[2] = K; A.ia[3] = 1;
+            A.ia[6] = RLX_CUDA_TF32;
+            A.ia[9] = 1;
+            A.in[0] = rlx__cl_addr(g, nd, addr, 0);
+            A.in[1] = wd;
+            A.dt_in[0] = A.dt_in[1] = RLX_F32;
+            rlx__cl_mm_launch(w, nd, &A, 1, 0, sm, out);
+            return 1;
+        }
         L = rlx__cl_add(w, "quant", M <= 8 ? "qgemv" : "qgemm", nd);
         L->args.out = out;
         L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
@@ -11953,7 +11997,7 @@ static void rlx__cl_node(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
     rlx__launch* L;
     int k;
     int64_t outer, len, inner;
-    if (rlx__cl_quant(w, g, nd, addr, out)) return;   /* block dtypes: >>gpuquant */
+    if (rlx__cl_quant(w, g, nd, addr, out, sm)) return;   /* block dtypes: >>gpuquant */
     if (rlx__is_unary(nd->op) || rlx__is_binary(nd->op) || nd->op == RLX_OP_WHERE ||
         (nd->op == RLX_OP_CAST && nd->dtype != x->dtype) || nd->op == RLX_OP_EXPAND) {
         const char* kern = rlx__is_unary(nd->op) ? "ew_unary" : rlx__is_binary(nd->op) ? "ew_binary" :
@@ -14270,12 +14314,17 @@ static RLX__MAYBE_UNUSED rlx_result rlx__gpu_init(rlx_program* p, const rlx__gpu
     gp->off_arena = gp->off_state + rlx__align_up(c->plan.state_bytes);
     gp->off_scratch = gp->off_arena + rlx__align_up(c->plan.arena_bytes);
     gp->dbytes = gp->off_scratch;
-    for (s = 0; s < c->plan.nsteps; s++) {
-        int ni = c->plan.steps[s];
-        size_t b = scratch(ir, &ir->nodes[ni], sm);
-        node_scratch[ni] = b ? gp->dbytes : 0;   /* scratch is not shared between steps: simple and safe */
-        gp->dbytes = rlx__szadd(gp->dbytes, rlx__align_up(b));   /* SIZE_MAX (no allocation) on overflow */
-        if (ir->nodes[ni].op == RLX_OP_STATE_WRITE) gp->off_err = 1;
+    {   /* one scratch region for every step: the steps' launches run one after another (one stream, one
+           command buffer with a barrier between dispatches), and no step reads another's scratch */
+        size_t most = 0;
+        for (s = 0; s < c->plan.nsteps; s++) {
+            int ni = c->plan.steps[s];
+            size_t b = scratch(ir, &ir->nodes[ni], sm);
+            node_scratch[ni] = b ? gp->off_scratch : 0;
+            if (b > most) most = b;
+            if (ir->nodes[ni].op == RLX_OP_STATE_WRITE) gp->off_err = 1;
+        }
+        gp->dbytes = rlx__szadd(gp->dbytes, rlx__align_up(most));   /* SIZE_MAX (no allocation) on overflow */
     }
     if (gp->off_err) {   /* the error word goes last */
         gp->off_err = gp->dbytes;

@@ -18,7 +18,7 @@
 # with -Wall -Werror). Prints `NAME: N passed, N failed, N skipped` per toolchain and ends with one
 # `N passed, N failed, N skipped` line; exits non-zero if anything failed. A build failure or a crash counts as a
 # failure; a toolchain that is not installed counts as one skip. Full output: build/portability/*.log.
-# Usage: .ci/portability.sh [TOOLCHAIN...]   (default: tcc mingw aarch64 m32)
+# Usage: .ci/portability.sh [TOOLCHAIN...]   (default: mingw m32 aarch64 tcc)
 set -u
 cd "$(dirname "$0")/.."
 
@@ -93,8 +93,15 @@ toolchain() {
         build "$log" "$dir/compile-$t$ext" $cc $cflags "tests/compile/$t.c" -o "$dir/compile-$t$ext" $libs
         run_plain "$log" "compile-$t" $runner "$dir/compile-$t$ext"
     done
+    # the implementation compiled once for the tests that link it (see tests/rlx_impl.c)
+    build "$log" "$dir/rlx_impl.o" $cc $TEST_FLAGS -I. -c tests/rlx_impl.c -o "$dir/rlx_impl.o"
     for t in $tests; do
-        build "$log" "$dir/$t$ext" $cc $TEST_FLAGS -I. -Itests "tests/$t.c" -o "$dir/$t$ext" $libs
+        if grep -q RLX_TEST_SHARED_IMPL "tests/$t.c"; then
+            build "$log" "$dir/$t$ext" $cc $TEST_FLAGS -I. -Itests -DRLX_TEST_SHARED_IMPL "tests/$t.c" "$dir/rlx_impl.o" \
+                -o "$dir/$t$ext" $libs
+        else
+            build "$log" "$dir/$t$ext" $cc $TEST_FLAGS -I. -Itests "tests/$t.c" -o "$dir/$t$ext" $libs
+        fi
         run_prog "$log" "$t" $runner "$dir/$t$ext"
     done
     for t in $examples; do
@@ -104,7 +111,7 @@ toolchain() {
 }
 
 : >"$out/all.log"
-selected=${*:-tcc mingw aarch64 m32}
+selected=${*:-mingw m32 aarch64 tcc}
 # one toolchain: builds and runs its programs, appends its tally to all.log
 run_toolchain() {
     local tc=$1
@@ -145,7 +152,7 @@ run_toolchain() {
         ;;
     m32)
         if ! echo 'int main(void){return 0;}' | gcc -m32 -x c - -o "$out/m32-probe" >/dev/null 2>&1; then
-            missing m32 "gcc -m32 (gcc-multilib)"; continue
+            missing m32 "gcc -m32 (gcc-multilib)"; return
         fi
         TEST_FLAGS="-m32 -msse2 -mfpmath=sse -O2 -Wall -Wextra -Werror"
         toolchain m32 "$out/m32.log" gcc "-m32 -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -Wshadow" \
@@ -164,13 +171,16 @@ run_toolchain() {
 }
 
 # Two lanes side by side (the builds and wine/qemu runs are single-threaded; the machine has 2 or more cores):
-# lane 0 takes toolchains 1, 3, ..., lane 1 takes 2, 4, ...; each lane's console output is shown when it ends.
+# each lane takes the next toolchain of the list when it is free (the default list starts with the longest);
+# each lane's console output is shown when it ends.
+echo 0 >"$out/next"
 for lane in 0 1; do
     (
-        j=0
-        for tc in $selected; do
-            if [ $((j % 2)) -eq "$lane" ]; then run_toolchain "$tc"; fi
-            j=$((j + 1))
+        while :; do
+            j=$(flock "$out/next" sh -c 'n=$(cat "$1"); echo $((n + 1)) >"$1"; echo "$n"' sh "$out/next")
+            tc=$(echo $selected | awk -v k=$((j + 1)) '{ print $k }')
+            [ -n "$tc" ] || break
+            run_toolchain "$tc"
         done
     ) >"$out/lane$lane.out" 2>&1 &
 done

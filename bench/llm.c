@@ -7,12 +7,17 @@
    context settings (f16 KV cache, flash attention auto) except n_ctx 1024, n_batch = n_ubatch = 512 and the
    thread count. Without it the llama.cpp columns say "-".
    Model: TinyLlama-1.1B-shaped (d 2048, 22 layers, 32 query / 4 kv heads of 64, SwiGLU 5632, vocabulary
-   32000) with random weights, every matrix and the embedding in the format (q4_0 or q8_0: random block bytes
+   32000) with random weights, every matrix and the embedding in the format (q4_0, q8_0 or q4_K: random block bytes
    with scales for variance 1 / fan_in), norms f32; written once to /tmp/rlx_bench_llm_<format>.gguf (about
-   0.6 / 1.2 GB; kept for later runs). rlx: n_ctx 1024, the default prefill chunk (64), f32 KV cache.
+   0.6 / 1.2 / 0.6 GB; kept for later runs). rlx: n_ctx 1024, the default prefill chunk (64; on a GPU the
+   whole 512-token prompt), f32 KV cache.
    Usage:
-       llm [q4_0|q8_0|all] [layers]     default: all, 22 layers (fewer layers: a quicker, smaller model)
-   Environment: RLX_BENCH_DEVICE=cuda|vulkan runs rlx on that GPU (the peer stays llama.cpp's CPU build).
+       llm [q4_0|q8_0|q4_K|all] [layers]     default: all, 22 layers (fewer layers: a quicker, smaller model)
+   Environment: RLX_BENCH_DEVICE=cuda|vulkan runs rlx on that GPU. The peer is llama.cpp's CPU build unless
+   RLX_GGML_DIR names the bins of @node-llama-cpp/linux-x64-vulkan@3.21.1 and RLX_GGML_VARIANT=vulkan (its
+   libraries are libggml.vulkan.v0.4.0.so, libllama.vulkan.v0.4.0.so): llama.cpp then offloads every layer to
+   the Vulkan GPU (its default n_gpu_layers), the peer of rlx's CUDA and Vulkan runs. bench/llm_torch.py is the
+   PyTorch peer on a CUDA GPU (the same shape in f16).
 
    Prints per format and thread count (1, 2): prompt tok/s (one 512-token prompt, timed from the first token
    to the logits of the last), decode tok/s (32 greedy tokens one at a time after it) for rlx and llama.cpp,
@@ -57,17 +62,22 @@ static uint16_t f16_bits(float f) {
     return (uint16_t)(((u >> 16) & 0x8000u) | ((e - 112u) << 10) | m);
 }
 
-/* random block bytes of rows × cols in ggml type t (2 = q4_0, 8 = q8_0) with values of std ~ 1/sqrt(cols) */
+/* random block bytes of rows × cols in ggml type t (2 = q4_0, 8 = q8_0, 12 = q4_K) with values of std ~ 1/sqrt(cols)
+   (q4_K: random 6-bit scales and mins, dmin chosen so that the values centre near 0) */
 static void* random_blocks(int t, int64_t rows, int64_t cols, size_t* bytes) {
-    size_t nb = (size_t)(rows * cols / 32), bs = t == 2 ? 18 : 34, i, j;
+    size_t qk = t == 12 ? 256 : 32, nb = (size_t)(rows * cols) / qk, bs = t == 2 ? 18 : t == 8 ? 34 : 144, i, j;
+    size_t first = t == 12 ? 4 : 2;
     unsigned char* p = (unsigned char*)malloc(nb * bs);
-    uint16_t d = f16_bits((float)(1.0 / sqrt((double)cols) / (t == 2 ? 4.6 : 73.0)));
+    double sd = 1.0 / sqrt((double)cols);
+    uint16_t d = f16_bits((float)(t == 2 ? sd / 4.6 : t == 8 ? sd / 73.0 : sd / (4.6 * 36.0)));
+    uint16_t dmin = f16_bits((float)(sd / (4.6 * 36.0) * 7.5));
     *bytes = nb * bs;
     if (!p) return NULL;
     for (i = 0; i < nb; i++) {
         unsigned char* b = p + i * bs;
         memcpy(b, &d, 2);
-        for (j = 2; j < bs; j++) b[j] = (unsigned char)(rnd() >> 32);
+        if (t == 12) memcpy(b + 2, &dmin, 2);
+        for (j = first; j < bs; j++) b[j] = (unsigned char)(rnd() >> 32);
     }
     return p;
 }
@@ -169,13 +179,16 @@ static int load_llama(void) {
     void *gl, *lib;
     void (*load_all_from_path)(const char*);
     lparams c;
+    const char* var = getenv("RLX_GGML_VARIANT");   /* "vulkan": the libraries of the -vulkan package */
+    char sfx[40] = "";
+    if (var && var[0]) snprintf(sfx, sizeof sfx, "%.30s.", var);
     if (!dir || !dir[0]) dir = "build/npm/_node-llama-cpp_linux-x64/package/bins/linux-x64";
-    snprintf(path, sizeof path, "%.600s/libggml.v0.4.0.so", dir);
+    snprintf(path, sizeof path, "%.600s/libggml.%sv0.4.0.so", dir, sfx);
     if (!(gl = dlopen(path, RTLD_NOW | RTLD_GLOBAL))) { snprintf(g_why, sizeof g_why, "%.500s", dlerror()); return 0; }
     *(void**)&load_all_from_path = dlsym(gl, "ggml_backend_load_all_from_path");
     if (!load_all_from_path) { snprintf(g_why, sizeof g_why, "no ggml_backend_load_all_from_path"); return 0; }
     load_all_from_path(dir);
-    snprintf(path, sizeof path, "%.600s/libllama.v0.4.0.so", dir);
+    snprintf(path, sizeof path, "%.600s/libllama.%sv0.4.0.so", dir, sfx);
     if (!(lib = dlopen(path, RTLD_NOW | RTLD_LOCAL))) { snprintf(g_why, sizeof g_why, "%.500s", dlerror()); return 0; }
 #define SYM(field, name) do { *(void**)(&L.field) = dlsym(lib, name); if (!L.field) { snprintf(g_why, sizeof g_why, "no %s", name); return 0; } } while (0)
     SYM(backend_init, "llama_backend_init"); SYM(log_set, "llama_log_set");
@@ -210,10 +223,14 @@ static int run_rlx(const char* path, int threads, const int32_t* prompt, double*
     int32_t tok;
     memset(&d, 0, sizeof d);
     d.device = RLX_DEVICE_CPU; d.n_ctx = 1024;
-    {   /* RLX_BENCH_DEVICE=cuda|vulkan runs rlx's side on a GPU (llama.cpp stays on the CPU) */
+    {   /* RLX_BENCH_DEVICE=cuda|vulkan runs rlx's side on a GPU, with the whole prompt as one prefill chunk
+           (RLX_BENCH_NBATCH overrides the chunk: default 64 on the CPU, 512 on a GPU) */
         const char* dev = getenv("RLX_BENCH_DEVICE");
+        const char* nb = getenv("RLX_BENCH_NBATCH");
         if (dev && !strcmp(dev, "cuda")) d.device = RLX_DEVICE_CUDA;
         if (dev && !strcmp(dev, "vulkan")) d.device = RLX_DEVICE_VULKAN;
+        if (d.device != RLX_DEVICE_CPU) d.n_batch = PROMPT;
+        if (nb && atoi(nb) > 0) d.n_batch = atoi(nb);
     } d.num_threads = threads; d.error = err; d.error_cap = sizeof err;
     if (!lg || rlx_gguf_open_file(path, NULL, &gf) != RLX_OK) { printf("rlx: open: %s\n", rlx_file_error()); goto done; }
     if (rlx_llm_load_gguf(gf, &d, &m) != RLX_OK) { printf("rlx: load: %s\n", err); goto done; }
@@ -265,16 +282,17 @@ done:
 int main(int argc, char** argv) {
     const char* which = argc > 1 ? argv[1] : "all";
     int layers = argc > 2 ? atoi(argv[2]) : 22, have = load_llama(), f, t, i;
-    static const struct { const char* name; int type; } fmts[] = {{"q4_0", 2}, {"q8_0", 8}};
+    static const struct { const char* name; int type; } fmts[] = {{"q4_0", 2}, {"q8_0", 8}, {"q4_K", 12}};
     int32_t prompt[PROMPT];
     if (layers < 1 || layers > 64) layers = 22;
     for (i = 0; i < PROMPT; i++) prompt[i] = (int32_t)(3 + rnd() % (VOCAB - 3));
     printf("TinyLlama-shaped random model (d %d, %d layers, %d/%d heads, ffn %d, vocab %d): prompt %d tokens, then %d decode steps\n",
            DM, layers, NHEAD, NKV, FFN, VOCAB, PROMPT, GEN);
-    printf("peer: llama.cpp libllama (%s)\n\n", have ? "npm @node-llama-cpp/linux-x64@3.21.1" : g_why);
+    printf("peer: llama.cpp libllama (%s%s)\n\n", have ? "npm @node-llama-cpp/linux-x64@3.21.1" : g_why,
+           have && getenv("RLX_GGML_VARIANT") ? ", variant from RLX_GGML_VARIANT / RLX_GGML_DIR" : "");
     printf("%-5s %3s %12s %12s %8s %12s %12s %8s\n", "fmt", "thr", "rlx pp t/s", "llama pp t/s", "pp ratio", "rlx tg t/s",
            "llama tg t/s", "tg ratio");
-    for (f = 0; f < 2; f++) {
+    for (f = 0; f < 3; f++) {
         char path[128];
         if (strcmp(which, "all") != 0 && strcmp(which, fmts[f].name) != 0) continue;
         snprintf(path, sizeof path, "/tmp/rlx_bench_llm_%s_%dL.gguf", fmts[f].name, layers);

@@ -6,7 +6,7 @@
 #       without reporting a failure (a crash, a sanitizer report after its summary, ...), or prints no
 #       `NAME: N passed, N failed, N skipped` line, gets an extra `NAME: 0 passed, 1 failed, 0 skipped` line.
 #       The program's LAST such line is its tally (earlier ones, e.g. per-backend lines, are details); it is
-#       recorded in LOG as `= NAME: ...`.
+#       recorded in LOG as `= NAME: ...`. A `time: NAME: N s` line gives the run's wall time.
 #   tests/summarize.sh total LOG...
 #       Adds up the tallies of the LOGs and prints
 #       `N passed, N failed, N skipped` as its last line; exits non-zero if anything failed.
@@ -17,9 +17,11 @@ run)
     log=$2 name=$3
     shift 3
     tmp=${log}.$$.tmp
+    t0=$(date +%s)
     if [ -x "$1" ] || command -v "$1" >/dev/null 2>&1; then
         "$@" >"$tmp" 2>&1
         rc=$?
+        echo "time: $name: $(( $(date +%s) - t0 )) s" >>"$tmp"
     else
         echo "$name: $1 was not built" >"$tmp"
         rc=127

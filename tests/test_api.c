@@ -5,7 +5,9 @@
    checks: typed setters and getters convert with the rules of rlx_cast, clones with and without shared
    weights, zero-copy outputs, repeated runs, the graph destroyed right after compile, dumps and their
    snprintf-style size contract, the device list, and custom allocators (balanced, fault injection). */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 

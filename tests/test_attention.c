@@ -4,7 +4,9 @@
    Input data is generated in double precision and rounded to the input dtype first (this file does its own f16
    rounding), so the reference sees exactly the values rlx sees. Each case counts as one check (plus a NaN check
    and, where a row sees no key, an exact-zero check); a failing case prints at most a few mismatching elements. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 

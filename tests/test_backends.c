@@ -26,7 +26,9 @@
                                 every case checks that a perturbed copy of the reference (one element moved by
                                 1e-2 plus twice the tolerance, or by 1 for integers; one element made NaN)
                                 fails. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 

@@ -11,7 +11,9 @@
    - outputs: "next" is the argmax of "logits"; "sample" is one of the top-k (40) logits and repeats for the
      same counter;
    - state API errors: unknown names and wrong sizes are rejected. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 #include "../examples/transformer_model.h"

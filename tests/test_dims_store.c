@@ -6,7 +6,9 @@
 
    Graph: x [seq, D], W [D, D] (param), cache [T, D] (state), pos (i32 scalar input)
           h = x @ W; cache' = state_write(cache, h, axis 0, pos); y = sum over rows of cache' -> [D] */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 

@@ -2,7 +2,9 @@
    builder (or compile) call and checks the result code, the op, the node id, the name when one was given, the
    input shapes and the specific cause. Also: labels (rlx_set_name / rlx_set_next_name) in dumps and reports and
    independent of input/param/output names; long names never overflow a message nor cut a UTF-8 character. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 

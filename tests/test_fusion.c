@@ -1,7 +1,9 @@
 /* Fusion: every graph compiled with the fusion pass gives the same results as its unfused twin
    (RLX_COMPILE_NO_FUSION) and as the fused ops decomposed back into primitives (RLX_COMPILE_DECOMPOSE), and
    the fused program really has fewer steps. The fused ops built directly are checked the same way. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 #include <stdlib.h>

@@ -1,7 +1,9 @@
 /* Legalization: every composite op that has a decomposition gives the same result when the legalizer
    rewrites it into primitives (RLX_COMPILE_DECOMPOSE) as when the CPU runs it natively, and the rewritten
    program really has more steps. Both are compared with a double-precision reference as well. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 #include <stdlib.h>

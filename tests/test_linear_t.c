@@ -12,7 +12,9 @@
       block is as large as W (rlx_program_buffer; every case's W is larger than its x and y), and the report
       names no transpose. The same detector is shown
       to fire under RLX_COMPILE_NO_FUSION, where the transpose is materialised. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 

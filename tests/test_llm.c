@@ -18,7 +18,9 @@
    and rlx's is within twice the step's max|Δ| (a near tie decided by the activation rounding, which differs:
    llama.cpp rounds every activation to 8 bits, rlx's prefill keeps f32; counted and printed).
    Without the oracle: cached decode against full recomputation for every architecture, and bad input. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 

@@ -7,7 +7,9 @@
    and a result may differ from it only by the rounding of the output dtype (half an ulp of f16 or bf16; f32:
    exact). Shapes cover single rows, edges that are not multiples of any tile or of 4 (the 4-byte copy paths),
    batches, and, on GPUs, a product large enough for the 128x128 tiles. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 

@@ -4,7 +4,9 @@
    size mismatches, cycles, missing inputs, duplicate names, external-data paths with ".." or absolute paths.
    Each must give an error code and a message, never a crash, and the loader's allocations stay bounded by a
    small multiple of the file size (a counting allocator checks it). */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 

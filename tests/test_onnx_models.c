@@ -20,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 

@@ -15,7 +15,9 @@
 
    Usage: test_onnx_node [cpu|vulkan|cuda] [case-substring] [-v]; env RLX_ONNX_DEVICE (cpu, vulkan, cuda) and
    RLX_ONNX_NODE_DIR (default /usr/share/libonnx-testdata/data/node). */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 

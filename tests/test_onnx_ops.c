@@ -6,7 +6,9 @@
    wrap-around, its builder errors) on the CPU and on every GPU backend that is available (Vulkan: lavapipe). Every expected value comes from an f64
    reference written here; models come from the test's own protobuf writer (tests/onnx_pbw.h). Hostile
    attributes (bad equations, wrong weight shapes, unknown activations) must give an error code and a message. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 #include "onnx_pbw.h"

@@ -5,7 +5,9 @@
    double precision and rounded to the input dtype first (this file does its own f16/bf16 rounding), so the
    reference sees exactly the values rlx sees. Every failing case prints at most a few mismatching elements and
    counts as one failure. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 

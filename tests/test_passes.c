@@ -6,7 +6,9 @@
    steps (rlx_plan_info.num_steps); where none applies, the same number. Also checks what the passes must NOT
    do: merge different params, constants, inputs, operand orders or attributes, fold params or inputs, change
    f32/f16 rounding or integer semantics, or drop the names of dead params and inputs. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 

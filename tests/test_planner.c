@@ -13,7 +13,9 @@
      (f) a second run gives the same outputs.
    Also: views lie inside their parent and the parent is live wherever the view is; with NO_REUSE no two arena
    buffers overlap at all. Prints the mean and max of arena / lower bound. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 

@@ -14,7 +14,9 @@
        the dequantized weight is at most ggml's own (its vec_dot on the same blocks).
    Without the package (no npm registry), on Windows or on a CPU/ABI the .so files do not fit, those cases are
    skipped with the reason. The builder and GPU rejections run everywhere. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 

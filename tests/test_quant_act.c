@@ -8,7 +8,9 @@
    variance of that rounding (d²/12 per value, and the f16 term; a 1% error in the scales exceeds it).
    Shapes cover k not a multiple of 256, n not a multiple of 16, m = 1..15. A row of x holding a NaN or an infinity must give non-finite outputs (NaN for NaN) in that row
    and the exact f32 result (1e-5 relative) in the other rows, for q4_0, q8_0, q4_K and q6_K. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 

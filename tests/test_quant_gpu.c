@@ -17,7 +17,9 @@
      - a tiny model, gather embedding -> cast -> rmsnorm -> matmul_quant, against the CPU program (17 tokens:
        both sum in f32, same bound);
      - cast f32 -> block (quantize) is refused with RLX_ERROR_UNSUPPORTED and a message naming the dtype. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 

@@ -9,7 +9,9 @@
      against an f64 reference written here;
    - a decode loop of three sequences at different lengths in one batch equals each sequence decoded alone.
    Every case runs on the CPU, on Vulkan and on CUDA where they are available (skipped otherwise). */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 

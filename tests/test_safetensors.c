@@ -3,7 +3,9 @@
    computed by hand (the bit patterns of the f32/bf16/i64 values are spelled out), plus writer round trips,
    sharded checkpoints through model.safetensors.index.json, and hostile headers (JSON nested 10,000 deep, bad
    escapes and surrogates, bad UTF-8, overlapping or out-of-range offsets, index paths that leave the folder). */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 

@@ -17,7 +17,9 @@
        streams into pieces.
    Without the npm package (no registry), on Windows or on another CPU architecture the libllama cases are
    skipped with the reason; the rest runs everywhere. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 

@@ -6,7 +6,9 @@
    independent re-implementation of the documented algorithm with its own counter-based generator, so every
    draw must match exactly. On top of that the sampler is checked statistically (empirical frequencies over
    20000 counters against the softmax probabilities). */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 

@@ -3,7 +3,9 @@
    place (and released exactly once), upload counts, write-through, binding errors and destroy order. Every
    numeric check compares with a double-precision reference computed here. Devices that are absent are
    reported as skipped. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 

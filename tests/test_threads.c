@@ -1,7 +1,9 @@
 /* Threading contract: a program compiled on one thread runs on another, and two programs (a clone and its
    original) run at the same time on two threads, with the results of a single-threaded run. The device is
    AUTO, so on a machine with a GPU this exercises the GPU backend's per-call device selection. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 #include <pthread.h>

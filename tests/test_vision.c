@@ -4,7 +4,9 @@
    Every tensor of a case is a graph input fed as doubles (rlx converts them to the tensor's dtype). The data is
    chosen to be exact in that dtype (f32-rounded, or multiples of 1/64 for f16/bf16), so the reference sees the
    values rlx sees. Each case counts as one check and prints its first mismatch. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 

@@ -13,7 +13,9 @@
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #  define _POSIX_C_SOURCE 200809L   /* setenv, fork, pipe */
 #endif
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 

@@ -9,9 +9,10 @@
                i % be of block i / be (blocks run along the last axis in memory order).
                ia: 0 dtype, 1 elements per block (be), 2 bytes per block (bb).
      qgemv     y [M, N] = x [M, K] (f32) · w [N, K]ᵀ for M <= 8 (decode). Blocks of 256 threads, one warp per
-               output column n (8 per block, grid-stride over the column groups). Lane l decodes the
-               elements k = l, l + 32, ... of row n, multiplies them with x[m, k] for every m and sums in f32;
-               the 32 partial sums of a row are reduced by shuffles.
+               output column n (8 per block, grid-stride over the column groups). Lane l decodes the 32-element
+               chunks c = l, l + 32, ... of row n (each block's scales once per chunk; fast paths for q4_0,
+               q8_0, q4_K, q6_K), multiplies them with x[m, 32c ..] for every m and sums in f32; the 32 partial
+               sums of a row are reduced by shuffles.
      qgemm     the same product for any M: 64x64 output tiles, k-steps of 16 (inside one block: be is 32 or
                256), 256 threads each computing 4x4 outputs. Each step stages x's tile and the dequantized
                w tile in shared memory (f32), then multiplies in f32.
@@ -136,10 +137,92 @@ extern "C" __global__ void dequant(rlx_kargs a) {
 
 /* w element k of the row at `row` */
 RLX_D float rlx_dq_at(int t, const unsigned char* row, rlx_i64 be, rlx_i64 bb, rlx_i64 k) {
-    const rlx_i64 blk = k / be;
-    return rlx_dq(t, row + blk * bb, (int)(k - blk * be));
+    const int sh = be == 32 ? 5 : 8;   /* every block format holds 32 or 256 elements */
+    return rlx_dq(t, row + (k >> sh) * bb, (int)(k & (be - 1)));
 }
 
+/* The 32 weights of chunk c (elements 32c .. 32c + 31) of the row at `row`, as rlx_dq gives them (the same
+   roundings), with each block's scales decoded once per chunk. Fast paths for q4_0, q8_0, q4_K and q6_K; the
+   other formats go element by element through rlx_dq. Blocks hold 32 or 256 elements, so a chunk lies in one
+   block. */
+RLX_D unsigned rlx_qu16(const unsigned char* p) { return (unsigned)*(const unsigned short*)p; }
+RLX_D void rlx_qchunk(int t, const unsigned char* row, rlx_i64 c, float* wv) {
+    switch (t) {
+    case RLX_DT_Q4_0: {   /* 18-byte blocks: 2-byte aligned */
+        const unsigned char* b = row + c * 18;
+        const float d = rlx_qh2f(b);
+#pragma unroll
+        for (int j = 0; j < 16; j += 2) {
+            const unsigned q = rlx_qu16(b + 2 + j);
+            wv[j] = rlx_mul_rn((float)((int)(q & 15u) - 8), d);
+            wv[j + 1] = rlx_mul_rn((float)((int)((q >> 8) & 15u) - 8), d);
+            wv[j + 16] = rlx_mul_rn((float)((int)((q >> 4) & 15u) - 8), d);
+            wv[j + 17] = rlx_mul_rn((float)((int)((q >> 12) & 15u) - 8), d);
+        }
+        return;
+    }
+    case RLX_DT_Q8_0: {   /* 34-byte blocks */
+        const unsigned char* b = row + c * 34;
+        const float d = rlx_qh2f(b);
+#pragma unroll
+        for (int j = 0; j < 32; j += 2) {
+            const unsigned q = rlx_qu16(b + 2 + j);
+            wv[j] = rlx_mul_rn((float)(signed char)(q & 255u), d);
+            wv[j + 1] = rlx_mul_rn((float)(signed char)(q >> 8), d);
+        }
+        return;
+    }
+    case RLX_DT_Q4_K: {   /* 144-byte blocks of 8 chunks; sub-block is = c % 8 */
+        const unsigned char* b = row + (c >> 3) * 144;
+        const int is = (int)(c & 7), hi = is & 1;
+        const unsigned char* q = b + 4;
+        int sc, mm;
+        if (is < 4) {
+            sc = q[is] & 63; mm = q[is + 4] & 63;
+        } else {
+            sc = (q[is + 4] & 15) | ((q[is - 4] >> 6) << 4);
+            mm = (q[is + 4] >> 4) | ((q[is] >> 6) << 4);
+        }
+        const float d1 = rlx_mul_rn(rlx_qh2f(b), (float)sc), m1 = rlx_mul_rn(rlx_qh2f(b + 2), (float)mm);
+        const unsigned* qs = (const unsigned*)(b + 16 + (is >> 1) * 32);   /* 16-byte aligned */
+#pragma unroll
+        for (int j = 0; j < 32; j += 4) {
+            const unsigned u = qs[j >> 2] >> (hi ? 4 : 0);
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                wv[j + e] = __fsub_rn(rlx_mul_rn(d1, (float)((u >> (8 * e)) & 15u)), m1);
+        }
+        return;
+    }
+    case RLX_DT_Q6_K: {   /* 210-byte blocks: 2-byte aligned; chunk = (half n, quarter qr) */
+        const unsigned char* b = row + (c >> 3) * 210;
+        const int n = (int)((c >> 2) & 1), qr = (int)(c & 3);
+        const float d = rlx_qh2f(b + 208);
+        const float s0 = rlx_mul_rn(d, (float)(signed char)b[192 + n * 8 + 2 * qr]);
+        const float s1 = rlx_mul_rn(d, (float)(signed char)b[192 + n * 8 + 1 + 2 * qr]);
+        const unsigned char* ql = b + n * 64 + 32 * (qr & 1);
+        const unsigned char* qh = b + 128 + n * 32;
+#pragma unroll
+        for (int l = 0; l < 32; l += 2) {
+            const unsigned lo = rlx_qu16(ql + l), hb = rlx_qu16(qh + l);
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                const unsigned byte = (lo >> (8 * e)) & 255u;
+                const int nib = (int)(qr >= 2 ? (byte >> 4) : (byte & 15u));
+                const int qv = (nib | (int)((((hb >> (8 * e)) >> (2 * qr)) & 3u) << 4)) - 32;
+                wv[l + e] = rlx_mul_rn(l + e < 16 ? s0 : s1, (float)qv);
+            }
+        }
+        return;
+    }
+    default:   /* not reached: the caller takes the element path for the other formats */
+        return;
+    }
+}
+
+/* qgemv: one warp per output column n; lane l takes the chunks c = l, l + 32, ... of row n (a q4_0 warp reads
+   32 consecutive blocks at a time), decodes each chunk's 32 weights once and multiplies them with x[m, 32c ..]
+   for every m <= M (x in float4 loads where x is 16-byte aligned). The 32 partial sums are reduced by shuffles. */
 #define RLX_QGEMV_MAXM 8
 extern "C" __global__ void __launch_bounds__(256) qgemv(rlx_kargs a) {
     const int t = (int)a.ia[0];
@@ -148,6 +231,9 @@ extern "C" __global__ void __launch_bounds__(256) qgemv(rlx_kargs a) {
     const float* x = (const float*)a.in[0];
     const unsigned char* w = (const unsigned char*)a.in[1];
     float* y = (float*)a.out;
+    const rlx_i64 nch = K >> 5;
+    const int fast = t == RLX_DT_Q4_0 || t == RLX_DT_Q8_0 || t == RLX_DT_Q4_K || t == RLX_DT_Q6_K;
+    const int vec = ((unsigned long long)x & 15u) == 0;
     for (rlx_i64 n0 = (rlx_i64)blockIdx.x * 8; n0 < N; n0 += (rlx_i64)gridDim.x * 8) {
         const rlx_i64 n = n0 + wid;
         float acc[RLX_QGEMV_MAXM];
@@ -155,11 +241,38 @@ extern "C" __global__ void __launch_bounds__(256) qgemv(rlx_kargs a) {
         for (int m = 0; m < RLX_QGEMV_MAXM; m++) acc[m] = 0.0f;
         if (n < N) {
             const unsigned char* row = w + n * rb;
-            for (rlx_i64 k = lane; k < K; k += 32) {
-                const float wv = rlx_dq_at(t, row, be, bb, k);
+            for (rlx_i64 c = lane; c < nch; c += 32) {
+                float wv[32];
+                if (!fast) {   /* the other formats: element by element (not unrolled: rlx_dq is long) */
+                    const unsigned char* blk = row + (be == 32 ? c : (c >> 3)) * bb;
+                    const int j0 = be == 32 ? 0 : (int)(c & 7) * 32;
+#pragma unroll 1
+                    for (int j = 0; j < 32; j++) {
+                        const float wj = rlx_dq(t, blk, j0 + j);
 #pragma unroll
-                for (int m = 0; m < RLX_QGEMV_MAXM; m++)
-                    if (m < M) acc[m] += x[m * K + k] * wv;
+                        for (int m = 0; m < RLX_QGEMV_MAXM; m++)
+                            if (m < M) acc[m] += wj * x[m * K + c * 32 + j];
+                    }
+                    continue;
+                }
+                rlx_qchunk(t, row, c, wv);
+#pragma unroll
+                for (int m = 0; m < RLX_QGEMV_MAXM; m++) {
+                    if (m >= M) break;
+                    const float* xr = x + m * K + c * 32;
+                    float s = 0.0f;
+                    if (vec) {
+#pragma unroll
+                        for (int j = 0; j < 32; j += 4) {
+                            const float4 v = *(const float4*)(xr + j);
+                            s += wv[j] * v.x + wv[j + 1] * v.y + wv[j + 2] * v.z + wv[j + 3] * v.w;
+                        }
+                    } else {
+#pragma unroll
+                        for (int j = 0; j < 32; j++) s += wv[j] * xr[j];
+                    }
+                    acc[m] += s;
+                }
             }
         }
 #pragma unroll

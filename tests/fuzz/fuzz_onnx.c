@@ -14,7 +14,7 @@
                   (make fuzz-onnx FUZZ_SECONDS=N)
      replay:      cc -DRLX_FUZZ_STANDALONE -I. tests/fuzz/fuzz_onnx.c -lm -lpthread -ldl && ./a.out FILE...
      in a test:   tests/test_onnx.c includes this file and replays tests/fuzz/onnx_regress and onnx_corpus. */
-#ifndef RLX_IMPLEMENTATION
+#if !defined(RLX_IMPLEMENTATION) && !defined(RLX_TEST_SHARED_IMPL)
 #  define RLX_IMPLEMENTATION
 #endif
 #include "rlx.h"
