@@ -11440,6 +11440,10 @@ typedef struct rlx__cl {
    matmul): below it the extra reduce launch costs more than the idle SMs (a model of d_model 128 decodes faster
    without splits). */
 #define RLX__CU_SPLIT_WORK 65536.0
+/* Blocks the key splits of a decode attention aim at (see rlx__cl_attention). */
+#ifndef RLX__ATT_FILL
+#define RLX__ATT_FILL 1024
+#endif
 /* matmul_quant with more than 8 rows of x dequantizes w to f32 in scratch (shared by every step) and runs the f32
    product when w's f32 copy takes at most this many bytes; larger weights run the qgemm kernel. */
 #ifndef RLX__GPU_QDQ_MAX
@@ -11812,8 +11816,10 @@ static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* n
     L->grid[0] = rlx__cl_cap(nqb * H * B, RLX__CU_GRID_CAP);
     if (Sq <= 8 && nqb * H * B < RLX__CU_FILL_BLOCKS && Sk >= 64 &&
         (double)Sk * (double)(D + Dv) * (double)H * (double)B >= RLX__CU_SPLIT_WORK) {
-        /* few rows (decode): split the keys (flash-decoding), at least 32 keys a split, then merge */
-        int64_t splits = rlx__cl_cdiv(RLX__CU_FILL_BLOCKS, nqb * H * B), chunk;
+        /* few rows (decode): split the keys (flash-decoding), at least 32 keys a split, then merge. A block of
+           one query row is one warp: aim at RLX__ATT_FILL blocks so that each SM has several to switch between
+           while their loads are in flight. */
+        int64_t splits = rlx__cl_cdiv(RLX__ATT_FILL, nqb * H * B), chunk;
         rlx__launch* R;
         if (splits > Sk / 32) splits = Sk / 32;
         if (splits > 1) {

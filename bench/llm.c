@@ -13,7 +13,8 @@
    whole 512-token prompt), f32 KV cache.
    Usage:
        llm [q4_0|q8_0|q4_K|all] [layers]     default: all, 22 layers (fewer layers: a quicker, smaller model)
-   Environment: RLX_BENCH_DEVICE=cuda|vulkan runs rlx on that GPU. The peer is llama.cpp's CPU build unless
+   Environment: RLX_BENCH_PROFILE=1 prints rlx's per-step decode profile (1 thread). RLX_BENCH_DEVICE=cuda|vulkan
+   runs rlx on that GPU. The peer is llama.cpp's CPU build unless
    RLX_GGML_DIR names the bins of @node-llama-cpp/linux-x64-vulkan@3.21.1 and RLX_GGML_VARIANT=vulkan (its
    libraries are libggml.vulkan.v0.4.0.so, libllama.vulkan.v0.4.0.so): llama.cpp then offloads every layer to
    the Vulkan GPU (its default n_gpu_layers), the peer of rlx's CUDA and Vulkan runs. bench/llm_torch.py is the
@@ -244,6 +245,18 @@ static int run_rlx(const char* path, int threads, const int32_t* prompt, double*
     }
     *tg = GEN / (now_s() - t0);
     ok = 1;
+    if (getenv("RLX_BENCH_PROFILE") && threads == 1) {   /* per-step times of 8 profiled decode steps and one chunk */
+        static char table[16384];
+        rlx_program* dp = rlx_llm_program(m, 0);
+        if (rlx_program_profile_enable(dp, 1) == RLX_OK) {
+            for (i = 0; i < 8; i++) {
+                tok = argmax_f(lg, VOCAB);
+                if (rlx_llm_eval(m, &tok, 1, lg) != RLX_OK) break;
+            }
+            rlx_program_profile_table(dp, table, sizeof table, 16);
+            printf("\nprofile, decode:\n%s\n", table);
+        }
+    }
 done:
     rlx_llm_destroy(m);
     rlx_gguf_close(gf);
