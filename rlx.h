@@ -112,6 +112,7 @@
           after the ONNX implementation)
       21. Language models from GGUF (llama, qwen2, qwen3, gemma2/3, phi3: prefill + decode programs, one store)
                                                     >>llm (API after >>onnx, implementation after it)
+          from Hugging Face folders (config.json + safetensors; llama, qwen2, qwen3)   >>llmhf (after >>llm)
       22. Tokenizer of GGUF language models         >>tok (API at the end of the declarations, implementation last)
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
@@ -153,8 +154,12 @@
        tensors into one store (borrowed on the CPU, quantized ones used as stored) and compiles a decode program
        (1 token) and a prefill program (a chunk of n_batch tokens) that share the weights and the KV caches;
        rlx_llm_eval(m, token_ids, n, logits) runs tokens at the current position and gives the last logits.
-       llama, qwen2, qwen3, gemma2, gemma3 and phi3; token ids in, logits out (tokenizing is elsewhere). See
-       the >>llm declarations.
+       llama, qwen2, qwen3, gemma2, gemma3 and phi3; token ids in, logits out (tokenizing is elsewhere); rope
+       scaling linear, llama3 (rope_freqs), YaRN and LongRoPE as llama.cpp computes them.
+       rlx_llm_load_hf(folder, &desc, &m) builds llama / qwen2 / qwen3 from a Hugging Face folder: config.json
+       and model.safetensors or a sharded model.safetensors.index.json, matrices borrowed from the mappings as
+       stored (f32/f16/bf16), llama's q/k rows as stored with rotate-half rope (no permutation). See the >>llm
+       declarations.
 
    SYMBOLIC DIMS
        rlx_dim(g, "seq", example) declares a named dim and returns a token to use in the shapes of rlx_input,
@@ -236,7 +241,8 @@
        malformed files give RLX_ERROR_FORMAT with a message naming the field or tensor; the loader is fuzzed
        (tests/fuzz/fuzz_onnx.c). The language-model builder (>>llm) checks every key and tensor it uses (presence,
        range, shape, type) before it builds anything, and is fuzzed with models described by the input
-       (tests/fuzz/fuzz_llm.c).
+       (tests/fuzz/fuzz_llm.c); a Hugging Face folder's config.json is parsed strictly (depth 16, 16 MB at most)
+       and checked key by key, its shard names may not leave the folder (tests/fuzz/fuzz_hf.c).
 
    PROFILING
        Off by default and free when off. RLX_COMPILE_PROFILE or rlx_program_profile_enable(p, 1) times every step
@@ -281,8 +287,10 @@
    quantize to iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made), run Jinja chat templates
    (>>sampler writes the llama.cpp families in C and recognises a template by its markers), or reproduce
    llama.cpp's random stream (the DIST sampler has its own seeded generator), or build language models other
-   than llama, qwen2, qwen3, gemma2, gemma3 and phi3 (mixture-of-experts, gemma3n: not yet) or with YaRN /
-   LongRoPE scaling.
+   than llama, qwen2, qwen3, gemma2, gemma3 and phi3 (mixture-of-experts, gemma3n: not yet), load Hugging Face
+   folders of other architectures than llama, qwen2 and qwen3 or read their tokenizer.json (tests/tok_to_gguf.c
+   converts it to GGUF tokenizer metadata), or run DeepSeek-style YaRN (yarn_log_multiplier, mscale) or YaRN
+   with other beta_fast / beta_slow than 32 / 1.
 */
 #ifndef RLX_H
 #define RLX_H
@@ -1670,9 +1678,13 @@ RLXDEF const char* rlx_chat_template_family(const char* template_or_name);
    while the global layers take rope.freq_base and the file's rope scaling). Gemma's 27B models scale queries
    by 1/sqrt(n_embd / n_head) (told apart by their layer count, as llama.cpp does). Others (gemma3n, gemma4,
    mixture-of-experts, ...) fail with RLX_ERROR_UNSUPPORTED naming them. Rope
-   scaling: none, "linear" (rope.scaling.factor) and per-frequency factors from a rope_freqs.weight tensor
-   (llama3 scaling as llama.cpp's converter stores it); "yarn", "longrope" (or rope_factors_long/short
-   tensors) and others fail with RLX_ERROR_UNSUPPORTED.
+   scaling, as llama.cpp computes it: none, "linear" (rope.scaling.factor), per-frequency factors from a
+   rope_freqs.weight tensor (llama3 scaling as llama.cpp's converter stores it), "yarn" (factor,
+   rope.scaling.original_context_length; ggml's rope_yarn: interpolated and extrapolated angles mixed by a
+   ramp between the correction dims of beta_fast 32 and beta_slow 1, cos/sin × (1 + 0.1 ln factor) ·
+   rope.scaling.attn_factor; not with gemma3's local rope, nor yarn_log_multiplier) and LongRoPE (phi3:
+   rope_factors_long.weight when n_ctx > rope.scaling.original_context_length, else rope_factors_short.weight,
+   cos/sin × rope.scaling.attn_factor); others fail with RLX_ERROR_UNSUPPORTED.
    Prompt chunks: rlx_llm_eval runs n tokens as whole chunks of n_batch through the prefill program; a tail of
    4 or more tokens runs as one chunk padded with token 0 (the padding rows write cache rows past the prompt,
    which no real token can see: attention is causal, and the next run overwrites them), a shorter tail runs
@@ -25823,6 +25835,8 @@ static rlx_result rlx__hf_config(rlx__hfc* c, rlx_gguf_writer* w, float* freqs, 
     if ((r = rlx__hf_int(c, "num_attention_heads", 0, 1, 4096, &nh)) != RLX_OK) return r;
     if ((r = rlx__hf_int(c, "num_key_value_heads", nh, 1, nh, &nkv)) != RLX_OK) return r;
     if (nh % nkv) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: num_attention_heads %lld is not a multiple of num_key_value_heads %lld", (long long)nh, (long long)nkv);
+    if (d / nh < 1 && rlx__hf_get(c, "head_dim") < 0)
+        return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: hidden_size %lld / num_attention_heads %lld is 0 and head_dim is missing", (long long)d, (long long)nh);
     if ((r = rlx__hf_int(c, "head_dim", d / nh, 1, 1024, &hd)) != RLX_OK) return r;
     if (hd % 2) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: head_dim %lld is odd", (long long)hd);
     if ((r = rlx__hf_int(c, "max_position_embeddings", 0, 1, INT32_MAX, &ctx)) != RLX_OK) return r;
@@ -25963,7 +25977,7 @@ RLXDEF rlx_result rlx_llm_load_hf(const char* folder, const rlx_llm_desc* desc, 
 #define RLX__HF_PATH(file) snprintf(path, fl + 64, "%s%s%s", folder, folder[fl - 1] == '/' || folder[fl - 1] == '\\' ? "" : "/", file)
     /* config.json */
     RLX__HF_PATH("config.json");
-    if ((r = rlx__map_file(&al, path, 1, &cm)) != RLX_OK) { rlx__llm_fail(err, cap, r, "Hugging Face folder: %s", rlx_file_error()); goto done; }
+    if ((r = rlx__map_file(&al, path, 0, &cm)) != RLX_OK) { rlx__llm_fail(err, cap, r, "Hugging Face folder: %s", rlx_file_error()); goto done; }
     if (cm.size > RLX__HF_MAX_CONFIG) { r = rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "config.json: %lu bytes is over the limit of 16 MB", (unsigned long)cm.size); goto done; }
     if ((c.root = rlx__json_parse(&c.j, &al, cm.data, cm.size, RLX__HF_JSON_DEPTH)) < 0) {
         r = rlx__llm_fail(err, cap, strstr(c.j.err, "out of memory") ? RLX_ERROR_OUT_OF_MEMORY : RLX_ERROR_FORMAT, "config.json: %s", c.j.err);
