@@ -15,6 +15,7 @@
    prompt (positions up to 100, past the original 32) against libllama; the same model as a folder with
    rope_scaling yarn against the GGUF. LongRoPE: a phi3 GGUF with rope_factors_long/short tensors and
    rope.scaling.attn_factor, once with the long factors in use and once the short ones, against libllama.
+   Vulkan (lavapipe in CI): the bf16 folder against the CPU (1e-4), skipped without a Vulkan device.
    Bad input: folders with a missing config key, a wrong tensor shape, an unsupported architecture, a shard
    path leaving the folder, a truncated safetensors file, and more: each must fail with its message. */
 #define RLX_IMPLEMENTATION
@@ -717,6 +718,43 @@ static void llama3_factors(float* out, double factor, double lo, double hi, doub
     }
 }
 
+/* A bf16 folder on Vulkan (lavapipe in CI): the borrowed matrices uploaded once, against the CPU. */
+static void test_vulkan_folder(const char* dir) {
+    rlx_device_info di[16];
+    int n = rlx_devices(di, 16), i, have = 0;
+    float *a = (float*)malloc(sizeof(float) * V), *b = (float*)malloc(sizeof(float) * V);
+    int32_t prompt[NP];
+    char msg[512];
+    rlx_llm *gpu = NULL, *cpu = NULL;
+    rlx_llm_desc d;
+    rlx_result rc;
+    for (i = 0; i < n && i < 16; i++) if (di[i].device == RLX_DEVICE_VULKAN && di[i].available) have = 1;
+    if (!have) { th_skip("a folder on Vulkan: no usable Vulkan device"); goto done; }
+    memset(&d, 0, sizeof d);
+    d.device = RLX_DEVICE_VULKAN; d.n_ctx = 64; d.n_batch = 16; d.error = msg; d.error_cap = sizeof msg;
+    rc = rlx_llm_load_hf(dir, &d, &gpu);
+    TH_CHECK(rc == RLX_OK, "folder on Vulkan: %s", msg);
+    cpu = load_hf(dir, &rc, msg, sizeof msg);
+    TH_CHECK(cpu != NULL, "folder on the CPU: %s", msg);
+    if (!gpu || !cpu) goto done;
+    make_prompt(prompt, NP, 3);
+    for (i = 0; i < 3; i++) {
+        double dd, mx;
+        int k = i == 0 ? NP : 1;
+        const int32_t* t = i == 0 ? prompt : &prompt[i];
+        TH_CHECK(rlx_llm_eval(gpu, t, k, a) == RLX_OK, "vulkan eval: %s", rlx_llm_error(gpu));
+        TH_CHECK(rlx_llm_eval(cpu, t, k, b) == RLX_OK, "cpu eval: %s", rlx_llm_error(cpu));
+        dd = max_diff(a, b, V);
+        mx = max_abs(b, V);
+        TH_CHECK(dd <= 1e-4 * mx && mx > 1.0, "bf16 folder step %d: Vulkan vs CPU max|diff| %.3g (max|logit| %.3g)", i, dd, mx);
+        if (i == 2) printf("  %-20s %-26s max|d|/max|logit| %.2e\n", "qwen3_bf16", "Vulkan vs CPU", dd / mx);
+    }
+done:
+    rlx_llm_destroy(gpu);
+    rlx_llm_destroy(cpu);
+    free(a); free(b);
+}
+
 /* ---- bad input ---- */
 static void expect_fail(const char* label, model* m, const folder_opts* fo, rlx_result want, const char* needle) {
     char dir[256], msg[512];
@@ -821,6 +859,7 @@ int main(void) {
                 "{\"rope_type\": \"llama3\", \"factor\": 8.0, \"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0, \"original_max_position_embeddings\": 64}",
                 freqs);
     test_sharded();
+    test_vulkan_folder("build/test_llm_hf_qwen3_bf16");
     test_yarn_folder();
     if (have) {
         gguf_opts go;
