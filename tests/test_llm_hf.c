@@ -823,7 +823,7 @@ static void test_bad_input(void) {
     fo.index_shard = NULL;
     fo.shards = 1;
     fo.truncate = 1000;
-    expect_fail("truncated", &m, &fo, RLX_ERROR_FORMAT, "safetensors");
+    expect_fail("truncated", &m, &fo, RLX_ERROR_FORMAT, "run past the end of the data");
     fo.truncate = 0;
     /* no such folder, no weights */
     {
