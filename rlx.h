@@ -25392,6 +25392,8 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, void* hf, const rlx_ll
         if (v.type != RLX_GGUF_STRING) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope.scaling.type is not a string");
         if (strcmp(v.str, "linear") == 0 || strcmp(v.str, "yarn") == 0 || strcmp(v.str, "longrope") == 0) {
             if ((r = rlx__llm_float(&b, "rope.scaling.factor", 1.0, &factor)) != RLX_OK) return r;
+            if (factor != 0.0 && (factor < 1e-6 || factor > 1e6))
+                return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope.scaling.factor %g is outside [1e-6, 1e6]", factor);
             if (factor > 0.0) scale = 1.0 / factor;
             yarn = strcmp(v.str, "yarn") == 0;
         } else if (strcmp(v.str, "none") != 0) {
