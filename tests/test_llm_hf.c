@@ -802,6 +802,8 @@ static void test_bad_input(void) {
     expect_fail("rope_dynamic", &m, &fo, RLX_ERROR_UNSUPPORTED, "'dynamic'");
     CFG_EDIT("\"rope_scaling\": null", "\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0, \"attention_factor\": 0.5}");
     expect_fail("yarn_attn", &m, &fo, RLX_ERROR_UNSUPPORTED, "attention_factor");
+    CFG_EDIT("\"rope_scaling\": null", "\"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 1e-9}");
+    expect_fail("rope_factor", &m, &fo, RLX_ERROR_FORMAT, "'rope_scaling.factor' = 1e-09 is outside");
     CFG_EDIT("\"tie_word_embeddings\": false,", "\"tie_word_embeddings\": false, \"tie_word_embeddings\": true,");
     expect_fail("dup_key", &m, &fo, RLX_ERROR_FORMAT, "appears twice");
     CFG_EDIT("\"hidden_act\": \"silu\",", "\"hidden_act\": \"silu\",,");
