@@ -21,6 +21,7 @@
 #   make fuzz-chat    the chat-template / stop-string / sampler fuzzer (tests/fuzz/fuzz_chat.c) for FUZZ_SECONDS
 #   make fuzz-llm     the language-model builder fuzzer (tests/fuzz/fuzz_llm.c) for FUZZ_SECONDS
 #   make fuzz-tok     the tokenizer fuzzer (tests/fuzz/fuzz_tok.c) for FUZZ_SECONDS
+#   make fuzz-hf      the Hugging Face folder fuzzer (tests/fuzz/fuzz_hf.c: config.json) for FUZZ_SECONDS
 #   make fuzz-replay FUZZ_INPUT=FILE_OR_DIR   replay inputs under ASan/UBSan without libFuzzer, printing the calls
 #   make fuzz-seeds   regenerate tests/fuzz/corpus with tests/fuzz/make_seeds.c
 #   make fuzz-onnx    build the ONNX loader fuzzer (tests/fuzz/fuzz_onnx.c) and run it for FUZZ_SECONDS over the seeds
@@ -54,7 +55,7 @@ SUMMARIZE = sh tests/summarize.sh
 # machine: the tests give a Vulkan run ten minutes before it counts as a lost device (default: one minute).
 export RLX_VULKAN_TIMEOUT_MS ?= 600000
 
-.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds fuzz-gguf fuzz-safetensors fuzz-onnx fuzz-onnx-seeds fuzz-quant fuzz-chat fuzz-llm fuzz-tok
+.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds fuzz-gguf fuzz-safetensors fuzz-onnx fuzz-onnx-seeds fuzz-quant fuzz-chat fuzz-llm fuzz-tok fuzz-hf
 
 all: examples tests
 
@@ -212,6 +213,18 @@ fuzz-llm: $(FUZZ_DIR)/fuzz_llm
 	@cp tests/fuzz/corpus_llm/* $(FUZZ_DIR)/llm_corpus/
 	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_llm -rss_limit_mb=2048 -timeout=20 -max_len=256 -max_total_time=$(FUZZ_SECONDS) \
 		-artifact_prefix=$(FUZZ_DIR)/artifacts_llm/ $(FUZZ_DIR)/llm_corpus
+
+# The Hugging Face folder fuzzer (tests/fuzz/fuzz_hf.c): the input is config.json next to a fixed tiny
+# model.safetensors; seeds in tests/fuzz/corpus_hf, copied.
+$(FUZZ_DIR)/fuzz_hf: tests/fuzz/fuzz_hf.c rlx.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_hf.c $(LDLIBS)
+
+fuzz-hf: $(FUZZ_DIR)/fuzz_hf
+	@rm -rf $(FUZZ_DIR)/hf_corpus && mkdir -p $(FUZZ_DIR)/hf_corpus $(FUZZ_DIR)/artifacts_hf
+	@cp tests/fuzz/corpus_hf/* $(FUZZ_DIR)/hf_corpus/
+	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_hf -rss_limit_mb=2048 -timeout=20 -max_len=4096 -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=$(FUZZ_DIR)/artifacts_hf/ $(FUZZ_DIR)/hf_corpus
 
 fuzz-replay: $(BUILD)/fuzz/fuzz_replay
 	$(ASAN_ENV) ./$(BUILD)/fuzz/fuzz_replay -v $(or $(FUZZ_INPUT),tests/fuzz/regress tests/fuzz/corpus)

@@ -112,6 +112,7 @@
           after the ONNX implementation)
       21. Language models from GGUF (llama, qwen2, qwen3, gemma2/3, phi3: prefill + decode programs, one store)
                                                     >>llm (API after >>onnx, implementation after it)
+          from Hugging Face folders (config.json + safetensors; llama, qwen2, qwen3)   >>llmhf (after >>llm)
       22. Tokenizer of GGUF language models         >>tok (API at the end of the declarations, implementation last)
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
@@ -153,8 +154,12 @@
        tensors into one store (borrowed on the CPU, quantized ones used as stored) and compiles a decode program
        (1 token) and a prefill program (a chunk of n_batch tokens) that share the weights and the KV caches;
        rlx_llm_eval(m, token_ids, n, logits) runs tokens at the current position and gives the last logits.
-       llama, qwen2, qwen3, gemma2, gemma3 and phi3; token ids in, logits out (tokenizing is elsewhere). See
-       the >>llm declarations.
+       llama, qwen2, qwen3, gemma2, gemma3 and phi3; token ids in, logits out (tokenizing is elsewhere); rope
+       scaling linear, llama3 (rope_freqs), YaRN and LongRoPE as llama.cpp computes them.
+       rlx_llm_load_hf(folder, &desc, &m) builds llama / qwen2 / qwen3 from a Hugging Face folder: config.json
+       and model.safetensors or a sharded model.safetensors.index.json, matrices borrowed from the mappings as
+       stored (f32/f16/bf16), llama's q/k rows as stored with rotate-half rope (no permutation). See the >>llm
+       declarations.
 
    SYMBOLIC DIMS
        rlx_dim(g, "seq", example) declares a named dim and returns a token to use in the shapes of rlx_input,
@@ -236,7 +241,8 @@
        malformed files give RLX_ERROR_FORMAT with a message naming the field or tensor; the loader is fuzzed
        (tests/fuzz/fuzz_onnx.c). The language-model builder (>>llm) checks every key and tensor it uses (presence,
        range, shape, type) before it builds anything, and is fuzzed with models described by the input
-       (tests/fuzz/fuzz_llm.c).
+       (tests/fuzz/fuzz_llm.c); a Hugging Face folder's config.json is parsed strictly (depth 16, 16 MB at most)
+       and checked key by key, its shard names may not leave the folder (tests/fuzz/fuzz_hf.c).
 
    PROFILING
        Off by default and free when off. RLX_COMPILE_PROFILE or rlx_program_profile_enable(p, 1) times every step
@@ -281,8 +287,10 @@
    quantize to iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made), run Jinja chat templates
    (>>sampler writes the llama.cpp families in C and recognises a template by its markers), or reproduce
    llama.cpp's random stream (the DIST sampler has its own seeded generator), or build language models other
-   than llama, qwen2, qwen3, gemma2, gemma3 and phi3 (mixture-of-experts, gemma3n: not yet) or with YaRN /
-   LongRoPE scaling.
+   than llama, qwen2, qwen3, gemma2, gemma3 and phi3 (mixture-of-experts, gemma3n: not yet), load Hugging Face
+   folders of other architectures than llama, qwen2 and qwen3 or read their tokenizer.json (tests/tok_to_gguf.c
+   converts it to GGUF tokenizer metadata), or run DeepSeek-style YaRN (yarn_log_multiplier, mscale) or YaRN
+   with other beta_fast / beta_slow than 32 / 1.
 */
 #ifndef RLX_H
 #define RLX_H
@@ -1670,9 +1678,13 @@ RLXDEF const char* rlx_chat_template_family(const char* template_or_name);
    while the global layers take rope.freq_base and the file's rope scaling). Gemma's 27B models scale queries
    by 1/sqrt(n_embd / n_head) (told apart by their layer count, as llama.cpp does). Others (gemma3n, gemma4,
    mixture-of-experts, ...) fail with RLX_ERROR_UNSUPPORTED naming them. Rope
-   scaling: none, "linear" (rope.scaling.factor) and per-frequency factors from a rope_freqs.weight tensor
-   (llama3 scaling as llama.cpp's converter stores it); "yarn", "longrope" (or rope_factors_long/short
-   tensors) and others fail with RLX_ERROR_UNSUPPORTED.
+   scaling, as llama.cpp computes it: none, "linear" (rope.scaling.factor), per-frequency factors from a
+   rope_freqs.weight tensor (llama3 scaling as llama.cpp's converter stores it), "yarn" (factor,
+   rope.scaling.original_context_length; ggml's rope_yarn: interpolated and extrapolated angles mixed by a
+   ramp between the correction dims of beta_fast 32 and beta_slow 1, cos/sin × (1 + 0.1 ln factor) ·
+   rope.scaling.attn_factor; not with gemma3's local rope, nor yarn_log_multiplier) and LongRoPE (phi3:
+   rope_factors_long.weight when n_ctx > rope.scaling.original_context_length, else rope_factors_short.weight,
+   cos/sin × rope.scaling.attn_factor); others fail with RLX_ERROR_UNSUPPORTED.
    Prompt chunks: rlx_llm_eval runs n tokens as whole chunks of n_batch through the prefill program; a tail of
    4 or more tokens runs as one chunk padded with token 0 (the padding rows write cache rows past the prompt,
    which no real token can see: attention is causal, and the next run overwrites them), a shorter tail runs
@@ -1720,6 +1732,8 @@ typedef struct rlx_llm_info {
     int n_ctx, n_ctx_train, n_batch;
     float norm_eps, rope_freq_base, rope_freq_scale;
     rlx_device device;
+    int bos_id, eos_id;       /* tokenizer.ggml.bos/eos_token_id, or config.json's bos/eos_token_id (the first
+                                 of a list); -1 when absent                                                  */
 } rlx_llm_info;
 
 /* Builds and compiles the model. gf stays the caller's (close it any time after: the store keeps what it
@@ -1728,6 +1742,20 @@ typedef struct rlx_llm_info {
    of the wrong shape; RLX_ERROR_INVALID_ARGUMENT: a bad desc; RLX_ERROR_OUT_OF_MEMORY; or a compile error)
    and desc->error the details (which key, which tensor, which shape). */
 RLXDEF rlx_result rlx_llm_load_gguf(rlx_gguf* gf, const rlx_llm_desc* desc, rlx_llm** out);
+#if !defined(RLX_NO_SAFETENSORS) && !defined(RLX_NO_STDIO)
+/* The same model from a Hugging Face folder: `folder`/config.json (architectures LlamaForCausalLM,
+   Qwen2ForCausalLM or Qwen3ForCausalLM; the sizes, rms_norm_eps, rope_theta, rope_scaling linear / llama3 /
+   yarn, tie_word_embeddings, bos/eos ids) and the weights of `folder`/model.safetensors.index.json (a sharded
+   checkpoint; shards must be plain file names in the folder) or else `folder`/model.safetensors. Matrices
+   (f32/f16/bf16) are borrowed from the mappings as stored, no copy on the CPU; norm and bias vectors stored
+   as f16/bf16 are widened to f32 copies. Hugging Face stores q_proj/k_proj for rotate-half rope, so llama
+   from a folder runs NEOX rope on the weights as stored (llama.cpp's converter permutes the rows for its
+   interleaved rope instead: the same model, the same logits). The tokenizer is not read (tokenizer.json:
+   tests/tok_to_gguf.c turns it into GGUF tokenizer metadata for rlx_tokenizer_from_gguf). Errors as for
+   rlx_llm_load_gguf; a missing or malformed config key, tensor or shard is RLX_ERROR_FORMAT (or RLX_ERROR_IO
+   for a file that cannot be opened) and desc->error names it. */
+RLXDEF rlx_result rlx_llm_load_hf(const char* folder, const rlx_llm_desc* desc, rlx_llm** out);
+#endif
 RLXDEF void rlx_llm_destroy(rlx_llm* m);                       /* NULL is fine */
 RLXDEF const char* rlx_llm_error(const rlx_llm* m);            /* message of the last failure on m ("" if none) */
 RLXDEF rlx_result rlx_llm_info_get(const rlx_llm* m, rlx_llm_info* info);
@@ -24937,6 +24965,11 @@ typedef struct rlx__llm_b {
     rlx_rope_kind rope_kind;
     char* err;
     size_t err_cap;
+    void* hf;                   /* a Hugging Face folder's rlx_safetensors: tensors not in gf are looked up
+                                   there under their HF names (see rlx__llm_find) */
+    double yarn_ext;            /* YaRN: ext_factor (1 with rope.scaling.type yarn, else 0) */
+    int yarn_orig_ctx;          /* rope.scaling.original_context_length (default: context_length) */
+    double rope_mscale;         /* magnitude of the global rope tables' cos/sin (attn_factor, YaRN's mscale) */
 } rlx__llm_b;
 
 static rlx_result rlx__llm_fail(char* err, size_t cap, rlx_result rc, const char* fmt, ...) {
@@ -24998,19 +25031,86 @@ static rlx_result rlx__llm_float(rlx__llm_b* b, const char* name, double def, do
     return RLX_OK;
 }
 
+/* Hugging Face names of the GGUF tensor names the builder uses (per layer: after "blk.N." / "model.layers.N."). */
+static const char* const rlx__llm_hf_layer_names[][2] = {
+    {"attn_norm.weight", "input_layernorm.weight"},
+    {"attn_q.weight", "self_attn.q_proj.weight"}, {"attn_k.weight", "self_attn.k_proj.weight"},
+    {"attn_v.weight", "self_attn.v_proj.weight"}, {"attn_output.weight", "self_attn.o_proj.weight"},
+    {"attn_q.bias", "self_attn.q_proj.bias"}, {"attn_k.bias", "self_attn.k_proj.bias"},
+    {"attn_v.bias", "self_attn.v_proj.bias"},
+    {"attn_q_norm.weight", "self_attn.q_norm.weight"}, {"attn_k_norm.weight", "self_attn.k_norm.weight"},
+    {"ffn_norm.weight", "post_attention_layernorm.weight"},
+    {"ffn_gate.weight", "mlp.gate_proj.weight"}, {"ffn_up.weight", "mlp.up_proj.weight"},
+    {"ffn_down.weight", "mlp.down_proj.weight"},
+};
+#define RLX__LLM_HF_NLAYER ((int)(sizeof rlx__llm_hf_layer_names / sizeof rlx__llm_hf_layer_names[0]))
+
+/* The Hugging Face name of GGUF tensor `name` into out; 0 when it has none. */
+static int rlx__llm_hf_name(const char* name, char* out, size_t cap) {
+    int i;
+    long l = 0;
+    const char* p;
+    if (strcmp(name, "token_embd.weight") == 0) { rlx__strlcpy(out, cap, "model.embed_tokens.weight"); return 1; }
+    if (strcmp(name, "output_norm.weight") == 0) { rlx__strlcpy(out, cap, "model.norm.weight"); return 1; }
+    if (strcmp(name, "output.weight") == 0) { rlx__strlcpy(out, cap, "lm_head.weight"); return 1; }
+    if (strncmp(name, "blk.", 4) != 0) return 0;
+    for (p = name + 4; *p >= '0' && *p <= '9' && l < 100000; p++) l = l * 10 + (*p - '0');
+    if (p == name + 4 || *p != '.') return 0;
+    for (i = 0; i < RLX__LLM_HF_NLAYER; i++)
+        if (strcmp(p + 1, rlx__llm_hf_layer_names[i][0]) == 0) {
+            snprintf(out, cap, "model.layers.%ld.%s", l, rlx__llm_hf_layer_names[i][1]);
+            return 1;
+        }
+    return 0;
+}
+
+/* The tensor the builder calls `name` (GGUF's name): in gf, else (a Hugging Face folder) in the safetensors
+   under its HF name, described as a GGUF tensor: ti->name is the name in the file; vectors stored as f16/bf16
+   show as f32 (they are widened when bound, rlx__llm_bind_hf). 1 found, 0 absent. */
+static int rlx__llm_find(const rlx__llm_b* b, const char* name, rlx_gguf_tensor_info* ti) {
+    int k = rlx_gguf_find_tensor(b->gf, name);
+    memset(ti, 0, sizeof *ti);
+    if (k >= 0) return rlx_gguf_tensor(b->gf, k, ti) == RLX_OK;
+#if !defined(RLX_NO_SAFETENSORS)
+    if (b->hf) {
+        const rlx_safetensors* st = (const rlx_safetensors*)b->hf;
+        rlx_safetensors_tensor_info si;
+        char hn[128];
+        int i;
+        if (!rlx__llm_hf_name(name, hn, sizeof hn)) return 0;
+        k = rlx_safetensors_find_tensor(st, hn);
+        if (k < 0 || rlx_safetensors_tensor(st, k, &si) != RLX_OK) return 0;
+        ti->name = si.name;
+        ti->type_name = si.st_dtype;
+        ti->dtype = si.dtype;
+        if (ti->dtype != RLX_F32 && ti->dtype != RLX_F16 && ti->dtype != RLX_BF16) ti->dtype = RLX_DTYPE_INVALID;
+        if (si.rank == 1 && (si.dtype == RLX_F16 || si.dtype == RLX_BF16)) ti->dtype = RLX_F32;
+        ti->rank = si.rank;
+        for (i = 0; i < si.rank; i++) { ti->shape[i] = si.shape[i]; ti->ne[si.rank - 1 - i] = si.shape[i]; }
+        ti->bytes = si.bytes;
+        ti->data = si.data;
+        return 1;
+    }
+#endif
+    return 0;
+}
+
 /* Checks that tensor `name` exists with the rlx shape (rank, s0[, s1]) and an allowed dtype: kind 0 = a float
    vector (f32), 1 = a matrix (f32/f16/bf16 or a block dtype), 2 = an embedding (any computable dtype).
    optional: absent is fine (returns RLX_OK and *found = 0). */
 static rlx_result rlx__llm_tensor(rlx__llm_b* b, const char* name, int rank, int64_t s0, int64_t s1, int kind,
                                   int optional, int* found) {
     rlx_gguf_tensor_info ti;
-    int k = rlx_gguf_find_tensor(b->gf, name);
+    const char* src = b->hf ? "Hugging Face folder" : "GGUF";
     if (found) *found = 0;
-    if (k < 0) {
+    if (!rlx__llm_find(b, name, &ti)) {
+        char hn[128];
         if (optional) return RLX_OK;
-        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF (%s): the tensor '%s' is missing", b->in->arch_name, name);
+        if (b->hf && rlx__llm_hf_name(name, hn, sizeof hn))
+            return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "%s (%s): the tensor '%s' is missing", src, b->in->arch_name, hn);
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "%s (%s): the tensor '%s' is missing", src, b->in->arch_name, name);
     }
-    if (rlx_gguf_tensor(b->gf, k, &ti) != RLX_OK) return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF: tensor '%s' cannot be read", name);
+    name = ti.name;   /* as the file names it */
     if (ti.rank != rank || ti.shape[0] != s0 || (rank == 2 && ti.shape[1] != s1)) {
         char want[48], got[96];
         int i, n = 0;
@@ -25018,23 +25118,22 @@ static rlx_result rlx__llm_tensor(rlx__llm_b* b, const char* name, int rank, int
         else snprintf(want, sizeof want, "[%lld, %lld]", (long long)s0, (long long)s1);
         got[0] = 0;
         for (i = 0; i < ti.rank && n < 80; i++) n += snprintf(got + n, sizeof got - (size_t)n, "%s%lld", i ? ", " : "", (long long)ti.shape[i]);
-        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "GGUF (%s): tensor '%s' has shape [%s], expected %s (rlx order, ne reversed)",
-                             b->in->arch_name, name, got, want);
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_FORMAT, "%s (%s): tensor '%s' has shape [%s], expected %s%s",
+                             src, b->in->arch_name, name, got, want, b->hf ? "" : " (rlx order, ne reversed)");
     }
     if (ti.dtype == RLX_DTYPE_INVALID || (kind == 0 && ti.dtype != RLX_F32) ||
         (kind == 1 && ti.dtype != RLX_F32 && ti.dtype != RLX_F16 && ti.dtype != RLX_BF16 && !rlx__is_quant(ti.dtype)) ||
         (kind == 2 && ti.dtype != RLX_F32 && ti.dtype != RLX_F16 && ti.dtype != RLX_BF16 && !rlx__is_quant(ti.dtype)))
-        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_UNSUPPORTED, "GGUF (%s): tensor '%s' has type %s, which the model builder does not take here%s",
-                             b->in->arch_name, name, ti.type_name ? ti.type_name : "?", kind == 0 ? " (norms and biases must be f32)" : "");
+        return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_UNSUPPORTED, "%s (%s): tensor '%s' has type %s, which the model builder does not take here%s",
+                             src, b->in->arch_name, name, ti.type_name ? ti.type_name : "?", kind == 0 ? " (norms and biases must be f32)" : "");
     if (found) *found = 1;
     return RLX_OK;
 }
 
 static rlx_tensor rlx__llm_param(rlx_graph* g, rlx__llm_b* b, const char* name) {
     rlx_gguf_tensor_info ti;
-    int k = rlx_gguf_find_tensor(b->gf, name);
     rlx_tensor none = {0, 0};
-    if (k < 0 || rlx_gguf_tensor(b->gf, k, &ti) != RLX_OK) return none;
+    if (!rlx__llm_find(b, name, &ti)) return none;
     return rlx_param(g, name, ti.dtype, ti.rank, ti.shape);
 }
 static rlx_tensor rlx__llm_lparam(rlx_graph* g, rlx__llm_b* b, int layer, const char* what) {
@@ -25178,11 +25277,17 @@ static rlx_graph* rlx__llm_graph(rlx__llm_b* b, const rlx_allocator* al, int S) 
     return g;
 }
 
-/* Rope tables for positions [0, rows): angle(t, p) = t · freq_scale · base^(−2p / n_rot) / factor[p]. */
+/* Rope tables for positions [0, rows): angle(t, p) = t · freq_scale · base^(−2p / n_rot) / factor[p].
+   scaled: the global tables, which take YaRN (b->yarn_ext != 0) and b->rope_mscale, as ggml's rope_yarn does:
+   the angle mixes the interpolated angle (freq_scale ·) and the extrapolated one by a ramp over the pairs
+   between the correction dims of beta_fast 32 and beta_slow 1 at the original context; cos and sin are
+   multiplied by the magnitude. */
 static rlx_result rlx__llm_rope(rlx_llm* m, rlx__llm_b* b, const char* prefix, double base, double scale,
-                                const float* factors) {
+                                const float* factors, int scaled) {
     const rlx_llm_info* in = &m->info;
     int half = in->n_rot / 2, rows = in->n_ctx + in->n_batch, t, p;
+    double ext = scaled ? b->yarn_ext : 0.0, mscale = scaled ? b->rope_mscale : 1.0;
+    float corr[2] = {0.0f, 0.0f};
     size_t n;
     float *cs, *sn;
     int64_t s[2];
@@ -25195,17 +25300,29 @@ static rlx_result rlx__llm_rope(rlx_llm* m, rlx__llm_b* b, const char* prefix, d
         rlx__free(&m->al, cs); rlx__free(&m->al, sn);
         return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_OUT_OF_MEMORY, "rope tables: out of memory");
     }
+    if (ext != 0.0) {   /* ggml_rope_yarn_corr_dims, in float as ggml computes them */
+        const float nd = (float)in->n_rot, oc = (float)b->yarn_orig_ctx, lb = 2.0f * logf((float)base);
+        const float twopi = 2.0f * 3.14159265358979323846f;
+        float lo = floorf(nd * logf(oc / (32.0f * twopi)) / lb), hi = ceilf(nd * logf(oc / (1.0f * twopi)) / lb);
+        corr[0] = lo > 0.0f ? lo : 0.0f;
+        corr[1] = hi < nd - 1.0f ? hi : nd - 1.0f;
+    }
     for (p = 0; p < half; p++) {
-        double f = scale * pow(base, -2.0 * (double)p / (double)in->n_rot);
+        double f = pow(base, -2.0 * (double)p / (double)in->n_rot), ramp = 0.0;
         if (factors) {   /* the file's bytes: not necessarily aligned */
             float ff;
             memcpy(&ff, (const char*)factors + (size_t)p * sizeof(float), sizeof ff);
             f /= (double)ff;
         }
+        if (ext != 0.0) {   /* rope_yarn_ramp: 1 for the fast (extrapolated) pairs, 0 for the slow ones */
+            double y = ((double)p - (double)corr[0]) / ((double)(corr[1] - corr[0]) > 0.001 ? (double)(corr[1] - corr[0]) : 0.001);
+            ramp = (1.0 - (y < 0.0 ? 0.0 : y > 1.0 ? 1.0 : y)) * ext;
+        }
         for (t = 0; t < rows; t++) {
-            double ang = (double)t * f;
-            cs[(size_t)t * (size_t)half + (size_t)p] = (float)cos(ang);
-            sn[(size_t)t * (size_t)half + (size_t)p] = (float)sin(ang);
+            double ex = (double)t * f, ang = ex * scale;
+            if (ext != 0.0) ang = ang * (1.0 - ramp) + ex * ramp;
+            cs[(size_t)t * (size_t)half + (size_t)p] = (float)(cos(ang) * mscale);
+            sn[(size_t)t * (size_t)half + (size_t)p] = (float)(sin(ang) * mscale);
         }
     }
     s[0] = rows; s[1] = half;
@@ -25234,7 +25351,9 @@ RLXDEF void rlx_llm_destroy(rlx_llm* m) {
     rlx__free(&al, m);
 }
 
-static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d, char* err, size_t cap) {
+static rlx_result rlx__llm_bind_hf(rlx_llm* m, rlx__llm_b* b);
+
+static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, void* hf, const rlx_llm_desc* d, char* err, size_t cap) {
     rlx__llm_b b;
     rlx_llm_info* in = &m->info;
     rlx_gguf_value v;
@@ -25245,12 +25364,15 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
     rlx_result r;
     double base, scale = 1.0, factor = 0.0;
     const float* factors = NULL;
-    int l, found, n_ctx_def, k;
+    const void* longrope[2] = {NULL, NULL};   /* rope_factors_short, rope_factors_long */
+    int l, found, n_ctx_def, k, yarn = 0;
     char name[96];
     static const char* const unsupported_arch[] = {"gemma", "gemma3n", "gemma4", "phi2", "mistral3", "gpt2", "falcon"};
 
     memset(&b, 0, sizeof b);
-    b.in = in; b.gf = gf; b.err = err; b.err_cap = cap;
+    b.in = in; b.gf = gf; b.err = err; b.err_cap = cap; b.hf = hf;
+    b.rope_mscale = 1.0;
+    in->bos_id = in->eos_id = -1;
     b.kv_dtype = d->kv_dtype == RLX_DTYPE_INVALID ? RLX_F32 : d->kv_dtype;
     if (b.kv_dtype != RLX_F32 && b.kv_dtype != RLX_F16)
         return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_desc.kv_dtype must be 0, RLX_F32 or RLX_F16, not %s", rlx_dtype_name(d->kv_dtype));
@@ -25286,6 +25408,9 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
         return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: unknown architecture '%s' (llama, qwen2, qwen3, gemma2, gemma3, phi3 are supported)", v.str);
     }
 
+    /* Hugging Face llama stores q/k rows for rotate-half rope (llama.cpp's converter permutes them) */
+    if (hf && in->arch == RLX_LLM_LLAMA) b.rope_kind = RLX_ROPE_NEOX;
+
     /* sizes */
     if ((r = rlx__llm_int(&b, "block_count", -1, 1, RLX__LLM_MAX_LAYERS, &in->n_layer)) != RLX_OK) return r;
     if ((r = rlx__llm_int(&b, "embedding_length", -1, 1, 1 << 20, &in->n_embd)) != RLX_OK) return r;
@@ -25320,11 +25445,14 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
     /* rope scaling */
     if (rlx__llm_kv(gf, in->arch_name, "rope.scaling.type", &v)) {
         if (v.type != RLX_GGUF_STRING) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope.scaling.type is not a string");
-        if (strcmp(v.str, "linear") == 0) {
+        if (strcmp(v.str, "linear") == 0 || strcmp(v.str, "yarn") == 0 || strcmp(v.str, "longrope") == 0) {
             if ((r = rlx__llm_float(&b, "rope.scaling.factor", 1.0, &factor)) != RLX_OK) return r;
+            if (factor != 0.0 && (factor < 1e-6 || factor > 1e6))
+                return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope.scaling.factor %g is outside [1e-6, 1e6]", factor);
             if (factor > 0.0) scale = 1.0 / factor;
+            yarn = strcmp(v.str, "yarn") == 0;
         } else if (strcmp(v.str, "none") != 0) {
-            return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: rope scaling '%.40s' is not supported (none, linear and rope_freqs factors are)", v.str);
+            return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: rope scaling '%.40s' is not supported (none, linear, yarn, longrope and rope_freqs factors are)", v.str);
         }
     } else if (rlx__llm_kv(gf, in->arch_name, "rope.scale_linear", &v)) {
         if ((r = rlx__llm_float(&b, "rope.scale_linear", 1.0, &factor)) != RLX_OK) return r;
@@ -25332,19 +25460,57 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
     }
     in->rope_freq_base = (float)base;
     in->rope_freq_scale = (float)scale;
+    /* YaRN and the attention factor, as llama.cpp's context sets up ggml_rope_ext (all in float there):
+       ext_factor 1 for yarn; attn_factor = get_mscale(1/freq_scale) / (1 + 0.1 ln(1/freq_scale)) ·
+       rope.scaling.attn_factor, and ggml's rope_yarn multiplies it by 1 + 0.1 ln(1/freq_scale) again when
+       ext_factor != 0. rope.scaling.yarn_* keys are not read for these architectures (nor by llama.cpp:
+       beta_fast 32, beta_slow 1). */
+    if ((r = rlx__llm_int(&b, "rope.scaling.original_context_length", in->n_ctx_train, 1, INT32_MAX, &b.yarn_orig_ctx)) != RLX_OK) return r;
+    {
+        double af, lm;
+        float attn = 1.0f;
+        if ((r = rlx__llm_float(&b, "rope.scaling.attn_factor", 1.0, &af)) != RLX_OK) return r;
+        if ((r = rlx__llm_float(&b, "rope.scaling.yarn_log_multiplier", 0.0, &lm)) != RLX_OK) return r;
+        if (lm != 0.0) return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF: rope.scaling.yarn_log_multiplier %g (DeepSeek-style YaRN mscale) is not supported", lm);
+        if (!(af > 0.0) || af > 1e6) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: rope.scaling.attn_factor %g must be in (0, 1e6]", af);
+        if (yarn) {
+            float f = 1.0f / (float)scale;
+            if (b.local_rope) return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF (%s): YaRN rope scaling with local rope layers is not supported", in->arch_name);
+            b.yarn_ext = 1.0;
+            attn = f <= 1.0f ? 1.0f : 0.1f * logf(f) + 1.0f;
+            attn *= 1.0f / (1.0f + 0.1f * logf(f));
+        }
+        attn *= (float)af;
+        if (yarn) attn *= 1.0f + 0.1f * logf(1.0f / (float)scale);
+        b.rope_mscale = (double)attn;
+    }
+    if (rlx__llm_kv(gf, NULL, "tokenizer.ggml.bos_token_id", &v) && v.type >= RLX_GGUF_U8 && v.type <= RLX_GGUF_I32 && v.i64 >= 0 && v.i64 <= INT32_MAX) in->bos_id = (int)v.i64;
+    if (rlx__llm_kv(gf, NULL, "tokenizer.ggml.eos_token_id", &v) && v.type >= RLX_GGUF_U8 && v.type <= RLX_GGUF_I32 && v.i64 >= 0 && v.i64 <= INT32_MAX) in->eos_id = (int)v.i64;
 
     /* tensors */
-    k = rlx_gguf_find_tensor(gf, "token_embd.weight");
-    if (k < 0) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF (%s): the tensor 'token_embd.weight' is missing", in->arch_name);
-    if (rlx_gguf_tensor(gf, k, &ti) != RLX_OK || ti.rank != 2 || ti.shape[1] != in->n_embd || ti.shape[0] > INT32_MAX)
-        return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF (%s): tensor 'token_embd.weight' must be [n_vocab, %d]", in->arch_name, in->n_embd);
+    if (!rlx__llm_find(&b, "token_embd.weight", &ti))
+        return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "%s (%s): the tensor '%s' is missing", hf ? "Hugging Face folder" : "GGUF", in->arch_name,
+                             hf ? "model.embed_tokens.weight" : "token_embd.weight");
+    if (ti.rank != 2 || ti.shape[1] != in->n_embd || ti.shape[0] > INT32_MAX)
+        return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "%s (%s): tensor '%s' must be [n_vocab, %d]", hf ? "Hugging Face folder" : "GGUF", in->arch_name, ti.name, in->n_embd);
     in->n_vocab = (int)ti.shape[0];
     if ((r = rlx__llm_tensor(&b, "token_embd.weight", 2, in->n_vocab, in->n_embd, 2, 0, NULL)) != RLX_OK) return r;
     if ((r = rlx__llm_tensor(&b, "output_norm.weight", 1, in->n_embd, 0, 0, 0, NULL)) != RLX_OK) return r;
     if ((r = rlx__llm_tensor(&b, "output.weight", 2, in->n_vocab, in->n_embd, 1, 1, &b.has_output)) != RLX_OK) return r;
     if ((r = rlx__llm_tensor(&b, "rope_freqs.weight", 1, in->n_rot / 2, 0, 0, 1, &found)) != RLX_OK) return r;
-    if (rlx_gguf_find_tensor(gf, "rope_factors_long.weight") >= 0 || rlx_gguf_find_tensor(gf, "rope_factors_short.weight") >= 0)
-        return rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "GGUF (%s): LongRoPE scaling (rope_factors_long/short tensors) is not supported", in->arch_name);
+    for (k = 0; k < 2; k++) {   /* LongRoPE (phi3): per-frequency factors for short and long contexts */
+        const char* nm = k ? "rope_factors_long.weight" : "rope_factors_short.weight";
+        int has = 0;
+        if ((r = rlx__llm_tensor(&b, nm, 1, in->n_rot / 2, 0, 0, 1, &has)) != RLX_OK) return r;
+        if (!has) continue;
+        if (rlx_gguf_tensor(gf, rlx_gguf_find_tensor(gf, nm), &ti) != RLX_OK || !ti.data) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: %s has no data", nm);
+        for (l = 0; l < in->n_rot / 2; l++) {
+            float f;
+            memcpy(&f, (const char*)ti.data + (size_t)l * sizeof(float), sizeof f);
+            if (!(f > 0.0f) || f > 1e30f) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "GGUF: %s[%d] = %g must be > 0", nm, l, (double)f);
+        }
+        longrope[k] = ti.data;
+    }
     if (in->arch == RLX_LLM_PHI3) b.fused_qkv = rlx_gguf_find_tensor(gf, "blk.0.attn_qkv.weight") >= 0;
     if (found) {
         k = rlx_gguf_find_tensor(gf, "rope_freqs.weight");
@@ -25402,6 +25568,9 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
     in->n_ctx = d->n_ctx ? d->n_ctx : n_ctx_def;
     in->n_batch = d->n_batch ? d->n_batch : 64;
     if (in->n_batch > in->n_ctx) in->n_batch = in->n_ctx;
+    /* LongRoPE: the long factors when the context exceeds the original one (llama.cpp's get_rope_factors; it
+       compares its context rounded up to 256), unless rope_freqs gives factors */
+    if (!factors) factors = (const float*)longrope[in->n_ctx > b.yarn_orig_ctx ? 1 : 0];
 
     /* store: the file's tensors (borrowed), the rope tables, the caches */
     memset(&sd, 0, sizeof sd);
@@ -25410,9 +25579,10 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
     sd.allocator = m->al;
     if ((r = rlx_store_create(&sd, &m->store)) != RLX_OK) return rlx__llm_fail(err, cap, r, "store: %s", rlx_result_string(r));
     in->device = rlx_store_device(m->store);
-    if ((r = rlx_gguf_store(gf, m->store, 1, NULL)) != RLX_OK) return rlx__llm_fail(err, cap, r, "store: %s", rlx_file_error());
-    if ((r = rlx__llm_rope(m, &b, "rope", base, scale, factors)) != RLX_OK) return r;
-    if (b.local_rope && (r = rlx__llm_rope(m, &b, "rope_swa", 10000.0, 1.0, NULL)) != RLX_OK) return r;
+    if (hf) { if ((r = rlx__llm_bind_hf(m, &b)) != RLX_OK) return r; }
+    else if ((r = rlx_gguf_store(gf, m->store, 1, NULL)) != RLX_OK) return rlx__llm_fail(err, cap, r, "store: %s", rlx_file_error());
+    if ((r = rlx__llm_rope(m, &b, "rope", base, scale, factors, 1)) != RLX_OK) return r;
+    if (b.local_rope && (r = rlx__llm_rope(m, &b, "rope_swa", 10000.0, 1.0, NULL, 0)) != RLX_OK) return r;
     for (l = 0; l < in->n_layer; l++) {
         int64_t s[4];
         s[0] = 1; s[1] = in->n_head_kv; s[2] = (int64_t)in->n_ctx + in->n_batch; s[3] = in->head_dim_k;
@@ -25455,7 +25625,8 @@ static rlx_result rlx__llm_load(rlx_llm* m, rlx_gguf* gf, const rlx_llm_desc* d,
     return RLX_OK;
 }
 
-RLXDEF rlx_result rlx_llm_load_gguf(rlx_gguf* gf, const rlx_llm_desc* desc, rlx_llm** out) {
+/* rlx_llm_load_gguf and rlx_llm_load_hf (hf: the folder's rlx_safetensors; gf then holds its metadata). */
+static rlx_result rlx__llm_create(rlx_gguf* gf, void* hf, const rlx_llm_desc* desc, rlx_llm** out) {
     rlx_llm_desc d;
     rlx_llm* m;
     rlx_result r;
@@ -25471,7 +25642,7 @@ RLXDEF rlx_result rlx_llm_load_gguf(rlx_gguf* gf, const rlx_llm_desc* desc, rlx_
     m = (rlx_llm*)rlx__calloc(&d.allocator, sizeof *m);
     if (!m) return rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
     m->al = d.allocator;
-    r = rlx__llm_load(m, gf, &d, err, cap);
+    r = rlx__llm_load(m, gf, hf, &d, err, cap);
     if (r == RLX_ERROR_UNSUPPORTED && d.device == RLX_DEVICE_AUTO && m->store && m->info.device != RLX_DEVICE_CPU) {
         /* AUTO picked a GPU that cannot run the model: the CPU */
         rlx_llm_destroy(m);
@@ -25481,7 +25652,7 @@ RLXDEF rlx_result rlx_llm_load_gguf(rlx_gguf* gf, const rlx_llm_desc* desc, rlx_
         d.device = RLX_DEVICE_CPU;
         d.device_index = 0;
         if (err && cap) err[0] = 0;
-        r = rlx__llm_load(m, gf, &d, err, cap);
+        r = rlx__llm_load(m, gf, hf, &d, err, cap);
     }
     if (r != RLX_OK) {
         if (err && cap && !err[0]) rlx__llm_fail(err, cap, r, "%s", rlx_result_string(r));
@@ -25490,6 +25661,10 @@ RLXDEF rlx_result rlx_llm_load_gguf(rlx_gguf* gf, const rlx_llm_desc* desc, rlx_
     }
     *out = m;
     return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_llm_load_gguf(rlx_gguf* gf, const rlx_llm_desc* desc, rlx_llm** out) {
+    return rlx__llm_create(gf, NULL, desc, out);
 }
 
 RLXDEF const char* rlx_llm_error(const rlx_llm* m) { return m ? m->err : ""; }
@@ -25564,6 +25739,363 @@ RLXDEF rlx_result rlx_llm_eval(rlx_llm* m, const int32_t* tokens, int n, float* 
 }
 
 #endif /* RLX_NO_LLM */
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>llmhf  (language models from a Hugging Face folder: config.json → GGUF metadata in memory, weights from the
+   safetensors mappings under their HF names; the >>llm builder does the rest)
+   config.json is read with >>json (strict, depth 16) and checked key by key with its own names in messages;
+   the sizes are written as the GGUF keys llama.cpp's converter writes (llama / qwen2 / qwen3), with
+   rope_scaling llama3 turned into a rope_freqs.weight tensor the way the converter computes it, so the model
+   builds from the same code and checks as a GGUF file. Tensors are found by rlx__llm_find under their HF
+   names and bound by rlx__llm_bind_hf: matrices borrowed from the mappings, f16/bf16 vectors widened.
+   ------------------------------------------------------------------------------------------------------------ */
+#if !defined(RLX_NO_LLM) && !defined(RLX_NO_GGUF)
+
+static rlx_result rlx__llm_bind_hf(rlx_llm* m, rlx__llm_b* b) {
+#if !defined(RLX_NO_SAFETENSORS)
+    rlx_safetensors* st = (rlx_safetensors*)b->hf;
+    rlx_gguf_tensor_info ti;
+    rlx_safetensors_tensor_info si;
+    char name[96], hn[128];
+    int i, k, n;
+    rlx_result r;
+    /* computed tensors of the metadata GGUF (rope_freqs): copied, its memory goes away after loading */
+    for (i = 0; i < rlx_gguf_tensor_count(b->gf); i++) {
+        if (rlx_gguf_tensor(b->gf, i, &ti) != RLX_OK || ti.dtype == RLX_DTYPE_INVALID)
+            return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_INTERNAL, "Hugging Face folder: metadata tensor %d", i);
+        if ((r = rlx_store_add(m->store, ti.name, ti.dtype, ti.rank, ti.shape, ti.data)) != RLX_OK)
+            return rlx__llm_fail(b->err, b->err_cap, r, "store: %s", rlx_store_error(m->store));
+    }
+    n = 3 + b->in->n_layer * RLX__LLM_HF_NLAYER;
+    for (i = 0; i < n; i++) {
+        if (i < 3) rlx__strlcpy(name, sizeof name, i == 0 ? "token_embd.weight" : i == 1 ? "output_norm.weight" : "output.weight");
+        else snprintf(name, sizeof name, "blk.%d.%s", (i - 3) / RLX__LLM_HF_NLAYER, rlx__llm_hf_layer_names[(i - 3) % RLX__LLM_HF_NLAYER][0]);
+        if (!rlx__llm_hf_name(name, hn, sizeof hn) || (k = rlx_safetensors_find_tensor(st, hn)) < 0 ||
+            rlx_safetensors_tensor(st, k, &si) != RLX_OK)
+            continue;
+        if (si.dtype != RLX_F32 && si.dtype != RLX_F16 && si.dtype != RLX_BF16) continue;   /* unused: the builder checked */
+        if (si.rank == 1 && si.dtype != RLX_F32) {   /* norms and biases: f32 copies */
+            float* w = (float*)rlx__alloc(&m->al, sizeof(float) * (size_t)si.shape[0]);
+            int64_t j;
+            if (!w) return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+            for (j = 0; j < si.shape[0]; j++) {
+                uint16_t h;
+                memcpy(&h, (const char*)si.data + (size_t)j * 2, 2);
+                w[j] = si.dtype == RLX_F16 ? rlx__f16_to_f32(h) : rlx__bf16_to_f32(h);
+            }
+            r = rlx_store_add(m->store, name, RLX_F32, 1, si.shape, w);
+            rlx__free(&m->al, w);
+        } else {
+            r = rlx__bind_borrow(&st->sm, m->store, name, si.dtype, si.rank, si.shape, si.data);
+        }
+        if (r != RLX_OK) return rlx__llm_fail(b->err, b->err_cap, r, "store: tensor '%s': %s", hn, rlx_store_error(m->store));
+    }
+    return RLX_OK;
+#else
+    (void)m;
+    return rlx__llm_fail(b->err, b->err_cap, RLX_ERROR_UNSUPPORTED, "Hugging Face folders need the safetensors reader (RLX_NO_SAFETENSORS)");
+#endif
+}
+
+#if !defined(RLX_NO_SAFETENSORS) && !defined(RLX_NO_STDIO)
+
+#define RLX__HF_MAX_PATH 4096
+#define RLX__HF_JSON_DEPTH 16
+#define RLX__HF_MAX_CONFIG ((size_t)16 << 20)   /* config.json files are a few kB */
+
+typedef struct rlx__hfc {
+    rlx__json j;
+    int root;
+    char* err;
+    size_t cap;
+} rlx__hfc;
+
+/* Member `key` of config.json's top object: -1 when absent or null. */
+static int rlx__hf_get(const rlx__hfc* c, const char* key) {
+    int n = rlx__json_get(&c->j, c->root, key);
+    return n >= 0 && c->j.nodes[n].type != RLX__JSON_NULL ? n : -1;
+}
+/* An integer in [lo, hi]; absent or null: def (def < lo: required). */
+static rlx_result rlx__hf_int(const rlx__hfc* c, const char* key, int64_t def, int64_t lo, int64_t hi, int64_t* out) {
+    int n = rlx__hf_get(c, key);
+    const rlx__jnode* v;
+    if (n < 0) {
+        if (def < lo) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: the key '%s' is missing", key);
+        *out = def;
+        return RLX_OK;
+    }
+    v = &c->j.nodes[n];
+    if (v->type != RLX__JSON_NUMBER || !v->is_int) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: '%s' is not an integer", key);
+    if (v->ival < lo || v->ival > hi)
+        return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: '%s' = %lld is outside [%lld, %lld]", key, (long long)v->ival, (long long)lo, (long long)hi);
+    *out = v->ival;
+    return RLX_OK;
+}
+/* A number of object `obj` in [lo, hi]; absent or null: def (def < lo: required). `what` names obj. */
+static rlx_result rlx__hf_num(const rlx__hfc* c, int obj, const char* what, const char* key, double def, double lo, double hi, double* out) {
+    int n = rlx__json_get(&c->j, obj, key);
+    const rlx__jnode* v;
+    if (n < 0 || c->j.nodes[n].type == RLX__JSON_NULL) {
+        if (def < lo) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: the key '%s%s' is missing", what, key);
+        *out = def;
+        return RLX_OK;
+    }
+    v = &c->j.nodes[n];
+    if (v->type != RLX__JSON_NUMBER) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: '%s%s' is not a number", what, key);
+    if (!(v->num >= lo && v->num <= hi))
+        return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: '%s%s' = %g is outside [%g, %g]", what, key, v->num, lo, hi);
+    *out = v->num;
+    return RLX_OK;
+}
+/* A boolean; absent or null: def. */
+static rlx_result rlx__hf_bool(const rlx__hfc* c, const char* key, int def, int* out) {
+    int n = rlx__hf_get(c, key);
+    if (n < 0) { *out = def; return RLX_OK; }
+    if (c->j.nodes[n].type != RLX__JSON_TRUE && c->j.nodes[n].type != RLX__JSON_FALSE)
+        return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: '%s' is not true or false", key);
+    *out = c->j.nodes[n].type == RLX__JSON_TRUE;
+    return RLX_OK;
+}
+/* A token id (an integer, or a list whose first element is one); -1 when absent or unusable. */
+static int rlx__hf_token(const rlx__hfc* c, const char* key) {
+    int n = rlx__hf_get(c, key);
+    const rlx__jnode* v;
+    if (n < 0) return -1;
+    v = &c->j.nodes[n];
+    if (v->type == RLX__JSON_ARRAY && v->first >= 0) v = &c->j.nodes[v->first];
+    return v->type == RLX__JSON_NUMBER && v->is_int && v->ival >= 0 && v->ival <= INT32_MAX ? (int)v->ival : -1;
+}
+
+/* config.json → GGUF metadata (and a rope_freqs tensor for llama3 scaling) in writer w. */
+static rlx_result rlx__hf_config(rlx__hfc* c, rlx_gguf_writer* w, float* freqs, int64_t* vocab, int* tied) {
+    static const char* const archs[][2] = {{"LlamaForCausalLM", "llama"}, {"Qwen2ForCausalLM", "qwen2"}, {"Qwen3ForCausalLM", "qwen3"}};
+    const char* arch = NULL;
+    char key[96];
+    int n, i, flag;
+    int64_t d, ff, nl, nh, nkv, hd, ctx;
+    double eps, theta;
+    rlx_result r;
+    uint32_t u;
+    float f;
+    n = rlx__hf_get(c, "architectures");
+    if (n < 0) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: the key 'architectures' is missing");
+    if (c->j.nodes[n].type != RLX__JSON_ARRAY || c->j.nodes[n].count != 1 || c->j.nodes[c->j.nodes[n].first].type != RLX__JSON_STRING)
+        return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: 'architectures' is not a list of one string");
+    {
+        const rlx__jnode* a = &c->j.nodes[c->j.nodes[n].first];
+        for (i = 0; i < 3; i++) if (strcmp(a->str, archs[i][0]) == 0 && strlen(a->str) == a->len) arch = archs[i][1];
+        if (!arch) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_UNSUPPORTED, "config.json: architecture '%.60s' is not supported (LlamaForCausalLM, Qwen2ForCausalLM and Qwen3ForCausalLM are)", a->str);
+    }
+    if ((r = rlx__hf_int(c, "hidden_size", 0, 1, 1 << 20, &d)) != RLX_OK) return r;
+    if ((r = rlx__hf_int(c, "intermediate_size", 0, 1, 1 << 22, &ff)) != RLX_OK) return r;
+    if ((r = rlx__hf_int(c, "num_hidden_layers", 0, 1, RLX__LLM_MAX_LAYERS, &nl)) != RLX_OK) return r;
+    if ((r = rlx__hf_int(c, "num_attention_heads", 0, 1, 4096, &nh)) != RLX_OK) return r;
+    if ((r = rlx__hf_int(c, "num_key_value_heads", nh, 1, nh, &nkv)) != RLX_OK) return r;
+    if (nh % nkv) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: num_attention_heads %lld is not a multiple of num_key_value_heads %lld", (long long)nh, (long long)nkv);
+    if (d / nh < 1 && rlx__hf_get(c, "head_dim") < 0)
+        return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: hidden_size %lld / num_attention_heads %lld is 0 and head_dim is missing", (long long)d, (long long)nh);
+    if ((r = rlx__hf_int(c, "head_dim", d / nh, 1, 1024, &hd)) != RLX_OK) return r;
+    if (hd % 2) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: head_dim %lld is odd", (long long)hd);
+    if ((r = rlx__hf_int(c, "max_position_embeddings", 0, 1, INT32_MAX, &ctx)) != RLX_OK) return r;
+    if ((r = rlx__hf_int(c, "vocab_size", 0, 1, INT32_MAX, vocab)) != RLX_OK) return r;
+    if ((r = rlx__hf_num(c, c->root, "", "rms_norm_eps", -1.0, 1e-30, 1.0, &eps)) != RLX_OK) return r;
+    if ((r = rlx__hf_num(c, c->root, "", "rope_theta", 10000.0, 1.0 + 1e-9, 1e30, &theta)) != RLX_OK) return r;
+    if ((r = rlx__hf_bool(c, "tie_word_embeddings", 0, tied)) != RLX_OK) return r;
+    /* what the builder does not run */
+    if ((n = rlx__hf_get(c, "hidden_act")) >= 0 && (c->j.nodes[n].type != RLX__JSON_STRING || strcmp(c->j.nodes[n].str, "silu") != 0))
+        return rlx__llm_fail(c->err, c->cap, RLX_ERROR_UNSUPPORTED, "config.json: hidden_act must be \"silu\"");
+    if ((r = rlx__hf_bool(c, "mlp_bias", 0, &flag)) != RLX_OK) return r;
+    if (flag) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_UNSUPPORTED, "config.json: mlp_bias true is not supported");
+    if ((r = rlx__hf_bool(c, "attention_bias", 0, &flag)) != RLX_OK) return r;
+    if (flag && strcmp(arch, "qwen2") != 0) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_UNSUPPORTED, "config.json: attention_bias true is not supported for %s", arch);
+    if ((r = rlx__hf_bool(c, "use_sliding_window", 0, &flag)) != RLX_OK) return r;
+    if (flag) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_UNSUPPORTED, "config.json: use_sliding_window true is not supported");
+    {
+        double prf;
+        if ((r = rlx__hf_num(c, c->root, "", "partial_rotary_factor", 1.0, 0.0, 1.0, &prf)) != RLX_OK) return r;
+        if (prf != 1.0) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_UNSUPPORTED, "config.json: partial_rotary_factor %g is not supported", prf);
+    }
+
+    r = rlx_gguf_writer_string(w, "general.architecture", arch, strlen(arch));
+#define RLX__HF_U(k_, v_) do { snprintf(key, sizeof key, "%s.%s", arch, k_); u = (uint32_t)(v_); if (r == RLX_OK) r = rlx_gguf_writer_kv(w, key, RLX_GGUF_U32, &u); } while (0)
+#define RLX__HF_F(k_, v_) do { snprintf(key, sizeof key, "%s.%s", arch, k_); f = (float)(v_); if (r == RLX_OK) r = rlx_gguf_writer_kv(w, key, RLX_GGUF_F32, &f); } while (0)
+    RLX__HF_U("block_count", nl);
+    RLX__HF_U("context_length", ctx);
+    RLX__HF_U("embedding_length", d);
+    RLX__HF_U("feed_forward_length", ff);
+    RLX__HF_U("attention.head_count", nh);
+    RLX__HF_U("attention.head_count_kv", nkv);
+    RLX__HF_U("attention.key_length", hd);
+    RLX__HF_U("attention.value_length", hd);
+    RLX__HF_U("rope.dimension_count", hd);
+    RLX__HF_F("attention.layer_norm_rms_epsilon", eps);
+    RLX__HF_F("rope.freq_base", theta);
+    if ((i = rlx__hf_token(c, "bos_token_id")) >= 0) { u = (uint32_t)i; if (r == RLX_OK) r = rlx_gguf_writer_kv(w, "tokenizer.ggml.bos_token_id", RLX_GGUF_U32, &u); }
+    if ((i = rlx__hf_token(c, "eos_token_id")) >= 0) { u = (uint32_t)i; if (r == RLX_OK) r = rlx_gguf_writer_kv(w, "tokenizer.ggml.eos_token_id", RLX_GGUF_U32, &u); }
+    if (r != RLX_OK) return rlx__llm_fail(c->err, c->cap, r, "metadata: %s", rlx_gguf_writer_error(w));
+
+    /* rope_scaling */
+    n = rlx__hf_get(c, "rope_scaling");
+    if (n >= 0) {
+        const char* type = NULL;
+        int t;
+        double factor;
+        if (c->j.nodes[n].type != RLX__JSON_OBJECT) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: 'rope_scaling' is not an object");
+        if ((t = rlx__json_get(&c->j, n, "rope_type")) < 0) t = rlx__json_get(&c->j, n, "type");
+        if (t < 0 || c->j.nodes[t].type != RLX__JSON_STRING) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: 'rope_scaling' has no rope_type string");
+        type = c->j.nodes[t].str;
+        if (strcmp(type, "default") == 0) return RLX_OK;
+        if (strcmp(type, "linear") != 0 && strcmp(type, "llama3") != 0 && strcmp(type, "yarn") != 0)
+            return rlx__llm_fail(c->err, c->cap, RLX_ERROR_UNSUPPORTED, "config.json: rope_scaling '%.40s' is not supported (linear, llama3 and yarn are)", type);
+        if ((r = rlx__hf_num(c, n, "rope_scaling.", "factor", -1.0, 1e-6, 1e6, &factor)) != RLX_OK) return r;
+        snprintf(key, sizeof key, "%s.rope.scaling.type", arch);
+        if (strcmp(type, "llama3") == 0) {
+            double lo, hi, orig;
+            int p;
+            if ((r = rlx__hf_num(c, n, "rope_scaling.", "low_freq_factor", 1.0, 1e-6, 1e6, &lo)) != RLX_OK) return r;
+            if ((r = rlx__hf_num(c, n, "rope_scaling.", "high_freq_factor", 4.0, 1e-6, 1e6, &hi)) != RLX_OK) return r;
+            if ((r = rlx__hf_num(c, n, "rope_scaling.", "original_max_position_embeddings", 8192.0, 1.0, 1e9, &orig)) != RLX_OK) return r;
+            if (!(hi > lo)) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: rope_scaling high_freq_factor %g must be above low_freq_factor %g", hi, lo);
+            for (p = 0; p < hd / 2; p++) {   /* as llama.cpp's converter (generate_extra_tensors) */
+                double fr = 1.0 / pow(theta, (double)(2 * p) / (double)hd), wl = 2.0 * 3.14159265358979323846 / fr, rf;
+                if (wl < orig / hi) rf = 1.0;
+                else if (wl > orig / lo) rf = factor;
+                else {
+                    double sm = (orig / wl - lo) / (hi - lo);
+                    rf = 1.0 / ((1.0 - sm) / factor + sm);
+                }
+                freqs[p] = (float)rf;
+            }
+            {
+                int64_t s1 = hd / 2;
+                r = rlx_gguf_writer_tensor(w, "rope_freqs.weight", 0, 1, &s1, freqs, sizeof(float) * (size_t)s1);
+            }
+        } else {
+            r = rlx_gguf_writer_string(w, key, type, strlen(type));
+            RLX__HF_F("rope.scaling.factor", factor);
+            if (strcmp(type, "yarn") == 0) {
+                double orig, x;
+                static const char* const refused[] = {"attention_factor", "attn_factor", "mscale", "mscale_all_dim", "extrapolation_factor"};
+                rlx_result r2 = rlx__hf_num(c, n, "rope_scaling.", "original_max_position_embeddings", (double)ctx, 1.0, (double)INT32_MAX, &orig);
+                if (r2 != RLX_OK) return r2;
+                if (orig != floor(orig)) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: rope_scaling.original_max_position_embeddings %g is not an integer", orig);
+                RLX__HF_U("rope.scaling.original_context_length", orig);
+                if (rlx__hf_num(c, n, "rope_scaling.", "beta_fast", 32.0, -1e30, 1e30, &x) != RLX_OK || x != 32.0 ||
+                    rlx__hf_num(c, n, "rope_scaling.", "beta_slow", 1.0, -1e30, 1e30, &x) != RLX_OK || x != 1.0)
+                    return rlx__llm_fail(c->err, c->cap, RLX_ERROR_UNSUPPORTED, "config.json: rope_scaling yarn with beta_fast / beta_slow other than 32 / 1 is not supported");
+                for (i = 0; i < (int)(sizeof refused / sizeof refused[0]); i++)
+                    if (rlx__json_get(&c->j, n, refused[i]) >= 0)
+                        return rlx__llm_fail(c->err, c->cap, RLX_ERROR_UNSUPPORTED, "config.json: rope_scaling yarn with '%s' is not supported (llama.cpp's YaRN only)", refused[i]);
+                if ((t = rlx__json_get(&c->j, n, "truncate")) >= 0 && c->j.nodes[t].type != RLX__JSON_TRUE)
+                    return rlx__llm_fail(c->err, c->cap, RLX_ERROR_UNSUPPORTED, "config.json: rope_scaling yarn with truncate false is not supported");
+            }
+        }
+        if (r != RLX_OK) return rlx__llm_fail(c->err, c->cap, r, "metadata: %s", rlx_gguf_writer_error(w));
+    }
+#undef RLX__HF_U
+#undef RLX__HF_F
+    return RLX_OK;
+}
+
+RLXDEF rlx_result rlx_llm_load_hf(const char* folder, const rlx_llm_desc* desc, rlx_llm** out) {
+    char* err = desc ? desc->error : NULL;
+    size_t cap = desc ? desc->error_cap : 0, fl, bytes = 0;
+    rlx_allocator al;
+    rlx__map cm;
+    rlx__hfc c;
+    rlx_file_desc fd;
+    rlx_safetensors* st = NULL;
+    rlx_gguf_writer* w = NULL;
+    rlx_gguf_writer_desc wd;
+    rlx_gguf* gf = NULL;
+    void* meta = NULL;
+    char* path = NULL;
+    float* freqs = NULL;
+    int64_t vocab = 0;
+    int tied = 0, k;
+    FILE* f;
+    rlx_result r;
+    if (err && cap) err[0] = 0;
+    if (out) *out = NULL;
+    if (!folder || !out) return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_load_hf: folder or out is NULL");
+    memset(&al, 0, sizeof al);
+    if (desc) al = desc->allocator;
+    if ((al.alloc == NULL) != (al.free == NULL))
+        return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_desc.allocator: set both alloc and free, or neither");
+    fl = strlen(folder);
+    if (fl == 0 || fl > RLX__HF_MAX_PATH) return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_load_hf: the folder path is empty or longer than %d bytes", RLX__HF_MAX_PATH);
+    memset(&cm, 0, sizeof cm);
+    memset(&c, 0, sizeof c);
+    c.err = err; c.cap = cap; c.root = -1;
+    if (!(path = (char*)rlx__alloc(&al, fl + 64)) || !(freqs = (float*)rlx__alloc(&al, sizeof(float) * 512))) {
+        r = rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+#define RLX__HF_PATH(file) snprintf(path, fl + 64, "%s%s%s", folder, folder[fl - 1] == '/' || folder[fl - 1] == '\\' ? "" : "/", file)
+    /* config.json */
+    RLX__HF_PATH("config.json");
+    if ((r = rlx__map_file(&al, path, 0, &cm)) != RLX_OK) { rlx__llm_fail(err, cap, r, "Hugging Face folder: %s", rlx_file_error()); goto done; }
+    if (cm.size > RLX__HF_MAX_CONFIG) { r = rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "config.json: %lu bytes is over the limit of 16 MB", (unsigned long)cm.size); goto done; }
+    if ((c.root = rlx__json_parse(&c.j, &al, cm.data, cm.size, RLX__HF_JSON_DEPTH)) < 0) {
+        r = rlx__llm_fail(err, cap, strstr(c.j.err, "out of memory") ? RLX_ERROR_OUT_OF_MEMORY : RLX_ERROR_FORMAT, "config.json: %s", c.j.err);
+        goto done;
+    }
+    if (c.j.nodes[c.root].type != RLX__JSON_OBJECT) { r = rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "config.json: not a JSON object"); goto done; }
+    if ((k = rlx__json_dup_key(&c.j, c.root)) != -1) {
+        r = k == -2 ? rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory")
+                    : rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "config.json: the key '%.60s' appears twice", c.j.nodes[k].key);
+        goto done;
+    }
+    memset(&wd, 0, sizeof wd);
+    wd.allocator = al;
+    if ((r = rlx_gguf_writer_create(&wd, &w)) != RLX_OK) { rlx__llm_fail(err, cap, r, "out of memory"); goto done; }
+    if ((r = rlx__hf_config(&c, w, freqs, &vocab, &tied)) != RLX_OK) goto done;
+    if ((r = rlx_gguf_writer_size(w, &bytes)) != RLX_OK || !(meta = rlx__alloc(&al, bytes)) ||
+        (r = rlx_gguf_writer_write_memory(w, meta, bytes)) != RLX_OK) {
+        r = rlx__llm_fail(err, cap, r != RLX_OK ? r : RLX_ERROR_OUT_OF_MEMORY, "metadata: %s", rlx_gguf_writer_error(w));
+        goto done;
+    }
+    memset(&fd, 0, sizeof fd);
+    fd.allocator = al;
+    if ((r = rlx_gguf_open_memory(meta, bytes, &fd, &gf)) != RLX_OK) { rlx__llm_fail(err, cap, r, "metadata: %s", rlx_file_error()); goto done; }
+    /* weights: a sharded checkpoint's index, else one file */
+    RLX__HF_PATH("model.safetensors.index.json");
+    if ((f = fopen(path, "rb")) != NULL) {
+        fclose(f);
+        r = rlx_safetensors_open_index(path, &fd, &st);
+    } else {
+        RLX__HF_PATH("model.safetensors");
+        r = rlx_safetensors_open_file(path, &fd, &st);
+    }
+#undef RLX__HF_PATH
+    if (r != RLX_OK) { rlx__llm_fail(err, cap, r, "Hugging Face folder: %s", rlx_file_error()); goto done; }
+    if ((k = rlx_safetensors_find_tensor(st, "model.embed_tokens.weight")) >= 0) {
+        rlx_safetensors_tensor_info si;
+        if (rlx_safetensors_tensor(st, k, &si) == RLX_OK && si.rank >= 1 && si.shape[0] != vocab) {
+            r = rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "Hugging Face folder: model.embed_tokens.weight has %lld rows, config.json's vocab_size is %lld",
+                              (long long)si.shape[0], (long long)vocab);
+            goto done;
+        }
+    }
+    if (!tied && rlx_safetensors_find_tensor(st, "lm_head.weight") < 0) {
+        r = rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "Hugging Face folder: the tensor 'lm_head.weight' is missing (tie_word_embeddings is false)");
+        goto done;
+    }
+    r = rlx__llm_create(gf, st, desc, out);
+done:
+    rlx_safetensors_close(st);   /* the store keeps the mappings it borrows from */
+    rlx_gguf_close(gf);
+    rlx_gguf_writer_destroy(w);
+    rlx__free(&al, meta);
+    rlx__json_free(&c.j);
+    rlx__unmap(&al, &cm);
+    rlx__free(&al, path);
+    rlx__free(&al, freqs);
+    return r;
+}
+#endif /* !RLX_NO_SAFETENSORS && !RLX_NO_STDIO */
+
+#endif /* RLX_NO_LLM (>>llmhf) */
 
 #if !defined(RLX_NO_LLM) && !defined(RLX_NO_GGUF)
 /* ------------------------------------------------------------------------------------------------------------

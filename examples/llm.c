@@ -3,6 +3,11 @@
        build/examples/llm -m model.gguf -p "prompt" [-n 128] [--device cpu|cuda|vulkan] [--chat]
                           [--temp 0.8] [--top-k 40] [--top-p 0.95] [--min-p 0.05] [--repeat 1.1] [--seed 1]
                           [-t threads] [-c context] [--stop STRING]...
+       build/examples/llm -m hf_folder --tokenizer tokenizer.gguf -p "prompt" ...
+
+   -m names a GGUF file or a Hugging Face folder (config.json + model.safetensors or a sharded index: llama,
+   qwen2, qwen3). A folder needs --tokenizer: a GGUF file with the tokenizer metadata (tests/tok_to_gguf.c
+   writes one from the folder's tokenizer.json); its chat template, if any, is used by --chat.
 
    --temp 0 (the default) picks the most likely token (greedy). --chat wraps the prompt as one user turn in the
    model's chat template (tokenizer.chat_template, recognised by family; the family name is printed). Text is
@@ -39,11 +44,13 @@ static double now_s(void) {
 static void usage(const char* argv0) {
     fprintf(stderr, "usage: %s -m model.gguf -p \"prompt\" [-n 128] [--device cpu|cuda|vulkan] [--chat] [--temp T]\n"
                     "       [--top-k K] [--top-p P] [--min-p P] [--repeat R] [--seed S] [-t threads] [-c context]\n"
-                    "       [--stop STRING]...\n", argv0);
+                    "       [--stop STRING]...\n"
+                    "       -m HF_FOLDER --tokenizer TOKENIZER.gguf: a Hugging Face folder (config.json + safetensors)\n", argv0);
 }
 
 int main(int argc, char** argv) {
-    const char *model = NULL, *prompt = NULL, *stops[16];
+    const char *model = NULL, *prompt = NULL, *stops[16], *tok_path = NULL;
+    int folder = 0;
     int n_predict = 128, chat = 0, top_k = 0, threads = 0, n_ctx = 0, n_stops = 0, i;
     float temp = 0.0f, top_p = 1.0f, min_p = 0.0f, repeat = 1.0f;
     unsigned long long seed = 1;
@@ -71,6 +78,7 @@ int main(int argc, char** argv) {
         if (!v) { usage(argv[0]); return 2; }
         if (!strcmp(a, "-m")) model = v;
         else if (!strcmp(a, "-p")) prompt = v;
+        else if (!strcmp(a, "--tokenizer")) tok_path = v;
         else if (!strcmp(a, "-n")) n_predict = atoi(v);
         else if (!strcmp(a, "-t")) threads = atoi(v);
         else if (!strcmp(a, "-c")) n_ctx = atoi(v);
@@ -92,8 +100,20 @@ int main(int argc, char** argv) {
     }
     if (!model || !prompt) { usage(argv[0]); return 2; }
 
-    /* the file, its tokenizer and the model (weights used in place from the mapping on the CPU) */
-    if (rlx_gguf_open_file(model, NULL, &gf) != RLX_OK) { fprintf(stderr, "%s: %s\n", model, rlx_file_error()); return 1; }
+    /* a folder holds config.json */
+    {
+        char cfg[4096];
+        FILE* f;
+        snprintf(cfg, sizeof cfg, "%s/config.json", model);
+        if ((f = fopen(cfg, "rb")) != NULL) { folder = 1; fclose(f); }
+    }
+    if (folder && !tok_path) { fprintf(stderr, "%s is a Hugging Face folder: give its tokenizer as a GGUF file with --tokenizer\n", model); return 2; }
+
+    /* the file (or the tokenizer's), its tokenizer and the model (weights used in place from the mapping on the CPU) */
+    if (rlx_gguf_open_file(folder ? tok_path : model, NULL, &gf) != RLX_OK) {
+        fprintf(stderr, "%s: %s\n", folder ? tok_path : model, rlx_file_error());
+        return 1;
+    }
     {
         rlx_tokenizer_desc td;
         memset(&td, 0, sizeof td);
@@ -110,7 +130,7 @@ int main(int argc, char** argv) {
         ld.num_threads = threads;
         ld.error = err;
         ld.error_cap = sizeof err;
-        if (rlx_llm_load_gguf(gf, &ld, &llm) != RLX_OK) { fprintf(stderr, "model: %s\n", err); goto done; }
+        if ((folder ? rlx_llm_load_hf(model, &ld, &llm) : rlx_llm_load_gguf(gf, &ld, &llm)) != RLX_OK) { fprintf(stderr, "model: %s\n", err); goto done; }
         memset(&info, 0, sizeof info);
         if (rlx_llm_info_get(llm, &info) != RLX_OK || !info.arch_name) { fprintf(stderr, "model: no info\n"); goto done; }
         fprintf(stderr, "%s: %d layers, d %d, %d/%d heads, vocab %d, context %d, on %s\n", info.arch_name,
