@@ -11470,7 +11470,7 @@ typedef struct rlx__cl {
 #define RLX__CU_SPLIT_WORK 65536.0
 /* Blocks the key splits of a decode attention aim at (see rlx__cl_attention). */
 #ifndef RLX__ATT_FILL
-#define RLX__ATT_FILL 1024
+#define RLX__ATT_FILL 4096
 #endif
 /* matmul_quant with more than 8 rows of x dequantizes w to f32 in scratch (shared by every step) and runs the f32
    product when w's f32 copy takes at most this many bytes; larger weights run the qgemm kernel. */
