@@ -10,6 +10,11 @@ Weights are stored as the rlx graph uses them: a linear layer's weight is [in, o
   adamw: torch.optim.AdamW(lr=1e-2, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01) after
          torch.nn.utils.clip_grad_norm_(params, 1.0)
   sgd:   torch.optim.SGD(lr=0.1, momentum=0.9, weight_decay=1e-3)
+
+Also writes tests/data/train/transformer.safetensors: a 2-layer pre-norm decoder (vocab 16, context 8, width 16,
+2 heads of 8, MLP 32 with exact gelu, learned position embeddings, untied head; attention written as matmul +
+additive causal mask (-1e9) + softmax, as the rlx graph builds it) on 4 sequences, next-token cross-entropy,
+AdamW(lr=3e-3, weight_decay=0.01) after clip_grad_norm_(1.0), 200 steps on the same batch.
 """
 import json, os, struct
 import torch
@@ -73,5 +78,67 @@ def main():
     save(OUT, out)
     print("wrote", OUT, os.path.getsize(OUT), "bytes")
 
+V, T, D, H, F, B, L = 16, 8, 16, 2, 32, 4, 2
+
+def tf_param_shapes():
+    s = {"tok": (V, D), "pos": (T, D)}
+    for l in range(L):
+        for n, sh in (("ln1.g", (D,)), ("ln1.b", (D,)), ("wq", (D, D)), ("wk", (D, D)), ("wv", (D, D)),
+                      ("wo", (D, D)), ("ln2.g", (D,)), ("ln2.b", (D,)), ("w1", (D, F)), ("b1", (F,)),
+                      ("w2", (F, D)), ("b2", (D,))):
+            s["l%d.%s" % (l, n)] = sh
+    s["lnf.g"], s["lnf.b"], s["head"] = (D,), (D,), (D, V)
+    return s
+
+def tf_forward(p, tok, mask):
+    ln = torch.nn.functional.layer_norm
+    x = p["tok"][tok] + p["pos"]
+    for l in range(L):
+        q = lambda n: p["l%d.%s" % (l, n)]
+        h = ln(x, (D,), q("ln1.g"), q("ln1.b"), 1e-5)
+        def heads(t):
+            return t.reshape(B, T, H, D // H).transpose(1, 2)
+        qh, kh, vh = heads(h @ q("wq")), heads(h @ q("wk")), heads(h @ q("wv"))
+        att = torch.softmax(qh @ kh.transpose(2, 3) * (1.0 / (D // H) ** 0.5) + mask, -1)
+        x = x + (att @ vh).transpose(1, 2).reshape(B, T, D) @ q("wo")
+        h = ln(x, (D,), q("ln2.g"), q("ln2.b"), 1e-5)
+        x = x + torch.nn.functional.gelu(h @ q("w1") + q("b1")) @ q("w2") + q("b2")
+    return ln(x, (D,), p["lnf.g"], p["lnf.b"], 1e-5) @ p["head"]
+
+def transformer():
+    g = torch.Generator().manual_seed(99)
+    start = torch.randint(0, V, (B, 1), generator=g)
+    seq = (start * 5 + 3 * torch.arange(T + 1)) % V                     # a pattern per sequence
+    noise = torch.rand(B, T + 1, generator=g) < 0.1
+    seq = torch.where(noise, torch.randint(0, V, (B, T + 1), generator=g), seq)
+    tok, tgt = seq[:, :T].contiguous(), seq[:, 1:].contiguous()
+    init = {}
+    for n, sh in tf_param_shapes().items():
+        if n.endswith(".g"):
+            init[n] = 1.0 + 0.1 * torch.randn(sh, generator=g)
+        elif n.endswith(".b") or n.endswith("b1") or n.endswith("b2"):
+            init[n] = 0.05 * torch.randn(sh, generator=g)
+        else:
+            init[n] = torch.randn(sh, generator=g) * (0.5 / sh[0] ** 0.5 if len(sh) == 2 and n not in ("tok", "pos") else 0.3)
+    mask = torch.triu(torch.full((T, T), -1e9), 1)
+    p = {k: v.clone().requires_grad_(True) for k, v in init.items()}
+    params = list(p.values())
+    opt = torch.optim.AdamW(params, lr=3e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01)
+    losses = []
+    for s in range(STEPS):
+        loss = torch.nn.functional.cross_entropy(tf_forward(p, tok, mask).reshape(B * T, V), tgt.reshape(B * T))
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+        losses.append(loss.item())
+    out = {"tok": tok, "tgt": tgt, "losses": torch.tensor(losses, dtype=torch.float32)}
+    out.update({"init." + k: v for k, v in init.items()})
+    out.update({"final." + k: v.detach() for k, v in p.items()})
+    path = os.path.join(os.path.dirname(OUT), "transformer.safetensors")
+    save(path, out)
+    print("transformer loss", losses[0], "->", losses[-1], "; wrote", path, os.path.getsize(path), "bytes")
+
 if __name__ == "__main__":
     main()
+    transformer()
