@@ -272,11 +272,12 @@
        rlx_cross_entropy and rlx_mse_loss build losses; rlx_optimizer_step appends an SGD (momentum) or AdamW
        (bias correction, decoupled weight decay, clipping by global norm) update of the trainable params, which
        are states, written in place: one rlx_run is one training step and only the loss needs to be read. The
-       ops with gradient rules are listed at rlx_grad; the others (attention, rope, conv, pool, group_norm, ...)
-       are RLX_ERROR_UNSUPPORTED naming the node (write attention with matmul + softmax to train it for now).
+       ops with gradient rules are listed at rlx_grad (attention's goes through its decomposition into matmul
+       and softmax); the others (rope, conv, pool, group_norm, ...) are RLX_ERROR_UNSUPPORTED naming the node.
 
-   rlx.h does NOT: train through attention, rope, conv, pool, group_norm, resize or the fused add+norm (no
-   gradient rules yet), accumulate gradients over several runs or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
+   rlx.h does NOT: train through rope, conv, pool, group_norm, resize, the fused add+norm or attention with
+   kv_len (no gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
+   quadratic decomposition), accumulate gradients over several runs or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
    tensors (yet; RNN, GRU and LSTM are unrolled while importing; see the README's operator table), use BLAS, read big-endian GGUF files, write files larger
    than memory (the writers build the file in memory), move a store between devices (one store per device;
@@ -1911,8 +1912,11 @@ RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t 
    rank-1 operands), linear (any activation, optional bias; not the gated form made by fusion), sum mean
    reduce_max reduce_min (a tie shares the gradient equally), softmax log_softmax, layernorm rmsnorm (x, gamma,
    beta), reshape transpose slice (any step) concat expand pad (constant mode) gather (a scatter-add into
-   zeros, so repeated indices add up) cumsum, swiglu geglu. Not yet: attention, rope, conv, conv_transpose,
-   pool, group_norm, resize, add_norm, prod, scatter, state_write, matmul_integer, matmul_quant, topk values.
+   zeros, so repeated indices add up) cumsum, swiglu geglu, attention (q, k, v and bias; both layouts, GQA,
+   causal, window, keep_mask, softcap, scale; not kv_len) through its decomposition into matmul, masks and
+   softmax: the backward is quadratic in memory (an [B, H, Sq, Sk] probability tensor), not a fused kernel yet.
+   Not yet: rope, conv, conv_transpose, pool, group_norm, resize, add_norm, prod, scatter, state_write,
+   matmul_integer, matmul_quant, topk values.
    The wrt tensors that are states or params stop the walk, so their own inputs get nothing.
    Returns RLX_OK or the graph's sticky error. */
 RLXDEF rlx_result rlx_grad(rlx_graph* g, rlx_tensor loss, int n, const rlx_tensor* wrt, rlx_tensor* grads);
@@ -26858,6 +26862,7 @@ typedef struct rlx__ad {
     rlx_graph* g;
     uint32_t* gid;          /* gradient node of each node id, 0: none yet */
     unsigned char* dep;     /* 1: the node depends on a wrt tensor through differentiable inputs */
+    int cap;                /* entries of gid and dep (node ids 0 .. cap-1) */
 } rlx__ad;
 
 /* Records "rlx_grad: op (node N, 'name'): in0 [shape] dtype, ...: cause" as g's sticky error. */
@@ -26877,6 +26882,7 @@ static int rlx__ad_carries(const rlx__node* nd, int k) {
     case RLX_OP_WHERE: return k != 0;
     case RLX_OP_GATHER: case RLX_OP_SCATTER: return k != 1;
     case RLX_OP_STATE_WRITE: return k != 2;
+    case RLX_OP_ATTENTION: return k < 3 || (nd->ia[6] && k == 3 + (int)nd->ia[5]);   /* q, k, v, bias */
     default: return 1;
     }
 }
@@ -27008,6 +27014,102 @@ static void rlx__ad_red_shape(const rlx__node* nd, int xr, const int64_t* xs, in
     memcpy(ks, xs, sizeof(int64_t) * (size_t)xr);
     if (na == 0) for (i = 0; i < xr; i++) ks[i] = 1;
     for (i = 0; i < na; i++) ks[nd->ia[2 + i]] = 1;
+}
+
+static int rlx__ad_rule(rlx__ad* a, uint32_t id);
+
+/* Differentiates nodes [first, last] just built (a decomposition of one node, whose upstream gradient gy becomes
+   last's): their rules add to the gradients of the original node's inputs. */
+static int rlx__ad_sub(rlx__ad* a, uint32_t first, uint32_t last, rlx_tensor gy) {
+    rlx_graph* g = a->g;
+    uint32_t j;
+    if ((int64_t)last >= (int64_t)a->cap) {
+        int nc = (int)last + 1;
+        uint32_t* ng = (uint32_t*)rlx__calloc(&g->al, sizeof(uint32_t) * (size_t)nc);
+        unsigned char* nd = (unsigned char*)rlx__calloc(&g->al, (size_t)nc);
+        if (!ng || !nd) {
+            rlx__free(&g->al, ng); rlx__free(&g->al, nd);
+            rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "rlx_grad: out of memory for %u nodes", (unsigned)last);
+            return 0;
+        }
+        memcpy(ng, a->gid, sizeof(uint32_t) * (size_t)a->cap);
+        memcpy(nd, a->dep, (size_t)a->cap);
+        rlx__free(&g->al, a->gid); rlx__free(&g->al, a->dep);
+        a->gid = ng; a->dep = nd; a->cap = nc;
+    }
+    for (j = first; j <= last; j++) {
+        const rlx__node* n = rlx__N(g, j);
+        int k;
+        a->dep[j] = 0; a->gid[j] = 0;
+        for (k = 0; k < n->nin; k++)
+            if (rlx__ad_carries(n, k) && a->dep[rlx__in(g, n, k)]) { a->dep[j] = 1; break; }
+    }
+    if (!a->dep[last]) return 1;
+    a->gid[last] = gy.id;
+    for (j = last; j >= first && g->status == RLX_OK; j--)
+        if (a->dep[j] && a->gid[j] && !rlx__ad_rule(a, j)) return 0;
+    return g->status == RLX_OK;
+}
+
+/* [B, S, H·D] (BSHD) or [B, H, S, D] -> [B, H, S, D] */
+static rlx_tensor rlx__ad_bhsd(rlx_graph* g, rlx_tensor t, int bshd, int64_t B, int64_t H, int64_t S, int64_t D) {
+    int64_t s4[4];
+    int perm[4] = {0, 2, 1, 3};
+    if (!bshd) return t;
+    s4[0] = B; s4[1] = S; s4[2] = H; s4[3] = D;
+    return rlx_transpose(g, rlx_reshape(g, t, 4, s4), perm);
+}
+
+/* Attention written with matmul, softmax and masks (the decomposition its gradient goes through): the same
+   semantics as the fused op except kv_len, which has no rule yet. Returns the output in the node's layout. */
+static rlx_tensor rlx__ad_attention(rlx_graph* g, const rlx__node* nd, uint32_t iq, uint32_t ik, uint32_t iv,
+                                    uint32_t ikeep, uint32_t ibias) {
+    int bshd = (rlx_layout)nd->ia[0] == RLX_LAYOUT_BSHD, perm[4] = {0, 1, 3, 2}, perm2[4] = {0, 2, 1, 3};
+    int64_t B = nd->ia[10], Sq = nd->ia[11], Sk = nd->ia[12], H = nd->ia[1], Hkv = nd->ia[2], D = nd->ia[8],
+            Dv = nd->ia[9], G = Hkv > 0 ? H / Hkv : 1, s5[5], s4[4], s3[3];
+    rlx_dtype dt = nd->dtype, ct = dt == RLX_F64 ? RLX_F64 : RLX_F32;
+    rlx_tensor q = rlx__T(iq), k = rlx__T(ik), v = rlx__T(iv), s, vis = rlx__T(0), p, o;
+    double scale = nd->fa[0], cap = nd->fa[1];
+    if (dt != ct) { q = rlx_cast(g, q, ct); k = rlx_cast(g, k, ct); v = rlx_cast(g, v, ct); }
+    q = rlx__ad_bhsd(g, q, bshd, B, H, Sq, D);
+    k = rlx__ad_bhsd(g, k, bshd, B, Hkv, Sk, D);
+    v = rlx__ad_bhsd(g, v, bshd, B, Hkv, Sk, Dv);
+    if (G > 1) {   /* query head h reads kv head h / G */
+        s5[0] = B; s5[1] = Hkv; s5[2] = 1; s5[3] = Sk; s5[4] = D;
+        k = rlx_reshape(g, k, 5, s5); s5[2] = G; k = rlx_expand(g, k, 5, s5);
+        s4[0] = B; s4[1] = H; s4[2] = Sk; s4[3] = D; k = rlx_reshape(g, k, 4, s4);
+        s5[2] = 1; s5[4] = Dv; v = rlx_reshape(g, v, 5, s5); s5[2] = G; v = rlx_expand(g, v, 5, s5);
+        s4[3] = Dv; v = rlx_reshape(g, v, 4, s4);
+    }
+    s = rlx_mul(g, rlx_matmul(g, q, rlx_transpose(g, k, perm)), rlx_scalar(g, ct, scale));
+    if (cap > 0) s = rlx_mul(g, rlx_tanh(g, rlx_mul(g, s, rlx_scalar(g, ct, 1.0 / cap))), rlx_scalar(g, ct, cap));
+    if (ibias) s = rlx_add(g, s, dt != ct ? rlx_cast(g, rlx__T(ibias), ct) : rlx__T(ibias));
+    if (nd->ia[3] || nd->ia[4] > 0) {   /* causal (window implies it): key j visible to query i iff j - i <= Sk - Sq */
+        int64_t one = 1;
+        rlx_tensor ii = rlx_cumsum(g, rlx_expand(g, rlx_scalar(g, RLX_I64, 1), 1, &Sq), 0, 1, 0);
+        rlx_tensor jj = rlx_cumsum(g, rlx_expand(g, rlx_scalar(g, RLX_I64, 1), 1, &Sk), 0, 1, 0), diff;
+        s3[0] = Sq; s3[1] = 1;
+        diff = rlx_sub(g, jj, rlx_reshape(g, ii, 2, s3));
+        (void)one;
+        vis = rlx_le(g, diff, rlx_scalar(g, RLX_I64, (double)(Sk - Sq)));
+        if (nd->ia[4] > 0)
+            vis = rlx_where(g, rlx_gt(g, diff, rlx_scalar(g, RLX_I64, (double)(Sk - Sq - nd->ia[4]))), vis,
+                            rlx_lt(g, diff, diff));   /* and: false where outside the window */
+    }
+    if (ikeep) {
+        rlx_tensor km = rlx__T(ikeep);
+        int kr = rlx__N(g, ikeep)->rank;
+        s4[0] = B; s4[1] = 1; s4[2] = kr == 3 ? Sq : 1; s4[3] = Sk;
+        km = rlx_reshape(g, km, 4, s4);
+        vis = vis.id ? rlx_where(g, km, vis, rlx_lt(g, s, s)) : km;
+    }
+    if (vis.id) s = rlx_where(g, vis, s, rlx_scalar(g, ct, -1e30));
+    p = rlx_softmax(g, s, -1);
+    if (vis.id) p = rlx_mul(g, p, rlx_cast(g, vis, ct));   /* a query that sees no key outputs zeros */
+    o = rlx_matmul(g, p, v);
+    if (bshd) { s3[0] = B; s3[1] = Sq; s3[2] = H * Dv; o = rlx_reshape(g, rlx_transpose(g, o, perm2), 3, s3); }
+    if (dt != ct) o = rlx_cast(g, o, dt);
+    return o;
 }
 
 /* The gradient rule of node id for its upstream gradient; adds to its inputs' gradients. */
@@ -27187,6 +27289,18 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
     }
     case RLX_OP_CUMSUM:
         return rlx__ad_acc(a, i0, rlx_cumsum(g, gy, (int)nd.ia[0], (int)nd.ia[1], !nd.ia[2]));
+    case RLX_OP_ATTENTION: {   /* through its decomposition (matmul, softmax, masks): not a fused backward yet */
+        uint32_t first = (uint32_t)g->n + 1, ikeep = nd.ia[5] ? rlx__in(g, &nd, 3) : 0,
+                 ibias = nd.ia[6] ? rlx__in(g, &nd, 3 + (int)nd.ia[5]) : 0;
+        if (nd.ia[7]) {
+            rlx__ad_node_err(g, RLX_ERROR_UNSUPPORTED, id, "attention with kv_len has no gradient rule (yet); "
+                             "leave kv_len out (or mask with keep_mask) to train");
+            return 0;
+        }
+        t = rlx__ad_attention(g, &nd, i0, i1, rlx__in(g, &nd, 2), ikeep, ibias);
+        if (t.id == 0 || g->status != RLX_OK) return 0;
+        return rlx__ad_sub(a, first, t.id, gy);
+    }
     case RLX_OP_SWIGLU: case RLX_OP_GEGLU: {
         rlx_op f = nd.op == RLX_OP_SWIGLU ? RLX_OP_SILU : RLX_OP_GELU;
         rlx_tensor act = f == RLX_OP_SILU ? rlx_silu(g, x) : rlx_gelu(g, x);
@@ -27237,6 +27351,7 @@ RLXDEF rlx_result rlx_grad(rlx_graph* g, rlx_tensor loss, int n, const rlx_tenso
                              "tensors", k, (unsigned)wrt[k].id, rlx_dtype_name(rlx__N(g, wrt[k].id)->dtype));
     N = (uint32_t)g->n;
     a.g = g;
+    a.cap = (int)N + 1;
     a.gid = (uint32_t*)rlx__calloc(&g->al, sizeof(uint32_t) * ((size_t)N + 1));
     a.dep = (unsigned char*)rlx__calloc(&g->al, (size_t)N + 1);
     if (!a.gid || !a.dep) {

@@ -19,8 +19,8 @@ typedef struct gcase {
     const char* name;
     rlx_dtype dt;
     int nin;
-    int rank[3];
-    int64_t shape[3][4];
+    int rank[4];
+    int64_t shape[4][4];
     double lo, hi;      /* |x| in [lo, hi], random sign (lo > 0: away from 0) unless pos */
     int pos;            /* inputs positive */
     build_fn f;
@@ -109,6 +109,29 @@ static rlx_tensor b_attn_dec(rlx_graph* g, const rlx_tensor* x) {   /* attention
     return rlx_matmul(g, rlx_softmax(g, s, -1), x[2]);
 }
 
+static rlx_tensor b_attn_causal(rlx_graph* g, const rlx_tensor* x) {   /* BHSD, causal, Sq < Sk */
+    rlx_attention_desc d;
+    memset(&d, 0, sizeof d);
+    d.layout = RLX_LAYOUT_BHSD; d.causal = 1;
+    return rlx_attention(g, x[0], x[1], x[2], &d);
+}
+static rlx_tensor b_attn_gqa(rlx_graph* g, const rlx_tensor* x) {   /* BSHD, 4 query heads on 2 kv heads, window, softcap */
+    rlx_attention_desc d;
+    memset(&d, 0, sizeof d);
+    d.layout = RLX_LAYOUT_BSHD; d.num_heads = 4; d.num_kv_heads = 2; d.window = 2; d.softcap = 2.0f; d.scale = 0.8f;
+    return rlx_attention(g, x[0], x[1], x[2], &d);
+}
+static rlx_tensor b_attn_mask_bias(rlx_graph* g, const rlx_tensor* x) {   /* keep_mask (a query row of batch 1 sees nothing) + bias */
+    static const uint8_t km[2 * 3 * 4] = {1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 0, 1, 1, 0, 1, 1, 0};
+    int64_t ks[3] = {2, 3, 4};
+    rlx_attention_desc d;
+    memset(&d, 0, sizeof d);
+    d.layout = RLX_LAYOUT_BHSD;
+    d.keep_mask = rlx_constant(g, RLX_BOOL, 3, ks, km);
+    d.bias = x[3];
+    return rlx_attention(g, x[0], x[1], x[2], &d);
+}
+
 #define S1(a) 1, {{a}}
 #define CASE1(nm, fn, d0, d1, lo, hi, pos) {nm, RLX_F64, 1, {2}, {{d0, d1}}, lo, hi, pos, fn}
 static const gcase cases[] = {
@@ -164,6 +187,9 @@ static const gcase cases[] = {
     {"cross_entropy", RLX_F64, 1, {2}, {{4, 5}}, 0.1, 2, 0, b_xent},
     {"mse_loss", RLX_F64, 2, {2, 2}, {{3, 4}, {3, 4}}, 0.1, 2, 0, b_mse_loss},
     {"mlp + cross_entropy", RLX_F64, 3, {2, 2, 1}, {{3, 4}, {4, 5}, {5}}, 0.1, 1, 0, b_mlp},
+    {"attention op BHSD causal (f32)", RLX_F32, 3, {4, 4, 4}, {{1, 2, 3, 4}, {1, 2, 5, 4}, {1, 2, 5, 3}}, 0.1, 1, 0, b_attn_causal},
+    {"attention op BSHD GQA window softcap (f32)", RLX_F32, 3, {3, 3, 3}, {{2, 3, 8}, {2, 4, 4}, {2, 4, 4}}, 0.1, 1, 0, b_attn_gqa},
+    {"attention op keep_mask bias (f32)", RLX_F32, 4, {4, 4, 4, 4}, {{2, 2, 3, 4}, {2, 2, 4, 4}, {2, 2, 4, 3}, {1, 2, 3, 4}}, 0.1, 1, 0, b_attn_mask_bias},
     {"attention (matmul+softmax)", RLX_F64, 3, {3, 3, 3}, {{2, 3, 4}, {2, 5, 4}, {2, 5, 3}}, 0.1, 1, 0, b_attn_dec},
 };
 
@@ -199,13 +225,13 @@ static int get_out(rlx_program* p, const char* nm, rlx_dtype dt, double* v, int6
 
 static void run_case(const gcase* c) {
     rlx_graph* g = rlx_graph_create(NULL);
-    rlx_tensor xs[3], gr[3], y, loss;
+    rlx_tensor xs[4], gr[4], y, loss;
     rlx_program* p = NULL;
     rlx_compile_desc cd;
-    double *xv[3], *gv[3], lp, lm, l0 = 0, worst = 0;
+    double *xv[4], *gv[4], lp, lm, l0 = 0, worst = 0;
     char nm[16];
     int k, r, yr = 0, bad = 0, kinks = 0, total = 0;
-    int64_t ys[RLX_MAX_RANK], n[3], j;
+    int64_t ys[RLX_MAX_RANK], n[4], j;
     rlx_dtype ldt;
     int f32 = c->dt == RLX_F32;
     double h = f32 ? 1e-3 : 1e-6, atol = f32 ? 2e-3 : 1e-6, rtol = f32 ? 2e-2 : 1e-5;
@@ -318,6 +344,20 @@ static void test_errors(void) {
         r = rlx_grad(g, loss, 1, &w, grads);
         TH_CHECK(r == RLX_ERROR_UNSUPPORTED && strstr(rlx_graph_error(g), "conv (node") &&
                  strstr(rlx_graph_error(g), "no gradient rule"), "conv: %s / %s", rlx_result_string(r), rlx_graph_error(g));
+    }
+    rlx_graph_destroy(g);
+
+    g = rlx_graph_create(NULL);   /* attention with kv_len: no rule */
+    {
+        int64_t qs[4] = {1, 1, 2, 4};
+        rlx_attention_desc ad;
+        memset(&ad, 0, sizeof ad);
+        ad.layout = RLX_LAYOUT_BHSD;
+        ad.kv_len = rlx_scalar(g, RLX_I64, 1);
+        x = rlx_input(g, "q", RLX_F32, 4, qs);
+        loss = rlx_reduce_sum(g, rlx_attention(g, x, x, x, &ad), 0, NULL, 0);
+        r = rlx_grad(g, loss, 1, &x, grads);
+        TH_CHECK(r == RLX_ERROR_UNSUPPORTED && strstr(rlx_graph_error(g), "kv_len"), "attention kv_len: %s", rlx_graph_error(g));
     }
     rlx_graph_destroy(g);
 
