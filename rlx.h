@@ -1905,7 +1905,8 @@ RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t 
    - A gradient that would have to pass through a non-differentiable node (argmax/argmin, comparisons, a cast
      to an integer or bool dtype, topk indices, sample: every node with a non-float result) is
      RLX_ERROR_INVALID_ARGUMENT naming that node; round, floor and ceil have a zero gradient (as PyTorch).
-   - An op without a gradient rule on the path is RLX_ERROR_UNSUPPORTED naming the node and the op.
+   - An op without a gradient rule on the path is RLX_ERROR_UNSUPPORTED naming the node and the op; so is a
+     graph with symbolic dims (rlx_dim): the backward graph needs concrete shapes (yet).
    Ops with rules: neg abs exp log sqrt rsqrt sin cos tan atan tanh sigmoid relu gelu gelu_tanh silu erf
    (round floor ceil: zero), add sub mul div pow max min (numpy broadcasting, reduced back to each operand's
    shape; max/min send a tie to a), where (a and b), cast between float dtypes, matmul (batched, broadcast,
@@ -27330,6 +27331,9 @@ RLXDEF rlx_result rlx_grad(rlx_graph* g, rlx_tensor loss, int n, const rlx_tenso
     if (n < 1 || !wrt || !grads)
         return rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rlx_grad: n = %d, wrt %s, grads %s (need n >= 1 and both "
                          "arrays)", n, wrt ? "set" : "NULL", grads ? "set" : "NULL");
+    if (g->ndims > 0)
+        return rlx__gerr(g, RLX_ERROR_UNSUPPORTED, "rlx_grad: the graph has symbolic dims (rlx_dim); gradients are "
+                         "built for concrete shapes only (yet): build the training graph without rlx_dim");
     if (!rlx__begin(g, "rlx_grad loss", 1, &loss)) return g->status;
     if (!rlx__begin(g, "rlx_grad wrt", n, wrt)) return g->status;
     g->ctx_what = NULL;
@@ -27400,7 +27404,7 @@ RLXDEF rlx_result rlx_grad(rlx_graph* g, rlx_tensor loss, int n, const rlx_tenso
 RLXDEF rlx_tensor rlx_cross_entropy(rlx_graph* g, rlx_tensor logits, rlx_tensor labels) {
     rlx_tensor ts[2], lsm, iota, lab, hot;
     const rlx__node *nl, *nb;
-    int64_t ls[RLX_MAX_RANK], bs[RLX_MAX_RANK], C, rows;
+    int64_t ls[RLX_MAX_RANK], bs[RLX_MAX_RANK], C;
     int lr;
     rlx_dtype dt;
     ts[0] = logits; ts[1] = labels;
@@ -27421,14 +27425,17 @@ RLXDEF rlx_tensor rlx_cross_entropy(rlx_graph* g, rlx_tensor logits, rlx_tensor 
     memcpy(ls, nl->shape, sizeof ls);
     memcpy(bs, nb->shape, sizeof bs);
     C = ls[lr - 1];
-    rows = rlx__numel(lr - 1, ls);
     g->ctx_what = NULL;
     lsm = rlx_log_softmax(g, logits, -1);
     iota = rlx_cumsum(g, rlx_expand(g, rlx_scalar(g, RLX_I64, 1), 1, &C), 0, 1, 0);   /* 0 .. C-1, on the device */
     bs[lr - 1] = 1;
     lab = rlx_reshape(g, nb->dtype == RLX_I64 ? labels : rlx_cast(g, labels, RLX_I64), lr, bs);
     hot = rlx_cast(g, rlx_eq(g, lab, iota), dt);
-    return rlx_mul(g, rlx_reduce_sum(g, rlx_mul(g, hot, lsm), 0, NULL, 0), rlx_scalar(g, dt, -1.0 / (double)rows));
+    {
+        int last = -1;   /* -mean over the rows of each row's picked log-probability */
+        rlx_tensor picked = rlx_reduce_sum(g, rlx_mul(g, hot, lsm), 1, &last, 0);
+        return rlx_neg(g, lr > 1 ? rlx_reduce_mean(g, picked, 0, NULL, 0) : picked);
+    }
 }
 
 RLXDEF rlx_tensor rlx_mse_loss(rlx_graph* g, rlx_tensor pred, rlx_tensor target) {

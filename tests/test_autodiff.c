@@ -347,6 +347,17 @@ static void test_errors(void) {
     }
     rlx_graph_destroy(g);
 
+    g = rlx_graph_create(NULL);   /* symbolic dims: not yet */
+    {
+        int64_t sd[2];
+        sd[0] = rlx_dim(g, "batch", 2); sd[1] = 3;
+        x = rlx_input(g, "x", RLX_F32, 2, sd);
+        r = rlx_grad(g, rlx_reduce_sum(g, rlx_exp(g, x), 0, NULL, 0), 1, &x, grads);
+        TH_CHECK(r == RLX_ERROR_UNSUPPORTED && strstr(rlx_graph_error(g), "symbolic dims"), "symbolic dims: %s",
+                 rlx_graph_error(g));
+    }
+    rlx_graph_destroy(g);
+
     g = rlx_graph_create(NULL);   /* attention with kv_len: no rule */
     {
         int64_t qs[4] = {1, 1, 2, 4};
