@@ -1919,7 +1919,7 @@ RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t 
    Not yet: rope, conv, conv_transpose, pool, group_norm, resize, add_norm, prod, scatter, state_write,
    matmul_integer, matmul_quant, topk values.
    The wrt tensors that are states or params stop the walk, so their own inputs get nothing.
-   Returns RLX_OK or the graph's sticky error. */
+   Returns RLX_OK or the graph's sticky error. Fuzzed with random graphs (tests/fuzz/fuzz_autodiff.c). */
 RLXDEF rlx_result rlx_grad(rlx_graph* g, rlx_tensor loss, int n, const rlx_tensor* wrt, rlx_tensor* grads);
 
 /* Losses (builders; the result is a rank-0 tensor in the input's float dtype).
