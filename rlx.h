@@ -273,10 +273,10 @@
        (bias correction, decoupled weight decay, clipping by global norm) update of the trainable params, which
        are states, written in place: one rlx_run is one training step and only the loss needs to be read. The
        ops with gradient rules are listed at rlx_grad (attention's goes through its decomposition into matmul
-       and softmax); the others (rope, conv, pool, group_norm, ...) are RLX_ERROR_UNSUPPORTED naming the node.
+       and softmax); the others (rope, conv, pool, resize, ...) are RLX_ERROR_UNSUPPORTED naming the node.
 
-   rlx.h does NOT: train through rope, conv, pool, group_norm, resize, the fused add+norm or attention with
-   kv_len (no gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
+   rlx.h does NOT: train through rope, conv, conv_transpose, pool, resize or attention with kv_len (no
+   gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
    quadratic decomposition), accumulate gradients over several runs or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
    tensors (yet; RNN, GRU and LSTM are unrolled while importing; see the README's operator table), use BLAS, read big-endian GGUF files, write files larger
@@ -1915,9 +1915,10 @@ RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t 
    beta), reshape transpose slice (any step) concat expand pad (constant mode) gather (a scatter-add into
    zeros, so repeated indices add up) cumsum, swiglu geglu, attention (q, k, v and bias; both layouts, GQA,
    causal, window, keep_mask, softcap, scale; not kv_len) through its decomposition into matmul, masks and
-   softmax: the backward is quadratic in memory (an [B, H, Sq, Sk] probability tensor), not a fused kernel yet.
-   Not yet: rope, conv, conv_transpose, pool, group_norm, resize, add_norm, prod, scatter, state_write,
-   matmul_integer, matmul_quant, topk values.
+   softmax: the backward is quadratic in memory (an [B, H, Sq, Sk] probability tensor), not a fused kernel yet;
+   group_norm and the fused add_rmsnorm / add_layernorm (both outputs) through the plain ops.
+   Not yet: rope, conv, conv_transpose, pool, resize, prod, scatter, state_write, matmul_integer,
+   matmul_quant, topk values.
    The wrt tensors that are states or params stop the walk, so their own inputs get nothing.
    Returns RLX_OK or the graph's sticky error. Fuzzed with random graphs (tests/fuzz/fuzz_autodiff.c). */
 RLXDEF rlx_result rlx_grad(rlx_graph* g, rlx_tensor loss, int n, const rlx_tensor* wrt, rlx_tensor* grads);
@@ -27290,6 +27291,36 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
     }
     case RLX_OP_CUMSUM:
         return rlx__ad_acc(a, i0, rlx_cumsum(g, gy, (int)nd.ia[0], (int)nd.ia[1], !nd.ia[2]));
+    case RLX_OP_GROUP_NORM: {   /* through its decomposition: layernorm over [N, G, C/G · spatial], then γ, β */
+        uint32_t first = (uint32_t)g->n + 1;
+        int64_t s3[3], sc[RLX_MAX_RANK];
+        int kg = 1;
+        rlx_tensor none = rlx__T(0);
+        s3[0] = xs[0]; s3[1] = nd.ia[0]; s3[2] = -1;
+        t = rlx_reshape(g, rlx_layernorm(g, rlx_reshape(g, x, 3, s3), none, none, 2, (float)nd.fa[0]), xr, xs);
+        for (k = 0; k < xr - 1; k++) sc[k] = k == 0 ? xs[1] : 1;
+        if (nd.ia[1]) t = rlx_mul(g, t, rlx_reshape(g, rlx__T(rlx__in(g, &nd, kg++)), xr - 1, sc));
+        if (nd.ia[2]) t = rlx_add(g, t, rlx_reshape(g, rlx__T(rlx__in(g, &nd, kg)), xr - 1, sc));
+        if (t.id == 0 || g->status != RLX_OK) return 0;
+        return rlx__ad_sub(a, first, t.id, gy);
+    }
+    case RLX_OP_ADD_NORM: {   /* norm(x + residual), through the plain ops */
+        uint32_t first = (uint32_t)g->n + 1;
+        int kg = 2;
+        rlx_tensor gam = rlx__T(0), bet = rlx__T(0), sum = rlx_add(g, x, b);
+        if (nd.ia[1]) gam = rlx__T(rlx__in(g, &nd, kg++));
+        if (nd.ia[2]) bet = rlx__T(rlx__in(g, &nd, kg));
+        t = nd.ia[3] ? rlx_layernorm(g, sum, gam, bet, (int)nd.ia[0], (float)nd.fa[0])
+                     : rlx_rmsnorm(g, sum, gam, bet, (float)nd.fa[0]);
+        if (t.id == 0 || g->status != RLX_OK) return 0;
+        return rlx__ad_sub(a, first, t.id, gy);
+    }
+    case RLX_OP_EXTRA:   /* the sum output of add_norm is x + residual */
+        if (rlx__N(g, i0)->op == RLX_OP_ADD_NORM) {
+            uint32_t ix = rlx__in(g, rlx__N(g, i0), 0), ir = rlx__in(g, rlx__N(g, i0), 1);
+            return rlx__ad_acc(a, ix, gy) && rlx__ad_acc(a, ir, gy);
+        }
+        break;
     case RLX_OP_ATTENTION: {   /* through its decomposition (matmul, softmax, masks): not a fused backward yet */
         uint32_t first = (uint32_t)g->n + 1, ikeep = nd.ia[5] ? rlx__in(g, &nd, 3) : 0,
                  ibias = nd.ia[6] ? rlx__in(g, &nd, 3 + (int)nd.ia[5]) : 0;

@@ -132,6 +132,16 @@ static rlx_tensor b_attn_mask_bias(rlx_graph* g, const rlx_tensor* x) {   /* kee
     return rlx_attention(g, x[0], x[1], x[2], &d);
 }
 
+static rlx_tensor b_group_norm(rlx_graph* g, const rlx_tensor* x) { return rlx_group_norm(g, x[0], 2, x[1], x[2], 1e-5f); }
+static rlx_tensor b_group_norm_plain(rlx_graph* g, const rlx_tensor* x) { rlx_tensor z = {0, 0}; return rlx_group_norm(g, x[0], 3, z, z, 1e-5f); }
+static rlx_tensor b_add_rmsnorm(rlx_graph* g, const rlx_tensor* x) {   /* both outputs used */
+    rlx_tensor sum, y = rlx_add_rmsnorm(g, x[0], x[1], x[2], (rlx_tensor){0, 0}, 1e-6f, &sum);
+    return rlx_mul(g, y, rlx_sin(g, sum));
+}
+static rlx_tensor b_add_layernorm(rlx_graph* g, const rlx_tensor* x) {
+    return rlx_add_layernorm(g, x[0], x[1], x[2], x[3], -1, 1e-5f, NULL);
+}
+
 #define S1(a) 1, {{a}}
 #define CASE1(nm, fn, d0, d1, lo, hi, pos) {nm, RLX_F64, 1, {2}, {{d0, d1}}, lo, hi, pos, fn}
 static const gcase cases[] = {
@@ -190,6 +200,10 @@ static const gcase cases[] = {
     {"attention op BHSD causal (f32)", RLX_F32, 3, {4, 4, 4}, {{1, 2, 3, 4}, {1, 2, 5, 4}, {1, 2, 5, 3}}, 0.1, 1, 0, b_attn_causal},
     {"attention op BSHD GQA window softcap (f32)", RLX_F32, 3, {3, 3, 3}, {{2, 3, 8}, {2, 4, 4}, {2, 4, 4}}, 0.1, 1, 0, b_attn_gqa},
     {"attention op keep_mask bias (f32)", RLX_F32, 4, {4, 4, 4, 4}, {{2, 2, 3, 4}, {2, 2, 4, 4}, {2, 2, 4, 3}, {1, 2, 3, 4}}, 0.1, 1, 0, b_attn_mask_bias},
+    {"group_norm gamma beta", RLX_F64, 3, {3, 1, 1}, {{2, 4, 3}, {4}, {4}}, 0.1, 2, 0, b_group_norm},
+    {"group_norm plain [2,6,2,2]", RLX_F64, 1, {4}, {{2, 6, 2, 2}}, 0.1, 2, 0, b_group_norm_plain},
+    {"add_rmsnorm with sum_out", RLX_F64, 3, {2, 2, 1}, {{3, 5}, {3, 5}, {5}}, 0.1, 2, 0, b_add_rmsnorm},
+    {"add_layernorm", RLX_F64, 4, {2, 2, 1, 1}, {{3, 5}, {3, 5}, {5}, {5}}, 0.1, 2, 0, b_add_layernorm},
     {"attention (matmul+softmax)", RLX_F64, 3, {3, 3, 3}, {{2, 3, 4}, {2, 5, 4}, {2, 5, 3}}, 0.1, 1, 0, b_attn_dec},
 };
 
