@@ -273,10 +273,11 @@
        (bias correction, decoupled weight decay, clipping by global norm) update of the trainable params, which
        are states, written in place: one rlx_run is one training step and only the loss needs to be read. The
        ops with gradient rules are listed at rlx_grad (attention's goes through its decomposition into matmul
-       and softmax); the others (rope, conv, pool, resize, ...) are RLX_ERROR_UNSUPPORTED naming the node.
+       and softmax); the others (rope, grouped conv, pool, resize, ...) are RLX_ERROR_UNSUPPORTED naming the
+       node.
 
-   rlx.h does NOT: train through rope, conv, conv_transpose, pool, resize or attention with kv_len (no
-   gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
+   rlx.h does NOT: train through rope, grouped conv, conv_transpose, pool, resize or attention with kv_len
+   (no gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
    quadratic decomposition), accumulate gradients over several runs or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
    tensors (yet; RNN, GRU and LSTM are unrolled while importing; see the README's operator table), use BLAS, read big-endian GGUF files, write files larger
@@ -1916,8 +1917,9 @@ RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t 
    zeros, so repeated indices add up) cumsum, swiglu geglu, attention (q, k, v and bias; both layouts, GQA,
    causal, window, keep_mask, softcap, scale; not kv_len) through its decomposition into matmul, masks and
    softmax: the backward is quadratic in memory (an [B, H, Sq, Sk] probability tensor), not a fused kernel yet;
-   group_norm and the fused add_rmsnorm / add_layernorm (both outputs) through the plain ops.
-   Not yet: rope, conv, conv_transpose, pool, resize, prod, scatter, state_write, matmul_integer,
+   group_norm and the fused add_rmsnorm / add_layernorm (both outputs) through the plain ops; conv 1D and 2D
+   with groups = 1 (x, w, bias; any stride, dilation, padding: dx is a conv_transpose, dw a conv).
+   Not yet: rope, grouped conv, conv_transpose, pool, resize, prod, scatter, state_write, matmul_integer,
    matmul_quant, topk values.
    The wrt tensors that are states or params stop the walk, so their own inputs get nothing.
    Returns RLX_OK or the graph's sticky error. Fuzzed with random graphs (tests/fuzz/fuzz_autodiff.c). */
@@ -27291,6 +27293,50 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
     }
     case RLX_OP_CUMSUM:
         return rlx__ad_acc(a, i0, rlx_cumsum(g, gy, (int)nd.ia[0], (int)nd.ia[1], !nd.ia[2]));
+    case RLX_OP_CONV: {   /* groups 1: dx = conv_transpose(gy, w), dw = a conv of x by gy (batch and channels swapped) */
+        int ns = (int)nd.ia[0], perm[4] = {1, 0, 2, 3}, off = 2 - ns;   /* 1D runs as 2D with a height of 1 */
+        int64_t ws[RLX_MAX_RANK], x4[4], w4[4], y4[4];
+        rlx_conv_desc cdx, cdw;
+        rlx_tensor X = x, W = b, GY = gy;
+        if (nd.ia[9] != 1) break;
+        memcpy(ws, rlx__N(g, i1)->shape, sizeof ws);
+        memset(&cdx, 0, sizeof cdx);
+        memset(&cdw, 0, sizeof cdw);
+        if (ns == 1) {
+            x4[0] = xs[0]; x4[1] = xs[1]; x4[2] = 1; x4[3] = xs[2];
+            w4[0] = ws[0]; w4[1] = ws[1]; w4[2] = 1; w4[3] = ws[2];
+            y4[0] = nd.shape[0]; y4[1] = nd.shape[1]; y4[2] = 1; y4[3] = nd.shape[2];
+            X = rlx_reshape(g, x, 4, x4); W = rlx_reshape(g, b, 4, w4); GY = rlx_reshape(g, gy, 4, y4);
+            cdx.stride[0] = cdx.dilation[0] = cdw.stride[0] = cdw.dilation[0] = 1;
+        }
+        for (k = 0; k < ns; k++) {
+            int64_t st = nd.ia[1 + k], dl = nd.ia[3 + k], pb = nd.ia[5 + k], pe = nd.ia[7 + k];
+            int64_t K = ws[2 + k], ek = dl * (K - 1) + 1;
+            cdx.stride[k + off] = (int)st; cdx.dilation[k + off] = (int)dl;
+            cdx.pad_begin[k + off] = (int)pb; cdx.pad_end[k + off] = (int)pe;
+            cdx.output_padding[k + off] = (int)(xs[2 + k] + pb + pe - ek - (nd.shape[2 + k] - 1) * st);   /* < stride */
+            cdw.stride[k + off] = (int)dl; cdw.dilation[k + off] = (int)st;
+            cdw.pad_begin[k + off] = (int)pb; cdw.pad_end[k + off] = (int)pe;
+        }
+        if (a->dep[i0]) {
+            t = rlx_conv_transpose(g, GY, W, rlx__T(0), &cdx);
+            if (ns == 1) t = rlx_reshape(g, t, xr, xs);
+            if (!rlx__ad_acc(a, i0, t)) return 0;
+        }
+        if (a->dep[i1]) {
+            t = rlx_conv(g, rlx_transpose(g, X, perm), rlx_transpose(g, GY, perm), rlx__T(0), &cdw);
+            for (k = 0; k < ns; k++) t = rlx_narrow(g, t, 2 + k + off, 0, ws[2 + k]);
+            t = rlx_transpose(g, t, perm);
+            if (ns == 1) t = rlx_reshape(g, t, 3, ws);
+            if (!rlx__ad_acc(a, i1, t)) return 0;
+        }
+        if (nd.ia[10]) {
+            uint32_t ib = rlx__in(g, &nd, 2);
+            int axes[3] = {0, 2, 3};
+            if (a->dep[ib] && !rlx__ad_acc(a, ib, rlx_reduce_sum(g, gy, 1 + ns, axes, 0))) return 0;
+        }
+        return 1;
+    }
     case RLX_OP_GROUP_NORM: {   /* through its decomposition: layernorm over [N, G, C/G · spatial], then γ, β */
         uint32_t first = (uint32_t)g->n + 1;
         int64_t s3[3], sc[RLX_MAX_RANK];

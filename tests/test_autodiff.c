@@ -142,6 +142,25 @@ static rlx_tensor b_add_layernorm(rlx_graph* g, const rlx_tensor* x) {
     return rlx_add_layernorm(g, x[0], x[1], x[2], x[3], -1, 1e-5f, NULL);
 }
 
+static rlx_tensor b_conv2d(rlx_graph* g, const rlx_tensor* x) {   /* stride 2, padding 1/0, bias; unused last row */
+    rlx_conv_desc d;
+    memset(&d, 0, sizeof d);
+    d.stride[0] = 2; d.stride[1] = 1; d.pad_begin[0] = 1; d.pad_begin[1] = 1; d.pad_end[1] = 0;
+    return rlx_conv(g, x[0], x[1], x[2], &d);
+}
+static rlx_tensor b_conv2d_dil(rlx_graph* g, const rlx_tensor* x) {   /* dilation 2, stride 1, no bias */
+    rlx_conv_desc d;
+    memset(&d, 0, sizeof d);
+    d.dilation[0] = 2; d.dilation[1] = 2; d.pad_end[0] = 1;
+    return rlx_conv(g, x[0], x[1], (rlx_tensor){0, 0}, &d);
+}
+static rlx_tensor b_conv1d(rlx_graph* g, const rlx_tensor* x) {
+    rlx_conv_desc d;
+    memset(&d, 0, sizeof d);
+    d.stride[0] = 3; d.pad_begin[0] = 2; d.pad_end[0] = 1;
+    return rlx_conv(g, x[0], x[1], x[2], &d);
+}
+
 #define S1(a) 1, {{a}}
 #define CASE1(nm, fn, d0, d1, lo, hi, pos) {nm, RLX_F64, 1, {2}, {{d0, d1}}, lo, hi, pos, fn}
 static const gcase cases[] = {
@@ -204,6 +223,9 @@ static const gcase cases[] = {
     {"group_norm plain [2,6,2,2]", RLX_F64, 1, {4}, {{2, 6, 2, 2}}, 0.1, 2, 0, b_group_norm_plain},
     {"add_rmsnorm with sum_out", RLX_F64, 3, {2, 2, 1}, {{3, 5}, {3, 5}, {5}}, 0.1, 2, 0, b_add_rmsnorm},
     {"add_layernorm", RLX_F64, 4, {2, 2, 1, 1}, {{3, 5}, {3, 5}, {5}, {5}}, 0.1, 2, 0, b_add_layernorm},
+    {"conv2d stride 2 pad bias", RLX_F64, 3, {4, 4, 1}, {{2, 3, 6, 5}, {4, 3, 3, 2}, {4}}, 0.1, 1, 0, b_conv2d},
+    {"conv2d dilation 2", RLX_F64, 2, {4, 4}, {{1, 2, 6, 6}, {3, 2, 2, 2}}, 0.1, 1, 0, b_conv2d_dil},
+    {"conv1d stride 3", RLX_F64, 3, {3, 3, 1}, {{2, 2, 9}, {3, 2, 3}, {3}}, 0.1, 1, 0, b_conv1d},
     {"attention (matmul+softmax)", RLX_F64, 3, {3, 3, 3}, {{2, 3, 4}, {2, 5, 4}, {2, 5, 3}}, 0.1, 1, 0, b_attn_dec},
 };
 
@@ -349,9 +371,10 @@ static void test_errors(void) {
 
     g = rlx_graph_create(NULL);   /* an op without a rule */
     {
-        int64_t xs4[4] = {1, 2, 5, 5}, wsh[4] = {3, 2, 3, 3};
+        int64_t xs4[4] = {1, 2, 5, 5}, wsh[4] = {2, 1, 3, 3};
         rlx_conv_desc cdsc;
         memset(&cdsc, 0, sizeof cdsc);
+        cdsc.groups = 2;   /* grouped convolutions have no rule yet */
         x = rlx_input(g, "x", RLX_F32, 4, xs4);
         w = rlx_state(g, "w", RLX_F32, 4, wsh);
         loss = rlx_reduce_sum(g, rlx_conv(g, x, w, (rlx_tensor){0, 0}, &cdsc), 0, NULL, 0);
