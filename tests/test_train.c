@@ -29,7 +29,7 @@ static const void* tensor(rlx_safetensors* st, const char* name, rlx_dtype dt, i
     return ti.data;
 }
 
-static void train(rlx_safetensors* st, const char* opt) {
+static void train(rlx_safetensors* st, const char* opt, int lr_input) {
     static const char* pn[4] = {"w1", "b1", "w2", "b2"};
     static const int64_t pshape[4][2] = {{8, 32}, {32, 0}, {32, 4}, {4, 0}};
     static const int prank[4] = {2, 1, 2, 1};
@@ -56,6 +56,11 @@ static void train(rlx_safetensors* st, const char* opt) {
         od.kind = RLX_OPTIMIZER_ADAMW; od.lr = 1e-2f; od.weight_decay = 0.01f; od.clip_norm = 1.0f;
     } else {
         od.kind = RLX_OPTIMIZER_SGD; od.lr = 0.1f; od.momentum = 0.9f; od.weight_decay = 1e-3f;
+    }
+    if (lr_input) {   /* the learning rate as an input set per run (a schedule), instead of a constant */
+        int64_t one = 1;
+        od.lr_input = rlx_input(g, "lr", RLX_F32, 1, &one);
+        od.lr = 123.0f;   /* ignored when lr_input is given */
     }
     rlx_optimizer_step(g, &od, 4, p, gr);
     rlx_output(g, "loss", loss);
@@ -88,6 +93,10 @@ static void train(rlx_safetensors* st, const char* opt) {
         double rel;
         rlx_set_input(prog, "x", RLX_F32, xd + b * BATCH * 8, sizeof(float) * BATCH * 8);
         rlx_set_input(prog, "y", RLX_I64, yd + b * BATCH, sizeof(int64_t) * BATCH);
+        if (lr_input) {
+            float lrv = strcmp(opt, "adamw") == 0 ? 1e-2f : 0.1f;
+            rlx_set_input_f32(prog, "lr", &lrv, 1);
+        }
         r = rlx_run(prog);
         if (r != RLX_OK) { TH_CHECK(0, "%s step %d: %s", opt, s, rlx_program_error(prog)); goto done; }
         rlx_get_output_f32(prog, "loss", &l, 1);
@@ -98,8 +107,8 @@ static void train(rlx_safetensors* st, const char* opt) {
             bad++;
         }
     }
-    printf("%s on %s: loss %.6g -> %.6g over %d steps, worst relative difference from PyTorch %.2g\n", opt, dev_name,
-           (double)ref_loss[0], (double)ref_loss[STEPS - 1], STEPS, worst);
+    printf("%s%s on %s: loss %.6g -> %.6g over %d steps, worst relative difference from PyTorch %.2g\n", opt,
+           lr_input ? " (lr as an input)" : "", dev_name, (double)ref_loss[0], (double)ref_loss[STEPS - 1], STEPS, worst);
     TH_CHECK(bad == 0, "%s on %s: %d of %d step losses differ from PyTorch's by more than 1e-4 relative", opt,
              dev_name, bad, STEPS);
     TH_CHECK(ref_loss[STEPS - 1] < 0.5f * ref_loss[0], "the reference run learns (%g -> %g)", (double)ref_loss[0],
@@ -282,8 +291,9 @@ int main(void) {
         th_skip("%s: %s (run python3 tests/train_torch.py from the repository root)", REF, rlx_file_error());
         return th_summary("train");
     }
-    train(st, "adamw");
-    train(st, "sgd");
+    train(st, "adamw", 0);
+    train(st, "sgd", 0);
+    train(st, "sgd", 1);
     rlx_safetensors_close(st);
     train_transformer();
     return th_summary("train");
