@@ -273,11 +273,11 @@
        (bias correction, decoupled weight decay, clipping by global norm) update of the trainable params, which
        are states, written in place: one rlx_run is one training step and only the loss needs to be read. The
        ops with gradient rules are listed at rlx_grad (attention's goes through its decomposition into matmul
-       and softmax); the others (rope, grouped conv, pool, resize, ...) are RLX_ERROR_UNSUPPORTED naming the
-       node.
+       and softmax); the others (rope, grouped conv, max pooling, resize, ...) are RLX_ERROR_UNSUPPORTED naming
+       the node.
 
-   rlx.h does NOT: train through rope, grouped conv, conv_transpose, pool, resize or attention with kv_len
-   (no gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
+   rlx.h does NOT: train through rope, grouped conv, conv_transpose, max pooling, resize or attention with
+   kv_len (no gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
    quadratic decomposition), accumulate gradients over several runs or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
    tensors (yet; RNN, GRU and LSTM are unrolled while importing; see the README's operator table), use BLAS, read big-endian GGUF files, write files larger
@@ -1918,9 +1918,9 @@ RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t 
    causal, window, keep_mask, softcap, scale; not kv_len) through its decomposition into matmul, masks and
    softmax: the backward is quadratic in memory (an [B, H, Sq, Sk] probability tensor), not a fused kernel yet;
    group_norm and the fused add_rmsnorm / add_layernorm (both outputs) through the plain ops; conv 1D and 2D
-   with groups = 1 (x, w, bias; any stride, dilation, padding: dx is a conv_transpose, dw a conv).
-   Not yet: rope, grouped conv, conv_transpose, pool, resize, prod, scatter, state_write, matmul_integer,
-   matmul_quant, topk values.
+   with groups = 1 (x, w, bias; any stride, dilation, padding: dx is a conv_transpose, dw a conv); average
+   pooling 2D (global too; padding counted or not). Not yet: rope, grouped conv, conv_transpose, max pooling,
+   1D pooling, resize, prod, scatter, state_write, matmul_integer, matmul_quant, topk values.
    The wrt tensors that are states or params stop the walk, so their own inputs get nothing.
    Returns RLX_OK or the graph's sticky error. Fuzzed with random graphs (tests/fuzz/fuzz_autodiff.c). */
 RLXDEF rlx_result rlx_grad(rlx_graph* g, rlx_tensor loss, int n, const rlx_tensor* wrt, rlx_tensor* grads);
@@ -27336,6 +27336,30 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
             if (a->dep[ib] && !rlx__ad_acc(a, ib, rlx_reduce_sum(g, gy, 1 + ns, axes, 0))) return 0;
         }
         return 1;
+    }
+    case RLX_OP_POOL: {   /* average pooling, 2D: gy / window count spread back by a depthwise conv_transpose of ones */
+        rlx_conv_desc cdx;
+        rlx_pool_desc pd;
+        int64_t w4[4];
+        rlx_tensor div, ones;
+        if (nd.ia[0] != 2 || (rlx_pool_kind)nd.ia[1] != RLX_POOL_AVG || xs[1] > INT_MAX) break;
+        memset(&cdx, 0, sizeof cdx);
+        memset(&pd, 0, sizeof pd);
+        pd.kind = RLX_POOL_AVG;
+        pd.count_include_pad = 1;
+        for (k = 0; k < 2; k++) {
+            int64_t K = nd.ia[2 + k], st = nd.ia[4 + k], pb = nd.ia[6 + k], pe = nd.ia[8 + k];
+            cdx.stride[k] = (int)st; cdx.pad_begin[k] = (int)pb; cdx.pad_end[k] = (int)pe;
+            cdx.output_padding[k] = (int)(xs[2 + k] + pb + pe - K - (nd.shape[2 + k] - 1) * st);   /* < stride */
+            pd.kernel[k] = (int)K; pd.stride[k] = (int)st; pd.pad_begin[k] = (int)pb; pd.pad_end[k] = (int)pe;
+        }
+        cdx.groups = (int)xs[1];
+        w4[0] = xs[1]; w4[1] = 1; w4[2] = nd.ia[2]; w4[3] = nd.ia[3];
+        ones = rlx_expand(g, RLX__S(1), 4, w4);
+        if (nd.ia[10]) div = RLX__S((double)(nd.ia[2] * nd.ia[3]));
+        else   /* the real elements of each window: an average of ones with the padding counted, times the window */
+            div = rlx_mul(g, rlx_pool(g, rlx_expand(g, RLX__S(1), xr, xs), &pd), RLX__S((double)(nd.ia[2] * nd.ia[3])));
+        return rlx__ad_acc(a, i0, rlx_conv_transpose(g, rlx_div(g, gy, div), ones, rlx__T(0), &cdx));
     }
     case RLX_OP_GROUP_NORM: {   /* through its decomposition: layernorm over [N, G, C/G · spatial], then γ, β */
         uint32_t first = (uint32_t)g->n + 1;

@@ -161,6 +161,17 @@ static rlx_tensor b_conv1d(rlx_graph* g, const rlx_tensor* x) {
     return rlx_conv(g, x[0], x[1], x[2], &d);
 }
 
+static rlx_tensor b_avgpool(rlx_graph* g, const rlx_tensor* x, int incl, int global) {
+    rlx_pool_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = RLX_POOL_AVG; d.kernel[0] = 3; d.kernel[1] = 2; d.stride[0] = 2; d.stride[1] = 1;
+    d.pad_begin[0] = 1; d.pad_end[1] = 1; d.count_include_pad = incl; d.global = global;
+    return rlx_pool(g, x[0], &d);
+}
+static rlx_tensor b_avgpool_ex(rlx_graph* g, const rlx_tensor* x) { return b_avgpool(g, x, 0, 0); }
+static rlx_tensor b_avgpool_in(rlx_graph* g, const rlx_tensor* x) { return b_avgpool(g, x, 1, 0); }
+static rlx_tensor b_avgpool_gl(rlx_graph* g, const rlx_tensor* x) { return b_avgpool(g, x, 0, 1); }
+
 #define S1(a) 1, {{a}}
 #define CASE1(nm, fn, d0, d1, lo, hi, pos) {nm, RLX_F64, 1, {2}, {{d0, d1}}, lo, hi, pos, fn}
 static const gcase cases[] = {
@@ -226,6 +237,9 @@ static const gcase cases[] = {
     {"conv2d stride 2 pad bias", RLX_F64, 3, {4, 4, 1}, {{2, 3, 6, 5}, {4, 3, 3, 2}, {4}}, 0.1, 1, 0, b_conv2d},
     {"conv2d dilation 2", RLX_F64, 2, {4, 4}, {{1, 2, 6, 6}, {3, 2, 2, 2}}, 0.1, 1, 0, b_conv2d_dil},
     {"conv1d stride 3", RLX_F64, 3, {3, 3, 1}, {{2, 2, 9}, {3, 2, 3}, {3}}, 0.1, 1, 0, b_conv1d},
+    {"avg pool 3x2 stride 2,1 pad, padding not counted", RLX_F64, 1, {4}, {{2, 3, 6, 5}}, 0.1, 1, 0, b_avgpool_ex},
+    {"avg pool 3x2 stride 2,1 pad, padding counted", RLX_F64, 1, {4}, {{1, 2, 7, 4}}, 0.1, 1, 0, b_avgpool_in},
+    {"avg pool global", RLX_F64, 1, {4}, {{2, 3, 4, 5}}, 0.1, 1, 0, b_avgpool_gl},
     {"attention (matmul+softmax)", RLX_F64, 3, {3, 3, 3}, {{2, 3, 4}, {2, 5, 4}, {2, 5, 3}}, 0.1, 1, 0, b_attn_dec},
 };
 
