@@ -22,6 +22,7 @@
 #   make fuzz-llm     the language-model builder fuzzer (tests/fuzz/fuzz_llm.c) for FUZZ_SECONDS
 #   make fuzz-tok     the tokenizer fuzzer (tests/fuzz/fuzz_tok.c) for FUZZ_SECONDS
 #   make fuzz-hf      the Hugging Face folder fuzzer (tests/fuzz/fuzz_hf.c: config.json) for FUZZ_SECONDS
+#   make fuzz-autodiff  the training fuzzer (tests/fuzz/fuzz_autodiff.c: rlx_grad, optimizers) for FUZZ_SECONDS
 #   make fuzz-replay FUZZ_INPUT=FILE_OR_DIR   replay inputs under ASan/UBSan without libFuzzer, printing the calls
 #   make fuzz-seeds   regenerate tests/fuzz/corpus with tests/fuzz/make_seeds.c
 #   make fuzz-onnx    build the ONNX loader fuzzer (tests/fuzz/fuzz_onnx.c) and run it for FUZZ_SECONDS over the seeds
@@ -55,7 +56,7 @@ SUMMARIZE = sh tests/summarize.sh
 # machine: the tests give a Vulkan run ten minutes before it counts as a lost device (default: one minute).
 export RLX_VULKAN_TIMEOUT_MS ?= 600000
 
-.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds fuzz-gguf fuzz-safetensors fuzz-onnx fuzz-onnx-seeds fuzz-quant fuzz-chat fuzz-llm fuzz-tok fuzz-hf
+.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds fuzz-gguf fuzz-safetensors fuzz-onnx fuzz-onnx-seeds fuzz-quant fuzz-chat fuzz-llm fuzz-tok fuzz-hf fuzz-autodiff
 
 all: examples tests
 
@@ -191,6 +192,17 @@ fuzz-chat: $(FUZZ_DIR)/fuzz_chat
 	@rm -rf $(FUZZ_DIR)/chat_corpus && mkdir -p $(FUZZ_DIR)/chat_corpus $(FUZZ_DIR)/artifacts_chat
 	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_chat -rss_limit_mb=2048 -timeout=10 -max_len=8192 -max_total_time=$(FUZZ_SECONDS) \
 		-artifact_prefix=$(FUZZ_DIR)/artifacts_chat/ $(FUZZ_DIR)/chat_corpus
+# The training fuzzer (tests/fuzz/fuzz_autodiff.c: random float graphs through rlx_grad, rlx_optimizer_step,
+# compile and run): no seed corpus, it starts from nothing.
+$(FUZZ_DIR)/fuzz_autodiff: tests/fuzz/fuzz_autodiff.c rlx.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_autodiff.c $(LDLIBS)
+
+fuzz-autodiff: $(FUZZ_DIR)/fuzz_autodiff
+	@rm -rf $(FUZZ_DIR)/autodiff_corpus && mkdir -p $(FUZZ_DIR)/autodiff_corpus $(FUZZ_DIR)/artifacts_autodiff
+	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_autodiff -rss_limit_mb=2048 -timeout=20 -max_len=256 -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=$(FUZZ_DIR)/artifacts_autodiff/ $(FUZZ_DIR)/autodiff_corpus
+
 # The tokenizer fuzzer (tests/fuzz/fuzz_tok.c): no seed corpus; random text for a fixed vocabulary, hostile
 # tokenizer metadata and raw GGUF bytes, for FUZZ_SECONDS.
 $(FUZZ_DIR)/fuzz_tok: tests/fuzz/fuzz_tok.c rlx.h
@@ -245,6 +257,7 @@ test:
 	@-$(MAKE) --no-print-directory -k -j$(JOBS) tests
 	@for t in $(TEST_NAMES); do $(SUMMARIZE) run $(BUILD)/test.log $$t ./$(BUILD)/tests/$$t; done
 	@$(SUMMARIZE) run $(BUILD)/test.log test_onnx_node_vulkan ./$(BUILD)/tests/test_onnx_node vulkan
+	@$(SUMMARIZE) run $(BUILD)/test.log test_train_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train
 	@$(SUMMARIZE) total $(BUILD)/test.log
 
 asan:

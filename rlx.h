@@ -71,6 +71,7 @@
        RLX_NO_LLM              leave out the language-model layer: the model builder (>>llm; RLX_NO_GGUF
                                leaves it out too), the tokenizer (>>tok) and the generation utilities:
                                sampler chain, stop strings, chat templates (>>sampler)
+       RLX_NO_AUTODIFF         leave out training: rlx_grad, the losses and the optimizers (>>autodiff)
        RLX_NO_STDIO            leave out the functions that take a path (weight files: open_file, open_index,
                                write_file; ONNX: rlx_onnx_load_file and external data); the memory-based
                                ones stay
@@ -114,6 +115,8 @@
                                                     >>llm (API after >>onnx, implementation after it)
           from Hugging Face folders (config.json + safetensors; llama, qwen2, qwen3)   >>llmhf (after >>llm)
       22. Tokenizer of GGUF language models         >>tok (API at the end of the declarations, implementation last)
+      23. Training: reverse-mode gradients (rlx_grad), losses, optimizers (SGD, AdamW) as graph ops
+                                                    >>autodiff (API after >>tok, implementation last)
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
        By default each program holds its own copy of its params (and, on a GPU, uploads it). A store holds named
@@ -270,7 +273,18 @@
        Unicode letter/number table comes from Python's unicodedata (Unicode 14, tools/gen_unicode_tok.py);
        llama.cpp's is newer, so letters and numbers added since (new scripts) are split differently.
 
-   rlx.h does NOT: train (no autodiff yet), build graphs from model files other than ONNX (yet: GGUF and
+   TRAINING (>>autodiff)
+       rlx_grad(g, loss, n, wrt, grads) appends the backward graph of a scalar loss to the same graph;
+       rlx_cross_entropy and rlx_mse_loss build losses; rlx_optimizer_step appends an SGD (momentum) or AdamW
+       (bias correction, decoupled weight decay, clipping by global norm) update of the trainable params, which
+       are states, written in place: one rlx_run is one training step and only the loss needs to be read. The
+       ops with gradient rules are listed at rlx_grad (attention's goes through its decomposition into matmul
+       and softmax); the others (rope, grouped conv, max pooling, resize, ...) are RLX_ERROR_UNSUPPORTED naming
+       the node.
+
+   rlx.h does NOT: train through rope, grouped conv, conv_transpose, max pooling, resize or attention with
+   kv_len (no gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
+   quadratic decomposition), accumulate gradients over several runs or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
    tensors (yet; RNN, GRU and LSTM are unrolled while importing; see the README's operator table), use BLAS, read big-endian GGUF files, write files larger
    than memory (the writers build the file in memory), move a store between devices (one store per device;
@@ -1889,6 +1903,106 @@ RLXDEF rlx_result rlx_token_stream_push(rlx_tokenizer* t, rlx_token_stream* s, i
                                         char* buf, size_t cap, size_t* n_out);
 RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t cap, size_t* n_out);
 #endif /* !RLX_NO_LLM && !RLX_NO_GGUF */
+
+/* ============================================================================================================
+   >>autodiff  (training: reverse-mode gradients, losses, optimizers; RLX_NO_AUTODIFF leaves it out)
+   Everything here appends ordinary nodes to the same graph, so the passes, fusion, the planner and every
+   backend see forward, backward and the optimizer update as one graph: one rlx_run is one training step.
+
+   Trainable params are states (rlx_state), not rlx_param: a param is read-only for a program (it may be
+   shared, borrowed from a mapped file, or uploaded once), while a state persists across runs and is written in
+   place by rlx_state_write, on every device. Set the initial weights with rlx_set_state (or put them in an
+   rlx_store with rlx_store_add_state and compile with rlx_compile_desc.store, so an evaluation program bound to
+   the same store sees the weights being trained without a copy), read them back with rlx_get_state.
+
+       rlx_tensor w = rlx_state(g, "w", RLX_F32, 2, ws), b = rlx_state(g, "b", RLX_F32, 1, bs);
+       rlx_tensor logits = rlx_add(g, rlx_matmul(g, x, w), b);
+       rlx_tensor loss = rlx_cross_entropy(g, logits, labels);     // labels: i32/i64 input [batch]
+       rlx_tensor ps[2] = {w, b}, gs[2];
+       rlx_grad(g, loss, 2, ps, gs);                                // appends the backward graph
+       rlx_optimizer_desc od = {0};                                 // AdamW, lr 1e-3
+       od.weight_decay = 0.01f;
+       rlx_optimizer_step(g, &od, 2, ps, gs);                       // appends the in-place updates
+       rlx_output(g, "loss", loss);                                 // the only thing read by the host
+   ============================================================================================================ */
+#if !defined(RLX_NO_AUTODIFF)
+/* Gradients of a scalar `loss` with respect to n tensors `wrt` (any float tensors of g: states, params, inputs
+   or intermediates), written to grads[0..n): grads[i] has the shape and dtype of wrt[i]. The backward nodes are
+   appended to g (it is the graph's own builder: errors are sticky and the message names the node).
+   - loss must have one element (rank 0 or every dim 1) of a float dtype: RLX_ERROR_SHAPE names its shape.
+   - A wrt tensor the loss does not depend on gets a zero gradient (a constant of zeros): not an error.
+   - A gradient that would have to pass through a non-differentiable node (argmax/argmin, comparisons, a cast
+     to an integer or bool dtype, topk indices, sample: every node with a non-float result) is
+     RLX_ERROR_INVALID_ARGUMENT naming that node; round, floor and ceil have a zero gradient (as PyTorch).
+   - An op without a gradient rule on the path is RLX_ERROR_UNSUPPORTED naming the node and the op; so is a
+     graph with symbolic dims (rlx_dim): the backward graph needs concrete shapes (yet).
+   Ops with rules: neg abs exp log sqrt rsqrt sin cos tan atan tanh sigmoid relu gelu gelu_tanh silu erf
+   (round floor ceil: zero), add sub mul div pow max min (numpy broadcasting, reduced back to each operand's
+   shape; max/min send a tie to a), where (a and b), cast between float dtypes, matmul (batched, broadcast,
+   rank-1 operands), linear (any activation, optional bias; not the gated form made by fusion), sum mean
+   reduce_max reduce_min (a tie shares the gradient equally), softmax log_softmax, layernorm rmsnorm (x, gamma,
+   beta), reshape transpose slice (any step) concat expand pad (constant mode) gather (a scatter-add into
+   zeros, so repeated indices add up) cumsum, swiglu geglu, attention (q, k, v and bias; both layouts, GQA,
+   causal, window, keep_mask, softcap, scale; not kv_len) through its decomposition into matmul, masks and
+   softmax: the backward is quadratic in memory (an [B, H, Sq, Sk] probability tensor), not a fused kernel yet;
+   group_norm and the fused add_rmsnorm / add_layernorm (both outputs) through the plain ops; conv 1D and 2D
+   with groups = 1 (x, w, bias; any stride, dilation, padding: dx is a conv_transpose, dw a conv); average
+   pooling 2D (global too; padding counted or not). Not yet: rope, grouped conv, conv_transpose, max pooling,
+   1D pooling, resize, prod, scatter, state_write, matmul_integer, matmul_quant, topk values.
+   The wrt tensors that are states or params stop the walk, so their own inputs get nothing.
+   Returns RLX_OK or the graph's sticky error. Fuzzed with random graphs (tests/fuzz/fuzz_autodiff.c). */
+RLXDEF rlx_result rlx_grad(rlx_graph* g, rlx_tensor loss, int n, const rlx_tensor* wrt, rlx_tensor* grads);
+
+/* Losses (builders; the result is a rank-0 tensor in the input's float dtype).
+   cross_entropy: mean over every row of -log_softmax(logits)[label]: logits [..., C] float, labels i32/i64 of
+   shape logits.shape[:-1]. Built from log_softmax (which subtracts the row maximum: no overflow for any
+   finite logits) and a one-hot mask made on the device (no C-sized constant), so the gradient is
+   (softmax - one_hot) / rows. A label outside [0, C) contributes 0 (PyTorch raises an error instead).
+   mse_loss: mean((pred - target)²) over every element; pred and target have one shape and float dtype. */
+RLXDEF rlx_tensor rlx_cross_entropy(rlx_graph* g, rlx_tensor logits, rlx_tensor labels);
+RLXDEF rlx_tensor rlx_mse_loss(rlx_graph* g, rlx_tensor pred, rlx_tensor target);
+
+typedef enum rlx_optimizer {
+    RLX_OPTIMIZER_DEFAULT = 0,   /* AdamW */
+    RLX_OPTIMIZER_ADAMW,
+    RLX_OPTIMIZER_SGD,
+    RLX_OPTIMIZER_COUNT,
+    RLX_OPTIMIZER_FORCE_U32 = 0x7FFFFFFF
+} rlx_optimizer;
+
+/* Zero means default everywhere (so a beta of exactly 0 cannot be asked for). PyTorch's torch.optim.AdamW /
+   torch.optim.SGD semantics (SGD: dampening 0, no Nesterov):
+     AdamW: p ← p·(1 − lr·wd); m ← β1·m + (1−β1)·g; v ← β2·v + (1−β2)·g²;
+            p ← p − lr/(1−β1^t) · m / (sqrt(v)/sqrt(1−β2^t) + eps)
+     SGD:   g ← g + wd·p; with momentum: buf ← momentum·buf + g, g ← buf; p ← p − lr·g
+   clip_norm > 0 first scales every gradient by min(1, clip_norm / (‖all gradients‖₂ + 1e-6))
+   (torch.nn.utils.clip_grad_norm_). */
+typedef struct rlx_optimizer_desc {
+    rlx_optimizer kind;
+    float lr;            /* 0 = 1e-3 (AdamW) / 1e-2 (SGD)                                                   */
+    rlx_tensor lr_input; /* optional: a one-element float tensor (e.g. an input) used instead of lr, for
+                            schedules set per run                                                          */
+    float beta1;         /* AdamW, 0 = 0.9                                                                  */
+    float beta2;         /* AdamW, 0 = 0.999                                                                */
+    float eps;           /* AdamW, 0 = 1e-8                                                                 */
+    float momentum;      /* SGD, 0 = none                                                                   */
+    float weight_decay;  /* 0 = none (AdamW: decoupled; SGD: added to the gradient). torch's AdamW default is
+                            0.01: pass it to match                                                          */
+    float clip_norm;     /* 0 = no clipping                                                                 */
+    const char* name;    /* prefix of the optimizer's state names, NULL = "opt"                             */
+} rlx_optimizer_desc;
+
+/* Appends one optimizer step for n params (each the handle rlx_state returned: float, rank >= 1) with their
+   gradients grads[i] (same shape and dtype, e.g. from rlx_grad). The moments and the step counter are states
+   of g named "<name>.<param>.m", "<name>.<param>.v" (AdamW), "<name>.<param>.momentum" (SGD with momentum)
+   and "<name>.step" (f32 [1], the number of steps taken; bias correction uses it): zeros after compile, read
+   and set with rlx_get_state / rlx_set_state like any state (a checkpoint is the params plus these). Every
+   update is computed first and written last (rlx_state_write, in place), after every other node of the graph
+   built so far, so the forward and backward nodes see the values from before the step. Call it once per graph
+   (the state names would repeat: RLX_ERROR_DUPLICATE) after rlx_grad. Errors are sticky and name the param. */
+RLXDEF rlx_result rlx_optimizer_step(rlx_graph* g, const rlx_optimizer_desc* desc, int n, const rlx_tensor* params,
+                                     const rlx_tensor* grads);
+#endif /* !RLX_NO_AUTODIFF */
 
 #ifdef __cplusplus
 }
@@ -27324,6 +27438,858 @@ RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t 
     return RLX_OK;
 }
 #endif /* !RLX_NO_LLM && !RLX_NO_GGUF (>>tok) */
+
+/* ============================================================================================================
+   >>autodiff  (rlx_grad, losses, optimizers; RLX_NO_AUTODIFF leaves it out)
+   rlx_grad walks the nodes from the loss back to the wrt tensors in reverse id order (ids are a topological
+   order), so a node's gradient is complete when it is reached: every consumer has a larger id. Gradients are
+   built with the public builders, so every shape, dtype and size check of the forward ops applies to them too.
+   Node pointers are never held across a builder call (adding nodes can move the node array): rules work on a
+   copy of the node.
+   ============================================================================================================ */
+#if !defined(RLX_NO_AUTODIFF)
+
+typedef struct rlx__ad {
+    rlx_graph* g;
+    uint32_t* gid;          /* gradient node of each node id, 0: none yet */
+    unsigned char* dep;     /* 1: the node depends on a wrt tensor through differentiable inputs */
+    int cap;                /* entries of gid and dep (node ids 0 .. cap-1) */
+} rlx__ad;
+
+/* Records "rlx_grad: op (node N, 'name'): in0 [shape] dtype, ...: cause" as g's sticky error. */
+static rlx_result rlx__ad_node_err(rlx_graph* g, rlx_result r, uint32_t id, const char* cause) {
+    char ref[400];
+    const rlx__node* nd = rlx__N(g, id);
+    int nin = nd->nin < 6 ? nd->nin : 6;
+    g->ctx_what = NULL;
+    rlx__node_ref(ref, sizeof ref, g, rlx_op_name(nd->op), id, nd->label ? nd->label : nd->name, nin,
+                  g->ins + nd->in_off, nd->nin);
+    return rlx__gerr(g, r, "rlx_grad: %s: %s", ref, cause);
+}
+
+/* Whether a gradient flows from node nd into its input k (index, condition, offset and mask inputs take none). */
+static int rlx__ad_carries(const rlx__node* nd, int k) {
+    switch (nd->op) {
+    case RLX_OP_WHERE: return k != 0;
+    case RLX_OP_GATHER: case RLX_OP_SCATTER: return k != 1;
+    case RLX_OP_STATE_WRITE: return k != 2;
+    case RLX_OP_ATTENTION: return k < 3 || (nd->ia[6] && k == 3 + (int)nd->ia[5]);   /* q, k, v, bias */
+    default: return 1;
+    }
+}
+
+static rlx_tensor rlx__ad_s(rlx_graph* g, rlx_dtype dt, double v) { return rlx_scalar(g, dt, v); }
+
+/* Sums t over the axes numpy broadcasting added or stretched to reach its shape from (rank, shape). */
+static rlx_tensor rlx__ad_unbroadcast(rlx_graph* g, rlx_tensor t, int rank, const int64_t* shape) {
+    int64_t ts[RLX_MAX_RANK] = {0}, tgt[RLX_MAX_RANK] = {0};
+    int tr = 0, axes[RLX_MAX_RANK], na = 0, i, lead;
+    if (t.id == 0 || rlx_tensor_info(g, t, &tr, ts) == RLX_DTYPE_INVALID) return t;
+    if (rank) memcpy(tgt, shape, sizeof(int64_t) * (size_t)rank);
+    lead = tr - rank;
+    if (lead < 0) return rlx_expand(g, t, rank, tgt);
+    for (i = 0; i < tr; i++)
+        if (i < lead || (tgt[i - lead] == 1 && ts[i] != 1)) axes[na++] = i;
+    if (na) t = rlx_reduce_sum(g, t, na, axes, 1);
+    if (lead > 0) t = rlx_reshape(g, t, rank, tgt);
+    return t;
+}
+
+/* Adds contribution c to the gradient of node x (when a wrt tensor lies behind x). Returns 0 on error. */
+static int rlx__ad_acc(rlx__ad* a, uint32_t x, rlx_tensor c) {
+    rlx_graph* g = a->g;
+    rlx__node nx;
+    if (!a->dep[x]) return 1;
+    nx = *rlx__N(g, x);
+    if (!rlx__is_float(nx.dtype)) {
+        char why[200];
+        snprintf(why, sizeof why, "not differentiable: its %s result lies between a wrt tensor and the loss "
+                 "(argmax, comparisons, casts to integers, topk indices and sample stop gradients)",
+                 rlx_dtype_name(nx.dtype));
+        rlx__ad_node_err(g, RLX_ERROR_INVALID_ARGUMENT, x, why);
+        return 0;
+    }
+    if (c.id == 0 || g->status != RLX_OK) return 0;
+    c = rlx__ad_unbroadcast(g, c, nx.rank, nx.shape);
+    if (rlx_tensor_info(g, c, NULL, NULL) != nx.dtype) c = rlx_cast(g, c, nx.dtype);
+    if (a->gid[x]) c = rlx_add(g, rlx__T(a->gid[x]), c);
+    if (c.id == 0) return 0;
+    a->gid[x] = c.id;
+    return g->status == RLX_OK;
+}
+
+/* d f(x) / dx of a unary op as a tensor of x's shape (y = f(x)); id 0 when the op has no rule. */
+static rlx_tensor rlx__ad_dunary(rlx_graph* g, rlx_op op, rlx_tensor x, rlx_tensor y, rlx_dtype dt) {
+#define RLX__S(v) rlx__ad_s(g, dt, (v))
+    rlx_tensor one = RLX__S(1.0), t, s;
+    switch (op) {
+    case RLX_OP_NEG: return rlx_expand(g, RLX__S(-1.0), 0, NULL);
+    case RLX_OP_ABS: return rlx_sub(g, rlx_cast(g, rlx_gt(g, x, RLX__S(0)), dt), rlx_cast(g, rlx_lt(g, x, RLX__S(0)), dt));
+    case RLX_OP_EXP: return y;
+    case RLX_OP_LOG: return rlx_div(g, one, x);
+    case RLX_OP_SQRT: return rlx_div(g, RLX__S(0.5), y);
+    case RLX_OP_RSQRT: return rlx_mul(g, RLX__S(-0.5), rlx_div(g, y, x));
+    case RLX_OP_SIN: return rlx_cos(g, x);
+    case RLX_OP_COS: return rlx_neg(g, rlx_sin(g, x));
+    case RLX_OP_TAN: return rlx_add(g, one, rlx_mul(g, y, y));
+    case RLX_OP_ATAN: return rlx_div(g, one, rlx_add(g, one, rlx_mul(g, x, x)));
+    case RLX_OP_TANH: return rlx_sub(g, one, rlx_mul(g, y, y));
+    case RLX_OP_SIGMOID: return rlx_mul(g, y, rlx_sub(g, one, y));
+    case RLX_OP_RELU: return rlx_cast(g, rlx_gt(g, x, RLX__S(0)), dt);
+    case RLX_OP_GELU:   /* Φ(x) + x·φ(x) */
+        t = rlx_mul(g, RLX__S(0.5), rlx_add(g, one, rlx_erf(g, rlx_mul(g, x, RLX__S(0.70710678118654752440)))));
+        s = rlx_mul(g, RLX__S(0.39894228040143267794), rlx_exp(g, rlx_mul(g, RLX__S(-0.5), rlx_mul(g, x, x))));
+        return rlx_add(g, t, rlx_mul(g, x, s));
+    case RLX_OP_GELU_TANH: {   /* u = c(x + 0.044715x³): 0.5(1 + tanh u) + 0.5x(1 − tanh²u)·c(1 + 3·0.044715x²) */
+        rlx_tensor x2 = rlx_mul(g, x, x), u, th, du;
+        u = rlx_mul(g, RLX__S(0.79788456080286535588), rlx_add(g, x, rlx_mul(g, RLX__S(0.044715), rlx_mul(g, x2, x))));
+        th = rlx_tanh(g, u);
+        du = rlx_mul(g, RLX__S(0.79788456080286535588), rlx_add(g, one, rlx_mul(g, RLX__S(3.0 * 0.044715), x2)));
+        t = rlx_mul(g, RLX__S(0.5), rlx_add(g, one, th));
+        s = rlx_mul(g, rlx_mul(g, RLX__S(0.5), x), rlx_mul(g, rlx_sub(g, one, rlx_mul(g, th, th)), du));
+        return rlx_add(g, t, s);
+    }
+    case RLX_OP_SILU:   /* s(1 + x(1 − s)) */
+        s = rlx_sigmoid(g, x);
+        return rlx_mul(g, s, rlx_add(g, one, rlx_mul(g, x, rlx_sub(g, one, s))));
+    case RLX_OP_ERF:
+        return rlx_mul(g, RLX__S(1.12837916709551257390), rlx_exp(g, rlx_neg(g, rlx_mul(g, x, x))));
+    default: return rlx__T(0);
+    }
+#undef RLX__S
+}
+
+static rlx_tensor rlx__ad_swap_last2(rlx_graph* g, rlx_tensor t) {
+    int r = 0, perm[RLX_MAX_RANK], i;
+    rlx_tensor_info(g, t, &r, NULL);
+    for (i = 0; i < r; i++) perm[i] = i;
+    if (r >= 2) { perm[r - 2] = r - 1; perm[r - 1] = r - 2; }
+    return rlx_transpose(g, t, perm);
+}
+
+/* Gradients of a matmul a·b (ranks ra0, rb0 as given to rlx_matmul) for upstream gy. */
+static int rlx__ad_matmul(rlx__ad* a, uint32_t ia, uint32_t ib, int ra0, int rb0, rlx_tensor gy) {
+    rlx_graph* g = a->g;
+    rlx_tensor A = rlx__T(ia), B = rlx__T(ib), gyf;
+    int64_t as[RLX_MAX_RANK] = {0}, bs[RLX_MAX_RANK] = {0}, ys[RLX_MAX_RANK] = {0};
+    int yr = 0, nb;
+    rlx_tensor_info(g, A, NULL, as);
+    rlx_tensor_info(g, B, NULL, bs);
+    rlx_tensor_info(g, gy, &yr, ys);
+    if (ra0 == 1) { int64_t s2[2]; s2[0] = 1; s2[1] = as[0]; A = rlx_reshape(g, A, 2, s2); as[1] = as[0]; as[0] = 1; }
+    if (rb0 == 1) { int64_t s2[2]; s2[0] = bs[0]; s2[1] = 1; B = rlx_reshape(g, B, 2, s2); bs[1] = 1; }
+    nb = yr - (ra0 > 1) - (rb0 > 1);
+    ys[nb] = as[(ra0 > 1 ? ra0 : 2) - 2];
+    ys[nb + 1] = bs[(rb0 > 1 ? rb0 : 2) - 1];
+    gyf = rlx_reshape(g, gy, nb + 2, ys);
+    if (a->dep[ia]) {
+        rlx_tensor ga = rlx_matmul(g, gyf, rlx__ad_swap_last2(g, B));
+        if (!rlx__ad_acc(a, ia, ga)) return 0;
+    }
+    if (a->dep[ib]) {
+        rlx_tensor gb = rlx_matmul(g, rlx__ad_swap_last2(g, A), gyf);
+        if (rb0 == 1) {   /* [..., K, 1] -> [..., K] before the batch dims are summed */
+            int64_t s[RLX_MAX_RANK] = {0};
+            int r = 0;
+            rlx_tensor_info(g, gb, &r, s);
+            gb = rlx_reshape(g, gb, r - 1, s);
+        }
+        if (!rlx__ad_acc(a, ib, gb)) return 0;
+    }
+    return 1;
+}
+
+/* Axis marks of a reduction node (ia[1] = naxes, 0 = all; ia[2..] axes). */
+static void rlx__ad_red_shape(const rlx__node* nd, int xr, const int64_t* xs, int64_t* ks) {
+    int i, na = (int)nd->ia[1];
+    memcpy(ks, xs, sizeof(int64_t) * (size_t)xr);
+    if (na == 0) for (i = 0; i < xr; i++) ks[i] = 1;
+    for (i = 0; i < na; i++) ks[nd->ia[2 + i]] = 1;
+}
+
+static int rlx__ad_rule(rlx__ad* a, uint32_t id);
+
+/* Differentiates nodes [first, last] just built (a decomposition of one node, whose upstream gradient gy becomes
+   last's): their rules add to the gradients of the original node's inputs. */
+static int rlx__ad_sub(rlx__ad* a, uint32_t first, uint32_t last, rlx_tensor gy) {
+    rlx_graph* g = a->g;
+    uint32_t j;
+    if ((int64_t)last >= (int64_t)a->cap) {
+        int nc = (int)last + 1;
+        uint32_t* ng = (uint32_t*)rlx__calloc(&g->al, sizeof(uint32_t) * (size_t)nc);
+        unsigned char* nd = (unsigned char*)rlx__calloc(&g->al, (size_t)nc);
+        if (!ng || !nd) {
+            rlx__free(&g->al, ng); rlx__free(&g->al, nd);
+            rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "rlx_grad: out of memory for %u nodes", (unsigned)last);
+            return 0;
+        }
+        memcpy(ng, a->gid, sizeof(uint32_t) * (size_t)a->cap);
+        memcpy(nd, a->dep, (size_t)a->cap);
+        rlx__free(&g->al, a->gid); rlx__free(&g->al, a->dep);
+        a->gid = ng; a->dep = nd; a->cap = nc;
+    }
+    for (j = first; j <= last; j++) {
+        const rlx__node* n = rlx__N(g, j);
+        int k;
+        a->dep[j] = 0; a->gid[j] = 0;
+        for (k = 0; k < n->nin; k++)
+            if (rlx__ad_carries(n, k) && a->dep[rlx__in(g, n, k)]) { a->dep[j] = 1; break; }
+    }
+    if (!a->dep[last]) return 1;
+    a->gid[last] = gy.id;
+    for (j = last; j >= first && g->status == RLX_OK; j--)
+        if (a->dep[j] && a->gid[j] && !rlx__ad_rule(a, j)) return 0;
+    return g->status == RLX_OK;
+}
+
+/* [B, S, H·D] (BSHD) or [B, H, S, D] -> [B, H, S, D] */
+static rlx_tensor rlx__ad_bhsd(rlx_graph* g, rlx_tensor t, int bshd, int64_t B, int64_t H, int64_t S, int64_t D) {
+    int64_t s4[4];
+    int perm[4] = {0, 2, 1, 3};
+    if (!bshd) return t;
+    s4[0] = B; s4[1] = S; s4[2] = H; s4[3] = D;
+    return rlx_transpose(g, rlx_reshape(g, t, 4, s4), perm);
+}
+
+/* Attention written with matmul, softmax and masks (the decomposition its gradient goes through): the same
+   semantics as the fused op except kv_len, which has no rule yet. Returns the output in the node's layout. */
+static rlx_tensor rlx__ad_attention(rlx_graph* g, const rlx__node* nd, uint32_t iq, uint32_t ik, uint32_t iv,
+                                    uint32_t ikeep, uint32_t ibias) {
+    int bshd = (rlx_layout)nd->ia[0] == RLX_LAYOUT_BSHD, perm[4] = {0, 1, 3, 2}, perm2[4] = {0, 2, 1, 3};
+    int64_t B = nd->ia[10], Sq = nd->ia[11], Sk = nd->ia[12], H = nd->ia[1], Hkv = nd->ia[2], D = nd->ia[8],
+            Dv = nd->ia[9], G = Hkv > 0 ? H / Hkv : 1, s5[5], s4[4], s3[3];
+    rlx_dtype dt = nd->dtype, ct = dt == RLX_F64 ? RLX_F64 : RLX_F32;
+    rlx_tensor q = rlx__T(iq), k = rlx__T(ik), v = rlx__T(iv), s, vis = rlx__T(0), p, o;
+    double scale = nd->fa[0], cap = nd->fa[1];
+    if (dt != ct) { q = rlx_cast(g, q, ct); k = rlx_cast(g, k, ct); v = rlx_cast(g, v, ct); }
+    q = rlx__ad_bhsd(g, q, bshd, B, H, Sq, D);
+    k = rlx__ad_bhsd(g, k, bshd, B, Hkv, Sk, D);
+    v = rlx__ad_bhsd(g, v, bshd, B, Hkv, Sk, Dv);
+    if (G > 1) {   /* query head h reads kv head h / G */
+        s5[0] = B; s5[1] = Hkv; s5[2] = 1; s5[3] = Sk; s5[4] = D;
+        k = rlx_reshape(g, k, 5, s5); s5[2] = G; k = rlx_expand(g, k, 5, s5);
+        s4[0] = B; s4[1] = H; s4[2] = Sk; s4[3] = D; k = rlx_reshape(g, k, 4, s4);
+        s5[2] = 1; s5[4] = Dv; v = rlx_reshape(g, v, 5, s5); s5[2] = G; v = rlx_expand(g, v, 5, s5);
+        s4[3] = Dv; v = rlx_reshape(g, v, 4, s4);
+    }
+    s = rlx_mul(g, rlx_matmul(g, q, rlx_transpose(g, k, perm)), rlx_scalar(g, ct, scale));
+    if (cap > 0) s = rlx_mul(g, rlx_tanh(g, rlx_mul(g, s, rlx_scalar(g, ct, 1.0 / cap))), rlx_scalar(g, ct, cap));
+    if (ibias) s = rlx_add(g, s, dt != ct ? rlx_cast(g, rlx__T(ibias), ct) : rlx__T(ibias));
+    if (nd->ia[3] || nd->ia[4] > 0) {   /* causal (window implies it): key j visible to query i iff j - i <= Sk - Sq */
+        int64_t one = 1;
+        rlx_tensor ii = rlx_cumsum(g, rlx_expand(g, rlx_scalar(g, RLX_I64, 1), 1, &Sq), 0, 1, 0);
+        rlx_tensor jj = rlx_cumsum(g, rlx_expand(g, rlx_scalar(g, RLX_I64, 1), 1, &Sk), 0, 1, 0), diff;
+        s3[0] = Sq; s3[1] = 1;
+        diff = rlx_sub(g, jj, rlx_reshape(g, ii, 2, s3));
+        (void)one;
+        vis = rlx_le(g, diff, rlx_scalar(g, RLX_I64, (double)(Sk - Sq)));
+        if (nd->ia[4] > 0)
+            vis = rlx_where(g, rlx_gt(g, diff, rlx_scalar(g, RLX_I64, (double)(Sk - Sq - nd->ia[4]))), vis,
+                            rlx_lt(g, diff, diff));   /* and: false where outside the window */
+    }
+    if (ikeep) {
+        rlx_tensor km = rlx__T(ikeep);
+        int kr = rlx__N(g, ikeep)->rank;
+        s4[0] = B; s4[1] = 1; s4[2] = kr == 3 ? Sq : 1; s4[3] = Sk;
+        km = rlx_reshape(g, km, 4, s4);
+        vis = vis.id ? rlx_where(g, km, vis, rlx_lt(g, s, s)) : km;
+    }
+    if (vis.id) s = rlx_where(g, vis, s, rlx_scalar(g, ct, -1e30));
+    p = rlx_softmax(g, s, -1);
+    if (vis.id) p = rlx_mul(g, p, rlx_cast(g, vis, ct));   /* a query that sees no key outputs zeros */
+    o = rlx_matmul(g, p, v);
+    if (bshd) { s3[0] = B; s3[1] = Sq; s3[2] = H * Dv; o = rlx_reshape(g, rlx_transpose(g, o, perm2), 3, s3); }
+    if (dt != ct) o = rlx_cast(g, o, dt);
+    return o;
+}
+
+/* The gradient rule of node id for its upstream gradient; adds to its inputs' gradients. */
+static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
+    rlx_graph* g = a->g;
+    rlx__node nd = *rlx__N(g, id);
+    rlx_dtype dt = nd.dtype;
+    rlx_tensor gy = rlx__T(a->gid[id]), y = rlx__T(id), x, b, t;
+    uint32_t i0 = nd.nin > 0 ? rlx__in(g, &nd, 0) : 0, i1 = nd.nin > 1 ? rlx__in(g, &nd, 1) : 0;
+    int64_t xs[RLX_MAX_RANK] = {0};
+    int xr = 0, k;
+#define RLX__S(v) rlx__ad_s(g, dt, (v))
+    x = rlx__T(i0);
+    b = rlx__T(i1);
+    if (i0) { xr = rlx__N(g, i0)->rank; memcpy(xs, rlx__N(g, i0)->shape, sizeof xs); }
+    if (nd.op >= RLX_OP_NEG && nd.op <= RLX_OP_CEIL) {
+        if (nd.op == RLX_OP_ROUND || nd.op == RLX_OP_FLOOR || nd.op == RLX_OP_CEIL) return 1;  /* zero */
+        if (nd.op == RLX_OP_NEG) return rlx__ad_acc(a, i0, rlx_neg(g, gy));
+        if (nd.op == RLX_OP_LOG) return rlx__ad_acc(a, i0, rlx_div(g, gy, x));
+        return rlx__ad_acc(a, i0, rlx_mul(g, gy, rlx__ad_dunary(g, nd.op, x, y, dt)));
+    }
+    switch (nd.op) {
+    case RLX_OP_ADD:
+        return rlx__ad_acc(a, i0, gy) && rlx__ad_acc(a, i1, gy);
+    case RLX_OP_SUB:
+        return rlx__ad_acc(a, i0, gy) && (!a->dep[i1] || rlx__ad_acc(a, i1, rlx_neg(g, gy)));
+    case RLX_OP_MUL:
+        return (!a->dep[i0] || rlx__ad_acc(a, i0, rlx_mul(g, gy, b))) &&
+               (!a->dep[i1] || rlx__ad_acc(a, i1, rlx_mul(g, gy, x)));
+    case RLX_OP_DIV:   /* d/db a/b = −y/b */
+        return (!a->dep[i0] || rlx__ad_acc(a, i0, rlx_div(g, gy, b))) &&
+               (!a->dep[i1] || rlx__ad_acc(a, i1, rlx_neg(g, rlx_div(g, rlx_mul(g, gy, y), b))));
+    case RLX_OP_POW:   /* b·a^(b−1), y·log a */
+        return (!a->dep[i0] || rlx__ad_acc(a, i0, rlx_mul(g, gy, rlx_mul(g, b, rlx_pow(g, x, rlx_sub(g, b, RLX__S(1))))))) &&
+               (!a->dep[i1] || rlx__ad_acc(a, i1, rlx_mul(g, gy, rlx_mul(g, y, rlx_log(g, x)))));
+    case RLX_OP_MAX: case RLX_OP_MIN: {
+        rlx_tensor ma = nd.op == RLX_OP_MAX ? rlx_ge(g, x, b) : rlx_le(g, x, b);
+        rlx_tensor z = RLX__S(0);
+        return (!a->dep[i0] || rlx__ad_acc(a, i0, rlx_where(g, ma, gy, z))) &&
+               (!a->dep[i1] || rlx__ad_acc(a, i1, rlx_where(g, ma, z, gy)));
+    }
+    case RLX_OP_WHERE: {
+        uint32_t i2 = rlx__in(g, &nd, 2);
+        rlx_tensor z = RLX__S(0);
+        return (!a->dep[i1] || rlx__ad_acc(a, i1, rlx_where(g, x, gy, z))) &&
+               (!a->dep[i2] || rlx__ad_acc(a, i2, rlx_where(g, x, z, gy)));
+    }
+    case RLX_OP_CAST: {
+        rlx_dtype st = rlx__N(g, i0)->dtype;
+        if (!rlx__is_float(st)) return rlx__ad_acc(a, i0, gy);   /* reports the non-float source */
+        return rlx__ad_acc(a, i0, rlx_cast(g, gy, st));
+    }
+    case RLX_OP_MATMUL:
+        return rlx__ad_matmul(a, i0, i1, (int)nd.ia[0], (int)nd.ia[1], gy);
+    case RLX_OP_LINEAR: {
+        rlx_tensor bias = nd.ia[1] ? rlx__T(rlx__in(g, &nd, 2)) : rlx__T(0), gz = gy;
+        int64_t ws[2];
+        if (nd.ia[2] || nd.ia[4]) break;   /* gated or fused-transposed forms: made by passes only */
+        memcpy(ws, rlx__N(g, i1)->shape, sizeof ws);
+        if ((rlx_activation)nd.ia[0] != RLX_ACT_NONE) {
+            static const rlx_op acts[RLX_ACT_COUNT] = {RLX_OP_INVALID, RLX_OP_RELU, RLX_OP_GELU, RLX_OP_GELU_TANH,
+                                                        RLX_OP_SILU};
+            rlx_tensor z = rlx_linear(g, x, b, bias, RLX_ACT_NONE);
+            if (nd.ia[0] < 0 || nd.ia[0] >= RLX_ACT_COUNT) break;
+            gz = rlx_mul(g, gy, rlx__ad_dunary(g, acts[nd.ia[0]], z, y, dt));
+        }
+        if (nd.ia[1] && !rlx__ad_acc(a, rlx__in(g, &nd, 2), gz)) return 0;
+        return rlx__ad_matmul(a, i0, i1, xr, 2, gz);
+    }
+    case RLX_OP_SUM: case RLX_OP_MEAN: case RLX_OP_REDUCE_MAX: case RLX_OP_REDUCE_MIN: {
+        int64_t ks[RLX_MAX_RANK];
+        rlx_tensor gk;
+        double cnt;
+        rlx__ad_red_shape(&nd, xr, xs, ks);
+        gk = rlx_reshape(g, gy, xr, ks);
+        cnt = (double)rlx__numel(xr, xs) / (double)rlx__numel(xr, ks);
+        if (nd.op == RLX_OP_SUM) return rlx__ad_acc(a, i0, rlx_expand(g, gk, xr, xs));
+        if (nd.op == RLX_OP_MEAN) return rlx__ad_acc(a, i0, rlx_expand(g, rlx_mul(g, gk, RLX__S(1.0 / cnt)), xr, xs));
+        {   /* max/min: the positions equal to the result share its gradient */
+            rlx_tensor mask = rlx_cast(g, rlx_eq(g, x, rlx_reshape(g, y, xr, ks)), dt);
+            int axes[RLX_MAX_RANK], na = 0;
+            for (k = 0; k < xr; k++) if (ks[k] == 1 && (xs[k] != 1 || nd.ia[1] == 0)) axes[na++] = k;
+            t = na ? rlx_reduce_sum(g, mask, na, axes, 1) : mask;
+            return rlx__ad_acc(a, i0, rlx_mul(g, mask, rlx_div(g, gk, t)));
+        }
+    }
+    case RLX_OP_SOFTMAX: {
+        int ax = (int)nd.ia[0];
+        t = rlx_reduce_sum(g, rlx_mul(g, gy, y), 1, &ax, 1);
+        return rlx__ad_acc(a, i0, rlx_mul(g, y, rlx_sub(g, gy, t)));
+    }
+    case RLX_OP_LOG_SOFTMAX: {
+        int ax = (int)nd.ia[0];
+        t = rlx_reduce_sum(g, gy, 1, &ax, 1);
+        return rlx__ad_acc(a, i0, rlx_sub(g, gy, rlx_mul(g, rlx_exp(g, y), t)));
+    }
+    case RLX_OP_LAYERNORM: case RLX_OP_RMSNORM: {
+        int axes[RLX_MAX_RANK], na = 0, from = nd.op == RLX_OP_LAYERNORM ? (int)nd.ia[0] : xr - 1, kg = 1;
+        rlx_tensor xc = x, rstd, xh, gh = gy, gx, gam = rlx__T(0);
+        uint32_t igam = 0, ibet = 0;
+        if (nd.ia[1]) { igam = rlx__in(g, &nd, kg++); gam = rlx__T(igam); }
+        if (nd.ia[2]) ibet = rlx__in(g, &nd, kg);
+        for (k = from; k < xr; k++) axes[na++] = k;
+        if (nd.op == RLX_OP_LAYERNORM) xc = rlx_sub(g, x, rlx_reduce_mean(g, x, na, axes, 1));
+        rstd = rlx_rsqrt(g, rlx_add(g, rlx_reduce_mean(g, rlx_mul(g, xc, xc), na, axes, 1), RLX__S(nd.fa[0])));
+        xh = rlx_mul(g, xc, rstd);
+        if (igam) gh = rlx_mul(g, gy, gam);
+        if (a->dep[i0]) {
+            gx = rlx_sub(g, gh, rlx_mul(g, xh, rlx_reduce_mean(g, rlx_mul(g, gh, xh), na, axes, 1)));
+            if (nd.op == RLX_OP_LAYERNORM) gx = rlx_sub(g, gx, rlx_reduce_mean(g, gh, na, axes, 1));
+            if (!rlx__ad_acc(a, i0, rlx_mul(g, rstd, gx))) return 0;
+        }
+        if (igam && a->dep[igam] && !rlx__ad_acc(a, igam, rlx_mul(g, gy, xh))) return 0;
+        if (ibet && a->dep[ibet] && !rlx__ad_acc(a, ibet, gy)) return 0;
+        return 1;
+    }
+    case RLX_OP_RESHAPE:
+        return rlx__ad_acc(a, i0, rlx_reshape(g, gy, xr, xs));
+    case RLX_OP_TRANSPOSE: {
+        int inv[RLX_MAX_RANK];
+        for (k = 0; k < xr; k++) inv[nd.ia[k]] = k;
+        return rlx__ad_acc(a, i0, rlx_transpose(g, gy, inv));
+    }
+    case RLX_OP_EXPAND:
+        return rlx__ad_acc(a, i0, gy);   /* rlx__ad_acc sums back to x's shape */
+    case RLX_OP_SLICE: {
+        int ax = (int)nd.ia[0];
+        int64_t st = nd.ia[1], step = nd.ia[2] < 1 ? 1 : nd.ia[2], len = nd.shape[ax], span, before[RLX_MAX_RANK] = {0},
+                after[RLX_MAX_RANK] = {0};
+        t = gy;
+        if (step > 1) {   /* interleave step − 1 zeros after each element: [.., L, 1, ..] ++ zeros [.., L, s−1, ..] */
+            int64_t s1[RLX_MAX_RANK + 1], sz[RLX_MAX_RANK + 1], sm[RLX_MAX_RANK];
+            rlx_tensor parts[2];
+            if (xr >= RLX_MAX_RANK) break;
+            for (k = 0; k <= xr; k++) s1[k] = k <= ax ? nd.shape[k] : k == ax + 1 ? 1 : nd.shape[k - 1];
+            memcpy(sz, s1, sizeof sz);
+            sz[ax + 1] = step - 1;
+            parts[0] = rlx_reshape(g, gy, xr + 1, s1);
+            parts[1] = rlx_expand(g, RLX__S(0), xr + 1, sz);
+            t = rlx_concat(g, 2, parts, ax + 1);
+            memcpy(sm, nd.shape, sizeof sm);
+            sm[ax] = len * step;
+            t = rlx_reshape(g, t, xr, sm);
+            t = rlx_narrow(g, t, ax, 0, (len - 1) * step + 1);
+        }
+        span = (len - 1) * step + 1;
+        before[ax] = st;
+        after[ax] = xs[ax] - st - span;
+        if (before[ax] || after[ax]) t = rlx_pad(g, t, before, after, RLX_PAD_CONSTANT, 0.0);
+        return rlx__ad_acc(a, i0, t);
+    }
+    case RLX_OP_CONCAT: {
+        int ax = (int)nd.ia[0];
+        int64_t off = 0;
+        for (k = 0; k < nd.nin; k++) {
+            uint32_t ik = rlx__in(g, &nd, k);
+            int64_t len = rlx__N(g, ik)->shape[ax];
+            if (a->dep[ik] && !rlx__ad_acc(a, ik, rlx_narrow(g, gy, ax, off, len))) return 0;
+            off += len;
+        }
+        return 1;
+    }
+    case RLX_OP_PAD:
+        if ((rlx_pad_mode)nd.ia[0] != RLX_PAD_CONSTANT) break;
+        t = gy;
+        for (k = 0; k < xr; k++)
+            if (nd.ia[1 + k] || nd.ia[9 + k]) t = rlx_narrow(g, t, k, nd.ia[1 + k], xs[k]);
+        return rlx__ad_acc(a, i0, t);
+    case RLX_OP_GATHER: {   /* scatter-add of gy into zeros of x's shape */
+        int ax = (int)nd.ia[0];
+        int64_t s2[RLX_MAX_RANK], si[RLX_MAX_RANK], nidx = rlx__node_numel(rlx__N(g, i1));
+        rlx_tensor ind, g2;
+        for (k = 0; k < xr; k++) { s2[k] = k == ax ? nidx : xs[k]; si[k] = k == ax ? nidx : 1; }
+        g2 = rlx_reshape(g, gy, xr, s2);
+        ind = rlx_expand(g, rlx_reshape(g, b, xr, si), xr, s2);
+        return rlx__ad_acc(a, i0, rlx_scatter(g, rlx_expand(g, RLX__S(0), xr, xs), ind, g2, ax, RLX_SCATTER_ADD));
+    }
+    case RLX_OP_CUMSUM:
+        return rlx__ad_acc(a, i0, rlx_cumsum(g, gy, (int)nd.ia[0], (int)nd.ia[1], !nd.ia[2]));
+    case RLX_OP_CONV: {   /* groups 1: dx = conv_transpose(gy, w), dw = a conv of x by gy (batch and channels swapped) */
+        int ns = (int)nd.ia[0], perm[4] = {1, 0, 2, 3}, off = 2 - ns;   /* 1D runs as 2D with a height of 1 */
+        int64_t ws[RLX_MAX_RANK], x4[4], w4[4], y4[4];
+        rlx_conv_desc cdx, cdw;
+        rlx_tensor X = x, W = b, GY = gy;
+        if (nd.ia[9] != 1) break;
+        memcpy(ws, rlx__N(g, i1)->shape, sizeof ws);
+        memset(&cdx, 0, sizeof cdx);
+        memset(&cdw, 0, sizeof cdw);
+        if (ns == 1) {
+            x4[0] = xs[0]; x4[1] = xs[1]; x4[2] = 1; x4[3] = xs[2];
+            w4[0] = ws[0]; w4[1] = ws[1]; w4[2] = 1; w4[3] = ws[2];
+            y4[0] = nd.shape[0]; y4[1] = nd.shape[1]; y4[2] = 1; y4[3] = nd.shape[2];
+            X = rlx_reshape(g, x, 4, x4); W = rlx_reshape(g, b, 4, w4); GY = rlx_reshape(g, gy, 4, y4);
+            cdx.stride[0] = cdx.dilation[0] = cdw.stride[0] = cdw.dilation[0] = 1;
+        }
+        for (k = 0; k < ns; k++) {
+            int64_t st = nd.ia[1 + k], dl = nd.ia[3 + k], pb = nd.ia[5 + k], pe = nd.ia[7 + k];
+            int64_t K = ws[2 + k], ek = dl * (K - 1) + 1;
+            cdx.stride[k + off] = (int)st; cdx.dilation[k + off] = (int)dl;
+            cdx.pad_begin[k + off] = (int)pb; cdx.pad_end[k + off] = (int)pe;
+            cdx.output_padding[k + off] = (int)(xs[2 + k] + pb + pe - ek - (nd.shape[2 + k] - 1) * st);   /* < stride */
+            cdw.stride[k + off] = (int)dl; cdw.dilation[k + off] = (int)st;
+            cdw.pad_begin[k + off] = (int)pb; cdw.pad_end[k + off] = (int)pe;
+        }
+        if (a->dep[i0]) {
+            t = rlx_conv_transpose(g, GY, W, rlx__T(0), &cdx);
+            if (ns == 1) t = rlx_reshape(g, t, xr, xs);
+            if (!rlx__ad_acc(a, i0, t)) return 0;
+        }
+        if (a->dep[i1]) {
+            t = rlx_conv(g, rlx_transpose(g, X, perm), rlx_transpose(g, GY, perm), rlx__T(0), &cdw);
+            for (k = 0; k < ns; k++) t = rlx_narrow(g, t, 2 + k + off, 0, ws[2 + k]);
+            t = rlx_transpose(g, t, perm);
+            if (ns == 1) t = rlx_reshape(g, t, 3, ws);
+            if (!rlx__ad_acc(a, i1, t)) return 0;
+        }
+        if (nd.ia[10]) {
+            uint32_t ib = rlx__in(g, &nd, 2);
+            int axes[3] = {0, 2, 3};
+            if (a->dep[ib] && !rlx__ad_acc(a, ib, rlx_reduce_sum(g, gy, 1 + ns, axes, 0))) return 0;
+        }
+        return 1;
+    }
+    case RLX_OP_POOL: {   /* average pooling, 2D: gy / window count spread back by a depthwise conv_transpose of ones */
+        rlx_conv_desc cdx;
+        rlx_pool_desc pd;
+        int64_t w4[4];
+        rlx_tensor div, ones;
+        if (nd.ia[0] != 2 || (rlx_pool_kind)nd.ia[1] != RLX_POOL_AVG || xs[1] > INT_MAX) break;
+        memset(&cdx, 0, sizeof cdx);
+        memset(&pd, 0, sizeof pd);
+        pd.kind = RLX_POOL_AVG;
+        pd.count_include_pad = 1;
+        for (k = 0; k < 2; k++) {
+            int64_t K = nd.ia[2 + k], st = nd.ia[4 + k], pb = nd.ia[6 + k], pe = nd.ia[8 + k];
+            cdx.stride[k] = (int)st; cdx.pad_begin[k] = (int)pb; cdx.pad_end[k] = (int)pe;
+            cdx.output_padding[k] = (int)(xs[2 + k] + pb + pe - K - (nd.shape[2 + k] - 1) * st);   /* < stride */
+            pd.kernel[k] = (int)K; pd.stride[k] = (int)st; pd.pad_begin[k] = (int)pb; pd.pad_end[k] = (int)pe;
+        }
+        cdx.groups = (int)xs[1];
+        w4[0] = xs[1]; w4[1] = 1; w4[2] = nd.ia[2]; w4[3] = nd.ia[3];
+        ones = rlx_expand(g, RLX__S(1), 4, w4);
+        if (nd.ia[10]) div = RLX__S((double)(nd.ia[2] * nd.ia[3]));
+        else   /* the real elements of each window: an average of ones with the padding counted, times the window */
+            div = rlx_mul(g, rlx_pool(g, rlx_expand(g, RLX__S(1), xr, xs), &pd), RLX__S((double)(nd.ia[2] * nd.ia[3])));
+        return rlx__ad_acc(a, i0, rlx_conv_transpose(g, rlx_div(g, gy, div), ones, rlx__T(0), &cdx));
+    }
+    case RLX_OP_GROUP_NORM: {   /* through its decomposition: layernorm over [N, G, C/G · spatial], then γ, β */
+        uint32_t first = (uint32_t)g->n + 1;
+        int64_t s3[3], sc[RLX_MAX_RANK];
+        int kg = 1;
+        rlx_tensor none = rlx__T(0);
+        s3[0] = xs[0]; s3[1] = nd.ia[0]; s3[2] = -1;
+        t = rlx_reshape(g, rlx_layernorm(g, rlx_reshape(g, x, 3, s3), none, none, 2, (float)nd.fa[0]), xr, xs);
+        for (k = 0; k < xr - 1; k++) sc[k] = k == 0 ? xs[1] : 1;
+        if (nd.ia[1]) t = rlx_mul(g, t, rlx_reshape(g, rlx__T(rlx__in(g, &nd, kg++)), xr - 1, sc));
+        if (nd.ia[2]) t = rlx_add(g, t, rlx_reshape(g, rlx__T(rlx__in(g, &nd, kg)), xr - 1, sc));
+        if (t.id == 0 || g->status != RLX_OK) return 0;
+        return rlx__ad_sub(a, first, t.id, gy);
+    }
+    case RLX_OP_ADD_NORM: {   /* norm(x + residual), through the plain ops */
+        uint32_t first = (uint32_t)g->n + 1;
+        int kg = 2;
+        rlx_tensor gam = rlx__T(0), bet = rlx__T(0), sum = rlx_add(g, x, b);
+        if (nd.ia[1]) gam = rlx__T(rlx__in(g, &nd, kg++));
+        if (nd.ia[2]) bet = rlx__T(rlx__in(g, &nd, kg));
+        t = nd.ia[3] ? rlx_layernorm(g, sum, gam, bet, (int)nd.ia[0], (float)nd.fa[0])
+                     : rlx_rmsnorm(g, sum, gam, bet, (float)nd.fa[0]);
+        if (t.id == 0 || g->status != RLX_OK) return 0;
+        return rlx__ad_sub(a, first, t.id, gy);
+    }
+    case RLX_OP_EXTRA:   /* the sum output of add_norm is x + residual */
+        if (rlx__N(g, i0)->op == RLX_OP_ADD_NORM) {
+            uint32_t ix = rlx__in(g, rlx__N(g, i0), 0), ir = rlx__in(g, rlx__N(g, i0), 1);
+            return rlx__ad_acc(a, ix, gy) && rlx__ad_acc(a, ir, gy);
+        }
+        break;
+    case RLX_OP_ATTENTION: {   /* through its decomposition (matmul, softmax, masks): not a fused backward yet */
+        uint32_t first = (uint32_t)g->n + 1, ikeep = nd.ia[5] ? rlx__in(g, &nd, 3) : 0,
+                 ibias = nd.ia[6] ? rlx__in(g, &nd, 3 + (int)nd.ia[5]) : 0;
+        if (nd.ia[7]) {
+            rlx__ad_node_err(g, RLX_ERROR_UNSUPPORTED, id, "attention with kv_len has no gradient rule (yet); "
+                             "leave kv_len out (or mask with keep_mask) to train");
+            return 0;
+        }
+        t = rlx__ad_attention(g, &nd, i0, i1, rlx__in(g, &nd, 2), ikeep, ibias);
+        if (t.id == 0 || g->status != RLX_OK) return 0;
+        return rlx__ad_sub(a, first, t.id, gy);
+    }
+    case RLX_OP_SWIGLU: case RLX_OP_GEGLU: {
+        rlx_op f = nd.op == RLX_OP_SWIGLU ? RLX_OP_SILU : RLX_OP_GELU;
+        rlx_tensor act = f == RLX_OP_SILU ? rlx_silu(g, x) : rlx_gelu(g, x);
+        return (!a->dep[i0] || rlx__ad_acc(a, i0, rlx_mul(g, rlx_mul(g, gy, b), rlx__ad_dunary(g, f, x, act, dt)))) &&
+               (!a->dep[i1] || rlx__ad_acc(a, i1, rlx_mul(g, gy, act)));
+    }
+    default: break;
+    }
+#undef RLX__S
+    {
+        char why[160];
+        snprintf(why, sizeof why, "%s has no gradient rule (yet); see rlx_grad for the ops that have one",
+                 rlx_op_name(nd.op));
+        rlx__ad_node_err(g, RLX_ERROR_UNSUPPORTED, id, why);
+    }
+    return 0;
+}
+
+RLXDEF rlx_result rlx_grad(rlx_graph* g, rlx_tensor loss, int n, const rlx_tensor* wrt, rlx_tensor* grads) {
+    rlx__ad a;
+    uint32_t N, i;
+    int k;
+    if (!g) return RLX_ERROR_INVALID_ARGUMENT;
+    if (grads) for (k = 0; k < n; k++) grads[k] = rlx__T(0);
+    if (g->status != RLX_OK) return g->status;
+    g->ctx_what = NULL;
+    if (n < 1 || !wrt || !grads)
+        return rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rlx_grad: n = %d, wrt %s, grads %s (need n >= 1 and both "
+                         "arrays)", n, wrt ? "set" : "NULL", grads ? "set" : "NULL");
+    if (g->ndims > 0)
+        return rlx__gerr(g, RLX_ERROR_UNSUPPORTED, "rlx_grad: the graph has symbolic dims (rlx_dim); gradients are "
+                         "built for concrete shapes only (yet): build the training graph without rlx_dim");
+    if (!rlx__begin(g, "rlx_grad loss", 1, &loss)) return g->status;
+    if (!rlx__begin(g, "rlx_grad wrt", n, wrt)) return g->status;
+    g->ctx_what = NULL;
+    {
+        const rlx__node* nl = rlx__N(g, loss.id);
+        if (rlx__node_numel(nl) != 1) {
+            char sh[160];
+            rlx__shape_str(sh, sizeof sh, nl->rank, nl->shape);
+            return rlx__gerr(g, RLX_ERROR_SHAPE, "rlx_grad: the loss (node %u) has shape %s; it must be a scalar "
+                             "(one element: reduce it, e.g. with rlx_reduce_mean)", (unsigned)loss.id, sh);
+        }
+        if (!rlx__is_float(nl->dtype))
+            return rlx__gerr(g, RLX_ERROR_DTYPE, "rlx_grad: the loss (node %u) is %s; it must be a float tensor",
+                             (unsigned)loss.id, rlx_dtype_name(nl->dtype));
+    }
+    for (k = 0; k < n; k++)
+        if (!rlx__is_float(rlx__N(g, wrt[k].id)->dtype))
+            return rlx__gerr(g, RLX_ERROR_DTYPE, "rlx_grad: wrt[%d] (node %u) is %s; gradients exist only for float "
+                             "tensors", k, (unsigned)wrt[k].id, rlx_dtype_name(rlx__N(g, wrt[k].id)->dtype));
+    N = (uint32_t)g->n;
+    a.g = g;
+    a.cap = (int)N + 1;
+    a.gid = (uint32_t*)rlx__calloc(&g->al, sizeof(uint32_t) * ((size_t)N + 1));
+    a.dep = (unsigned char*)rlx__calloc(&g->al, (size_t)N + 1);
+    if (!a.gid || !a.dep) {
+        rlx__free(&g->al, a.gid); rlx__free(&g->al, a.dep);
+        return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "rlx_grad: out of memory for %u nodes", (unsigned)N);
+    }
+    for (k = 0; k < n; k++) a.dep[wrt[k].id] = 2;   /* 2: a wrt tensor */
+    for (i = 1; i <= loss.id; i++) {
+        const rlx__node* nd = rlx__N(g, i);
+        int j;
+        if (a.dep[i]) continue;
+        for (j = 0; j < nd->nin; j++)
+            if (rlx__ad_carries(nd, j) && a.dep[rlx__in(g, nd, j)]) { a.dep[i] = 1; break; }
+    }
+    if (a.dep[loss.id]) {
+        int64_t ls[RLX_MAX_RANK];
+        int lr = rlx__N(g, loss.id)->rank;
+        memcpy(ls, rlx__N(g, loss.id)->shape, sizeof ls);
+        a.gid[loss.id] = rlx_expand(g, rlx_scalar(g, rlx__N(g, loss.id)->dtype, 1.0), lr, ls).id;
+        for (i = loss.id; i >= 1 && g->status == RLX_OK; i--) {
+            const rlx__node* nd = rlx__N(g, i);
+            if (!a.dep[i] || !a.gid[i]) continue;
+            if (a.dep[i] == 2 && (nd->op == RLX_OP_STATE || nd->op == RLX_OP_PARAM || nd->op == RLX_OP_INPUT ||
+                                  nd->op == RLX_OP_CONSTANT))
+                continue;
+            if (!rlx__ad_rule(&a, i)) break;
+        }
+    }
+    for (k = 0; k < n && g->status == RLX_OK; k++) {
+        uint32_t w = wrt[k].id;
+        if (a.gid[w]) grads[k] = rlx__T(a.gid[w]);
+        else {
+            int64_t ws[RLX_MAX_RANK];
+            int wr = rlx__N(g, w)->rank;
+            memcpy(ws, rlx__N(g, w)->shape, sizeof ws);
+            grads[k] = rlx_expand(g, rlx_scalar(g, rlx__N(g, w)->dtype, 0.0), wr, ws);
+        }
+    }
+    rlx__free(&g->al, a.gid);
+    rlx__free(&g->al, a.dep);
+    if (g->status != RLX_OK) for (k = 0; k < n; k++) grads[k] = rlx__T(0);
+    return g->status;
+}
+
+/* ---- losses ---- */
+RLXDEF rlx_tensor rlx_cross_entropy(rlx_graph* g, rlx_tensor logits, rlx_tensor labels) {
+    rlx_tensor ts[2], lsm, iota, lab, hot;
+    const rlx__node *nl, *nb;
+    int64_t ls[RLX_MAX_RANK], bs[RLX_MAX_RANK], C;
+    int lr;
+    rlx_dtype dt;
+    ts[0] = logits; ts[1] = labels;
+    if (!rlx__begin(g, "cross_entropy", 2, ts)) return rlx__T(0);
+    nl = rlx__N(g, logits.id); nb = rlx__N(g, labels.id);
+    if (!rlx__is_float(nl->dtype) || (nb->dtype != RLX_I32 && nb->dtype != RLX_I64)) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "cross_entropy: logits are %s and labels %s (need a float dtype and i32/i64)",
+                  rlx_dtype_name(nl->dtype), rlx_dtype_name(nb->dtype));
+        return rlx__T(0);
+    }
+    if (nl->rank < 1 || nb->rank != nl->rank - 1 ||
+        (nb->rank && memcmp(nb->shape, nl->shape, sizeof(int64_t) * (size_t)nb->rank) != 0)) {
+        rlx__gerr(g, RLX_ERROR_SHAPE, "cross_entropy: labels must have the shape of logits without its last dim "
+                  "(logits rank %d, labels rank %d)", nl->rank, nb->rank);
+        return rlx__T(0);
+    }
+    lr = nl->rank; dt = nl->dtype;
+    memcpy(ls, nl->shape, sizeof ls);
+    memcpy(bs, nb->shape, sizeof bs);
+    C = ls[lr - 1];
+    g->ctx_what = NULL;
+    lsm = rlx_log_softmax(g, logits, -1);
+    iota = rlx_cumsum(g, rlx_expand(g, rlx_scalar(g, RLX_I64, 1), 1, &C), 0, 1, 0);   /* 0 .. C-1, on the device */
+    bs[lr - 1] = 1;
+    lab = rlx_reshape(g, nb->dtype == RLX_I64 ? labels : rlx_cast(g, labels, RLX_I64), lr, bs);
+    hot = rlx_cast(g, rlx_eq(g, lab, iota), dt);
+    {
+        int last = -1;   /* -mean over the rows of each row's picked log-probability */
+        rlx_tensor picked = rlx_reduce_sum(g, rlx_mul(g, hot, lsm), 1, &last, 0);
+        return rlx_neg(g, lr > 1 ? rlx_reduce_mean(g, picked, 0, NULL, 0) : picked);
+    }
+}
+
+RLXDEF rlx_tensor rlx_mse_loss(rlx_graph* g, rlx_tensor pred, rlx_tensor target) {
+    rlx_tensor ts[2], d;
+    const rlx__node *np, *nt;
+    ts[0] = pred; ts[1] = target;
+    if (!rlx__begin(g, "mse_loss", 2, ts)) return rlx__T(0);
+    np = rlx__N(g, pred.id); nt = rlx__N(g, target.id);
+    if (!rlx__is_float(np->dtype) || np->dtype != nt->dtype) {
+        rlx__gerr(g, RLX_ERROR_DTYPE, "mse_loss: pred is %s and target %s (need one float dtype)",
+                  rlx_dtype_name(np->dtype), rlx_dtype_name(nt->dtype));
+        return rlx__T(0);
+    }
+    if (np->rank != nt->rank || (np->rank && memcmp(np->shape, nt->shape, sizeof(int64_t) * (size_t)np->rank) != 0)) {
+        char s1[160], s2[160];
+        rlx__shape_str(s1, sizeof s1, np->rank, np->shape);
+        rlx__shape_str(s2, sizeof s2, nt->rank, nt->shape);
+        rlx__gerr(g, RLX_ERROR_SHAPE, "mse_loss: pred %s and target %s differ in shape", s1, s2);
+        return rlx__T(0);
+    }
+    g->ctx_what = NULL;
+    d = rlx_sub(g, pred, target);
+    return rlx_reduce_mean(g, rlx_mul(g, d, d), 0, NULL, 0);
+}
+
+/* ---- optimizers ---- */
+static rlx_tensor rlx__opt_state(rlx_graph* g, const char* pre, const char* pname, const char* what, rlx_dtype dt,
+                                 int rank, const int64_t* shape) {
+    char nm[600];
+    if (pname) snprintf(nm, sizeof nm, "%s.%s.%s", pre, pname, what);
+    else snprintf(nm, sizeof nm, "%s.%s", pre, what);
+    return rlx_state(g, nm, dt, rank, shape);
+}
+
+RLXDEF rlx_result rlx_optimizer_step(rlx_graph* g, const rlx_optimizer_desc* desc, int n, const rlx_tensor* params,
+                                     const rlx_tensor* grads) {
+    rlx_optimizer_desc d;
+    rlx_tensor step, t1, lr, coef = {0, 0}, off, *upd = NULL, *dst = NULL;
+    const char* pre;
+    int k, nw = 0;
+    int64_t one = 1;
+    if (!g) return RLX_ERROR_INVALID_ARGUMENT;
+    if (g->status != RLX_OK) return g->status;
+    g->ctx_what = NULL;
+    if (n < 1 || !params || !grads)
+        return rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rlx_optimizer_step: n = %d, params %s, grads %s (need n >= 1 "
+                         "and both arrays)", n, params ? "set" : "NULL", grads ? "set" : "NULL");
+    if (n > (1 << 20)) return rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rlx_optimizer_step: n = %d params is too many", n);
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (d.kind == RLX_OPTIMIZER_DEFAULT) d.kind = RLX_OPTIMIZER_ADAMW;
+    if (d.kind != RLX_OPTIMIZER_ADAMW && d.kind != RLX_OPTIMIZER_SGD)
+        return rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rlx_optimizer_step: kind %d is not an rlx_optimizer", (int)d.kind);
+    if (d.lr == 0) d.lr = d.kind == RLX_OPTIMIZER_SGD ? 1e-2f : 1e-3f;
+    if (d.beta1 == 0) d.beta1 = 0.9f;
+    if (d.beta2 == 0) d.beta2 = 0.999f;
+    if (d.eps == 0) d.eps = 1e-8f;
+    if (!(d.lr > 0) || !(d.beta1 > 0 && d.beta1 < 1) || !(d.beta2 > 0 && d.beta2 < 1) || !(d.eps > 0) ||
+        !(d.momentum >= 0 && d.momentum < 1) || !(d.weight_decay >= 0) || !(d.clip_norm >= 0) ||
+        d.weight_decay > 1e30f || d.lr > 1e30f || d.clip_norm > 1e30f || d.eps > 1e30f)
+        return rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rlx_optimizer_step: out of range: lr %g (> 0), beta1 %g and "
+                         "beta2 %g (in (0, 1)), eps %g (> 0), momentum %g (in [0, 1)), weight_decay %g and clip_norm "
+                         "%g (>= 0), all finite", (double)d.lr, (double)d.beta1, (double)d.beta2, (double)d.eps,
+                         (double)d.momentum, (double)d.weight_decay, (double)d.clip_norm);
+    pre = d.name ? d.name : "opt";
+    if (!pre[0] || strlen(pre) > 200)
+        return rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rlx_optimizer_step: name must be 1 to 200 bytes");
+    if (!rlx__begin(g, "rlx_optimizer_step params", n, params) || !rlx__begin(g, "rlx_optimizer_step grads", n, grads))
+        return g->status;
+    if (d.lr_input.id && !rlx__begin(g, "rlx_optimizer_step lr_input", 1, &d.lr_input)) return g->status;
+    g->ctx_what = NULL;
+    if (d.lr_input.id && (!rlx__is_float(rlx__N(g, d.lr_input.id)->dtype) || rlx__node_numel(rlx__N(g, d.lr_input.id)) != 1))
+        return rlx__gerr(g, RLX_ERROR_SHAPE, "rlx_optimizer_step: lr_input (node %u) must be one float element",
+                         (unsigned)d.lr_input.id);
+    for (k = 0; k < n; k++) {
+        const rlx__node *np = rlx__N(g, params[k].id), *ng = rlx__N(g, grads[k].id);
+        if (np->op != RLX_OP_STATE)
+            return rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rlx_optimizer_step: params[%d] (node %u) is a %s; "
+                             "trainable params are states (rlx_state), which a program can update", k,
+                             (unsigned)params[k].id, rlx_op_name(np->op));
+        if (!rlx__is_float(np->dtype) || np->rank < 1)
+            return rlx__gerr(g, RLX_ERROR_DTYPE, "rlx_optimizer_step: param '%s' is %s of rank %d (need a float "
+                             "dtype and rank >= 1)", np->name, rlx_dtype_name(np->dtype), np->rank);
+        if (ng->dtype != np->dtype || ng->rank != np->rank ||
+            memcmp(ng->shape, np->shape, sizeof(int64_t) * (size_t)np->rank) != 0) {
+            char s1[160], s2[160];
+            rlx__shape_str(s1, sizeof s1, np->rank, np->shape);
+            rlx__shape_str(s2, sizeof s2, ng->rank, ng->shape);
+            return rlx__gerr(g, RLX_ERROR_SHAPE, "rlx_optimizer_step: param '%s' is %s %s but its gradient (node %u) "
+                             "%s %s", np->name, s1, rlx_dtype_name(np->dtype), (unsigned)grads[k].id, s2,
+                             rlx_dtype_name(ng->dtype));
+        }
+    }
+    upd = (rlx_tensor*)rlx__calloc(&g->al, sizeof(rlx_tensor) * (size_t)(3 * n + 1));
+    dst = (rlx_tensor*)rlx__calloc(&g->al, sizeof(rlx_tensor) * (size_t)(3 * n + 1));
+    if (!upd || !dst) {
+        rlx__free(&g->al, upd); rlx__free(&g->al, dst);
+        return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "rlx_optimizer_step: out of memory");
+    }
+    step = rlx__opt_state(g, pre, NULL, "step", RLX_F32, 1, &one);
+    t1 = rlx_add(g, step, rlx_scalar(g, RLX_F32, 1.0));
+    lr = d.lr_input.id ? rlx_reshape(g, rlx_cast(g, d.lr_input, RLX_F32), 1, &one) : rlx_scalar(g, RLX_F32, d.lr);
+    if (d.clip_norm > 0) {   /* coef = min(1, clip / (‖g‖ + 1e-6)) over every gradient */
+        rlx_tensor tot = rlx__T(0);
+        for (k = 0; k < n; k++) {
+            rlx_tensor gk = grads[k], s;
+            if (rlx_tensor_info(g, gk, NULL, NULL) != RLX_F32) gk = rlx_cast(g, gk, RLX_F32);
+            s = rlx_reduce_sum(g, rlx_mul(g, gk, gk), 0, NULL, 0);
+            tot = tot.id ? rlx_add(g, tot, s) : s;
+        }
+        coef = rlx_div(g, rlx_scalar(g, RLX_F32, d.clip_norm), rlx_add(g, rlx_sqrt(g, tot), rlx_scalar(g, RLX_F32, 1e-6)));
+        coef = rlx_min(g, coef, rlx_scalar(g, RLX_F32, 1.0));
+    }
+    for (k = 0; k < n && g->status == RLX_OK; k++) {
+        const rlx__node* np = rlx__N(g, params[k].id);
+        rlx_dtype dt = np->dtype;
+        int rank = np->rank;
+        int64_t shp[RLX_MAX_RANK];
+        char pname[256];
+        rlx_tensor p = params[k], gk = grads[k], lrk = lr, pn;
+#define RLX__C(t) (dt == RLX_F32 ? (t) : rlx_cast(g, (t), dt))
+#define RLX__S(v) rlx_scalar(g, dt, (v))
+        memcpy(shp, np->shape, sizeof shp);
+        rlx__strlcpy(pname, sizeof pname, np->name);
+        lrk = RLX__C(lr);
+        if (coef.id) gk = rlx_mul(g, gk, RLX__C(coef));
+        if (d.kind == RLX_OPTIMIZER_ADAMW) {
+            rlx_tensor m = rlx__opt_state(g, pre, pname, "m", dt, rank, shp);
+            rlx_tensor v = rlx__opt_state(g, pre, pname, "v", dt, rank, shp);
+            rlx_tensor m1, v1, bc1, bc2s, den;
+            m1 = rlx_add(g, rlx_mul(g, m, RLX__S(d.beta1)), rlx_mul(g, gk, RLX__S(1.0 - (double)d.beta1)));
+            v1 = rlx_add(g, rlx_mul(g, v, RLX__S(d.beta2)), rlx_mul(g, rlx_mul(g, gk, gk), RLX__S(1.0 - (double)d.beta2)));
+            bc1 = RLX__C(rlx_sub(g, rlx_scalar(g, RLX_F32, 1.0), rlx_pow(g, rlx_scalar(g, RLX_F32, d.beta1), t1)));
+            bc2s = RLX__C(rlx_sqrt(g, rlx_sub(g, rlx_scalar(g, RLX_F32, 1.0), rlx_pow(g, rlx_scalar(g, RLX_F32, d.beta2), t1))));
+            den = rlx_add(g, rlx_div(g, rlx_sqrt(g, v1), bc2s), RLX__S(d.eps));
+            pn = p;
+            if (d.weight_decay > 0) pn = rlx_mul(g, p, rlx_sub(g, RLX__S(1.0), rlx_mul(g, lrk, RLX__S(d.weight_decay))));
+            pn = rlx_sub(g, pn, rlx_mul(g, rlx_div(g, lrk, bc1), rlx_div(g, m1, den)));
+            upd[nw] = m1; dst[nw++] = m;
+            upd[nw] = v1; dst[nw++] = v;
+        } else {
+            if (d.weight_decay > 0) gk = rlx_add(g, gk, rlx_mul(g, p, RLX__S(d.weight_decay)));
+            if (d.momentum > 0) {
+                rlx_tensor buf = rlx__opt_state(g, pre, pname, "momentum", dt, rank, shp);
+                gk = rlx_add(g, rlx_mul(g, buf, RLX__S(d.momentum)), gk);
+                upd[nw] = gk; dst[nw++] = buf;
+            }
+            pn = rlx_sub(g, p, rlx_mul(g, lrk, gk));
+        }
+        if (rlx_tensor_info(g, pn, NULL, NULL) != RLX_DTYPE_INVALID) {
+            int r2 = 0;
+            rlx_tensor_info(g, pn, &r2, NULL);
+            if (r2 != rank) pn = rlx_reshape(g, pn, rank, shp);
+        }
+        upd[nw] = pn; dst[nw++] = p;
+#undef RLX__C
+#undef RLX__S
+    }
+    off = rlx_scalar(g, RLX_I64, 0.0);
+    for (k = 0; k < nw && g->status == RLX_OK; k++) rlx_state_write(g, dst[k], upd[k], 0, off);
+    if (g->status == RLX_OK) rlx_state_write(g, step, t1, 0, off);
+    rlx__free(&g->al, upd);
+    rlx__free(&g->al, dst);
+    return g->status;
+}
+#endif /* !RLX_NO_AUTODIFF (>>autodiff) */
 
 #endif /* RLX_IMPLEMENTATION */
 
