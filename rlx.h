@@ -13305,6 +13305,8 @@ RLX__TARGET_F16C static void rlx__qrow_avx2(rlx_dtype t, const unsigned char* w,
    is scaled by d_w · d_x in f32, in the same lanes and order as ggml's AVX2 vec_dot, so the result is ggml's.
    q4_0 and q8_0 take vpdpbusd (rlx__qrow8_vnni) where the CPU has AVX-512 VNNI and VL: the same lane sums;
    q6_K takes rlx__qrow8_q6k_vnni there (vpternlogd to assemble the 6-bit values, vpdpwssd for madd + add).
+   With one row of x (decode), q4_0 and q8_0 run rlx__qcol8_vnni: 4 weight rows per pass sharing x's loads,
+   unsigned weights in vpdpbusd with x's lane sums folded into the start value, the next rows prefetched.
    A call whose x holds a NaN or an infinity keeps the f32 path. */
 #if defined(RLX__GEMM_X86)
 static int rlx__qmm_has_q8(rlx_dtype t) { return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K || t == RLX_Q6_K; }
@@ -13575,6 +13577,78 @@ RLX__TARGET_Q8VNNI static void rlx__qrow8_vnni(rlx_dtype t, const unsigned char*
     default: rlx__qrow8_vnni_mr(t, w, K, xq, xd, 4, y, ldy); return;
     }
 }
+/* One row of x (decode) against up to 4 weight rows of q4_0 or q8_0 at once, AVX-512 VNNI: the 4 columns share
+   the loads of x and hide each other's FMA latency; each column keeps ggml's order (one sum per block). The
+   weights enter vpdpbusd unsigned (q4_0: the nibble 0..15; q8_0: w + 128, i.e. w ^ 0x80) and the accumulator
+   starts at xo = −8 or −128 times x's per-lane sums of 4 (rlx__q8x_lanes), so each lane is Σ w·x exactly, the
+   integers of ggml's maddubs/madd lanes. */
+RLX__TARGET_Q8VNNI static inline __attribute__((always_inline)) void rlx__qcol8_vnni_nc(
+    rlx_dtype t, const unsigned char* w, size_t rb, int64_t K, const signed char* xq, const float* xd,
+    const int32_t* xo, const int nc, float* y) {
+    __m256 acc[4];
+    const int64_t nbx = K / 32;
+    const int q4 = t == RLX_Q4_0;
+    const size_t bb = q4 ? 18 : 34;
+    const __m256i m4 = _mm256_set1_epi8(0x0F), k80 = _mm256_set1_epi8((char)0x80);
+    int64_t i;
+    int c;
+    for (c = 0; c < 4; c++) acc[c] = _mm256_setzero_ps();
+    for (i = 0; i < nbx; i++) {
+        const __m256i xv = _mm256_loadu_si256((const __m256i*)(const void*)(xq + 32 * i));
+        const __m256i o = _mm256_loadu_si256((const __m256i*)(const void*)(xo + 8 * i));
+        const float dx = xd[i];
+        /* one load instruction per column (written out, not a loop over c): each walks its row with a constant
+           stride, which the hardware prefetchers follow */
+#define RLX__QCOL(c)                                                                                             \
+    if (nc > (c)) {                                                                                              \
+        const unsigned char* b_ = w + (size_t)(c) * rb + (size_t)i * bb;                                         \
+        __m256i wq_;                                                                                             \
+        if (q4) {                                                                                                \
+            __m128i v_ = _mm_loadu_si128((const __m128i*)(const void*)(b_ + 2));                                 \
+            wq_ = _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(v_), _mm_srli_epi16(v_, 4), 1), m4); \
+        } else {                                                                                                 \
+            wq_ = _mm256_xor_si256(_mm256_loadu_si256((const __m256i*)(const void*)(b_ + 2)), k80);              \
+        }                                                                                                        \
+        acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(rlx__qh2f_f16c(b_) * dx),                                        \
+                                 _mm256_cvtepi32_ps(_mm256_dpbusd_epi32(o, wq_, xv)), acc[c]);                   \
+    }
+        {   /* the next 4 rows (contiguous, 4·rb bytes), 4·bb bytes of them per block: interleaved short row
+               streams are not ones the hardware prefetchers fetch ahead */
+            const char* pf = (const char*)(w + 4 * rb) + (size_t)i * 4 * bb;
+            _mm_prefetch(pf, _MM_HINT_T0);
+            _mm_prefetch(pf + 64, _MM_HINT_T0);
+            if (!q4) _mm_prefetch(pf + 128, _MM_HINT_T0);
+        }
+        RLX__QCOL(0)
+        RLX__QCOL(1)
+        RLX__QCOL(2)
+        RLX__QCOL(3)
+#undef RLX__QCOL
+    }
+    for (c = 0; c < nc; c++) {
+        __m128 hs = _mm_add_ps(_mm256_castps256_ps128(acc[c]), _mm256_extractf128_ps(acc[c], 1));
+        hs = _mm_add_ps(hs, _mm_movehl_ps(hs, hs));
+        hs = _mm_add_ss(hs, _mm_shuffle_ps(hs, hs, 1));
+        y[c] = _mm_cvtss_f32(hs);
+    }
+}
+RLX__TARGET_Q8VNNI static void rlx__qcol8_vnni(rlx_dtype t, const unsigned char* w, size_t rb, int64_t K,
+                                               const signed char* xq, const float* xd, const int32_t* xo, int nc,
+                                               float* y) {
+    if (nc >= 4) rlx__qcol8_vnni_nc(t, w, rb, K, xq, xd, xo, 4, y);
+    else if (nc == 3) rlx__qcol8_vnni_nc(t, w, rb, K, xq, xd, xo, 3, y);
+    else if (nc == 2) rlx__qcol8_vnni_nc(t, w, rb, K, xq, xd, xo, 2, y);
+    else rlx__qcol8_vnni_nc(t, w, rb, K, xq, xd, xo, 1, y);
+}
+/* xo [M, K/32, 8] = mul · (Σ of the 4 int8 of each 32-bit lane of every block of 32 of xq) */
+RLX__TARGET_F16C static void rlx__q8x_lanes(const signed char* xq, int64_t n, int mul, int32_t* xo) {
+    const __m256i one8 = _mm256_set1_epi8(1), one16 = _mm256_set1_epi16(1), mv = _mm256_set1_epi32(mul);
+    int64_t i;
+    for (i = 0; i < n / 32; i++) {
+        __m256i s4 = _mm256_madd_epi16(_mm256_maddubs_epi16(one8, _mm256_loadu_si256((const __m256i*)(const void*)(xq + 32 * i))), one16);
+        _mm256_storeu_si256((__m256i*)(void*)(xo + 8 * i), _mm256_mullo_epi32(s4, mv));
+    }
+}
 /* q6_K with AVX-512 VNNI and VL: the 6-bit values assembled with vpternlogd, and each group's scaled sum added
    with vpdpwssd (madd + add in one instruction, the same int32 lane sums as rlx__qrow8_avx2). */
 RLX__TARGET_Q8VNNI static inline __attribute__((always_inline)) void rlx__qrow8_q6k_vnni_mr(
@@ -13656,6 +13730,7 @@ typedef struct rlx__qmm_job {
     const signed char* xq;
     const float* xd;
     const int16_t* xs;   /* K-quants: Σq per 16 */
+    const int32_t* xo;   /* vnni, M == 1: −8 (q4_0) or −128 (q8_0) times x's lane sums (rlx__q8x_lanes) */
     int64_t n0;  /* GEMM path: first weight row of the tile */
 } rlx__qmm_job;
 
@@ -13675,6 +13750,12 @@ static void rlx__qmm_task(void* ctx, int64_t task, int thread) {
                 rlx__qrow8_q6k_vnni(j->w + (size_t)(n0 + r) * j->row_bytes, j->K, j->xq + (size_t)(m * j->K),
                                     j->xd + (size_t)(m * (j->K / 256)), j->xs + (size_t)(m * (j->K / 16)),
                                     (int)(j->M - m < 4 ? j->M - m : 4), j->y + (size_t)(m * j->N + n0 + r), j->N);
+        return;
+    }
+    if (j->vnni && j->xo) {   /* decode: 4 weight rows per pass */
+        for (r = 0; r < nr; r += 4)
+            rlx__qcol8_vnni(j->wt, j->w + (size_t)(n0 + r) * j->row_bytes, j->row_bytes, j->K, j->xq, j->xd, j->xo,
+                            (int)(nr - r), j->y + (size_t)(n0 + r));
         return;
     }
     if (j->vnni) {
@@ -13721,9 +13802,13 @@ static void rlx__qmm_tile_task(void* ctx, int64_t task, int thread) {
 }
 
 /* m < RLX__QMM_GEMM_M: bytes of x quantized to 8 bits (q, then d and Σq per 32), 64-aligned */
-static size_t rlx__qmm_q8_bytes(int64_t M, int64_t K) {
+static size_t rlx__qmm_q8_bytes0(int64_t M, int64_t K) {
     return rlx__round_up(rlx__szadd(rlx__round_up(rlx__szmul((size_t)M, (size_t)K), 64),
                                     rlx__szmul(rlx__szmul((size_t)M, (size_t)(K / 32)), 8)), 64);
+}
+/* then the lane sums xo: 8 int32 per block of 32 (K bytes per row of x) */
+static size_t rlx__qmm_q8_bytes(int64_t M, int64_t K) {
+    return rlx__round_up(rlx__szadd(rlx__qmm_q8_bytes0(M, K), rlx__szmul((size_t)M, (size_t)K)), 64);
 }
 static size_t rlx__ws_quant(const rlx_graph* g, const rlx__node* nd, int nthreads) {
     const rlx__node* w = rlx__N(g, rlx__in(g, nd, 1));
@@ -13758,6 +13843,7 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
         j.xq = NULL;
         j.xd = NULL;
         j.xs = NULL;
+        j.xo = NULL;
 #if defined(RLX__GEMM_X86)
         if (rlx__cpu_features() & RLX__CPU_AVX2) {
             j.dot = rlx__qdot_avx2;
@@ -13774,6 +13860,11 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
             j.vnni = j.q8 && (j.wt == RLX_Q4_0 || j.wt == RLX_Q8_0 || j.wt == RLX_Q6_K) &&
                      (rlx__cpu_features() & RLX__CPU_AVX512VNNI) &&
                      __builtin_cpu_supports("avx512vl");
+            if (j.vnni && j.M == 1 && j.wt != RLX_Q6_K) {
+                int32_t* xo = (int32_t*)(void*)((char*)ws + rlx__qmm_q8_bytes0(j.M, j.K));
+                rlx__q8x_lanes(j.xq, j.K, j.wt == RLX_Q4_0 ? -8 : -128, xo);
+                j.xo = xo;
+            }
         }
 #endif
         pool = rlx__pool_if(pool, (double)j.M * (double)j.N * (double)j.K);
