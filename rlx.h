@@ -190,8 +190,9 @@
        beyond); quantize stays on the CPU: compiling it for a GPU fails with RLX_ERROR_UNSUPPORTED.
        On the CPU, for up to 15 rows of x, rlx_matmul_quant with a q4_0, q8_0, q4_K or q6_K weight rounds x to
        8 bits once per call as ggml does (q8_0 blocks of 32 for q4_0/q8_0, Q8_K blocks of 256 for the K-quants)
-       and sums integer block products (AVX2 maddubs/madd; AVX-512 VNNI vpdpbusd for q4_0/q8_0 where the CPU has
-       it, chosen at run time), giving ggml's vec_dot result bit for bit; a call whose
+       and sums integer block products (AVX2 maddubs/madd; AVX-512 VNNI vpdpbusd for q4_0/q8_0 and vpternlogd +
+       vpdpwssd for q6_K where the CPU has it, chosen at run time), giving ggml's vec_dot result bit for bit
+       (q6_K: the same integers, its offset of 32 summed per 16 rather than per lane); a call whose
        x holds a NaN or an infinity, and the other formats, decode the weights in AVX2 registers and keep x in f32
        (a CPU without AVX2 and F16C decodes rows in portable C first). From 16 rows on, tiles are dequantized for
        the packed f32 GEMM and x stays f32.
@@ -13494,7 +13495,10 @@ RLX__TARGET_F16C static void rlx__qrow_avx2(rlx_dtype t, const unsigned char* w,
    minimums and q6_K's offset of 32). The weight's integers are multiplied into x's with maddubs/madd (8-bit products, 16-bit pair sums,
    32-bit sums; the K-quants' 6-bit sub-block scales enter the integer sums through madd) and each block's sum
    is scaled by d_w · d_x in f32, in the same lanes and order as ggml's AVX2 vec_dot, so the result is ggml's.
-   q4_0 and q8_0 take vpdpbusd (rlx__qrow8_vnni) where the CPU has AVX-512 VNNI and VL: the same lane sums.
+   q4_0 and q8_0 take vpdpbusd (rlx__qrow8_vnni) where the CPU has AVX-512 VNNI and VL: the same lane sums;
+   q6_K takes rlx__qrow8_q6k_vnni there (vpternlogd to assemble the 6-bit values, vpdpwssd for madd + add).
+   With one row of x (decode), q4_0 and q8_0 run rlx__qcol8_vnni: 4 weight rows per pass sharing x's loads,
+   unsigned weights in vpdpbusd with x's lane sums folded into the start value, the next rows prefetched.
    A call whose x holds a NaN or an infinity keeps the f32 path. */
 #if defined(RLX__GEMM_X86)
 static int rlx__qmm_has_q8(rlx_dtype t) { return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K || t == RLX_Q6_K; }
@@ -13652,15 +13656,26 @@ RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow8_av
         break;
     case RLX_Q6_K: {   /* x in Q8_K */
         const __m256i m3 = _mm256_set1_epi8(3);
+        __m256i sel[4];   /* byte shuffles: int16 2k of a 128-bit half in the low lane, 2k + 1 in the high lane */
+        int k;
+        for (k = 0; k < 4; k++)
+            sel[k] = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_set1_epi16((short)(0x0100 + 0x0404 * k))),
+                                             _mm_set1_epi16((short)(0x0302 + 0x0404 * k)), 1);
         nb = K / 256;
         for (i = 0; i < nb; i++, w += 210) {
             const signed char* sc = (const signed char*)(const void*)(w + 192);
             float dw = rlx__qh2f_f16c(w + 208);
             __m256i sumi[4];
-            int n, k;
+            /* the 16 scales as int16 once per block: sc 0..7 (n = 0) and 8..15 (n = 1) in both lanes */
+            const __m128i sc8 = _mm_loadu_si128((const __m128i*)(const void*)sc);
+            const __m256i sc16 = _mm256_cvtepi8_epi16(sc8);
+            const __m128i sca = _mm256_castsi256_si128(sc16), scb = _mm256_extracti128_si256(sc16, 1);
+            int n;
             for (r = 0; r < mr; r++) sumi[r] = _mm256_setzero_si256();
             for (n = 0; n < 2; n++) {
                 const unsigned char *ql = w + 64 * n, *qh = w + 128 + 32 * n;
+                const __m256i scn = n == 0 ? _mm256_inserti128_si256(_mm256_castsi128_si256(sca), sca, 1)
+                                           : _mm256_inserti128_si256(_mm256_castsi128_si256(scb), scb, 1);
                 __m256i l0 = _mm256_loadu_si256((const __m256i*)(const void*)ql);
                 __m256i l1 = _mm256_loadu_si256((const __m256i*)(const void*)(ql + 32));
                 __m256i h = _mm256_loadu_si256((const __m256i*)(const void*)qh);
@@ -13672,8 +13687,7 @@ RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow8_av
                 g[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
                                        _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m3), 4));
                 for (k = 0; k < 4; k++) {   /* group k: values 0..15 scaled by sc[2k], 16..31 by sc[2k + 1] */
-                    __m256i scv = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_set1_epi16(sc[8 * n + 2 * k])),
-                                                          _mm_set1_epi16(sc[8 * n + 2 * k + 1]), 1);
+                    __m256i scv = _mm256_shuffle_epi8(scn, sel[k]);
                     for (r = 0; r < mr; r++) {
                         __m256i xv = _mm256_loadu_si256((const __m256i*)(const void*)(xq + r * K + 256 * i + 128 * n + 32 * k));
                         sumi[r] = _mm256_add_epi32(sumi[r], _mm256_madd_epi16(_mm256_maddubs_epi16(g[k], xv), scv));
@@ -13681,8 +13695,7 @@ RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow8_av
                 }
             }
             for (r = 0; r < mr; r++) {   /* minus 32 · Σ sc · Σq_x per 16 */
-                __m256i off = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)(const void*)sc)),
-                                                _mm256_loadu_si256((const __m256i*)(const void*)(xs + r * (K / 16) + 16 * i)));
+                __m256i off = _mm256_madd_epi16(sc16, _mm256_loadu_si256((const __m256i*)(const void*)(xs + r * (K / 16) + 16 * i)));
                 sumi[r] = _mm256_sub_epi32(sumi[r], _mm256_slli_epi32(off, 5));
                 acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(xd[r * nb + i] * dw), _mm256_cvtepi32_ps(sumi[r]), acc[r]);
             }
@@ -13756,6 +13769,140 @@ RLX__TARGET_Q8VNNI static void rlx__qrow8_vnni(rlx_dtype t, const unsigned char*
     default: rlx__qrow8_vnni_mr(t, w, K, xq, xd, 4, y, ldy); return;
     }
 }
+/* One row of x (decode) against up to 4 weight rows of q4_0 or q8_0 at once, AVX-512 VNNI: the 4 columns share
+   the loads of x and hide each other's FMA latency; each column keeps ggml's order (one sum per block). The
+   weights enter vpdpbusd unsigned (q4_0: the nibble 0..15; q8_0: w + 128, i.e. w ^ 0x80) and the accumulator
+   starts at xo = −8 or −128 times x's per-lane sums of 4 (rlx__q8x_lanes), so each lane is Σ w·x exactly, the
+   integers of ggml's maddubs/madd lanes. */
+RLX__TARGET_Q8VNNI static inline __attribute__((always_inline)) void rlx__qcol8_vnni_nc(
+    rlx_dtype t, const unsigned char* w, size_t rb, int64_t K, const signed char* xq, const float* xd,
+    const int32_t* xo, const int nc, float* y) {
+    __m256 acc[4];
+    const int64_t nbx = K / 32;
+    const int q4 = t == RLX_Q4_0;
+    const size_t bb = q4 ? 18 : 34;
+    const __m256i m4 = _mm256_set1_epi8(0x0F), k80 = _mm256_set1_epi8((char)0x80);
+    int64_t i;
+    int c;
+    for (c = 0; c < 4; c++) acc[c] = _mm256_setzero_ps();
+    for (i = 0; i < nbx; i++) {
+        const __m256i xv = _mm256_loadu_si256((const __m256i*)(const void*)(xq + 32 * i));
+        const __m256i o = _mm256_loadu_si256((const __m256i*)(const void*)(xo + 8 * i));
+        const float dx = xd[i];
+        /* one load instruction per column (written out, not a loop over c): each walks its row with a constant
+           stride, which the hardware prefetchers follow */
+#define RLX__QCOL(c)                                                                                             \
+    if (nc > (c)) {                                                                                              \
+        const unsigned char* b_ = w + (size_t)(c) * rb + (size_t)i * bb;                                         \
+        __m256i wq_;                                                                                             \
+        if (q4) {                                                                                                \
+            __m128i v_ = _mm_loadu_si128((const __m128i*)(const void*)(b_ + 2));                                 \
+            wq_ = _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(v_), _mm_srli_epi16(v_, 4), 1), m4); \
+        } else {                                                                                                 \
+            wq_ = _mm256_xor_si256(_mm256_loadu_si256((const __m256i*)(const void*)(b_ + 2)), k80);              \
+        }                                                                                                        \
+        acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(rlx__qh2f_f16c(b_) * dx),                                        \
+                                 _mm256_cvtepi32_ps(_mm256_dpbusd_epi32(o, wq_, xv)), acc[c]);                   \
+    }
+        {   /* the next 4 rows (contiguous, 4·rb bytes), 4·bb bytes of them per block: interleaved short row
+               streams are not ones the hardware prefetchers fetch ahead */
+            const char* pf = (const char*)(w + 4 * rb) + (size_t)i * 4 * bb;
+            _mm_prefetch(pf, _MM_HINT_T0);
+            _mm_prefetch(pf + 64, _MM_HINT_T0);
+            if (!q4) _mm_prefetch(pf + 128, _MM_HINT_T0);
+        }
+        RLX__QCOL(0)
+        RLX__QCOL(1)
+        RLX__QCOL(2)
+        RLX__QCOL(3)
+#undef RLX__QCOL
+    }
+    for (c = 0; c < nc; c++) {
+        __m128 hs = _mm_add_ps(_mm256_castps256_ps128(acc[c]), _mm256_extractf128_ps(acc[c], 1));
+        hs = _mm_add_ps(hs, _mm_movehl_ps(hs, hs));
+        hs = _mm_add_ss(hs, _mm_shuffle_ps(hs, hs, 1));
+        y[c] = _mm_cvtss_f32(hs);
+    }
+}
+RLX__TARGET_Q8VNNI static void rlx__qcol8_vnni(rlx_dtype t, const unsigned char* w, size_t rb, int64_t K,
+                                               const signed char* xq, const float* xd, const int32_t* xo, int nc,
+                                               float* y) {
+    if (nc >= 4) rlx__qcol8_vnni_nc(t, w, rb, K, xq, xd, xo, 4, y);
+    else if (nc == 3) rlx__qcol8_vnni_nc(t, w, rb, K, xq, xd, xo, 3, y);
+    else if (nc == 2) rlx__qcol8_vnni_nc(t, w, rb, K, xq, xd, xo, 2, y);
+    else rlx__qcol8_vnni_nc(t, w, rb, K, xq, xd, xo, 1, y);
+}
+/* xo [M, K/32, 8] = mul · (Σ of the 4 int8 of each 32-bit lane of every block of 32 of xq) */
+RLX__TARGET_F16C static void rlx__q8x_lanes(const signed char* xq, int64_t n, int mul, int32_t* xo) {
+    const __m256i one8 = _mm256_set1_epi8(1), one16 = _mm256_set1_epi16(1), mv = _mm256_set1_epi32(mul);
+    int64_t i;
+    for (i = 0; i < n / 32; i++) {
+        __m256i s4 = _mm256_madd_epi16(_mm256_maddubs_epi16(one8, _mm256_loadu_si256((const __m256i*)(const void*)(xq + 32 * i))), one16);
+        _mm256_storeu_si256((__m256i*)(void*)(xo + 8 * i), _mm256_mullo_epi32(s4, mv));
+    }
+}
+/* q6_K with AVX-512 VNNI and VL: the 6-bit values assembled with vpternlogd, and each group's scaled sum added
+   with vpdpwssd (madd + add in one instruction, the same int32 lane sums as rlx__qrow8_avx2). */
+RLX__TARGET_Q8VNNI static inline __attribute__((always_inline)) void rlx__qrow8_q6k_vnni_mr(
+    const unsigned char* w, int64_t K, const signed char* xq, const float* xd, const int16_t* xs, const int mr,
+    float* y, int64_t ldy) {
+    __m256 acc[4];
+    const int64_t nb = K / 256;
+    const __m256i m4 = _mm256_set1_epi8(0x0F), m30 = _mm256_set1_epi8(0x30);
+    __m256i sel[4];   /* byte shuffles: int16 2k of a 128-bit half in the low lane, 2k + 1 in the high lane */
+    int64_t i;
+    int r, k;
+    for (k = 0; k < 4; k++)
+        sel[k] = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_set1_epi16((short)(0x0100 + 0x0404 * k))),
+                                         _mm_set1_epi16((short)(0x0302 + 0x0404 * k)), 1);
+    for (r = 0; r < 4; r++) acc[r] = _mm256_setzero_ps();
+    for (i = 0; i < nb; i++, w += 210) {
+        const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)(const void*)(w + 192)));
+        const __m128i sca = _mm256_castsi256_si128(sc16), scb = _mm256_extracti128_si256(sc16, 1);
+        const float dw = rlx__qh2f_f16c(w + 208);
+        __m256i sumi[4];
+        int n;
+        for (r = 0; r < mr; r++) sumi[r] = _mm256_setzero_si256();
+        for (n = 0; n < 2; n++) {
+            const __m256i scn = _mm256_inserti128_si256(_mm256_castsi128_si256(n ? scb : sca), n ? scb : sca, 1);
+            const __m256i l0 = _mm256_loadu_si256((const __m256i*)(const void*)(w + 64 * n));
+            const __m256i l1 = _mm256_loadu_si256((const __m256i*)(const void*)(w + 64 * n + 32));
+            const __m256i h = _mm256_loadu_si256((const __m256i*)(const void*)(w + 128 + 32 * n));
+            __m256i g[4];   /* (low 4 bits & 0x0F) | (2 high bits placed at 0x30): 0xEA = (a & b) | c */
+            g[0] = _mm256_ternarylogic_epi32(l0, m4, _mm256_and_si256(_mm256_slli_epi16(h, 4), m30), 0xEA);
+            g[1] = _mm256_ternarylogic_epi32(l1, m4, _mm256_and_si256(_mm256_slli_epi16(h, 2), m30), 0xEA);
+            g[2] = _mm256_ternarylogic_epi32(_mm256_srli_epi16(l0, 4), m4, _mm256_and_si256(h, m30), 0xEA);
+            g[3] = _mm256_ternarylogic_epi32(_mm256_srli_epi16(l1, 4), m4, _mm256_and_si256(_mm256_srli_epi16(h, 2), m30), 0xEA);
+            for (k = 0; k < 4; k++) {
+                const __m256i scv = _mm256_shuffle_epi8(scn, sel[k]);
+                for (r = 0; r < mr; r++) {
+                    __m256i xv = _mm256_loadu_si256((const __m256i*)(const void*)(xq + r * K + 256 * i + 128 * n + 32 * k));
+                    sumi[r] = _mm256_dpwssd_epi32(sumi[r], _mm256_maddubs_epi16(g[k], xv), scv);
+                }
+            }
+        }
+        for (r = 0; r < mr; r++) {   /* minus 32 · Σ sc · Σq_x per 16 */
+            __m256i off = _mm256_madd_epi16(sc16, _mm256_loadu_si256((const __m256i*)(const void*)(xs + r * (K / 16) + 16 * i)));
+            sumi[r] = _mm256_sub_epi32(sumi[r], _mm256_slli_epi32(off, 5));
+            acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(xd[r * nb + i] * dw), _mm256_cvtepi32_ps(sumi[r]), acc[r]);
+        }
+    }
+    for (r = 0; r < mr; r++) {
+        __m128 hs = _mm_add_ps(_mm256_castps256_ps128(acc[r]), _mm256_extractf128_ps(acc[r], 1));
+        hs = _mm_add_ps(hs, _mm_movehl_ps(hs, hs));
+        hs = _mm_add_ss(hs, _mm_shuffle_ps(hs, hs, 1));
+        y[r * ldy] = _mm_cvtss_f32(hs);
+    }
+}
+RLX__TARGET_Q8VNNI static void rlx__qrow8_q6k_vnni(const unsigned char* w, int64_t K, const signed char* xq,
+                                                   const float* xd, const int16_t* xs, int mr, float* y, int64_t ldy) {
+    switch (mr) {
+    case 1: rlx__qrow8_q6k_vnni_mr(w, K, xq, xd, xs, 1, y, ldy); return;
+    case 2: rlx__qrow8_q6k_vnni_mr(w, K, xq, xd, xs, 2, y, ldy); return;
+    case 3: rlx__qrow8_q6k_vnni_mr(w, K, xq, xd, xs, 3, y, ldy); return;
+    default: rlx__qrow8_q6k_vnni_mr(w, K, xq, xd, xs, 4, y, ldy); return;
+    }
+}
 #undef RLX__TARGET_Q8VNNI
 #endif
 
@@ -13775,6 +13922,7 @@ typedef struct rlx__qmm_job {
     const signed char* xq;
     const float* xd;
     const int16_t* xs;   /* K-quants: Σq per 16 */
+    const int32_t* xo;   /* vnni, M == 1: −8 (q4_0) or −128 (q8_0) times x's lane sums (rlx__q8x_lanes) */
     int64_t n0;  /* GEMM path: first weight row of the tile */
 } rlx__qmm_job;
 
@@ -13788,6 +13936,20 @@ static void rlx__qmm_task(void* ctx, int64_t task, int thread) {
     int64_t n0 = task * RLX__QMM_ROWS, nr = j->N - n0 < RLX__QMM_ROWS ? j->N - n0 : RLX__QMM_ROWS, r, m;
     float* tile = j->ws + (size_t)thread * (size_t)RLX__QMM_ROWS * (size_t)j->K;
 #if defined(RLX__GEMM_X86)
+    if (j->vnni && j->wt == RLX_Q6_K) {
+        for (r = 0; r < nr; r++)
+            for (m = 0; m < j->M; m += 4)
+                rlx__qrow8_q6k_vnni(j->w + (size_t)(n0 + r) * j->row_bytes, j->K, j->xq + (size_t)(m * j->K),
+                                    j->xd + (size_t)(m * (j->K / 256)), j->xs + (size_t)(m * (j->K / 16)),
+                                    (int)(j->M - m < 4 ? j->M - m : 4), j->y + (size_t)(m * j->N + n0 + r), j->N);
+        return;
+    }
+    if (j->vnni && j->xo) {   /* decode: 4 weight rows per pass */
+        for (r = 0; r < nr; r += 4)
+            rlx__qcol8_vnni(j->wt, j->w + (size_t)(n0 + r) * j->row_bytes, j->row_bytes, j->K, j->xq, j->xd, j->xo,
+                            (int)(nr - r), j->y + (size_t)(n0 + r));
+        return;
+    }
     if (j->vnni) {
         for (r = 0; r < nr; r++)
             for (m = 0; m < j->M; m += 4)
@@ -13832,9 +13994,13 @@ static void rlx__qmm_tile_task(void* ctx, int64_t task, int thread) {
 }
 
 /* m < RLX__QMM_GEMM_M: bytes of x quantized to 8 bits (q, then d and Σq per 32), 64-aligned */
-static size_t rlx__qmm_q8_bytes(int64_t M, int64_t K) {
+static size_t rlx__qmm_q8_bytes0(int64_t M, int64_t K) {
     return rlx__round_up(rlx__szadd(rlx__round_up(rlx__szmul((size_t)M, (size_t)K), 64),
                                     rlx__szmul(rlx__szmul((size_t)M, (size_t)(K / 32)), 8)), 64);
+}
+/* then the lane sums xo: 8 int32 per block of 32 (K bytes per row of x) */
+static size_t rlx__qmm_q8_bytes(int64_t M, int64_t K) {
+    return rlx__round_up(rlx__szadd(rlx__qmm_q8_bytes0(M, K), rlx__szmul((size_t)M, (size_t)K)), 64);
 }
 static size_t rlx__ws_quant(const rlx_graph* g, const rlx__node* nd, int nthreads) {
     const rlx__node* w = rlx__N(g, rlx__in(g, nd, 1));
@@ -13869,6 +14035,7 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
         j.xq = NULL;
         j.xd = NULL;
         j.xs = NULL;
+        j.xo = NULL;
 #if defined(RLX__GEMM_X86)
         if (rlx__cpu_features() & RLX__CPU_AVX2) {
             j.dot = rlx__qdot_avx2;
@@ -13882,8 +14049,14 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
             j.q8 = rlx__q8x_quant(j.x, j.M, j.K, j.wt == RLX_Q4_K || j.wt == RLX_Q6_K, (signed char*)ws,
                                   (float*)(void*)((char*)ws + qb),
                                   (int16_t*)(void*)((char*)ws + qb + (size_t)(j.M * (j.K / 32)) * sizeof(float)));
-            j.vnni = j.q8 && (j.wt == RLX_Q4_0 || j.wt == RLX_Q8_0) && (rlx__cpu_features() & RLX__CPU_AVX512VNNI) &&
+            j.vnni = j.q8 && (j.wt == RLX_Q4_0 || j.wt == RLX_Q8_0 || j.wt == RLX_Q6_K) &&
+                     (rlx__cpu_features() & RLX__CPU_AVX512VNNI) &&
                      __builtin_cpu_supports("avx512vl");
+            if (j.vnni && j.M == 1 && j.wt != RLX_Q6_K) {
+                int32_t* xo = (int32_t*)(void*)((char*)ws + rlx__qmm_q8_bytes0(j.M, j.K));
+                rlx__q8x_lanes(j.xq, j.K, j.wt == RLX_Q4_0 ? -8 : -128, xo);
+                j.xo = xo;
+            }
         }
 #endif
         pool = rlx__pool_if(pool, (double)j.M * (double)j.N * (double)j.K);

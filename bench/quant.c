@@ -6,6 +6,8 @@
    (tests/fetch_npm.sh @node-llama-cpp/linux-x64@3.21.1; RLX_GGML_DIR overrides the directory of the .so files),
    driven through its public graph API: ggml_init, ggml_mul_mat, ggml_graph_compute_with_ctx with the same
    thread count, on the same quantized bytes (ggml_quantize_chunk). Without it the ggml columns say "-".
+   The CPU variant is libggml-cpu-haswell.so (AVX2); RLX_GGML_CPU=zen4 (or icelake, skylakex, ...) loads
+   libggml-cpu-<that>.so instead, e.g. the AVX-512 VNNI build that libllama picks on such a CPU.
    Usage:
        quant [reps]      reps (default 20) timed runs per case; the median is printed
 
@@ -88,6 +90,7 @@ static size_t (*g_row_size)(int, int64_t);
 static void (*g_cpu_init)(void);
 static char g_why[600] = "";
 
+static const char* g_variant = "haswell";
 static int load_ggml(void) {
     const char* dir = getenv("RLX_GGML_DIR");
     char path[512];
@@ -95,7 +98,7 @@ static int load_ggml(void) {
     if (!dir) dir = "build/npm/_node-llama-cpp_linux-x64/package/bins/linux-x64";
     snprintf(path, sizeof path, "%.400s/libggml-base.so", dir);
     if (!(hb = dlopen(path, RTLD_NOW | RTLD_GLOBAL))) { snprintf(g_why, sizeof g_why, "%.500s", dlerror()); return 0; }
-    snprintf(path, sizeof path, "%.400s/libggml-cpu-haswell.so", dir);
+    snprintf(path, sizeof path, "%.400s/libggml-cpu-%.40s.so", dir, g_variant);
     if (!(hc = dlopen(path, RTLD_NOW | RTLD_GLOBAL))) { snprintf(g_why, sizeof g_why, "%.500s", dlerror()); return 0; }
     *(void**)&g_init = dlsym(hb, "ggml_init");
     *(void**)&g_free = dlsym(hb, "ggml_free");
@@ -188,10 +191,12 @@ int main(int argc, char** argv) {
     int reps = argc > 1 ? atoi(argv[1]) : 20, have_g, f, s, th, ok = 1;
     double bw[3];
     if (reps < 1) reps = 1;
+    if (getenv("RLX_GGML_CPU") && getenv("RLX_GGML_CPU")[0]) g_variant = getenv("RLX_GGML_CPU");
     have_g = load_ggml();
     bw[1] = bandwidth(1, 5);
     bw[2] = bandwidth(2, 5);
-    printf("rlx_matmul_quant (CPU, %s) vs ggml (%s)\n", rlx__cpu_simd_name(), have_g ? "libggml-cpu-haswell.so, ggml_mul_mat" : g_why);
+    printf("rlx_matmul_quant (CPU, %s) vs ggml (%s%s%s)\n", rlx__cpu_simd_name(), have_g ? "libggml-cpu-" : g_why,
+           have_g ? g_variant : "", have_g ? ".so, ggml_mul_mat" : "");
     printf("read bandwidth (512 MiB sum): 1 thread %.1f GB/s, 2 threads %.1f GB/s\n\n", bw[1], bw[2]);
     printf("%-6s %5s %6s %5s %3s %10s %8s %7s %10s %8s\n", "format", "m", "n", "k", "thr", "rlx ms", "GB/s", "of bw",
            "ggml ms", "ggml/rlx");
