@@ -83,7 +83,7 @@
        RLX_VULKAN_HIDE_FEATURES  comma-separated optional Vulkan features to treat as absent on every device:
                                float64, int64, int8, int16, float16, storage8, storage16 (tests the reduced-feature
                                paths: kernels needing a hidden feature fail to compile with RLX_ERROR_UNSUPPORTED;
-                               hiding float64 or int64, which every kernel still needs, makes devices unavailable)
+                               hiding float64 or int64 selects the 32-bit kernel variants, >>vkfeat)
 
    CONTENTS
        1. Types, results, dtypes                     >>types
@@ -274,8 +274,10 @@
    condition variable), time inside a step (a profile
    has one entry per step; on GPUs a step lasts from the end of the previous step's work to the end of its own),
    run a kernel with a shape unknown at compile time (symbolic dims are specialised per value at compile time;
-   see rlx_dim), run Vulkan on a device without shaderFloat64 and shaderInt64 (yet: every kernel still needs
-   them; the f32 element math that needs neither is in kernels/vulkan/math_f32.glsl, not yet used by kernels),
+   see rlx_dim), run every op on a Vulkan device without shaderFloat64 or shaderInt64 (yet: the 32-bit kernel
+   variants cover the elementwise kernels (unary, binary, where, cast, copy, fused elementwise) for every dtype
+   but f64/i64; reductions, softmax, norms, matmul, attention, conv, gather, concat, pad and the block dtypes
+   are unsupported there, as are f64 and i64 tensors, and such a program falls back to the CPU, >>vkfeat),
    quantize to a block dtype on a GPU (dequantize, gather and matmul_quant run there; quantize is CPU only),
    use integer dot products or tensor cores for block dtypes on a GPU (f32 FMA on dequantized values),
    quantize to iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made), run Jinja chat templates
@@ -15786,8 +15788,10 @@ static void rlx__hip_details(int index, uint64_t* mem, char* drv, size_t cap) {
    and its push constant is their address. At compile time every launch is recorded once into one command
    buffer (global memory barrier between dispatches), replayed by each run and waited for with a timeout.
    Requirements: Vulkan 1.2 and bufferDeviceAddress; the other features are optional and checked per kernel
-   (>>vkfeat): today every kernel needs shaderFloat64 and shaderInt64, 32 of 39 need storageBuffer8BitAccess
-   and storageBuffer16BitAccess, none needs shaderInt8, shaderInt16 or shaderFloat16. Devices are ordered
+   (>>vkfeat): the 64-bit kernels need shaderFloat64 and shaderInt64, and a device without either runs the
+   32-bit variants where they exist (the elementwise kernels: n32_elementwise.comp) and reports the other
+   kernels unsupported; most kernels need storageBuffer8BitAccess and storageBuffer16BitAccess, none needs
+   shaderInt8, shaderInt16 or shaderFloat16. Devices are ordered
    discrete GPUs first, then integrated, virtual and CPU implementations; rlx_compile_desc.device_index picks one of that order.
    RLX_DEVICE_AUTO does not pick a CPU implementation (lavapipe, SwiftShader): the CPU backend is faster.
    ------------------------------------------------------------------------------------------------------------ */
@@ -15955,9 +15959,10 @@ static void rlx__vk_feature_chain(VkPhysicalDeviceFeatures2* f, VkPhysicalDevice
    Float16, StorageBuffer8BitAccess, StorageBuffer16BitAccess). A kernel that needs a feature the device lacks
    fails at compile with RLX_ERROR_UNSUPPORTED naming the kernel and the feature, instead of the device being
    refused. A device is only refused for a feature that every embedded kernel needs (a device that could run
-   nothing must not be picked by RLX_DEVICE_AUTO): today that is shaderFloat64 and shaderInt64, because every
-   kernel's launch arguments hold 64-bit addresses, dims and double attributes; a kernel rebuilt without them
-   lifts that requirement by itself. The environment variable RLX_VULKAN_HIDE_FEATURES (a comma-separated list
+   nothing must not be picked by RLX_DEVICE_AUTO): computed from the embedded SPIR-V, and empty since the 32-bit
+   kernel variants (below: no Float64, no Int64) exist. Without shaderFloat64 or shaderInt64 a kernel runs as
+   its 32-bit variant where one is embedded (rlx__vk_function picks module "n32_" + module); f64 and i64 tensors
+   are then unsupported, naming the dtype and the feature. The environment variable RLX_VULKAN_HIDE_FEATURES (a comma-separated list
    of float64, int64, int8, int16, float16, storage8, storage16) makes rlx treat every device as lacking them,
    so the reduced-feature paths can be tested on any device.
    ------------------------------------------------------------------------------------------------------------ */
