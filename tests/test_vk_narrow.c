@@ -214,6 +214,10 @@ static void test_exact(void) {
             z[i] = (x[i] & 0x807FFFFFu) | ((uint32_t)((int)((x[i] >> 23) & 0xFF) + 100 + (int)(th_rng() % 60)) % 255u << 23);
         }
     }
+    for (i = 0; i < 64; i++) {   /* quotients exactly halfway between two subnormals: ties to even */
+        x[i] = (uint32_t)(2 * i + 1) | (i % 2 ? 0x80000000u : 0u);
+        z[i] = f2u(i % 3 ? 2.0f : -4.0f);
+    }
     for (k = 0; k < NO; k++) outs[k] = o + (size_t)k * N;
     g = rlx_graph_create(NULL);
     {
