@@ -275,9 +275,9 @@
    has one entry per step; on GPUs a step lasts from the end of the previous step's work to the end of its own),
    run a kernel with a shape unknown at compile time (symbolic dims are specialised per value at compile time;
    see rlx_dim), run every op on a Vulkan device without shaderFloat64 or shaderInt64 (yet: the 32-bit kernel
-   variants cover the elementwise kernels (unary, binary, where, cast, copy, fused elementwise) for every dtype
-   but f64/i64; reductions, softmax, norms, matmul, attention, conv, gather, concat, pad and the block dtypes
-   are unsupported there, as are f64 and i64 tensors, and such a program falls back to the CPU, >>vkfeat),
+   variants cover the elementwise kernels (unary, binary, where, cast, copy, fused elementwise, concat, gather
+   with i32 indices, pad, glu) for every dtype but f64/i64; reductions, softmax, norms, matmul, attention, conv
+   and the block dtypes are unsupported there, as are f64 and i64 tensors, and such a program falls back to the CPU, >>vkfeat),
    quantize to a block dtype on a GPU (dequantize, gather and matmul_quant run there; quantize is CPU only),
    use integer dot products or tensor cores for block dtypes on a GPU (f32 FMA on dequantized values),
    quantize to iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made), run Jinja chat templates
@@ -15789,7 +15789,7 @@ static void rlx__hip_details(int index, uint64_t* mem, char* drv, size_t cap) {
    buffer (global memory barrier between dispatches), replayed by each run and waited for with a timeout.
    Requirements: Vulkan 1.2 and bufferDeviceAddress; the other features are optional and checked per kernel
    (>>vkfeat): the 64-bit kernels need shaderFloat64 and shaderInt64, and a device without either runs the
-   32-bit variants where they exist (the elementwise kernels: n32_elementwise.comp) and reports the other
+   32-bit variants where they exist (the elementwise kernels of n32_elementwise.comp) and reports the other
    kernels unsupported; most kernels need storageBuffer8BitAccess and storageBuffer16BitAccess, none needs
    shaderInt8, shaderInt16 or shaderFloat16. Devices are ordered
    discrete GPUs first, then integrated, virtual and CPU implementations; rlx_compile_desc.device_index picks one of that order.
@@ -16137,8 +16137,24 @@ typedef struct rlx__kargs32 {    /* std430 mirror: RlxArgs32 of kernels/vulkan/n
 
 static int rlx__vkf_fits32(long long v) { return v >= -2147483647ll - 1 && v <= 2147483647ll; }
 
-/* The 32-bit launch arguments of A; 0 with the reason in why when the launch does not fit the variant. */
-static int rlx__vkf_n32_args(const rlx__kargs* A, rlx__kargs32* B, char* why, size_t cap) {
+/* a * b * c when it stays below 2^31 (each factor within int32), else -1 */
+static long long rlx__vkf_prod31(long long a, long long b, long long c) {
+    long long t[3];
+    long long r = 1;
+    int i;
+    t[0] = a; t[1] = b; t[2] = c;
+    for (i = 0; i < 3; i++) {
+        if (t[i] < 0) return -1;
+        if (t[i] && r > 2147483647ll / t[i]) return -1;
+        r *= t[i];
+    }
+    return r;
+}
+
+/* The 32-bit launch arguments of A for kernel ("MODULE__KERNEL"); 0 with the reason in why when the launch does
+   not fit the variant. */
+static int rlx__vkf_n32_args(const char* kernel, const rlx__kargs* A, rlx__kargs32* B, char* why, size_t cap) {
+    const char* kn = strstr(kernel, "__");
     int k, d;
     memset(B, 0, sizeof *B);
     for (k = -1; k < 8; k++) {   /* dtypes: the output's and every present input's */
@@ -16173,6 +16189,20 @@ static int rlx__vkf_n32_args(const rlx__kargs* A, rlx__kargs32* B, char* why, si
     }
     for (k = 0; k < 24; k++)
         if (!rlx__vkf_fits32(A->ia[k])) { snprintf(why, cap, "attribute %d = %lld does not fit in int32", k, A->ia[k]); return 0; }
+    kn = kn ? kn + 2 : kernel;   /* kernels that address past a.n through ia[] (n32_elementwise.comp) */
+    if ((strcmp(kn, "concat") == 0 && rlx__vkf_prod31(A->ia[0], A->ia[2], A->ia[1]) < 0) ||
+        (strcmp(kn, "gather") == 0 && rlx__vkf_prod31(A->ia[0], A->ia[3], A->ia[2]) < 0)) {
+        snprintf(why, cap, "the tensor has 2^31 or more elements");
+        return 0;
+    }
+    if (strcmp(kn, "pad") == 0) {
+        long long off = 0;
+        for (d = 0; d < A->rank; d++) {
+            long long s = A->st[0][d] < 0 ? -A->st[0][d] : A->st[0][d], e = A->ia[9 + d] > 0 ? A->ia[9 + d] - 1 : 0;
+            if (e && s > (2147483647ll - off) / e) { snprintf(why, cap, "the padded tensor reaches offsets beyond int32"); return 0; }
+            off += s * e;
+        }
+    }
     B->out[0] = (uint32_t)A->out;
     B->out[1] = (uint32_t)(A->out >> 32);
     for (k = 0; k < 8; k++) {
@@ -17002,7 +17032,7 @@ static rlx_result rlx__vk_launch(void* fn, const unsigned* grid, const unsigned*
     if (f->n32) {   /* >>vkfeat: the 32-bit variant takes rlx__kargs32 (in the same slot) */
         rlx__kargs32 a32;
         char why[200];
-        if (!rlx__vkf_n32_args((const rlx__kargs*)((void**)args)[0], &a32, why, sizeof why)) {
+        if (!rlx__vkf_n32_args(f->name, (const rlx__kargs*)((void**)args)[0], &a32, why, sizeof why)) {
             snprintf(rlx__vk_err, sizeof rlx__vk_err, "the 32-bit variant of '%.40s' (no shaderFloat64/shaderInt64) cannot "
                      "run this launch: %.110s", f->name, why);
             return RLX_ERROR_UNSUPPORTED;

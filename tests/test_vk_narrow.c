@@ -15,8 +15,10 @@
    5. An f64 program is RLX_ERROR_UNSUPPORTED naming f64 and shaderFloat64 with RLX_COMPILE_NO_FALLBACK, and runs
       on the CPU without it; a kernel without a 32-bit variant (matmul) is unsupported naming the feature.
    6. The op table of tests/test_backends.c on Vulkan with both features hidden: every case passes or is skipped
-      as unsupported; none fails, and the elementwise cases pass.
-   Without a Vulkan device every check is skipped with the reason. */
+      as unsupported; none fails, and the elementwise cases pass (argument 'quick' leaves it out).
+   7. The launch checks of the variant (every count, dim, stride, offset and attribute within int32, no f64/i64
+      tensor) on crafted launch arguments (needs no device).
+   Without a Vulkan device every other check is skipped with the reason. */
 #if !defined(_WIN32)
 #  define _POSIX_C_SOURCE 200809L /* setenv under -std=c99 */
 #endif
@@ -123,7 +125,7 @@ static void test_math(void) {
     float* x = (float*)malloc(sizeof(float) * N);
     float* z = (float*)malloc(sizeof(float) * N);
     float* o = (float*)malloc(sizeof(float) * N * NOPS);
-    char err[600], nm[NOPS][8];
+    char err[600], nm[NOPS][16];
     int64_t shp[1] = {N};
     rlx_graph* g;
     int k, i;
@@ -300,7 +302,7 @@ static void test_int(rlx_dtype dt) {
     void* outs[NOPS + 3];
     const char* names[NOPS + 3];
     rlx_dtype odt[NOPS + 3];
-    char nm[NOPS + 3][8], err[600];
+    char nm[NOPS + 3][16], err[600];
     int64_t shp[1];
     rlx_graph* g;
     int i, k, bad = 0;
@@ -372,7 +374,7 @@ static void test_cast(void) {
     void* outs[NT + 3];
     const char* names[NT + 3];
     rlx_dtype odt[NT + 3];
-    char nm[NT + 3][8], err[600];
+    char nm[NT + 3][16], err[600];
     int64_t shp[1] = {N};
     rlx_graph* g;
     int i, k, bad = 0, ok;
@@ -485,11 +487,68 @@ static void test_unsupported(void) {
     rlx_graph_destroy(g);
 }
 
+/* ---- 7: the launch checks of the 32-bit variant (rlx__vkf_n32_args, called directly: this file is the
+   implementation's translation unit) -------------------------------------------------------------------------- */
+static void test_args32(void) {
+#if defined(RLX__HAS_VULKAN)
+    rlx__kargs A;
+    rlx__kargs32 B;
+    char why[200];
+    int ok;
+    memset(&A, 0, sizeof A);
+    A.out = 0x123456789ABCDEF0ull;
+    A.in[0] = 0xFFFFFFFF00000004ull;
+    A.n = 1000;
+    A.op = 24;
+    A.dt_out = (int)RLX_F32;
+    A.dt_in[0] = (int)RLX_F32;
+    A.rank = 2;
+    A.dims[0] = 10;
+    A.dims[1] = 100;
+    A.st[0][0] = 100;
+    A.st[0][1] = 1;
+    A.ia[3] = -7;
+    A.fa[1] = 0.1;
+    ok = rlx__vkf_n32_args("n32_elementwise__ew_binary", &A, &B, why, sizeof why);
+    TH_CHECK(ok && B.out[0] == 0x9ABCDEF0u && B.out[1] == 0x12345678u && B.in[0][0] == 4u && B.in[0][1] == 0xFFFFFFFFu &&
+             B.n == 1000 && B.op == 24 && B.rank == 2 && B.dims[1] == 100 && B.st[0][0] == 100 && B.ia[3] == -7 &&
+             B.fa[1] == 0.1f && sizeof B == 392, "rlx__kargs32 of a small launch: %d %s", ok, ok ? "" : why);
+    A.n = 2147483648ll;
+    TH_CHECK(!rlx__vkf_n32_args("n32_elementwise__ew_binary", &A, &B, why, sizeof why) && strstr(why, "2147483648"), "2^31 elements: %s", why);
+    A.n = 1000;
+    A.dims[1] = 3000000000ll;
+    TH_CHECK(!rlx__vkf_n32_args("n32_elementwise__ew_binary", &A, &B, why, sizeof why) && strstr(why, "dim 1"), "a dim of 3e9: %s", why);
+    A.dims[1] = 100;
+    A.dims[0] = 30000000;
+    TH_CHECK(!rlx__vkf_n32_args("n32_elementwise__ew_binary", &A, &B, why, sizeof why) && strstr(why, "offset"), "offsets past 2^31: %s", why);
+    A.dims[0] = 10;
+    A.ia[5] = 1ll << 40;
+    TH_CHECK(!rlx__vkf_n32_args("n32_elementwise__ew_binary", &A, &B, why, sizeof why) && strstr(why, "attribute 5"), "an attribute of 2^40: %s", why);
+    A.ia[5] = 0;
+    A.dt_in[0] = (int)RLX_I64;
+    TH_CHECK(!rlx__vkf_n32_args("n32_elementwise__ew_binary", &A, &B, why, sizeof why) && strstr(why, "i64") && strstr(why, "shaderInt64"), "an i64 input: %s", why);
+    A.dt_in[0] = (int)RLX_F32;
+    A.ia[0] = 70000;   /* concat: outer 70000 x dim 2 x inner 20000 elements */
+    A.ia[1] = 20000;
+    A.ia[2] = 2;
+    TH_CHECK(!rlx__vkf_n32_args("n32_elementwise__concat", &A, &B, why, sizeof why) && strstr(why, "2^31"),
+             "a concat output of 2.8e9 elements: %s", why);
+    TH_CHECK(rlx__vkf_n32_args("n32_elementwise__ew_binary", &A, &B, why, sizeof why), "the same attributes in ew_binary: %s", why);
+    A.ia[0] = A.ia[1] = A.ia[2] = 0;
+    A.in[0] = 0;
+    A.dt_in[0] = (int)RLX_F64;   /* an absent input's dtype does not count */
+    TH_CHECK(rlx__vkf_n32_args("n32_elementwise__ew_binary", &A, &B, why, sizeof why), "an absent input with dtype f64: %s", why);
+#else
+    th_skip("the Vulkan backend is not built in");
+#endif
+}
+
 int main(int argc, char** argv) {
     static char arg0[] = "test_vk_narrow", arg1[] = "all", arg2[] = "vulkan";
     char* bargv[4] = {arg0, arg1, arg2, NULL};
     char why[512];
     int p0, f0, s0;
+    test_args32();
     if (vkn_status(why, sizeof why) != 1) {
         th_skip("vulkan: not available (%s)", why);
         return th_summary("vk_narrow");
