@@ -84,7 +84,7 @@
        RLX_VULKAN_HIDE_FEATURES  comma-separated optional Vulkan features to treat as absent on every device:
                                float64, int64, int8, int16, float16, storage8, storage16 (tests the reduced-feature
                                paths: kernels needing a hidden feature fail to compile with RLX_ERROR_UNSUPPORTED;
-                               hiding float64 or int64, which every kernel still needs, makes devices unavailable)
+                               hiding float64 or int64 selects the 32-bit kernel variants, >>vkfeat)
 
    CONTENTS
        1. Types, results, dtypes                     >>types
@@ -295,8 +295,10 @@
    condition variable), time inside a step (a profile
    has one entry per step; on GPUs a step lasts from the end of the previous step's work to the end of its own),
    run a kernel with a shape unknown at compile time (symbolic dims are specialised per value at compile time;
-   see rlx_dim), run Vulkan on a device without shaderFloat64 and shaderInt64 (yet: every kernel still needs
-   them; the f32 element math that needs neither is in kernels/vulkan/math_f32.glsl, not yet used by kernels),
+   see rlx_dim), run every op on a Vulkan device without shaderFloat64 or shaderInt64 (yet: the 32-bit kernel
+   variants cover the elementwise kernels (unary, binary, where, cast, copy, fused elementwise, concat, gather
+   with i32 indices, pad, glu) for every dtype but f64/i64; reductions, softmax, norms, matmul, attention, conv
+   and the block dtypes are unsupported there, as are f64 and i64 tensors, and such a program falls back to the CPU, >>vkfeat),
    quantize to a block dtype on a GPU (dequantize, gather and matmul_quant run there; quantize is CPU only),
    use integer dot products or tensor cores for block dtypes on a GPU (f32 FMA on dequantized values),
    quantize to iq4_nl / iq4_xs (they can be read, dequantized and multiplied, not made), run Jinja chat templates
@@ -16156,8 +16158,10 @@ static void rlx__hip_details(int index, uint64_t* mem, char* drv, size_t cap) {
    and its push constant is their address. At compile time every launch is recorded once into one command
    buffer (global memory barrier between dispatches), replayed by each run and waited for with a timeout.
    Requirements: Vulkan 1.2 and bufferDeviceAddress; the other features are optional and checked per kernel
-   (>>vkfeat): today every kernel needs shaderFloat64 and shaderInt64, 32 of 39 need storageBuffer8BitAccess
-   and storageBuffer16BitAccess, none needs shaderInt8, shaderInt16 or shaderFloat16. Devices are ordered
+   (>>vkfeat): the 64-bit kernels need shaderFloat64 and shaderInt64, and a device without either runs the
+   32-bit variants where they exist (the elementwise kernels of n32_elementwise.comp) and reports the other
+   kernels unsupported; most kernels need storageBuffer8BitAccess and storageBuffer16BitAccess, none needs
+   shaderInt8, shaderInt16 or shaderFloat16. Devices are ordered
    discrete GPUs first, then integrated, virtual and CPU implementations; rlx_compile_desc.device_index picks one of that order.
    RLX_DEVICE_AUTO does not pick a CPU implementation (lavapipe, SwiftShader): the CPU backend is faster.
    ------------------------------------------------------------------------------------------------------------ */
@@ -16206,6 +16210,7 @@ typedef struct rlx__vkfn {        /* a kernel: its shader module and pipelines p
     VkShaderModule shader;
     rlx__vkpipe* pipes;
     int npipes, cap;
+    int n32;                      /* the 32-bit variant (>>vkfeat): launches take rlx__kargs32 */
 } rlx__vkfn;
 
 typedef struct rlx__vkdev {
@@ -16324,9 +16329,10 @@ static void rlx__vk_feature_chain(VkPhysicalDeviceFeatures2* f, VkPhysicalDevice
    Float16, StorageBuffer8BitAccess, StorageBuffer16BitAccess). A kernel that needs a feature the device lacks
    fails at compile with RLX_ERROR_UNSUPPORTED naming the kernel and the feature, instead of the device being
    refused. A device is only refused for a feature that every embedded kernel needs (a device that could run
-   nothing must not be picked by RLX_DEVICE_AUTO): today that is shaderFloat64 and shaderInt64, because every
-   kernel's launch arguments hold 64-bit addresses, dims and double attributes; a kernel rebuilt without them
-   lifts that requirement by itself. The environment variable RLX_VULKAN_HIDE_FEATURES (a comma-separated list
+   nothing must not be picked by RLX_DEVICE_AUTO): computed from the embedded SPIR-V, and empty since the 32-bit
+   kernel variants (below: no Float64, no Int64) exist. Without shaderFloat64 or shaderInt64 a kernel runs as
+   its 32-bit variant where one is embedded (rlx__vk_function picks module "n32_" + module); f64 and i64 tensors
+   are then unsupported, naming the dtype and the feature. The environment variable RLX_VULKAN_HIDE_FEATURES (a comma-separated list
    of float64, int64, int8, int16, float16, storage8, storage16) makes rlx treat every device as lacking them,
    so the reduced-feature paths can be tested on any device.
    ------------------------------------------------------------------------------------------------------------ */
@@ -16478,6 +16484,112 @@ static void rlx__vk_missing(VkPhysicalDevice pd, char* out, size_t cap) {
             snprintf(out + n, cap - n, "%s%.100s (every embedded kernel needs it%s)", n ? ", " : "", list,
                      (lack & ~have) ? "" : "; hidden by RLX_VULKAN_HIDE_FEATURES");
     }
+}
+
+/* ---- >>vkfeat: the 32-bit kernel variant (kernels/vulkan/n32.glsl, n32_MODULE.comp) ----------------------------
+   A device without shaderFloat64 or shaderInt64 (or with them hidden) runs the 32-bit variant of a kernel where
+   one is embedded (module "n32_" + the module's name, same kernel names): no double, no 64-bit integer, f32
+   element math in float (math_f32.glsl, transcendentals within 1 ulp; + - * / sqrt correctly rounded). Its launch
+   arguments are rlx__kargs32, filled from the launch's rlx__kargs by rlx__vkf_n32_args, which refuses (RLX_ERROR_
+   UNSUPPORTED, saying why) a launch the variant cannot express: an f64 or i64 dtype (they need the missing
+   feature), or a count, dim, stride, element offset or integer attribute outside int32. A device that has both
+   features keeps the 64-bit kernels (f32 element math evaluated in double and rounded once: the CPU's results to
+   the last bit almost always); hiding float64 or int64 with RLX_VULKAN_HIDE_FEATURES selects the variant there. */
+typedef struct rlx__kargs32 {    /* std430 mirror: RlxArgs32 of kernels/vulkan/n32.glsl (392 bytes) */
+    uint32_t out[2];
+    uint32_t in[8][2];
+    int32_t n, op, dt_out, dt_in[8], rank;
+    int32_t dims[8];
+    int32_t st[4][8];
+    int32_t ia[24];
+    float fa[4];
+} rlx__kargs32;
+
+static int rlx__vkf_fits32(long long v) { return v >= -2147483647ll - 1 && v <= 2147483647ll; }
+
+/* a * b * c when it stays below 2^31 (each factor within int32), else -1 */
+static long long rlx__vkf_prod31(long long a, long long b, long long c) {
+    long long t[3];
+    long long r = 1;
+    int i;
+    t[0] = a; t[1] = b; t[2] = c;
+    for (i = 0; i < 3; i++) {
+        if (t[i] < 0) return -1;
+        if (t[i] && r > 2147483647ll / t[i]) return -1;
+        r *= t[i];
+    }
+    return r;
+}
+
+/* The 32-bit launch arguments of A for kernel ("MODULE__KERNEL"); 0 with the reason in why when the launch does
+   not fit the variant. */
+static int rlx__vkf_n32_args(const char* kernel, const rlx__kargs* A, rlx__kargs32* B, char* why, size_t cap) {
+    const char* kn = strstr(kernel, "__");
+    int k, d;
+    memset(B, 0, sizeof *B);
+    for (k = -1; k < 8; k++) {   /* dtypes: the output's and every present input's */
+        int dt = k < 0 ? A->dt_out : (A->in[k] ? A->dt_in[k] : 0);
+        if (dt == (int)RLX_F64 || dt == (int)RLX_I64) {
+            snprintf(why, cap, "dtype %s needs %s, which the device lacks (or RLX_VULKAN_HIDE_FEATURES hides)",
+                     rlx_dtype_name((rlx_dtype)dt), dt == (int)RLX_F64 ? "shaderFloat64" : "shaderInt64");
+            return 0;
+        }
+        if (dt < 0 || dt > (int)RLX_BOOL) {
+            snprintf(why, cap, "dtype %d has no 32-bit kernel variant", dt);
+            return 0;
+        }
+    }
+    if (A->rank < 0 || A->rank > 8 || A->n < 0 || A->n > 2147483647ll) {
+        snprintf(why, cap, "%lld elements (the 32-bit kernel variant takes at most 2^31 - 1)", A->n);
+        return 0;
+    }
+    for (d = 0; d < 8; d++)
+        if (!rlx__vkf_fits32(A->dims[d])) { snprintf(why, cap, "dim %d = %lld does not fit in int32", d, A->dims[d]); return 0; }
+    for (k = 0; k < 4; k++) {   /* strides, and the largest element offset each operand reaches */
+        long long off = 0;
+        for (d = 0; d < 8; d++) {
+            long long s = rlx__vkf_fits32(A->st[k][d]) ? (A->st[k][d] < 0 ? -A->st[k][d] : A->st[k][d]) : -1;
+            long long e = A->dims[d] > 0 ? A->dims[d] - 1 : 0;
+            if (s < 0 || (e && s > (2147483647ll - off) / e)) {
+                snprintf(why, cap, "operand %d reaches element offsets beyond int32 (stride %lld over dim %d)", k, A->st[k][d], d);
+                return 0;
+            }
+            if (d < A->rank) off += s * e;
+        }
+    }
+    for (k = 0; k < 24; k++)
+        if (!rlx__vkf_fits32(A->ia[k])) { snprintf(why, cap, "attribute %d = %lld does not fit in int32", k, A->ia[k]); return 0; }
+    kn = kn ? kn + 2 : kernel;   /* kernels that address past a.n through ia[] (n32_elementwise.comp) */
+    if ((strcmp(kn, "concat") == 0 && rlx__vkf_prod31(A->ia[0], A->ia[2], A->ia[1]) < 0) ||
+        (strcmp(kn, "gather") == 0 && rlx__vkf_prod31(A->ia[0], A->ia[3], A->ia[2]) < 0)) {
+        snprintf(why, cap, "the tensor has 2^31 or more elements");
+        return 0;
+    }
+    if (strcmp(kn, "pad") == 0) {
+        long long off = 0;
+        for (d = 0; d < A->rank; d++) {
+            long long s = A->st[0][d] < 0 ? -A->st[0][d] : A->st[0][d], e = A->ia[9 + d] > 0 ? A->ia[9 + d] - 1 : 0;
+            if (e && s > (2147483647ll - off) / e) { snprintf(why, cap, "the padded tensor reaches offsets beyond int32"); return 0; }
+            off += s * e;
+        }
+    }
+    B->out[0] = (uint32_t)A->out;
+    B->out[1] = (uint32_t)(A->out >> 32);
+    for (k = 0; k < 8; k++) {
+        B->in[k][0] = (uint32_t)A->in[k];
+        B->in[k][1] = (uint32_t)(A->in[k] >> 32);
+        B->dt_in[k] = A->dt_in[k];
+        B->dims[k] = (int32_t)A->dims[k];
+    }
+    B->n = (int32_t)A->n;
+    B->op = A->op;
+    B->dt_out = A->dt_out;
+    B->rank = A->rank;
+    for (k = 0; k < 4; k++)
+        for (d = 0; d < 8; d++) B->st[k][d] = (int32_t)A->st[k][d];
+    for (k = 0; k < 24; k++) B->ia[k] = (int32_t)A->ia[k];
+    for (k = 0; k < 4; k++) B->fa[k] = (float)A->fa[k];
+    return 1;
 }
 
 static int rlx__vk_type_rank(VkPhysicalDeviceType t) {
@@ -17079,7 +17191,7 @@ static rlx_result rlx__vk_function(void* mod, const char* name, void** fn) {
     rlx__vkdev* d = m->d;
     const rlx__kernel_blob* b = rlx__vk_blob(m->name, name);
     char full[64];
-    int i;
+    int i, n32 = 0;
     rlx_result r = RLX_OK;
     *fn = NULL;
     if (!b) {
@@ -17087,6 +17199,16 @@ static rlx_result rlx__vk_function(void* mod, const char* name, void** fn) {
         return RLX_ERROR_KERNEL_COMPILE;
     }
     snprintf(full, sizeof full, "%s__%s", m->name, name);
+    if ((d->feat & (RLX__VKF_F64 | RLX__VKF_I64)) != (RLX__VKF_F64 | RLX__VKF_I64)) {
+        char n32mod[40];   /* >>vkfeat: without shaderFloat64 or shaderInt64, the 32-bit variant where there is one */
+        const rlx__kernel_blob* nb;
+        snprintf(n32mod, sizeof n32mod, "n32_%.30s", m->name);
+        if ((nb = rlx__vk_blob(n32mod, name)) != NULL) {
+            b = nb;
+            n32 = 1;
+            snprintf(full, sizeof full, "%s__%.20s", n32mod, name);
+        }
+    }
     {   /* >>vkfeat: a kernel that needs a feature the device lacks (or that is hidden) is unsupported */
         unsigned lack = rlx__vkf_spv_needs((const uint32_t*)b->data, b->size / 4) & ~d->feat;
         if (lack) {
@@ -17105,6 +17227,7 @@ static rlx_result rlx__vk_function(void* mod, const char* name, void** fn) {
         VkShaderModuleCreateInfo si;
         if (!f) { RLX__VK_UNLOCK(); return RLX_ERROR_OUT_OF_MEMORY; }
         snprintf(f->name, sizeof f->name, "%s", full);
+        f->n32 = n32;
         memset(&si, 0, sizeof si);
         si.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
         si.codeSize = b->size;
@@ -17276,7 +17399,18 @@ static rlx_result rlx__vk_launch(void* fn, const unsigned* grid, const unsigned*
         st->nchunks++;
         st->used = 0;
     }
-    memcpy(st->chunk_host[st->nchunks - 1] + (size_t)st->used * ksz, ((void**)args)[0], ksz);
+    if (f->n32) {   /* >>vkfeat: the 32-bit variant takes rlx__kargs32 (in the same slot) */
+        rlx__kargs32 a32;
+        char why[200];
+        if (!rlx__vkf_n32_args(f->name, (const rlx__kargs*)((void**)args)[0], &a32, why, sizeof why)) {
+            snprintf(rlx__vk_err, sizeof rlx__vk_err, "the 32-bit variant of '%.40s' (no shaderFloat64/shaderInt64) cannot "
+                     "run this launch: %.110s", f->name, why);
+            return RLX_ERROR_UNSUPPORTED;
+        }
+        memcpy(st->chunk_host[st->nchunks - 1] + (size_t)st->used * ksz, &a32, sizeof a32);
+    } else {
+        memcpy(st->chunk_host[st->nchunks - 1] + (size_t)st->used * ksz, ((void**)args)[0], ksz);
+    }
     kaddr = st->chunks[st->nchunks - 1] + (uint64_t)st->used * ksz;
     st->used++;
     RLX__VK_LOCK();

@@ -7,9 +7,9 @@
       message naming the kernel and the missing feature; none may fail, and some must pass (the kernels that
       touch no 8- or 16-bit storage).
    2. Without RLX_COMPILE_NO_FALLBACK such a program falls back to the CPU and computes the right values.
-   3. rlx_devices reports the Vulkan device unavailable, naming shaderFloat64 / shaderInt64 and the variable,
-      when float64 or int64 is hidden (every embedded kernel still needs both), and names an unknown word of
-      the variable.
+   3. rlx_devices keeps the Vulkan device available when float64 or int64 is hidden (the 32-bit kernel variants
+      need neither; tests/test_vk_narrow.c runs them), and reports it unavailable naming an unknown word of the
+      variable.
    Without a Vulkan device every check is skipped with the reason. */
 #if !defined(_WIN32)
 #  define _POSIX_C_SOURCE 200809L /* setenv under -std=c99 */
@@ -86,11 +86,9 @@ int main(void) {
     }
 
     vkf_setenv("RLX_VULKAN_HIDE_FEATURES", "float64");
-    TH_CHECK(vulkan_status(why, sizeof why) == 0 && strstr(why, "shaderFloat64") && strstr(why, "RLX_VULKAN_HIDE_FEATURES"),
-             "float64 hidden: Vulkan should be unavailable naming shaderFloat64 and the variable: %s", why);
+    TH_CHECK(vulkan_status(why, sizeof why) == 1, "float64 hidden: Vulkan should stay available (32-bit variants): %s", why);
     vkf_setenv("RLX_VULKAN_HIDE_FEATURES", "int64");
-    TH_CHECK(vulkan_status(why, sizeof why) == 0 && strstr(why, "shaderInt64"),
-             "int64 hidden: Vulkan should be unavailable naming shaderInt64: %s", why);
+    TH_CHECK(vulkan_status(why, sizeof why) == 1, "int64 hidden: Vulkan should stay available (32-bit variants): %s", why);
     vkf_setenv("RLX_VULKAN_HIDE_FEATURES", "int8, bogus");
     TH_CHECK(vulkan_status(why, sizeof why) == 0 && strstr(why, "'bogus'"),
              "an unknown feature should make Vulkan unavailable naming it: %s", why);
