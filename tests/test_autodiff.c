@@ -5,7 +5,9 @@
    ~1e-9). Ops without f64 kernels on the CPU (linear) run in f32 with h = 1e-3, |diff| <= 2e-3 + 2e-2·|fd|.
    Inputs stay away from kinks (|x| >= 0.1 where relu, abs, max, min or round could cross one).
    RLX_TEST_DEVICE=cpu|vulkan|cuda|hip runs every case on that device (no fallback); default CPU. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 #include <stdlib.h>

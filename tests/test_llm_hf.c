@@ -18,7 +18,9 @@
    Vulkan (lavapipe in CI): the bf16 folder against the CPU (1e-4), skipped without a Vulkan device.
    Bad input: folders with a missing config key, a wrong tensor shape, an unsupported architecture, a shard
    path leaving the folder, a truncated safetensors file, and more: each must fail with its message. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 

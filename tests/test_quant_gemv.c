@@ -11,7 +11,9 @@
    summation (1e-5 of Σ|w·x|) in every case; the squared error summed over all the random cases of a format must
    stay under the variance of that rounding (d²/12 per value and the f16 term), which a biased sum (a wrong
    offset) exceeds. x of zeros must give exact zeros. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../rlx.h"
 #include "harness.h"
 

@@ -5,7 +5,9 @@
    the params being states updated in place. Checks: every step's loss within 1e-4 relative of PyTorch's, the
    final weights within 1e-3 (absolute), the step counter state at 200.
    RLX_TEST_DEVICE=cpu|vulkan|cuda|hip runs on that device (no fallback); default CPU. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 #include <stdlib.h>
