@@ -19,8 +19,9 @@
    rlx.h builds a graph of tensor operations, optimises it (constant folding, common subexpressions, dead code),
    plans every intermediate buffer into one arena by liveness, lowers the graph once to a flat list of steps,
    and runs those steps on a device as often as you like. Fusion forms matmul + bias + activation and other
-   composite steps; a weight stored [out, in] and used as rlx_transpose(W) in a matmul or rlx_linear is read
-   in place by every backend, never copied per run.
+   composite steps (on the CPU, an f32 conv also takes the elementwise ops after it, batch norm and activation,
+   into its kernel: >>convepi); a weight stored [out, in] and used as rlx_transpose(W) in a matmul or
+   rlx_linear is read in place by every backend, never copied per run.
 
    EXAMPLE (a linear layer followed by a ReLU, error checks folded into one):
 
@@ -94,7 +95,7 @@
        5. Config, allocation, checked sizes          >>config >>alloc >>size
        6. Messages and names, element conversion     >>log >>convert
        7. IR, node references in messages, shape inference  >>ir >>infer
-       8. Passes, shape specialisation               >>passes >>shapes
+       8. Passes, conv epilogues, shape specialisation   >>passes >>convepi >>shapes
        9. Memory planner                             >>planner
       10. CPU backend (thread pools, job-system hook, inline threshold, SIMD, GEMM, kernels; block-quantized
           dtypes: dequantize, quantize, matmul_quant)   >>cpu >>gemm >>quant
@@ -4075,7 +4076,8 @@ RLXDEF size_t rlx_graph_dump_dot(const rlx_graph* g, char* buf, size_t cap) {
    SAMPLE     in: logits, counter   ia: 0 top_k, 1 seed (bits of the uint64)   fa: 0 temperature, 1 top_p
    CONV, CONV_TRANSPOSE  in: x, w, [bias]
               ia: 0 nspatial (1|2), 1-2 stride, 3-4 dilation, 5-6 pad_begin, 7-8 pad_end, 9 groups, 10 has_bias,
-                  11-12 output_padding (all resolved: no zeros meaning "default")
+                  11-12 output_padding (all resolved: no zeros meaning "default"); CONV in CPU programs only, set
+                  by fusion: 13 epilogue length, 14-19 its program, its operands as inputs after bias (>>convepi)
    POOL       ia: 0 nspatial, 1 kind, 2-3 kernel, 4-5 stride, 6-7 pad_begin, 8-9 pad_end, 10 count_include_pad
               (global pooling is resolved into kernel = plane, stride = kernel, no padding)
    GROUP_NORM in: x, [gamma], [beta]   ia: 0 groups, 1 has_gamma, 2 has_beta   fa: 0 eps
@@ -4943,6 +4945,7 @@ typedef struct rlx__target {
     int fuse;      /* the device runs every fused op (linear, add_norm, swiglu, geglu, fused_ew) */
     int fuse_gated;/* ... and linear with a gate input (the matmul epilogue multiplies by act(gate)) */
     int fuse_transpose; /* ... and matmul / linear reading a transposed b in place (MATMUL ia[3], LINEAR ia[4]) */
+    int fuse_conv;      /* ... and f32 conv with an elementwise epilogue (CONV ia[13..19], >>convepi): the CPU */
 } rlx__target;
 static int rlx__target_has(const rlx__target* t, const rlx_graph* g, const rlx__node* nd) {
     return !t->supports || t->supports(g, nd, t->sm);
@@ -5321,6 +5324,138 @@ static int rlx__ew_inline(rlx__ewgroup* gr, const rlx__ewgroup* p) {
     return p->ninst > 0 ? map[p->ninst - 1] : -1;
 }
 
+/* ------------------------------------------------------------------------------------------------------------
+   >>convepi  Conv epilogues (CPU programs only: rlx__target.fuse_conv)
+   After fusion, an f32 conv whose only reader is elementwise takes that reader into its kernel: a fused_ew, or
+   a unary op, or a binary op whose other operand is a single element or one value per output channel (shape
+   [1, O, 1, 1] or [O, 1, 1]: batch norm's sub/mul/add, a squeeze-excitation scale) and whose result has the
+   conv's shape. The reader node becomes the conv (the old conv is left dead for DCE), so chains are absorbed
+   one node at a time: conv → sub → mul → mul → add → fused_ew(hardswish) becomes one conv. The CPU kernel
+   applies the program to each output block right after computing it (while it is in cache), with the same f32
+   operations in the same order as the separate steps: results are bit for bit those of the unfused program.
+   CONV ia[13] = instruction count (<= RLX__CEPI_MAX), ia[14..19] two instructions each (low and high 32
+   bits), coded like fused_ew's (op | a << 8 | b << 16) with more operands: operand 0 is the conv result,
+   operand k in 1..15 the conv's input (2 + has_bias + k - 1), 16 + i the result of instruction i; the last
+   instruction's result is the output.
+   GPU programs never get them (their conv kernels have no epilogue): there the readers stay separate steps.
+   ------------------------------------------------------------------------------------------------------------ */
+#define RLX__CEPI_MAX 12   /* instructions */
+#define RLX__CEPI_REG 16   /* operands 0..15, then registers */
+
+static int64_t rlx__cepi_get(const rlx__node* c, int k) {
+    int64_t w = c->ia[14 + k / 2];
+    return k & 1 ? (int64_t)((uint64_t)w >> 32) : (int64_t)((uint64_t)w & 0xFFFFFFFFu);
+}
+static void rlx__cepi_set(int64_t* ia, int k, int64_t code) {
+    uint64_t w = (uint64_t)ia[14 + k / 2];
+    if (k & 1) w = (w & 0xFFFFFFFFu) | ((uint64_t)code << 32);
+    else w = (w & ~(uint64_t)0xFFFFFFFFu) | ((uint64_t)code & 0xFFFFFFFFu);
+    ia[14 + k / 2] = (int64_t)w;
+}
+
+/* Is operand x (an input of an elementwise reader of conv c) one value per output channel or a single value? */
+static int rlx__cepi_operand_ok(const rlx__node* c, const rlx__node* x) {
+    int64_t n = rlx__node_numel(x);
+    int k, off;
+    if (x->dtype != RLX_F32 || x->rank > c->rank) return 0;
+    if (n == 1) return 1;
+    if (n != c->shape[1] || x->rank < c->rank - 1) return 0;
+    off = c->rank - x->rank;   /* x's dim k lines up with c's dim k + off */
+    for (k = 0; k < x->rank; k++)
+        if (x->shape[k] != (k + off == 1 ? c->shape[1] : 1)) return 0;
+    return 1;
+}
+
+/* Rewrites node f (an elementwise reader of conv `cid`) into that conv with f's program appended; 0 when it does
+   not fit (instructions, operands) and nothing changed. */
+static int rlx__cepi_absorb(rlx_graph* g, uint32_t fid, uint32_t cid) {
+    rlx__node *f = rlx__N(g, fid), *c = rlx__N(g, cid);
+    int64_t ia[RLX__NIA], prog[RLX__CEPI_MAX];
+    int64_t fprog[RLX__NIA];
+    uint32_t ins[3 + RLX__CEPI_REG - 1];
+    int E = (int)c->ia[13], base = c->ia[10] ? 3 : 2, nx = c->nin - base, fn, k, q;
+    int cres = E > 0 ? RLX__CEPI_REG + E - 1 : 0, map[8];
+    if (f->op == RLX_OP_FUSED_EW) {
+        fn = (int)f->ia[0];
+        for (k = 0; k < fn; k++) fprog[k] = f->ia[1 + k];
+    } else {
+        fn = 1;
+        fprog[0] = (int64_t)f->op | ((int64_t)(f->nin > 1 ? 1 : 0) << 16);
+    }
+    if (E + fn > RLX__CEPI_MAX || f->nin > 8 || nx < 0 || nx > RLX__CEPI_REG - 1) return 0;
+    for (k = 0; k < c->nin; k++) ins[k] = rlx__in(g, c, k);
+    for (k = 0; k < f->nin; k++) {   /* f's operand k → epilogue operand map[k] */
+        uint32_t x = rlx__in(g, f, k);
+        if (x == cid) { map[k] = cres; continue; }
+        for (q = 0; q < nx; q++)
+            if (ins[base + q] == x) break;
+        if (q == nx) {
+            if (nx >= RLX__CEPI_REG - 1) return 0;
+            ins[base + nx++] = x;
+        }
+        map[k] = 1 + q;
+    }
+    for (k = 0; k < E; k++) prog[k] = rlx__cepi_get(c, k);
+    for (k = 0; k < fn; k++) {
+        int64_t code = fprog[k];
+        int op = (int)(code & 0xFF), ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF);
+        ra = ra >= 8 ? RLX__CEPI_REG + E + (ra - 8) : map[ra];
+        rb = rlx__is_binary((rlx_op)op) ? (rb >= 8 ? RLX__CEPI_REG + E + (rb - 8) : map[rb]) : 0;
+        prog[E + k] = op | ((int64_t)ra << 8) | ((int64_t)rb << 16);
+    }
+    if (!rlx__grow(&g->al, (void**)&g->ins, &g->cap_ins, g->nins + base + nx, sizeof(uint32_t))) return 0;
+    memcpy(ia, c->ia, sizeof ia);
+    for (k = 14; k < RLX__NIA; k++) ia[k] = 0;
+    ia[13] = E + fn;
+    for (k = 0; k < E + fn; k++) rlx__cepi_set(ia, k, prog[k]);
+    f = rlx__N(g, fid);
+    c = rlx__N(g, cid);
+    f->op = RLX_OP_CONV;
+    memcpy(f->ia, ia, sizeof ia);
+    f->fa[0] = c->fa[0]; f->fa[1] = c->fa[1];
+    f->in_off = g->nins;
+    f->nin = base + nx;
+    memcpy(g->ins + g->nins, ins, sizeof(uint32_t) * (size_t)(base + nx));
+    g->nins += base + nx;
+    return 1;
+}
+
+/* Readers are counted over live nodes only: fusion leaves the partial groups of a chain behind for DCE. */
+static void rlx__conv_epi_pass(rlx_graph* g) {
+    int *uses = (int*)rlx__calloc(&g->al, sizeof(int) * ((size_t)g->n + 1)), i, k;
+    unsigned char* live = (unsigned char*)rlx__calloc(&g->al, (size_t)g->n + 1);
+    if (!uses || !live) { rlx__free(&g->al, uses); rlx__free(&g->al, live); return; }   /* runs unfused */
+    for (i = 0; i < g->nouts; i++) { uses[g->outs[i].id] += 2; live[g->outs[i].id] = 1; }   /* never absorbed */
+    for (i = g->n; i >= 1; i--) {
+        const rlx__node* nd = rlx__N(g, (uint32_t)i);
+        if (nd->op == RLX_OP_INPUT || nd->op == RLX_OP_PARAM || nd->op == RLX_OP_STATE || nd->op == RLX_OP_STATE_WRITE)
+            live[i] = 1;
+        if (!live[i]) continue;
+        for (k = 0; k < nd->nin; k++) { live[rlx__in(g, nd, k)] = 1; uses[rlx__in(g, nd, k)]++; }
+    }
+    for (i = 1; i <= g->n; i++) {
+        const rlx__node* f = rlx__N(g, (uint32_t)i);
+        uint32_t cid = 0;
+        int ok = live[i] && f->dtype == RLX_F32 && (f->op == RLX_OP_FUSED_EW || rlx__is_unary(f->op) ||
+                                         (rlx__is_binary(f->op) && !rlx__is_compare(f->op)));
+        for (k = 0; ok && k < f->nin; k++) {
+            uint32_t x = rlx__in(g, f, k);
+            const rlx__node* nx = rlx__N(g, x);
+            if (nx->op == RLX_OP_CONV && nx->dtype == RLX_F32 && uses[x] == 1 && !cid && nx->rank == f->rank &&
+                !memcmp(nx->shape, f->shape, sizeof(int64_t) * (size_t)f->rank))
+                cid = x;
+        }
+        if (!ok || !cid) continue;
+        for (k = 0; ok && k < f->nin; k++) {
+            uint32_t x = rlx__in(g, f, k);
+            if (x != cid && !rlx__cepi_operand_ok(rlx__N(g, cid), rlx__N(g, x))) ok = 0;
+        }
+        if (ok && rlx__cepi_absorb(g, (uint32_t)i, cid)) uses[cid] = 0;
+    }
+    rlx__free(&g->al, uses);
+    rlx__free(&g->al, live);
+}
+
 static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap) {
     rlx_graph* ng = rlx__new_graph(&g->al);
     int *uses = NULL, *first_use = NULL, i, k;
@@ -5489,6 +5624,7 @@ static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap)
     ng->origin_hint = 0;
     ng->label_hint = NULL;
     if (ng->status == RLX_OK) rlx__copy_outputs(ng, g, remap);
+    if (ng->status == RLX_OK && t->fuse_conv) rlx__conv_epi_pass(ng);   /* >>convepi */
 done:
     rlx__free(&g->al, uses);
     rlx__free(&g->al, first_use);
@@ -9738,7 +9874,62 @@ typedef struct rlx__conv_job {
     char* gws;                  /* sgemm workspace, one slice (gslice bytes) per thread */
     size_t gslice;
     rlx__pool* inner;           /* pool for the work inside one GEMM unit (NULL when units run in parallel) */
+    const struct rlx__cepi* epi; /* the epilogue (>>convepi), NULL without one */
 } rlx__conv_job;
+
+/* >>convepi (CPU part): the conv's elementwise epilogue on `n` outputs of channel `o` at y, in place, in blocks
+   of RLX__CEPI_BLOCK with the fused_ew lanes (rlx__few_op_*). See >>convepi in the passes for the coding. */
+#define RLX__CEPI_BLOCK 128
+typedef struct rlx__cepi {
+    int ne, nx;
+    int64_t prog[RLX__CEPI_MAX];
+    const float* x[RLX__CEPI_REG];   /* operands 1..15 */
+    int per[RLX__CEPI_REG];          /* 1: one value per output channel, 0: a single value */
+    unsigned simd;
+} rlx__cepi;
+
+static void rlx__cepi_init(const rlx_graph* g, const rlx__node* nd, void* const* in, rlx__cepi* e) {
+    int base = nd->ia[10] ? 3 : 2, k;
+    memset(e, 0, sizeof *e);
+    if (nd->op != RLX_OP_CONV || nd->dtype != RLX_F32 || nd->ia[13] <= 0) return;
+    e->ne = (int)RLX__MIN(nd->ia[13], (int64_t)RLX__CEPI_MAX);
+    e->nx = nd->nin - base;
+    for (k = 0; k < e->ne; k++) e->prog[k] = rlx__cepi_get(nd, k);
+    for (k = 0; k < e->nx && k < RLX__CEPI_REG - 1; k++) {
+        e->x[1 + k] = (const float*)in[base + k];
+        e->per[1 + k] = rlx__node_numel(rlx__N(g, rlx__in(g, nd, base + k))) > 1;
+    }
+    e->simd = rlx__cpu_features();
+}
+
+static void rlx__cepi_run(const rlx__cepi* e, int64_t o, float* y, int64_t n) {
+    float reg[RLX__CEPI_MAX][RLX__CEPI_BLOCK];
+    float bc[RLX__CEPI_REG][RLX__CEPI_BLOCK];
+    int64_t b, i, fill = RLX__MIN(n, (int64_t)RLX__CEPI_BLOCK);
+    int k;
+    if (e->ne <= 0 || n <= 0) return;
+    for (k = 1; k <= e->nx && k < RLX__CEPI_REG; k++) {
+        float v = e->x[k][e->per[k] ? o : 0];
+        for (i = 0; i < fill; i++) bc[k][i] = v;
+    }
+    for (b = 0; b < n; b += RLX__CEPI_BLOCK) {
+        int64_t m = RLX__MIN((int64_t)RLX__CEPI_BLOCK, n - b);
+        for (k = 0; k < e->ne; k++) {
+            int64_t code = e->prog[k], done = 0;
+            rlx_op op = (rlx_op)(code & 0xFF);
+            int ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF);
+            const float *a = ra >= RLX__CEPI_REG ? reg[ra - RLX__CEPI_REG] : ra == 0 ? y + b : bc[ra], *bb = NULL;
+            float* out = k == e->ne - 1 ? y + b : reg[k];
+            if (rlx__is_binary(op)) bb = rb >= RLX__CEPI_REG ? reg[rb - RLX__CEPI_REG] : rb == 0 ? y + b : bc[rb];
+#if defined(RLX__GEMM_X86)
+            if (e->simd & RLX__CPU_AVX2) done = rlx__few_op_avx2(op, a, bb, out, m);
+#elif defined(RLX__GEMM_NEON)
+            done = rlx__few_op_neon(op, a, bb, out, m);
+#endif
+            if (done < m) rlx__few_op_c(op, a, bb, out, done, m);
+        }
+    }
+}
 
 static int rlx__conv_is_direct(const rlx__win* v, int transpose) { return !transpose && v->Cg == 1; }
 
@@ -9817,6 +10008,18 @@ static void rlx__col2im_plane(const void* vc, int64_t o, int thread) {
         }
 }
 
+/* Bias and epilogue of rows o of one pixel chunk (GEMM path): y[o, 0:np] += b[o], then the epilogue. */
+typedef struct rlx__conv_post_ctx { const rlx__conv_job* j; const float* b; float* y; int64_t P, np, o0; } rlx__conv_post_ctx;
+static void rlx__conv_post_row(const void* vc, int64_t o, int thread) {
+    const rlx__conv_post_ctx* c = (const rlx__conv_post_ctx*)vc;
+    float* y = c->y + o * c->P;
+    int64_t i;
+    RLX__UNUSED(thread);
+    if (c->b)
+        for (i = 0; i < c->np; i++) y[i] += c->b[o];
+    if (c->j->epi) rlx__cepi_run(c->j->epi, c->o0 + o, y, c->np);
+}
+
 /* One GEMM unit u = (n, group) of an f32 conv or conv_transpose. */
 static void rlx__conv_unit(const void* vj, int64_t u, int thread) {
     const rlx__conv_job* j = (const rlx__conv_job*)vj;
@@ -9840,8 +10043,13 @@ static void rlx__conv_unit(const void* vj, int64_t u, int thread) {
                 rlx__vfor(j->inner, j->rows, (double)(j->rows * np), rlx__im2col_row, &c);
                 rlx__sgemm(j->inner, gws, v->Og, np, j->rows, w, j->rows, 1, col, np, 1, y + p0, P);
             }
+            if (j->epi) {   /* bias and epilogue of this chunk while it is in cache */
+                rlx__conv_post_ctx pc;
+                pc.j = j; pc.b = b; pc.y = y + p0; pc.P = P; pc.np = np; pc.o0 = gi * v->Og;
+                rlx__vfor(j->inner, v->Og, (double)(v->Og * np) * (double)(j->epi->ne + 1), rlx__conv_post_row, &pc);
+            }
         }
-        if (b)
+        if (b && !j->epi)
             for (o = 0; o < v->Og; o++)
                 for (i = 0; i < P; i++) y[o * P + i] += b[o];
     } else {
@@ -9888,6 +10096,7 @@ static void rlx__conv_direct_plane(const void* vj, int64_t u, int thread) {
             }
         }
     }
+    if (j->epi) rlx__cepi_run(j->epi, o, y, P);
 }
 
 /* Depthwise f32 conv through a padded copy of the input plane (one scratch per thread): the plane is copied
@@ -10007,6 +10216,7 @@ static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
 #endif
         rlx__dw_row_c(v, &dj->d, xp, w, b, oh, y + oh * v->OW);
     }
+    if (j->epi) rlx__cepi_run(j->epi, o, y, v->OH * v->OW);
 }
 
 /* Source index of output position `o` under kernel tap k, or -1: conv reads o*s - p + k*d; conv_transpose
@@ -10062,6 +10272,7 @@ static size_t rlx__conv_ws(const rlx__win* v, int transpose, int nthreads, size_
 
 static void rlx__k_conv(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
     rlx__conv_job j;
+    rlx__cepi epi;
     const rlx__win* v = &j.v;
     int64_t T = rlx__pool_threads(pool), units;
     double flops;
@@ -10070,6 +10281,8 @@ static void rlx__k_conv(const rlx_graph* g, const rlx__node* nd, void* const* in
     j.transpose = nd->op == RLX_OP_CONV_TRANSPOSE;
     j.dt = nd->dtype;
     j.x = in[0]; j.w = in[1]; j.b = nd->ia[10] ? in[2] : NULL; j.y = out;
+    rlx__cepi_init(g, nd, in, &epi);   /* >>convepi */
+    if (epi.ne > 0) j.epi = &epi;
     flops = (double)rlx__node_numel(nd) * (double)(v->Cg * v->KH * v->KW);
     if (nd->dtype != RLX_F32) {
         rlx__vfor(pool, v->N * v->O, flops * 4.0, rlx__conv_generic_plane, &j);
@@ -17651,6 +17864,7 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
     t.fuse = 1;
     t.fuse_gated = 1;   /* the CPU and the CUDA/HIP kernels run gated linears */
     t.fuse_transpose = 1;   /* every backend reads a transposed f32 b in place (CPU strides, GPU *_t kernels) */
+    t.fuse_conv = dev == RLX_DEVICE_CPU;   /* conv epilogues (>>convepi) run in the CPU kernels only */
     t.sm = sm;
 #if !defined(RLX_NO_CUDA)
     if (dev == RLX_DEVICE_CUDA) t.supports = rlx__cuda_supports;
