@@ -9765,7 +9765,10 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
 /* ------------------------------------------------------------------------------------------------------------
    >>cpu vision kernels: conv, conv_transpose, pool, group_norm, resize, pad
    Layout NCHW; the 1D forms ([N, C, L]) run as 2D with H = 1. f32 convolutions are GEMMs on rlx__sgemm:
-   im2col (conv) or col2im (conv_transpose) over chunks of pixels, so the column scratch stays bounded; an f32
+   im2col (conv) or col2im (conv_transpose) over chunks of pixels, so the column scratch stays bounded (where
+   one thread runs a chunk's GEMM, im2col writes the GEMM's packed panels directly and the >>gemm kernels run
+   on them: rlx__conv_gemm_packed; with few GEMM units and several threads, whole pixel chunks go to the
+   threads, one parallel step per conv; bias and the epilogue of >>convepi follow each chunk); an f32
    conv with one input channel per group (depthwise) sums each output row in registers over a zero-padded copy
    of its input plane (rlx__dw_plane; a direct loop when that copy would be large). f16/bf16/f64 convolutions
    take a direct loop in double. pool, group_norm and resize compute in double from any float dtype (f32
@@ -9875,6 +9878,9 @@ typedef struct rlx__conv_job {
     size_t gslice;
     rlx__pool* inner;           /* pool for the work inside one GEMM unit (NULL when units run in parallel) */
     const struct rlx__cepi* epi; /* the epilogue (>>convepi), NULL without one */
+    int64_t pchunk, nch;        /* chunk-parallel GEMM conv: pixels per task, tasks per unit */
+    int packed;                 /* im2col writes packed panels (rlx__conv_gemm_packed); chunk <= im.nc */
+    rlx__sgemm_impl im;
 } rlx__conv_job;
 
 /* >>convepi (CPU part): the conv's elementwise epilogue on `n` outputs of channel `o` at y, in place, in blocks
@@ -9886,6 +9892,7 @@ typedef struct rlx__cepi {
     const float* x[RLX__CEPI_REG];   /* operands 1..15 */
     int per[RLX__CEPI_REG];          /* 1: one value per output channel, 0: a single value */
     unsigned simd;
+    float bc[RLX__CEPI_REG][RLX__CEPI_BLOCK];   /* single values, broadcast once per step */
 } rlx__cepi;
 
 static void rlx__cepi_init(const rlx_graph* g, const rlx__node* nd, void* const* in, rlx__cepi* e) {
@@ -9900,17 +9907,27 @@ static void rlx__cepi_init(const rlx_graph* g, const rlx__node* nd, void* const*
         e->per[1 + k] = rlx__node_numel(rlx__N(g, rlx__in(g, nd, base + k))) > 1;
     }
     e->simd = rlx__cpu_features();
+    for (k = 1; k <= e->nx && k < RLX__CEPI_REG; k++)
+        if (!e->per[k]) {
+            int i;
+            for (i = 0; i < RLX__CEPI_BLOCK; i++) e->bc[k][i] = e->x[k][0];
+        }
 }
 
 static void rlx__cepi_run(const rlx__cepi* e, int64_t o, float* y, int64_t n) {
     float reg[RLX__CEPI_MAX][RLX__CEPI_BLOCK];
-    float bc[RLX__CEPI_REG][RLX__CEPI_BLOCK];
-    int64_t b, i, fill = RLX__MIN(n, (int64_t)RLX__CEPI_BLOCK);
-    int k;
+    float pc[RLX__CEPI_REG][RLX__CEPI_BLOCK];   /* this channel's values of the per-channel operands */
+    const float* bc[RLX__CEPI_REG];
+    int64_t b;
+    int k, i;
     if (e->ne <= 0 || n <= 0) return;
     for (k = 1; k <= e->nx && k < RLX__CEPI_REG; k++) {
-        float v = e->x[k][e->per[k] ? o : 0];
-        for (i = 0; i < fill; i++) bc[k][i] = v;
+        float v;
+        bc[k] = e->bc[k];
+        if (!e->per[k]) continue;
+        v = e->x[k][o];
+        for (i = 0; i < RLX__CEPI_BLOCK; i++) pc[k][i] = v;   /* a fixed count: vectorised at -O2 */
+        bc[k] = pc[k];
     }
     for (b = 0; b < n; b += RLX__CEPI_BLOCK) {
         int64_t m = RLX__MIN((int64_t)RLX__CEPI_BLOCK, n - b);
@@ -9948,14 +9965,17 @@ static void rlx__conv_cols(const rlx__win* v, int transpose, int64_t* rows, int6
 /* im2col row r = (c, kh, kw) of the pixel chunk [p0, p0 + np): col[r][p - p0] = x[c, ih, iw], 0 in the padding. */
 typedef struct rlx__im2col_ctx { const rlx__conv_job* j; const float* x; float* col; int64_t p0, np; } rlx__im2col_ctx;
 
+static void rlx__im2col_to(const rlx__win* v, const float* x, int64_t r, int64_t p0, int64_t np, float* dst);
 static void rlx__im2col_row(const void* vc, int64_t r, int thread) {
     const rlx__im2col_ctx* c = (const rlx__im2col_ctx*)vc;
-    const rlx__win* v = &c->j->v;
-    int64_t kw = r % v->KW, kh = (r / v->KW) % v->KH, ci = r / (v->KW * v->KH);
-    int64_t p = c->p0, end = c->p0 + c->np, lo, hi, ow;
-    const float* xc = c->x + ci * v->H * v->W;
-    float* dst = c->col + r * c->np;
     RLX__UNUSED(thread);
+    rlx__im2col_to(&c->j->v, c->x, r, c->p0, c->np, c->col + r * c->np);
+}
+/* Row r of the column matrix for pixels [p0, p0 + np) into dst (np floats). */
+static void rlx__im2col_to(const rlx__win* v, const float* x, int64_t r, int64_t p0, int64_t np, float* dst) {
+    int64_t kw = r % v->KW, kh = (r / v->KW) % v->KH, ci = r / (v->KW * v->KH);
+    int64_t p = p0, end = p0 + np, lo, hi, ow;
+    const float* xc = x + ci * v->H * v->W;
     rlx__win_valid(v->OW, v->sw, kw * v->dw - v->pw, v->W, &lo, &hi);
     while (p < end) {
         int64_t oh = p / v->OW, ow0 = p % v->OW, ow1 = RLX__MIN(v->OW, ow0 + (end - p));
@@ -10015,9 +10035,90 @@ static void rlx__conv_post_row(const void* vc, int64_t o, int thread) {
     float* y = c->y + o * c->P;
     int64_t i;
     RLX__UNUSED(thread);
-    if (c->b)
-        for (i = 0; i < c->np; i++) y[i] += c->b[o];
+    if (c->b) {   /* blocks of 8 with loads before stores, so gcc and clang vectorise it at -O2 */
+        float bv = c->b[o], t[8];
+        int k;
+        for (i = 0; i + 8 <= c->np; i += 8) {
+            for (k = 0; k < 8; k++) t[k] = y[i + k] + bv;
+            for (k = 0; k < 8; k++) y[i + k] = t[k];
+        }
+        for (; i < c->np; i++) y[i] += bv;
+    }
     if (c->j->epi) rlx__cepi_run(c->j->epi, c->o0 + o, y, c->np);
+}
+
+/* y[Og, p0:p0+np] = w_g · col on one thread, with im2col writing the GEMM's packed B panels directly (no column
+   matrix, no second pass to pack it): the blocking and kernels of >>gemm (rlx__sgemm_pick), np <= im->nc.
+   bp is one thread's sgemm workspace slice (kc·nc floats of B panels, then kc·mr of A). */
+static void rlx__conv_gemm_packed(const rlx__conv_job* j, const float* x, const float* w, float* y, int64_t P,
+                                  int64_t p0, int64_t np, float* bp) {
+    const rlx__sgemm_impl* im = &j->im;
+    const rlx__win* v = &j->v;
+    const int MR = im->mr, NR = im->nr;
+    int64_t K = j->rows, kblk = rlx__gemm_cdiv(K, im->kc), kcs = rlx__gemm_cdiv(K, kblk), npan = rlx__gemm_cdiv(np, NR);
+    int64_t pc, r, q, ir;
+    float row[512];   /* np <= im->nc <= 512 */
+    float* ap = bp + im->kc * im->nc;
+    for (pc = 0; pc < K; pc += kcs) {
+        int64_t kc = rlx__gemm_min(kcs, K - pc);
+        for (r = 0; r < kc; r++) {
+            rlx__im2col_to(v, x, pc + r, p0, np, row);
+            for (q = 0; q < npan; q++) {
+                int64_t lines = rlx__gemm_min(NR, np - q * NR);
+                float* d = bp + (q * kc + r) * NR;
+                const float* sr = row + q * NR;
+                int l;
+                if (lines == 32) for (l = 0; l < 32; l++) d[l] = sr[l];   /* fixed counts: inline vector copies */
+                else if (lines == 16) for (l = 0; l < 16; l++) d[l] = sr[l];
+                else {
+                    memcpy(d, sr, sizeof(float) * (size_t)lines);
+                    memset(d + lines, 0, sizeof(float) * (size_t)(NR - lines));
+                }
+            }
+        }
+        for (ir = 0; ir < v->Og; ir += MR) {
+            int mr = (int)rlx__gemm_min(MR, v->Og - ir);
+            im->pack(MR, mr, kc, w + ir * K + pc, K, 1, ap);
+            for (q = 0; q < npan; q++)
+                im->kernel(kc, ap, bp + q * kc * NR, y + ir * P + p0 + q * NR, P, pc > 0, mr,
+                           (int)rlx__gemm_min(NR, np - q * NR));
+        }
+    }
+}
+
+/* Pixels [p0, p0 + np) of GEMM unit u = (n, group) of an f32 conv: im2col (unless 1x1), GEMM, then bias and
+   epilogue while the chunk is in cache. */
+static void rlx__conv_chunk(const rlx__conv_job* j, int64_t u, int64_t p0, int64_t np, int thread) {
+    const rlx__win* v = &j->v;
+    int64_t n = u / v->G, gi = u % v->G, HW = v->H * v->W, P = v->OH * v->OW;
+    const float* x = (const float*)j->x + (n * v->C + gi * v->Cg) * HW;
+    const float* w = (const float*)j->w + gi * v->Og * j->rows;
+    float* y = (float*)j->y + (n * v->O + gi * v->Og) * P;
+    char* gws = j->gws + (size_t)thread * j->gslice;
+    rlx__conv_post_ctx pc;
+    /* y[Og, np] = w_g[Og, Cg·KH·KW] · col[Cg·KH·KW, np] */
+    if (j->direct_b) {
+        rlx__sgemm(j->inner, gws, v->Og, np, j->rows, w, j->rows, 1, x + p0, HW, 1, y + p0, P);
+    } else if (!j->inner && j->packed) {
+        rlx__conv_gemm_packed(j, x, w, y, P, p0, np, (float*)(void*)gws);
+    } else {
+        rlx__im2col_ctx c;
+        float* col = j->col + (size_t)thread * j->col_floats;
+        c.j = j; c.x = x; c.col = col; c.p0 = p0; c.np = np;
+        rlx__vfor(j->inner, j->rows, (double)(j->rows * np), rlx__im2col_row, &c);
+        rlx__sgemm(j->inner, gws, v->Og, np, j->rows, w, j->rows, 1, col, np, 1, y + p0, P);
+    }
+    if (!j->b && !j->epi) return;
+    pc.j = j; pc.b = j->b ? (const float*)j->b + gi * v->Og : NULL; pc.y = y + p0; pc.P = P; pc.np = np;
+    pc.o0 = gi * v->Og;
+    rlx__vfor(j->inner, v->Og, (double)(v->Og * np) * (double)(j->epi ? j->epi->ne + 1 : 1), rlx__conv_post_row, &pc);
+}
+
+/* Chunk-parallel f32 conv: task t = chunk t % nch of unit t / nch, each on one thread (no barrier inside). */
+static void rlx__conv_chunk_task(const void* vj, int64_t t, int thread) {
+    const rlx__conv_job* j = (const rlx__conv_job*)vj;
+    int64_t P = j->v.OH * j->v.OW, p0 = (t % j->nch) * j->pchunk;
+    if (p0 < P) rlx__conv_chunk(j, t / j->nch, p0, RLX__MIN(j->pchunk, P - p0), thread);
 }
 
 /* One GEMM unit u = (n, group) of an f32 conv or conv_transpose. */
@@ -10031,27 +10132,7 @@ static void rlx__conv_unit(const void* vj, int64_t u, int thread) {
     float* col = j->col + (size_t)thread * j->col_floats;
     char* gws = j->gws + (size_t)thread * j->gslice;
     if (!j->transpose) {
-        /* y[Og, P] = w_g[Og, Cg·KH·KW] · col[Cg·KH·KW, P] */
-        const float* w = (const float*)j->w + gi * v->Og * j->rows;
-        for (p0 = 0; p0 < P; p0 += j->chunk) {
-            int64_t np = RLX__MIN(j->chunk, P - p0);
-            if (j->direct_b) {
-                rlx__sgemm(j->inner, gws, v->Og, np, j->rows, w, j->rows, 1, x + p0, HW, 1, y + p0, P);
-            } else {
-                rlx__im2col_ctx c;
-                c.j = j; c.x = x; c.col = col; c.p0 = p0; c.np = np;
-                rlx__vfor(j->inner, j->rows, (double)(j->rows * np), rlx__im2col_row, &c);
-                rlx__sgemm(j->inner, gws, v->Og, np, j->rows, w, j->rows, 1, col, np, 1, y + p0, P);
-            }
-            if (j->epi) {   /* bias and epilogue of this chunk while it is in cache */
-                rlx__conv_post_ctx pc;
-                pc.j = j; pc.b = b; pc.y = y + p0; pc.P = P; pc.np = np; pc.o0 = gi * v->Og;
-                rlx__vfor(j->inner, v->Og, (double)(v->Og * np) * (double)(j->epi->ne + 1), rlx__conv_post_row, &pc);
-            }
-        }
-        if (b && !j->epi)
-            for (o = 0; o < v->Og; o++)
-                for (i = 0; i < P; i++) y[o * P + i] += b[o];
+        for (p0 = 0; p0 < P; p0 += j->chunk) rlx__conv_chunk(j, u, p0, RLX__MIN(j->chunk, P - p0), thread);
     } else {
         /* col[Og·KH·KW, HW] = w_g^T · x_g with w_g [Cg, Og·KH·KW], then scattered into y */
         const float* w = (const float*)j->w + gi * v->Cg * j->rows;
@@ -10308,9 +10389,26 @@ static void rlx__k_conv(const rlx_graph* g, const rlx__node* nd, void* const* in
     j.col = (float*)(void*)((char*)ws + rlx__sgemm_workspace_bytes((int)T));
     /* Many units: one per thread, each GEMM serial. Few: one unit at a time, each GEMM on all threads. */
     units = v->N * v->G;
-    if (T > 1 && (units >= 4 * T || units % T == 0)) {
+    /* im2col into packed panels wherever one thread runs a chunk's GEMM (not in the GEMM-on-all-threads form) */
+    rlx__sgemm_pick(rlx__cpu_features(), &j.im);
+    j.packed = !j.transpose && !j.direct_b && j.im.nc <= 512 &&
+               (T <= 1 || units >= 4 * T || units % T == 0 || (v->OH * v->OW >= 2 * T * 64 && rlx__pool_if(pool, flops)));
+    if (j.packed) j.chunk = RLX__MIN(j.chunk, j.im.nc);
+    if (T <= 1) {
+        int64_t u;
+        for (u = 0; u < units; u++) rlx__conv_unit(&j, u, 0);
+    } else if (units >= 4 * T || units % T == 0) {
         j.inner = NULL;
         rlx__vfor(pool, units, flops, rlx__conv_unit, &j);
+    } else if (!j.transpose && !j.direct_b && v->OH * v->OW >= 2 * T * 64 && rlx__pool_if(pool, flops)) {
+        /* Few units with im2col: whole chunks (im2col, serial GEMM, epilogue) per thread, the chunk count a
+           multiple of the threads, so a conv is one parallel step instead of three per chunk. */
+        int64_t P = v->OH * v->OW, nch = (P + j.chunk - 1) / j.chunk;
+        nch = (nch + T - 1) / T * T;
+        j.pchunk = (P + nch - 1) / nch;
+        j.nch = (P + j.pchunk - 1) / j.pchunk;
+        j.inner = NULL;
+        rlx__vfor(pool, units * j.nch, flops, rlx__conv_chunk_task, &j);
     } else {
         int64_t u;
         j.inner = pool;

@@ -3,7 +3,8 @@
    Oracle: a float64 convolution and epilogue written here. Also checked: the fused CPU program has one step
    where the whole chain was absorbed (and more where it must not be: a conv that is also an output, a reader
    needing a per-width operand), its results are bit for bit those of the unfused program (RLX_COMPILE_NO_FUSION),
-   1 and 2 threads, every conv kernel path (GEMM with im2col, 1x1 without it, depthwise, grouped), and Vulkan
+   1 and 2 threads, every conv kernel path (GEMM with im2col into packed panels, over several K blocks and pixel
+   chunks, 1x1 without it, depthwise, grouped), and Vulkan
    (where available) gives the reference too, with the readers left as separate steps. */
 #include <stdlib.h>
 #define RLX_IMPLEMENTATION
@@ -215,6 +216,8 @@ int main(void) {
         {"operand along the width",             1, 3,  8, 10, 10, 3, 1, 1, 1, 1, CH_WIDTH_OP},
         {"chain longer than the epilogue",      1, 4, 10,  9, 8, 3, 1, 1, 1, 1, CH_LONG},
         {"large 3x3 GEMM (many chunks)",        1, 32, 40, 48, 24, 3, 1, 1, 1, 1, CH_BN_HSWISH},
+        {"3x3 GEMM, K past one K block",        1, 50, 23, 37, 19, 3, 1, 1, 1, 1, CH_RELU},
+        {"3x3 GEMM, no epilogue (bias only)",   1, 7, 30, 35, 13, 3, 1, 0, 1, 1, CH_OUT_TOO},
     };
     rlx_device_info info[RLX_DEVICE_COUNT];
     int nd = rlx_devices(info, RLX_DEVICE_COUNT), vk = 0, i;
