@@ -4076,7 +4076,7 @@ RLXDEF size_t rlx_graph_dump_dot(const rlx_graph* g, char* buf, size_t cap) {
    SAMPLE     in: logits, counter   ia: 0 top_k, 1 seed (bits of the uint64)   fa: 0 temperature, 1 top_p
    CONV, CONV_TRANSPOSE  in: x, w, [bias]
               ia: 0 nspatial (1|2), 1-2 stride, 3-4 dilation, 5-6 pad_begin, 7-8 pad_end, 9 groups, 10 has_bias,
-                  11-12 output_padding (all resolved: no zeros meaning "default"); CONV in CPU programs only, set
+                  11-12 output_padding (all resolved: no zeros meaning "default"); f32, in CPU programs only, set
                   by fusion: 13 epilogue length, 14-19 its program, its operands as inputs after bias (>>convepi)
    POOL       ia: 0 nspatial, 1 kind, 2-3 kernel, 4-5 stride, 6-7 pad_begin, 8-9 pad_end, 10 count_include_pad
               (global pooling is resolved into kernel = plane, stride = kernel, no padding)
@@ -5326,7 +5326,8 @@ static int rlx__ew_inline(rlx__ewgroup* gr, const rlx__ewgroup* p) {
 
 /* ------------------------------------------------------------------------------------------------------------
    >>convepi  Conv epilogues (CPU programs only: rlx__target.fuse_conv)
-   After fusion, an f32 conv whose only reader is elementwise takes that reader into its kernel: a fused_ew, or
+   After fusion, an f32 conv or conv_transpose whose only reader is elementwise takes that reader into its kernel
+   (conv_transpose: on each finished output plane): a fused_ew, or
    a unary op, or a binary op whose other operand is a single element or one value per output channel (shape
    [1, O, 1, 1] or [O, 1, 1]: batch norm's sub/mul/add, a squeeze-excitation scale) and whose result has the
    conv's shape. The reader node becomes the conv (the old conv is left dead for DCE), so chains are absorbed
@@ -5410,7 +5411,7 @@ static int rlx__cepi_absorb(rlx_graph* g, uint32_t fid, uint32_t cid) {
     for (k = 0; k < E + fn; k++) rlx__cepi_set(ia, k, prog[k]);
     f = rlx__N(g, fid);
     c = rlx__N(g, cid);
-    f->op = RLX_OP_CONV;
+    f->op = c->op;
     memcpy(f->ia, ia, sizeof ia);
     f->fa[0] = c->fa[0]; f->fa[1] = c->fa[1];
     f->in_off = g->nins;
@@ -5441,7 +5442,8 @@ static void rlx__conv_epi_pass(rlx_graph* g) {
         for (k = 0; ok && k < f->nin; k++) {
             uint32_t x = rlx__in(g, f, k);
             const rlx__node* nx = rlx__N(g, x);
-            if (nx->op == RLX_OP_CONV && nx->dtype == RLX_F32 && uses[x] == 1 && !cid && nx->rank == f->rank &&
+            if ((nx->op == RLX_OP_CONV || nx->op == RLX_OP_CONV_TRANSPOSE) && nx->dtype == RLX_F32 && uses[x] == 1 &&
+                !cid && nx->rank == f->rank &&
                 !memcmp(nx->shape, f->shape, sizeof(int64_t) * (size_t)f->rank))
                 cid = x;
         }
@@ -9898,7 +9900,7 @@ typedef struct rlx__cepi {
 static void rlx__cepi_init(const rlx_graph* g, const rlx__node* nd, void* const* in, rlx__cepi* e) {
     int base = nd->ia[10] ? 3 : 2, k;
     memset(e, 0, sizeof *e);
-    if (nd->op != RLX_OP_CONV || nd->dtype != RLX_F32 || nd->ia[13] <= 0) return;
+    if ((nd->op != RLX_OP_CONV && nd->op != RLX_OP_CONV_TRANSPOSE) || nd->dtype != RLX_F32 || nd->ia[13] <= 0) return;
     e->ne = (int)RLX__MIN(nd->ia[13], (int64_t)RLX__CEPI_MAX);
     e->nx = nd->nin - base;
     for (k = 0; k < e->ne; k++) e->prog[k] = rlx__cepi_get(nd, k);
@@ -10144,6 +10146,11 @@ static void rlx__conv_unit(const void* vj, int64_t u, int thread) {
             rlx__sgemm(j->inner, gws, j->rows, np, v->Cg, w, 1, j->rows, x + p0, HW, 1, col, np);
             c.j = j; c.col = col; c.y = y; c.p0 = p0; c.np = np;
             rlx__vfor(j->inner, v->Og, (double)(j->rows * np), rlx__col2im_plane, &c);
+        }
+        if (j->epi) {   /* the epilogue (>>convepi) per finished output plane */
+            rlx__conv_post_ctx pc;
+            pc.j = j; pc.b = NULL; pc.y = y; pc.P = P; pc.np = P; pc.o0 = gi * v->Og;
+            rlx__vfor(j->inner, v->Og, (double)(v->Og * P) * (double)(j->epi->ne + 1), rlx__conv_post_row, &pc);
         }
     }
 }

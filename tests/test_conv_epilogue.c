@@ -4,7 +4,7 @@
    where the whole chain was absorbed (and more where it must not be: a conv that is also an output, a reader
    needing a per-width operand), its results are bit for bit those of the unfused program (RLX_COMPILE_NO_FUSION),
    1 and 2 threads, every conv kernel path (GEMM with im2col into packed panels, over several K blocks and pixel
-   chunks, 1x1 without it, depthwise, grouped), and Vulkan
+   chunks, 1x1 without it, depthwise, grouped, conv_transpose), and Vulkan
    (where available) gives the reference too, with the readers left as separate steps. */
 #include <stdlib.h>
 #define RLX_IMPLEMENTATION
@@ -17,9 +17,12 @@ enum { CH_BN_HSWISH = 1, CH_RELU, CH_SIGMOID, CH_BN3_RELU, CH_SE_TANH, CH_OUT_TO
 typedef struct ecase {
     const char* name;
     int N, C, H, W, O, K, stride, pad, groups, bias, chain;
+    int transpose;   /* conv_transpose (weight [C, O / groups, K, K]) */
 } ecase;
 
-static int64_t out_hw(int in, const ecase* c) { return (in + 2 * c->pad - c->K) / c->stride + 1; }
+static int64_t out_hw(int in, const ecase* c) {
+    return c->transpose ? (int64_t)(in - 1) * c->stride - 2 * c->pad + c->K : (in + 2 * c->pad - c->K) / c->stride + 1;
+}
 
 static float* rnd(int64_t n, double scale) {
     float* v = (float*)malloc(sizeof(float) * (size_t)n);
@@ -44,8 +47,18 @@ static void reference(const ecase* c, const float* x, const float* w, const floa
                         for (kh = 0; kh < c->K; kh++)
                             for (kw = 0; kw < c->K; kw++) {
                                 int64_t ih = oh * c->stride - c->pad + kh, iw = ow * c->stride - c->pad + kw;
+                                int64_t ch = (o / Og) * Cg + ci;
+                                if (c->transpose) {   /* output (oh, ow) gathers input (ih, iw) with ih·s − p + kh = oh */
+                                    int64_t th = oh + c->pad - kh, tw = ow + c->pad - kw;
+                                    if (th < 0 || tw < 0 || th % c->stride || tw % c->stride) continue;
+                                    ih = th / c->stride; iw = tw / c->stride;
+                                    if (ih >= c->H || iw >= c->W) continue;
+                                    acc += (double)x[((n * c->C + ch) * c->H + ih) * c->W + iw] *
+                                           (double)w[((ch * Og + o % Og) * c->K + kh) * c->K + kw];
+                                    continue;
+                                }
                                 if (ih < 0 || ih >= c->H || iw < 0 || iw >= c->W) continue;
-                                acc += (double)x[((n * c->C + (o / Og) * Cg + ci) * c->H + ih) * c->W + iw] *
+                                acc += (double)x[((n * c->C + ch) * c->H + ih) * c->W + iw] *
                                        (double)w[((o * Cg + ci) * c->K + kh) * c->K + kw];
                             }
                     v = acc;
@@ -73,6 +86,7 @@ static rlx_graph* build(const ecase* c) {
     none.id = 0;
     xs[0] = c->N; xs[1] = c->C; xs[2] = c->H; xs[3] = c->W;
     ws[0] = c->O; ws[1] = c->C / c->groups; ws[2] = c->K; ws[3] = c->K;
+    if (c->transpose) { ws[0] = c->C; ws[1] = c->O / c->groups; }
     bs[0] = c->O; ps4[1] = c->O; ps3[0] = c->O; pw[3] = out_hw(c->W, c);
     memset(&d, 0, sizeof d);
     d.stride[0] = d.stride[1] = c->stride;
@@ -81,7 +95,7 @@ static rlx_graph* build(const ecase* c) {
     x = rlx_input(g, "x", RLX_F32, 4, xs);
     w = rlx_param(g, "w", RLX_F32, 4, ws);
     b = c->bias ? rlx_param(g, "b", RLX_F32, 1, bs) : none;
-    y = rlx_conv(g, x, w, b, &d);
+    y = c->transpose ? rlx_conv_transpose(g, x, w, b, &d) : rlx_conv(g, x, w, b, &d);
     switch (c->chain) {
     case CH_BN_HSWISH:   /* batch norm as the ONNX importer writes it, then HardSwish (scalars) */
         y = rlx_add(g, rlx_mul(g, rlx_mul(g, rlx_sub(g, y, rlx_param(g, "mu", RLX_F32, 4, ps4)),
@@ -204,20 +218,22 @@ static void check_case(const ecase* c, int vulkan) {
 
 int main(void) {
     static const ecase cases[] = {
-        /* name                                 N  C   H   W   O  K st pad grp bias chain */
-        {"3x3 GEMM + batch norm + hardswish",   1, 6, 13, 11, 24, 3, 1, 1, 1, 1, CH_BN_HSWISH},
-        {"3x3 GEMM batch 2 + relu",             2, 5,  9, 10, 7, 3, 1, 1, 1, 0, CH_RELU},
-        {"1x1 (no im2col) + sigmoid",           1, 16, 12, 12, 20, 1, 1, 0, 1, 1, CH_SIGMOID},
-        {"stride 2 + [O,1,1] batch norm + relu",1, 8, 17, 15, 12, 3, 2, 1, 1, 1, CH_BN3_RELU},
-        {"depthwise 3x3 + batch norm + hswish", 1, 16, 20, 18, 16, 3, 1, 1, 16, 1, CH_BN_HSWISH},
-        {"depthwise 5x5 s2 + channel scale",    1, 12, 21, 19, 12, 5, 2, 2, 12, 0, CH_SE_TANH},
-        {"grouped 3x3 + channel scale + tanh",  2, 8, 11, 9, 12, 3, 1, 1, 4, 1, CH_SE_TANH},
-        {"conv is an output too",               1, 4,  8,  8, 6, 3, 1, 1, 1, 1, CH_OUT_TOO},
-        {"operand along the width",             1, 3,  8, 10, 10, 3, 1, 1, 1, 1, CH_WIDTH_OP},
-        {"chain longer than the epilogue",      1, 4, 10,  9, 8, 3, 1, 1, 1, 1, CH_LONG},
-        {"large 3x3 GEMM (many chunks)",        1, 32, 40, 48, 24, 3, 1, 1, 1, 1, CH_BN_HSWISH},
-        {"3x3 GEMM, K past one K block",        1, 50, 23, 37, 19, 3, 1, 1, 1, 1, CH_RELU},
-        {"3x3 GEMM, no epilogue (bias only)",   1, 7, 30, 35, 13, 3, 1, 0, 1, 1, CH_OUT_TOO},
+        /* name                                 N  C   H   W   O  K st pad grp bias chain transpose */
+        {"3x3 GEMM + batch norm + hardswish",   1, 6, 13, 11, 24, 3, 1, 1, 1, 1, CH_BN_HSWISH, 0},
+        {"3x3 GEMM batch 2 + relu",             2, 5,  9, 10, 7, 3, 1, 1, 1, 0, CH_RELU, 0},
+        {"1x1 (no im2col) + sigmoid",           1, 16, 12, 12, 20, 1, 1, 0, 1, 1, CH_SIGMOID, 0},
+        {"stride 2 + [O,1,1] batch norm + relu",1, 8, 17, 15, 12, 3, 2, 1, 1, 1, CH_BN3_RELU, 0},
+        {"depthwise 3x3 + batch norm + hswish", 1, 16, 20, 18, 16, 3, 1, 1, 16, 1, CH_BN_HSWISH, 0},
+        {"depthwise 5x5 s2 + channel scale",    1, 12, 21, 19, 12, 5, 2, 2, 12, 0, CH_SE_TANH, 0},
+        {"grouped 3x3 + channel scale + tanh",  2, 8, 11, 9, 12, 3, 1, 1, 4, 1, CH_SE_TANH, 0},
+        {"conv is an output too",               1, 4,  8,  8, 6, 3, 1, 1, 1, 1, CH_OUT_TOO, 0},
+        {"operand along the width",             1, 3,  8, 10, 10, 3, 1, 1, 1, 1, CH_WIDTH_OP, 0},
+        {"chain longer than the epilogue",      1, 4, 10,  9, 8, 3, 1, 1, 1, 1, CH_LONG, 0},
+        {"large 3x3 GEMM (many chunks)",        1, 32, 40, 48, 24, 3, 1, 1, 1, 1, CH_BN_HSWISH, 0},
+        {"3x3 GEMM, K past one K block",        1, 50, 23, 37, 19, 3, 1, 1, 1, 1, CH_RELU, 0},
+        {"3x3 GEMM, no epilogue (bias only)",   1, 7, 30, 35, 13, 3, 1, 0, 1, 1, CH_OUT_TOO, 0},
+        {"conv_transpose s2 + [O,1,1] bn + relu", 1, 6, 9, 11, 5, 2, 2, 0, 1, 1, CH_BN3_RELU, 1},
+        {"conv_transpose 3x3 grouped + sigmoid", 2, 8, 7, 6, 6, 3, 1, 1, 2, 0, CH_SIGMOID, 1},
     };
     rlx_device_info info[RLX_DEVICE_COUNT];
     int nd = rlx_devices(info, RLX_DEVICE_COUNT), vk = 0, i;
