@@ -19,8 +19,9 @@
    rlx.h builds a graph of tensor operations, optimises it (constant folding, common subexpressions, dead code),
    plans every intermediate buffer into one arena by liveness, lowers the graph once to a flat list of steps,
    and runs those steps on a device as often as you like. Fusion forms matmul + bias + activation and other
-   composite steps; a weight stored [out, in] and used as rlx_transpose(W) in a matmul or rlx_linear is read
-   in place by every backend, never copied per run.
+   composite steps (on the CPU, an f32 conv also takes the elementwise ops after it, batch norm and activation,
+   into its kernel: >>convepi); a weight stored [out, in] and used as rlx_transpose(W) in a matmul or
+   rlx_linear is read in place by every backend, never copied per run.
 
    EXAMPLE (a linear layer followed by a ReLU, error checks folded into one):
 
@@ -95,7 +96,7 @@
        5. Config, allocation, checked sizes          >>config >>alloc >>size
        6. Messages and names, element conversion     >>log >>convert
        7. IR, node references in messages, shape inference  >>ir >>infer
-       8. Passes, shape specialisation               >>passes >>shapes
+       8. Passes, conv epilogues, shape specialisation   >>passes >>convepi >>shapes
        9. Memory planner                             >>planner
       10. CPU backend (thread pools, job-system hook, inline threshold, SIMD, GEMM, kernels; block-quantized
           dtypes: dequantize, quantize, matmul_quant)   >>cpu >>gemm >>quant
@@ -4220,7 +4221,8 @@ RLXDEF size_t rlx_graph_dump_dot(const rlx_graph* g, char* buf, size_t cap) {
    SAMPLE     in: logits, counter   ia: 0 top_k, 1 seed (bits of the uint64)   fa: 0 temperature, 1 top_p
    CONV, CONV_TRANSPOSE  in: x, w, [bias]
               ia: 0 nspatial (1|2), 1-2 stride, 3-4 dilation, 5-6 pad_begin, 7-8 pad_end, 9 groups, 10 has_bias,
-                  11-12 output_padding (all resolved: no zeros meaning "default")
+                  11-12 output_padding (all resolved: no zeros meaning "default"); f32, in CPU programs only, set
+                  by fusion: 13 epilogue length, 14-19 its program, its operands as inputs after bias (>>convepi)
    POOL       ia: 0 nspatial, 1 kind, 2-3 kernel, 4-5 stride, 6-7 pad_begin, 8-9 pad_end, 10 count_include_pad
               (global pooling is resolved into kernel = plane, stride = kernel, no padding)
    GROUP_NORM in: x, [gamma], [beta]   ia: 0 groups, 1 has_gamma, 2 has_beta   fa: 0 eps
@@ -5088,6 +5090,7 @@ typedef struct rlx__target {
     int fuse;      /* the device runs every fused op (linear, add_norm, swiglu, geglu, fused_ew) */
     int fuse_gated;/* ... and linear with a gate input (the matmul epilogue multiplies by act(gate)) */
     int fuse_transpose; /* ... and matmul / linear reading a transposed b in place (MATMUL ia[3], LINEAR ia[4]) */
+    int fuse_conv;      /* ... and f32 conv with an elementwise epilogue (CONV ia[13..19], >>convepi): the CPU */
 } rlx__target;
 static int rlx__target_has(const rlx__target* t, const rlx_graph* g, const rlx__node* nd) {
     return !t->supports || t->supports(g, nd, t->sm);
@@ -5466,6 +5469,140 @@ static int rlx__ew_inline(rlx__ewgroup* gr, const rlx__ewgroup* p) {
     return p->ninst > 0 ? map[p->ninst - 1] : -1;
 }
 
+/* ------------------------------------------------------------------------------------------------------------
+   >>convepi  Conv epilogues (CPU programs only: rlx__target.fuse_conv)
+   After fusion, an f32 conv or conv_transpose whose only reader is elementwise takes that reader into its kernel
+   (conv_transpose: on each finished output plane): a fused_ew, or
+   a unary op, or a binary op whose other operand is a single element or one value per output channel (shape
+   [1, O, 1, 1] or [O, 1, 1]: batch norm's sub/mul/add, a squeeze-excitation scale) and whose result has the
+   conv's shape. The reader node becomes the conv (the old conv is left dead for DCE), so chains are absorbed
+   one node at a time: conv → sub → mul → mul → add → fused_ew(hardswish) becomes one conv. The CPU kernel
+   applies the program to each output block right after computing it (while it is in cache), with the same f32
+   operations in the same order as the separate steps: results are bit for bit those of the unfused program.
+   CONV ia[13] = instruction count (<= RLX__CEPI_MAX), ia[14..19] two instructions each (low and high 32
+   bits), coded like fused_ew's (op | a << 8 | b << 16) with more operands: operand 0 is the conv result,
+   operand k in 1..15 the conv's input (2 + has_bias + k - 1), 16 + i the result of instruction i; the last
+   instruction's result is the output.
+   GPU programs never get them (their conv kernels have no epilogue): there the readers stay separate steps.
+   ------------------------------------------------------------------------------------------------------------ */
+#define RLX__CEPI_MAX 12   /* instructions */
+#define RLX__CEPI_REG 16   /* operands 0..15, then registers */
+
+static int64_t rlx__cepi_get(const rlx__node* c, int k) {
+    int64_t w = c->ia[14 + k / 2];
+    return k & 1 ? (int64_t)((uint64_t)w >> 32) : (int64_t)((uint64_t)w & 0xFFFFFFFFu);
+}
+static void rlx__cepi_set(int64_t* ia, int k, int64_t code) {
+    uint64_t w = (uint64_t)ia[14 + k / 2];
+    if (k & 1) w = (w & 0xFFFFFFFFu) | ((uint64_t)code << 32);
+    else w = (w & ~(uint64_t)0xFFFFFFFFu) | ((uint64_t)code & 0xFFFFFFFFu);
+    ia[14 + k / 2] = (int64_t)w;
+}
+
+/* Is operand x (an input of an elementwise reader of conv c) one value per output channel or a single value? */
+static int rlx__cepi_operand_ok(const rlx__node* c, const rlx__node* x) {
+    int64_t n = rlx__node_numel(x);
+    int k, off;
+    if (x->dtype != RLX_F32 || x->rank > c->rank) return 0;
+    if (n == 1) return 1;
+    if (n != c->shape[1] || x->rank < c->rank - 1) return 0;
+    off = c->rank - x->rank;   /* x's dim k lines up with c's dim k + off */
+    for (k = 0; k < x->rank; k++)
+        if (x->shape[k] != (k + off == 1 ? c->shape[1] : 1)) return 0;
+    return 1;
+}
+
+/* Rewrites node f (an elementwise reader of conv `cid`) into that conv with f's program appended; 0 when it does
+   not fit (instructions, operands) and nothing changed. */
+static int rlx__cepi_absorb(rlx_graph* g, uint32_t fid, uint32_t cid) {
+    rlx__node *f = rlx__N(g, fid), *c = rlx__N(g, cid);
+    int64_t ia[RLX__NIA], prog[RLX__CEPI_MAX];
+    int64_t fprog[RLX__NIA];
+    uint32_t ins[3 + RLX__CEPI_REG - 1];
+    int E = (int)c->ia[13], base = c->ia[10] ? 3 : 2, nx = c->nin - base, fn, k, q;
+    int cres = E > 0 ? RLX__CEPI_REG + E - 1 : 0, map[8];
+    if (f->op == RLX_OP_FUSED_EW) {
+        fn = (int)f->ia[0];
+        for (k = 0; k < fn; k++) fprog[k] = f->ia[1 + k];
+    } else {
+        fn = 1;
+        fprog[0] = (int64_t)f->op | ((int64_t)(f->nin > 1 ? 1 : 0) << 16);
+    }
+    if (E + fn > RLX__CEPI_MAX || f->nin > 8 || nx < 0 || nx > RLX__CEPI_REG - 1) return 0;
+    for (k = 0; k < c->nin; k++) ins[k] = rlx__in(g, c, k);
+    for (k = 0; k < f->nin; k++) {   /* f's operand k → epilogue operand map[k] */
+        uint32_t x = rlx__in(g, f, k);
+        if (x == cid) { map[k] = cres; continue; }
+        for (q = 0; q < nx; q++)
+            if (ins[base + q] == x) break;
+        if (q == nx) {
+            if (nx >= RLX__CEPI_REG - 1) return 0;
+            ins[base + nx++] = x;
+        }
+        map[k] = 1 + q;
+    }
+    for (k = 0; k < E; k++) prog[k] = rlx__cepi_get(c, k);
+    for (k = 0; k < fn; k++) {
+        int64_t code = fprog[k];
+        int op = (int)(code & 0xFF), ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF);
+        ra = ra >= 8 ? RLX__CEPI_REG + E + (ra - 8) : map[ra];
+        rb = rlx__is_binary((rlx_op)op) ? (rb >= 8 ? RLX__CEPI_REG + E + (rb - 8) : map[rb]) : 0;
+        prog[E + k] = op | ((int64_t)ra << 8) | ((int64_t)rb << 16);
+    }
+    if (!rlx__grow(&g->al, (void**)&g->ins, &g->cap_ins, g->nins + base + nx, sizeof(uint32_t))) return 0;
+    memcpy(ia, c->ia, sizeof ia);
+    for (k = 14; k < RLX__NIA; k++) ia[k] = 0;
+    ia[13] = E + fn;
+    for (k = 0; k < E + fn; k++) rlx__cepi_set(ia, k, prog[k]);
+    f = rlx__N(g, fid);
+    c = rlx__N(g, cid);
+    f->op = c->op;
+    memcpy(f->ia, ia, sizeof ia);
+    f->fa[0] = c->fa[0]; f->fa[1] = c->fa[1];
+    f->in_off = g->nins;
+    f->nin = base + nx;
+    memcpy(g->ins + g->nins, ins, sizeof(uint32_t) * (size_t)(base + nx));
+    g->nins += base + nx;
+    return 1;
+}
+
+/* Readers are counted over live nodes only: fusion leaves the partial groups of a chain behind for DCE. */
+static void rlx__conv_epi_pass(rlx_graph* g) {
+    int *uses = (int*)rlx__calloc(&g->al, sizeof(int) * ((size_t)g->n + 1)), i, k;
+    unsigned char* live = (unsigned char*)rlx__calloc(&g->al, (size_t)g->n + 1);
+    if (!uses || !live) { rlx__free(&g->al, uses); rlx__free(&g->al, live); return; }   /* runs unfused */
+    for (i = 0; i < g->nouts; i++) { uses[g->outs[i].id] += 2; live[g->outs[i].id] = 1; }   /* never absorbed */
+    for (i = g->n; i >= 1; i--) {
+        const rlx__node* nd = rlx__N(g, (uint32_t)i);
+        if (nd->op == RLX_OP_INPUT || nd->op == RLX_OP_PARAM || nd->op == RLX_OP_STATE || nd->op == RLX_OP_STATE_WRITE)
+            live[i] = 1;
+        if (!live[i]) continue;
+        for (k = 0; k < nd->nin; k++) { live[rlx__in(g, nd, k)] = 1; uses[rlx__in(g, nd, k)]++; }
+    }
+    for (i = 1; i <= g->n; i++) {
+        const rlx__node* f = rlx__N(g, (uint32_t)i);
+        uint32_t cid = 0;
+        int ok = live[i] && f->dtype == RLX_F32 && (f->op == RLX_OP_FUSED_EW || rlx__is_unary(f->op) ||
+                                         (rlx__is_binary(f->op) && !rlx__is_compare(f->op)));
+        for (k = 0; ok && k < f->nin; k++) {
+            uint32_t x = rlx__in(g, f, k);
+            const rlx__node* nx = rlx__N(g, x);
+            if ((nx->op == RLX_OP_CONV || nx->op == RLX_OP_CONV_TRANSPOSE) && nx->dtype == RLX_F32 && uses[x] == 1 &&
+                !cid && nx->rank == f->rank &&
+                !memcmp(nx->shape, f->shape, sizeof(int64_t) * (size_t)f->rank))
+                cid = x;
+        }
+        if (!ok || !cid) continue;
+        for (k = 0; ok && k < f->nin; k++) {
+            uint32_t x = rlx__in(g, f, k);
+            if (x != cid && !rlx__cepi_operand_ok(rlx__N(g, cid), rlx__N(g, x))) ok = 0;
+        }
+        if (ok && rlx__cepi_absorb(g, (uint32_t)i, cid)) uses[cid] = 0;
+    }
+    rlx__free(&g->al, uses);
+    rlx__free(&g->al, live);
+}
+
 static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap) {
     rlx_graph* ng = rlx__new_graph(&g->al);
     int *uses = NULL, *first_use = NULL, i, k;
@@ -5634,6 +5771,7 @@ static rlx_graph* rlx__fuse(rlx_graph* g, const rlx__target* t, uint32_t* remap)
     ng->origin_hint = 0;
     ng->label_hint = NULL;
     if (ng->status == RLX_OK) rlx__copy_outputs(ng, g, remap);
+    if (ng->status == RLX_OK && t->fuse_conv) rlx__conv_epi_pass(ng);   /* >>convepi */
 done:
     rlx__free(&g->al, uses);
     rlx__free(&g->al, first_use);
@@ -9774,7 +9912,10 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
 /* ------------------------------------------------------------------------------------------------------------
    >>cpu vision kernels: conv, conv_transpose, pool, group_norm, resize, pad
    Layout NCHW; the 1D forms ([N, C, L]) run as 2D with H = 1. f32 convolutions are GEMMs on rlx__sgemm:
-   im2col (conv) or col2im (conv_transpose) over chunks of pixels, so the column scratch stays bounded; an f32
+   im2col (conv) or col2im (conv_transpose) over chunks of pixels, so the column scratch stays bounded (where
+   one thread runs a chunk's GEMM, im2col writes the GEMM's packed panels directly and the >>gemm kernels run
+   on them: rlx__conv_gemm_packed; with few GEMM units and several threads, whole pixel chunks go to the
+   threads, one parallel step per conv; bias and the epilogue of >>convepi follow each chunk); an f32
    conv with one input channel per group (depthwise) sums each output row in registers over a zero-padded copy
    of its input plane (rlx__dw_plane; a direct loop when that copy would be large). f16/bf16/f64 convolutions
    take a direct loop in double. pool, group_norm and resize compute in double from any float dtype (f32
@@ -9883,7 +10024,76 @@ typedef struct rlx__conv_job {
     char* gws;                  /* sgemm workspace, one slice (gslice bytes) per thread */
     size_t gslice;
     rlx__pool* inner;           /* pool for the work inside one GEMM unit (NULL when units run in parallel) */
+    const struct rlx__cepi* epi; /* the epilogue (>>convepi), NULL without one */
+    int64_t pchunk, nch;        /* chunk-parallel GEMM conv: pixels per task, tasks per unit */
+    int packed;                 /* im2col writes packed panels (rlx__conv_gemm_packed); chunk <= im.nc */
+    rlx__sgemm_impl im;
 } rlx__conv_job;
+
+/* >>convepi (CPU part): the conv's elementwise epilogue on `n` outputs of channel `o` at y, in place, in blocks
+   of RLX__CEPI_BLOCK with the fused_ew lanes (rlx__few_op_*). See >>convepi in the passes for the coding. */
+#define RLX__CEPI_BLOCK 128
+typedef struct rlx__cepi {
+    int ne, nx;
+    int64_t prog[RLX__CEPI_MAX];
+    const float* x[RLX__CEPI_REG];   /* operands 1..15 */
+    int per[RLX__CEPI_REG];          /* 1: one value per output channel, 0: a single value */
+    unsigned simd;
+    float bc[RLX__CEPI_REG][RLX__CEPI_BLOCK];   /* single values, broadcast once per step */
+} rlx__cepi;
+
+static void rlx__cepi_init(const rlx_graph* g, const rlx__node* nd, void* const* in, rlx__cepi* e) {
+    int base = nd->ia[10] ? 3 : 2, k;
+    memset(e, 0, sizeof *e);
+    if ((nd->op != RLX_OP_CONV && nd->op != RLX_OP_CONV_TRANSPOSE) || nd->dtype != RLX_F32 || nd->ia[13] <= 0) return;
+    e->ne = (int)RLX__MIN(nd->ia[13], (int64_t)RLX__CEPI_MAX);
+    e->nx = nd->nin - base;
+    for (k = 0; k < e->ne; k++) e->prog[k] = rlx__cepi_get(nd, k);
+    for (k = 0; k < e->nx && k < RLX__CEPI_REG - 1; k++) {
+        e->x[1 + k] = (const float*)in[base + k];
+        e->per[1 + k] = rlx__node_numel(rlx__N(g, rlx__in(g, nd, base + k))) > 1;
+    }
+    e->simd = rlx__cpu_features();
+    for (k = 1; k <= e->nx && k < RLX__CEPI_REG; k++)
+        if (!e->per[k]) {
+            int i;
+            for (i = 0; i < RLX__CEPI_BLOCK; i++) e->bc[k][i] = e->x[k][0];
+        }
+}
+
+static void rlx__cepi_run(const rlx__cepi* e, int64_t o, float* y, int64_t n) {
+    float reg[RLX__CEPI_MAX][RLX__CEPI_BLOCK];
+    float pc[RLX__CEPI_REG][RLX__CEPI_BLOCK];   /* this channel's values of the per-channel operands */
+    const float* bc[RLX__CEPI_REG];
+    int64_t b;
+    int k, i;
+    if (e->ne <= 0 || n <= 0) return;
+    for (k = 1; k <= e->nx && k < RLX__CEPI_REG; k++) {
+        float v;
+        bc[k] = e->bc[k];
+        if (!e->per[k]) continue;
+        v = e->x[k][o];
+        for (i = 0; i < RLX__CEPI_BLOCK; i++) pc[k][i] = v;   /* a fixed count: vectorised at -O2 */
+        bc[k] = pc[k];
+    }
+    for (b = 0; b < n; b += RLX__CEPI_BLOCK) {
+        int64_t m = RLX__MIN((int64_t)RLX__CEPI_BLOCK, n - b);
+        for (k = 0; k < e->ne; k++) {
+            int64_t code = e->prog[k], done = 0;
+            rlx_op op = (rlx_op)(code & 0xFF);
+            int ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF);
+            const float *a = ra >= RLX__CEPI_REG ? reg[ra - RLX__CEPI_REG] : ra == 0 ? y + b : bc[ra], *bb = NULL;
+            float* out = k == e->ne - 1 ? y + b : reg[k];
+            if (rlx__is_binary(op)) bb = rb >= RLX__CEPI_REG ? reg[rb - RLX__CEPI_REG] : rb == 0 ? y + b : bc[rb];
+#if defined(RLX__GEMM_X86)
+            if (e->simd & RLX__CPU_AVX2) done = rlx__few_op_avx2(op, a, bb, out, m);
+#elif defined(RLX__GEMM_NEON)
+            done = rlx__few_op_neon(op, a, bb, out, m);
+#endif
+            if (done < m) rlx__few_op_c(op, a, bb, out, done, m);
+        }
+    }
+}
 
 static int rlx__conv_is_direct(const rlx__win* v, int transpose) { return !transpose && v->Cg == 1; }
 
@@ -9902,14 +10112,17 @@ static void rlx__conv_cols(const rlx__win* v, int transpose, int64_t* rows, int6
 /* im2col row r = (c, kh, kw) of the pixel chunk [p0, p0 + np): col[r][p - p0] = x[c, ih, iw], 0 in the padding. */
 typedef struct rlx__im2col_ctx { const rlx__conv_job* j; const float* x; float* col; int64_t p0, np; } rlx__im2col_ctx;
 
+static void rlx__im2col_to(const rlx__win* v, const float* x, int64_t r, int64_t p0, int64_t np, float* dst);
 static void rlx__im2col_row(const void* vc, int64_t r, int thread) {
     const rlx__im2col_ctx* c = (const rlx__im2col_ctx*)vc;
-    const rlx__win* v = &c->j->v;
-    int64_t kw = r % v->KW, kh = (r / v->KW) % v->KH, ci = r / (v->KW * v->KH);
-    int64_t p = c->p0, end = c->p0 + c->np, lo, hi, ow;
-    const float* xc = c->x + ci * v->H * v->W;
-    float* dst = c->col + r * c->np;
     RLX__UNUSED(thread);
+    rlx__im2col_to(&c->j->v, c->x, r, c->p0, c->np, c->col + r * c->np);
+}
+/* Row r of the column matrix for pixels [p0, p0 + np) into dst (np floats). */
+static void rlx__im2col_to(const rlx__win* v, const float* x, int64_t r, int64_t p0, int64_t np, float* dst) {
+    int64_t kw = r % v->KW, kh = (r / v->KW) % v->KH, ci = r / (v->KW * v->KH);
+    int64_t p = p0, end = p0 + np, lo, hi, ow;
+    const float* xc = x + ci * v->H * v->W;
     rlx__win_valid(v->OW, v->sw, kw * v->dw - v->pw, v->W, &lo, &hi);
     while (p < end) {
         int64_t oh = p / v->OW, ow0 = p % v->OW, ow1 = RLX__MIN(v->OW, ow0 + (end - p));
@@ -9962,6 +10175,99 @@ static void rlx__col2im_plane(const void* vc, int64_t o, int thread) {
         }
 }
 
+/* Bias and epilogue of rows o of one pixel chunk (GEMM path): y[o, 0:np] += b[o], then the epilogue. */
+typedef struct rlx__conv_post_ctx { const rlx__conv_job* j; const float* b; float* y; int64_t P, np, o0; } rlx__conv_post_ctx;
+static void rlx__conv_post_row(const void* vc, int64_t o, int thread) {
+    const rlx__conv_post_ctx* c = (const rlx__conv_post_ctx*)vc;
+    float* y = c->y + o * c->P;
+    int64_t i;
+    RLX__UNUSED(thread);
+    if (c->b) {   /* blocks of 8 with loads before stores, so gcc and clang vectorise it at -O2 */
+        float bv = c->b[o], t[8];
+        int k;
+        for (i = 0; i + 8 <= c->np; i += 8) {
+            for (k = 0; k < 8; k++) t[k] = y[i + k] + bv;
+            for (k = 0; k < 8; k++) y[i + k] = t[k];
+        }
+        for (; i < c->np; i++) y[i] += bv;
+    }
+    if (c->j->epi) rlx__cepi_run(c->j->epi, c->o0 + o, y, c->np);
+}
+
+/* y[Og, p0:p0+np] = w_g · col on one thread, with im2col writing the GEMM's packed B panels directly (no column
+   matrix, no second pass to pack it): the blocking and kernels of >>gemm (rlx__sgemm_pick), np <= im->nc.
+   bp is one thread's sgemm workspace slice (kc·nc floats of B panels, then kc·mr of A). */
+static void rlx__conv_gemm_packed(const rlx__conv_job* j, const float* x, const float* w, float* y, int64_t P,
+                                  int64_t p0, int64_t np, float* bp) {
+    const rlx__sgemm_impl* im = &j->im;
+    const rlx__win* v = &j->v;
+    const int MR = im->mr, NR = im->nr;
+    int64_t K = j->rows, kblk = rlx__gemm_cdiv(K, im->kc), kcs = rlx__gemm_cdiv(K, kblk), npan = rlx__gemm_cdiv(np, NR);
+    int64_t pc, r, q, ir;
+    float row[512];   /* np <= im->nc <= 512 */
+    float* ap = bp + im->kc * im->nc;
+    for (pc = 0; pc < K; pc += kcs) {
+        int64_t kc = rlx__gemm_min(kcs, K - pc);
+        for (r = 0; r < kc; r++) {
+            rlx__im2col_to(v, x, pc + r, p0, np, row);
+            for (q = 0; q < npan; q++) {
+                int64_t lines = rlx__gemm_min(NR, np - q * NR);
+                float* d = bp + (q * kc + r) * NR;
+                const float* sr = row + q * NR;
+                int l;
+                if (lines == 32) for (l = 0; l < 32; l++) d[l] = sr[l];   /* fixed counts: inline vector copies */
+                else if (lines == 16) for (l = 0; l < 16; l++) d[l] = sr[l];
+                else {
+                    memcpy(d, sr, sizeof(float) * (size_t)lines);
+                    memset(d + lines, 0, sizeof(float) * (size_t)(NR - lines));
+                }
+            }
+        }
+        for (ir = 0; ir < v->Og; ir += MR) {
+            int mr = (int)rlx__gemm_min(MR, v->Og - ir);
+            im->pack(MR, mr, kc, w + ir * K + pc, K, 1, ap);
+            for (q = 0; q < npan; q++)
+                im->kernel(kc, ap, bp + q * kc * NR, y + ir * P + p0 + q * NR, P, pc > 0, mr,
+                           (int)rlx__gemm_min(NR, np - q * NR));
+        }
+    }
+}
+
+/* Pixels [p0, p0 + np) of GEMM unit u = (n, group) of an f32 conv: im2col (unless 1x1), GEMM, then bias and
+   epilogue while the chunk is in cache. */
+static void rlx__conv_chunk(const rlx__conv_job* j, int64_t u, int64_t p0, int64_t np, int thread) {
+    const rlx__win* v = &j->v;
+    int64_t n = u / v->G, gi = u % v->G, HW = v->H * v->W, P = v->OH * v->OW;
+    const float* x = (const float*)j->x + (n * v->C + gi * v->Cg) * HW;
+    const float* w = (const float*)j->w + gi * v->Og * j->rows;
+    float* y = (float*)j->y + (n * v->O + gi * v->Og) * P;
+    char* gws = j->gws + (size_t)thread * j->gslice;
+    rlx__conv_post_ctx pc;
+    /* y[Og, np] = w_g[Og, Cg·KH·KW] · col[Cg·KH·KW, np] */
+    if (j->direct_b) {
+        rlx__sgemm(j->inner, gws, v->Og, np, j->rows, w, j->rows, 1, x + p0, HW, 1, y + p0, P);
+    } else if (!j->inner && j->packed) {
+        rlx__conv_gemm_packed(j, x, w, y, P, p0, np, (float*)(void*)gws);
+    } else {
+        rlx__im2col_ctx c;
+        float* col = j->col + (size_t)thread * j->col_floats;
+        c.j = j; c.x = x; c.col = col; c.p0 = p0; c.np = np;
+        rlx__vfor(j->inner, j->rows, (double)(j->rows * np), rlx__im2col_row, &c);
+        rlx__sgemm(j->inner, gws, v->Og, np, j->rows, w, j->rows, 1, col, np, 1, y + p0, P);
+    }
+    if (!j->b && !j->epi) return;
+    pc.j = j; pc.b = j->b ? (const float*)j->b + gi * v->Og : NULL; pc.y = y + p0; pc.P = P; pc.np = np;
+    pc.o0 = gi * v->Og;
+    rlx__vfor(j->inner, v->Og, (double)(v->Og * np) * (double)(j->epi ? j->epi->ne + 1 : 1), rlx__conv_post_row, &pc);
+}
+
+/* Chunk-parallel f32 conv: task t = chunk t % nch of unit t / nch, each on one thread (no barrier inside). */
+static void rlx__conv_chunk_task(const void* vj, int64_t t, int thread) {
+    const rlx__conv_job* j = (const rlx__conv_job*)vj;
+    int64_t P = j->v.OH * j->v.OW, p0 = (t % j->nch) * j->pchunk;
+    if (p0 < P) rlx__conv_chunk(j, t / j->nch, p0, RLX__MIN(j->pchunk, P - p0), thread);
+}
+
 /* One GEMM unit u = (n, group) of an f32 conv or conv_transpose. */
 static void rlx__conv_unit(const void* vj, int64_t u, int thread) {
     const rlx__conv_job* j = (const rlx__conv_job*)vj;
@@ -9973,22 +10279,7 @@ static void rlx__conv_unit(const void* vj, int64_t u, int thread) {
     float* col = j->col + (size_t)thread * j->col_floats;
     char* gws = j->gws + (size_t)thread * j->gslice;
     if (!j->transpose) {
-        /* y[Og, P] = w_g[Og, Cg·KH·KW] · col[Cg·KH·KW, P] */
-        const float* w = (const float*)j->w + gi * v->Og * j->rows;
-        for (p0 = 0; p0 < P; p0 += j->chunk) {
-            int64_t np = RLX__MIN(j->chunk, P - p0);
-            if (j->direct_b) {
-                rlx__sgemm(j->inner, gws, v->Og, np, j->rows, w, j->rows, 1, x + p0, HW, 1, y + p0, P);
-            } else {
-                rlx__im2col_ctx c;
-                c.j = j; c.x = x; c.col = col; c.p0 = p0; c.np = np;
-                rlx__vfor(j->inner, j->rows, (double)(j->rows * np), rlx__im2col_row, &c);
-                rlx__sgemm(j->inner, gws, v->Og, np, j->rows, w, j->rows, 1, col, np, 1, y + p0, P);
-            }
-        }
-        if (b)
-            for (o = 0; o < v->Og; o++)
-                for (i = 0; i < P; i++) y[o * P + i] += b[o];
+        for (p0 = 0; p0 < P; p0 += j->chunk) rlx__conv_chunk(j, u, p0, RLX__MIN(j->chunk, P - p0), thread);
     } else {
         /* col[Og·KH·KW, HW] = w_g^T · x_g with w_g [Cg, Og·KH·KW], then scattered into y */
         const float* w = (const float*)j->w + gi * v->Cg * j->rows;
@@ -10000,6 +10291,11 @@ static void rlx__conv_unit(const void* vj, int64_t u, int thread) {
             rlx__sgemm(j->inner, gws, j->rows, np, v->Cg, w, 1, j->rows, x + p0, HW, 1, col, np);
             c.j = j; c.col = col; c.y = y; c.p0 = p0; c.np = np;
             rlx__vfor(j->inner, v->Og, (double)(j->rows * np), rlx__col2im_plane, &c);
+        }
+        if (j->epi) {   /* the epilogue (>>convepi) per finished output plane */
+            rlx__conv_post_ctx pc;
+            pc.j = j; pc.b = NULL; pc.y = y; pc.P = P; pc.np = P; pc.o0 = gi * v->Og;
+            rlx__vfor(j->inner, v->Og, (double)(v->Og * P) * (double)(j->epi->ne + 1), rlx__conv_post_row, &pc);
         }
     }
 }
@@ -10033,6 +10329,7 @@ static void rlx__conv_direct_plane(const void* vj, int64_t u, int thread) {
             }
         }
     }
+    if (j->epi) rlx__cepi_run(j->epi, o, y, P);
 }
 
 /* Depthwise f32 conv through a padded copy of the input plane (one scratch per thread): the plane is copied
@@ -10152,6 +10449,7 @@ static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
 #endif
         rlx__dw_row_c(v, &dj->d, xp, w, b, oh, y + oh * v->OW);
     }
+    if (j->epi) rlx__cepi_run(j->epi, o, y, v->OH * v->OW);
 }
 
 /* Source index of output position `o` under kernel tap k, or -1: conv reads o*s - p + k*d; conv_transpose
@@ -10207,6 +10505,7 @@ static size_t rlx__conv_ws(const rlx__win* v, int transpose, int nthreads, size_
 
 static void rlx__k_conv(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
     rlx__conv_job j;
+    rlx__cepi epi;
     const rlx__win* v = &j.v;
     int64_t T = rlx__pool_threads(pool), units;
     double flops;
@@ -10215,6 +10514,8 @@ static void rlx__k_conv(const rlx_graph* g, const rlx__node* nd, void* const* in
     j.transpose = nd->op == RLX_OP_CONV_TRANSPOSE;
     j.dt = nd->dtype;
     j.x = in[0]; j.w = in[1]; j.b = nd->ia[10] ? in[2] : NULL; j.y = out;
+    rlx__cepi_init(g, nd, in, &epi);   /* >>convepi */
+    if (epi.ne > 0) j.epi = &epi;
     flops = (double)rlx__node_numel(nd) * (double)(v->Cg * v->KH * v->KW);
     if (nd->dtype != RLX_F32) {
         rlx__vfor(pool, v->N * v->O, flops * 4.0, rlx__conv_generic_plane, &j);
@@ -10240,9 +10541,26 @@ static void rlx__k_conv(const rlx_graph* g, const rlx__node* nd, void* const* in
     j.col = (float*)(void*)((char*)ws + rlx__sgemm_workspace_bytes((int)T));
     /* Many units: one per thread, each GEMM serial. Few: one unit at a time, each GEMM on all threads. */
     units = v->N * v->G;
-    if (T > 1 && (units >= 4 * T || units % T == 0)) {
+    /* im2col into packed panels wherever one thread runs a chunk's GEMM (not in the GEMM-on-all-threads form) */
+    rlx__sgemm_pick(rlx__cpu_features(), &j.im);
+    j.packed = !j.transpose && !j.direct_b && j.im.nc <= 512 &&
+               (T <= 1 || units >= 4 * T || units % T == 0 || (v->OH * v->OW >= 2 * T * 64 && rlx__pool_if(pool, flops)));
+    if (j.packed) j.chunk = RLX__MIN(j.chunk, j.im.nc);
+    if (T <= 1) {
+        int64_t u;
+        for (u = 0; u < units; u++) rlx__conv_unit(&j, u, 0);
+    } else if (units >= 4 * T || units % T == 0) {
         j.inner = NULL;
         rlx__vfor(pool, units, flops, rlx__conv_unit, &j);
+    } else if (!j.transpose && !j.direct_b && v->OH * v->OW >= 2 * T * 64 && rlx__pool_if(pool, flops)) {
+        /* Few units with im2col: whole chunks (im2col, serial GEMM, epilogue) per thread, the chunk count a
+           multiple of the threads, so a conv is one parallel step instead of three per chunk. */
+        int64_t P = v->OH * v->OW, nch = (P + j.chunk - 1) / j.chunk;
+        nch = (nch + T - 1) / T * T;
+        j.pchunk = (P + nch - 1) / nch;
+        j.nch = (P + j.pchunk - 1) / j.pchunk;
+        j.inner = NULL;
+        rlx__vfor(pool, units * j.nch, flops, rlx__conv_chunk_task, &j);
     } else {
         int64_t u;
         j.inner = pool;
@@ -18155,6 +18473,7 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
     t.fuse = 1;
     t.fuse_gated = 1;   /* the CPU and the CUDA/HIP kernels run gated linears */
     t.fuse_transpose = 1;   /* every backend reads a transposed f32 b in place (CPU strides, GPU *_t kernels) */
+    t.fuse_conv = dev == RLX_DEVICE_CPU;   /* conv epilogues (>>convepi) run in the CPU kernels only */
     t.sm = sm;
 #if !defined(RLX_NO_CUDA)
     if (dev == RLX_DEVICE_CUDA) t.supports = rlx__cuda_supports;
