@@ -7,7 +7,9 @@
    chunks, 1x1 without it, depthwise, grouped, conv_transpose), and Vulkan
    (where available) gives the reference too, with the readers left as separate steps. */
 #include <stdlib.h>
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 
