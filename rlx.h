@@ -187,8 +187,11 @@
        x [..., K] f32 times w [N, K] (GGUF layout, x · wᵀ) in f32. Any other op given one fails at its builder
        with RLX_ERROR_DTYPE. The GPU backends (CUDA, HIP, Vulkan; >>gpuquant) run dequantize, gather and
        matmul_quant for every format (dequantize and gather bit for bit the CPU's; matmul_quant in f32 with x
-       f32, a GEMV kernel up to 8 rows of x and a tiled kernel that dequantizes weight tiles into shared memory
-       beyond); quantize stays on the CPU: compiling it for a GPU fails with RLX_ERROR_UNSUPPORTED.
+       f32: a GEMV kernel up to 8 rows of x that decodes each 32-weight chunk's scales once; beyond, w dequantized
+       to f32 once per call into the program's scratch (the scratch is shared by every step) and the f32 matrix
+       product, on tensor cores from sm_80 on (3xTF32 unless RLX_CUDA_TF32), or, for a w whose f32 copy exceeds
+       512 MiB, a tiled kernel that dequantizes weight tiles into shared memory); quantize stays on the CPU:
+       compiling it for a GPU fails with RLX_ERROR_UNSUPPORTED.
        On the CPU, for up to 15 rows of x, rlx_matmul_quant with a q4_0, q8_0, q4_K or q6_K weight rounds x to
        8 bits once per call as ggml does (q8_0 blocks of 32 for q4_0/q8_0, Q8_K blocks of 256 for the K-quants)
        and sums integer block products (AVX2 maddubs/madd; AVX-512 VNNI vpdpbusd for q4_0/q8_0 and vpternlogd +
@@ -12322,8 +12325,9 @@ static void rlx__cl_convgeo(rlx__kargs* A, const rlx_graph* g, const rlx__node* 
    >>gpuquant  Block dtypes (>>quant) on CUDA, HIP and Vulkan: kernels/cuda/quant.cu, kernels/vulkan/quant.comp
      cast block -> f32/f16   quant.dequant   (the CPU's dequantization bit for bit; see rlx_dq in the kernels)
      gather of block rows    elementwise.gather over 16-bit units (every block is an even number of bytes)
-     matmul_quant            quant.qgemv for M <= 8 rows of x, else quant.qgemm (64x64 tiles, w dequantized
-                             into shared memory); f32 sums
+     matmul_quant            quant.qgemv for M <= 8 rows of x; else quant.dequant of w into scratch and the f32
+                             matmul launches (b stored [N, K]); quant.qgemm (64x64 tiles, w dequantized into shared
+                             memory) where w's f32 copy would exceed RLX__GPU_QDQ_MAX; f32 sums
    Every format of >>quant runs; cast f32 -> block (quantize) stays on the CPU: the GPU backends refuse it.
    ------------------------------------------------------------------------------------------------------------ */
 /* 1: the GPU lowering runs this node with a block dtype, 0: it does not, -1: the node touches no block dtype */
@@ -16556,6 +16560,7 @@ typedef struct rlx__vkdev {
     uint32_t ts_bits;             /* timestampValidBits of the queue family (0: no timestamps) */
     float ts_period;              /* nanoseconds per timestamp tick */
     unsigned feat;                /* optional features enabled (RLX__VKF_*, >>vkfeat) */
+    int denorm32;                 /* shaderDenormPreserveFloat32: the 32-bit kernels keep f32 subnormals */
 } rlx__vkdev;
 
 typedef struct rlx__vkstream {    /* per program: its command buffer while recording, its fence */
@@ -16746,6 +16751,29 @@ static unsigned rlx__vkf_spv_needs(const uint32_t* w, size_t nwords) {
         i += len;
     }
     return b;
+}
+
+/* The module's words without the f32 DenormPreserve execution mode (and its capability and extension), for a
+   device without shaderDenormPreserveFloat32 (the 32-bit kernels request it, see n32.glsl). out holds nwords
+   words; returns the words written. */
+static size_t rlx__vkf_strip_denorm(const uint32_t* w, size_t nwords, uint32_t* out) {
+    static const char ext[] = "SPV_KHR_float_controls";
+    size_t i = 5, n;
+    if (nwords < 5) return 0;
+    memcpy(out, w, 5 * sizeof(uint32_t));
+    n = 5;
+    while (i < nwords) {
+        uint32_t op = w[i] & 0xFFFFu, len = w[i] >> 16;
+        int drop = 0;
+        if (len == 0 || (size_t)len > nwords - i) break;
+        if (op == 17 && len == 2 && w[i + 1] == 4464u) drop = 1;                   /* OpCapability DenormPreserve */
+        if (op == 16 && len == 4 && w[i + 2] == 4459u && w[i + 3] == 32u) drop = 1;  /* OpExecutionMode ... 32 */
+        if (op == 10 && (size_t)(len - 1) * 4 >= sizeof ext && memcmp(w + i + 1, ext, sizeof ext) == 0) drop = 1;
+        if (!drop) { memcpy(out + n, w + i, (size_t)len * sizeof(uint32_t)); n += len; }
+        i += len;
+    }
+    for (; i < nwords; i++) out[n++] = w[i];   /* a malformed tail is copied as it is (vkCreateShaderModule decides) */
+    return n;
 }
 
 /* The features every embedded kernel needs (a device without one of them can run nothing). */
@@ -17243,6 +17271,7 @@ static rlx_result rlx__vk_dev_open(int index, rlx__vkdev** out) {
     rlx__vkdev* d = (rlx__vkdev*)calloc(1, sizeof *d);
     VkPhysicalDeviceProperties pr;
     VkPhysicalDeviceMaintenance3Properties m3;
+    VkPhysicalDeviceFloatControlsProperties fc;
     VkPhysicalDeviceProperties2 pr2;
     VkQueueFamilyProperties qf[32];
     uint32_t nq = 32, i;
@@ -17266,10 +17295,14 @@ static rlx_result rlx__vk_dev_open(int index, rlx__vkdev** out) {
     rlx__vk.GetPhysicalDeviceProperties(d->pd, &pr);
     memset(&m3, 0, sizeof m3);
     m3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;
+    memset(&fc, 0, sizeof fc);
+    fc.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES;
+    m3.pNext = &fc;
     memset(&pr2, 0, sizeof pr2);
     pr2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
     pr2.pNext = &m3;
     rlx__vk.GetPhysicalDeviceProperties2(d->pd, &pr2);
+    d->denorm32 = fc.shaderDenormPreserveFloat32 == VK_TRUE;
     d->type = pr.deviceType;
     for (i = 0; i < 3; i++) d->max_groups[i] = pr.limits.maxComputeWorkGroupCount[i];
     d->smem = pr.limits.maxComputeSharedMemorySize;
@@ -17546,11 +17579,18 @@ static rlx_result rlx__vk_function(void* mod, const char* name, void** fn) {
         if (!f) { RLX__VK_UNLOCK(); return RLX_ERROR_OUT_OF_MEMORY; }
         snprintf(f->name, sizeof f->name, "%s", full);
         f->n32 = n32;
+        uint32_t* words = NULL;
         memset(&si, 0, sizeof si);
         si.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
         si.codeSize = b->size;
         si.pCode = (const uint32_t*)b->data;
+        if (n32 && !d->denorm32) {   /* >>vkfeat: see n32.glsl */
+            if (!(words = (uint32_t*)malloc(b->size))) { free(f); RLX__VK_UNLOCK(); return RLX_ERROR_OUT_OF_MEMORY; }
+            si.codeSize = 4 * rlx__vkf_strip_denorm((const uint32_t*)b->data, b->size / 4, words);
+            si.pCode = words;
+        }
         r = rlx__vk_check(d->vk.vkCreateShaderModule(d->dev, &si, NULL, &f->shader), "vkCreateShaderModule");
+        free(words);
         if (r == RLX_OK) { d->fns[d->nfns++] = f; *fn = f; }
         else { free(f); r = RLX_ERROR_KERNEL_COMPILE; }
     } else {

@@ -451,8 +451,13 @@ float rlx_erf_f32(float x) {
     if (rlx_mf_isnan(x)) return x + x;
     float r;
     if (ax < 0.000244140625f) {
-        precise float t = x + x * 0.128379166f; /* x 2/sqrt(pi) */
-        return t;
+        /* x 2/sqrt(pi), as x + x c scaled by 2^24 so that x c is not subnormal (a device that flushes subnormals
+           would drop it); the scalings by powers of two are exact, the last one rounds a subnormal result once */
+        precise float xs = x * 16777216.0f;
+        precise float t = xs + xs * 0.128379166f;
+        precise float r0 = t * 5.96046448e-08f;
+        precise float r1 = x + x * 0.128379166f;
+        return ax < 1.0e-30f ? r0 : r1;
     } else if (ax < 0.5f) { /* 2/sqrt(pi) x (1 + z P(z)), z = x^2 */
         float z = ax * ax;
         precise float p = z * (-0.333333343f + z * (0.100000001f + z * (-0.0238095243f + z * (0.00462962966f +

@@ -37,6 +37,12 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_spirv_intrinsics : require
+
+/* f32 subnormals are kept (SPV_KHR_float_controls DenormPreserve for 32-bit floats): the CPU keeps them, and a
+   driver may flush them otherwise (NVIDIA's does). A device without shaderDenormPreserveFloat32 gets the module
+   with the mode removed by the host (rlx.h, >>vkfeat) and may flush. */
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 32);
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint RLX_SMEM_WORDS = 1u;
@@ -339,8 +345,15 @@ int rlx_n_binary_i(int op, int a, int b, bool u) {
     case RLX_OP_GE: return a >= b ? 1 : 0;                                                                       \
     default: return 0;                                                                                           \
     }
-int rlx_n_compare_f(int op, float a, float b) { RLX_N_COMPARE_BODY }
 int rlx_n_compare_s(int op, int a, int b) { RLX_N_COMPARE_BODY }
+/* floats compared on their bits (a device that flushes subnormals would compare them as zeros): NaN is unordered
+   (only != holds), -0 == +0, otherwise the sign-magnitude bits ordered as integers */
+int rlx_n_compare_f(int op, float a, float b) {
+    const uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if (rlx_n_isnan(a) || rlx_n_isnan(b)) return op == RLX_OP_NE ? 1 : 0;
+    return rlx_n_compare_s(op, (ua >> 31) != 0u ? -int(ua & 0x7FFFFFFFu) : int(ua & 0x7FFFFFFFu),
+                           (ub >> 31) != 0u ? -int(ub & 0x7FFFFFFFu) : int(ub & 0x7FFFFFFFu));
+}
 int rlx_n_compare_u(int op, uint a, uint b) { RLX_N_COMPARE_BODY }
 #undef RLX_N_COMPARE_BODY
 int rlx_n_compare_i(int op, int a, int b, bool u) { return u ? rlx_n_compare_u(op, uint(a), uint(b)) : rlx_n_compare_s(op, a, b); }
@@ -451,7 +464,7 @@ void rlx_n_st_f(uvec2 p, int dt, int i, float v) {
     case RLX_DT_F32: rlx_n_f32(p, i) = v; return;
     case RLX_DT_F16: rlx_n_u16(p, i) = uint16_t(rlx_n_round_small(v, 10, 5)); return;
     case RLX_DT_BF16: rlx_n_u16(p, i) = uint16_t(rlx_n_round_small(v, 7, 8)); return;
-    case RLX_DT_BOOL: rlx_n_u8(p, i) = uint8_t((nan || v != 0.0) ? 1u : 0u); return;
+    case RLX_DT_BOOL: rlx_n_u8(p, i) = uint8_t((floatBitsToUint(v) & 0x7FFFFFFFu) != 0u ? 1u : 0u); return;   /* bits: subnormals are true */
     case RLX_DT_U32:
         rlx_n_u32(p, i) = nan || t <= 0.0 ? 0u : (t >= 4294967296.0 ? 0xFFFFFFFFu : uint(t));
         return;
