@@ -107,6 +107,8 @@ $(BUILD)/asan/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harne
 # the regression replay test includes the fuzzer
 $(BUILD)/tests/test_fuzz_regress $(BUILD)/asan/test_fuzz_regress: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h
 $(BUILD)/tests/test_onnx $(BUILD)/asan/test_onnx: tests/fuzz/fuzz_onnx.c
+# random quantized weight blocks shared by two quant tests
+$(BUILD)/tests/test_quant_act $(BUILD)/asan/test_quant_act $(BUILD)/tests/test_quant_gemv $(BUILD)/asan/test_quant_gemv: tests/quant_blocks.h
 # the language-model tests open llama.cpp's libllama through one shared header
 $(BUILD)/tests/test_llm $(BUILD)/asan/test_llm $(BUILD)/tests/test_llm_hf $(BUILD)/asan/test_llm_hf: tests/llama_ffi.h
 # the tokenizer test converts tokenizer.json files with the converter tool (included)

@@ -16,37 +16,7 @@
 
 #include <stdlib.h>
 
-/* a random normal f16 scale in [2^-9, 2^-4): its bits and its value */
-static double f16_pick(unsigned char* p) {
-    unsigned e = 6u + (unsigned)(th_uniform(0, 5)), m = (unsigned)th_uniform(0, 1023.99);
-    uint16_t b = (uint16_t)((e << 10) | m);
-    p[0] = (unsigned char)(b & 0xFF);
-    p[1] = (unsigned char)(b >> 8);
-    return ldexp(1.0 + m / 1024.0, (int)e - 15);
-}
-
-/* n rows of k weights: bytes in w, values in wd (f64), for q4_0 (18 bytes per 32) or q8_0 (34 per 32) */
-static void make_w(rlx_dtype t, int64_t n, int64_t k, unsigned char* w, double* wd) {
-    int64_t r, b, j;
-    for (r = 0; r < n; r++)
-        for (b = 0; b < k / 32; b++) {
-            unsigned char* blk = w + (size_t)((r * (k / 32) + b) * (t == RLX_Q4_0 ? 18 : 34));
-            double* v = wd + r * k + b * 32;
-            double d = f16_pick(blk);
-            for (j = 0; j < 32; j++) {
-                if (t == RLX_Q8_0) {
-                    int q = (int)th_uniform(-127, 127.99);
-                    blk[2 + j] = (unsigned char)(signed char)q;
-                    v[j] = d * q;
-                } else if (j < 16) {
-                    int lo = (int)th_uniform(0, 15.99), hi = (int)th_uniform(0, 15.99);
-                    blk[2 + j] = (unsigned char)(lo | (hi << 4));
-                    v[j] = d * (lo - 8);
-                    v[j + 16] = d * (hi - 8);
-                }
-            }
-        }
-}
+#include "quant_blocks.h"
 
 static rlx_result run_mm(rlx_dtype t, const unsigned char* w, size_t wbytes, const float* x, float* y, int64_t m,
                          int64_t n, int64_t k, int threads) {
@@ -87,7 +57,7 @@ static void test_bound(void) {
                 double worst = 0, e2 = 0, v2 = 0;   /* largest error / bound; Σ error², Σ expected variance */
                 rlx_result res;
                 th_seed(1000u + (uint64_t)(a * 100 + b * 10 + c));
-                make_w(t, n, k, w, wd);
+                make_w(t, n, k, -127, w, wd);
                 for (j = 0; j < m * k; j++) x[j] = (float)(th_uniform(-1, 1) * pow(10.0, th_uniform(-2, 2)));
                 res = run_mm(t, w, wbytes, x, y, m, n, k, 1 + c % 2);
                 for (r = 0; r < m && res == RLX_OK; r++)
@@ -140,7 +110,7 @@ static void test_nonfinite(void) {
         rlx_result res;
         th_seed(77u + (uint64_t)a);
         if (t == RLX_Q4_0 || t == RLX_Q8_0) {
-            make_w(t, n, k, w, wd);
+            make_w(t, n, k, -127, w, wd);
         } else {   /* random bytes, valid f16 d (and dmin) */
             for (j = 0; j < (int64_t)wbytes; j++) w[j] = (unsigned char)th_uniform(0, 255.99);
             for (j = 0; j < nb; j++) {
