@@ -107,6 +107,8 @@ $(BUILD)/asan/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harne
 # the regression replay test includes the fuzzer
 $(BUILD)/tests/test_fuzz_regress $(BUILD)/asan/test_fuzz_regress: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h
 $(BUILD)/tests/test_onnx $(BUILD)/asan/test_onnx: tests/fuzz/fuzz_onnx.c
+# the Vulkan feature tests' environment helpers
+$(BUILD)/tests/test_vk_narrow $(BUILD)/asan/test_vk_narrow $(BUILD)/tests/test_vk_features $(BUILD)/asan/test_vk_features: tests/vk_env.h
 # random quantized weight blocks shared by two quant tests
 $(BUILD)/tests/test_quant_act $(BUILD)/asan/test_quant_act $(BUILD)/tests/test_quant_gemv $(BUILD)/asan/test_quant_gemv: tests/quant_blocks.h
 # the language-model tests open llama.cpp's libllama through one shared header

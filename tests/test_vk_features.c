@@ -16,42 +16,23 @@
 #endif
 #include <stdlib.h>
 
-static int vkf_setenv(const char* name, const char* value) {
-#if defined(_WIN32)
-    return _putenv_s(name, value);
-#else
-    return setenv(name, value, 1);
-#endif
-}
-
 #define main backends_main
 #include "test_backends.c"
 #undef main
 
-/* The Vulkan entry of rlx_devices: 1 if available; its reason in why. -1 if not listed. */
-static int vulkan_status(char* why, size_t cap) {
-    rlx_device_info info[RLX_DEVICE_COUNT];
-    int i, n = rlx_devices(info, RLX_DEVICE_COUNT);
-    for (i = 0; i < n && i < RLX_DEVICE_COUNT; i++)
-        if (info[i].device == RLX_DEVICE_VULKAN) {
-            snprintf(why, cap, "%s", info[i].reason);
-            return info[i].available;
-        }
-    snprintf(why, cap, "rlx_devices does not list Vulkan");
-    return -1;
-}
+#include "vk_env.h"
 
 int main(void) {
     static char arg0[] = "test_vk_features", arg1[] = "all", arg2[] = "vulkan";
     char* argv[4] = {arg0, arg1, arg2, NULL};
     char why[512];
     int before, p0, f0, s0;
-    before = vulkan_status(why, sizeof why);
+    before = vk_status(why, sizeof why);
     if (before != 1) {
         th_skip("vulkan: not available (%s)", why);
         return th_summary("vk_features");
     }
-    vkf_setenv("RLX_VULKAN_HIDE_FEATURES", "int8,int16,float16,storage8,storage16");
+    vk_setenv("RLX_VULKAN_HIDE_FEATURES", "int8,int16,float16,storage8,storage16");
     p0 = th_passed, f0 = th_failed, s0 = th_skipped;
     backends_main(3, argv); /* prints its own summary line: the final one below is this file's */
     printf("with int8, int16, float16, storage8, storage16 hidden: %d passed, %d failed, %d skipped\n",
@@ -85,14 +66,14 @@ int main(void) {
         rlx_graph_destroy(g);
     }
 
-    vkf_setenv("RLX_VULKAN_HIDE_FEATURES", "float64");
-    TH_CHECK(vulkan_status(why, sizeof why) == 1, "float64 hidden: Vulkan should stay available (32-bit variants): %s", why);
-    vkf_setenv("RLX_VULKAN_HIDE_FEATURES", "int64");
-    TH_CHECK(vulkan_status(why, sizeof why) == 1, "int64 hidden: Vulkan should stay available (32-bit variants): %s", why);
-    vkf_setenv("RLX_VULKAN_HIDE_FEATURES", "int8, bogus");
-    TH_CHECK(vulkan_status(why, sizeof why) == 0 && strstr(why, "'bogus'"),
+    vk_setenv("RLX_VULKAN_HIDE_FEATURES", "float64");
+    TH_CHECK(vk_status(why, sizeof why) == 1, "float64 hidden: Vulkan should stay available (32-bit variants): %s", why);
+    vk_setenv("RLX_VULKAN_HIDE_FEATURES", "int64");
+    TH_CHECK(vk_status(why, sizeof why) == 1, "int64 hidden: Vulkan should stay available (32-bit variants): %s", why);
+    vk_setenv("RLX_VULKAN_HIDE_FEATURES", "int8, bogus");
+    TH_CHECK(vk_status(why, sizeof why) == 0 && strstr(why, "'bogus'"),
              "an unknown feature should make Vulkan unavailable naming it: %s", why);
-    vkf_setenv("RLX_VULKAN_HIDE_FEATURES", "");
-    TH_CHECK(vulkan_status(why, sizeof why) == 1, "Vulkan should be available again with nothing hidden: %s", why);
+    vk_setenv("RLX_VULKAN_HIDE_FEATURES", "");
+    TH_CHECK(vk_status(why, sizeof why) == 1, "Vulkan should be available again with nothing hidden: %s", why);
     return th_summary("vk_features");
 }

@@ -26,29 +26,11 @@
 #include <float.h>
 #include <math.h>
 
-static int vkn_setenv(const char* name, const char* value) {
-#if defined(_WIN32)
-    return _putenv_s(name, value);
-#else
-    return setenv(name, value, 1);
-#endif
-}
-
 #define main backends_main
 #include "test_backends.c"
 #undef main
 
-static int vkn_status(char* why, size_t cap) {
-    rlx_device_info info[RLX_DEVICE_COUNT];
-    int i, n = rlx_devices(info, RLX_DEVICE_COUNT);
-    for (i = 0; i < n && i < RLX_DEVICE_COUNT; i++)
-        if (info[i].device == RLX_DEVICE_VULKAN) {
-            snprintf(why, cap, "%s", info[i].reason);
-            return info[i].available;
-        }
-    snprintf(why, cap, "rlx_devices does not list Vulkan");
-    return -1;
-}
+#include "vk_env.h"
 
 static uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
@@ -598,12 +580,12 @@ int main(int argc, char** argv) {
     char why[512];
     int p0, f0, s0;
     test_args32();
-    if (vkn_status(why, sizeof why) != 1) {
+    if (vk_status(why, sizeof why) != 1) {
         th_skip("vulkan: not available (%s)", why);
         return th_summary("vk_narrow");
     }
-    vkn_setenv("RLX_VULKAN_HIDE_FEATURES", "float64,int64");
-    TH_CHECK(vkn_status(why, sizeof why) == 1, "float64 and int64 hidden: Vulkan should stay available: %s", why);
+    vk_setenv("RLX_VULKAN_HIDE_FEATURES", "float64,int64");
+    TH_CHECK(vk_status(why, sizeof why) == 1, "float64 and int64 hidden: Vulkan should stay available: %s", why);
     vkn_probe_flush();
     test_exact();
     test_math();
