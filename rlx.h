@@ -12340,6 +12340,21 @@ static int rlx__cl_quant_supports(const rlx_graph* g, const rlx__node* nd) {
     return 0;   /* quantize (cast f32 -> block) */
 }
 /* The launches of a node with a block dtype (0 for any other node: the caller lowers it). */
+/* quant.dequant: n elements of block dtype qt at src to f32 or f16 (dt) at dst */
+static void rlx__cl_dequant(rlx__cl* w, const rlx__node* nd, rlx_dtype qt, uint64_t src, uint64_t dst, int64_t n,
+                            rlx_dtype dt) {
+    rlx__launch* L = rlx__cl_add(w, "quant", "dequant", nd);
+    L->args.out = dst;
+    L->args.in[0] = src;
+    L->args.dt_in[0] = (int)qt;
+    L->args.dt_out = (int)dt;
+    L->args.n = n;
+    L->args.ia[0] = qt;
+    L->args.ia[1] = rlx__qblock[qt - RLX_Q4_0][0];
+    L->args.ia[2] = rlx__qblock[qt - RLX_Q4_0][1];
+    rlx__cl_flat(L, n, RLX__CU_THREADS);
+}
+
 static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, uint64_t out, int sm) {
     rlx__launch* L;
     const rlx__node *x, *wt;
@@ -12367,15 +12382,7 @@ static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
         return 1;
     }
     if (nd->op == RLX_OP_CAST) {   /* dequantize */
-        qt = x->dtype;
-        L = rlx__cl_add(w, "quant", "dequant", nd);
-        L->args.out = out;
-        L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
-        L->args.dt_in[0] = (int)qt;
-        L->args.ia[0] = qt;
-        L->args.ia[1] = rlx__qblock[qt - RLX_Q4_0][0];
-        L->args.ia[2] = rlx__qblock[qt - RLX_Q4_0][1];
-        rlx__cl_flat(L, L->args.n, RLX__CU_THREADS);
+        rlx__cl_dequant(w, nd, x->dtype, rlx__cl_addr(g, nd, addr, 0), out, rlx__node_numel(nd), nd->dtype);
         return 1;
     }
     {   /* matmul_quant: x [M, K] f32, w [N, K] blocks */
@@ -12392,14 +12399,7 @@ static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
                cores on sm_80+, SIMT tiles elsewhere and on Vulkan) */
             rlx__kargs A;
             const uint64_t wd = rlx__cl_scratch(w, rlx__szmul(rlx__szmul((size_t)N, (size_t)K), sizeof(float)));
-            L = rlx__cl_add(w, "quant", "dequant", nd);
-            L->args.out = wd;
-            L->args.in[0] = rlx__cl_addr(g, nd, addr, 1);
-            L->args.dt_in[0] = (int)qt;
-            L->args.dt_out = RLX_F32;
-            L->args.n = N * K;
-            L->args.ia[0] = qt; L->args.ia[1] = be; L->args.ia[2] = bb;
-            rlx__cl_flat(L, N * K, RLX__CU_THREADS);
+            rlx__cl_dequant(w, nd, qt, rlx__cl_addr(g, nd, addr, 1), wd, N * K, RLX_F32);
             memset(&A, 0, sizeof A);
             A.rank = 1;
             A.dims[0] = 1;
