@@ -12298,8 +12298,8 @@ static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* n
             L->grid[0] = rlx__cl_cap(nqb * H * B * splits, RLX__CU_GRID_CAP);
             R = rlx__cl_add(w, "attention", "attention_merge", nd);
             R->args = *A;
-            R->block[0] = 256;
-            R->grid[0] = rlx__cl_cap(rlx__cl_cdiv(B * H * Sq, 8), RLX__CU_GRID_CAP);
+            R->block[0] = 256;   /* one query row per block (attention_merge assumes 256 threads) */
+            R->grid[0] = rlx__cl_cap(B * H * Sq, RLX__CU_GRID_CAP);
         }
     }
 }
@@ -12420,8 +12420,13 @@ static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
         L->args.dt_in[1] = (int)qt;
         L->args.ia[0] = qt; L->args.ia[1] = be; L->args.ia[2] = bb;
         L->args.ia[3] = M; L->args.ia[4] = N; L->args.ia[5] = K; L->args.ia[6] = K / be * bb;
-        if (M <= 8) {
-            L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 8), 65535u * 1024u);
+        if (M <= 8) {   /* TPR threads per column: q4_0/q8_0/q4_K/q6_K 8 per chunk, about 4 chunks a step
+                           (see qgemv); the other formats a thread per chunk, most threads taking two */
+            const int quad = qt == RLX_Q4_0 || qt == RLX_Q8_0 || qt == RLX_Q4_K || qt == RLX_Q6_K;
+            int64_t tpr = 32;
+            while (tpr < 256 && (quad ? tpr < 2 * (K / 32) : tpr * 2 < K / 32)) tpr *= 2;
+            L->args.ia[7] = tpr;
+            L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 256 / tpr), 65535u * 1024u);
         } else {
             L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 64), 65535u * 1024u);
             L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, 64), 65535u);

@@ -9,7 +9,7 @@
      - dequantize (cast -> f32 and -> f16) on the GPU equals the CPU's output bit for bit;
      - gather of rows (indices in range, negative, out of range) equals the CPU's bytes, and its cast to f32
        the CPU's floats bit for bit;
-     - matmul_quant for M in {1, 2, 3, 8, 17, 64}, (N, K) in {(37, 256), (70, 768), (33, 4096)}, against an f64
+     - matmul_quant for M in {1, 2, 3, 8, 17, 64}, (N, K) in {(37, 256), (70, 768), (33, 4096), (9, 11008)}, against an f64
        product of x and the CPU-dequantized weight: |Δ| <= 8·2^-24·√K·Σ|x·w| per output (f32 accumulation
        errors grow like √K for these random signs; a single wrong weight element gives ~Σ|x·w|/K, above it);
      - a params-from-store program (the store uploads the block bytes as they are) equals the program that
@@ -484,6 +484,7 @@ int main(void) {
             test_matmul(&gpus[i], qt[f], 37, 256, 1);
             test_matmul(&gpus[i], qt[f], 70, 768, 0);
             test_matmul(&gpus[i], qt[f], 33, 4096, 0);
+            test_matmul(&gpus[i], qt[f], 9, 11008, 0);   /* 344 chunks a row: 256 threads per column */
             test_model(&gpus[i], qt[f]);
         }
         printf("  largest matmul_quant error: %.3g of the bound\n", worst_ratio);

@@ -3,7 +3,7 @@
    attention: one kernel for every mask combination, computed in f32 with an online softmax.
      Work item = (query block, head, batch); a block of W warps handles W consecutive queries of one head, one
      query per warp (grid-stride over the work items). Keys are walked in tiles of TK (1..32) that the block
-     stages in shared memory as f32 (8 loads in flight per thread): the K tile [TK][D] (rows D + 1 floats apart,
+     stages in shared memory as f32 (32 loads in flight per thread): the K tile [TK][D] (rows D + 1 floats apart,
      so lanes scoring different keys read different banks), the V tile [TK][DVC] for the current chunk of value
      dims (DVC = min(Dv, 256)), next to the W query rows [W][D]. Within a warp, lane l scores key l % TK over
      the dims d = l / TK (mod 32 / TK) and the partial dots are added with shuffles; every lane then owns value
@@ -36,6 +36,7 @@ extern __shared__ rlx_u64 rlx_smem[];
 
 #define RLX_ATT_NACC 8                  /* value dims per lane and chunk */
 #define RLX_ATT_DVC (32 * RLX_ATT_NACC) /* value dims per chunk */
+#define RLX_ATT_LDS 32                  /* loads in flight per thread while staging a tile */
 
 template <int DT>
 RLX_D void rlx_attention_body(const rlx_kargs& a) {
@@ -99,31 +100,31 @@ RLX_D void rlx_attention_body(const rlx_kargs& a) {
             for (rlx_i64 j0 = blo; j0 < bhi; j0 += TK) {
                 const int nk = bhi - j0 < TK ? (int)(bhi - j0) : TK;
                 __syncthreads();
-                if (!global) {   /* shared tiles fit in 32-bit indices; 8 loads in flight per thread */
+                if (!global) {   /* shared tiles fit in 32-bit indices; RLX_ATT_LDS loads in flight per thread */
                     const unsigned nkd = (unsigned)nk * (unsigned)D, nkv = (unsigned)nk * (unsigned)dvc;
                     const unsigned Du = (unsigned)D, Vu = (unsigned)dvc, nt = blockDim.x;
-                    for (unsigned e0 = threadIdx.x; e0 < nkd; e0 += 8u * nt) {
-                        float r[8];
+                    for (unsigned e0 = threadIdx.x; e0 < nkd; e0 += RLX_ATT_LDS * nt) {
+                        float r[RLX_ATT_LDS];
 #pragma unroll
-                        for (int u = 0; u < 8; u++) {
+                        for (int u = 0; u < RLX_ATT_LDS; u++) {
                             const unsigned e = e0 + (unsigned)u * nt, t = e / Du, d = e - t * Du;
                             if (e < nkd) r[u] = (float)T::ld(kp, koff + (j0 + t) * a.st[1][2] + d);
                         }
 #pragma unroll
-                        for (int u = 0; u < 8; u++) {
+                        for (int u = 0; u < RLX_ATT_LDS; u++) {
                             const unsigned e = e0 + (unsigned)u * nt, t = e / Du, d = e - t * Du;
                             if (e < nkd) ks[t * (Du + 1u) + d] = r[u];
                         }
                     }
-                    for (unsigned e0 = threadIdx.x; e0 < nkv; e0 += 8u * nt) {
-                        float r[8];
+                    for (unsigned e0 = threadIdx.x; e0 < nkv; e0 += RLX_ATT_LDS * nt) {
+                        float r[RLX_ATT_LDS];
 #pragma unroll
-                        for (int u = 0; u < 8; u++) {
+                        for (int u = 0; u < RLX_ATT_LDS; u++) {
                             const unsigned e = e0 + (unsigned)u * nt, t = e / Vu, d = e - t * Vu;
                             if (e < nkv) r[u] = dv0 + d < Dv ? (float)T::ld(vp, voff + (j0 + t) * a.st[2][2] + dv0 + d) : 0.0f;
                         }
 #pragma unroll
-                        for (int u = 0; u < 8; u++)
+                        for (int u = 0; u < RLX_ATT_LDS; u++)
                             if (e0 + (unsigned)u * nt < nkv) vs[e0 + (unsigned)u * nt] = r[u];
                     }
                 }
@@ -209,45 +210,66 @@ RLX_D void rlx_attention_body(const rlx_kargs& a) {
 }
 extern "C" __global__ void attention(rlx_kargs a) { RLX_SWITCH_FLOAT(a.dt_out, rlx_attention_body, a) }
 
-/* attention_merge: one warp per query row (b, h, i) combines the key splits of `attention` (in[6], see there);
+/* attention_merge: one block of 256 threads per query row (b, h, i) combines the key splits of `attention`
+   (in[6], see there): the maximum, NaN flag and weighted sum l over the splits are block reductions; then
+   G = 256 / min(Dv, 256) groups of threads each sum the splits s = g, g + G, ... of every value dim (loads of
+   several splits in flight), and the G partial sums are added through shared memory.
    ia as attention's; st[3] the output strides. */
 template <int DT>
 RLX_D void rlx_attention_merge_body(const rlx_kargs& a) {
     typedef rlx_dt<DT> T;
+    __shared__ float red[256];
+    __shared__ float fsh[33];
+    __shared__ int ish[33];
     const rlx_i64 H = a.ia[0], Dv = a.ia[3], Sq = a.ia[4], B = a.ia[13], nsplit = a.ia[16];
     const float* part = (const float*)a.in[6];
-    const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
-    for (rlx_i64 row = (rlx_i64)blockIdx.x * warps + (threadIdx.x >> 5); row < B * H * Sq;
-         row += (rlx_i64)gridDim.x * warps) {
+    const int tid = threadIdx.x, nt = blockDim.x;
+    const int DV = Dv < nt ? (int)Dv : nt, G = nt / DV;
+    for (rlx_i64 row = blockIdx.x; row < B * H * Sq; row += gridDim.x) {
         const rlx_i64 i = row % Sq, h = (row / Sq) % H, b = row / (Sq * H);
         const float* pr = part + row * nsplit * (Dv + 3);
         float M = -rlx_inf_f(), l = 0.0f;
         int nan = 0;
-        for (rlx_i64 s = 0; s < nsplit; s++) {
+        for (rlx_i64 s = tid; s < nsplit; s += nt) {
             const float ms = pr[s * (Dv + 3)];
             M = ms > M ? ms : M;
             nan |= pr[s * (Dv + 3) + 2] != 0.0f;
         }
+        M = rlx_block_reduce(M, rlx_op_max(), -rlx_inf_f(), fsh);
+        nan = rlx_block_reduce(nan, rlx_op_or(), 0, ish);
         if (M != -rlx_inf_f())
-            for (rlx_i64 s = 0; s < nsplit; s++) {
+            for (rlx_i64 s = tid; s < nsplit; s += nt) {
                 const float ms = pr[s * (Dv + 3)];
                 if (ms != -rlx_inf_f() || pr[s * (Dv + 3) + 1] != 0.0f) l += expf(ms - M) * pr[s * (Dv + 3) + 1];
             }
+        l = rlx_block_reduce(l, rlx_op_sum(), 0.0f, fsh);
         const float inv = 1.0f / l;
         const rlx_i64 ooff = b * a.st[3][0] + h * a.st[3][1] + i * a.st[3][2];
-        for (rlx_i64 d = lane; d < Dv; d += 32) {
-            float r;
-            if (M == -rlx_inf_f()) {
-                r = nan ? rlx_nan_f() : 0.0f;
-            } else {
-                float acc = 0.0f;
-                for (rlx_i64 s = 0; s < nsplit; s++) {
+        const int dl = tid % DV, g = tid / DV;
+        for (rlx_i64 d0 = 0; d0 < Dv; d0 += DV) {
+            const rlx_i64 d = d0 + dl;
+            float acc = 0.0f;
+            if (g < G && d < Dv && M != -rlx_inf_f()) {
+#pragma unroll 4
+                for (rlx_i64 s = g; s < nsplit; s += G) {
                     const float ms = pr[s * (Dv + 3)], v = pr[s * (Dv + 3) + 3 + d];
                     if (ms != -rlx_inf_f() || v != 0.0f) acc += expf(ms - M) * v;   /* 0·NaN stays NaN */
                 }
-                r = acc * inv;
             }
-            T::st((void*)a.out, ooff + d, (typename T::C)r);
+            __syncthreads();   /* the previous dims' readers of red are done */
+            red[tid] = acc;
+            __syncthreads();
+            if (g == 0 && d < Dv) {
+                float r;
+                if (M == -rlx_inf_f()) {
+                    r = nan ? rlx_nan_f() : 0.0f;
+                } else {
+                    float t = 0.0f;
+                    for (int k = 0; k < G; k++) t += red[k * DV + dl];
+                    r = t * inv;
+                }
+                T::st((void*)a.out, ooff + d, (typename T::C)r);
+            }
         }
     }
 }

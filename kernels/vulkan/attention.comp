@@ -229,46 +229,80 @@ void main() {
 #endif
 
 #if defined(RLX_K_attention_merge)
-/* attention_merge: 32 invocations per query row (b, h, i) combine the key splits of `attention` (in[6]); ia as
-   attention's; st[3] the output strides. */
+/* attention_merge: one workgroup of 256 invocations (the host's launch) per query row (b, h, i) combines the key
+   splits of `attention` (in[6]): the maximum, NaN flag and weighted sum l over the splits are pairwise
+   reductions in shared memory; then G = 256 / min(Dv, 256) groups of invocations each sum the splits
+   s = g, g + G, ... of every value dim, and the G partial sums are added in order. ia as attention's; st[3] the
+   output strides. */
+shared float am_f[256];
+shared int am_i[256];
 void main() {
     RlxArgs a = rlx_pc.a;
     const int dt = a.dt_out;
     const int64_t H = a.ia[0], Dv = a.ia[3], Sq = a.ia[4], B = a.ia[13], nsplit = a.ia[16];
     const float NEG_INF = -rlx_inf_f();
-    const int lane = int(gl_LocalInvocationID.x & 31u);
-    const int64_t groups = rlx_bdim() / 32;
-    for (int64_t row = int64_t(gl_WorkGroupID.x) * groups + int64_t(gl_LocalInvocationID.x >> 5u); row < B * H * Sq;
-         row += int64_t(gl_NumWorkGroups.x) * groups) {
+    const int tid = int(gl_LocalInvocationID.x), nt = int(rlx_bdim());   /* 256, or a smaller power of two */
+    const int DV = Dv < int64_t(nt) ? int(Dv) : nt, G = nt / DV;
+    for (int64_t row = int64_t(gl_WorkGroupID.x); row < B * H * Sq; row += int64_t(gl_NumWorkGroups.x)) {
         const int64_t i = row % Sq, h = (row / Sq) % H, b = row / (Sq * H);
         const int64_t pr = row * nsplit * (Dv + 3);
         float M = NEG_INF, l = 0.0;
-        bool nan_ = false;
-        for (int64_t s = 0; s < nsplit; s++) {
+        int nan_ = 0;
+        for (int64_t s = tid; s < nsplit; s += nt) {
             const float ms = rlx_f32(a.in_[6], pr + s * (Dv + 3));
             M = ms > M ? ms : M;
-            nan_ = nan_ || rlx_f32(a.in_[6], pr + s * (Dv + 3) + 2) != 0.0;
+            if (rlx_f32(a.in_[6], pr + s * (Dv + 3) + 2) != 0.0) nan_ = 1;
         }
+        am_f[tid] = M; am_i[tid] = nan_;
+        barrier();
+        for (int k = nt >> 1; k > 0; k >>= 1) {
+            if (tid < k) {
+                const float o = am_f[tid + k];
+                if (o > am_f[tid]) am_f[tid] = o;
+                am_i[tid] |= am_i[tid + k];
+            }
+            barrier();
+        }
+        M = am_f[0]; nan_ = am_i[0];
+        barrier();
         if (M != NEG_INF)
-            for (int64_t s = 0; s < nsplit; s++) {
+            for (int64_t s = tid; s < nsplit; s += nt) {
                 const float ms = rlx_f32(a.in_[6], pr + s * (Dv + 3)), ls = rlx_f32(a.in_[6], pr + s * (Dv + 3) + 1);
                 if (ms != NEG_INF || ls != 0.0) l += rlx_exp_f(ms - M) * ls;
             }
+        am_f[tid] = l;
+        barrier();
+        for (int k = nt >> 1; k > 0; k >>= 1) {
+            if (tid < k) am_f[tid] += am_f[tid + k];
+            barrier();
+        }
+        l = am_f[0];
+        barrier();
         const float inv = 1.0 / l;
         const int64_t ooff = b * a.st[3][0] + h * a.st[3][1] + i * a.st[3][2];
-        for (int64_t d = lane; d < Dv; d += 32) {
-            float r;
-            if (M == NEG_INF) {
-                r = nan_ ? rlx_nan_f() : 0.0;
-            } else {
-                float acc = 0.0;
-                for (int64_t s = 0; s < nsplit; s++) {
+        const int dl = tid % DV, g = tid / DV;
+        for (int64_t d0 = 0; d0 < Dv; d0 += DV) {
+            const int64_t d = d0 + dl;
+            float acc = 0.0;
+            if (g < G && d < Dv && M != NEG_INF)
+                for (int64_t s = g; s < nsplit; s += G) {
                     const float ms = rlx_f32(a.in_[6], pr + s * (Dv + 3)), x = rlx_f32(a.in_[6], pr + s * (Dv + 3) + 3 + d);
                     if (ms != NEG_INF || x != 0.0) acc += rlx_exp_f(ms - M) * x;   /* 0 * NaN stays NaN */
                 }
-                r = acc * inv;
+            am_f[tid] = acc;
+            barrier();
+            if (g == 0 && d < Dv) {
+                float r;
+                if (M == NEG_INF) {
+                    r = nan_ != 0 ? rlx_nan_f() : 0.0;
+                } else {
+                    float t = 0.0;
+                    for (int k = 0; k < G; k++) t += am_f[k * DV + dl];
+                    r = t * inv;
+                }
+                rlx_st_from_f(a.out_, dt, ooff + d, r);
             }
-            rlx_st_from_f(a.out_, dt, ooff + d, r);
+            barrier();
         }
     }
 }

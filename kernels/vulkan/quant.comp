@@ -10,12 +10,13 @@
 
      dequant   cast block -> f32 / f16 (dt_out); element i is element i % be of block i / be.
                ia: 0 dtype, 1 elements per block (be), 2 bytes per block (bb).
-     qgemv     y [M, N] = x [M, K] (f32) · w [N, K]ᵀ for M <= 8: 256 invocations, 32 per output column (8
-               columns per workgroup, grid-stride); invocation l sums k = l, l + 32, ... in f32, then the 32
-               partial sums of a column are added in order through shared memory.
+     qgemv     y [M, N] = x [M, K] (f32) · w [N, K]ᵀ for M <= 8: 256 invocations, TPR (ia 7) per output
+               column (256 / TPR columns per workgroup, grid-stride); q4_0, q8_0, q4_K, q6_K: 8 invocations
+               share a 32-weight chunk, 4 weights each; the other formats a chunk per invocation, element by
+               element. Sums in f32; the partial sums of a column are added pairwise in shared memory.
      qgemm     any M: 64x64 output tiles, k-steps of 16, 256 invocations each computing 4x4 outputs from x's tile
                and the dequantized w tile staged in shared memory (f32).
-   ia (qgemv, qgemm): 0 dtype, 1 be, 2 bb, 3 M, 4 N, 5 K, 6 bytes per row of w. in: 0 x, 1 w. */
+   ia (qgemv, qgemm): 0 dtype, 1 be, 2 bb, 3 M, 4 N, 5 K, 6 bytes per row of w, 7 TPR (qgemv). in: 0 x, 1 w. */
 #include "common.glsl"
 
 /* the dtype codes of the block formats (the rlx_dtype values, after RLX_BOOL in this order) */
@@ -164,35 +165,122 @@ void main() {
 #endif
 
 #if defined(RLX_K_qgemv)
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer RlxF32x4 { vec4 v[]; };
+
+/* Weights 4e .. 4e + 3 of chunk c (e < 8) of the row at byte address row, as rlx_dq gives them (the same
+   roundings), for q4_0, q8_0, q4_K and q6_K: the weights' bits in 16/32-bit loads, each block's scales decoded
+   per call. */
+void rlx_qquad(int t, uint64_t row, int64_t c, int e, out float wv[4]) {
+    const int j = 4 * e;
+    if (t == RLX_DT_Q4_0) {   /* 18-byte blocks: 2-byte aligned */
+        const uint64_t b = row + uint64_t(c * 18L);
+        const float d = rlx_h2f(uint(RlxU16(b).v[0]));
+        RlxU16 q = RlxU16(b + uint64_t(2 + (j & 15)));
+        const uint u = (uint(q.v[0]) | (uint(q.v[1]) << 16)) >> (j >= 16 ? 4u : 0u);
+        for (int i = 0; i < 4; i++) wv[i] = rlx_mul_rn(float(int((u >> uint(8 * i)) & 15u) - 8), d);
+    } else if (t == RLX_DT_Q8_0) {   /* 34-byte blocks */
+        const uint64_t b = row + uint64_t(c * 34L);
+        const float d = rlx_h2f(uint(RlxU16(b).v[0]));
+        RlxU16 q = RlxU16(b + uint64_t(2 + j));
+        const uint u = uint(q.v[0]) | (uint(q.v[1]) << 16);
+        for (int i = 0; i < 4; i++) {
+            const uint by = (u >> uint(8 * i)) & 255u;
+            wv[i] = rlx_mul_rn(float(int(by) - (by >= 128u ? 256 : 0)), d);
+        }
+    } else if (t == RLX_DT_Q4_K) {   /* 144-byte blocks of 8 chunks; sub-block is = c % 8 */
+        const uint64_t b = row + uint64_t((c >> 3) * 144L);
+        const int is = int(c & 7L);
+        uint sc, mm;
+        if (is < 4) {
+            sc = QB(4 + is) & 63u; mm = QB(8 + is) & 63u;
+        } else {
+            sc = (QB(8 + is) & 15u) | ((QB(is) >> 6) << 4);
+            mm = (QB(8 + is) >> 4) | ((QB(4 + is) >> 6) << 4);
+        }
+        const float d1 = rlx_mul_rn(rlx_h2f(uint(RlxU16(b).v[0])), float(sc));
+        const float m1 = rlx_mul_rn(rlx_h2f(uint(RlxU16(b).v[1])), float(mm));
+        const uint u = RlxU32(b + uint64_t(16 + (is >> 1) * 32 + j)).v[0] >> uint((is & 1) * 4);   /* 4-byte aligned */
+        for (int i = 0; i < 4; i++) wv[i] = rlx_qmsub(d1, float((u >> uint(8 * i)) & 15u), m1);
+    } else {   /* q6_K: 210-byte blocks, 2-byte aligned; chunk = (half n, quarter qr) */
+        const uint64_t b = row + uint64_t((c >> 3) * 210L);
+        const int n = int((c >> 2) & 1L), qr = int(c & 3L);
+        const uint su = QB(192 + n * 8 + (j >> 4) + 2 * qr);
+        const float s = rlx_mul_rn(rlx_h2f(uint(RlxU16(b).v[104])), float(int(su) - (su >= 128u ? 256 : 0)));
+        RlxU16 ql = RlxU16(b + uint64_t(n * 64 + 32 * (qr & 1) + j));
+        RlxU16 qh = RlxU16(b + uint64_t(128 + n * 32 + j));
+        const uint lo = uint(ql.v[0]) | (uint(ql.v[1]) << 16), hb = uint(qh.v[0]) | (uint(qh.v[1]) << 16);
+        for (int i = 0; i < 4; i++) {
+            const uint by = (lo >> uint(8 * i)) & 255u;
+            const uint nib = qr >= 2 ? (by >> 4) : (by & 15u);
+            const int qv = int(nib | ((((hb >> uint(8 * i)) >> uint(2 * qr)) & 3u) << 4)) - 32;
+            wv[i] = rlx_mul_rn(s, float(qv));
+        }
+    }
+}
+
+/* TPR (ia 7) invocations per output column, 256 / TPR columns per workgroup (grid-stride over the groups).
+   q4_0, q8_0, q4_K, q6_K: 8 invocations share a 32-weight chunk, invocation r taking weights 4(r % 8) .. + 3
+   of the chunks r / 8, r / 8 + TPR / 8, ... (neighbouring invocations read neighbouring bytes of w and x);
+   the other formats: invocation r takes the chunks r, r + TPR, ... element by element. Sums in f32; the TPR
+   partial sums of a column are added pairwise through shared memory. */
 shared float qv_part[8 * 256];
 void main() {
     RlxArgs a = rlx_pc.a;
     const int t = int(a.ia[0]);
     const int64_t be = a.ia[1], bb = a.ia[2], M = a.ia[3], N = a.ia[4], K = a.ia[5], rb = a.ia[6];
-    const uint tid = gl_LocalInvocationID.x, lane = tid & 31u, wid = tid >> 5;
+    const int TPR = int(a.ia[7]), RPB = 256 / TPR;
+    const uint tid = gl_LocalInvocationID.x;
+    const int tr = int(tid) % TPR, rib = int(tid) / TPR;
     const uint64_t x = a.in_[0], w = a.in_[1], y = a.out_;
-    for (int64_t n0 = int64_t(gl_WorkGroupID.x) * 8L; n0 < N; n0 += int64_t(gl_NumWorkGroups.x) * 8L) {
-        const int64_t n = n0 + int64_t(wid);
+    const int64_t nch = K >> 5;
+    const bool fast = t == RLX_DT_Q4_0 || t == RLX_DT_Q8_0 || t == RLX_DT_Q4_K || t == RLX_DT_Q6_K;
+    const bool vec = (x & 15ul) == 0ul;
+    for (int64_t n0 = int64_t(gl_WorkGroupID.x) * int64_t(RPB); n0 < N; n0 += int64_t(gl_NumWorkGroups.x) * int64_t(RPB)) {
+        const int64_t n = n0 + int64_t(rib);
         float acc[8] = float[8](0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
         if (n < N) {
             const uint64_t row = w + uint64_t(n * rb);
-            for (int64_t k = int64_t(lane); k < K; k += 32L) {
-                const float wv = rlx_dq_at(t, row, be, bb, k);
-                for (int m = 0; m < 8; m++)
-                    if (int64_t(m) < M) acc[m] += rlx_f32(x, int64_t(m) * K + k) * wv;
+            if (fast) {
+                const int e = tr & 7;
+                for (int64_t c = int64_t(tr >> 3); c < nch; c += int64_t(TPR >> 3)) {
+                    float wv[4];
+                    rlx_qquad(t, row, c, e, wv);
+                    for (int m = 0; m < 8; m++) {
+                        if (int64_t(m) >= M) break;
+                        const uint64_t xa = x + uint64_t((int64_t(m) * K + c * 32L + int64_t(4 * e)) * 4L);
+                        vec4 v;
+                        if (vec) {
+                            v = RlxF32x4(xa).v[0];
+                        } else {
+                            RlxF32 xr = RlxF32(xa);
+                            v = vec4(xr.v[0], xr.v[1], xr.v[2], xr.v[3]);
+                        }
+                        acc[m] += wv[0] * v.x + wv[1] * v.y + wv[2] * v.z + wv[3] * v.w;
+                    }
+                }
+            } else {   /* the other formats: element by element */
+                for (int64_t c = int64_t(tr); c < nch; c += int64_t(TPR)) {
+                    const uint64_t blk = row + uint64_t((be == 32L ? c : (c >> 3)) * bb);
+                    const int j0 = be == 32L ? 0 : int(c & 7L) * 32;
+                    for (int j = 0; j < 32; j++) {
+                        const float wj = rlx_dq(t, blk, j0 + j);
+                        for (int m = 0; m < 8; m++)
+                            if (int64_t(m) < M) acc[m] += rlx_f32(x, int64_t(m) * K + c * 32L + int64_t(j)) * wj;
+                    }
+                }
             }
         }
         for (int m = 0; m < 8; m++) qv_part[m * 256 + int(tid)] = acc[m];
         barrier();
-        if (tid < 64u) {   /* column tid / 8, row tid % 8: its 32 partial sums in order */
-            const int c = int(tid >> 3), m = int(tid & 7u);
-            const int64_t nc = n0 + int64_t(c);
-            if (nc < N && int64_t(m) < M) {
-                float s = 0.0;
-                for (int l = 0; l < 32; l++) s += qv_part[m * 256 + c * 32 + l];
-                rlx_f32(y, int64_t(m) * N + nc) = s;
-            }
+        for (int s = TPR >> 1; s > 0; s >>= 1) {
+            if (tr < s)
+                for (int m = 0; m < 8; m++)
+                    if (int64_t(m) < M) qv_part[m * 256 + int(tid)] += qv_part[m * 256 + int(tid) + s];
+            barrier();
         }
+        if (tr == 0 && n < N)
+            for (int m = 0; m < 8; m++)
+                if (int64_t(m) < M) rlx_f32(y, int64_t(m) * N + n) = qv_part[m * 256 + int(tid)];
         barrier();
     }
 }
