@@ -12420,8 +12420,10 @@ static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
         L->args.dt_in[1] = (int)qt;
         L->args.ia[0] = qt; L->args.ia[1] = be; L->args.ia[2] = bb;
         L->args.ia[3] = M; L->args.ia[4] = N; L->args.ia[5] = K; L->args.ia[6] = K / be * bb;
-        if (M <= 8) {   /* TPR threads per column: q4_0/q8_0/q4_K/q6_K 8 per chunk, about 4 chunks a step
-                           (see qgemv); the other formats a thread per chunk, most threads taking two */
+        if (M <= 8) {   /* Vulkan's qgemv: TPR threads per column, for q4_0/q8_0/q4_K/q6_K 8 per chunk and
+                           about 4 chunks a step, for the other formats a thread per chunk, most threads taking
+                           two. CUDA's qgemv takes a warp per column (8 per block, grid-stride: extra blocks
+                           find no column) and ignores TPR: it measured faster there. */
             const int quad = qt == RLX_Q4_0 || qt == RLX_Q8_0 || qt == RLX_Q4_K || qt == RLX_Q6_K;
             int64_t tpr = 32;
             while (tpr < 256 && (quad ? tpr < 2 * (K / 32) : tpr * 2 < K / 32)) tpr *= 2;

@@ -3,7 +3,7 @@
    attention: one kernel for every mask combination, computed in f32 with an online softmax.
      Work item = (query block, head, batch); a block of W warps handles W consecutive queries of one head, one
      query per warp (grid-stride over the work items). Keys are walked in tiles of TK (1..32) that the block
-     stages in shared memory as f32 (32 loads in flight per thread): the K tile [TK][D] (rows D + 1 floats apart,
+     stages in shared memory as f32 (8 loads in flight per thread): the K tile [TK][D] (rows D + 1 floats apart,
      so lanes scoring different keys read different banks), the V tile [TK][DVC] for the current chunk of value
      dims (DVC = min(Dv, 256)), next to the W query rows [W][D]. Within a warp, lane l scores key l % TK over
      the dims d = l / TK (mod 32 / TK) and the partial dots are added with shuffles; every lane then owns value
@@ -36,7 +36,7 @@ extern __shared__ rlx_u64 rlx_smem[];
 
 #define RLX_ATT_NACC 8                  /* value dims per lane and chunk */
 #define RLX_ATT_DVC (32 * RLX_ATT_NACC) /* value dims per chunk */
-#define RLX_ATT_LDS 32                  /* loads in flight per thread while staging a tile */
+#define RLX_ATT_LDS 8                   /* loads in flight per thread while staging a tile */
 
 template <int DT>
 RLX_D void rlx_attention_body(const rlx_kargs& a) {

@@ -8,15 +8,15 @@
      dequant   cast block -> f32 / f16 (dt_out). Grid-stride over the n output elements; element i is element
                i % be of block i / be (blocks run along the last axis in memory order).
                ia: 0 dtype, 1 elements per block (be), 2 bytes per block (bb).
-     qgemv     y [M, N] = x [M, K] (f32) · w [N, K]ᵀ for M <= 8 (decode). Blocks of 256 threads, TPR (ia 7)
-               threads per output column n (256 / TPR columns per block, grid-stride over the column groups).
-               q4_0, q8_0, q4_K, q6_K: 8 threads share each 32-weight chunk (4 weights each, so a warp reads
-               neighbouring blocks and contiguous x); the other formats: a thread per chunk, element by
-               element. Products summed in f32, reduced by shuffles and across warps in shared memory.
+     qgemv     y [M, N] = x [M, K] (f32) · w [N, K]ᵀ for M <= 8 (decode). Blocks of 256 threads, one warp per
+               output column n (8 per block, grid-stride over the column groups). Lane l decodes the 32-element
+               chunks c = l, l + 32, ... of row n (each block's scales once per chunk; fast paths for q4_0,
+               q8_0, q4_K, q6_K), multiplies them with x[m, 32c ..] for every m and sums in f32; the 32 partial
+               sums of a row are reduced by shuffles.
      qgemm     the same product for any M: 64x64 output tiles, k-steps of 16 (inside one block: be is 32 or
                256), 256 threads each computing 4x4 outputs. Each step stages x's tile and the dequantized
                w tile in shared memory (f32), then multiplies in f32.
-   ia (qgemv, qgemm): 0 dtype, 1 be, 2 bb, 3 M, 4 N, 5 K, 6 bytes per row of w, 7 TPR (qgemv). in: 0 x, 1 w. */
+   ia (qgemv, qgemm): 0 dtype, 1 be, 2 bb, 3 M, 4 N, 5 K, 6 bytes per row of w. in: 0 x, 1 w. */
 #include "common.cuh"
 
 /* the dtype codes of the block formats (the rlx_dtype values, after RLX_BOOL in this order) */
@@ -141,35 +141,40 @@ RLX_D float rlx_dq_at(int t, const unsigned char* row, rlx_i64 be, rlx_i64 bb, r
     return rlx_dq(t, row + (k >> sh) * bb, (int)(k & (be - 1)));
 }
 
-/* 16 bits at p (2-byte aligned) */
+/* The 32 weights of chunk c (elements 32c .. 32c + 31) of the row at `row`, as rlx_dq gives them (the same
+   roundings), with each block's scales decoded once per chunk. Fast paths for q4_0, q8_0, q4_K and q6_K; the
+   other formats go element by element through rlx_dq. Blocks hold 32 or 256 elements, so a chunk lies in one
+   block. */
 RLX_D unsigned rlx_qu16(const unsigned char* p) { return (unsigned)*(const unsigned short*)p; }
-
-/* Weights 4e .. 4e + 3 of chunk c (e < 8) of the row at `row`, as rlx_dq gives them (the same roundings), for
-   q4_0, q8_0, q4_K and q6_K: the 4 weights' bits come in one or two loads, each block's scales are decoded
-   per call. */
-RLX_D void rlx_qquad(int t, const unsigned char* row, rlx_i64 c, int e, float* wv) {
-    const int j = 4 * e;
+RLX_D void rlx_qchunk(int t, const unsigned char* row, rlx_i64 c, float* wv) {
     switch (t) {
     case RLX_DT_Q4_0: {   /* 18-byte blocks: 2-byte aligned */
         const unsigned char* b = row + c * 18;
         const float d = rlx_qh2f(b);
-        const unsigned char* q = b + 2 + (j & 15);
-        const unsigned u = (rlx_qu16(q) | (rlx_qu16(q + 2) << 16)) >> (j >= 16 ? 4 : 0);
 #pragma unroll
-        for (int i = 0; i < 4; i++) wv[i] = rlx_mul_rn((float)((int)((u >> (8 * i)) & 15u) - 8), d);
+        for (int j = 0; j < 16; j += 2) {
+            const unsigned q = rlx_qu16(b + 2 + j);
+            wv[j] = rlx_mul_rn((float)((int)(q & 15u) - 8), d);
+            wv[j + 1] = rlx_mul_rn((float)((int)((q >> 8) & 15u) - 8), d);
+            wv[j + 16] = rlx_mul_rn((float)((int)((q >> 4) & 15u) - 8), d);
+            wv[j + 17] = rlx_mul_rn((float)((int)((q >> 12) & 15u) - 8), d);
+        }
         return;
     }
     case RLX_DT_Q8_0: {   /* 34-byte blocks */
         const unsigned char* b = row + c * 34;
         const float d = rlx_qh2f(b);
-        const unsigned u = rlx_qu16(b + 2 + j) | (rlx_qu16(b + 4 + j) << 16);
 #pragma unroll
-        for (int i = 0; i < 4; i++) wv[i] = rlx_mul_rn((float)(signed char)(u >> (8 * i)), d);
+        for (int j = 0; j < 32; j += 2) {
+            const unsigned q = rlx_qu16(b + 2 + j);
+            wv[j] = rlx_mul_rn((float)(signed char)(q & 255u), d);
+            wv[j + 1] = rlx_mul_rn((float)(signed char)(q >> 8), d);
+        }
         return;
     }
     case RLX_DT_Q4_K: {   /* 144-byte blocks of 8 chunks; sub-block is = c % 8 */
         const unsigned char* b = row + (c >> 3) * 144;
-        const int is = (int)(c & 7);
+        const int is = (int)(c & 7), hi = is & 1;
         const unsigned char* q = b + 4;
         int sc, mm;
         if (is < 4) {
@@ -179,86 +184,66 @@ RLX_D void rlx_qquad(int t, const unsigned char* row, rlx_i64 c, int e, float* w
             mm = (q[is + 4] >> 4) | ((q[is] >> 6) << 4);
         }
         const float d1 = rlx_mul_rn(rlx_qh2f(b), (float)sc), m1 = rlx_mul_rn(rlx_qh2f(b + 2), (float)mm);
-        const unsigned u = *(const unsigned*)(b + 16 + (is >> 1) * 32 + j) >> ((is & 1) ? 4 : 0);   /* 4-byte aligned */
+        const unsigned* qs = (const unsigned*)(b + 16 + (is >> 1) * 32);   /* 16-byte aligned */
 #pragma unroll
-        for (int i = 0; i < 4; i++) wv[i] = __fsub_rn(rlx_mul_rn(d1, (float)((u >> (8 * i)) & 15u)), m1);
-        return;
-    }
-    default: {   /* q6_K: 210-byte blocks, 2-byte aligned; chunk = (half n, quarter qr) */
-        const unsigned char* b = row + (c >> 3) * 210;
-        const int n = (int)((c >> 2) & 1), qr = (int)(c & 3);
-        const float s = rlx_mul_rn(rlx_qh2f(b + 208), (float)(signed char)b[192 + n * 8 + (j >> 4) + 2 * qr]);
-        const unsigned char* ql = b + n * 64 + 32 * (qr & 1) + j;
-        const unsigned char* qh = b + 128 + n * 32 + j;
-        const unsigned lo = rlx_qu16(ql) | (rlx_qu16(ql + 2) << 16), hb = rlx_qu16(qh) | (rlx_qu16(qh + 2) << 16);
+        for (int j = 0; j < 32; j += 4) {
+            const unsigned u = qs[j >> 2] >> (hi ? 4 : 0);
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const unsigned by = (lo >> (8 * i)) & 255u;
-            const int nib = (int)(qr >= 2 ? (by >> 4) : (by & 15u));
-            const int qv = (nib | (int)((((hb >> (8 * i)) >> (2 * qr)) & 3u) << 4)) - 32;
-            wv[i] = rlx_mul_rn(s, (float)qv);
+            for (int e = 0; e < 4; e++)
+                wv[j + e] = __fsub_rn(rlx_mul_rn(d1, (float)((u >> (8 * e)) & 15u)), m1);
         }
         return;
     }
+    case RLX_DT_Q6_K: {   /* 210-byte blocks: 2-byte aligned; chunk = (half n, quarter qr) */
+        const unsigned char* b = row + (c >> 3) * 210;
+        const int n = (int)((c >> 2) & 1), qr = (int)(c & 3);
+        const float d = rlx_qh2f(b + 208);
+        const float s0 = rlx_mul_rn(d, (float)(signed char)b[192 + n * 8 + 2 * qr]);
+        const float s1 = rlx_mul_rn(d, (float)(signed char)b[192 + n * 8 + 1 + 2 * qr]);
+        const unsigned char* ql = b + n * 64 + 32 * (qr & 1);
+        const unsigned char* qh = b + 128 + n * 32;
+#pragma unroll
+        for (int l = 0; l < 32; l += 2) {
+            const unsigned lo = rlx_qu16(ql + l), hb = rlx_qu16(qh + l);
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                const unsigned byte = (lo >> (8 * e)) & 255u;
+                const int nib = (int)(qr >= 2 ? (byte >> 4) : (byte & 15u));
+                const int qv = (nib | (int)((((hb >> (8 * e)) >> (2 * qr)) & 3u) << 4)) - 32;
+                wv[l + e] = rlx_mul_rn(l + e < 16 ? s0 : s1, (float)qv);
+            }
+        }
+        return;
+    }
+    default:   /* not reached: the caller takes the element path for the other formats */
+        return;
     }
 }
 
-/* qgemv: TPR threads per output column n (ia 7: 32 .. 256), 256 / TPR columns per block, grid-stride over the
-   column groups. q4_0, q8_0, q4_K, q6_K: 8 threads share a 32-weight chunk, thread r of a column taking weights
-   4(r % 8) .. + 3 of the chunks r / 8, r / 8 + TPR / 8, ..., two chunks at a time, so a warp reads 4
-   neighbouring chunks of w and 512 contiguous bytes of x per step. The other formats: thread r takes whole
-   chunks r, r + TPR, ... element by element. Products are summed in f32 per thread, reduced by shuffles within
-   each warp and through shared memory across a column's warps. */
+/* qgemv: one warp per output column n; lane l takes the chunks c = l, l + 32, ... of row n (a q4_0 warp reads
+   32 consecutive blocks at a time), decodes each chunk's 32 weights once and multiplies them with x[m, 32c ..]
+   for every m <= M (x in float4 loads where x is 16-byte aligned). The 32 partial sums are reduced by shuffles. */
 #define RLX_QGEMV_MAXM 8
-RLX_D void rlx_qgemv_quad(const float* wv, const float* x, rlx_i64 K, rlx_i64 M, rlx_i64 k0, int vec, float* acc) {
-#pragma unroll
-    for (int m = 0; m < RLX_QGEMV_MAXM; m++) {
-        if (m >= M) break;
-        const float* xr = x + m * K + k0;
-        if (vec) {
-            const float4 v = *(const float4*)xr;
-            acc[m] += wv[0] * v.x + wv[1] * v.y + wv[2] * v.z + wv[3] * v.w;
-        } else {
-            acc[m] += wv[0] * xr[0] + wv[1] * xr[1] + wv[2] * xr[2] + wv[3] * xr[3];
-        }
-    }
-}
 extern "C" __global__ void __launch_bounds__(256) qgemv(rlx_kargs a) {
-    __shared__ float part[RLX_QGEMV_MAXM][8];
     const int t = (int)a.ia[0];
     const rlx_i64 be = a.ia[1], bb = a.ia[2], M = a.ia[3], N = a.ia[4], K = a.ia[5], rb = a.ia[6];
-    const int TPR = (int)a.ia[7], RPB = 256 / TPR, wpr = TPR >> 5;
-    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, tr = threadIdx.x % TPR, rib = threadIdx.x / TPR;
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
     const float* x = (const float*)a.in[0];
     const unsigned char* w = (const unsigned char*)a.in[1];
     float* y = (float*)a.out;
     const rlx_i64 nch = K >> 5;
     const int fast = t == RLX_DT_Q4_0 || t == RLX_DT_Q8_0 || t == RLX_DT_Q4_K || t == RLX_DT_Q6_K;
     const int vec = ((unsigned long long)x & 15u) == 0;
-    for (rlx_i64 n0 = (rlx_i64)blockIdx.x * RPB; n0 < N; n0 += (rlx_i64)gridDim.x * RPB) {
-        const rlx_i64 n = n0 + rib;
+    for (rlx_i64 n0 = (rlx_i64)blockIdx.x * 8; n0 < N; n0 += (rlx_i64)gridDim.x * 8) {
+        const rlx_i64 n = n0 + wid;
         float acc[RLX_QGEMV_MAXM];
 #pragma unroll
         for (int m = 0; m < RLX_QGEMV_MAXM; m++) acc[m] = 0.0f;
         if (n < N) {
             const unsigned char* row = w + n * rb;
-            if (fast) {
-                const int e = tr & 7, step = TPR >> 3;
-                rlx_i64 c = tr >> 3;
-                for (; c + step < nch; c += 2 * step) {
-                    float wa[4], wb[4];
-                    rlx_qquad(t, row, c, e, wa);
-                    rlx_qquad(t, row, c + step, e, wb);
-                    rlx_qgemv_quad(wa, x, K, M, c * 32 + 4 * e, vec, acc);
-                    rlx_qgemv_quad(wb, x, K, M, (c + step) * 32 + 4 * e, vec, acc);
-                }
-                if (c < nch) {
-                    float wa[4];
-                    rlx_qquad(t, row, c, e, wa);
-                    rlx_qgemv_quad(wa, x, K, M, c * 32 + 4 * e, vec, acc);
-                }
-            } else {
-                for (rlx_i64 c = tr; c < nch; c += TPR) {   /* element by element (not unrolled: rlx_dq is long) */
+            for (rlx_i64 c = lane; c < nch; c += 32) {
+                float wv[32];
+                if (!fast) {   /* the other formats: element by element (not unrolled: rlx_dq is long) */
                     const unsigned char* blk = row + (be == 32 ? c : (c >> 3)) * bb;
                     const int j0 = be == 32 ? 0 : (int)(c & 7) * 32;
 #pragma unroll 1
@@ -268,6 +253,25 @@ extern "C" __global__ void __launch_bounds__(256) qgemv(rlx_kargs a) {
                         for (int m = 0; m < RLX_QGEMV_MAXM; m++)
                             if (m < M) acc[m] += wj * x[m * K + c * 32 + j];
                     }
+                    continue;
+                }
+                rlx_qchunk(t, row, c, wv);
+#pragma unroll
+                for (int m = 0; m < RLX_QGEMV_MAXM; m++) {
+                    if (m >= M) break;
+                    const float* xr = x + m * K + c * 32;
+                    float s = 0.0f;
+                    if (vec) {
+#pragma unroll
+                        for (int j = 0; j < 32; j += 4) {
+                            const float4 v = *(const float4*)(xr + j);
+                            s += wv[j] * v.x + wv[j + 1] * v.y + wv[j + 2] * v.z + wv[j + 3] * v.w;
+                        }
+                    } else {
+#pragma unroll
+                        for (int j = 0; j < 32; j++) s += wv[j] * xr[j];
+                    }
+                    acc[m] += s;
                 }
             }
         }
@@ -276,25 +280,7 @@ extern "C" __global__ void __launch_bounds__(256) qgemv(rlx_kargs a) {
             float v = acc[m];
 #pragma unroll
             for (int o = 16; o > 0; o >>= 1) v += RLX_SHFL_XOR(v, o);
-            acc[m] = v;
-        }
-        if (wpr == 1) {
-            if (lane == 0 && n < N)
-#pragma unroll
-                for (int m = 0; m < RLX_QGEMV_MAXM; m++)
-                    if (m < M) y[m * N + n] = acc[m];
-        } else {
-            __syncthreads();   /* the previous group's readers of part are done */
-            if (lane == 0)
-#pragma unroll
-                for (int m = 0; m < RLX_QGEMV_MAXM; m++) part[m][wid] = acc[m];
-            __syncthreads();
-            if (tr == 0 && n < N)
-                for (int m = 0; m < RLX_QGEMV_MAXM && m < M; m++) {
-                    float s = 0.0f;
-                    for (int i = 0; i < wpr; i++) s += part[m][rib * wpr + i];
-                    y[m * N + n] = s;
-                }
+            if (lane == 0 && n < N && m < M) y[m * N + n] = v;
         }
     }
 }
