@@ -11847,7 +11847,7 @@ static void rlx__k_misc(const rlx_graph* g, const rlx__node* nd, void* const* in
      matmul_tc.cu    matmul_tc matmul_tc_big (sm_80 and later)
      attention.cu    attention rope
      conv.cu         conv_direct conv_gemm pool resize
-     quant.cu        dequant qgemv qgemm (block dtypes, >>gpuquant)
+     quant.cu        dequant qgemv qgemv1 qgemm (block dtypes, >>gpuquant)
    Elementwise operands use the CPU's iteration (rlx__iter): size-1 dims dropped, dims merged where every
    operand is contiguous across them, broadcast dims with stride 0. The attribute layout each kernel reads from
    ia[]/fa[] is documented at the kernel. Every op the CPU backend executes runs natively, in every dtype its
@@ -12412,7 +12412,8 @@ static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
             rlx__cl_mm_launch(w, nd, &A, 1, 0, sm, out);
             return 1;
         }
-        L = rlx__cl_add(w, "quant", M <= 8 ? "qgemv" : "qgemm", nd);
+        L = rlx__cl_add(w, "quant", M == 1 && sm > 0 && (qt == RLX_Q4_0 || qt == RLX_Q8_0 || qt == RLX_Q4_K ||
+                                                        qt == RLX_Q6_K) ? "qgemv1" : M <= 8 ? "qgemv" : "qgemm", nd);
         L->args.out = out;
         L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
         L->args.in[1] = rlx__cl_addr(g, nd, addr, 1);
@@ -12422,13 +12423,23 @@ static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
         L->args.ia[3] = M; L->args.ia[4] = N; L->args.ia[5] = K; L->args.ia[6] = K / be * bb;
         if (M <= 8) {   /* Vulkan's qgemv: TPR threads per column, for q4_0/q8_0/q4_K/q6_K 8 per chunk and
                            about 4 chunks a step, for the other formats a thread per chunk, most threads taking
-                           two. CUDA's qgemv takes a warp per column (8 per block, grid-stride: extra blocks
-                           find no column) and ignores TPR: it measured faster there. */
+                           two. CUDA takes a warp per column (8 per block; qgemv1 for one row of x), which
+                           measured faster there than 8 threads per chunk. */
             const int quad = qt == RLX_Q4_0 || qt == RLX_Q8_0 || qt == RLX_Q4_K || qt == RLX_Q6_K;
             int64_t tpr = 32;
             while (tpr < 256 && (quad ? tpr < 2 * (K / 32) : tpr * 2 < K / 32)) tpr *= 2;
-            L->args.ia[7] = tpr;
-            L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 256 / tpr), 65535u * 1024u);
+            if (sm > 0) {
+                L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 8), 65535u * 1024u);
+                if (!strcmp(L->kernel, "qgemv1") && (double)K * 4.5 <= (double)w->smem) {
+                    /* x staged in shared memory, 36 floats per chunk; at most 1024 blocks, each staging x once */
+                    L->args.ia[8] = 1;
+                    L->shmem = (unsigned)(K / 32 * 36 * 4);
+                    L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 8), 1024u);
+                }
+            } else {
+                L->args.ia[7] = tpr;
+                L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 256 / tpr), 65535u * 1024u);
+            }
         } else {
             L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 64), 65535u * 1024u);
             L->grid[1] = rlx__cl_cap(rlx__cl_cdiv(M, 64), 65535u);

@@ -13,6 +13,8 @@
                chunks c = l, l + 32, ... of row n (each block's scales once per chunk; fast paths for q4_0,
                q8_0, q4_K, q6_K), multiplies them with x[m, 32c ..] for every m and sums in f32; the 32 partial
                sums of a row are reduced by shuffles.
+     qgemv1    qgemv for M = 1 and q4_0, q8_0, q4_K, q6_K: each weight multiplied as it is decoded (a quarter of
+               the registers, 4x the warps per SM).
      qgemm     the same product for any M: 64x64 output tiles, k-steps of 16 (inside one block: be is 32 or
                256), 256 threads each computing 4x4 outputs. Each step stages x's tile and the dequantized
                w tile in shared memory (f32), then multiplies in f32.
@@ -282,6 +284,121 @@ extern "C" __global__ void __launch_bounds__(256) qgemv(rlx_kargs a) {
             for (int o = 16; o > 0; o >>= 1) v += RLX_SHFL_XOR(v, o);
             if (lane == 0 && n < N && m < M) y[m * N + n] = v;
         }
+    }
+}
+
+/* qgemv1: qgemv for one row of x (M = 1) and the formats q4_0, q8_0, q4_K, q6_K, with each weight multiplied
+   as it is decoded (4 at a time, next to a float4 of x) instead of a chunk of 32 decoded weights held in
+   registers: a quarter of qgemv's registers, so 4x the warps per SM to hide the loads. One warp per column,
+   lane l taking the chunks l, l + 32, ...; the weights are rlx_dq's floats, the products summed in f32.
+   With ia 8 set (x fits: the host gives K·4.5 bytes of dynamic shared memory) each block first copies x into
+   shared memory: lanes reading x at chunks 128 bytes apart cost a cache wavefront each from global memory. */
+RLX_D float4 rlx_qx4(const float* p, int vec) {
+    if (vec) return *(const float4*)p;
+    return make_float4(p[0], p[1], p[2], p[3]);
+}
+RLX_D float rlx_qdot1(int t, const unsigned char* row, rlx_i64 c, const float* xc, int vec) {
+    float s = 0.0f;
+    switch (t) {
+    case RLX_DT_Q4_0: {   /* 18-byte blocks: byte i holds elements i (low nibble) and i + 16 */
+        const unsigned char* b = row + c * 18;
+        const float d = rlx_qh2f(b);
+#pragma unroll
+        for (int g = 0; g < 16; g += 4) {
+            const unsigned u = rlx_qu16(b + 2 + g) | (rlx_qu16(b + 4 + g) << 16);
+            const float4 lo = rlx_qx4(xc + g, vec), hi = rlx_qx4(xc + 16 + g, vec);
+#define RLX_Q40(sh) rlx_mul_rn((float)((int)((u >> (sh)) & 15u) - 8), d)
+            s += RLX_Q40(0) * lo.x + RLX_Q40(8) * lo.y + RLX_Q40(16) * lo.z + RLX_Q40(24) * lo.w;
+            s += RLX_Q40(4) * hi.x + RLX_Q40(12) * hi.y + RLX_Q40(20) * hi.z + RLX_Q40(28) * hi.w;
+#undef RLX_Q40
+        }
+        return s;
+    }
+    case RLX_DT_Q8_0: {   /* 34-byte blocks */
+        const unsigned char* b = row + c * 34;
+        const float d = rlx_qh2f(b);
+#pragma unroll
+        for (int g = 0; g < 32; g += 4) {
+            const unsigned u = rlx_qu16(b + 2 + g) | (rlx_qu16(b + 4 + g) << 16);
+            const float4 v = rlx_qx4(xc + g, vec);
+#define RLX_Q80(i) rlx_mul_rn((float)(signed char)(u >> (8 * (i))), d)
+            s += RLX_Q80(0) * v.x + RLX_Q80(1) * v.y + RLX_Q80(2) * v.z + RLX_Q80(3) * v.w;
+#undef RLX_Q80
+        }
+        return s;
+    }
+    case RLX_DT_Q4_K: {   /* 144-byte blocks of 8 chunks; sub-block is = c % 8 */
+        const unsigned char* b = row + (c >> 3) * 144;
+        const int is = (int)(c & 7);
+        const unsigned char* q = b + 4;
+        int sc, mm;
+        if (is < 4) {
+            sc = q[is] & 63; mm = q[is + 4] & 63;
+        } else {
+            sc = (q[is + 4] & 15) | ((q[is - 4] >> 6) << 4);
+            mm = (q[is + 4] >> 4) | ((q[is] >> 6) << 4);
+        }
+        const float d1 = rlx_mul_rn(rlx_qh2f(b), (float)sc), m1 = rlx_mul_rn(rlx_qh2f(b + 2), (float)mm);
+        const unsigned* qs = (const unsigned*)(b + 16 + (is >> 1) * 32);   /* 16-byte aligned */
+        const int sh = (is & 1) ? 4 : 0;
+#pragma unroll
+        for (int g = 0; g < 8; g++) {
+            const unsigned u = qs[g] >> sh;
+            const float4 v = rlx_qx4(xc + 4 * g, vec);
+#define RLX_Q4K(i) __fsub_rn(rlx_mul_rn(d1, (float)((u >> (8 * (i))) & 15u)), m1)
+            s += RLX_Q4K(0) * v.x + RLX_Q4K(1) * v.y + RLX_Q4K(2) * v.z + RLX_Q4K(3) * v.w;
+#undef RLX_Q4K
+        }
+        return s;
+    }
+    default: {   /* q6_K: 210-byte blocks, 2-byte aligned; chunk = (half n, quarter qr) */
+        const unsigned char* b = row + (c >> 3) * 210;
+        const int n = (int)((c >> 2) & 1), qr = (int)(c & 3);
+        const float d = rlx_qh2f(b + 208);
+        const float s0 = rlx_mul_rn(d, (float)(signed char)b[192 + n * 8 + 2 * qr]);
+        const float s1 = rlx_mul_rn(d, (float)(signed char)b[192 + n * 8 + 1 + 2 * qr]);
+        const unsigned char* ql = b + n * 64 + 32 * (qr & 1);
+        const unsigned char* qh = b + 128 + n * 32;
+        const int lsh = qr >= 2 ? 4 : 0, hsh = 2 * qr;
+#pragma unroll
+        for (int l = 0; l < 32; l += 4) {
+            const unsigned lo = rlx_qu16(ql + l) | (rlx_qu16(ql + l + 2) << 16);
+            const unsigned hb = rlx_qu16(qh + l) | (rlx_qu16(qh + l + 2) << 16);
+            const float sc = l < 16 ? s0 : s1;
+            const float4 v = rlx_qx4(xc + l, vec);
+#define RLX_Q6K(i) rlx_mul_rn(sc, (float)((int)((((lo >> (8 * (i) + lsh)) & 15u) | (((hb >> (8 * (i) + hsh)) & 3u) << 4))) - 32))
+            s += RLX_Q6K(0) * v.x + RLX_Q6K(1) * v.y + RLX_Q6K(2) * v.z + RLX_Q6K(3) * v.w;
+#undef RLX_Q6K
+        }
+        return s;
+    }
+    }
+}
+extern __shared__ float4 rlx_qx1[];
+extern "C" __global__ void __launch_bounds__(256) qgemv1(rlx_kargs a) {
+    const int t = (int)a.ia[0];
+    const rlx_i64 N = a.ia[4], K = a.ia[5], rb = a.ia[6];
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, staged = (int)a.ia[8];
+    const float* x = (const float*)a.in[0];
+    const unsigned char* w = (const unsigned char*)a.in[1];
+    float* y = (float*)a.out;
+    const rlx_i64 nch = K >> 5;
+    int vec = ((unsigned long long)x & 15u) == 0;
+    float* xs = (float*)rlx_qx1;
+    if (staged) {   /* x copied to shared memory, 36 floats per 32-element chunk: the float4 reads of 8 lanes
+                       (one shared-memory phase) at chunks c .. c + 7 start 4 banks apart, no conflicts */
+        for (rlx_i64 i = threadIdx.x; i < K; i += blockDim.x) xs[(i >> 5) * 36 + (i & 31)] = x[i];
+        __syncthreads();
+        vec = 1;
+    }
+    for (rlx_i64 n = (rlx_i64)blockIdx.x * 8 + wid; n < N; n += (rlx_i64)gridDim.x * 8) {
+        const unsigned char* row = w + n * rb;
+        float acc = 0.0f;
+#pragma unroll 2
+        for (rlx_i64 c = lane; c < nch; c += 32) acc += rlx_qdot1(t, row, c, staged ? xs + c * 36 : x + c * 32, vec);
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) acc += RLX_SHFL_XOR(acc, o);
+        if (lane == 0) y[n] = acc;
     }
 }
 
