@@ -284,10 +284,10 @@
        (bias correction, decoupled weight decay, clipping by global norm) update of the trainable params, which
        are states, written in place: one rlx_run is one training step and only the loss needs to be read. The
        ops with gradient rules are listed at rlx_grad (attention's goes through its decomposition into matmul
-       and softmax); the others (rope, grouped conv, max pooling, resize, ...) are RLX_ERROR_UNSUPPORTED naming
+       and softmax); the others (rope, grouped conv, conv_transpose, resize, ...) are RLX_ERROR_UNSUPPORTED naming
        the node.
 
-   rlx.h does NOT: train through rope, grouped conv, conv_transpose, max pooling, resize or attention with
+   rlx.h does NOT: train through rope, grouped conv, conv_transpose, 1D average pooling, resize or attention with
    kv_len (no gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
    quadratic decomposition), accumulate gradients over several runs or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
@@ -1954,8 +1954,10 @@ RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t 
    softmax: the backward is quadratic in memory (an [B, H, Sq, Sk] probability tensor), not a fused kernel yet;
    group_norm and the fused add_rmsnorm / add_layernorm (both outputs) through the plain ops; conv 1D and 2D
    with groups = 1 (x, w, bias; any stride, dilation, padding: dx is a conv_transpose, dw a conv); average
-   pooling 2D (global too; padding counted or not). Not yet: rope, grouped conv, conv_transpose, max pooling,
-   1D pooling, resize, prod, scatter, state_write, matmul_integer, matmul_quant, topk values.
+   pooling 2D (global too; padding counted or not); max pooling 1D and 2D (any stride and padding, global too,
+   windows up to 4096 elements) through its decomposition into a max of strided slices, so a window's first
+   maximum (row-major) takes the gradient, as in PyTorch. Not yet: rope, grouped conv, conv_transpose, 1D average
+   pooling, resize, prod, scatter, state_write, matmul_integer, matmul_quant, topk values.
    The wrt tensors that are states or params stop the walk, so their own inputs get nothing.
    Returns RLX_OK or the graph's sticky error. Fuzzed with random graphs (tests/fuzz/fuzz_autodiff.c). */
 RLXDEF rlx_result rlx_grad(rlx_graph* g, rlx_tensor loss, int n, const rlx_tensor* wrt, rlx_tensor* grads);
@@ -28595,6 +28597,28 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
         rlx_pool_desc pd;
         int64_t w4[4];
         rlx_tensor div, ones;
+        /* max pooling (1D, 2D) through its decomposition: the max over one strided slice of x (padded with -inf)
+           per window offset, in row-major window order; rlx_max passes a tie to its left operand, so the window's
+           first maximum takes the gradient, as in PyTorch */
+        if ((rlx_pool_kind)nd.ia[1] == RLX_POOL_MAX) {
+            uint32_t first = (uint32_t)g->n + 1;
+            int ns = (int)nd.ia[0], o0, o1;
+            int64_t K0 = nd.ia[2], K1 = ns == 2 ? nd.ia[3] : 1, before[RLX_MAX_RANK] = {0}, after[RLX_MAX_RANK] = {0};
+            rlx_tensor xp = x, m = rlx__T(0), s;
+            for (k = 0; k < ns; k++) { before[2 + k] = nd.ia[6 + k]; after[2 + k] = nd.ia[8 + k]; }
+            if (K0 * K1 > 4096) break;
+            for (k = 0; k < ns; k++)
+                if (before[2 + k] || after[2 + k]) { xp = rlx_pad(g, x, before, after, RLX_PAD_CONSTANT, -HUGE_VAL); break; }
+            for (o0 = 0; o0 < K0; o0++)
+                for (o1 = 0; o1 < K1; o1++) {
+                    s = rlx_slice(g, xp, 2, o0, nd.shape[2], nd.ia[4]);
+                    if (ns == 2) s = rlx_slice(g, s, 3, o1, nd.shape[3], nd.ia[5]);
+                    m = m.id ? rlx_max(g, m, s) : s;
+                }
+            if (m.id == 0 || g->status != RLX_OK) return 0;
+            if (m.id < first) m = rlx_mul(g, m, RLX__S(1));   /* a 1x1 window without padding: x itself */
+            return rlx__ad_sub(a, first, m.id, gy);
+        }
         if (nd.ia[0] != 2 || (rlx_pool_kind)nd.ia[1] != RLX_POOL_AVG || xs[1] > INT_MAX) break;
         memset(&cdx, 0, sizeof cdx);
         memset(&pd, 0, sizeof pd);

@@ -173,6 +173,17 @@ static rlx_tensor b_avgpool(rlx_graph* g, const rlx_tensor* x, int incl, int glo
 static rlx_tensor b_avgpool_ex(rlx_graph* g, const rlx_tensor* x) { return b_avgpool(g, x, 0, 0); }
 static rlx_tensor b_avgpool_in(rlx_graph* g, const rlx_tensor* x) { return b_avgpool(g, x, 1, 0); }
 static rlx_tensor b_avgpool_gl(rlx_graph* g, const rlx_tensor* x) { return b_avgpool(g, x, 0, 1); }
+static rlx_tensor b_maxpool(rlx_graph* g, const rlx_tensor* x, int k0, int k1, int s0, int s1, int pad, int global) {
+    rlx_pool_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = RLX_POOL_MAX; d.kernel[0] = k0; d.kernel[1] = k1; d.stride[0] = s0; d.stride[1] = s1;
+    d.pad_begin[0] = pad; d.pad_end[1] = pad; d.global = global;
+    return rlx_pool(g, x[0], &d);
+}
+static rlx_tensor b_maxpool_22(rlx_graph* g, const rlx_tensor* x) { return b_maxpool(g, x, 2, 2, 2, 2, 0, 0); }
+static rlx_tensor b_maxpool_ov(rlx_graph* g, const rlx_tensor* x) { return b_maxpool(g, x, 3, 2, 2, 1, 1, 0); }
+static rlx_tensor b_maxpool_gl(rlx_graph* g, const rlx_tensor* x) { return b_maxpool(g, x, 0, 0, 0, 0, 0, 1); }
+static rlx_tensor b_maxpool_1d(rlx_graph* g, const rlx_tensor* x) { return b_maxpool(g, x, 3, 0, 2, 0, 1, 0); }
 
 #define S1(a) 1, {{a}}
 #define CASE1(nm, fn, d0, d1, lo, hi, pos) {nm, RLX_F64, 1, {2}, {{d0, d1}}, lo, hi, pos, fn}
@@ -242,6 +253,10 @@ static const gcase cases[] = {
     {"avg pool 3x2 stride 2,1 pad, padding not counted", RLX_F64, 1, {4}, {{2, 3, 6, 5}}, 0.1, 1, 0, b_avgpool_ex},
     {"avg pool 3x2 stride 2,1 pad, padding counted", RLX_F64, 1, {4}, {{1, 2, 7, 4}}, 0.1, 1, 0, b_avgpool_in},
     {"avg pool global", RLX_F64, 1, {4}, {{2, 3, 4, 5}}, 0.1, 1, 0, b_avgpool_gl},
+    {"max pool 2x2 stride 2", RLX_F64, 1, {4}, {{2, 3, 6, 4}}, 0.1, 1, 0, b_maxpool_22},
+    {"max pool 3x2 stride 2,1 pad (overlapping)", RLX_F64, 1, {4}, {{2, 2, 7, 5}}, 0.1, 1, 0, b_maxpool_ov},
+    {"max pool global", RLX_F64, 1, {4}, {{2, 3, 4, 5}}, 0.1, 1, 0, b_maxpool_gl},
+    {"max pool 1D 3 stride 2 pad", RLX_F64, 1, {3}, {{2, 3, 9}}, 0.1, 1, 0, b_maxpool_1d},
     {"attention (matmul+softmax)", RLX_F64, 3, {3, 3, 3}, {{2, 3, 4}, {2, 5, 4}, {2, 5, 3}}, 0.1, 1, 0, b_attn_dec},
 };
 
