@@ -28388,6 +28388,8 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
         if (nd.op == RLX_OP_ROUND || nd.op == RLX_OP_FLOOR || nd.op == RLX_OP_CEIL) return 1;  /* zero */
         if (nd.op == RLX_OP_NEG) return rlx__ad_acc(a, i0, rlx_neg(g, gy));
         if (nd.op == RLX_OP_LOG) return rlx__ad_acc(a, i0, rlx_div(g, gy, x));
+        if (nd.op == RLX_OP_RELU)   /* a select, not gy · cast(x > 0): one step less (PyTorch's threshold_backward) */
+            return rlx__ad_acc(a, i0, rlx_where(g, rlx_gt(g, x, RLX__S(0)), gy, RLX__S(0)));
         return rlx__ad_acc(a, i0, rlx_mul(g, gy, rlx__ad_dunary(g, nd.op, x, y, dt)));
     }
     switch (nd.op) {
@@ -28597,9 +28599,42 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
         rlx_pool_desc pd;
         int64_t w4[4];
         rlx_tensor div, ones;
-        /* max pooling (1D, 2D) through its decomposition: the max over one strided slice of x (padded with -inf)
-           per window offset, in row-major window order; rlx_max passes a tie to its left operand, so the window's
-           first maximum takes the gradient, as in PyTorch */
+        /* max pooling (1D, 2D): each window's first maximum (row-major) takes the gradient, as in PyTorch.
+           Windows that do not overlap (stride = kernel): x as [N, C, Ho, Wo, K0·K1] windows (padded with -inf),
+           gy scattered into zeros at each window's argmax (ties go to the first index), back to x's layout; rows
+           and columns no window reads get zeros. Other strides: through the decomposition below. */
+        if ((rlx_pool_kind)nd.ia[1] == RLX_POOL_MAX && nd.ia[4] == nd.ia[2] && (nd.ia[0] == 1 || nd.ia[5] == nd.ia[3])) {
+            int ns = (int)nd.ia[0], perm[6] = {0, 1, 2, 4, 3, 5}, padded = 0;
+            int64_t K0 = nd.ia[2], K1 = ns == 2 ? nd.ia[3] : 1, Ho = nd.shape[2], Wo = ns == 2 ? nd.shape[3] : 1;
+            int64_t x4[4], s6[6], s5[5], before[4] = {0}, after[4] = {0}, KK = K0 * K1;
+            rlx_tensor xp;
+            x4[0] = xs[0]; x4[1] = xs[1]; x4[2] = xs[2]; x4[3] = ns == 2 ? xs[3] : 1;
+            xp = rlx_reshape(g, x, 4, x4);
+            for (k = 0; k < ns; k++) {
+                before[2 + k] = nd.ia[6 + k]; after[2 + k] = nd.ia[8 + k];
+                padded |= before[2 + k] || after[2 + k];
+            }
+            if (padded) xp = rlx_pad(g, xp, before, after, RLX_PAD_CONSTANT, -HUGE_VAL);
+            xp = rlx_narrow(g, rlx_narrow(g, xp, 2, 0, Ho * K0), 3, 0, Wo * K1);
+            s6[0] = xs[0]; s6[1] = xs[1]; s6[2] = Ho; s6[3] = K0; s6[4] = Wo; s6[5] = K1;
+            s5[0] = xs[0]; s5[1] = xs[1]; s5[2] = Ho; s5[3] = Wo; s5[4] = KK;
+            xp = rlx_reshape(g, rlx_transpose(g, rlx_reshape(g, xp, 6, s6), perm), 5, s5);
+            t = rlx_expand(g, RLX__S(0), 5, s5);
+            s5[4] = 1;
+            t = rlx_scatter(g, t, rlx_argmax(g, xp, 4, 1), rlx_reshape(g, gy, 5, s5), 4, RLX_SCATTER_REPLACE);
+            s6[2] = Ho; s6[3] = Wo; s6[4] = K0; s6[5] = K1;
+            t = rlx_transpose(g, rlx_reshape(g, t, 6, s6), perm);
+            s5[2] = Ho * K0; s5[3] = Wo * K1;
+            t = rlx_reshape(g, t, 4, s5);
+            memset(before, 0, sizeof before);
+            after[2] = x4[2] + nd.ia[6] + nd.ia[8] - Ho * K0;   /* the rows of the padded x no window reads */
+            after[3] = ns == 2 ? x4[3] + nd.ia[7] + nd.ia[9] - Wo * K1 : 0;
+            if (after[2] || after[3]) t = rlx_pad(g, t, before, after, RLX_PAD_CONSTANT, 0.0);
+            t = rlx_narrow(g, rlx_narrow(g, t, 2, nd.ia[6], x4[2]), 3, ns == 2 ? nd.ia[7] : 0, x4[3]);   /* unpad */
+            return rlx__ad_acc(a, i0, rlx_reshape(g, t, xr, xs));
+        }
+        /* overlapping windows: the max over one strided slice of x (padded with -inf) per window offset, in
+           row-major window order, differentiated; rlx_max passes a tie to its left operand (the earlier offset) */
         if ((rlx_pool_kind)nd.ia[1] == RLX_POOL_MAX) {
             uint32_t first = (uint32_t)g->n + 1;
             int ns = (int)nd.ia[0], o0, o1;
@@ -28608,7 +28643,10 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
             for (k = 0; k < ns; k++) { before[2 + k] = nd.ia[6 + k]; after[2 + k] = nd.ia[8 + k]; }
             if (K0 * K1 > 4096) break;
             for (k = 0; k < ns; k++)
-                if (before[2 + k] || after[2 + k]) { xp = rlx_pad(g, x, before, after, RLX_PAD_CONSTANT, -HUGE_VAL); break; }
+                if (before[2 + k] || after[2 + k]) {
+                    xp = rlx_pad(g, x, before, after, RLX_PAD_CONSTANT, -HUGE_VAL);
+                    break;
+                }
             for (o0 = 0; o0 < K0; o0++)
                 for (o1 = 0; o1 < K1; o1++) {
                     s = rlx_slice(g, xp, 2, o0, nd.shape[2], nd.ia[4]);
