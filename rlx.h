@@ -118,6 +118,8 @@
       22. Tokenizer of GGUF language models         >>tok (API at the end of the declarations, implementation last)
       23. Training: reverse-mode gradients (rlx_grad), losses, optimizers (SGD, AdamW) as graph ops
                                                     >>autodiff (API after >>tok, implementation last)
+          checkpoints: a program's states to and from safetensors (rlx_train_save, rlx_train_load)
+                                                    >>trainckpt (API after >>autodiff, implementation after it)
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
        By default each program holds its own copy of its params (and, on a GPU, uploads it). A store holds named
@@ -1954,9 +1956,10 @@ RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t 
    softmax: the backward is quadratic in memory (an [B, H, Sq, Sk] probability tensor), not a fused kernel yet;
    group_norm and the fused add_rmsnorm / add_layernorm (both outputs) through the plain ops; conv 1D and 2D
    with groups = 1 (x, w, bias; any stride, dilation, padding: dx is a conv_transpose, dw a conv); average
-   pooling 2D (global too; padding counted or not); max pooling 1D and 2D (any stride and padding, global too,
-   windows up to 4096 elements) through its decomposition into a max of strided slices, so a window's first
-   maximum (row-major) takes the gradient, as in PyTorch. Not yet: rope, grouped conv, conv_transpose, 1D average
+   pooling 2D (global too; padding counted or not); max pooling 1D and 2D (any stride and padding, global too):
+   a window's first maximum (row-major) takes the gradient, as in PyTorch; windows that do not overlap (stride =
+   kernel) scatter it to each window's argmax, overlapping ones (windows up to 4096 elements) go through a max of
+   strided slices. Not yet: rope, grouped conv, conv_transpose, 1D average
    pooling, resize, prod, scatter, state_write, matmul_integer, matmul_quant, topk values.
    The wrt tensors that are states or params stop the walk, so their own inputs get nothing.
    Returns RLX_OK or the graph's sticky error. Fuzzed with random graphs (tests/fuzz/fuzz_autodiff.c). */
@@ -2012,6 +2015,21 @@ typedef struct rlx_optimizer_desc {
 RLXDEF rlx_result rlx_optimizer_step(rlx_graph* g, const rlx_optimizer_desc* desc, int n, const rlx_tensor* params,
                                      const rlx_tensor* grads);
 #endif /* !RLX_NO_AUTODIFF */
+
+/* ============================================================================================================
+   >>trainckpt  (training checkpoints: every state of a program to and from a safetensors file)
+   rlx_train_save writes every state of program p (the params being trained, the optimizer's moments and its
+   step counter, and any other state, store states included) to a safetensors file at path, each in its own
+   dtype and shape under its own name (metadata "format": "rlx.train"). rlx_train_load sets every state of p from
+   such a file: each must be there with the same dtype and shape (RLX_ERROR_NOT_FOUND / RLX_ERROR_SHAPE naming
+   it, nothing set then); tensors the program has no state for are ignored. Loading into a fresh program of the
+   same training graph and running on gives the losses an uninterrupted run gives (bit-identical on the CPU).
+   Thread safety: like every call on a program. Left out by RLX_NO_AUTODIFF, RLX_NO_SAFETENSORS or
+   RLX_NO_STDIO. */
+#if !defined(RLX_NO_AUTODIFF) && !defined(RLX_NO_SAFETENSORS) && !defined(RLX_NO_STDIO)
+RLXDEF rlx_result rlx_train_save(rlx_program* p, const char* path);
+RLXDEF rlx_result rlx_train_load(rlx_program* p, const char* path);
+#endif
 
 #ifdef __cplusplus
 }
@@ -29018,6 +29036,80 @@ RLXDEF rlx_result rlx_optimizer_step(rlx_graph* g, const rlx_optimizer_desc* des
     return g->status;
 }
 #endif /* !RLX_NO_AUTODIFF (>>autodiff) */
+
+/* ============================================================================================================
+   >>trainckpt  (rlx_train_save / rlx_train_load: a program's states as safetensors)
+   ============================================================================================================ */
+#if !defined(RLX_NO_AUTODIFF) && !defined(RLX_NO_SAFETENSORS) && !defined(RLX_NO_STDIO)
+RLXDEF rlx_result rlx_train_save(rlx_program* p, const char* path) {
+    rlx_safetensors_writer* w = NULL;
+    const rlx_graph* ir;
+    void** bufs;            /* the writer keeps pointers until the write: one buffer per state, freed after it */
+    rlx_result r;
+    int i;
+    if (!p) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!path) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "rlx_train_save: path is NULL");
+    ir = p->core->ir;
+    bufs = (void**)rlx__calloc(&p->core->al, sizeof(void*) * ((size_t)ir->n + 1));
+    if (!bufs) return rlx__perr(p, RLX_ERROR_OUT_OF_MEMORY, "rlx_train_save: out of memory");
+    r = rlx_safetensors_writer_create(&p->core->al, &w);
+    if (r != RLX_OK) rlx__perr(p, r, "rlx_train_save: out of memory");
+    else r = rlx_safetensors_writer_metadata(w, "format", "rlx.train");
+    for (i = 0; i < ir->n && r == RLX_OK; i++) {
+        const rlx__node* nd = &ir->nodes[i];
+        size_t bytes;
+        if (nd->op != RLX_OP_STATE) continue;
+        bytes = rlx__node_bytes(nd);
+        bufs[i] = rlx__alloc(&p->core->al, bytes ? bytes : 1);
+        if (!bufs[i]) { r = rlx__perr(p, RLX_ERROR_OUT_OF_MEMORY, "rlx_train_save: out of memory for state '%s'", nd->name); break; }
+        r = rlx_get_state(p, nd->name, nd->dtype, bufs[i], bytes);
+        if (r == RLX_OK && (r = rlx_safetensors_writer_tensor(w, nd->name, nd->dtype, nd->rank, nd->shape, bufs[i])) != RLX_OK)
+            rlx__perr(p, r, "rlx_train_save: state '%s': %s", nd->name, rlx_safetensors_writer_error(w));
+    }
+    if (r == RLX_OK && (r = rlx_safetensors_writer_write_file(w, path)) != RLX_OK)
+        rlx__perr(p, r, "rlx_train_save: %s", rlx_safetensors_writer_error(w));
+    rlx_safetensors_writer_destroy(w);
+    for (i = 0; i < ir->n; i++) rlx__free(&p->core->al, bufs[i]);
+    rlx__free(&p->core->al, bufs);
+    return r;
+}
+
+RLXDEF rlx_result rlx_train_load(rlx_program* p, const char* path) {
+    rlx_safetensors* st = NULL;
+    const rlx_graph* ir;
+    rlx_result r;
+    int i, pass;
+    if (!p) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!path) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "rlx_train_load: path is NULL");
+    ir = p->core->ir;
+    r = rlx_safetensors_open_file(path, NULL, &st);
+    if (r != RLX_OK) return rlx__perr(p, r, "rlx_train_load: %s", rlx_file_error());
+    for (pass = 0; pass < 2 && r == RLX_OK; pass++)   /* pass 0 checks every state, pass 1 sets them */
+        for (i = 0; i < ir->n && r == RLX_OK; i++) {
+            const rlx__node* nd = &ir->nodes[i];
+            rlx_safetensors_tensor_info ti;
+            int k;
+            if (nd->op != RLX_OP_STATE) continue;
+            k = rlx_safetensors_find_tensor(st, nd->name);
+            if (k < 0 || rlx_safetensors_tensor(st, k, &ti) != RLX_OK) {
+                r = rlx__perr(p, RLX_ERROR_NOT_FOUND, "rlx_train_load: %s has no tensor '%s' (a state of the program)",
+                              path, nd->name);
+            } else if (ti.dtype != nd->dtype || ti.rank != nd->rank ||
+                       (nd->rank && memcmp(ti.shape, nd->shape, sizeof(int64_t) * (size_t)nd->rank) != 0) ||
+                       ti.bytes != rlx__node_bytes(nd)) {
+                char s1[160], s2[160];
+                rlx__shape_str(s1, sizeof s1, ti.rank, ti.shape);
+                rlx__shape_str(s2, sizeof s2, nd->rank, nd->shape);
+                r = rlx__perr(p, RLX_ERROR_SHAPE, "rlx_train_load: %s: tensor '%s' is %s %s, the program's state %s %s",
+                              path, nd->name, ti.st_dtype ? ti.st_dtype : "?", s1, rlx_dtype_name(nd->dtype), s2);
+            } else if (pass == 1) {
+                r = rlx_set_state(p, nd->name, nd->dtype, ti.data, ti.bytes);
+            }
+        }
+    rlx_safetensors_close(st);
+    return r;
+}
+#endif /* >>trainckpt */
 
 #endif /* RLX_IMPLEMENTATION */
 
