@@ -72,7 +72,8 @@
        RLX_NO_LLM              leave out the language-model layer: the model builder (>>llm; RLX_NO_GGUF
                                leaves it out too), the tokenizer (>>tok) and the generation utilities:
                                sampler chain, stop strings, chat templates (>>sampler)
-       RLX_NO_AUTODIFF         leave out training: rlx_grad, the losses and the optimizers (>>autodiff)
+       RLX_NO_AUTODIFF         leave out training: rlx_grad, the losses and the optimizers (>>autodiff) and
+                               the checkpoints (>>trainckpt; also left out by RLX_NO_SAFETENSORS, RLX_NO_STDIO)
        RLX_NO_STDIO            leave out the functions that take a path (weight files: open_file, open_index,
                                write_file; ONNX: rlx_onnx_load_file and external data); the memory-based
                                ones stay
@@ -287,7 +288,8 @@
        are states, written in place: one rlx_run is one training step and only the loss needs to be read. The
        ops with gradient rules are listed at rlx_grad (attention's goes through its decomposition into matmul
        and softmax); the others (rope, grouped conv, conv_transpose, resize, ...) are RLX_ERROR_UNSUPPORTED naming
-       the node.
+       the node. rlx_train_save / rlx_train_load write and read every state of a program (params, optimizer
+       moments, step counter) as a safetensors checkpoint (>>trainckpt).
 
    rlx.h does NOT: train through rope, grouped conv, conv_transpose, 1D average pooling, resize or attention with
    kv_len (no gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
