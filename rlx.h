@@ -28623,7 +28623,8 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
            Windows that do not overlap (stride = kernel): x as [N, C, Ho, Wo, K0·K1] windows (padded with -inf),
            gy scattered into zeros at each window's argmax (ties go to the first index), back to x's layout; rows
            and columns no window reads get zeros. Other strides: through the decomposition below. */
-        if ((rlx_pool_kind)nd.ia[1] == RLX_POOL_MAX && nd.ia[4] == nd.ia[2] && (nd.ia[0] == 1 || nd.ia[5] == nd.ia[3])) {
+        if ((rlx_pool_kind)nd.ia[1] == RLX_POOL_MAX && nd.ia[4] == nd.ia[2] &&
+            (nd.ia[0] == 1 || nd.ia[5] == nd.ia[3])) {
             int ns = (int)nd.ia[0], perm[6] = {0, 1, 2, 4, 3, 5}, padded = 0;
             int64_t K0 = nd.ia[2], K1 = ns == 2 ? nd.ia[3] : 1, Ho = nd.shape[2], Wo = ns == 2 ? nd.shape[3] : 1;
             int64_t x4[4], s6[6], s5[5], before[4] = {0}, after[4] = {0}, KK = K0 * K1;
@@ -29063,9 +29064,13 @@ RLXDEF rlx_result rlx_train_save(rlx_program* p, const char* path) {
         if (nd->op != RLX_OP_STATE) continue;
         bytes = rlx__node_bytes(nd);
         bufs[i] = rlx__alloc(&p->core->al, bytes ? bytes : 1);
-        if (!bufs[i]) { r = rlx__perr(p, RLX_ERROR_OUT_OF_MEMORY, "rlx_train_save: out of memory for state '%s'", nd->name); break; }
+        if (!bufs[i]) {
+            r = rlx__perr(p, RLX_ERROR_OUT_OF_MEMORY, "rlx_train_save: out of memory for state '%s'", nd->name);
+            break;
+        }
         r = rlx_get_state(p, nd->name, nd->dtype, bufs[i], bytes);
-        if (r == RLX_OK && (r = rlx_safetensors_writer_tensor(w, nd->name, nd->dtype, nd->rank, nd->shape, bufs[i])) != RLX_OK)
+        if (r == RLX_OK) r = rlx_safetensors_writer_tensor(w, nd->name, nd->dtype, nd->rank, nd->shape, bufs[i]);
+        if (r != RLX_OK && w && rlx_safetensors_writer_error(w)[0])
             rlx__perr(p, r, "rlx_train_save: state '%s': %s", nd->name, rlx_safetensors_writer_error(w));
     }
     if (r == RLX_OK && (r = rlx_safetensors_writer_write_file(w, path)) != RLX_OK)
