@@ -72,7 +72,8 @@
        RLX_NO_LLM              leave out the language-model layer: the model builder (>>llm; RLX_NO_GGUF
                                leaves it out too), the tokenizer (>>tok) and the generation utilities:
                                sampler chain, stop strings, chat templates (>>sampler)
-       RLX_NO_AUTODIFF         leave out training: rlx_grad, the losses and the optimizers (>>autodiff)
+       RLX_NO_AUTODIFF         leave out training: rlx_grad, the losses and the optimizers (>>autodiff) and
+                               the checkpoints (>>trainckpt; also left out by RLX_NO_SAFETENSORS, RLX_NO_STDIO)
        RLX_NO_STDIO            leave out the functions that take a path (weight files: open_file, open_index,
                                write_file; ONNX: rlx_onnx_load_file and external data); the memory-based
                                ones stay
@@ -118,6 +119,8 @@
       22. Tokenizer of GGUF language models         >>tok (API at the end of the declarations, implementation last)
       23. Training: reverse-mode gradients (rlx_grad), losses, optimizers (SGD, AdamW) as graph ops
                                                     >>autodiff (API after >>tok, implementation last)
+          checkpoints: a program's states to and from safetensors (rlx_train_save, rlx_train_load)
+                                                    >>trainckpt (API after >>autodiff, implementation after it)
 
    WEIGHTS AND STATES OUTSIDE PROGRAMS (rlx_store, see >>program)
        By default each program holds its own copy of its params (and, on a GPU, uploads it). A store holds named
@@ -284,10 +287,11 @@
        (bias correction, decoupled weight decay, clipping by global norm) update of the trainable params, which
        are states, written in place: one rlx_run is one training step and only the loss needs to be read. The
        ops with gradient rules are listed at rlx_grad (attention's goes through its decomposition into matmul
-       and softmax); the others (rope, grouped conv, max pooling, resize, ...) are RLX_ERROR_UNSUPPORTED naming
-       the node.
+       and softmax); the others (rope, grouped conv, conv_transpose, resize, ...) are RLX_ERROR_UNSUPPORTED naming
+       the node. rlx_train_save / rlx_train_load write and read every state of a program (params, optimizer
+       moments, step counter) as a safetensors checkpoint (>>trainckpt).
 
-   rlx.h does NOT: train through rope, grouped conv, conv_transpose, max pooling, resize or attention with
+   rlx.h does NOT: train through rope, grouped conv, conv_transpose, 1D average pooling, resize or attention with
    kv_len (no gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
    quadratic decomposition), accumulate gradients over several runs or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
@@ -1954,8 +1958,11 @@ RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t 
    softmax: the backward is quadratic in memory (an [B, H, Sq, Sk] probability tensor), not a fused kernel yet;
    group_norm and the fused add_rmsnorm / add_layernorm (both outputs) through the plain ops; conv 1D and 2D
    with groups = 1 (x, w, bias; any stride, dilation, padding: dx is a conv_transpose, dw a conv); average
-   pooling 2D (global too; padding counted or not). Not yet: rope, grouped conv, conv_transpose, max pooling,
-   1D pooling, resize, prod, scatter, state_write, matmul_integer, matmul_quant, topk values.
+   pooling 2D (global too; padding counted or not); max pooling 1D and 2D (any stride and padding, global too):
+   a window's first maximum (row-major) takes the gradient, as in PyTorch; windows that do not overlap (stride =
+   kernel) scatter it to each window's argmax, overlapping ones (windows up to 4096 elements) go through a max of
+   strided slices. Not yet: rope, grouped conv, conv_transpose, 1D average
+   pooling, resize, prod, scatter, state_write, matmul_integer, matmul_quant, topk values.
    The wrt tensors that are states or params stop the walk, so their own inputs get nothing.
    Returns RLX_OK or the graph's sticky error. Fuzzed with random graphs (tests/fuzz/fuzz_autodiff.c). */
 RLXDEF rlx_result rlx_grad(rlx_graph* g, rlx_tensor loss, int n, const rlx_tensor* wrt, rlx_tensor* grads);
@@ -2010,6 +2017,21 @@ typedef struct rlx_optimizer_desc {
 RLXDEF rlx_result rlx_optimizer_step(rlx_graph* g, const rlx_optimizer_desc* desc, int n, const rlx_tensor* params,
                                      const rlx_tensor* grads);
 #endif /* !RLX_NO_AUTODIFF */
+
+/* ============================================================================================================
+   >>trainckpt  (training checkpoints: every state of a program to and from a safetensors file)
+   rlx_train_save writes every state of program p (the params being trained, the optimizer's moments and its
+   step counter, and any other state, store states included) to a safetensors file at path, each in its own
+   dtype and shape under its own name (metadata "format": "rlx.train"). rlx_train_load sets every state of p from
+   such a file: each must be there with the same dtype and shape (RLX_ERROR_NOT_FOUND / RLX_ERROR_SHAPE naming
+   it, nothing set then); tensors the program has no state for are ignored. Loading into a fresh program of the
+   same training graph and running on gives the losses an uninterrupted run gives (bit-identical on the CPU).
+   Thread safety: like every call on a program. Left out by RLX_NO_AUTODIFF, RLX_NO_SAFETENSORS or
+   RLX_NO_STDIO. */
+#if !defined(RLX_NO_AUTODIFF) && !defined(RLX_NO_SAFETENSORS) && !defined(RLX_NO_STDIO)
+RLXDEF rlx_result rlx_train_save(rlx_program* p, const char* path);
+RLXDEF rlx_result rlx_train_load(rlx_program* p, const char* path);
+#endif
 
 #ifdef __cplusplus
 }
@@ -28404,6 +28426,8 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
         if (nd.op == RLX_OP_ROUND || nd.op == RLX_OP_FLOOR || nd.op == RLX_OP_CEIL) return 1;  /* zero */
         if (nd.op == RLX_OP_NEG) return rlx__ad_acc(a, i0, rlx_neg(g, gy));
         if (nd.op == RLX_OP_LOG) return rlx__ad_acc(a, i0, rlx_div(g, gy, x));
+        if (nd.op == RLX_OP_RELU)   /* a select, not gy · cast(x > 0): one step less (PyTorch's threshold_backward) */
+            return rlx__ad_acc(a, i0, rlx_where(g, rlx_gt(g, x, RLX__S(0)), gy, RLX__S(0)));
         return rlx__ad_acc(a, i0, rlx_mul(g, gy, rlx__ad_dunary(g, nd.op, x, y, dt)));
     }
     switch (nd.op) {
@@ -28613,6 +28637,65 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
         rlx_pool_desc pd;
         int64_t w4[4];
         rlx_tensor div, ones;
+        /* max pooling (1D, 2D): each window's first maximum (row-major) takes the gradient, as in PyTorch.
+           Windows that do not overlap (stride = kernel): x as [N, C, Ho, Wo, K0·K1] windows (padded with -inf),
+           gy scattered into zeros at each window's argmax (ties go to the first index), back to x's layout; rows
+           and columns no window reads get zeros. Other strides: through the decomposition below. */
+        if ((rlx_pool_kind)nd.ia[1] == RLX_POOL_MAX && nd.ia[4] == nd.ia[2] &&
+            (nd.ia[0] == 1 || nd.ia[5] == nd.ia[3])) {
+            int ns = (int)nd.ia[0], perm[6] = {0, 1, 2, 4, 3, 5}, padded = 0;
+            int64_t K0 = nd.ia[2], K1 = ns == 2 ? nd.ia[3] : 1, Ho = nd.shape[2], Wo = ns == 2 ? nd.shape[3] : 1;
+            int64_t x4[4], s6[6], s5[5], before[4] = {0}, after[4] = {0}, KK = K0 * K1;
+            rlx_tensor xp;
+            x4[0] = xs[0]; x4[1] = xs[1]; x4[2] = xs[2]; x4[3] = ns == 2 ? xs[3] : 1;
+            xp = rlx_reshape(g, x, 4, x4);
+            for (k = 0; k < ns; k++) {
+                before[2 + k] = nd.ia[6 + k]; after[2 + k] = nd.ia[8 + k];
+                padded |= before[2 + k] || after[2 + k];
+            }
+            if (padded) xp = rlx_pad(g, xp, before, after, RLX_PAD_CONSTANT, -HUGE_VAL);
+            xp = rlx_narrow(g, rlx_narrow(g, xp, 2, 0, Ho * K0), 3, 0, Wo * K1);
+            s6[0] = xs[0]; s6[1] = xs[1]; s6[2] = Ho; s6[3] = K0; s6[4] = Wo; s6[5] = K1;
+            s5[0] = xs[0]; s5[1] = xs[1]; s5[2] = Ho; s5[3] = Wo; s5[4] = KK;
+            xp = rlx_reshape(g, rlx_transpose(g, rlx_reshape(g, xp, 6, s6), perm), 5, s5);
+            t = rlx_expand(g, RLX__S(0), 5, s5);
+            s5[4] = 1;
+            t = rlx_scatter(g, t, rlx_argmax(g, xp, 4, 1), rlx_reshape(g, gy, 5, s5), 4, RLX_SCATTER_REPLACE);
+            s6[2] = Ho; s6[3] = Wo; s6[4] = K0; s6[5] = K1;
+            t = rlx_transpose(g, rlx_reshape(g, t, 6, s6), perm);
+            s5[2] = Ho * K0; s5[3] = Wo * K1;
+            t = rlx_reshape(g, t, 4, s5);
+            memset(before, 0, sizeof before);
+            after[2] = x4[2] + nd.ia[6] + nd.ia[8] - Ho * K0;   /* the rows of the padded x no window reads */
+            after[3] = ns == 2 ? x4[3] + nd.ia[7] + nd.ia[9] - Wo * K1 : 0;
+            if (after[2] || after[3]) t = rlx_pad(g, t, before, after, RLX_PAD_CONSTANT, 0.0);
+            t = rlx_narrow(g, rlx_narrow(g, t, 2, nd.ia[6], x4[2]), 3, ns == 2 ? nd.ia[7] : 0, x4[3]);   /* unpad */
+            return rlx__ad_acc(a, i0, rlx_reshape(g, t, xr, xs));
+        }
+        /* overlapping windows: the max over one strided slice of x (padded with -inf) per window offset, in
+           row-major window order, differentiated; rlx_max passes a tie to its left operand (the earlier offset) */
+        if ((rlx_pool_kind)nd.ia[1] == RLX_POOL_MAX) {
+            uint32_t first = (uint32_t)g->n + 1;
+            int ns = (int)nd.ia[0], o0, o1;
+            int64_t K0 = nd.ia[2], K1 = ns == 2 ? nd.ia[3] : 1, before[RLX_MAX_RANK] = {0}, after[RLX_MAX_RANK] = {0};
+            rlx_tensor xp = x, m = rlx__T(0), s;
+            for (k = 0; k < ns; k++) { before[2 + k] = nd.ia[6 + k]; after[2 + k] = nd.ia[8 + k]; }
+            if (K0 * K1 > 4096) break;
+            for (k = 0; k < ns; k++)
+                if (before[2 + k] || after[2 + k]) {
+                    xp = rlx_pad(g, x, before, after, RLX_PAD_CONSTANT, -HUGE_VAL);
+                    break;
+                }
+            for (o0 = 0; o0 < K0; o0++)
+                for (o1 = 0; o1 < K1; o1++) {
+                    s = rlx_slice(g, xp, 2, o0, nd.shape[2], nd.ia[4]);
+                    if (ns == 2) s = rlx_slice(g, s, 3, o1, nd.shape[3], nd.ia[5]);
+                    m = m.id ? rlx_max(g, m, s) : s;
+                }
+            if (m.id == 0 || g->status != RLX_OK) return 0;
+            if (m.id < first) m = rlx_mul(g, m, RLX__S(1));   /* a 1x1 window without padding: x itself */
+            return rlx__ad_sub(a, first, m.id, gy);
+        }
         if (nd.ia[0] != 2 || (rlx_pool_kind)nd.ia[1] != RLX_POOL_AVG || xs[1] > INT_MAX) break;
         memset(&cdx, 0, sizeof cdx);
         memset(&pd, 0, sizeof pd);
@@ -28974,6 +29057,84 @@ RLXDEF rlx_result rlx_optimizer_step(rlx_graph* g, const rlx_optimizer_desc* des
     return g->status;
 }
 #endif /* !RLX_NO_AUTODIFF (>>autodiff) */
+
+/* ============================================================================================================
+   >>trainckpt  (rlx_train_save / rlx_train_load: a program's states as safetensors)
+   ============================================================================================================ */
+#if !defined(RLX_NO_AUTODIFF) && !defined(RLX_NO_SAFETENSORS) && !defined(RLX_NO_STDIO)
+RLXDEF rlx_result rlx_train_save(rlx_program* p, const char* path) {
+    rlx_safetensors_writer* w = NULL;
+    const rlx_graph* ir;
+    void** bufs;            /* the writer keeps pointers until the write: one buffer per state, freed after it */
+    rlx_result r;
+    int i;
+    if (!p) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!path) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "rlx_train_save: path is NULL");
+    ir = p->core->ir;
+    bufs = (void**)rlx__calloc(&p->core->al, sizeof(void*) * ((size_t)ir->n + 1));
+    if (!bufs) return rlx__perr(p, RLX_ERROR_OUT_OF_MEMORY, "rlx_train_save: out of memory");
+    r = rlx_safetensors_writer_create(&p->core->al, &w);
+    if (r != RLX_OK) rlx__perr(p, r, "rlx_train_save: out of memory");
+    else r = rlx_safetensors_writer_metadata(w, "format", "rlx.train");
+    for (i = 0; i < ir->n && r == RLX_OK; i++) {
+        const rlx__node* nd = &ir->nodes[i];
+        size_t bytes;
+        if (nd->op != RLX_OP_STATE) continue;
+        bytes = rlx__node_bytes(nd);
+        bufs[i] = rlx__alloc(&p->core->al, bytes ? bytes : 1);
+        if (!bufs[i]) {
+            r = rlx__perr(p, RLX_ERROR_OUT_OF_MEMORY, "rlx_train_save: out of memory for state '%s'", nd->name);
+            break;
+        }
+        r = rlx_get_state(p, nd->name, nd->dtype, bufs[i], bytes);
+        if (r == RLX_OK) r = rlx_safetensors_writer_tensor(w, nd->name, nd->dtype, nd->rank, nd->shape, bufs[i]);
+        if (r != RLX_OK && w && rlx_safetensors_writer_error(w)[0])
+            rlx__perr(p, r, "rlx_train_save: state '%s': %s", nd->name, rlx_safetensors_writer_error(w));
+    }
+    if (r == RLX_OK && (r = rlx_safetensors_writer_write_file(w, path)) != RLX_OK)
+        rlx__perr(p, r, "rlx_train_save: %s", rlx_safetensors_writer_error(w));
+    rlx_safetensors_writer_destroy(w);
+    for (i = 0; i < ir->n; i++) rlx__free(&p->core->al, bufs[i]);
+    rlx__free(&p->core->al, bufs);
+    return r;
+}
+
+RLXDEF rlx_result rlx_train_load(rlx_program* p, const char* path) {
+    rlx_safetensors* st = NULL;
+    const rlx_graph* ir;
+    rlx_result r;
+    int i, pass;
+    if (!p) return RLX_ERROR_INVALID_ARGUMENT;
+    if (!path) return rlx__perr(p, RLX_ERROR_INVALID_ARGUMENT, "rlx_train_load: path is NULL");
+    ir = p->core->ir;
+    r = rlx_safetensors_open_file(path, NULL, &st);
+    if (r != RLX_OK) return rlx__perr(p, r, "rlx_train_load: %s", rlx_file_error());
+    for (pass = 0; pass < 2 && r == RLX_OK; pass++)   /* pass 0 checks every state, pass 1 sets them */
+        for (i = 0; i < ir->n && r == RLX_OK; i++) {
+            const rlx__node* nd = &ir->nodes[i];
+            rlx_safetensors_tensor_info ti;
+            int k;
+            if (nd->op != RLX_OP_STATE) continue;
+            k = rlx_safetensors_find_tensor(st, nd->name);
+            if (k < 0 || rlx_safetensors_tensor(st, k, &ti) != RLX_OK) {
+                r = rlx__perr(p, RLX_ERROR_NOT_FOUND, "rlx_train_load: %s has no tensor '%s' (a state of the program)",
+                              path, nd->name);
+            } else if (ti.dtype != nd->dtype || ti.rank != nd->rank ||
+                       (nd->rank && memcmp(ti.shape, nd->shape, sizeof(int64_t) * (size_t)nd->rank) != 0) ||
+                       ti.bytes != rlx__node_bytes(nd)) {
+                char s1[160], s2[160];
+                rlx__shape_str(s1, sizeof s1, ti.rank, ti.shape);
+                rlx__shape_str(s2, sizeof s2, nd->rank, nd->shape);
+                r = rlx__perr(p, RLX_ERROR_SHAPE, "rlx_train_load: %s: tensor '%s' is %s %s, the program's state %s %s",
+                              path, nd->name, ti.st_dtype ? ti.st_dtype : "?", s1, rlx_dtype_name(nd->dtype), s2);
+            } else if (pass == 1) {
+                r = rlx_set_state(p, nd->name, nd->dtype, ti.data, ti.bytes);
+            }
+        }
+    rlx_safetensors_close(st);
+    return r;
+}
+#endif /* >>trainckpt */
 
 #endif /* RLX_IMPLEMENTATION */
 

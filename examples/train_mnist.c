@@ -1,14 +1,18 @@
-/* train_mnist.c - train an MLP classifier on Fashion-MNIST with rlx.h (>>autodiff).
+/* train_mnist.c - train a classifier on Fashion-MNIST with rlx.h (>>autodiff): an MLP or a small CNN.
 
-   784 -> 256 (ReLU) -> 10, cross-entropy, AdamW (lr 1e-3, weight decay 1e-4), batches of 128, a few epochs.
-   One rlx_run is one whole training step (forward, backward, AdamW update of the weights in place); the host
-   reads only the loss. The weights live in an rlx_store as states, so the evaluation program (a graph of its
-   own, batch 1000) reads the weights being trained without a copy. Prints loss, test accuracy and images/s.
+   mlp (default): 784 -> 256 (ReLU) -> 10.
+   cnn:           conv 3x3 (32, padding 1) -> ReLU -> max pool 2x2 -> conv 3x3 (64, padding 1) -> ReLU
+                  -> max pool 2x2 -> 3136 -> 128 (ReLU) -> 10.
+   Cross-entropy, AdamW (lr 1e-3, weight decay 1e-4), batches of 128, a few epochs. One rlx_run is one whole
+   training step (forward, backward, AdamW update of the weights in place); the host reads only the loss. The
+   weights live in an rlx_store as states, so the evaluation program (a graph of its own, batch 1000) reads the
+   weights being trained without a copy. Prints loss, test accuracy and images/s per epoch.
 
    Data: Debian's dataset-fashion-mnist (apt-get install dataset-fashion-mnist) puts the gzipped IDX files in
    /usr/share/datasets/fashion-mnist; they are read through `gzip -dc` (POSIX popen), or give a directory
-   holding the unpacked files (train-images-idx3-ubyte, ...):
-       build/examples/train_mnist [DIR] [EPOCHS] [cpu|vulkan|cuda|hip]
+   holding the unpacked files (train-images-idx3-ubyte, ...). Arguments, in any order:
+       build/examples/train_mnist [mlp|cnn] [DIR] [EPOCHS] [cpu|vulkan|cuda|hip]
+   (EPOCHS: a number; default 5 for the MLP, 3 for the CNN.)
    Build: cc -O2 -I. examples/train_mnist.c -o build/train_mnist -lm -lpthread -ldl
 */
 #if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
@@ -29,10 +33,10 @@
 #endif
 
 #define NPIX 784
-#define HID 256
 #define NCLS 10
 #define BATCH 128
 #define EVAL_BATCH 1000
+#define MAXP 12
 
 #if defined(_WIN32)
 static double now_seconds(void) {
@@ -110,33 +114,63 @@ static double rnd(void) {   /* uniform in [0, 1) */
     return (double)(rng_state >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* logits = relu(x · w1 + b1) · w2 + b2 */
-static rlx_tensor model(rlx_graph* g, rlx_tensor x, rlx_tensor* p) {
-    return rlx_add(g, rlx_matmul(g, rlx_relu(g, rlx_add(g, rlx_matmul(g, x, p[0]), p[1])), p[2]), p[3]);
+/* The models: named parameters (states in the store) and a builder of the logits from x [B, 784]. */
+typedef struct model {
+    const char* name;
+    int np;
+    const char* pn[MAXP];
+    int rank[MAXP];
+    int64_t shape[MAXP][4];
+    double fan_in[MAXP];    /* > 0: weights, He-uniform with this fan-in; 0: zero (biases) */
+    int epochs;             /* default */
+} model;
+
+static const model models[2] = {
+    {"mlp", 4, {"w1", "b1", "w2", "b2"}, {2, 1, 2, 1}, {{NPIX, 256}, {256}, {256, NCLS}, {NCLS}},
+     {NPIX, 0, 256, 0}, 5},
+    {"cnn", 8, {"c1.w", "c1.b", "c2.w", "c2.b", "fc1.w", "fc1.b", "fc2.w", "fc2.b"}, {4, 1, 4, 1, 2, 1, 2, 1},
+     {{32, 1, 3, 3}, {32}, {64, 32, 3, 3}, {64}, {64 * 7 * 7, 128}, {128}, {128, NCLS}, {NCLS}},
+     {9, 0, 32 * 9, 0, 64 * 7 * 7, 0, 128, 0}, 3},
+};
+
+static rlx_tensor build(rlx_graph* g, const model* m, rlx_tensor x, int64_t batch, const rlx_tensor* p) {
+    if (strcmp(m->name, "mlp") == 0)   /* relu(x · w1 + b1) · w2 + b2 */
+        return rlx_add(g, rlx_matmul(g, rlx_relu(g, rlx_add(g, rlx_matmul(g, x, p[0]), p[1])), p[2]), p[3]);
+    {
+        int64_t is[4] = {0, 1, 28, 28}, fs[2] = {0, 64 * 7 * 7};
+        rlx_tensor h;
+        rlx_conv_desc cv;
+        rlx_pool_desc pd;
+        is[0] = fs[0] = batch;
+        memset(&cv, 0, sizeof cv);
+        cv.pad_begin[0] = cv.pad_begin[1] = cv.pad_end[0] = cv.pad_end[1] = 1;
+        memset(&pd, 0, sizeof pd);
+        pd.kind = RLX_POOL_MAX; pd.kernel[0] = pd.kernel[1] = 2;
+        h = rlx_reshape(g, x, 4, is);
+        h = rlx_pool(g, rlx_relu(g, rlx_conv(g, h, p[0], p[1], &cv)), &pd);
+        h = rlx_pool(g, rlx_relu(g, rlx_conv(g, h, p[2], p[3], &cv)), &pd);
+        h = rlx_relu(g, rlx_add(g, rlx_matmul(g, rlx_reshape(g, h, 2, fs), p[4]), p[5]));
+        return rlx_add(g, rlx_matmul(g, h, p[6]), p[7]);
+    }
 }
 
-static void params(rlx_graph* g, rlx_tensor* p) {
-    static const int64_t s0[2] = {NPIX, HID}, s1[1] = {HID}, s2[2] = {HID, NCLS}, s3[1] = {NCLS};
-    p[0] = rlx_state(g, "w1", RLX_F32, 2, s0);
-    p[1] = rlx_state(g, "b1", RLX_F32, 1, s1);
-    p[2] = rlx_state(g, "w2", RLX_F32, 2, s2);
-    p[3] = rlx_state(g, "b2", RLX_F32, 1, s3);
+static void params(rlx_graph* g, const model* m, rlx_tensor* p) {
+    int k;
+    for (k = 0; k < m->np; k++) p[k] = rlx_state(g, m->pn[k], RLX_F32, m->rank[k], m->shape[k]);
 }
 
 int main(int argc, char** argv) {
-    const char* dir = argc > 1 ? argv[1] : "/usr/share/datasets/fashion-mnist";
-    int epochs = argc > 2 ? atoi(argv[2]) : 5, e, s, i, k;
-    const char* dv = argc > 3 ? argv[3] : "cpu";
-    rlx_device dev = strcmp(dv, "vulkan") == 0 ? RLX_DEVICE_VULKAN : strcmp(dv, "cuda") == 0 ? RLX_DEVICE_CUDA
-                   : strcmp(dv, "hip") == 0 ? RLX_DEVICE_HIP : RLX_DEVICE_CPU;
+    const char* dir = "/usr/share/datasets/fashion-mnist";
+    const char* dv = "cpu";
+    const model* m = &models[0];
+    int epochs = 0, e, s, i, k;
+    rlx_device dev;
     dataset tr, te;
     rlx_store_desc sd;
     rlx_store* st = NULL;
     rlx_graph *gt = rlx_graph_create(NULL), *ge = rlx_graph_create(NULL);
-    rlx_tensor p[4], gr[4], x, y, loss, pe[4], xe;
+    rlx_tensor p[MAXP], gr[MAXP], x, y, loss, pe[MAXP], xe;
     int64_t xs[2] = {BATCH, NPIX}, ys[1] = {BATCH}, es[2] = {EVAL_BATCH, NPIX};
-    int64_t shp[4][2] = {{NPIX, HID}, {HID, 0}, {HID, NCLS}, {NCLS, 0}};
-    static const char* pn[4] = {"w1", "b1", "w2", "b2"};
     rlx_optimizer_desc od;
     rlx_compile_desc cd;
     rlx_program *pt = NULL, *pe_prog = NULL;
@@ -144,6 +178,16 @@ int main(int argc, char** argv) {
     int64_t* yb = (int64_t*)malloc(sizeof(int64_t) * BATCH);
     float* logits = (float*)malloc(sizeof(float) * EVAL_BATCH * NCLS);
     int* order;
+    for (i = 1; i < argc; i++) {   /* [mlp|cnn] [DIR] [EPOCHS] [cpu|vulkan|cuda|hip], in any order */
+        const char* a = argv[i];
+        if (strcmp(a, "mlp") == 0 || strcmp(a, "cnn") == 0) m = &models[a[0] == 'c'];
+        else if (strcmp(a, "cpu") == 0 || strcmp(a, "vulkan") == 0 || strcmp(a, "cuda") == 0 || strcmp(a, "hip") == 0) dv = a;
+        else if (a[0] >= '0' && a[0] <= '9' && strspn(a, "0123456789") == strlen(a)) epochs = atoi(a);
+        else dir = a;
+    }
+    if (epochs <= 0) epochs = m->epochs;
+    dev = strcmp(dv, "vulkan") == 0 ? RLX_DEVICE_VULKAN : strcmp(dv, "cuda") == 0 ? RLX_DEVICE_CUDA
+        : strcmp(dv, "hip") == 0 ? RLX_DEVICE_HIP : RLX_DEVICE_CPU;
     if (!load(dir, "train-images-idx3-ubyte", "train-labels-idx1-ubyte", 60000, &tr) ||
         !load(dir, "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte", 10000, &te)) {
         printf("Fashion-MNIST not found in %s (Debian: apt-get install dataset-fashion-mnist, or give a directory "
@@ -154,37 +198,43 @@ int main(int argc, char** argv) {
     memset(&sd, 0, sizeof sd);
     sd.device = dev;
     if (rlx_store_create(&sd, &st) != RLX_OK) { printf("no %s device\n", dv); return 1; }
-    for (k = 0; k < 4; k++) {
-        int rank = shp[k][1] ? 2 : 1;
-        int64_t n = rank == 2 ? shp[k][0] * shp[k][1] : shp[k][0], j;
-        float* w = (float*)malloc(sizeof(float) * (size_t)n);
-        double lim = k == 0 ? sqrt(6.0 / NPIX) : k == 2 ? sqrt(6.0 / HID) : 0.0;   /* He-uniform, zero biases */
+    for (k = 0; k < m->np; k++) {
+        int64_t n = 1, j;
+        float* w;
+        double lim = m->fan_in[k] > 0 ? sqrt(6.0 / m->fan_in[k]) : 0.0;   /* He-uniform; zero biases */
+        for (j = 0; j < m->rank[k]; j++) n *= m->shape[k][j];
+        w = (float*)malloc(sizeof(float) * (size_t)n);
         for (j = 0; j < n; j++) w[j] = (float)((2 * rnd() - 1) * lim);
-        rlx_store_add_state(st, pn[k], RLX_F32, rank, shp[k]);
-        rlx_store_set(st, pn[k], RLX_F32, w, sizeof(float) * (size_t)n);
+        rlx_store_add_state(st, m->pn[k], RLX_F32, m->rank[k], m->shape[k]);
+        rlx_store_set(st, m->pn[k], RLX_F32, w, sizeof(float) * (size_t)n);
         free(w);
     }
     /* training graph: forward, rlx_grad, AdamW */
     x = rlx_input(gt, "x", RLX_F32, 2, xs);
     y = rlx_input(gt, "y", RLX_I64, 1, ys);
-    params(gt, p);
-    loss = rlx_cross_entropy(gt, model(gt, x, p), y);
-    rlx_grad(gt, loss, 4, p, gr);
+    params(gt, m, p);
+    loss = rlx_cross_entropy(gt, build(gt, m, x, BATCH, p), y);
+    rlx_grad(gt, loss, m->np, p, gr);
     memset(&od, 0, sizeof od);
     od.lr = 1e-3f;
     od.weight_decay = 1e-4f;
-    rlx_optimizer_step(gt, &od, 4, p, gr);
+    rlx_optimizer_step(gt, &od, m->np, p, gr);
     rlx_output(gt, "loss", loss);
     /* evaluation graph: the same weights, a bigger batch, logits out */
     xe = rlx_input(ge, "x", RLX_F32, 2, es);
-    params(ge, pe);
-    rlx_output(ge, "logits", model(ge, xe, pe));
+    params(ge, m, pe);
+    rlx_output(ge, "logits", build(ge, m, xe, EVAL_BATCH, pe));
     memset(&cd, 0, sizeof cd);
     cd.store = st;
     if (rlx_compile(gt, &cd, &pt) != RLX_OK) { printf("compile: %s\n", rlx_graph_error(gt)); return 1; }
     if (rlx_compile(ge, &cd, &pe_prog) != RLX_OK) { printf("compile: %s\n", rlx_graph_error(ge)); return 1; }
-    printf("Fashion-MNIST: %d training and %d test images; MLP 784-%d-10, AdamW, batch %d, device %s\n", tr.n, te.n,
-           HID, BATCH, dv);
+    if (m == &models[0])
+        printf("Fashion-MNIST: %d training and %d test images; MLP 784-256-10, AdamW, batch %d, device %s\n", tr.n,
+               te.n, BATCH, dv);
+    else
+        printf("Fashion-MNIST: %d training and %d test images; CNN conv32-pool-conv64-pool-128-10, AdamW, "
+               "batch %d, device %s\n", tr.n, te.n, BATCH, dv);
+    fflush(stdout);
     order = (int*)malloc(sizeof(int) * (size_t)tr.n);
     for (i = 0; i < tr.n; i++) order[i] = i;
     for (e = 0; e < epochs; e++) {
@@ -220,6 +270,7 @@ int main(int argc, char** argv) {
         }
         printf("epoch %d: mean loss %.4f, test accuracy %.2f%%, %.0f images/s (training steps)\n", e + 1,
                lsum / steps, 100.0 * correct / te.n, (double)steps * BATCH / dt);
+        fflush(stdout);
     }
     rlx_program_destroy(pt);
     rlx_program_destroy(pe_prog);

@@ -173,6 +173,19 @@ static rlx_tensor b_avgpool(rlx_graph* g, const rlx_tensor* x, int incl, int glo
 static rlx_tensor b_avgpool_ex(rlx_graph* g, const rlx_tensor* x) { return b_avgpool(g, x, 0, 0); }
 static rlx_tensor b_avgpool_in(rlx_graph* g, const rlx_tensor* x) { return b_avgpool(g, x, 1, 0); }
 static rlx_tensor b_avgpool_gl(rlx_graph* g, const rlx_tensor* x) { return b_avgpool(g, x, 0, 1); }
+static rlx_tensor b_maxpool(rlx_graph* g, const rlx_tensor* x, int k0, int k1, int s0, int s1, int pad, int global) {
+    rlx_pool_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = RLX_POOL_MAX; d.kernel[0] = k0; d.kernel[1] = k1; d.stride[0] = s0; d.stride[1] = s1;
+    d.pad_begin[0] = pad; d.pad_end[1] = pad; d.global = global;
+    return rlx_pool(g, x[0], &d);
+}
+static rlx_tensor b_maxpool_22(rlx_graph* g, const rlx_tensor* x) { return b_maxpool(g, x, 2, 2, 2, 2, 0, 0); }
+static rlx_tensor b_maxpool_ov(rlx_graph* g, const rlx_tensor* x) { return b_maxpool(g, x, 3, 2, 2, 1, 1, 0); }
+static rlx_tensor b_maxpool_gl(rlx_graph* g, const rlx_tensor* x) { return b_maxpool(g, x, 0, 0, 0, 0, 0, 1); }
+static rlx_tensor b_maxpool_1d(rlx_graph* g, const rlx_tensor* x) { return b_maxpool(g, x, 3, 0, 2, 0, 1, 0); }
+static rlx_tensor b_maxpool_rem(rlx_graph* g, const rlx_tensor* x) { return b_maxpool(g, x, 3, 2, 3, 2, 1, 0); }
+static rlx_tensor b_maxpool_1d2(rlx_graph* g, const rlx_tensor* x) { return b_maxpool(g, x, 2, 0, 2, 0, 0, 0); }
 
 #define S1(a) 1, {{a}}
 #define CASE1(nm, fn, d0, d1, lo, hi, pos) {nm, RLX_F64, 1, {2}, {{d0, d1}}, lo, hi, pos, fn}
@@ -242,6 +255,12 @@ static const gcase cases[] = {
     {"avg pool 3x2 stride 2,1 pad, padding not counted", RLX_F64, 1, {4}, {{2, 3, 6, 5}}, 0.1, 1, 0, b_avgpool_ex},
     {"avg pool 3x2 stride 2,1 pad, padding counted", RLX_F64, 1, {4}, {{1, 2, 7, 4}}, 0.1, 1, 0, b_avgpool_in},
     {"avg pool global", RLX_F64, 1, {4}, {{2, 3, 4, 5}}, 0.1, 1, 0, b_avgpool_gl},
+    {"max pool 2x2 stride 2", RLX_F64, 1, {4}, {{2, 3, 6, 4}}, 0.1, 1, 0, b_maxpool_22},
+    {"max pool 3x2 stride 2,1 pad (overlapping)", RLX_F64, 1, {4}, {{2, 2, 7, 5}}, 0.1, 1, 0, b_maxpool_ov},
+    {"max pool global", RLX_F64, 1, {4}, {{2, 3, 4, 5}}, 0.1, 1, 0, b_maxpool_gl},
+    {"max pool 1D 3 stride 2 pad", RLX_F64, 1, {3}, {{2, 3, 9}}, 0.1, 1, 0, b_maxpool_1d},
+    {"max pool 3x2 stride 3x2 pad, rows left over", RLX_F64, 1, {4}, {{2, 2, 7, 5}}, 0.1, 1, 0, b_maxpool_rem},
+    {"max pool 1D 2 stride 2, one left over", RLX_F64, 1, {3}, {{2, 3, 7}}, 0.1, 1, 0, b_maxpool_1d2},
     {"attention (matmul+softmax)", RLX_F64, 3, {3, 3, 3}, {{2, 3, 4}, {2, 5, 4}, {2, 5, 3}}, 0.1, 1, 0, b_attn_dec},
 };
 
@@ -349,6 +368,67 @@ done:
     rlx_program_destroy(p);
     rlx_graph_destroy(g);
     for (k = 0; k < c->nin; k++) { free(xv[k]); free(gv[k]); }
+}
+
+/* ---- max pooling with tied maxima: the window's first maximum (row-major) takes the gradient, as in PyTorch.
+   Finite differences cannot see ties; the oracle here scans each window in order and keeps the first strictly
+   greater element. Values 0, 1, 2 repeat, so most windows hold a tie. ---- */
+static void test_maxpool_ties(void) {
+    static const int cfg[3][4] = {{2, 2, 2, 2}, {2, 2, 1, 1}, {3, 2, 3, 2}};   /* kernel h, w, stride h, w */
+    int c;
+    for (c = 0; c < 3; c++) {
+        int64_t xs[4] = {1, 2, 6, 4}, rs[4];
+        int KH = cfg[c][0], KW = cfg[c][1], SH = cfg[c][2], SW = cfg[c][3], Ho = (6 - KH) / SH + 1, Wo = (4 - KW) / SW + 1;
+        float xv[48], rv[2 * 6 * 4], gv[48];
+        double want[48];
+        rlx_graph* g = rlx_graph_create(NULL);
+        rlx_tensor x, y, loss, gr;
+        rlx_pool_desc d;
+        rlx_compile_desc cd;
+        rlx_program* p = NULL;
+        int i, ch, oh, ow, kh, kw, bad = 0;
+        rlx_result r;
+        for (i = 0; i < 48; i++) xv[i] = (float)((i * 7 + i / 5) % 3);
+        for (i = 0; i < 2 * Ho * Wo; i++) rv[i] = (float)(i + 1);
+        memset(want, 0, sizeof want);
+        for (ch = 0; ch < 2; ch++)
+            for (oh = 0; oh < Ho; oh++)
+                for (ow = 0; ow < Wo; ow++) {
+                    int best = -1;
+                    for (kh = 0; kh < KH; kh++)
+                        for (kw = 0; kw < KW; kw++) {
+                            int at = ch * 24 + (oh * SH + kh) * 4 + ow * SW + kw;
+                            if (best < 0 || xv[at] > xv[best]) best = at;
+                        }
+                    want[best] += rv[(ch * Ho + oh) * Wo + ow];
+                }
+        memset(&d, 0, sizeof d);
+        d.kind = RLX_POOL_MAX; d.kernel[0] = KH; d.kernel[1] = KW; d.stride[0] = SH; d.stride[1] = SW;
+        x = rlx_input(g, "x", RLX_F32, 4, xs);
+        y = rlx_pool(g, x, &d);
+        rs[0] = 1; rs[1] = 2; rs[2] = Ho; rs[3] = Wo;
+        loss = rlx_reduce_sum(g, rlx_mul(g, y, rlx_constant(g, RLX_F32, 4, rs, rv)), 0, NULL, 0);
+        r = rlx_grad(g, loss, 1, &x, &gr);
+        TH_CHECK(r == RLX_OK, "max pool ties %d: rlx_grad: %s", c, rlx_graph_error(g));
+        rlx_output(g, "g", gr);
+        compile_desc(&cd);
+        if (r == RLX_OK) r = rlx_compile(g, &cd, &p);
+        if (r == RLX_ERROR_UNSUPPORTED || r == RLX_ERROR_DEVICE_UNAVAILABLE) {
+            th_skip("max pool ties on %s: %s", dev_name, rlx_graph_error(g));
+        } else if (r == RLX_OK) {
+            rlx_set_input(p, "x", RLX_F32, xv, sizeof xv);
+            r = rlx_run(p);
+            TH_CHECK(r == RLX_OK && rlx_get_output(p, "g", RLX_F32, gv, sizeof gv) == RLX_OK, "max pool ties %d: run: %s",
+                     c, rlx_program_error(p));
+            for (i = 0; i < 48; i++) bad += gv[i] != (float)want[i];
+            TH_CHECK(bad == 0, "max pool ties, kernel %dx%d stride %dx%d on %s: %d gradient elements differ from the "
+                     "first-maximum oracle", KH, KW, SH, SW, dev_name, bad);
+        } else {
+            TH_CHECK(0, "max pool ties %d: compile: %s", c, rlx_graph_error(g));
+        }
+        rlx_program_destroy(p);
+        rlx_graph_destroy(g);
+    }
 }
 
 /* ---- error cases and the zero gradient ---- */
@@ -528,5 +608,6 @@ int main(int argc, char** argv) {
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (!only || strstr(cases[i].name, only)) run_case(&cases[i]);
     if (!only) test_errors();
+    if (!only || strstr("max pool ties", only)) test_maxpool_ties();
     return th_summary("autodiff");
 }

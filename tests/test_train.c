@@ -281,6 +281,122 @@ done:
     rlx_safetensors_close(st);
 }
 
+/* ---- CNN with group norm (tests/data/train/cnn.safetensors) ----
+   x [16, 1, 12, 12] -> conv 3x3 (8, padding 1) -> group_norm(2) -> relu -> max pool 2x2 -> conv 3x3 (16,
+   padding 1) -> group_norm(4) -> relu -> global average pool -> linear 4 -> cross-entropy; AdamW with
+   clipping (lr 3e-3, weight decay 0.01, clip 1), 2 batches of 16 (step s uses batch s % 2). */
+#define CP 8
+#define CIMG (12 * 12)
+
+static void train_cnn(void) {
+    static const char* names[CP] = {"c1.w", "gn1.g", "gn1.b", "c2.w", "gn2.g", "gn2.b", "fc.w", "fc.b"};
+    static const int64_t shapes[CP][4] = {{8, 1, 3, 3}, {8}, {8}, {16, 8, 3, 3}, {16}, {16}, {16, 4}, {4}};
+    static const int ranks[CP] = {4, 1, 1, 4, 1, 1, 2, 1};
+    int64_t xs[4] = {BATCH, 1, 12, 12}, ys[1] = {BATCH}, fs[2] = {BATCH, 16};
+    rlx_graph* g = rlx_graph_create(NULL);
+    rlx_tensor p[CP], gr[CP], x, y, h, loss, none = {0, 0};
+    rlx_safetensors* st = NULL;
+    rlx_conv_desc cv;
+    rlx_pool_desc pd;
+    rlx_optimizer_desc od;
+    rlx_compile_desc cd;
+    rlx_program* prog = NULL;
+    const float *xd, *ref;
+    const int64_t* yd;
+    char nm[64];
+    int k, s, bad = 0;
+    double worst = 0, wworst = 0;
+    rlx_result r;
+    if (rlx_safetensors_open_file("tests/data/train/cnn.safetensors", NULL, &st) != RLX_OK) {
+        th_skip("tests/data/train/cnn.safetensors: %s", rlx_file_error());
+        rlx_graph_destroy(g);
+        return;
+    }
+    x = rlx_input(g, "x", RLX_F32, 4, xs);
+    y = rlx_input(g, "y", RLX_I64, 1, ys);
+    for (k = 0; k < CP; k++) p[k] = rlx_state(g, names[k], RLX_F32, ranks[k], shapes[k]);
+    memset(&cv, 0, sizeof cv);
+    cv.pad_begin[0] = cv.pad_begin[1] = cv.pad_end[0] = cv.pad_end[1] = 1;
+    memset(&pd, 0, sizeof pd);
+    pd.kind = RLX_POOL_MAX; pd.kernel[0] = pd.kernel[1] = 2;
+    h = rlx_relu(g, rlx_group_norm(g, rlx_conv(g, x, p[0], none, &cv), 2, p[1], p[2], 1e-5f));
+    h = rlx_pool(g, h, &pd);
+    h = rlx_relu(g, rlx_group_norm(g, rlx_conv(g, h, p[3], none, &cv), 4, p[4], p[5], 1e-5f));
+    memset(&pd, 0, sizeof pd);
+    pd.kind = RLX_POOL_AVG; pd.global = 1;
+    h = rlx_reshape(g, rlx_pool(g, h, &pd), 2, fs);
+    loss = rlx_cross_entropy(g, rlx_add(g, rlx_matmul(g, h, p[6]), p[7]), y);
+    r = rlx_grad(g, loss, CP, p, gr);
+    TH_CHECK(r == RLX_OK, "cnn: rlx_grad: %s", rlx_graph_error(g));
+    if (r != RLX_OK) goto done;
+    memset(&od, 0, sizeof od);
+    od.lr = 3e-3f; od.weight_decay = 0.01f; od.clip_norm = 1.0f;
+    rlx_optimizer_step(g, &od, CP, p, gr);
+    rlx_output(g, "loss", loss);
+    memset(&cd, 0, sizeof cd);
+    cd.device = dev;
+    cd.flags = RLX_COMPILE_NO_FALLBACK;
+    r = rlx_compile(g, &cd, &prog);
+    if (r == RLX_ERROR_DEVICE_UNAVAILABLE || r == RLX_ERROR_UNSUPPORTED) {
+        th_skip("cnn training on %s: %s", dev_name, rlx_graph_error(g));
+        goto done;
+    }
+    TH_CHECK(r == RLX_OK, "cnn: compile: %s", rlx_graph_error(g));
+    if (r != RLX_OK) goto done;
+    for (k = 0; k < CP; k++) {
+        int64_t n = 1, j;
+        const void* d;
+        for (j = 0; j < ranks[k]; j++) n *= shapes[k][j];
+        snprintf(nm, sizeof nm, "init.%s", names[k]);
+        d = tensor(st, nm, RLX_F32, n);
+        if (d) TH_CHECK(rlx_set_state(prog, names[k], RLX_F32, d, (size_t)n * 4) == RLX_OK, "cnn: set_state %s", names[k]);
+    }
+    xd = (const float*)tensor(st, "x", RLX_F32, 2 * BATCH * CIMG);
+    yd = (const int64_t*)tensor(st, "y", RLX_I64, 2 * BATCH);
+    ref = (const float*)tensor(st, "losses", RLX_F32, STEPS);
+    if (!xd || !yd || !ref) goto done;
+    for (s = 0; s < STEPS; s++) {
+        int b = s % 2;
+        float lv = 0;
+        double rel;
+        rlx_set_input(prog, "x", RLX_F32, xd + b * BATCH * CIMG, sizeof(float) * BATCH * CIMG);
+        rlx_set_input(prog, "y", RLX_I64, yd + b * BATCH, sizeof(int64_t) * BATCH);
+        r = rlx_run(prog);
+        if (r != RLX_OK) { TH_CHECK(0, "cnn step %d: %s", s, rlx_program_error(prog)); goto done; }
+        rlx_get_output_f32(prog, "loss", &lv, 1);
+        rel = fabs((double)lv - ref[s]) / fabs((double)ref[s]);
+        if (rel > worst) worst = rel;
+        if (!(rel <= 1e-4)) {
+            if (bad < 3) printf("  cnn step %d: loss %.8g, PyTorch %.8g (rel %.2g)\n", s, (double)lv, (double)ref[s], rel);
+            bad++;
+        }
+    }
+    for (k = 0; k < CP; k++) {
+        int64_t n = 1, i;
+        float* w;
+        const float* rw;
+        for (i = 0; i < ranks[k]; i++) n *= shapes[k][i];
+        w = (float*)malloc(sizeof(float) * (size_t)n);
+        snprintf(nm, sizeof nm, "final.%s", names[k]);
+        rw = (const float*)tensor(st, nm, RLX_F32, n);
+        TH_CHECK(w && rlx_get_state(prog, names[k], RLX_F32, w, (size_t)n * 4) == RLX_OK, "cnn: get_state %s", names[k]);
+        for (i = 0; w && rw && i < n; i++) if (fabs((double)w[i] - rw[i]) > wworst) wworst = fabs((double)w[i] - rw[i]);
+        if (!rw) wworst = 1e30;
+        free(w);
+    }
+    printf("cnn on %s: loss %.6g -> %.6g over %d steps, worst relative loss difference from PyTorch %.2g, "
+           "worst final weight difference %.2g\n", dev_name, (double)ref[0], (double)ref[STEPS - 1], STEPS, worst, wworst);
+    TH_CHECK(bad == 0, "cnn on %s: %d of %d step losses differ from PyTorch's by more than 1e-4 relative", dev_name,
+             bad, STEPS);
+    TH_CHECK(ref[STEPS - 1] < 0.5f * ref[0], "the CNN reference run learns (%g -> %g)", (double)ref[0],
+             (double)ref[STEPS - 1]);
+    TH_CHECK(wworst <= 1e-3, "cnn on %s: final weights differ from PyTorch's by %.3g (bound 1e-3)", dev_name, wworst);
+done:
+    rlx_program_destroy(prog);
+    rlx_graph_destroy(g);
+    rlx_safetensors_close(st);
+}
+
 int main(void) {
     rlx_safetensors* st = NULL;
     const char* dv = getenv("RLX_TEST_DEVICE");
@@ -298,5 +414,6 @@ int main(void) {
     train(st, "sgd", 1);
     rlx_safetensors_close(st);
     train_transformer();
+    train_cnn();
     return th_summary("train");
 }
