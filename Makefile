@@ -264,6 +264,7 @@ test:
 	@for t in $(TEST_NAMES); do $(SUMMARIZE) run $(BUILD)/test.log $$t ./$(BUILD)/tests/$$t; done
 	@$(SUMMARIZE) run $(BUILD)/test.log test_onnx_node_vulkan ./$(BUILD)/tests/test_onnx_node vulkan
 	@$(SUMMARIZE) run $(BUILD)/test.log test_train_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train
+	@$(SUMMARIZE) run $(BUILD)/test.log test_train_accum_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train_accum
 	@$(SUMMARIZE) total $(BUILD)/test.log
 
 asan:
