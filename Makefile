@@ -298,6 +298,11 @@ portability:
 bench: $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; ./$$b || exit 1; done
 
+# Training steps/s against PyTorch on the CPU (bench/train.c; the peer bench/train_torch.py needs python3-torch)
+.PHONY: bench-train
+bench-train: $(BUILD)/bench/train
+	./$(BUILD)/bench/train
+
 # GPU kernels. SPIR-V: when glslc is found, every kernel of kernels/vulkan/*.comp (line 2 lists them) compiles to
 # build/kernels/spv/MODULE__KERNEL.spv (Vulkan 1.1 SPIR-V) and is embedded into rlx_kernels_spv.h; without glslc the
 # committed header is kept. CUDA: when nvcc is found (on PATH or in /usr/local/cuda/bin), kernels/cuda/*.cu compile

@@ -28284,6 +28284,19 @@ static int rlx__ad_matmul(rlx__ad* a, uint32_t ia, uint32_t ib, int ra0, int rb0
         rlx_tensor ga = rlx_matmul(g, gyf, rlx__ad_swap_last2(g, B));
         if (!rlx__ad_acc(a, ia, ga)) return 0;
     }
+    if (a->dep[ib] && rb0 == 2 && ra0 > 2) {
+        /* b [K, N] shared by every batch of a: one [K, rows]·[rows, N] product over the rows of all batches
+           instead of a batched product and a sum over the batch dims */
+        int64_t a2[2], g2[2];
+        int i;
+        a2[0] = 1;
+        for (i = 0; i < ra0 - 1; i++) a2[0] *= as[i];
+        a2[1] = as[ra0 - 1];
+        g2[0] = a2[0];
+        g2[1] = bs[1];
+        return rlx__ad_acc(a, ib, rlx_matmul(g, rlx__ad_swap_last2(g, rlx_reshape(g, A, 2, a2)),
+                                             rlx_reshape(g, gyf, 2, g2)));
+    }
     if (a->dep[ib]) {
         rlx_tensor gb = rlx_matmul(g, rlx__ad_swap_last2(g, A), gyf);
         if (rb0 == 1) {   /* [..., K, 1] -> [..., K] before the batch dims are summed */
