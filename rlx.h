@@ -2015,7 +2015,8 @@ typedef struct rlx_optimizer_desc {
        gradients are dropped, not added), records the step number (1 + the updates applied so far) in the
        state "<name>.nonfinite" (f32 [1], 0 after a good run) and rlx_run returns RLX_ERROR_NON_FINITE with
        a message naming that step; the outputs (the loss) are still readable. Costs one sum of |gradient|
-       per param and reading one value after each run (a 4-byte download on a GPU). */
+       per param and reading one value after each run (a 4-byte download on a GPU). Not yet on a graph with
+       symbolic dims (RLX_ERROR_UNSUPPORTED). */
     int check_finite;
     rlx_tensor loss;     /* with check_finite: the loss (one float element), checked too; optional          */
 } rlx_optimizer_desc;
@@ -29046,6 +29047,11 @@ static int rlx__optx_begin(rlx_graph* g, const rlx_optimizer_desc* d, const char
         }
     }
     if (d->accumulate <= 1 && !d->check_finite) return 1;
+    if (d->check_finite && g->ndims > 0) {   /* a specialised graph (>>shapes) does not carry the check yet */
+        rlx__gerr(g, RLX_ERROR_UNSUPPORTED, "rlx_optimizer_step: check_finite on a graph with symbolic dims "
+                  "(rlx_dim) is not supported yet");
+        return 0;
+    }
     if (d->check_finite && g->nonfinite) {
         rlx__gerr(g, RLX_ERROR_DUPLICATE, "rlx_optimizer_step: the graph already has a finite check (one "
                   "optimizer step per graph)");

@@ -345,6 +345,24 @@ static void check_bad(void) {
                  cases[c].word);
         rlx_graph_destroy(g);
     }
+    {   /* check_finite on a graph with a symbolic dim: not yet, and said so */
+        rlx_graph* g = rlx_graph_create(NULL);
+        int64_t s2[2] = {3, 2}, xs[2];
+        rlx_tensor w = rlx_state(g, "w", RLX_F32, 2, s2), x, gw;
+        rlx_optimizer_desc od;
+        rlx_result r;
+        xs[0] = rlx_dim(g, "n", 4);
+        xs[1] = 3;
+        x = rlx_input(g, "x", RLX_F32, 2, xs);
+        gw = rlx_mul(g, w, rlx_scalar(g, RLX_F32, 2.0));   /* any gradient-shaped tensor */
+        (void)x;
+        memset(&od, 0, sizeof od);
+        od.check_finite = 1;
+        r = rlx_optimizer_step(g, &od, 1, &w, &gw);
+        TH_CHECK(r == RLX_ERROR_UNSUPPORTED && strstr(rlx_graph_error(g), "symbolic") != NULL,
+                 "check_finite with a symbolic dim: %d '%s'", (int)r, rlx_graph_error(g));
+        rlx_graph_destroy(g);
+    }
 }
 
 int main(void) {
