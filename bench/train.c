@@ -12,7 +12,7 @@
 
    Build: cc -O3 -I. bench/train.c -o build/bench/train -lm -lpthread -ldl
    Usage: build/bench/train [SECONDS per measurement, default 1]   (run from the repository root)
-   Environment: RLX_BENCH_PROFILE=1 prints the top steps of rlx's transformer step (2 threads).
+   Environment: RLX_BENCH_PROFILE=1 prints the top steps of rlx's training steps (2 threads).
 */
 #if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* clock_gettime and popen under -std=c99 */
@@ -239,13 +239,13 @@ int main(int argc, char** argv) {
             if (b > 0) printf("%-12s %7d %12.2f %s %8.2f\n", models[m], t, a, tb, a / b);
             else printf("%-12s %7d %12.2f %s %8s  (%s)\n", models[m], t, a, tb, "-", why);
             fflush(stdout);
-            if (prof && *prof && prof[0] != '0' && m == 1 && t == 2) {
+            if (prof && *prof && prof[0] != '0' && t == 2) {
                 char* buf = (char*)malloc(1 << 16);
                 int i;
                 rlx_program_profile_enable(p, 1);
                 for (i = 0; i < 10; i++) rlx_run(p);
                 rlx_program_profile_table(p, buf, 1 << 16, 15);
-                printf("rlx transformer step, 2 threads, top steps over 10 runs:\n%s\n", buf);
+                printf("rlx %s step, 2 threads, top steps over 10 runs:\n%s\n", models[m], buf);
                 free(buf);
             }
             rlx_program_destroy(p);
