@@ -345,6 +345,8 @@ static void check_bad(void) {
                  cases[c].word);
         rlx_graph_destroy(g);
     }
+    TH_CHECK(strstr(rlx_result_string(RLX_ERROR_NON_FINITE), "NaN") != NULL, "rlx_result_string(NON_FINITE) = '%s'",
+             rlx_result_string(RLX_ERROR_NON_FINITE));
     {   /* check_finite on a graph with a symbolic dim: not yet, and said so */
         rlx_graph* g = rlx_graph_create(NULL);
         int64_t s2[2] = {3, 2}, xs[2];
