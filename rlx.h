@@ -2015,8 +2015,8 @@ typedef struct rlx_optimizer_desc {
        gradients are dropped, not added), records the step number (1 + the updates applied so far) in the
        state "<name>.nonfinite" (f32 [1], 0 after a good run) and rlx_run returns RLX_ERROR_NON_FINITE with
        a message naming that step; the outputs (the loss) are still readable. Costs one sum of |gradient|
-       per param and reading one value after each run (a 4-byte download on a GPU). Not yet on a graph with
-       symbolic dims (RLX_ERROR_UNSUPPORTED). */
+       per param and reading one value after each run (a 4-byte download on a GPU). One check per graph (a
+       second is RLX_ERROR_DUPLICATE); not yet on a graph with symbolic dims (RLX_ERROR_UNSUPPORTED). */
     int check_finite;
     rlx_tensor loss;     /* with check_finite: the loss (one float element), checked too; optional          */
 } rlx_optimizer_desc;
