@@ -264,6 +264,7 @@ test:
 	@for t in $(TEST_NAMES); do $(SUMMARIZE) run $(BUILD)/test.log $$t ./$(BUILD)/tests/$$t; done
 	@$(SUMMARIZE) run $(BUILD)/test.log test_onnx_node_vulkan ./$(BUILD)/tests/test_onnx_node vulkan
 	@$(SUMMARIZE) run $(BUILD)/test.log test_train_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train
+	@$(SUMMARIZE) run $(BUILD)/test.log test_train_accum_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train_accum
 	@$(SUMMARIZE) total $(BUILD)/test.log
 
 asan:
@@ -296,6 +297,11 @@ portability:
 
 bench: $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; ./$$b || exit 1; done
+
+# Training steps/s against PyTorch on the CPU (bench/train.c; the peer bench/train_torch.py needs python3-torch)
+.PHONY: bench-train
+bench-train: $(BUILD)/bench/train
+	./$(BUILD)/bench/train
 
 # GPU kernels. SPIR-V: when glslc is found, every kernel of kernels/vulkan/*.comp (line 2 lists them) compiles to
 # build/kernels/spv/MODULE__KERNEL.spv (Vulkan 1.1 SPIR-V) and is embedded into rlx_kernels_spv.h; without glslc the

@@ -288,12 +288,16 @@
        are states, written in place: one rlx_run is one training step and only the loss needs to be read. The
        ops with gradient rules are listed at rlx_grad (attention's goes through its decomposition into matmul
        and softmax); the others (rope, grouped conv, conv_transpose, resize, ...) are RLX_ERROR_UNSUPPORTED naming
-       the node. rlx_train_save / rlx_train_load write and read every state of a program (params, optimizer
-       moments, step counter) as a safetensors checkpoint (>>trainckpt).
+       the node. rlx_optimizer_desc.accumulate = k sums the gradients of k runs (micro-batches) and updates on
+       the k-th with their mean; .check_finite makes a run whose loss or gradients hold a NaN or infinity
+       leave every param and optimizer state untouched and return RLX_ERROR_NON_FINITE naming the step.
+       rlx_train_save / rlx_train_load write and read every state of a program (params, optimizer moments,
+       step counter) as a safetensors checkpoint (>>trainckpt).
 
    rlx.h does NOT: train through rope, grouped conv, conv_transpose, 1D average pooling, resize or attention with
    kv_len (no gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
-   quadratic decomposition), accumulate gradients over several runs or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
+   quadratic decomposition), skip the update's compute on the non-final runs of gradient accumulation (a graph
+   has no branches: the update is computed and dropped) or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
    tensors (yet; RNN, GRU and LSTM are unrolled while importing; see the README's operator table), use BLAS, read big-endian GGUF files, write files larger
    than memory (the writers build the file in memory), move a store between devices (one store per device;
@@ -386,6 +390,8 @@ typedef enum rlx_result {
     /* files (>>gguf, >>safetensors, >>onnx) */
     RLX_ERROR_IO = -40,                /* a file cannot be opened, read or written (rlx_file_error says which) */
     RLX_ERROR_FORMAT = -41,            /* a malformed or unsupported file (rlx_file_error says what)         */
+    /* training (>>autodiff) */
+    RLX_ERROR_NON_FINITE = -50,        /* a training step saw a NaN or infinite loss or gradient (check_finite) */
     RLX_RESULT_FORCE_I32 = 0x7FFFFFFF
 } rlx_result;
 
@@ -2004,6 +2010,23 @@ typedef struct rlx_optimizer_desc {
                             0.01: pass it to match                                                          */
     float clip_norm;     /* 0 = no clipping                                                                 */
     const char* name;    /* prefix of the optimizer's state names, NULL = "opt"                             */
+    /* Gradient accumulation: the update is applied on every accumulate-th run (0 or 1 = every run). Each run
+       adds its gradients to the states "<name>.<param>.grad" and counts itself in "<name>.micro" (f32 [1]);
+       the accumulate-th run updates with the MEAN of the summed gradients (so k runs of a mean loss over b
+       rows give the update of one run over k·b rows; clipping sees that mean), then zeroes the sums. Params,
+       moments and "<name>.step" change only on that run; on the others they keep their exact bits. The graph
+       has no branches: every run computes the whole update and keeps or drops it (about the cost of one
+       more elementwise pass over the params). At most 2^24. */
+    int accumulate;
+    /* 1: check that the loss (`loss`, if given) and this run's gradients are finite. A run where one is NaN
+       or infinite writes no param, moment, step or accumulated gradient (each keeps its exact bits; the run's
+       gradients are dropped, not added), records the step number (1 + the updates applied so far) in the
+       state "<name>.nonfinite" (f32 [1], 0 after a good run) and rlx_run returns RLX_ERROR_NON_FINITE with
+       a message naming that step; the outputs (the loss) are still readable. Costs one sum of |gradient|
+       per param and reading one value after each run (a 4-byte download on a GPU). One check per graph (a
+       second is RLX_ERROR_DUPLICATE); not yet on a graph with symbolic dims (RLX_ERROR_UNSUPPORTED). */
+    int check_finite;
+    rlx_tensor loss;     /* with check_finite: the loss (one float element), checked too; optional          */
 } rlx_optimizer_desc;
 
 /* Appends one optimizer step for n params (each the handle rlx_state returned: float, rank >= 1) with their
@@ -2312,6 +2335,7 @@ RLXDEF const char* rlx_result_string(rlx_result r) {
     case RLX_ERROR_KERNEL_COMPILE: return "kernel compile or load failed";
     case RLX_ERROR_IO: return "file cannot be opened, read or written";
     case RLX_ERROR_FORMAT: return "malformed or unsupported file";
+    case RLX_ERROR_NON_FINITE: return "a training step saw a NaN or infinite loss or gradient";
     default: return "unknown result code";
     }
 }
@@ -2683,6 +2707,7 @@ struct rlx_graph {
     int spec_n, spec_nouts;
     struct rlx__dimcache* dcache;  /* RLX_DIM_CACHE entries, allocated on the first compile */
     uint64_t dclock;
+    uint32_t nonfinite;     /* >>autodiff: the "<name>.nonfinite" state of rlx_optimizer_desc.check_finite, or 0 */
 };
 
 /* A builder argument of node `node` that names symbolic dims: shape entries (input, param, state, reshape,
@@ -14473,7 +14498,13 @@ typedef struct rlx__core {
     int* extra_of;          /* per node: index of its EXTRA (second output) node, or -1 */
     rlx_store* store;       /* the store params/states are bound to (one reference), or NULL */
     int* sidx;              /* per node: index of its store tensor, or -1 (NULL without a store) */
+    int nonfinite;          /* >>autodiff: 1 + the node index of the check_finite state read after each run, or 0 */
 } rlx__core;
+#if !defined(RLX_NO_AUTODIFF)
+static rlx_result rlx__nonfinite_check(rlx_program* p);   /* >>autodiff (rlx_optimizer_desc.check_finite) */
+#else
+#  define rlx__nonfinite_check(p) RLX_OK
+#endif
 
 /* >>store helpers used here (defined in the >>store section) */
 static void rlx__store_release(rlx_store* s);
@@ -18575,6 +18606,9 @@ static rlx_result rlx__compile_for(rlx_graph* g, const rlx_compile_desc* d, cons
         g->al = gal;
     }
     if (!c->ir) { rlx__strlcpy(msg, cap, g->msg); rlx__core_release(c); return r; }
+    for (i = 0; g->nonfinite && (uint32_t)g->nonfinite <= (uint32_t)g->n && i < c->ir->n; i++)   /* >>autodiff */
+        if (c->ir->nodes[i].op == RLX_OP_STATE && c->ir->nodes[i].name &&
+            strcmp(c->ir->nodes[i].name, rlx__N(g, g->nonfinite)->name) == 0) c->nonfinite = i + 1;
     for (i = 0; t.supports && i < c->ir->n; i++) {   /* what the legalizer could not rewrite */
         const rlx__node* nd = &c->ir->nodes[i];
         if (nd->nin == 0 || nd->op == RLX_OP_STATE || rlx__target_has(&t, c->ir, nd)) continue;
@@ -19152,7 +19186,7 @@ static rlx_result rlx__run(rlx_program* p) {
         if (r == RLX_ERROR_OUT_OF_RANGE) p->ran = 1;   /* every step ran; one state write was refused */
         if (r != RLX_OK) return r;
         p->ran = 1;
-        return RLX_OK;
+        return rlx__nonfinite_check(p);
     }
 #endif
     mk = p->prof_on ? p->prof : NULL;   /* profiling: one clock read per step and one at the end */
@@ -19167,7 +19201,7 @@ static rlx_result rlx__run(rlx_program* p) {
     if (mk) { mk[s] = RLX_PROFILE_CLOCK(); rlx__prof_commit(p); }
     p->ran = 1;
     if (bad_node >= 0) return rlx__sw_error(p, ir, bad_node, bad_row, bad_off);
-    return RLX_OK;
+    return rlx__nonfinite_check(p);
 }
 
 static int rlx__find_output(rlx_program* p, const char* what, const char* name, int* node) {
@@ -28292,6 +28326,19 @@ static int rlx__ad_matmul(rlx__ad* a, uint32_t ia, uint32_t ib, int ra0, int rb0
         rlx_tensor ga = rlx_matmul(g, gyf, rlx__ad_swap_last2(g, B));
         if (!rlx__ad_acc(a, ia, ga)) return 0;
     }
+    if (a->dep[ib] && rb0 == 2 && ra0 > 2) {
+        /* b [K, N] shared by every batch of a: one [K, rows]·[rows, N] product over the rows of all batches
+           instead of a batched product and a sum over the batch dims */
+        int64_t a2[2], g2[2];
+        int i;
+        a2[0] = 1;
+        for (i = 0; i < ra0 - 1; i++) a2[0] *= as[i];
+        a2[1] = as[ra0 - 1];
+        g2[0] = a2[0];
+        g2[1] = bs[1];
+        return rlx__ad_acc(a, ib, rlx_matmul(g, rlx__ad_swap_last2(g, rlx_reshape(g, A, 2, a2)),
+                                             rlx_reshape(g, gyf, 2, g2)));
+    }
     if (a->dep[ib]) {
         rlx_tensor gb = rlx_matmul(g, rlx__ad_swap_last2(g, A), gyf);
         if (rb0 == 1) {   /* [..., K, 1] -> [..., K] before the batch dims are summed */
@@ -28925,9 +28972,16 @@ static rlx_tensor rlx__opt_state(rlx_graph* g, const char* pre, const char* pnam
     return rlx_state(g, nm, dt, rank, shape);
 }
 
+typedef struct rlx__optx rlx__optx;   /* accumulation and the finite check (after rlx_optimizer_step) */
+static int rlx__optx_begin(rlx_graph* g, const rlx_optimizer_desc* d, const char* pre, int n, const rlx_tensor* params,
+                           const rlx_tensor** grads, rlx__optx** out);
+static void rlx__optx_end(rlx_graph* g, rlx__optx* x, int nw, rlx_tensor* upd, const rlx_tensor* dst, rlx_tensor step,
+                          rlx_tensor* t1, rlx_tensor off);
+
 RLXDEF rlx_result rlx_optimizer_step(rlx_graph* g, const rlx_optimizer_desc* desc, int n, const rlx_tensor* params,
                                      const rlx_tensor* grads) {
     rlx_optimizer_desc d;
+    rlx__optx* ox = NULL;
     rlx_tensor step, t1, lr, coef = {0, 0}, off, *upd = NULL, *dst = NULL;
     const char* pre;
     int k, nw = 0;
@@ -28984,10 +29038,12 @@ RLXDEF rlx_result rlx_optimizer_step(rlx_graph* g, const rlx_optimizer_desc* des
                              rlx_dtype_name(ng->dtype));
         }
     }
+    if (!rlx__optx_begin(g, &d, pre, n, params, &grads, &ox)) return g->status;   /* accumulate, check_finite */
     upd = (rlx_tensor*)rlx__calloc(&g->al, sizeof(rlx_tensor) * (size_t)(3 * n + 1));
     dst = (rlx_tensor*)rlx__calloc(&g->al, sizeof(rlx_tensor) * (size_t)(3 * n + 1));
     if (!upd || !dst) {
         rlx__free(&g->al, upd); rlx__free(&g->al, dst);
+        rlx__optx_end(g, ox, 0, NULL, NULL, rlx__T(0), NULL, rlx__T(0));
         return rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "rlx_optimizer_step: out of memory");
     }
     step = rlx__opt_state(g, pre, NULL, "step", RLX_F32, 1, &one);
@@ -29050,11 +29106,148 @@ RLXDEF rlx_result rlx_optimizer_step(rlx_graph* g, const rlx_optimizer_desc* des
 #undef RLX__S
     }
     off = rlx_scalar(g, RLX_I64, 0.0);
+    rlx__optx_end(g, ox, nw, upd, dst, step, &t1, off);   /* gates every write below; frees ox */
     for (k = 0; k < nw && g->status == RLX_OK; k++) rlx_state_write(g, dst[k], upd[k], 0, off);
     if (g->status == RLX_OK) rlx_state_write(g, step, t1, 0, off);
     rlx__free(&g->al, upd);
     rlx__free(&g->al, dst);
     return g->status;
+}
+
+/* ---- gradient accumulation and the finite check (rlx_optimizer_desc.accumulate, .check_finite) ----
+   rlx__optx_begin adds the accumulators and the check before the update is built and hands rlx_optimizer_step
+   the gradients to use (the mean of the sums); rlx__optx_end makes every state write keep the old value unless
+   `gate` (bool [1]) holds: the accumulate-th good run, or every good run. A graph has no branches, so the whole
+   update is computed each run and selected with where (a select, so a NaN update leaves no trace). */
+struct rlx__optx {
+    int n, k, check;
+    rlx_tensor ok;         /* bool [1]: loss and gradients finite (check only)                                */
+    rlx_tensor gate;       /* bool [1]: apply the update this run                                            */
+    rlx_tensor micro, micro1, nonfinite;
+    rlx_tensor* acc;       /* n accumulator states (k > 1), then n new sums, then n gradients handed back */
+};
+
+static int rlx__optx_begin(rlx_graph* g, const rlx_optimizer_desc* d, const char* pre, int n, const rlx_tensor* params,
+                           const rlx_tensor** grads, rlx__optx** out) {
+    rlx__optx* x;
+    const rlx_tensor* gr = *grads;
+    int64_t one = 1;
+    int i;
+    *out = NULL;
+    if (d->accumulate < 0 || d->accumulate > (1 << 24) || d->check_finite < 0 || d->check_finite > 1) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rlx_optimizer_step: accumulate %d (need 0 to 16777216) or "
+                  "check_finite %d (need 0 or 1) out of range", d->accumulate, d->check_finite);
+        return 0;
+    }
+    if (d->loss.id) {
+        if (!rlx__begin(g, "rlx_optimizer_step loss", 1, &d->loss)) return 0;
+        g->ctx_what = NULL;
+        if (!rlx__is_float(rlx__N(g, d->loss.id)->dtype) || rlx__node_numel(rlx__N(g, d->loss.id)) != 1) {
+            rlx__gerr(g, RLX_ERROR_SHAPE, "rlx_optimizer_step: loss (node %u) must be one float element",
+                      (unsigned)d->loss.id);
+            return 0;
+        }
+    }
+    if (d->accumulate <= 1 && !d->check_finite) return 1;
+    if (d->check_finite && g->ndims > 0) {   /* a specialised graph (>>shapes) does not carry the check yet */
+        rlx__gerr(g, RLX_ERROR_UNSUPPORTED, "rlx_optimizer_step: check_finite on a graph with symbolic dims "
+                  "(rlx_dim) is not supported yet");
+        return 0;
+    }
+    if (d->check_finite && g->nonfinite) {
+        rlx__gerr(g, RLX_ERROR_DUPLICATE, "rlx_optimizer_step: the graph already has a finite check (one "
+                  "optimizer step per graph)");
+        return 0;
+    }
+    x = (rlx__optx*)rlx__calloc(&g->al, sizeof *x);
+    if (x) x->acc = (rlx_tensor*)rlx__calloc(&g->al, sizeof(rlx_tensor) * (size_t)(3 * n));
+    if (!x || !x->acc) {
+        if (x) rlx__free(&g->al, x);
+        rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "rlx_optimizer_step: out of memory");
+        return 0;
+    }
+    x->n = n;
+    x->k = d->accumulate > 1 ? d->accumulate : 1;
+    x->check = d->check_finite;
+    if (x->check) {   /* |loss| + Σ|g| is finite exactly when every term is (short of a sum above FLT_MAX) */
+        rlx_tensor tot = rlx__T(0);
+        for (i = 0; i < n; i++) {
+            rlx_tensor gi = gr[i], s;
+            if (rlx_tensor_info(g, gi, NULL, NULL) != RLX_F32) gi = rlx_cast(g, gi, RLX_F32);
+            s = rlx_reduce_sum(g, rlx_abs(g, gi), 0, NULL, 0);
+            tot = tot.id ? rlx_add(g, tot, s) : s;
+        }
+        if (d->loss.id) tot = rlx_add(g, tot, rlx_abs(g, rlx_reshape(g, rlx_cast(g, d->loss, RLX_F32), 0, NULL)));
+        x->ok = rlx_le(g, rlx_reshape(g, tot, 1, &one), rlx_scalar(g, RLX_F32, FLT_MAX));
+        x->nonfinite = rlx__opt_state(g, pre, NULL, "nonfinite", RLX_F32, 1, &one);
+        if (g->status == RLX_OK) g->nonfinite = x->nonfinite.id;
+    }
+    if (x->k > 1) {
+        x->micro = rlx__opt_state(g, pre, NULL, "micro", RLX_F32, 1, &one);
+        x->micro1 = rlx_add(g, x->micro, rlx_scalar(g, RLX_F32, 1.0));
+        for (i = 0; i < n && g->status == RLX_OK; i++) {
+            const rlx__node* np = rlx__N(g, params[i].id);
+            rlx_dtype dt = np->dtype;
+            int64_t shp[RLX_MAX_RANK];
+            char pname[256];
+            memcpy(shp, np->shape, sizeof shp);
+            rlx__strlcpy(pname, sizeof pname, np->name);
+            x->acc[i] = rlx__opt_state(g, pre, pname, "grad", dt, np->rank, shp);
+            x->acc[n + i] = rlx_add(g, x->acc[i], gr[i]);
+            x->acc[2 * n + i] = rlx_mul(g, x->acc[n + i], rlx_scalar(g, dt, 1.0 / (double)x->k));
+        }
+        x->gate = rlx_ge(g, x->check ? rlx_where(g, x->ok, x->micro1, x->micro) : x->micro1,
+                         rlx_scalar(g, RLX_F32, (double)x->k));
+        *grads = x->acc + 2 * n;
+    } else {
+        x->gate = x->ok;
+    }
+    *out = x;
+    return g->status == RLX_OK;
+}
+
+static void rlx__optx_end(rlx_graph* g, rlx__optx* x, int nw, rlx_tensor* upd, const rlx_tensor* dst, rlx_tensor step,
+                          rlx_tensor* t1, rlx_tensor off) {
+    int i, n;
+    rlx_tensor nf = rlx__T(0), mic = rlx__T(0), *acc = NULL;
+    if (!x) return;
+    n = x->n;
+    if (g->status == RLX_OK && nw > 0) {
+        /* every new value first, then the writes (the update's nodes read the old states) */
+        if (x->check) nf = rlx_where(g, x->ok, rlx_scalar(g, RLX_F32, 0.0), *t1);
+        if (x->k > 1) {
+            rlx_tensor m1 = x->check ? rlx_where(g, x->ok, x->micro1, x->micro) : x->micro1;
+            mic = rlx_where(g, x->gate, rlx_scalar(g, RLX_F32, 0.0), m1);
+            acc = x->acc + n;   /* the new sums, replaced in place by the values to write */
+            for (i = 0; i < n && g->status == RLX_OK; i++) {
+                rlx_tensor a1 = x->check ? rlx_where(g, x->ok, x->acc[n + i], x->acc[i]) : x->acc[n + i];
+                acc[i] = rlx_where(g, x->gate, rlx_scalar(g, rlx__N(g, x->acc[i].id)->dtype, 0.0), a1);
+            }
+        }
+        for (i = 0; i < nw && g->status == RLX_OK; i++) upd[i] = rlx_where(g, x->gate, upd[i], dst[i]);
+        *t1 = rlx_where(g, x->gate, *t1, step);
+        if (nf.id && g->status == RLX_OK) rlx_state_write(g, x->nonfinite, nf, 0, off);
+        if (mic.id && g->status == RLX_OK) rlx_state_write(g, x->micro, mic, 0, off);
+        for (i = 0; acc && i < n && g->status == RLX_OK; i++) rlx_state_write(g, x->acc[i], acc[i], 0, off);
+    }
+    rlx__free(&g->al, x->acc);
+    rlx__free(&g->al, x);
+}
+
+/* After a run of a program whose graph has a finite check: RLX_ERROR_NON_FINITE when the run skipped its
+   update (the state holds the step number). */
+static rlx_result rlx__nonfinite_check(rlx_program* p) {
+    const rlx__node* nd;
+    float v = 0;
+    rlx_result r;
+    if (!p->core->nonfinite) return RLX_OK;
+    nd = &p->core->ir->nodes[p->core->nonfinite - 1];
+    r = rlx__get_state(p, nd->name, RLX_F32, &v, sizeof v);
+    if (r != RLX_OK) return r;
+    if (v == 0) return RLX_OK;
+    return rlx__perr(p, RLX_ERROR_NON_FINITE, "run: the loss or a gradient is NaN or infinite at optimizer step "
+                     "%.0f ('%s'): the update was skipped, params and optimizer states are unchanged", (double)v,
+                     nd->name);
 }
 #endif /* !RLX_NO_AUTODIFF (>>autodiff) */
 

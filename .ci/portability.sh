@@ -28,6 +28,7 @@ SUM="sh tests/summarize.sh"
 TIMEOUT=${RLX_PORTABILITY_TIMEOUT:-300}   # seconds per program
 # Lavapipe or a GPU may be present where this runs; give a Vulkan run the time the Makefile gives it.
 export RLX_VULKAN_TIMEOUT_MS=${RLX_VULKAN_TIMEOUT_MS:-600000}
+export RLX_TRAIN_GPT_STEPS=${RLX_TRAIN_GPT_STEPS:-20}   # examples/train_gpt: a few steps, not the default 500
 
 ALL_TESTS=$(ls tests/test_*.c | sed 's|tests/||; s|\.c$||')
 EXAMPLES=$(ls examples/*.c | sed 's|examples/||; s|\.c$||')
