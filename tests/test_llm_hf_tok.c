@@ -354,7 +354,7 @@ static int load_oracle(void) {
     *(void**)&O.eos = dlsym(O.L.lib, "llama_vocab_eos");
 #endif
     if (!O.tokenize || !O.detokenize || !O.bos || !O.eos) { snprintf(g_skip, sizeof g_skip, "libllama lacks llama_tokenize / llama_detokenize / llama_vocab_bos"); return 0; }
-    /* llama_model_params of this build: vocab_only at byte 72, use_mmap at 74 (defaults false / true) */
+    /* llama_model_params of this build: vocab_only at byte 72, use_extra_bufts at 74 (defaults false / true) */
     p = O.L.model_default_params();
     if (((unsigned char*)&p)[72] != 0 || ((unsigned char*)&p)[74] != 1) { snprintf(g_skip, sizeof g_skip, "llama_model_default_params has another layout"); return 0; }
     return O.ok = 1;
