@@ -321,8 +321,9 @@
    than llama, qwen2, qwen3, gemma2, gemma3 and phi3 (mixture-of-experts, gemma3n: not yet), load Hugging Face
    folders of other architectures than llama, qwen2 and qwen3, read a tokenizer.json of another model type than
    BPE (Unigram, WordPiece, WordLevel) or with other pre-tokenizers than Llama 3's, Qwen2's and GPT-2's, apply a
-   tokenizer.json's post_processor or decoder (BOS and decoding follow llama.cpp's rules for the model), or run DeepSeek-style YaRN (yarn_log_multiplier, mscale) or YaRN
-   with other beta_fast / beta_slow than 32 / 1.
+   tokenizer.json's post_processor or decoder (BOS and decoding follow llama.cpp's rules for the model), or run
+   YaRN with a GGUF yarn_log_multiplier, a config.json attn_factor / extrapolation_factor, or other beta_fast /
+   beta_slow than 32 / 1 (a config.json's attention_factor and mscale / mscale_all_dim are read, >>llmhf).
 */
 #ifndef RLX_H
 #define RLX_H
@@ -1778,7 +1779,8 @@ RLXDEF rlx_result rlx_llm_load_gguf(rlx_gguf* gf, const rlx_llm_desc* desc, rlx_
 #if !defined(RLX_NO_SAFETENSORS) && !defined(RLX_NO_STDIO)
 /* The same model from a Hugging Face folder: `folder`/config.json (architectures LlamaForCausalLM,
    Qwen2ForCausalLM or Qwen3ForCausalLM; the sizes, rms_norm_eps, rope_theta, rope_scaling linear / llama3 /
-   yarn, tie_word_embeddings, bos/eos ids) and the weights of `folder`/model.safetensors.index.json (a sharded
+   yarn (with attention_factor, or mscale / mscale_all_dim, as transformers' _compute_yarn_parameters: cos and
+   sin × that factor), tie_word_embeddings, bos/eos ids) and the weights of `folder`/model.safetensors.index.json (a sharded
    checkpoint; shards must be plain file names in the folder) or else `folder`/model.safetensors. Matrices
    (f32/f16/bf16) are borrowed from the mappings as stored, no copy on the CPU; norm and bias vectors stored
    as f16/bf16 are widened to f32 copies. Hugging Face stores q_proj/k_proj for rotate-half rope, so llama
@@ -26808,7 +26810,7 @@ static rlx_result rlx__hf_config(rlx__hfc* c, rlx_gguf_writer* w, float* freqs, 
             RLX__HF_F("rope.scaling.factor", factor);
             if (strcmp(type, "yarn") == 0) {
                 double orig, x;
-                static const char* const refused[] = {"attention_factor", "attn_factor", "mscale", "mscale_all_dim", "extrapolation_factor"};
+                static const char* const refused[] = {"attn_factor", "extrapolation_factor"};
                 rlx_result r2 = rlx__hf_num(c, n, "rope_scaling.", "original_max_position_embeddings", (double)ctx, 1.0, (double)INT32_MAX, &orig);
                 if (r2 != RLX_OK) return r2;
                 if (orig != floor(orig)) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: rope_scaling.original_max_position_embeddings %g is not an integer", orig);
@@ -26821,6 +26823,31 @@ static rlx_result rlx__hf_config(rlx__hfc* c, rlx_gguf_writer* w, float* freqs, 
                         return rlx__llm_fail(c->err, c->cap, RLX_ERROR_UNSUPPORTED, "config.json: rope_scaling yarn with '%s' is not supported (llama.cpp's YaRN only)", refused[i]);
                 if ((t = rlx__json_get(&c->j, n, "truncate")) >= 0 && c->j.nodes[t].type != RLX__JSON_TRUE)
                     return rlx__llm_fail(c->err, c->cap, RLX_ERROR_UNSUPPORTED, "config.json: rope_scaling yarn with truncate false is not supported");
+                /* attention_factor, or mscale / mscale_all_dim, as transformers' _compute_yarn_parameters: cos and sin
+                   × attention_factor (default get_mscale(factor) = 1 + 0.1 ln factor, 1 for factor <= 1; with both
+                   mscale and mscale_all_dim non-zero, get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)).
+                   The builder's YaRN magnitude is get_mscale(factor) · rope.scaling.attn_factor (ggml's rope_yarn), so
+                   attn_factor = attention_factor / get_mscale(factor). */
+                if (rlx__json_get(&c->j, n, "attention_factor") >= 0 || rlx__json_get(&c->j, n, "mscale") >= 0 ||
+                    rlx__json_get(&c->j, n, "mscale_all_dim") >= 0) {
+                    double af, ms, msa, g = factor <= 1.0 ? 1.0 : 1.0 + 0.1 * log(factor);
+                    if ((r2 = rlx__hf_num(c, n, "rope_scaling.", "attention_factor", 0.0, -1e30, 1e30, &af)) != RLX_OK ||
+                        (r2 = rlx__hf_num(c, n, "rope_scaling.", "mscale", 0.0, -1e6, 1e6, &ms)) != RLX_OK ||
+                        (r2 = rlx__hf_num(c, n, "rope_scaling.", "mscale_all_dim", 0.0, -1e6, 1e6, &msa)) != RLX_OK)
+                        return r2;
+                    if ((t = rlx__json_get(&c->j, n, "attention_factor")) >= 0 && c->j.nodes[t].type != RLX__JSON_NULL) {
+                        if (!(af > 0.0 && af <= 1e6))
+                            return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: rope_scaling.attention_factor %g must be in (0, 1e6]", af);
+                    } else if (ms != 0.0 && msa != 0.0) {
+                        double a = factor <= 1.0 ? 1.0 : 1.0 + 0.1 * ms * log(factor), b = factor <= 1.0 ? 1.0 : 1.0 + 0.1 * msa * log(factor);
+                        af = a / b;
+                        if (!(af > 0.0 && af <= 1e6))
+                            return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: rope_scaling mscale %g / mscale_all_dim %g give the attention factor %g (outside (0, 1e6])", ms, msa, af);
+                    } else {
+                        af = g;
+                    }
+                    RLX__HF_F("rope.scaling.attn_factor", af / g);
+                }
             }
         }
         if (r != RLX_OK) return rlx__llm_fail(c->err, c->cap, r, "metadata: %s", rlx_gguf_writer_error(w));
