@@ -252,7 +252,7 @@
        (tests/fuzz/fuzz_onnx.c). The language-model builder (>>llm) checks every key and tensor it uses (presence,
        range, shape, type) before it builds anything, and is fuzzed with models described by the input
        (tests/fuzz/fuzz_llm.c); a Hugging Face folder's config.json is parsed strictly (depth 16, 16 MB at most)
-       and checked key by key, its shard names may not leave the folder, and tokenizer.json (1 GiB at most) /
+       and checked key by key, its shard names may not leave the folder, and tokenizer.json (128 MB at most) /
        tokenizer_config.json are parsed the same way with every id, count and merge checked (tests/fuzz/fuzz_hf.c
        feeds both).
 
@@ -1945,7 +1945,7 @@ RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t 
    (BOS comes from add_bos_token and llama.cpp's defaults, decoding from the model type). Malformed JSON, ids
    outside [0, 2^24), an id given to two vocab entries, ids more than half of which would have no token, bad
    merges, a BOS/EOS text that is no token: RLX_ERROR_FORMAT with the file and field named. Files are parsed
-   strictly (>>json, depth 16; tokenizer.json at most 1 GiB, tokenizer_config.json 64 MB); fuzzed by
+   strictly (>>json, depth 16; tokenizer.json at most 128 MB, tokenizer_config.json 64 MB); fuzzed by
    tests/fuzz/fuzz_hf.c. Thread safety: as rlx_tokenizer_from_gguf. */
 RLXDEF rlx_result rlx_tokenizer_from_hf_json(const char* tokenizer_json, size_t len, const char* config_json,
                                              size_t config_len, const rlx_tokenizer_desc* desc, rlx_tokenizer** out);
@@ -28251,7 +28251,8 @@ RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t 
 #if !defined(RLX_NO_LLM) && !defined(RLX_NO_GGUF)
 
 #define RLX__HFTOK_DEPTH 16
-#define RLX__HFTOK_MAX ((size_t)1 << 30)        /* tokenizer.json: real ones are 2 to 35 MB */
+#define RLX__HFTOK_MAX ((size_t)128 << 20)      /* tokenizer.json: real ones are 2 to 35 MB; the JSON tree takes up
+                                                   to ~45 bytes per input byte (one node per value) */
 #define RLX__HFTOK_MAX_CONFIG ((size_t)64 << 20) /* tokenizer_config.json: a few kB to a few MB (chat templates) */
 #define RLX__HFTOK_MAX_ID (1 << 24)             /* token ids */
 
@@ -28456,7 +28457,7 @@ static rlx_result rlx__hf_tok_meta(const rlx_allocator* al, const void* tj, size
     memset(&h, 0, sizeof h);
     h.al = al; h.err = err; h.cap = cap; h.root = h.croot = -1;
     *bos = *eos = -1;
-    if (tn > RLX__HFTOK_MAX) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "tokenizer.json: %lu bytes is over the limit of 1 GiB", (unsigned long)tn);
+    if (tn > RLX__HFTOK_MAX) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "tokenizer.json: %lu bytes is over the limit of 128 MB", (unsigned long)tn);
     if (cj && cn > RLX__HFTOK_MAX_CONFIG) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "tokenizer_config.json: %lu bytes is over the limit of 64 MB", (unsigned long)cn);
     if ((r = rlx__hftok_parse(&h, &h.j, tj, tn, "tokenizer.json", &h.root)) != RLX_OK) goto done;
     if (cj && (r = rlx__hftok_parse(&h, &h.c, cj, cn, "tokenizer_config.json", &h.croot)) != RLX_OK) goto done;
