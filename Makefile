@@ -21,7 +21,7 @@
 #   make fuzz-chat    the chat-template / stop-string / sampler fuzzer (tests/fuzz/fuzz_chat.c) for FUZZ_SECONDS
 #   make fuzz-llm     the language-model builder fuzzer (tests/fuzz/fuzz_llm.c) for FUZZ_SECONDS
 #   make fuzz-tok     the tokenizer fuzzer (tests/fuzz/fuzz_tok.c) for FUZZ_SECONDS
-#   make fuzz-hf      the Hugging Face folder fuzzer (tests/fuzz/fuzz_hf.c: config.json) for FUZZ_SECONDS
+#   make fuzz-hf      the Hugging Face folder fuzzer (tests/fuzz/fuzz_hf.c: config.json, tokenizer.json) for FUZZ_SECONDS
 #   make fuzz-autodiff  the training fuzzer (tests/fuzz/fuzz_autodiff.c: rlx_grad, optimizers) for FUZZ_SECONDS
 #   make fuzz-replay FUZZ_INPUT=FILE_OR_DIR   replay inputs under ASan/UBSan without libFuzzer, printing the calls
 #   make fuzz-seeds   regenerate tests/fuzz/corpus with tests/fuzz/make_seeds.c
@@ -115,6 +115,8 @@ $(BUILD)/tests/test_quant_act $(BUILD)/asan/test_quant_act $(BUILD)/tests/test_q
 $(BUILD)/tests/test_llm $(BUILD)/asan/test_llm $(BUILD)/tests/test_llm_hf $(BUILD)/asan/test_llm_hf: tests/llama_ffi.h
 # the tokenizer test converts tokenizer.json files with the converter tool (included)
 $(BUILD)/tests/test_tok $(BUILD)/asan/test_tok: tests/tok_to_gguf.c
+# the Hugging Face tokenizer test: the converter tool and the libllama oracle
+$(BUILD)/tests/test_llm_hf_tok $(BUILD)/asan/test_llm_hf_tok: tests/tok_to_gguf.c tests/llama_ffi.h
 
 # ---- API fuzzer (needs clang with libFuzzer: clang 14 + libclang-rt-14-dev or newer) ----
 FUZZ_CC ?= clang
@@ -233,7 +235,7 @@ fuzz-llm: $(FUZZ_DIR)/fuzz_llm
 		-artifact_prefix=$(FUZZ_DIR)/artifacts_llm/ $(FUZZ_DIR)/llm_corpus
 
 # The Hugging Face folder fuzzer (tests/fuzz/fuzz_hf.c): the input is config.json next to a fixed tiny
-# model.safetensors; seeds in tests/fuzz/corpus_hf, copied.
+# model.safetensors, or ("TOK\n" first) tokenizer.json [NUL tokenizer_config.json]; seeds in tests/fuzz/corpus_hf, copied.
 $(FUZZ_DIR)/fuzz_hf: tests/fuzz/fuzz_hf.c rlx.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_hf.c $(LDLIBS)

@@ -117,6 +117,7 @@
                                                     >>llm (API after >>onnx, implementation after it)
           from Hugging Face folders (config.json + safetensors; llama, qwen2, qwen3)   >>llmhf (after >>llm)
       22. Tokenizer of GGUF language models         >>tok (API at the end of the declarations, implementation last)
+          from Hugging Face tokenizer.json files    >>hftok (API after >>tok's, implementation after >>tok)
       23. Training: reverse-mode gradients (rlx_grad), losses, optimizers (SGD, AdamW) as graph ops
                                                     >>autodiff (API after >>tok, implementation last)
           checkpoints: a program's states to and from safetensors (rlx_train_save, rlx_train_load)
@@ -165,7 +166,8 @@
        scaling linear, llama3 (rope_freqs), YaRN and LongRoPE as llama.cpp computes them.
        rlx_llm_load_hf(folder, &desc, &m) builds llama / qwen2 / qwen3 from a Hugging Face folder: config.json
        and model.safetensors or a sharded model.safetensors.index.json, matrices borrowed from the mappings as
-       stored (f32/f16/bf16), llama's q/k rows as stored with rotate-half rope (no permutation). See the >>llm
+       stored (f32/f16/bf16), llama's q/k rows as stored with rotate-half rope (no permutation), and the folder's
+       tokenizer.json + tokenizer_config.json as the model's tokenizer (rlx_llm_tokenizer, >>hftok). See the >>llm
        declarations.
 
    SYMBOLIC DIMS
@@ -253,7 +255,9 @@
        (tests/fuzz/fuzz_onnx.c). The language-model builder (>>llm) checks every key and tensor it uses (presence,
        range, shape, type) before it builds anything, and is fuzzed with models described by the input
        (tests/fuzz/fuzz_llm.c); a Hugging Face folder's config.json is parsed strictly (depth 16, 16 MB at most)
-       and checked key by key, its shard names may not leave the folder (tests/fuzz/fuzz_hf.c).
+       and checked key by key, its shard names may not leave the folder, and tokenizer.json (128 MB at most) /
+       tokenizer_config.json are parsed the same way with every id, count and merge checked (tests/fuzz/fuzz_hf.c
+       feeds both).
 
    PROFILING
        Off by default and free when off. RLX_COMPILE_PROFILE or rlx_program_profile_enable(p, 1) times every step
@@ -280,6 +284,12 @@
        pre-tokenizer: WordPiece, Unigram, RWKV and the other pre-tokenizers give RLX_ERROR_UNSUPPORTED. Its
        Unicode letter/number table comes from Python's unicodedata (Unicode 14, tools/gen_unicode_tok.py);
        llama.cpp's is newer, so letters and numbers added since (new scripts) are split differently.
+       rlx_tokenizer_from_hf(folder) / rlx_tokenizer_from_hf_json read a Hugging Face tokenizer.json (and
+       tokenizer_config.json: BOS/EOS, add_bos_token, the chat template, rlx_tokenizer_chat_template) by turning
+       it into the same metadata as llama.cpp's converter (>>hftok): model.type BPE with byte_fallback
+       (SentencePiece-style: Llama 2, TinyLlama, Mistral) or byte-level BPE whose pre-tokenizer regex is Llama
+       3's or Qwen2's, or GPT-2's ByteLevel (tests/test_llm_hf_tok.c compares with libllama); Unigram, WordPiece,
+       WordLevel and other normalizers and pre-tokenizers are RLX_ERROR_UNSUPPORTED naming them.
 
    TRAINING (>>autodiff)
        rlx_grad(g, loss, n, wrt, grads) appends the backward graph of a scalar loss to the same graph;
@@ -317,9 +327,11 @@
    (>>sampler writes the llama.cpp families in C and recognises a template by its markers), or reproduce
    llama.cpp's random stream (the DIST sampler has its own seeded generator), or build language models other
    than llama, qwen2, qwen3, gemma2, gemma3 and phi3 (mixture-of-experts, gemma3n: not yet), load Hugging Face
-   folders of other architectures than llama, qwen2 and qwen3 or read their tokenizer.json (tests/tok_to_gguf.c
-   converts it to GGUF tokenizer metadata), or run DeepSeek-style YaRN (yarn_log_multiplier, mscale) or YaRN
-   with other beta_fast / beta_slow than 32 / 1.
+   folders of other architectures than llama, qwen2 and qwen3, read a tokenizer.json of another model type than
+   BPE (Unigram, WordPiece, WordLevel) or with other pre-tokenizers than Llama 3's, Qwen2's and GPT-2's, apply a
+   tokenizer.json's post_processor or decoder (BOS and decoding follow llama.cpp's rules for the model), or run
+   YaRN with a GGUF yarn_log_multiplier, a config.json attn_factor / extrapolation_factor, or other beta_fast /
+   beta_slow than 32 / 1 (a config.json's attention_factor and mscale / mscale_all_dim are read, >>llmhf).
 */
 #ifndef RLX_H
 #define RLX_H
@@ -1753,6 +1765,7 @@ typedef struct rlx_llm_desc {
     rlx_allocator allocator;  /* host memory of the model and its store (zero = RLX_MALLOC/RLX_FREE)        */
     char* error;              /* optional: receives the message when loading fails (NUL-terminated)        */
     size_t error_cap;
+    int no_tokenizer;         /* rlx_llm_load_hf: 1 = do not read tokenizer.json (rlx_llm_tokenizer is NULL) */
 } rlx_llm_desc;
 
 /* What the model is (sizes from the file, n_ctx and n_batch as resolved). */
@@ -1776,14 +1789,17 @@ RLXDEF rlx_result rlx_llm_load_gguf(rlx_gguf* gf, const rlx_llm_desc* desc, rlx_
 #if !defined(RLX_NO_SAFETENSORS) && !defined(RLX_NO_STDIO)
 /* The same model from a Hugging Face folder: `folder`/config.json (architectures LlamaForCausalLM,
    Qwen2ForCausalLM or Qwen3ForCausalLM; the sizes, rms_norm_eps, rope_theta, rope_scaling linear / llama3 /
-   yarn, tie_word_embeddings, bos/eos ids) and the weights of `folder`/model.safetensors.index.json (a sharded
+   yarn (with attention_factor, or mscale / mscale_all_dim, as transformers' _compute_yarn_parameters: cos and
+   sin × that factor), tie_word_embeddings, bos/eos ids) and the weights of `folder`/model.safetensors.index.json (a sharded
    checkpoint; shards must be plain file names in the folder) or else `folder`/model.safetensors. Matrices
    (f32/f16/bf16) are borrowed from the mappings as stored, no copy on the CPU; norm and bias vectors stored
    as f16/bf16 are widened to f32 copies. Hugging Face stores q_proj/k_proj for rotate-half rope, so llama
    from a folder runs NEOX rope on the weights as stored (llama.cpp's converter permutes the rows for its
-   interleaved rope instead: the same model, the same logits). The tokenizer is not read (tokenizer.json:
-   tests/tok_to_gguf.c turns it into GGUF tokenizer metadata for rlx_tokenizer_from_gguf). Errors as for
-   rlx_llm_load_gguf; a missing or malformed config key, tensor or shard is RLX_ERROR_FORMAT (or RLX_ERROR_IO
+   interleaved rope instead: the same model, the same logits). `folder`/tokenizer.json, when present (and
+   tokenizer_config.json), becomes the model's tokenizer (rlx_llm_tokenizer; see rlx_tokenizer_from_hf_json for
+   what is supported); its BOS/EOS ids come before config.json's. An unsupported or malformed tokenizer.json fails
+   the load (RLX_ERROR_UNSUPPORTED / RLX_ERROR_FORMAT naming the file and field) unless desc->no_tokenizer.
+   Errors as for rlx_llm_load_gguf; a missing or malformed config key, tensor or shard is RLX_ERROR_FORMAT (or RLX_ERROR_IO
    for a file that cannot be opened) and desc->error names it. */
 RLXDEF rlx_result rlx_llm_load_hf(const char* folder, const rlx_llm_desc* desc, rlx_llm** out);
 #endif
@@ -1919,6 +1935,40 @@ typedef struct rlx_token_stream {
 RLXDEF rlx_result rlx_token_stream_push(rlx_tokenizer* t, rlx_token_stream* s, int32_t id, unsigned flags,
                                         char* buf, size_t cap, size_t* n_out);
 RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t cap, size_t* n_out);
+
+/* HUGGING FACE TOKENIZERS (>>hftok). tokenizer.json (and tokenizer_config.json, which may be absent) become the
+   tokenizer.ggml.* metadata llama.cpp's converter writes, and the tokenizer is built from it as by
+   rlx_tokenizer_from_gguf. Supported: model.type "BPE"
+     - with byte_fallback true: SentencePiece-style (Llama 2, TinyLlama, Mistral): the normalizer Prepend("▁") +
+       Replace(" " → "▁"), or a Metaspace pre-tokenizer (replacement "▁"; prepend_scheme "never" = no prefix);
+       scores are -id (SentencePiece stores pieces in score order; the merges list is not used);
+     - without it: byte-level BPE with a ByteLevel pre-tokenizer; tokenizer.ggml.pre from the Split regex before
+       it: Llama 3's → "llama-bpe", Qwen2's → "qwen2", none (ByteLevel with use_regex) → "gpt-2". The normalizer
+       may be NFC, which is not applied (llama.cpp does not either).
+   added_tokens replace vocab entries of the same id ("special": control tokens, else user-defined); ids no token
+   has become "[PAD<id>]" (unused). tokenizer_config.json gives bos_token / eos_token / unk_token / pad_token
+   (a string or {"content": ...}: BOS and EOS must be tokens), add_bos_token, add_eos_token and chat_template
+   (a string, or the list entry named "default"); without them llama.cpp's defaults for the model hold.
+   Refused with RLX_ERROR_UNSUPPORTED naming what: model types Unigram, WordPiece, WordLevel; other
+   normalizers (NFKC, Lowercase, ...), pre-tokenizers (Digits, Whitespace, Punctuation, Split with another
+   regex, ...), continuing_subword_prefix / end_of_word_suffix. The post_processor and decoder are not read
+   (BOS comes from add_bos_token and llama.cpp's defaults, decoding from the model type). Malformed JSON, ids
+   outside [0, 2^24), an id given to two vocab entries, ids more than half of which would have no token, bad
+   merges, a BOS/EOS text that is no token: RLX_ERROR_FORMAT with the file and field named. Files are parsed
+   strictly (>>json, depth 16; tokenizer.json at most 128 MB, tokenizer_config.json 64 MB); fuzzed by
+   tests/fuzz/fuzz_hf.c. Thread safety: as rlx_tokenizer_from_gguf. */
+RLXDEF rlx_result rlx_tokenizer_from_hf_json(const char* tokenizer_json, size_t len, const char* config_json,
+                                             size_t config_len, const rlx_tokenizer_desc* desc, rlx_tokenizer** out);
+#if !defined(RLX_NO_STDIO)
+/* The same from `folder`/tokenizer.json and, if present, `folder`/tokenizer_config.json. */
+RLXDEF rlx_result rlx_tokenizer_from_hf(const char* folder, const rlx_tokenizer_desc* desc, rlx_tokenizer** out);
+#endif
+/* tokenizer.chat_template (from a GGUF file or tokenizer_config.json; give it to rlx_chat_apply), or NULL. */
+RLXDEF const char* rlx_tokenizer_chat_template(const rlx_tokenizer* t);
+/* The tokenizer rlx_llm_load_hf read from the folder's tokenizer.json, owned by the model (valid until
+   rlx_llm_destroy); NULL when the folder has none, with rlx_llm_desc.no_tokenizer, and for rlx_llm_load_gguf
+   (use rlx_tokenizer_from_gguf on the same file). */
+RLXDEF rlx_tokenizer* rlx_llm_tokenizer(const rlx_llm* m);
 #endif /* !RLX_NO_LLM && !RLX_NO_GGUF */
 
 /* ============================================================================================================
@@ -25802,6 +25852,7 @@ struct rlx_llm {
     int pos;
     int32_t* chunk;                 /* n_batch token ids of a padded chunk */
     char err[512];
+    rlx_tokenizer* tok;             /* a Hugging Face folder's tokenizer.json (>>hftok), or NULL */
 };
 
 /* What the builder needs besides the info. */
@@ -26202,6 +26253,7 @@ RLXDEF void rlx_llm_destroy(rlx_llm* m) {
     rlx_store_destroy(m->store);
     rlx_thread_pool_destroy(m->pool);
     rlx__free(&al, m->chunk);
+    rlx_tokenizer_destroy(m->tok);
     rlx__free(&al, m);
 }
 
@@ -26662,7 +26714,10 @@ typedef struct rlx__hfc {
     int root;
     char* err;
     size_t cap;
+    int32_t tok_bos, tok_eos;   /* ids tokenizer_config.json gave (>>hftok; -1: none): config.json's are not written */
 } rlx__hfc;
+static rlx_result rlx__hf_tok_meta(const rlx_allocator* al, const void* tj, size_t tn, const void* cj, size_t cn, const char* pre,
+                                   rlx_gguf_writer* w, char* err, size_t cap, int32_t* bos, int32_t* eos);
 
 /* Member `key` of config.json's top object: -1 when absent or null. */
 static int rlx__hf_get(const rlx__hfc* c, const char* key) {
@@ -26784,8 +26839,8 @@ static rlx_result rlx__hf_config(rlx__hfc* c, rlx_gguf_writer* w, float* freqs, 
     RLX__HF_U("rope.dimension_count", hd);
     RLX__HF_F("attention.layer_norm_rms_epsilon", eps);
     RLX__HF_F("rope.freq_base", theta);
-    if ((i = rlx__hf_token(c, "bos_token_id")) >= 0) { u = (uint32_t)i; if (r == RLX_OK) r = rlx_gguf_writer_kv(w, "tokenizer.ggml.bos_token_id", RLX_GGUF_U32, &u); }
-    if ((i = rlx__hf_token(c, "eos_token_id")) >= 0) { u = (uint32_t)i; if (r == RLX_OK) r = rlx_gguf_writer_kv(w, "tokenizer.ggml.eos_token_id", RLX_GGUF_U32, &u); }
+    if (c->tok_bos < 0 && (i = rlx__hf_token(c, "bos_token_id")) >= 0) { u = (uint32_t)i; if (r == RLX_OK) r = rlx_gguf_writer_kv(w, "tokenizer.ggml.bos_token_id", RLX_GGUF_U32, &u); }
+    if (c->tok_eos < 0 && (i = rlx__hf_token(c, "eos_token_id")) >= 0) { u = (uint32_t)i; if (r == RLX_OK) r = rlx_gguf_writer_kv(w, "tokenizer.ggml.eos_token_id", RLX_GGUF_U32, &u); }
     if (r != RLX_OK) return rlx__llm_fail(c->err, c->cap, r, "metadata: %s", rlx_gguf_writer_error(w));
 
     /* rope_scaling */
@@ -26829,7 +26884,7 @@ static rlx_result rlx__hf_config(rlx__hfc* c, rlx_gguf_writer* w, float* freqs, 
             RLX__HF_F("rope.scaling.factor", factor);
             if (strcmp(type, "yarn") == 0) {
                 double orig, x;
-                static const char* const refused[] = {"attention_factor", "attn_factor", "mscale", "mscale_all_dim", "extrapolation_factor"};
+                static const char* const refused[] = {"attn_factor", "extrapolation_factor"};
                 rlx_result r2 = rlx__hf_num(c, n, "rope_scaling.", "original_max_position_embeddings", (double)ctx, 1.0, (double)INT32_MAX, &orig);
                 if (r2 != RLX_OK) return r2;
                 if (orig != floor(orig)) return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: rope_scaling.original_max_position_embeddings %g is not an integer", orig);
@@ -26842,6 +26897,31 @@ static rlx_result rlx__hf_config(rlx__hfc* c, rlx_gguf_writer* w, float* freqs, 
                         return rlx__llm_fail(c->err, c->cap, RLX_ERROR_UNSUPPORTED, "config.json: rope_scaling yarn with '%s' is not supported (llama.cpp's YaRN only)", refused[i]);
                 if ((t = rlx__json_get(&c->j, n, "truncate")) >= 0 && c->j.nodes[t].type != RLX__JSON_TRUE)
                     return rlx__llm_fail(c->err, c->cap, RLX_ERROR_UNSUPPORTED, "config.json: rope_scaling yarn with truncate false is not supported");
+                /* attention_factor, or mscale / mscale_all_dim, as transformers' _compute_yarn_parameters: cos and sin
+                   × attention_factor (default get_mscale(factor) = 1 + 0.1 ln factor, 1 for factor <= 1; with both
+                   mscale and mscale_all_dim non-zero, get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)).
+                   The builder's YaRN magnitude is get_mscale(factor) · rope.scaling.attn_factor (ggml's rope_yarn), so
+                   attn_factor = attention_factor / get_mscale(factor). */
+                if (rlx__json_get(&c->j, n, "attention_factor") >= 0 || rlx__json_get(&c->j, n, "mscale") >= 0 ||
+                    rlx__json_get(&c->j, n, "mscale_all_dim") >= 0) {
+                    double af, ms, msa, g = factor <= 1.0 ? 1.0 : 1.0 + 0.1 * log(factor);
+                    if ((r2 = rlx__hf_num(c, n, "rope_scaling.", "attention_factor", 0.0, -1e30, 1e30, &af)) != RLX_OK ||
+                        (r2 = rlx__hf_num(c, n, "rope_scaling.", "mscale", 0.0, -1e6, 1e6, &ms)) != RLX_OK ||
+                        (r2 = rlx__hf_num(c, n, "rope_scaling.", "mscale_all_dim", 0.0, -1e6, 1e6, &msa)) != RLX_OK)
+                        return r2;
+                    if ((t = rlx__json_get(&c->j, n, "attention_factor")) >= 0 && c->j.nodes[t].type != RLX__JSON_NULL) {
+                        if (!(af > 0.0 && af <= 1e6))
+                            return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: rope_scaling.attention_factor %g must be in (0, 1e6]", af);
+                    } else if (ms != 0.0 && msa != 0.0) {
+                        double a = factor <= 1.0 ? 1.0 : 1.0 + 0.1 * ms * log(factor), b = factor <= 1.0 ? 1.0 : 1.0 + 0.1 * msa * log(factor);
+                        af = a / b;
+                        if (!(af > 0.0 && af <= 1e6))
+                            return rlx__llm_fail(c->err, c->cap, RLX_ERROR_FORMAT, "config.json: rope_scaling mscale %g / mscale_all_dim %g give the attention factor %g (outside (0, 1e6])", ms, msa, af);
+                    } else {
+                        af = g;
+                    }
+                    RLX__HF_F("rope.scaling.attn_factor", af / g);
+                }
             }
         }
         if (r != RLX_OK) return rlx__llm_fail(c->err, c->cap, r, "metadata: %s", rlx_gguf_writer_error(w));
@@ -26866,7 +26946,8 @@ RLXDEF rlx_result rlx_llm_load_hf(const char* folder, const rlx_llm_desc* desc, 
     char* path = NULL;
     float* freqs = NULL;
     int64_t vocab = 0;
-    int tied = 0, k;
+    int tied = 0, k, have_tok = 0;
+    rlx_tokenizer* tk = NULL;
     FILE* f;
     rlx_result r;
     if (err && cap) err[0] = 0;
@@ -26880,7 +26961,7 @@ RLXDEF rlx_result rlx_llm_load_hf(const char* folder, const rlx_llm_desc* desc, 
     if (fl == 0 || fl > RLX__HF_MAX_PATH) return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_llm_load_hf: the folder path is empty or longer than %d bytes", RLX__HF_MAX_PATH);
     memset(&cm, 0, sizeof cm);
     memset(&c, 0, sizeof c);
-    c.err = err; c.cap = cap; c.root = -1;
+    c.err = err; c.cap = cap; c.root = -1; c.tok_bos = c.tok_eos = -1;
     if (!(path = (char*)rlx__alloc(&al, fl + 64)) || !(freqs = (float*)rlx__alloc(&al, sizeof(float) * 512))) {
         r = rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
         goto done;
@@ -26903,6 +26984,30 @@ RLXDEF rlx_result rlx_llm_load_hf(const char* folder, const rlx_llm_desc* desc, 
     memset(&wd, 0, sizeof wd);
     wd.allocator = al;
     if ((r = rlx_gguf_writer_create(&wd, &w)) != RLX_OK) { rlx__llm_fail(err, cap, r, "out of memory"); goto done; }
+    /* tokenizer.json (and tokenizer_config.json) → tokenizer.ggml.* keys (>>hftok) */
+    RLX__HF_PATH("tokenizer.json");
+    if ((!desc || !desc->no_tokenizer) && (f = fopen(path, "rb")) != NULL) {
+        rlx__map tm, tc;
+        int has_cfg;
+        fclose(f);
+        memset(&tm, 0, sizeof tm);
+        memset(&tc, 0, sizeof tc);
+        if ((r = rlx__map_file(&al, path, 0, &tm)) != RLX_OK) { rlx__llm_fail(err, cap, r, "Hugging Face folder: %s", rlx_file_error()); goto done; }
+        RLX__HF_PATH("tokenizer_config.json");
+        has_cfg = (f = fopen(path, "rb")) != NULL;
+        if (f) fclose(f);
+        if (has_cfg && (r = rlx__map_file(&al, path, 0, &tc)) != RLX_OK) {
+            rlx__llm_fail(err, cap, r, "Hugging Face folder: %s", rlx_file_error());
+            rlx__unmap(&al, &tm);
+            goto done;
+        }
+        r = rlx__hf_tok_meta(&al, tm.data ? (const void*)tm.data : "", tm.size, has_cfg ? (tc.data ? (const void*)tc.data : "") : NULL, tc.size,
+                             NULL, w, err, cap, &c.tok_bos, &c.tok_eos);
+        rlx__unmap(&al, &tm);
+        rlx__unmap(&al, &tc);
+        if (r != RLX_OK) goto done;
+        have_tok = 1;
+    }
     if ((r = rlx__hf_config(&c, w, freqs, &vocab, &tied)) != RLX_OK) goto done;
     if ((r = rlx_gguf_writer_size(w, &bytes)) != RLX_OK || !(meta = rlx__alloc(&al, bytes)) ||
         (r = rlx_gguf_writer_write_memory(w, meta, bytes)) != RLX_OK) {
@@ -26912,6 +27017,17 @@ RLXDEF rlx_result rlx_llm_load_hf(const char* folder, const rlx_llm_desc* desc, 
     memset(&fd, 0, sizeof fd);
     fd.allocator = al;
     if ((r = rlx_gguf_open_memory(meta, bytes, &fd, &gf)) != RLX_OK) { rlx__llm_fail(err, cap, r, "metadata: %s", rlx_file_error()); goto done; }
+    if (have_tok) {   /* before the weights: a bad tokenizer fails fast */
+        rlx_tokenizer_desc td;
+        memset(&td, 0, sizeof td);
+        td.allocator = al; td.error = err; td.error_cap = cap;
+        if ((r = rlx_tokenizer_from_gguf(gf, &td, &tk)) != RLX_OK) {
+            char m[512];
+            rlx__strlcpy(m, sizeof m, err ? err : "");
+            rlx__llm_fail(err, cap, r, "tokenizer.json (as %s)", m);
+            goto done;
+        }
+    }
     /* weights: a sharded checkpoint's index, else one file */
     RLX__HF_PATH("model.safetensors.index.json");
     if ((f = fopen(path, "rb")) != NULL) {
@@ -26936,7 +27052,9 @@ RLXDEF rlx_result rlx_llm_load_hf(const char* folder, const rlx_llm_desc* desc, 
         goto done;
     }
     r = rlx__llm_create(gf, st, desc, out);
+    if (r == RLX_OK) { (*out)->tok = tk; tk = NULL; }
 done:
+    rlx_tokenizer_destroy(tk);
     rlx_safetensors_close(st);   /* the store keeps the mappings it borrows from */
     rlx_gguf_close(gf);
     rlx_gguf_writer_destroy(w);
@@ -26986,6 +27104,7 @@ struct rlx_tokenizer {
     int16_t cpt_byte[324];    /* and back (-1: no byte) */
     rlx_result rc;            /* the code of the last failure (with err) */
     char err[512];
+    char* chat_template;      /* tokenizer.chat_template (NUL-terminated), NULL when absent */
 };
 enum { RLX__TOK_PRE_NONE = 0, RLX__TOK_PRE_LLAMA3, RLX__TOK_PRE_QWEN2, RLX__TOK_PRE_GPT2 };
 
@@ -27021,6 +27140,7 @@ RLXDEF void rlx_tokenizer_destroy(rlx_tokenizer* t) {
     rlx__free(&al, t->pool); rlx__free(&al, t->off); rlx__free(&al, t->len); rlx__free(&al, t->score);
     rlx__free(&al, t->type); rlx__free(&al, t->eog); rlx__free(&al, t->slot); rlx__free(&al, t->special);
     rlx__free(&al, t->mslot);
+    rlx__free(&al, t->chat_template);
     rlx__free(&al, t);
 }
 RLXDEF const char* rlx_tokenizer_error(const rlx_tokenizer* t) { return t ? t->err : "NULL tokenizer"; }
@@ -27297,6 +27417,17 @@ static int rlx__tok_load(rlx__tokld* L) {
                 while (j > 0 && t->len[t->special[j - 1]] < t->len[k]) { t->special[j] = t->special[j - 1]; j--; }
                 t->special[j] = k;
             }
+        }
+    }
+    {   /* the chat template (>>hftok writes tokenizer_config.json's here) */
+        rlx_gguf_value ct;
+        r = rlx__tok_kv(L, "tokenizer.chat_template", RLX_GGUF_STRING, &ct);
+        if (r < 0) return 0;
+        if (r > 0) {
+            if (ct.count > (uint64_t)SIZE_MAX - 1 || !(t->chat_template = (char*)rlx__alloc(&t->al, (size_t)ct.count + 1)))
+                return rlx__tok_fail(t, RLX_ERROR_OUT_OF_MEMORY, "out of memory"), 0;
+            memcpy(t->chat_template, ct.str, (size_t)ct.count);
+            t->chat_template[ct.count] = 0;
         }
     }
     return 1;
@@ -28178,6 +28309,491 @@ RLXDEF rlx_result rlx_token_stream_flush(rlx_token_stream* s, char* buf, size_t 
     return RLX_OK;
 }
 #endif /* !RLX_NO_LLM && !RLX_NO_GGUF (>>tok) */
+
+/* ------------------------------------------------------------------------------------------------------------
+   >>hftok  (a Hugging Face tokenizer.json → tokenizer.ggml.* metadata → rlx_tokenizer_from_gguf)
+   tokenizer.json (and tokenizer_config.json) are read with >>json (strict, depth 16) and turned into the
+   tokenizer.ggml.* keys llama.cpp's converter writes, in a GGUF writer; the tokenizer is then built from that
+   metadata by the same code, and with the same checks, as one from a GGUF file. rlx_llm_load_hf writes these
+   keys into its in-memory metadata file; tests/tok_to_gguf.c writes them to a file for libllama.
+   A BPE model with byte_fallback is SentencePiece-style ("llama": scores -id for normal tokens, <0xXX> byte
+   tokens, add_space_prefix from a Prepend("▁") normalizer or a Metaspace pre-tokenizer); one without it is
+   byte-level BPE ("gpt2": merges as "a b" strings, tokenizer.ggml.pre recognised from the pre-tokenizer's Split
+   regex: llama3 → llama-bpe, qwen2 → qwen2, a lone ByteLevel with its own regex → gpt-2). Every id, count and
+   string is checked; the per-id tables are bounded by the number of tokens the file lists.
+   ------------------------------------------------------------------------------------------------------------ */
+#if !defined(RLX_NO_LLM) && !defined(RLX_NO_GGUF)
+
+#define RLX__HFTOK_DEPTH 16
+#define RLX__HFTOK_MAX ((size_t)128 << 20)      /* tokenizer.json: real ones are 2 to 35 MB; the JSON tree takes up
+                                                   to ~45 bytes per input byte (one node per value) */
+#define RLX__HFTOK_MAX_CONFIG ((size_t)64 << 20) /* tokenizer_config.json: a few kB to a few MB (chat templates) */
+#define RLX__HFTOK_MAX_ID (1 << 24)             /* token ids */
+
+static const char rlx__hftok_re_llama3[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+static const char rlx__hftok_re_qwen2[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+typedef struct rlx__hftok {
+    const rlx_allocator* al;
+    rlx__json j, c;           /* tokenizer.json, tokenizer_config.json */
+    int root, croot;          /* -1: not parsed */
+    char* err;
+    size_t cap;
+    int32_t n;                /* vocabulary size: the largest id + 1 */
+    const char** text;        /* n: the token's text (in j's pool or pads) */
+    size_t* len;              /* n */
+    int32_t* type;            /* n: rlx_token_type */
+    float* score;             /* n */
+    char* pads;               /* "[PAD<id>]" texts of ids no token has */
+    char* buf;                /* a merge joined from a pair */
+    size_t nbuf;
+} rlx__hftok;
+
+static rlx_result rlx__hftok_parse(rlx__hftok* h, rlx__json* j, const void* s, size_t n, const char* file, int* root) {
+    int k;
+    if ((*root = rlx__json_parse(j, h->al, s, n, RLX__HFTOK_DEPTH)) < 0)
+        return rlx__llm_fail(h->err, h->cap, strstr(j->err, "out of memory") ? RLX_ERROR_OUT_OF_MEMORY : RLX_ERROR_FORMAT, "%s: %s", file, j->err);
+    if (j->nodes[*root].type != RLX__JSON_OBJECT) return rlx__llm_fail(h->err, h->cap, RLX_ERROR_FORMAT, "%s: not a JSON object", file);
+    if ((k = rlx__json_dup_key(j, *root)) != -1)
+        return k == -2 ? rlx__llm_fail(h->err, h->cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory")
+                       : rlx__llm_fail(h->err, h->cap, RLX_ERROR_FORMAT, "%s: the key '%.60s' appears twice", file, j->nodes[k].key);
+    return RLX_OK;
+}
+/* Member `key` of object obj: -1 when absent or null. */
+static int rlx__hftok_get(const rlx__json* j, int obj, const char* key) {
+    int n = rlx__json_get(j, obj, key);
+    return n >= 0 && j->nodes[n].type != RLX__JSON_NULL ? n : -1;
+}
+/* A string member (absent or null: NULL; another type: *bad = 1). */
+static const char* rlx__hftok_str(const rlx__json* j, int obj, const char* key, int* bad) {
+    int n = rlx__hftok_get(j, obj, key);
+    if (n < 0) return NULL;
+    if (j->nodes[n].type != RLX__JSON_STRING) { *bad = 1; return NULL; }
+    return j->nodes[n].str;
+}
+/* A boolean member: 1, 0, def when absent or null, -1 another type. */
+static int rlx__hftok_bool(const rlx__json* j, int obj, const char* key, int def) {
+    int n = rlx__hftok_get(j, obj, key);
+    if (n < 0) return def;
+    return j->nodes[n].type == RLX__JSON_TRUE ? 1 : j->nodes[n].type == RLX__JSON_FALSE ? 0 : -1;
+}
+/* The id of the token whose text is s (the last id with it, as the tokenizer's map), or -1. */
+static int32_t rlx__hftok_find(const rlx__hftok* h, const char* s, size_t l) {
+    int32_t i;
+    for (i = h->n - 1; i >= 0; i--) if (h->len[i] == l && memcmp(h->text[i], s, l) == 0) return i;
+    return -1;
+}
+/* tokenizer_config.json's bos_token / eos_token / ...: a string or {"content": string}; -1 absent, -2 bad
+   (message set), else the id (-3: a text no token has). */
+static int32_t rlx__hftok_cfg_token(rlx__hftok* h, const char* key) {
+    const rlx__json* c = &h->c;
+    int v = h->croot >= 0 ? rlx__hftok_get(c, h->croot, key) : -1;
+    const rlx__jnode* s;
+    int32_t id;
+    if (v < 0) return -1;
+    s = &c->nodes[v];
+    if (s->type == RLX__JSON_OBJECT) {
+        int k = rlx__hftok_get(c, v, "content");
+        s = k >= 0 ? &c->nodes[k] : NULL;
+    }
+    if (!s || s->type != RLX__JSON_STRING) {
+        rlx__llm_fail(h->err, h->cap, RLX_ERROR_FORMAT, "tokenizer_config.json: '%s' is not a string or {\"content\": string}", key);
+        return -2;
+    }
+    id = rlx__hftok_find(h, s->str, s->len);
+    return id >= 0 ? id : -3;
+}
+
+/* The normalizers and pre-tokenizers, flattened: a Sequence's members, else the one object. */
+static int rlx__hftok_list(const rlx__json* j, int node, const char* seq_key, int* out, int cap) {
+    int n = 0, e, t;
+    if (node < 0) return 0;
+    if (j->nodes[node].type != RLX__JSON_OBJECT) return -1;
+    t = rlx__json_get(j, node, "type");
+    if (t >= 0 && j->nodes[t].type == RLX__JSON_STRING && strcmp(j->nodes[t].str, "Sequence") == 0) {
+        int s = rlx__json_get(j, node, seq_key);
+        if (s < 0 || j->nodes[s].type != RLX__JSON_ARRAY) return -1;
+        for (e = j->nodes[s].first; e >= 0; e = j->nodes[e].next) {
+            if (j->nodes[e].type != RLX__JSON_OBJECT || n == cap) return -1;
+            out[n++] = e;
+        }
+        return n;
+    }
+    out[0] = node;
+    return 1;
+}
+static const char* rlx__hftok_type(const rlx__json* j, int obj) {
+    int t = rlx__json_get(j, obj, "type");
+    return t >= 0 && j->nodes[t].type == RLX__JSON_STRING ? j->nodes[t].str : "";
+}
+/* A pattern object {"String": s} or {"Regex": s}: the string, regex 1 / 0. */
+static const char* rlx__hftok_pattern(const rlx__json* j, int obj, int* regex) {
+    int p = rlx__json_get(j, obj, "pattern"), s;
+    if (p < 0 || j->nodes[p].type != RLX__JSON_OBJECT) return NULL;
+    if ((s = rlx__json_get(j, p, "Regex")) >= 0 && j->nodes[s].type == RLX__JSON_STRING) { *regex = 1; return j->nodes[s].str; }
+    if ((s = rlx__json_get(j, p, "String")) >= 0 && j->nodes[s].type == RLX__JSON_STRING) { *regex = 0; return j->nodes[s].str; }
+    return NULL;
+}
+
+/* SentencePiece-style: what the normalizer and pre-tokenizer do must be "' ' → ▁, maybe ▁ in front". */
+static rlx_result rlx__hftok_spm_rules(rlx__hftok* h, int* prefix) {
+    const rlx__json* j = &h->j;
+    int items[16], n, i, replace = 0, rg;
+    const char* s;
+    n = rlx__hftok_list(j, rlx__hftok_get(j, h->root, "normalizer"), "normalizers", items, 16);
+    if (n < 0) return rlx__llm_fail(h->err, h->cap, RLX_ERROR_FORMAT, "tokenizer.json: 'normalizer' is not an object or a Sequence of at most 16");
+    *prefix = 0;
+    for (i = 0; i < n; i++) {
+        const char* ty = rlx__hftok_type(j, items[i]);
+        if (strcmp(ty, "Prepend") == 0 && (s = rlx__hftok_str(j, items[i], "prepend", &rg)) != NULL && strcmp(s, "\xe2\x96\x81") == 0) *prefix = 1;
+        else if (strcmp(ty, "Replace") == 0 && (s = rlx__hftok_pattern(j, items[i], &rg)) != NULL && !rg && strcmp(s, " ") == 0 &&
+                 (s = rlx__hftok_str(j, items[i], "content", &rg)) != NULL && strcmp(s, "\xe2\x96\x81") == 0) replace = 1;
+        else return rlx__llm_fail(h->err, h->cap, RLX_ERROR_UNSUPPORTED, "tokenizer.json: the normalizer '%.40s' is not supported with byte_fallback (Prepend \"\xe2\x96\x81\" and Replace \" \" → \"\xe2\x96\x81\" are)", ty);
+    }
+    n = rlx__hftok_list(j, rlx__hftok_get(j, h->root, "pre_tokenizer"), "pretokenizers", items, 16);
+    if (n < 0) return rlx__llm_fail(h->err, h->cap, RLX_ERROR_FORMAT, "tokenizer.json: 'pre_tokenizer' is not an object or a Sequence of at most 16");
+    for (i = 0; i < n; i++) {
+        const char* ty = rlx__hftok_type(j, items[i]), *sch;
+        int bad = 0;
+        if (strcmp(ty, "Metaspace") != 0 || (s = rlx__hftok_str(j, items[i], "replacement", &bad)) == NULL || strcmp(s, "\xe2\x96\x81") != 0)
+            return rlx__llm_fail(h->err, h->cap, RLX_ERROR_UNSUPPORTED, "tokenizer.json: the pre-tokenizer '%.40s' is not supported with byte_fallback (Metaspace with replacement \"\xe2\x96\x81\" is)", ty);
+        replace = 1;
+        sch = rlx__hftok_str(j, items[i], "prepend_scheme", &bad);
+        if (sch) *prefix = strcmp(sch, "never") != 0;
+        else *prefix = rlx__hftok_bool(j, items[i], "add_prefix_space", 1) == 1;
+    }
+    if (!replace) return rlx__llm_fail(h->err, h->cap, RLX_ERROR_UNSUPPORTED, "tokenizer.json: a byte_fallback BPE model without the ' ' → \"\xe2\x96\x81\" normalizer or a Metaspace pre-tokenizer is not supported");
+    return RLX_OK;
+}
+/* Byte-level BPE: the pre-tokenizer names llama.cpp's tokenizer.ggml.pre. */
+static rlx_result rlx__hftok_bpe_rules(rlx__hftok* h, const char** pre) {
+    const rlx__json* j = &h->j;
+    int items[16], n, i, bytelevel = 0, own_regex = 0, rg;
+    const char* split = NULL;
+    n = rlx__hftok_list(j, rlx__hftok_get(j, h->root, "normalizer"), "normalizers", items, 16);
+    if (n < 0) return rlx__llm_fail(h->err, h->cap, RLX_ERROR_FORMAT, "tokenizer.json: 'normalizer' is not an object or a Sequence of at most 16");
+    for (i = 0; i < n; i++)   /* NFC: llama.cpp does not normalize either (its converter drops it) */
+        if (strcmp(rlx__hftok_type(j, items[i]), "NFC") != 0)
+            return rlx__llm_fail(h->err, h->cap, RLX_ERROR_UNSUPPORTED, "tokenizer.json: the normalizer '%.40s' is not supported for byte-level BPE (none or NFC)", rlx__hftok_type(j, items[i]));
+    n = rlx__hftok_list(j, rlx__hftok_get(j, h->root, "pre_tokenizer"), "pretokenizers", items, 16);
+    if (n < 0) return rlx__llm_fail(h->err, h->cap, RLX_ERROR_FORMAT, "tokenizer.json: 'pre_tokenizer' is not an object or a Sequence of at most 16");
+    for (i = 0; i < n; i++) {
+        const char* ty = rlx__hftok_type(j, items[i]);
+        if (strcmp(ty, "Split") == 0) {
+            const char* p = rlx__hftok_pattern(j, items[i], &rg);
+            int bad = 0;
+            const char* beh = rlx__hftok_str(j, items[i], "behavior", &bad);
+            if (!p || !rg) return rlx__llm_fail(h->err, h->cap, RLX_ERROR_UNSUPPORTED, "tokenizer.json: pre_tokenizer Split without a Regex pattern is not supported");
+            if (split) return rlx__llm_fail(h->err, h->cap, RLX_ERROR_UNSUPPORTED, "tokenizer.json: pre_tokenizer with two Split regexes is not supported");
+            if (!beh || strcmp(beh, "Isolated") != 0 || rlx__hftok_bool(j, items[i], "invert", 0) != 0)
+                return rlx__llm_fail(h->err, h->cap, RLX_ERROR_UNSUPPORTED, "tokenizer.json: pre_tokenizer Split other than behavior Isolated, invert false is not supported");
+            split = p;
+        } else if (strcmp(ty, "ByteLevel") == 0) {
+            int u = rlx__hftok_bool(j, items[i], "use_regex", 1);
+            if (u < 0 || rlx__hftok_bool(j, items[i], "add_prefix_space", 0) != 0)
+                return rlx__llm_fail(h->err, h->cap, RLX_ERROR_UNSUPPORTED, "tokenizer.json: pre_tokenizer ByteLevel with add_prefix_space true (or a malformed use_regex) is not supported");
+            bytelevel = 1;
+            own_regex |= u;
+        } else {
+            return rlx__llm_fail(h->err, h->cap, RLX_ERROR_UNSUPPORTED, "tokenizer.json: the pre-tokenizer '%.40s' is not supported (Split with the llama3 or qwen2 regex, ByteLevel)", ty);
+        }
+    }
+    if (!bytelevel) return rlx__llm_fail(h->err, h->cap, RLX_ERROR_UNSUPPORTED, "tokenizer.json: a BPE model without byte_fallback needs a ByteLevel pre-tokenizer (byte-level BPE); this one has none");
+    if (split && own_regex) return rlx__llm_fail(h->err, h->cap, RLX_ERROR_UNSUPPORTED, "tokenizer.json: pre_tokenizer Split followed by ByteLevel with use_regex true is not supported");
+    if (!split) { *pre = "gpt-2"; return RLX_OK; }
+    if (strcmp(split, rlx__hftok_re_llama3) == 0) *pre = "llama-bpe";
+    else if (strcmp(split, rlx__hftok_re_qwen2) == 0) *pre = "qwen2";
+    else return rlx__llm_fail(h->err, h->cap, RLX_ERROR_UNSUPPORTED, "tokenizer.json: the pre_tokenizer Split regex '%.80s' is not supported (llama3's and qwen2's are)", split);
+    return RLX_OK;
+}
+
+static void rlx__hftok_free(rlx__hftok* h) {
+    if (h->root >= 0 || h->j.nodes || h->j.pool) rlx__json_free(&h->j);
+    if (h->croot >= 0 || h->c.nodes || h->c.pool) rlx__json_free(&h->c);
+    rlx__free(h->al, (void*)h->text); rlx__free(h->al, h->len); rlx__free(h->al, h->type); rlx__free(h->al, h->score);
+    rlx__free(h->al, h->pads); rlx__free(h->al, h->buf);
+}
+
+/* tokenizer.json (tn bytes) and tokenizer_config.json (cj NULL: none) → tokenizer.ggml.* keys in w. pre, when
+   not NULL, replaces the recognised tokenizer.ggml.pre. *bos / *eos get the ids written (-1: none). */
+static rlx_result rlx__hf_tok_meta(const rlx_allocator* al, const void* tj, size_t tn, const void* cj, size_t cn, const char* pre,
+                                   rlx_gguf_writer* w, char* err, size_t cap, int32_t* bos, int32_t* eos) {
+    rlx__hftok h;
+    const rlx__json* j = &h.j;
+    int model, vocab, added, merges = -1, e, spm, prefix = 0, bad = 0, nent;
+    int64_t maxid = -1;
+    int32_t i, holes = 0, id, ids[4];
+    size_t bytes, po = 0;
+    const char* s;
+    rlx_result r;
+    uint32_t u;
+    uint8_t b;
+    memset(&h, 0, sizeof h);
+    h.al = al; h.err = err; h.cap = cap; h.root = h.croot = -1;
+    *bos = *eos = -1;
+    if (tn > RLX__HFTOK_MAX) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "tokenizer.json: %lu bytes is over the limit of 128 MB", (unsigned long)tn);
+    if (cj && cn > RLX__HFTOK_MAX_CONFIG) return rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "tokenizer_config.json: %lu bytes is over the limit of 64 MB", (unsigned long)cn);
+    if ((r = rlx__hftok_parse(&h, &h.j, tj, tn, "tokenizer.json", &h.root)) != RLX_OK) goto done;
+    if (cj && (r = rlx__hftok_parse(&h, &h.c, cj, cn, "tokenizer_config.json", &h.croot)) != RLX_OK) goto done;
+    r = RLX_ERROR_FORMAT;
+    model = rlx__hftok_get(j, h.root, "model");
+    if (model < 0 || j->nodes[model].type != RLX__JSON_OBJECT) { rlx__llm_fail(err, cap, r, "tokenizer.json: 'model' is missing or not an object"); goto done; }
+    s = rlx__hftok_str(j, model, "type", &bad);
+    if (!s) { rlx__llm_fail(err, cap, r, "tokenizer.json: 'model.type' is missing or not a string"); goto done; }
+    if (strcmp(s, "BPE") != 0) { r = rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "tokenizer.json: model.type '%.40s' is not supported (BPE is: byte-level, or SentencePiece-style with byte_fallback)", s); goto done; }
+    if ((spm = rlx__hftok_bool(j, model, "byte_fallback", 0)) < 0) { rlx__llm_fail(err, cap, r, "tokenizer.json: 'model.byte_fallback' is not true or false"); goto done; }
+    if (((s = rlx__hftok_str(j, model, "continuing_subword_prefix", &bad)) != NULL && s[0]) || ((s = rlx__hftok_str(j, model, "end_of_word_suffix", &bad)) != NULL && s[0]) || bad) {
+        r = rlx__llm_fail(err, cap, RLX_ERROR_UNSUPPORTED, "tokenizer.json: BPE with continuing_subword_prefix or end_of_word_suffix is not supported");
+        goto done;
+    }
+    if ((r = spm ? rlx__hftok_spm_rules(&h, &prefix) : rlx__hftok_bpe_rules(&h, pre ? &s : &pre)) != RLX_OK) goto done;
+    r = RLX_ERROR_FORMAT;
+    vocab = rlx__hftok_get(j, model, "vocab");
+    if (vocab < 0 || j->nodes[vocab].type != RLX__JSON_OBJECT) { rlx__llm_fail(err, cap, r, "tokenizer.json: 'model.vocab' is missing or not an object"); goto done; }
+    added = rlx__hftok_get(j, h.root, "added_tokens");
+    if (added >= 0 && j->nodes[added].type != RLX__JSON_ARRAY) { rlx__llm_fail(err, cap, r, "tokenizer.json: 'added_tokens' is not an array"); goto done; }
+    /* ids: integers in range; the table is bounded by the number of entries */
+    for (e = j->nodes[vocab].first; e >= 0; e = j->nodes[e].next) {
+        if (j->nodes[e].type != RLX__JSON_NUMBER || !j->nodes[e].is_int || j->nodes[e].ival < 0 || j->nodes[e].ival >= RLX__HFTOK_MAX_ID) {
+            rlx__llm_fail(err, cap, r, "tokenizer.json: model.vocab['%.40s'] is not an id in [0, %d)", j->nodes[e].key, RLX__HFTOK_MAX_ID);
+            goto done;
+        }
+        if (j->nodes[e].ival > maxid) maxid = j->nodes[e].ival;
+    }
+    for (e = added >= 0 ? j->nodes[added].first : -1, i = 0; e >= 0; e = j->nodes[e].next, i++) {
+        int k = rlx__hftok_get(j, e, "id"), c = rlx__hftok_get(j, e, "content");
+        if (j->nodes[e].type != RLX__JSON_OBJECT || k < 0 || j->nodes[k].type != RLX__JSON_NUMBER || !j->nodes[k].is_int ||
+            j->nodes[k].ival < 0 || j->nodes[k].ival >= RLX__HFTOK_MAX_ID) {
+            rlx__llm_fail(err, cap, r, "tokenizer.json: added_tokens[%d].id is missing or not an id in [0, %d)", (int)i, RLX__HFTOK_MAX_ID);
+            goto done;
+        }
+        if (c < 0 || j->nodes[c].type != RLX__JSON_STRING) { rlx__llm_fail(err, cap, r, "tokenizer.json: added_tokens[%d].content is missing or not a string", (int)i); goto done; }
+        if (rlx__hftok_bool(j, e, "special", 0) < 0) { rlx__llm_fail(err, cap, r, "tokenizer.json: added_tokens[%d].special is not true or false", (int)i); goto done; }
+        if (j->nodes[k].ival > maxid) maxid = j->nodes[k].ival;
+    }
+    nent = j->nodes[vocab].count + (added >= 0 ? j->nodes[added].count : 0);
+    if (maxid < 0) { rlx__llm_fail(err, cap, r, "tokenizer.json: the vocabulary is empty"); goto done; }
+    if (maxid >= 2 * (int64_t)nent + 256) {
+        rlx__llm_fail(err, cap, r, "tokenizer.json: id %lld for %d tokens: more than half of the ids would have no token", (long long)maxid, nent);
+        goto done;
+    }
+    h.n = (int32_t)maxid + 1;
+    if (!rlx__mul_sz((size_t)h.n, sizeof(size_t) + sizeof(char*) + 8, &bytes) ||
+        !(h.text = (const char**)rlx__calloc(al, (size_t)h.n * sizeof(char*))) || !(h.len = (size_t*)rlx__calloc(al, (size_t)h.n * sizeof(size_t))) ||
+        !(h.type = (int32_t*)rlx__calloc(al, (size_t)h.n * 4)) || !(h.score = (float*)rlx__calloc(al, (size_t)h.n * 4))) {
+        r = rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory for %d tokens", (int)h.n);
+        goto done;
+    }
+    for (e = j->nodes[vocab].first; e >= 0; e = j->nodes[e].next) {
+        id = (int32_t)j->nodes[e].ival;
+        if (h.text[id]) {
+            rlx__llm_fail(err, cap, r, "tokenizer.json: model.vocab gives id %d to two tokens ('%.40s' and '%.40s')", (int)id, h.text[id], j->nodes[e].key);
+            goto done;
+        }
+        h.text[id] = j->nodes[e].key; h.len[id] = j->nodes[e].key_len; h.type[id] = RLX_TOKEN_TYPE_NORMAL;
+    }
+    for (e = added >= 0 ? j->nodes[added].first : -1; e >= 0; e = j->nodes[e].next) {   /* they replace vocab entries */
+        int c = rlx__hftok_get(j, e, "content");
+        id = (int32_t)j->nodes[rlx__hftok_get(j, e, "id")].ival;
+        h.text[id] = j->nodes[c].str; h.len[id] = j->nodes[c].len;
+        h.type[id] = rlx__hftok_bool(j, e, "special", 0) ? RLX_TOKEN_TYPE_CONTROL : RLX_TOKEN_TYPE_USER_DEFINED;
+    }
+    for (i = 0; i < h.n; i++) holes += !h.text[i];
+    if (holes && !(h.pads = (char*)rlx__alloc(al, (size_t)holes * 20))) { r = rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); goto done; }
+    for (i = 0; i < h.n; i++) {
+        if (!h.text[i]) {   /* as llama.cpp's converter: a placeholder text */
+            snprintf(h.pads + po, 20, "[PAD%d]", (int)i);
+            h.text[i] = h.pads + po; h.len[i] = strlen(h.pads + po); h.type[i] = RLX_TOKEN_TYPE_UNUSED;
+            po += 20;
+        }
+        if (spm && h.type[i] == RLX_TOKEN_TYPE_NORMAL && rlx__tok_hexbyte(h.text[i], h.len[i]) >= 0) h.type[i] = RLX_TOKEN_TYPE_BYTE;
+        h.score[i] = spm && h.type[i] == RLX_TOKEN_TYPE_NORMAL ? -(float)i : 0.0f;
+    }
+    if (spm && (s = rlx__hftok_str(j, model, "unk_token", &bad)) != NULL && (id = rlx__hftok_find(&h, s, strlen(s))) >= 0) h.type[id] = RLX_TOKEN_TYPE_UNKNOWN;
+    if (!spm) {
+        merges = rlx__hftok_get(j, model, "merges");
+        if (merges < 0 || j->nodes[merges].type != RLX__JSON_ARRAY) { rlx__llm_fail(err, cap, r, "tokenizer.json: 'model.merges' is missing or not an array (byte-level BPE needs its merges)"); goto done; }
+    }
+
+    /* the metadata */
+    r = rlx_gguf_writer_string(w, "tokenizer.ggml.model", spm ? "llama" : "gpt2", spm ? 5 : 4);
+    if (r == RLX_OK && !spm) r = rlx_gguf_writer_string(w, "tokenizer.ggml.pre", pre, strlen(pre));
+    if (r == RLX_OK) r = rlx_gguf_writer_begin_array(w, "tokenizer.ggml.tokens", RLX_GGUF_STRING, (uint64_t)h.n);
+    for (i = 0; r == RLX_OK && i < h.n; i++) r = rlx_gguf_writer_string(w, NULL, h.text[i], h.len[i]);
+    if (r == RLX_OK) r = rlx_gguf_writer_end_array(w);
+    if (r == RLX_OK && spm) r = rlx_gguf_writer_array(w, "tokenizer.ggml.scores", RLX_GGUF_F32, h.score, (uint64_t)h.n);
+    if (r == RLX_OK) r = rlx_gguf_writer_array(w, "tokenizer.ggml.token_type", RLX_GGUF_I32, h.type, (uint64_t)h.n);
+    if (r == RLX_OK && !spm) {
+        r = rlx_gguf_writer_begin_array(w, "tokenizer.ggml.merges", RLX_GGUF_STRING, (uint64_t)j->nodes[merges].count);
+        for (e = j->nodes[merges].first, i = 0; r == RLX_OK && e >= 0; e = j->nodes[e].next, i++) {
+            const rlx__jnode* m = &j->nodes[e];
+            if (m->type == RLX__JSON_STRING) {
+                const char* sp = m->len > 1 ? (const char*)memchr(m->str + 1, ' ', m->len - 1) : NULL;
+                if (!sp || sp + 1 == m->str + m->len) { r = rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "tokenizer.json: model.merges[%d] '%.40s' is not two pieces separated by a space", (int)i, m->str); goto done; }
+                r = rlx_gguf_writer_string(w, NULL, m->str, m->len);
+            } else if (m->type == RLX__JSON_ARRAY && m->count == 2 && j->nodes[m->first].type == RLX__JSON_STRING &&
+                       j->nodes[j->nodes[m->first].next].type == RLX__JSON_STRING) {
+                const rlx__jnode* a = &j->nodes[m->first], *c = &j->nodes[a->next];
+                size_t need;
+                if (a->len == 0 || c->len == 0 || memchr(a->str, ' ', a->len) || memchr(c->str, ' ', c->len)) {
+                    r = rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "tokenizer.json: model.merges[%d]: a piece is empty or holds a space", (int)i);
+                    goto done;
+                }
+                need = a->len + c->len + 1;   /* both lengths are bounded by the file size */
+                if (need > h.nbuf) {
+                    rlx__free(al, h.buf);
+                    h.nbuf = need * 2;
+                    if (!(h.buf = (char*)rlx__alloc(al, h.nbuf))) { h.nbuf = 0; r = rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); goto done; }
+                }
+                memcpy(h.buf, a->str, a->len); h.buf[a->len] = ' '; memcpy(h.buf + a->len + 1, c->str, c->len);
+                r = rlx_gguf_writer_string(w, NULL, h.buf, need);
+            } else {
+                r = rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "tokenizer.json: model.merges[%d] is not a string \"a b\" or a pair of strings", (int)i);
+                goto done;
+            }
+        }
+        if (r == RLX_OK) r = rlx_gguf_writer_end_array(w);
+    }
+    /* tokenizer_config.json: special tokens, flags, the chat template */
+    {
+        static const char* const names[4] = {"bos_token", "eos_token", "unk_token", "pad_token"};
+        static const char* const keys[4] = {"tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id", "tokenizer.ggml.unknown_token_id", "tokenizer.ggml.padding_token_id"};
+        static const char* const flags[2][2] = {{"add_bos_token", "tokenizer.ggml.add_bos_token"}, {"add_eos_token", "tokenizer.ggml.add_eos_token"}};
+        int k, f;
+        for (k = 0; k < 4; k++) {
+            if ((ids[k] = rlx__hftok_cfg_token(&h, names[k])) == -2) { r = RLX_ERROR_FORMAT; goto done; }
+            if (ids[k] == -3 && k < 2) {   /* BOS and EOS must exist; a padding or unknown text no token has is left out */
+                r = rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "tokenizer_config.json: %s is not a token of tokenizer.json", names[k]);
+                goto done;
+            }
+            if (ids[k] >= 0) { u = (uint32_t)ids[k]; if (r == RLX_OK) r = rlx_gguf_writer_kv(w, keys[k], RLX_GGUF_U32, &u); }
+        }
+        *bos = ids[0] >= 0 ? ids[0] : -1;
+        *eos = ids[1] >= 0 ? ids[1] : -1;
+        for (k = 0; k < 2; k++) {
+            if (h.croot < 0) break;
+            if ((f = rlx__hftok_bool(&h.c, h.croot, flags[k][0], -2)) == -1) { r = rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "tokenizer_config.json: '%s' is not true or false", flags[k][0]); goto done; }
+            if (f >= 0) { b = (uint8_t)f; if (r == RLX_OK) r = rlx_gguf_writer_kv(w, flags[k][1], RLX_GGUF_BOOL, &b); }
+        }
+        if (spm) { b = (uint8_t)prefix; if (r == RLX_OK) r = rlx_gguf_writer_kv(w, "tokenizer.ggml.add_space_prefix", RLX_GGUF_BOOL, &b); }
+        if (h.croot >= 0 && (k = rlx__hftok_get(&h.c, h.croot, "chat_template")) >= 0) {
+            const rlx__jnode* t = &h.c.nodes[k];
+            if (t->type == RLX__JSON_ARRAY) {   /* [{"name": ..., "template": ...}]: the one named "default", else the first */
+                int x, pick = -1;
+                for (x = t->first; x >= 0; x = h.c.nodes[x].next) {
+                    const char* nm = rlx__hftok_str(&h.c, x, "name", &bad);
+                    if (pick < 0 || (nm && strcmp(nm, "default") == 0)) pick = x;
+                }
+                x = pick >= 0 ? rlx__hftok_get(&h.c, pick, "template") : -1;
+                t = x >= 0 ? &h.c.nodes[x] : NULL;
+            }
+            if (!t || t->type != RLX__JSON_STRING) { r = rlx__llm_fail(err, cap, RLX_ERROR_FORMAT, "tokenizer_config.json: 'chat_template' is not a string or a list of {\"name\", \"template\"}"); goto done; }
+            if (r == RLX_OK) r = rlx_gguf_writer_string(w, "tokenizer.chat_template", t->str, t->len);
+        }
+    }
+    if (r != RLX_OK) rlx__llm_fail(err, cap, r, "tokenizer metadata: %s", rlx_gguf_writer_error(w));
+done:
+    rlx__hftok_free(&h);
+    return r;
+}
+
+/* The metadata in memory, then the tokenizer from it. */
+static rlx_result rlx__hftok_build(const rlx_allocator* al, const void* tj, size_t tn, const void* cj, size_t cn,
+                                   const rlx_tokenizer_desc* desc, rlx_tokenizer** out, char* err, size_t cap) {
+    rlx_gguf_writer* w = NULL;
+    rlx_gguf_writer_desc wd;
+    rlx_file_desc fd;
+    rlx_gguf* gf = NULL;
+    rlx_tokenizer_desc td;
+    void* meta = NULL;
+    size_t bytes = 0;
+    int32_t bos, eos;
+    rlx_result r;
+    memset(&wd, 0, sizeof wd);
+    wd.allocator = *al;
+    if ((r = rlx_gguf_writer_create(&wd, &w)) != RLX_OK) return rlx__llm_fail(err, cap, r, "out of memory");
+    if ((r = rlx__hf_tok_meta(al, tj, tn, cj, cn, NULL, w, err, cap, &bos, &eos)) != RLX_OK) goto done;
+    if ((r = rlx_gguf_writer_size(w, &bytes)) != RLX_OK || !(meta = rlx__alloc(al, bytes)) ||
+        (r = rlx_gguf_writer_write_memory(w, meta, bytes)) != RLX_OK) {
+        r = rlx__llm_fail(err, cap, r != RLX_OK ? r : RLX_ERROR_OUT_OF_MEMORY, "tokenizer metadata: %s", rlx_gguf_writer_error(w));
+        goto done;
+    }
+    memset(&fd, 0, sizeof fd);
+    fd.allocator = *al;
+    if ((r = rlx_gguf_open_memory(meta, bytes, &fd, &gf)) != RLX_OK) { rlx__llm_fail(err, cap, r, "tokenizer metadata: %s", rlx_file_error()); goto done; }
+    td = *desc;
+    td.error = err; td.error_cap = cap;
+    td.allocator = *al;
+    if ((r = rlx_tokenizer_from_gguf(gf, &td, out)) != RLX_OK && err && cap) {
+        char m[512];
+        rlx__strlcpy(m, sizeof m, err);
+        rlx__llm_fail(err, cap, r, "tokenizer.json (as %s)", m);
+    }
+done:
+    rlx_gguf_close(gf);
+    rlx_gguf_writer_destroy(w);
+    rlx__free(al, meta);
+    return r;
+}
+
+RLXDEF rlx_result rlx_tokenizer_from_hf_json(const char* tokenizer_json, size_t len, const char* config_json, size_t config_len,
+                                             const rlx_tokenizer_desc* desc, rlx_tokenizer** out) {
+    rlx_tokenizer_desc d;
+    char* err = desc ? desc->error : NULL;
+    size_t cap = desc ? desc->error_cap : 0;
+    if (err && cap) err[0] = 0;
+    if (out) *out = NULL;
+    if (!tokenizer_json || !out) return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_tokenizer_from_hf_json: tokenizer_json or out is NULL");
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL))
+        return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_tokenizer_desc.allocator: set both alloc and free, or neither");
+    return rlx__hftok_build(&d.allocator, tokenizer_json, len, config_json, config_json ? config_len : 0, &d, out, err, cap);
+}
+
+#if !defined(RLX_NO_STDIO)
+RLXDEF rlx_result rlx_tokenizer_from_hf(const char* folder, const rlx_tokenizer_desc* desc, rlx_tokenizer** out) {
+    rlx_tokenizer_desc d;
+    char* err = desc ? desc->error : NULL;
+    size_t cap = desc ? desc->error_cap : 0, fl;
+    rlx__map tm, cm;
+    char* path = NULL;
+    FILE* f;
+    rlx_result r;
+    if (err && cap) err[0] = 0;
+    if (out) *out = NULL;
+    if (!folder || !out) return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_tokenizer_from_hf: folder or out is NULL");
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL))
+        return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_tokenizer_desc.allocator: set both alloc and free, or neither");
+    fl = strlen(folder);
+    if (fl == 0 || fl > 4096) return rlx__llm_fail(err, cap, RLX_ERROR_INVALID_ARGUMENT, "rlx_tokenizer_from_hf: the folder path is empty or longer than 4096 bytes");
+    memset(&tm, 0, sizeof tm);
+    memset(&cm, 0, sizeof cm);
+    if (!(path = (char*)rlx__alloc(&d.allocator, fl + 64))) return rlx__llm_fail(err, cap, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+#define RLX__HFT_PATH(file) snprintf(path, fl + 64, "%s%s%s", folder, folder[fl - 1] == '/' || folder[fl - 1] == '\\' ? "" : "/", file)
+    RLX__HFT_PATH("tokenizer.json");
+    if ((r = rlx__map_file(&d.allocator, path, 0, &tm)) != RLX_OK) { rlx__llm_fail(err, cap, r, "Hugging Face folder: %s", rlx_file_error()); goto done; }
+    RLX__HFT_PATH("tokenizer_config.json");
+    if ((f = fopen(path, "rb")) != NULL) {
+        fclose(f);
+        if ((r = rlx__map_file(&d.allocator, path, 0, &cm)) != RLX_OK) { rlx__llm_fail(err, cap, r, "Hugging Face folder: %s", rlx_file_error()); goto done; }
+    }
+#undef RLX__HFT_PATH
+    r = rlx__hftok_build(&d.allocator, tm.data, tm.size, cm.data ? (const void*)cm.data : NULL, cm.size, &d, out, err, cap);
+done:
+    rlx__unmap(&d.allocator, &tm);
+    rlx__unmap(&d.allocator, &cm);
+    rlx__free(&d.allocator, path);
+    return r;
+}
+#endif
+
+RLXDEF const char* rlx_tokenizer_chat_template(const rlx_tokenizer* t) { return t ? t->chat_template : NULL; }
+RLXDEF rlx_tokenizer* rlx_llm_tokenizer(const rlx_llm* m) { return m ? m->tok : NULL; }
+
+#endif /* !RLX_NO_LLM && !RLX_NO_GGUF (>>hftok) */
 
 /* ============================================================================================================
    >>autodiff  (rlx_grad, losses, optimizers; RLX_NO_AUTODIFF leaves it out)

@@ -22,7 +22,9 @@
 
    Prints per format and thread count (1, 2): prompt tok/s (one 512-token prompt, timed from the first token
    to the logits of the last), decode tok/s (32 greedy tokens one at a time after it) for rlx and llama.cpp,
-   and the ratios rlx / llama.cpp (> 1: rlx is faster). */
+   and the ratios rlx / llama.cpp (> 1: rlx is faster). Then per format the peak resident memory (VmHWM) of
+   each, measured in a fresh process of this program (`llm --rss rlx|llama FILE`) running the same prompt and
+   decode steps on 2 threads, against the file size + its KV cache (RLX_BENCH_NO_RSS=1 leaves it out). */
 #if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -292,9 +294,75 @@ done:
     return ok;
 }
 
+/* ---- peak resident memory: each side in a fresh process of this program ----
+   `llm --rss rlx|llama FILE` loads FILE, runs the bench's prompt and decode steps on 2 threads and prints
+   "rss <VmHWM in KiB>"; rss_report runs it once for rlx and once for llama.cpp (popen of /proc/self/exe: a new
+   process image, so neither side's memory, nor llama.cpp's libraries, count for the other) and prints the peaks
+   against the file size + the KV cache each keeps (rlx: f32, n_ctx + n_batch rows; llama.cpp: f16, n_ctx). */
+static long rss_hwm_kib(void) {
+    FILE* f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    if (!f) return -1;
+    while (fgets(line, sizeof line, f)) if (strncmp(line, "VmHWM:", 6) == 0) { kib = atol(line + 6); break; }
+    fclose(f);
+    return kib;
+}
+static int rss_child(const char* who, const char* path) {
+    int32_t prompt[PROMPT];
+    double pp = 0, tg = 0;
+    int i, ok;
+    for (i = 0; i < PROMPT; i++) prompt[i] = (int32_t)(3 + rnd() % (VOCAB - 3));
+    if (!strcmp(who, "llama")) ok = load_llama() && run_llama(path, 2, prompt, &pp, &tg);
+    else ok = run_rlx(path, 2, prompt, &pp, &tg);
+    if (!ok) { printf("failed%s%s\n", strcmp(who, "llama") ? "" : ": ", strcmp(who, "llama") ? "" : g_why); return 1; }
+    printf("rss %ld\n", rss_hwm_kib());
+    return 0;
+}
+static long rss_of(const char* self, const char* who, const char* path) {
+    char cmd[1200], line[700];
+    long kib = -1;
+    FILE* p;
+    snprintf(cmd, sizeof cmd, "'%.500s' --rss %s '%.500s'", self, who, path);
+    if (!(p = popen(cmd, "r"))) return -1;
+    while (fgets(line, sizeof line, p)) {
+        if (strncmp(line, "rss ", 4) == 0) kib = atol(line + 4);
+        else if (strncmp(line, "failed", 6) == 0) printf("  %s: %s", who, line);
+    }
+    pclose(p);
+    return kib;
+}
+static void rss_report(const char* fmt, const char* path, int layers, int have) {
+    char self[600];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    FILE* f = fopen(path, "rb");
+    double mib = 1024.0 * 1024.0, file = 0, kv_rlx, kv_llama;
+    long r, l;
+    if (n <= 0 || !f) { printf("peak RSS: /proc/self/exe or %s unreadable\n", path); if (f) fclose(f); return; }
+    self[n] = 0;
+    if (fseek(f, 0, SEEK_END) == 0) file = (double)ftell(f);
+    fclose(f);
+    kv_rlx = 2.0 * layers * NKV * HDIM * (1024 + 64) * 4.0;    /* run_rlx: n_ctx 1024, n_batch 64, f32 */
+    kv_llama = 2.0 * layers * NKV * HDIM * 1024 * 2.0;         /* run_llama: n_ctx 1024, f16 */
+    r = rss_of(self, "rlx", path);
+    l = have ? rss_of(self, "llama", path) : -1;
+    printf("%-5s peak RSS (VmHWM, own process, %d prompt + %d decode tokens, 2 threads):\n", fmt, PROMPT, GEN);
+    if (r > 0)
+        printf("      rlx       %7.0f MiB = file %.0f MiB + KV %.0f MiB (f32) + %.0f MiB\n", r * 1024.0 / mib, file / mib,
+               kv_rlx / mib, (r * 1024.0 - file - kv_rlx) / mib);
+    if (l > 0)
+        printf("      llama.cpp %7.0f MiB = file %.0f MiB + KV %.0f MiB (f16) + %.0f MiB\n", l * 1024.0 / mib, file / mib,
+               kv_llama / mib, (l * 1024.0 - file - kv_llama) / mib);
+    if (r > 0 && l > 0) printf("      ratio rlx / llama.cpp %.2f\n", (double)r / (double)l);
+    fflush(stdout);
+}
+
 int main(int argc, char** argv) {
     const char* which = argc > 1 ? argv[1] : "all";
-    int layers = argc > 2 ? atoi(argv[2]) : 22, have = load_llama(), f, t, i;
+    int layers, have, f, t, i;
+    if (argc == 4 && !strcmp(argv[1], "--rss")) return rss_child(argv[2], argv[3]);
+    layers = argc > 2 ? atoi(argv[2]) : 22;
+    have = load_llama();
     static const struct { const char* name; int type; } fmts[] = {{"q4_0", 2}, {"q8_0", 8}, {"q4_K", 12}};
     int32_t prompt[PROMPT];
     if (layers < 1 || layers > 64) layers = 22;
@@ -319,6 +387,7 @@ int main(int argc, char** argv) {
                 printf("%-5s %3d %12.1f %12s %8s %12.2f %12s %8s\n", fmts[f].name, t, rp, "-", "-", rt, "-", "-");
             fflush(stdout);
         }
+        if (!getenv("RLX_BENCH_NO_RSS")) rss_report(fmts[f].name, path, layers, have);
     }
     return 0;
 }

@@ -6,8 +6,8 @@
        build/examples/llm -m hf_folder --tokenizer tokenizer.gguf -p "prompt" ...
 
    -m names a GGUF file or a Hugging Face folder (config.json + model.safetensors or a sharded index: llama,
-   qwen2, qwen3). A folder needs --tokenizer: a GGUF file with the tokenizer metadata (tests/tok_to_gguf.c
-   writes one from the folder's tokenizer.json); its chat template, if any, is used by --chat.
+   qwen2, qwen3). A folder's tokenizer is its tokenizer.json (+ tokenizer_config.json, whose chat template
+   --chat uses), or --tokenizer names a GGUF file with the tokenizer metadata instead.
 
    --temp 0 (the default) picks the most likely token (greedy). --chat wraps the prompt as one user turn in the
    model's chat template (tokenizer.chat_template, recognised by family; the family name is printed). Text is
@@ -45,12 +45,13 @@ static void usage(const char* argv0) {
     fprintf(stderr, "usage: %s -m model.gguf -p \"prompt\" [-n 128] [--device cpu|cuda|vulkan] [--chat] [--temp T]\n"
                     "       [--top-k K] [--top-p P] [--min-p P] [--repeat R] [--seed S] [-t threads] [-c context]\n"
                     "       [--stop STRING]...\n"
-                    "       -m HF_FOLDER --tokenizer TOKENIZER.gguf: a Hugging Face folder (config.json + safetensors)\n", argv0);
+                    "       -m HF_FOLDER [--tokenizer TOKENIZER.gguf]: a Hugging Face folder (config.json + safetensors,\n"
+                    "       tokenizer.json)\n", argv0);
 }
 
 int main(int argc, char** argv) {
     const char *model = NULL, *prompt = NULL, *stops[16], *tok_path = NULL;
-    int folder = 0;
+    int folder = 0, own_tok = 1;
     int n_predict = 128, chat = 0, top_k = 0, threads = 0, n_ctx = 0, n_stops = 0, i;
     float temp = 0.0f, top_p = 1.0f, min_p = 0.0f, repeat = 1.0f;
     unsigned long long seed = 1;
@@ -107,14 +108,14 @@ int main(int argc, char** argv) {
         snprintf(cfg, sizeof cfg, "%s/config.json", model);
         if ((f = fopen(cfg, "rb")) != NULL) { folder = 1; fclose(f); }
     }
-    if (folder && !tok_path) { fprintf(stderr, "%s is a Hugging Face folder: give its tokenizer as a GGUF file with --tokenizer\n", model); return 2; }
 
-    /* the file (or the tokenizer's), its tokenizer and the model (weights used in place from the mapping on the CPU) */
-    if (rlx_gguf_open_file(folder ? tok_path : model, NULL, &gf) != RLX_OK) {
+    /* the file (or the tokenizer's), its tokenizer and the model (weights used in place from the mapping on the CPU);
+       a folder without --tokenizer uses the model's own, read from its tokenizer.json */
+    if ((!folder || tok_path) && rlx_gguf_open_file(folder ? tok_path : model, NULL, &gf) != RLX_OK) {
         fprintf(stderr, "%s: %s\n", folder ? tok_path : model, rlx_file_error());
         return 1;
     }
-    {
+    if (gf) {
         rlx_tokenizer_desc td;
         memset(&td, 0, sizeof td);
         td.error = err;
@@ -130,6 +131,7 @@ int main(int argc, char** argv) {
         ld.num_threads = threads;
         ld.error = err;
         ld.error_cap = sizeof err;
+        ld.no_tokenizer = tok != NULL;   /* --tokenizer given: the folder's tokenizer.json is not read */
         if ((folder ? rlx_llm_load_hf(model, &ld, &llm) : rlx_llm_load_gguf(gf, &ld, &llm)) != RLX_OK) { fprintf(stderr, "model: %s\n", err); goto done; }
         memset(&info, 0, sizeof info);
         if (rlx_llm_info_get(llm, &info) != RLX_OK || !info.arch_name) { fprintf(stderr, "model: no info\n"); goto done; }
@@ -138,15 +140,17 @@ int main(int argc, char** argv) {
                 rlx_device_name(info.device));
     }
     n_vocab = rlx_llm_n_vocab(llm);
+    if (!tok) {
+        own_tok = 0;
+        if (!(tok = rlx_llm_tokenizer(llm))) { fprintf(stderr, "%s has no tokenizer.json: give a tokenizer GGUF with --tokenizer\n", model); goto done; }
+    }
 
     /* the prompt, as a chat turn if asked */
     if (chat) {
         const char* tmpl = NULL;
         rlx_chat_message msg;
         size_t need = 0;
-        int k = rlx_gguf_find(gf, "tokenizer.chat_template");
-        rlx_gguf_value v;
-        if (k >= 0 && rlx_gguf_kv(gf, k, NULL, &v) == RLX_OK && v.type == RLX_GGUF_STRING) tmpl = v.str;
+        tmpl = rlx_tokenizer_chat_template(tok);   /* tokenizer.chat_template, or tokenizer_config.json's */
         msg.role = "user";
         msg.content = prompt;
         if (rlx_chat_apply(tmpl, &msg, 1, 1, NULL, 0, &need) != RLX_OK && need == 0) {
@@ -255,8 +259,8 @@ done:
     free(text);
     rlx_stop_destroy(stop);
     rlx_sampler_chain_destroy(chain);
+    if (own_tok) rlx_tokenizer_destroy(tok);
     rlx_llm_destroy(llm);
-    rlx_tokenizer_destroy(tok);
     rlx_gguf_close(gf);
     return rc;
 }

@@ -722,8 +722,8 @@ static void test_bad_input(void) {
     expect_fail("string", &m, &fo, RLX_ERROR_FORMAT, "'hidden_size' is not an integer");
     CFG_EDIT("\"rope_scaling\": null", "\"rope_scaling\": {\"rope_type\": \"dynamic\", \"factor\": 2.0}");
     expect_fail("rope_dynamic", &m, &fo, RLX_ERROR_UNSUPPORTED, "'dynamic'");
-    CFG_EDIT("\"rope_scaling\": null", "\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0, \"attention_factor\": 0.5}");
-    expect_fail("yarn_attn", &m, &fo, RLX_ERROR_UNSUPPORTED, "attention_factor");
+    CFG_EDIT("\"rope_scaling\": null", "\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0, \"attn_factor\": 0.5}");
+    expect_fail("yarn_attn", &m, &fo, RLX_ERROR_UNSUPPORTED, "attn_factor");
     CFG_EDIT("\"rope_scaling\": null", "\"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 1e-9}");
     expect_fail("rope_factor", &m, &fo, RLX_ERROR_FORMAT, "'rope_scaling.factor' = 1e-09 is outside");
     CFG_EDIT("\"tie_word_embeddings\": false,", "\"tie_word_embeddings\": false, \"tie_word_embeddings\": true,");

@@ -1,4 +1,9 @@
-/* libFuzzer target for Hugging Face folders (rlx_llm_load_hf, >>llmhf): the input is config.json. A folder with
+/* libFuzzer target for Hugging Face folders (rlx_llm_load_hf, >>llmhf) and their tokenizers (>>hftok).
+   An input that starts with "TOK\n" is tokenizer.json, optionally followed by a NUL byte and
+   tokenizer_config.json, given to rlx_tokenizer_from_hf_json. Contract: RLX_OK or an error with a non-empty
+   message and no tokenizer; a tokenizer that loads tokenizes a fixed text and the input's own bytes (with and
+   without special tokens) to ids inside its vocabulary, detokenizes them and is destroyed.
+   Any other input is config.json. A folder with
    one fixed model.safetensors (a tiny model, 2 layers, d 8, 2 query heads / 1 kv head of 4, SwiGLU 16, 16 token
    vocabulary, with the tensors of llama, qwen2 and qwen3 and an lm_head; one norm stored as bf16) is made once
    per process in the temporary directory; each input is written as its config.json and loaded. Contract:
@@ -64,6 +69,43 @@ static int fz_setup(void) {
     return ok;
 }
 
+/* tokenizer.json [NUL tokenizer_config.json] */
+static int fz_tokenizer(const char* data, size_t size) {
+    const char* nul = size ? (const char*)memchr(data, 0, size) : NULL;
+    size_t tn = nul ? (size_t)(nul - data) : size;
+    rlx_tokenizer* t = NULL;
+    rlx_tokenizer_desc d;
+    char err[512];
+    rlx_result r;
+    memset(&d, 0, sizeof d);
+    d.error = err; d.error_cap = sizeof err;
+    err[0] = 0;
+    r = rlx_tokenizer_from_hf_json(data, tn, nul ? nul + 1 : NULL, nul ? size - tn - 1 : 0, &d, &t);
+    if (r != RLX_OK) {
+        if (t || !err[0]) abort();
+        return 0;
+    }
+    {
+        static int32_t ids[8192];
+        static char text[65536];
+        int k;
+        for (k = 0; k < 4; k++) {
+            const char* s = k < 2 ? "Hello world! <s> 123 caf\xc3\xa9 \xe2\x96\x81 <|eot_id|>" : data;
+            size_t sl = k < 2 ? strlen(s) : size, n = 0, i, tl = 0;
+            unsigned fl = (k & 1) ? RLX_TOKENIZE_ADD_SPECIAL | RLX_TOKENIZE_PARSE_SPECIAL : 0u;
+            r = rlx_tokenize(t, s, sl, fl, ids, 8192, &n);
+            if (r == RLX_ERROR_SIZE) continue;
+            if (r != RLX_OK) { if (!rlx_tokenizer_error(t)[0]) abort(); continue; }
+            for (i = 0; i < n; i++) if (ids[i] < 0 || ids[i] >= rlx_tokenizer_n_vocab(t)) abort();
+            r = rlx_detokenize(t, ids, n, (k & 1) ? RLX_DETOKENIZE_UNPARSE_SPECIAL : 0u, text, sizeof text, &tl);
+            if (r != RLX_OK && r != RLX_ERROR_SIZE) abort();
+        }
+        (void)rlx_tokenizer_chat_template(t);
+    }
+    rlx_tokenizer_destroy(t);
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static int ready = -1;
@@ -74,6 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rlx_result r;
     if (ready < 0) ready = fz_setup();
     if (!ready) abort();
+    if (size >= 4 && memcmp(data, "TOK\n", 4) == 0) return fz_tokenizer((const char*)data + 4, size - 4);
     snprintf(path, sizeof path, "%s/config.json", fz_dir);
     f = fopen(path, "wb");
     if (!f) abort();
