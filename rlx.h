@@ -9315,6 +9315,51 @@ static void rlx__arg_task(void* vj, int64_t t, int thread) {
     }
 }
 
+#if defined(RLX__GEMM_X86)
+/* The exponentials of a softmax row, 4 at a time (AVX2+FMA): e[k] = exp(x[k] - mx) rounded to float, their sum
+   in double returned. exp is evaluated in double (n = round(d·log2 e), d - n·ln 2 in two parts, the Taylor
+   polynomial to degree 11, error below 1e-14 relative, then 2^n), so the float result is the correctly rounded
+   exp of the float difference (libm's expf is within 1 ulp); NaN stays NaN, -inf and differences below -200
+   give 0. The sum is kept in four double lanes (the scalar loop adds in order: both are exact to ~1e-13).
+   e may be NULL (log_softmax needs only the sum). Returns the count done (a multiple of 4). */
+RLX__TARGET_AVX2 static int64_t rlx__softmax_exp_avx2(const float* x, float mx, float* e, int64_t n, double* sum) {
+    int64_t k = 0, n4 = n & ~(int64_t)3;
+    const __m128 vmx = _mm_set1_ps(mx);
+    const __m256d lo = _mm256_set1_pd(-200.0), log2e = _mm256_set1_pd(1.4426950408889634074);
+    const __m256d ln2hi = _mm256_set1_pd(6.93147180369123816490e-01), ln2lo = _mm256_set1_pd(1.90821492927058770002e-10);
+    __m256d acc = _mm256_setzero_pd();
+    double t[4];
+    for (; k < n4; k += 4) {
+        __m256d d = _mm256_cvtps_pd(_mm_sub_ps(_mm_loadu_ps(x + k), vmx)), nan = _mm256_cmp_pd(d, d, _CMP_UNORD_Q);
+        __m256d c = _mm256_max_pd(d, lo), m = _mm256_round_pd(_mm256_mul_pd(c, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m256d r = _mm256_fnmadd_pd(m, ln2lo, _mm256_fnmadd_pd(m, ln2hi, c)), p;
+        __m128i mi = _mm256_cvtpd_epi32(m);
+        __m256i sc = _mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(mi), _mm256_set1_epi64x(1023)), 52);
+        __m128 f;
+        p = _mm256_set1_pd(1.0 / 39916800.0);
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 3628800.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 362880.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 40320.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 5040.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 720.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 120.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 24.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 6.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(0.5));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0));
+        p = _mm256_mul_pd(p, _mm256_castsi256_pd(sc));
+        p = _mm256_blendv_pd(p, d, nan);
+        f = _mm256_cvtpd_ps(p);
+        if (e) _mm_storeu_ps(e + k, f);
+        acc = _mm256_add_pd(acc, _mm256_cvtps_pd(f));
+    }
+    _mm256_storeu_pd(t, acc);
+    *sum = (t[0] + t[1]) + (t[2] + t[3]);
+    return n4;
+}
+#endif
+
 static void rlx__softmax_task(void* vj, int64_t t, int thread) {
     const rlx__row_job* j = (const rlx__row_job*)vj;
     int64_t r0 = t * j->per, r1 = RLX__MIN(j->outer * j->inner, r0 + j->per), r, k;
@@ -9327,15 +9372,19 @@ static void rlx__softmax_task(void* vj, int64_t t, int thread) {
             float* y = (float*)j->out + base;
             float mx = x[0];
             double s = 0;
+            int64_t k0 = 0;
             for (k = 1; k < j->len; k++) mx = x[k] > mx ? x[k] : mx;
+#if defined(RLX__GEMM_X86)
+            if (rlx__cpu_features() & RLX__CPU_AVX2) k0 = rlx__softmax_exp_avx2(x, mx, islog ? NULL : y, j->len, &s);
+#endif
             if (islog) {
                 float ls;
-                for (k = 0; k < j->len; k++) s += (double)expf(x[k] - mx);
+                for (k = k0; k < j->len; k++) s += (double)expf(x[k] - mx);
                 ls = (float)log(s);
                 for (k = 0; k < j->len; k++) y[k] = x[k] - mx - ls;
             } else {
                 float inv;
-                for (k = 0; k < j->len; k++) { y[k] = expf(x[k] - mx); s += (double)y[k]; }
+                for (k = k0; k < j->len; k++) { y[k] = expf(x[k] - mx); s += (double)y[k]; }
                 inv = (float)(1.0 / s);
                 for (k = 0; k < j->len; k++) y[k] *= inv;
             }
