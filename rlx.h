@@ -9720,7 +9720,6 @@ RLX__TARGET_AVX2 static int64_t rlx__few_op_avx2(rlx_op op, const float* a, cons
 #undef RLX__FEW_L
 #undef RLX__FEW_B
 }
-
 #elif defined(RLX__GEMM_NEON)
 /* NEON lanes of rlx__few_op_c (see the AVX2 form). */
 static int64_t rlx__few_op_neon(rlx_op op, const float* a, const float* b, float* o, int64_t m) {
