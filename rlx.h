@@ -9412,6 +9412,51 @@ static void rlx__arg_task(void* vj, int64_t t, int thread) {
     }
 }
 
+#if defined(RLX__GEMM_X86)
+/* The exponentials of a softmax row, 4 at a time (AVX2+FMA): e[k] = exp(x[k] - mx) rounded to float, their sum
+   in double returned. exp is evaluated in double (n = round(d·log2 e), d - n·ln 2 in two parts, the Taylor
+   polynomial to degree 11, error below 1e-14 relative, then 2^n), so the float result is the correctly rounded
+   exp of the float difference (libm's expf is within 1 ulp); NaN stays NaN, -inf and differences below -200
+   give 0. The sum is kept in four double lanes (the scalar loop adds in order: both are exact to ~1e-13).
+   e may be NULL (log_softmax needs only the sum). Returns the count done (a multiple of 4). */
+RLX__TARGET_AVX2 static int64_t rlx__softmax_exp_avx2(const float* x, float mx, float* e, int64_t n, double* sum) {
+    int64_t k = 0, n4 = n & ~(int64_t)3;
+    const __m128 vmx = _mm_set1_ps(mx);
+    const __m256d lo = _mm256_set1_pd(-200.0), log2e = _mm256_set1_pd(1.4426950408889634074);
+    const __m256d ln2hi = _mm256_set1_pd(6.93147180369123816490e-01), ln2lo = _mm256_set1_pd(1.90821492927058770002e-10);
+    __m256d acc = _mm256_setzero_pd();
+    double t[4];
+    for (; k < n4; k += 4) {
+        __m256d d = _mm256_cvtps_pd(_mm_sub_ps(_mm_loadu_ps(x + k), vmx)), nan = _mm256_cmp_pd(d, d, _CMP_UNORD_Q);
+        __m256d c = _mm256_max_pd(d, lo), m = _mm256_round_pd(_mm256_mul_pd(c, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m256d r = _mm256_fnmadd_pd(m, ln2lo, _mm256_fnmadd_pd(m, ln2hi, c)), p;
+        __m128i mi = _mm256_cvtpd_epi32(m);
+        __m256i sc = _mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(mi), _mm256_set1_epi64x(1023)), 52);
+        __m128 f;
+        p = _mm256_set1_pd(1.0 / 39916800.0);
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 3628800.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 362880.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 40320.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 5040.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 720.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 120.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 24.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 6.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(0.5));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0));
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0));
+        p = _mm256_mul_pd(p, _mm256_castsi256_pd(sc));
+        p = _mm256_blendv_pd(p, d, nan);
+        f = _mm256_cvtpd_ps(p);
+        if (e) _mm_storeu_ps(e + k, f);
+        acc = _mm256_add_pd(acc, _mm256_cvtps_pd(f));
+    }
+    _mm256_storeu_pd(t, acc);
+    *sum = (t[0] + t[1]) + (t[2] + t[3]);
+    return n4;
+}
+#endif
+
 static void rlx__softmax_task(void* vj, int64_t t, int thread) {
     const rlx__row_job* j = (const rlx__row_job*)vj;
     int64_t r0 = t * j->per, r1 = RLX__MIN(j->outer * j->inner, r0 + j->per), r, k;
@@ -9424,15 +9469,19 @@ static void rlx__softmax_task(void* vj, int64_t t, int thread) {
             float* y = (float*)j->out + base;
             float mx = x[0];
             double s = 0;
+            int64_t k0 = 0;
             for (k = 1; k < j->len; k++) mx = x[k] > mx ? x[k] : mx;
+#if defined(RLX__GEMM_X86)
+            if (rlx__cpu_features() & RLX__CPU_AVX2) k0 = rlx__softmax_exp_avx2(x, mx, islog ? NULL : y, j->len, &s);
+#endif
             if (islog) {
                 float ls;
-                for (k = 0; k < j->len; k++) s += (double)expf(x[k] - mx);
+                for (k = k0; k < j->len; k++) s += (double)expf(x[k] - mx);
                 ls = (float)log(s);
                 for (k = 0; k < j->len; k++) y[k] = x[k] - mx - ls;
             } else {
                 float inv;
-                for (k = 0; k < j->len; k++) { y[k] = expf(x[k] - mx); s += (double)y[k]; }
+                for (k = k0; k < j->len; k++) { y[k] = expf(x[k] - mx); s += (double)y[k]; }
                 inv = (float)(1.0 / s);
                 for (k = 0; k < j->len; k++) y[k] *= inv;
             }
@@ -10017,7 +10066,8 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
    on them: rlx__conv_gemm_packed; with few GEMM units and several threads, whole pixel chunks go to the
    threads, one parallel step per conv; bias and the epilogue of >>convepi follow each chunk); an f32
    conv with one input channel per group (depthwise) sums each output row in registers over a zero-padded copy
-   of its input plane (rlx__dw_plane; a direct loop when that copy would be large). f16/bf16/f64 convolutions
+   of its input plane (rlx__dw_plane, AVX-512: tiles of 4 rows x 32 or 8 x 16 columns, rlx__dw_plane_avx512; a
+   direct loop when that copy would be large). f16/bf16/f64 convolutions
    take a direct loop in double. pool, group_norm and resize compute in double from any float dtype (f32
    average pools read f32 rows into four double partial sums; f32 nearest resize copies). pad copies bytes, so
    it takes every dtype. Work is split over planes (or GEMM units) with rlx__parallel_for when it is large.
@@ -10435,7 +10485,8 @@ static void rlx__conv_direct_plane(const void* vj, int64_t u, int thread) {
 /* Depthwise f32 conv through a padded copy of the input plane (one scratch per thread): the plane is copied
    once with its zero padding, split into `sw` column phases (phase q holds padded columns q, q + sw, ...), so
    every tap of every output row reads a contiguous run for any stride; each output row is then summed in
-   registers over all KH·KW taps (8 lanes at a time, AVX2+FMA where the CPU has it) and stored once. Used when
+   registers over all KH·KW taps (8 lanes at a time, AVX2+FMA where the CPU has it; AVX-512: whole register
+   tiles of several rows, rlx__dw_plane_avx512) and stored once. Used when
    the scratch stays small next to the planes (rlx__dw_geom); otherwise rlx__conv_direct_plane runs. */
 typedef struct rlx__dw_geom { int64_t PH, QW, OW8; size_t floats; } rlx__dw_geom;
 
@@ -10527,6 +10578,51 @@ RLX__TARGET_AVX2 static void rlx__dw_row_avx2(const rlx__win* v, const rlx__dw_g
         }
     }
 }
+/* AVX-512: the whole plane in register tiles of 4 rows x 32 columns (8 accumulators: 8 independent FMA chains,
+   where one row of 8 or 16 lanes would wait on one chain per tap), 8 rows x 16 columns where at most 16 columns
+   remain; column tails are masked loads and stores, the rows of a last partial tile repeat its last row (not
+   stored). Each output is b + its taps in the order of rlx__dw_row_avx2 (kw outer, kh inner, fused multiply-
+   adds), so the results equal those of the row kernels bit for bit. */
+#define RLX__DW_T8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define RLX__DW_FMA2(i) a##i = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps((i) & 1 ? m1 : m0, s + ro[i]), a##i);
+#define RLX__DW_FMA1(i) a##i = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps(m0, s + ro[i]), a##i);
+RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx__dw_geom* d, const float* xp, const float* w, float b, float* y) {
+    int64_t ow, oh, kh, kw, dq = v->dw % v->sw, di = v->dw / v->sw;
+    for (ow = 0; ow < v->OW; ow += 32) {
+        int64_t rem = v->OW - ow, wide = rem > 16, R = wide ? 4 : 8;
+        __mmask16 m0 = (__mmask16)(rem >= 16 ? 0xFFFFu : (1u << rem) - 1u);
+        __mmask16 m1 = (__mmask16)(rem >= 32 ? 0xFFFFu : rem > 16 ? (1u << (rem - 16)) - 1u : 0u);
+        for (oh = 0; oh < v->OH; oh += R) {
+            int64_t nr = RLX__MIN(R, v->OH - oh), ro[8], q = 0, idx = 0, r;
+            __m512 a0 = _mm512_set1_ps(b), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+            for (r = 0; r < 8; r++)   /* wide: accumulator r is row r / 2, columns 16 (r % 2).. */
+                ro[r] = wide ? RLX__MIN(r >> 1, nr - 1) * v->sh * d->QW + (r & 1) * 16 : RLX__MIN(r, nr - 1) * v->sh * d->QW;
+            for (kw = 0; kw < v->KW; kw++) {
+                const float* s0 = xp + (q * d->PH + oh * v->sh) * d->QW + idx + ow;
+                for (kh = 0; kh < v->KH; kh++) {
+                    const float* s = s0 + kh * v->dh * d->QW;
+                    __m512 wb = _mm512_set1_ps(w[kh * v->KW + kw]);
+                    if (wide) { RLX__DW_T8(RLX__DW_FMA2) }
+                    else { RLX__DW_T8(RLX__DW_FMA1) }
+                }
+                q += dq; idx += di;
+                if (q >= v->sw) { q -= v->sw; idx++; }
+            }
+            if (wide) {
+#define RLX__DW_ST(i) if ((i) / 2 < nr) _mm512_mask_storeu_ps(y + (oh + (i) / 2) * v->OW + ow + ((i) & 1) * 16, (i) & 1 ? m1 : m0, a##i);
+                RLX__DW_T8(RLX__DW_ST)
+#undef RLX__DW_ST
+            } else {
+#define RLX__DW_ST(i) if ((i) < nr) _mm512_mask_storeu_ps(y + (oh + (i)) * v->OW + ow, m0, a##i);
+                RLX__DW_T8(RLX__DW_ST)
+#undef RLX__DW_ST
+            }
+        }
+    }
+}
+#undef RLX__DW_T8
+#undef RLX__DW_FMA2
+#undef RLX__DW_FMA1
 #endif
 #undef RLX__DW_TAPS
 
@@ -10543,6 +10639,13 @@ static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
     float* xp = dj->scratch + (size_t)thread * dj->d.floats;
     float b = j->b ? ((const float*)j->b)[o] : 0.0f;
     rlx__dw_pad(v, &dj->d, x, xp);
+#if defined(RLX__GEMM_X86)
+    if (dj->simd & RLX__CPU_AVX512) {
+        rlx__dw_plane_avx512(v, &dj->d, xp, w, b, y);
+        if (j->epi) rlx__cepi_run(j->epi, o, y, v->OH * v->OW);
+        return;
+    }
+#endif
     for (oh = 0; oh < v->OH; oh++) {
 #if defined(RLX__GEMM_X86)
         if (dj->simd & RLX__CPU_AVX2) { rlx__dw_row_avx2(v, &dj->d, xp, w, b, oh, y + oh * v->OW); continue; }
