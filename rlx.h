@@ -14230,6 +14230,209 @@ RLX__TARGET_Q8VNNI static void rlx__qrow8_q6k_vnni(const unsigned char* w, int64
 #undef RLX__TARGET_Q8VNNI
 #endif
 
+/* ------------------------------------------------------------------------------------------------------------
+   >>qgemm  matmul_quant with m >= RLX__QMM_GEMM_M rows of x on AVX-512 VNNI: q4_0, q8_0 and q4_K as an integer
+   GEMM (the prompt chunks of a language model), instead of dequantized f32 tiles through the f32 GEMM.
+   x is rounded once per call, per row and block of 32 values, to two int8 digits: with d = max|x| / 127,
+   hi = round(x / d) and lo = round(256 · (x / d − hi)) (clamped to ±127), x ≈ (d / 256) · (256 · hi + lo), an
+   error of at most d / 512 per value, 256 times below the 8-bit activations of ggml (and of the m < 16 path).
+   Each task packs 16 weight rows: the 4-byte groups of every block of 32 interleaved across the rows (64
+   bytes per group, the 16 rows in the 16 int32 lanes of a zmm register) as unsigned integers (q4_0 and q4_K:
+   the nibble; q8_0: w + 128), with the per-row block scales (q4_K: d · sc and dmin · m per sub-block of 32)
+   in f32. vpdpbusd with one broadcast group of x then adds 4 products to each row's lane, so a block's sum
+   for 16 rows takes 16 instructions (8 for hi, 8 for lo) and no horizontal sums; the lanes start at
+   −8 (q4_0) or −128 (q8_0) times x's integer block sum, which makes them the exact Σ w·(256·hi + lo). Each
+   block then adds d_w · (d / 256) · sum in f32 (q4_K: minus dmin · m · (d / 256) · Σ(256·hi + lo)). Up to 4
+   rows of x run per pass over the packed rows, which stay in the L1/L2 cache. Other formats, CPUs without
+   AVX-512 VNNI, and an x holding a NaN or an infinity keep the dequantized f32 tiles.
+   ------------------------------------------------------------------------------------------------------------ */
+#if defined(RLX__GEMM_X86)
+#define RLX__TARGET_QG __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vnni")))
+static int rlx__qg_has(rlx_dtype t) { return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K; }
+/* bytes of x as two digits: hi, lo [M, K] int8, then d / 256 [M, K/32] f32, then Σ(256·hi + lo) [M, K/32] int32 */
+static size_t rlx__qg_x_bytes(int64_t M, int64_t K) {
+    size_t q = rlx__round_up(rlx__szmul((size_t)M, (size_t)K), 64), s = rlx__round_up(rlx__szmul((size_t)M, (size_t)(K / 32) * 4), 64);
+    return rlx__szadd(rlx__szadd(q, q), rlx__szadd(s, s));
+}
+/* bytes of one task's 16 packed weight rows: K · 16 bytes of groups, then d and dmin terms (2 · K/32 · 16 f32) */
+static size_t rlx__qg_pack_bytes(int64_t K) {
+    return rlx__round_up(rlx__szadd(rlx__szmul((size_t)K, 16), rlx__szmul((size_t)(K / 32), 128)), 64);
+}
+/* x → the two digits; 0 (and nothing usable) when x holds a value that is not finite */
+RLX__TARGET_QG static int rlx__qg_quant_x(const float* x, int64_t M, int64_t K, signed char* qh, signed char* ql,
+                                          float* dx, int32_t* xs) {
+    const int64_t nb = M * (K / 32);
+    const __m512 big = _mm512_set1_ps(3.402823466e38f), k256 = _mm512_set1_ps(256.0f);
+    const __m512i lim = _mm512_set1_epi32(127), nlim = _mm512_set1_epi32(-127);
+    int64_t i;
+    for (i = 0; i < nb; i++, x += 32, qh += 32, ql += 32) {
+        const __m512 v0 = _mm512_loadu_ps(x), v1 = _mm512_loadu_ps(x + 16);
+        const __m512 a0 = _mm512_abs_ps(v0), a1 = _mm512_abs_ps(v1);
+        float amax;
+        __m512 mul, s0, s1, h0, h1;
+        __m512i i0, i1, l0, l1;
+        if (_mm512_cmp_ps_mask(a0, big, _CMP_LE_OQ) != 0xFFFF || _mm512_cmp_ps_mask(a1, big, _CMP_LE_OQ) != 0xFFFF)
+            return 0;   /* NaN or ±inf */
+        amax = _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
+        if (amax == 0.0f) {
+            memset(qh, 0, 32);
+            memset(ql, 0, 32);
+            dx[i] = 0.0f;
+            xs[i] = 0;
+            continue;
+        }
+        mul = _mm512_set1_ps(127.0f / amax);
+        dx[i] = amax / (127.0f * 256.0f);
+        s0 = _mm512_mul_ps(v0, mul);
+        s1 = _mm512_mul_ps(v1, mul);
+        h0 = _mm512_roundscale_ps(s0, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        h1 = _mm512_roundscale_ps(s1, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        i0 = _mm512_max_epi32(_mm512_min_epi32(_mm512_cvtps_epi32(h0), lim), nlim);
+        i1 = _mm512_max_epi32(_mm512_min_epi32(_mm512_cvtps_epi32(h1), lim), nlim);
+        l0 = _mm512_max_epi32(_mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(_mm512_sub_ps(s0, h0), k256)), lim), nlim);
+        l1 = _mm512_max_epi32(_mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(_mm512_sub_ps(s1, h1), k256)), lim), nlim);
+        _mm_storeu_si128((__m128i*)(void*)qh, _mm512_cvtepi32_epi8(i0));
+        _mm_storeu_si128((__m128i*)(void*)(qh + 16), _mm512_cvtepi32_epi8(i1));
+        _mm_storeu_si128((__m128i*)(void*)ql, _mm512_cvtepi32_epi8(l0));
+        _mm_storeu_si128((__m128i*)(void*)(ql + 16), _mm512_cvtepi32_epi8(l1));
+        xs[i] = _mm512_reduce_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(_mm512_add_epi32(i0, i1), 8), _mm512_add_epi32(l0, l1)));
+    }
+    return 1;
+}
+/* 16 weight rows from w (rows nr .. 15 as zeros) → wp (K/32 blocks × 8 groups × 16 rows × 4 bytes), ds, dm */
+static void rlx__qg_pack(rlx_dtype t, const unsigned char* w, size_t rb, int64_t K, int nr, unsigned char* wp,
+                         float* ds, float* dm) {
+    const int64_t nb = K / 32;
+    int64_t b;
+    int r, g;
+    for (r = 0; r < 16; r++) {
+        const unsigned char* row = r < nr ? w + (size_t)r * rb : w;
+        for (b = 0; b < nb; b++) {
+            unsigned char* o = wp + (size_t)b * 512 + (size_t)r * 4;
+            uint32_t u[8];
+            if (r >= nr) {
+                memset(u, 0, sizeof u);
+                ds[b * 16 + r] = 0.0f;
+                dm[b * 16 + r] = 0.0f;
+            } else if (t == RLX_Q4_0) {
+                const unsigned char* bl = row + (size_t)b * 18;
+                for (g = 0; g < 4; g++) {
+                    uint32_t v = rlx__qu32(bl + 2 + 4 * g);
+                    u[g] = v & 0x0F0F0F0Fu;
+                    u[g + 4] = (v >> 4) & 0x0F0F0F0Fu;
+                }
+                ds[b * 16 + r] = rlx__qh2f(bl);
+                dm[b * 16 + r] = 0.0f;
+            } else if (t == RLX_Q8_0) {
+                const unsigned char* bl = row + (size_t)b * 34;
+                for (g = 0; g < 8; g++) u[g] = rlx__qu32(bl + 2 + 4 * g) ^ 0x80808080u;
+                ds[b * 16 + r] = rlx__qh2f(bl);
+                dm[b * 16 + r] = 0.0f;
+            } else {   /* q4_K: sub-block j = b % 8 of super-block b / 8 */
+                const unsigned char* bl = row + (size_t)(b / 8) * 144;
+                int j = (int)(b % 8), sh = 4 * (j & 1);
+                unsigned char sc, mn;
+                rlx__q_scale_min_k4(j, bl + 4, &sc, &mn);
+                for (g = 0; g < 8; g++) u[g] = (rlx__qu32(bl + 16 + 32 * (j / 2) + 4 * g) >> sh) & 0x0F0F0F0Fu;
+                ds[b * 16 + r] = rlx__qh2f(bl) * (float)sc;
+                dm[b * 16 + r] = rlx__qh2f(bl + 2) * (float)mn;
+            }
+            for (g = 0; g < 8; g++) memcpy(o + 64 * g, &u[g], 4);
+        }
+    }
+}
+static int32_t rlx__qg_i32(const signed char* p) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+/* mr (constant after inlining) rows of x against the 16 packed rows: y[r * ldy + c] for c < nc. Written out
+   per group and row (macros) so that the 2·mr integer sums of a block run as independent chains. */
+#define RLX__QG_R(r, g)                                                                                          \
+    if (mr > (r)) {                                                                                              \
+        sh##r = _mm512_dpbusd_epi32(sh##r, w_, _mm512_set1_epi32(rlx__qg_i32(qh + (r) * K + 32 * b + 4 * (g)))); \
+        sl##r = _mm512_dpbusd_epi32(sl##r, w_, _mm512_set1_epi32(rlx__qg_i32(ql + (r) * K + 32 * b + 4 * (g)))); \
+    }
+#define RLX__QG_G(g)                                                                                             \
+    {                                                                                                            \
+        const __m512i w_ = _mm512_loadu_si512((const void*)(wp + (size_t)b * 512 + 64 * (g)));                  \
+        RLX__QG_R(0, g) RLX__QG_R(1, g) RLX__QG_R(2, g) RLX__QG_R(3, g)                                          \
+    }
+#define RLX__QG_START(r)                                                                                         \
+    if (mr > (r)) {                                                                                              \
+        sh##r = _mm512_setzero_si512();                                                                          \
+        sl##r = _mm512_set1_epi32(kq ? 0 : off * xs[(r) * nb + b]);                                              \
+    }
+#define RLX__QG_END(r)                                                                                           \
+    if (mr > (r)) {                                                                                              \
+        const float d_ = dx[(r) * nb + b];                                                                       \
+        sh##r = _mm512_add_epi32(_mm512_slli_epi32(sh##r, 8), sl##r);                                            \
+        acc##r = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sh##r), _mm512_mul_ps(sc, _mm512_set1_ps(d_)), acc##r);      \
+        if (kq) acc##r = _mm512_fnmadd_ps(_mm512_loadu_ps(dm + b * 16), _mm512_set1_ps(d_ * (float)xs[(r) * nb + b]), acc##r); \
+    }
+RLX__TARGET_QG static inline __attribute__((always_inline)) void rlx__qg_rows_mr(
+    const unsigned char* wp, const float* ds, const float* dm, int64_t K, int kq, int32_t off, const signed char* qh,
+    const signed char* ql, const float* dx, const int32_t* xs, const int mr, float* y, int64_t ldy, int nc) {
+    const int64_t nb = K / 32;
+    const __mmask16 mask = (__mmask16)((1u << nc) - 1u);
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps(), acc2 = _mm512_setzero_ps(), acc3 = _mm512_setzero_ps();
+    __m512i sh0 = _mm512_setzero_si512(), sh1 = sh0, sh2 = sh0, sh3 = sh0, sl0 = sh0, sl1 = sh0, sl2 = sh0, sl3 = sh0;
+    int64_t b;
+    for (b = 0; b < nb; b++) {
+        const __m512 sc = _mm512_loadu_ps(ds + b * 16);
+        RLX__QG_START(0) RLX__QG_START(1) RLX__QG_START(2) RLX__QG_START(3)
+        RLX__QG_G(0) RLX__QG_G(1) RLX__QG_G(2) RLX__QG_G(3) RLX__QG_G(4) RLX__QG_G(5) RLX__QG_G(6) RLX__QG_G(7)
+        RLX__QG_END(0) RLX__QG_END(1) RLX__QG_END(2) RLX__QG_END(3)
+    }
+    _mm512_mask_storeu_ps(y, mask, acc0);
+    if (mr > 1) _mm512_mask_storeu_ps(y + ldy, mask, acc1);
+    if (mr > 2) _mm512_mask_storeu_ps(y + 2 * ldy, mask, acc2);
+    if (mr > 3) _mm512_mask_storeu_ps(y + 3 * ldy, mask, acc3);
+}
+#undef RLX__QG_R
+#undef RLX__QG_G
+#undef RLX__QG_START
+#undef RLX__QG_END
+RLX__TARGET_QG static void rlx__qg_rows(const unsigned char* wp, const float* ds, const float* dm, int64_t K, int kq,
+                                        int32_t off, const signed char* qh, const signed char* ql, const float* dx,
+                                        const int32_t* xs, int mr, float* y, int64_t ldy, int nc) {
+    switch (mr) {
+    case 1: rlx__qg_rows_mr(wp, ds, dm, K, kq, off, qh, ql, dx, xs, 1, y, ldy, nc); return;
+    case 2: rlx__qg_rows_mr(wp, ds, dm, K, kq, off, qh, ql, dx, xs, 2, y, ldy, nc); return;
+    case 3: rlx__qg_rows_mr(wp, ds, dm, K, kq, off, qh, ql, dx, xs, 3, y, ldy, nc); return;
+    default: rlx__qg_rows_mr(wp, ds, dm, K, kq, off, qh, ql, dx, xs, 4, y, ldy, nc); return;
+    }
+}
+typedef struct rlx__qg_job {
+    rlx_dtype wt;
+    int64_t M, N, K;
+    size_t row_bytes;
+    const unsigned char* w;
+    float* y;
+    const signed char *qh, *ql;
+    const float* dx;
+    const int32_t* xs;
+    unsigned char* packs;   /* rlx__qg_pack_bytes(K) per thread */
+} rlx__qg_job;
+static void rlx__qg_task(void* ctx, int64_t task, int thread) {
+    const rlx__qg_job* j = (const rlx__qg_job*)ctx;
+    const int64_t n0 = task * 16, nb = j->K / 32;
+    const int nr = (int)(j->N - n0 < 16 ? j->N - n0 : 16);
+    unsigned char* wp = j->packs + (size_t)thread * rlx__qg_pack_bytes(j->K);
+    float* ds = (float*)(void*)(wp + (size_t)j->K * 16);
+    float* dm = ds + nb * 16;
+    const int kq = j->wt == RLX_Q4_K;
+    const int32_t off = j->wt == RLX_Q4_0 ? -8 : -128;
+    int64_t m;
+    rlx__qg_pack(j->wt, j->w + (size_t)n0 * j->row_bytes, j->row_bytes, j->K, nr, wp, ds, dm);
+    for (m = 0; m < j->M; m += 4)
+        rlx__qg_rows(wp, ds, dm, j->K, kq, off, j->qh + (size_t)(m * j->K), j->ql + (size_t)(m * j->K),
+                     j->dx + (size_t)(m * nb), j->xs + (size_t)(m * nb), (int)(j->M - m < 4 ? j->M - m : 4),
+                     j->y + (size_t)(m * j->N + n0), j->N, nr);
+}
+#undef RLX__TARGET_QG
+#endif
+
 #define RLX__QMM_ROWS 16   /* weight rows dequantized per task */
 typedef struct rlx__qmm_job {
     rlx_dtype wt;
@@ -14329,9 +14532,17 @@ static size_t rlx__qmm_q8_bytes(int64_t M, int64_t K) {
 static size_t rlx__ws_quant(const rlx_graph* g, const rlx__node* nd, int nthreads) {
     const rlx__node* w = rlx__N(g, rlx__in(g, nd, 1));
     int64_t M = rlx__node_numel(nd) / w->shape[0];
-    if (M >= RLX__QMM_GEMM_M)   /* the tile, then the GEMM's own workspace */
-        return rlx__szadd(rlx__round_up(rlx__szmul(RLX__QMM_TILE, rlx__szmul((size_t)w->shape[1], sizeof(float))), 64),
-                          rlx__sgemm_workspace_bytes(nthreads));
+    if (M >= RLX__QMM_GEMM_M) {   /* the tile, then the GEMM's own workspace; or the integer GEMM's (>>qgemm) */
+        size_t f = rlx__szadd(rlx__round_up(rlx__szmul(RLX__QMM_TILE, rlx__szmul((size_t)w->shape[1], sizeof(float))), 64),
+                              rlx__sgemm_workspace_bytes(nthreads));
+#if defined(RLX__GEMM_X86)
+        if (rlx__qg_has(w->dtype)) {
+            size_t q = rlx__szadd(rlx__qg_x_bytes(M, w->shape[1]), rlx__szmul((size_t)nthreads, rlx__qg_pack_bytes(w->shape[1])));
+            if (q > f) f = q;
+        }
+#endif
+        return f;
+    }
     return rlx__szadd(rlx__qmm_q8_bytes(M, w->shape[1]),   /* x in 8 bits, then the per-thread f32 rows */
                       rlx__szmul(rlx__szmul((size_t)nthreads, RLX__QMM_ROWS), rlx__szmul((size_t)w->shape[1], sizeof(float))));
 }
@@ -14384,6 +14595,24 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
         }
 #endif
         pool = rlx__pool_if(pool, (double)j.M * (double)j.N * (double)j.K);
+#if defined(RLX__GEMM_X86)
+        if (j.M >= RLX__QMM_GEMM_M && rlx__qg_has(j.wt) && (rlx__cpu_features() & RLX__CPU_AVX512VNNI)) {   /* >>qgemm */
+            rlx__qg_job q;
+            size_t qb = rlx__round_up(rlx__szmul((size_t)j.M, (size_t)j.K), 64);
+            size_t sb = rlx__round_up(rlx__szmul((size_t)j.M, (size_t)(j.K / 32) * 4), 64);
+            q.wt = j.wt; q.M = j.M; q.N = j.N; q.K = j.K; q.row_bytes = j.row_bytes; q.w = j.w; q.y = j.y;
+            q.qh = (const signed char*)ws;
+            q.ql = q.qh + qb;
+            q.dx = (const float*)(const void*)(q.ql + qb);
+            q.xs = (const int32_t*)(const void*)((const char*)q.dx + sb);
+            q.packs = (unsigned char*)ws + rlx__qg_x_bytes(j.M, j.K);
+            if (rlx__qg_quant_x(j.x, j.M, j.K, (signed char*)ws, (signed char*)ws + qb, (float*)(void*)((char*)ws + 2 * qb),
+                                (int32_t*)(void*)((char*)ws + 2 * qb + sb))) {
+                rlx__parallel_for(pool, (j.N + 15) / 16, rlx__qg_task, &q);
+                return;
+            }
+        }
+#endif
         if (j.M >= RLX__QMM_GEMM_M) {
             void* gws = (char*)ws + rlx__round_up(rlx__szmul(RLX__QMM_TILE, rlx__szmul((size_t)j.K, sizeof(float))), 64);
             for (j.n0 = 0; j.n0 < j.N; j.n0 += RLX__QMM_TILE) {

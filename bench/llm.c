@@ -256,6 +256,13 @@ static int run_rlx(const char* path, int threads, const int32_t* prompt, double*
             rlx_program_profile_table(dp, table, sizeof table, 16);
             printf("\nprofile, decode:\n%s\n", table);
         }
+        dp = rlx_llm_program(m, 1);
+        if (dp && rlx_program_profile_enable(dp, 1) == RLX_OK) {   /* one more prompt: its chunks through prefill */
+            if (rlx_llm_reset(m) == RLX_OK && rlx_llm_eval(m, prompt, PROMPT, lg) == RLX_OK) {
+                rlx_program_profile_table(dp, table, sizeof table, 16);
+                printf("\nprofile, prefill:\n%s\n", table);
+            }
+        }
     }
 done:
     rlx_llm_destroy(m);

@@ -187,7 +187,9 @@ static double rlx_time(rlx_dtype dt, const void* wq, size_t wbytes, const float*
 int main(int argc, char** argv) {
     static const rlx_dtype dts[4] = {RLX_Q4_0, RLX_Q8_0, RLX_Q4_K, RLX_Q6_K};
     static const int gts[4] = {2, 8, 12, 14};
-    static const int64_t shapes[3][3] = {{1, 4096, 4096}, {1, 11008, 4096}, {512, 4096, 4096}};
+    static const int64_t shapes[4][3] = {{1, 4096, 4096}, {1, 11008, 4096}, {64, 4096, 4096}, {512, 4096, 4096}};
+    const char* only = getenv("RLX_BENCH_FORMAT");   /* one format (q4_0, q8_0, q4_K, q6_K) instead of all */
+    static const char* fnames[4] = {"q4_0", "q8_0", "q4_K", "q6_K"};
     int reps = argc > 1 ? atoi(argv[1]) : 20, have_g, f, s, th, ok = 1;
     double bw[3];
     if (reps < 1) reps = 1;
@@ -201,9 +203,10 @@ int main(int argc, char** argv) {
     printf("%-6s %5s %6s %5s %3s %10s %8s %7s %10s %8s\n", "format", "m", "n", "k", "thr", "rlx ms", "GB/s", "of bw",
            "ggml ms", "ggml/rlx");
     for (f = 0; f < 4; f++)
-        for (s = 0; s < 3; s++) {
+        for (s = 0; s < 4; s++) {
             int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2], i;
             size_t wbytes = 0;
+            if (only && only[0] && strcmp(only, fnames[f]) != 0) continue;
             int64_t wsh[2];
             float *w = (float*)malloc(sizeof(float) * (size_t)(n * k)), *x = (float*)malloc(sizeof(float) * (size_t)(m * k));
             float *y = (float*)malloc(sizeof(float) * (size_t)(m * n)), *yg = (float*)malloc(sizeof(float) * (size_t)(m * n));
