@@ -14247,7 +14247,7 @@ RLX__TARGET_Q8VNNI static void rlx__qrow8_q6k_vnni(const unsigned char* w, int64
    AVX-512 VNNI, and an x holding a NaN or an infinity keep the dequantized f32 tiles.
    ------------------------------------------------------------------------------------------------------------ */
 #if defined(RLX__GEMM_X86)
-#define RLX__TARGET_QG __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vnni")))
+#define RLX__TARGET_QG __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni")))
 static int rlx__qg_has(rlx_dtype t) { return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K; }
 /* bytes of x as two digits: hi, lo [M, K] int8, then d / 256 [M, K/32] f32, then Σ(256·hi + lo) [M, K/32] int32 */
 static size_t rlx__qg_x_bytes(int64_t M, int64_t K) {
@@ -14403,6 +14403,79 @@ RLX__TARGET_QG static void rlx__qg_rows(const unsigned char* wp, const float* ds
     default: rlx__qg_rows_mr(wp, ds, dm, K, kq, off, qh, ql, dx, xs, 4, y, ldy, nc); return;
     }
 }
+/* q4_K with one row of x (decode), AVX-512 VNNI and VL: up to 4 weight rows per pass, each computed as
+   rlx__qrow8_avx2 computes it (ggml's AVX2 lanes and order, so the same floats), with vpdpwssd for the
+   scale madd and its add, x's loads and its per-32 sums (for the minimums) shared by the 4 rows, and the next
+   rows prefetched. */
+RLX__TARGET_QG static inline __attribute__((always_inline)) void rlx__qcol8_q4k_nc(
+    const unsigned char* w, size_t rb, int64_t K, const signed char* xq, const float* xd, const int16_t* xs,
+    const int nc, float* y) {
+    __m256 acc[4];
+    __m128 macc[4];
+    const int64_t nb = K / 256;
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    int64_t i;
+    int c;
+    for (c = 0; c < 4; c++) { acc[c] = _mm256_setzero_ps(); macc[c] = _mm_setzero_ps(); }
+    for (i = 0; i < nb; i++) {
+        const signed char* xr = xq + 256 * i;
+        const float dx = xd[i];
+        const __m128i bsum = _mm_hadd_epi16(_mm_loadu_si128((const __m128i*)(const void*)(xs + 16 * i)),
+                                            _mm_loadu_si128((const __m128i*)(const void*)(xs + 16 * i + 8)));
+        {   /* the next 4 rows (contiguous, 4·rb bytes), 4 · 144 bytes of them per super-block, as rlx__qcol8_vnni */
+            const char* pf = (const char*)(w + 4 * rb) + (size_t)i * 576;
+            int l;
+            for (l = 0; l < 576; l += 64) _mm_prefetch(pf + l, _MM_HINT_T0);
+        }
+#define RLX__QK4COL(cc)                                                                                          \
+    if (nc > (cc)) {                                                                                             \
+        const unsigned char* b_ = w + (size_t)(cc) * rb + (size_t)i * 144;                                       \
+        const float dw_ = rlx__qh2f_f16c(b_), mw_ = rlx__qh2f_f16c(b_ + 2);                                      \
+        const uint32_t u0_ = rlx__qu32(b_ + 4), u1_ = rlx__qu32(b_ + 8), u2_ = rlx__qu32(b_ + 12);               \
+        const __m128i p_ = _mm_setr_epi32(                                                                       \
+            (int)(u0_ & 0x3F3F3F3Fu), (int)((u2_ & 0x0F0F0F0Fu) | (((u0_ >> 6) & 0x03030303u) << 4)),          \
+            (int)(u1_ & 0x3F3F3F3Fu), (int)(((u2_ >> 4) & 0x0F0F0F0Fu) | (((u1_ >> 6) & 0x03030303u) << 4)));   \
+        const __m128i sm_ = _mm_cvtepu8_epi16(p_), mins_ = _mm_cvtepu8_epi16(_mm_srli_si128(p_, 8));             \
+        const __m256i scales_ = _mm256_inserti128_si256(_mm256_castsi128_si256(sm_), sm_, 1);                    \
+        __m256i sumi_ = _mm256_setzero_si256();                                                                  \
+        int q_;                                                                                                  \
+        macc[cc] = _mm_fmadd_ps(_mm_set1_ps(-dx * mw_), _mm_cvtepi32_ps(_mm_madd_epi16(mins_, bsum)), macc[cc]); \
+        for (q_ = 0; q_ < 4; q_++) {                                                                             \
+            const __m256i v_ = _mm256_loadu_si256((const __m256i*)(const void*)(b_ + 16 + 32 * q_));            \
+            const __m256i lo_ = _mm256_and_si256(v_, m4), hi_ = _mm256_and_si256(_mm256_srli_epi16(v_, 4), m4); \
+            sumi_ = _mm256_dpwssd_epi32(                                                                         \
+                sumi_, _mm256_maddubs_epi16(lo_, _mm256_loadu_si256((const __m256i*)(const void*)(xr + 64 * q_))), \
+                _mm256_shuffle_epi8(scales_, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * q_)))));          \
+            sumi_ = _mm256_dpwssd_epi32(                                                                         \
+                sumi_, _mm256_maddubs_epi16(hi_, _mm256_loadu_si256((const __m256i*)(const void*)(xr + 64 * q_ + 32))), \
+                _mm256_shuffle_epi8(scales_, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * q_ + 1)))));      \
+        }                                                                                                        \
+        acc[cc] = _mm256_fmadd_ps(_mm256_set1_ps(dx * dw_), _mm256_cvtepi32_ps(sumi_), acc[cc]);                 \
+    }
+        RLX__QK4COL(0)
+        RLX__QK4COL(1)
+        RLX__QK4COL(2)
+        RLX__QK4COL(3)
+#undef RLX__QK4COL
+    }
+    for (c = 0; c < nc; c++) {
+        __m128 h = _mm_add_ps(_mm256_castps256_ps128(acc[c]), _mm256_extractf128_ps(acc[c], 1));
+        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+        macc[c] = _mm_add_ps(macc[c], _mm_movehl_ps(macc[c], macc[c]));
+        macc[c] = _mm_add_ss(macc[c], _mm_shuffle_ps(macc[c], macc[c], 1));
+        y[c] = _mm_cvtss_f32(h) + _mm_cvtss_f32(macc[c]);
+    }
+}
+RLX__TARGET_QG static void rlx__qcol8_q4k_vnni(const unsigned char* w, size_t rb, int64_t K, const signed char* xq,
+                                               const float* xd, const int16_t* xs, int nc, float* y) {
+    switch (nc) {
+    case 1: rlx__qcol8_q4k_nc(w, rb, K, xq, xd, xs, 1, y); return;
+    case 2: rlx__qcol8_q4k_nc(w, rb, K, xq, xd, xs, 2, y); return;
+    case 3: rlx__qcol8_q4k_nc(w, rb, K, xq, xd, xs, 3, y); return;
+    default: rlx__qcol8_q4k_nc(w, rb, K, xq, xd, xs, 4, y); return;
+    }
+}
 typedef struct rlx__qg_job {
     rlx_dtype wt;
     int64_t M, N, K;
@@ -14451,6 +14524,7 @@ typedef struct rlx__qmm_job {
     const int16_t* xs;   /* K-quants: Σq per 16 */
     const int32_t* xo;   /* vnni, M == 1: −8 (q4_0) or −128 (q8_0) times x's lane sums (rlx__q8x_lanes) */
     int64_t n0;  /* GEMM path: first weight row of the tile */
+    int q4k_col; /* q4_K, M == 1, AVX-512 VNNI and VL: rlx__qcol8_q4k_vnni (>>qgemm) */
 } rlx__qmm_job;
 
 static void rlx__dequant_row(rlx_dtype t, const unsigned char* b, float* y, int64_t n) {
@@ -14469,6 +14543,12 @@ static void rlx__qmm_task(void* ctx, int64_t task, int thread) {
                 rlx__qrow8_q6k_vnni(j->w + (size_t)(n0 + r) * j->row_bytes, j->K, j->xq + (size_t)(m * j->K),
                                     j->xd + (size_t)(m * (j->K / 256)), j->xs + (size_t)(m * (j->K / 16)),
                                     (int)(j->M - m < 4 ? j->M - m : 4), j->y + (size_t)(m * j->N + n0 + r), j->N);
+        return;
+    }
+    if (j->q4k_col) {   /* q4_K decode: 4 weight rows per pass (>>qgemm) */
+        for (r = 0; r < nr; r += 4)
+            rlx__qcol8_q4k_vnni(j->w + (size_t)(n0 + r) * j->row_bytes, j->row_bytes, j->K, j->xq, j->xd, j->xs,
+                                (int)(nr - r), j->y + (size_t)(n0 + r));
         return;
     }
     if (j->vnni && j->xo) {   /* decode: 4 weight rows per pass */
@@ -14571,6 +14651,7 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
         j.xd = NULL;
         j.xs = NULL;
         j.xo = NULL;
+        j.q4k_col = 0;
 #if defined(RLX__GEMM_X86)
         if (rlx__cpu_features() & RLX__CPU_AVX2) {
             j.dot = rlx__qdot_avx2;
@@ -14587,6 +14668,8 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
             j.vnni = j.q8 && (j.wt == RLX_Q4_0 || j.wt == RLX_Q8_0 || j.wt == RLX_Q6_K) &&
                      (rlx__cpu_features() & RLX__CPU_AVX512VNNI) &&
                      __builtin_cpu_supports("avx512vl");
+            j.q4k_col = j.q8 && j.M == 1 && j.wt == RLX_Q4_K && (rlx__cpu_features() & RLX__CPU_AVX512VNNI) &&
+                        __builtin_cpu_supports("avx512vl");
             if (j.vnni && j.M == 1 && j.wt != RLX_Q6_K) {
                 int32_t* xo = (int32_t*)(void*)((char*)ws + rlx__qmm_q8_bytes0(j.M, j.K));
                 rlx__q8x_lanes(j.xq, j.K, j.wt == RLX_Q4_0 ? -8 : -128, xo);

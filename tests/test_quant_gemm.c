@@ -10,7 +10,9 @@
    squared error summed over a case must stay under twice the variance of that rounding ((d / 256)² / 12 per
    value): a scale off by 1% or a lost low digit exceeds both. Shapes cover m not a multiple of 4 (17, 19, 22),
    n not a multiple of the 16 rows of a task (37), k of one to 25 blocks, and 1 and 2 threads. A row of x with
-   a NaN or an infinity must give non-finite outputs in that row and f32 accuracy (1e-5) in the others. */
+   a NaN or an infinity must give non-finite outputs in that row and f32 accuracy (1e-5) in the others. q4_K
+   with m = 1..3 (ggml's 8-bit Q8_K activations: d / 2 per value, d = max|x| / 127 per 256) covers the decode
+   kernel that runs 4 weight rows per pass, with every remainder of 4 rows. */
 #ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
 #endif
@@ -55,10 +57,10 @@ static void make_q4k(int64_t n, int64_t k, unsigned char* w, double* wd, double*
             double d, dmin;
             for (j = 4; j < 144; j++) blk[j] = (unsigned char)th_uniform(0, 255.99);
             d = f16_pick(blk);
-            dmin = f16_pick(blk + 2) / 8;   /* minimums around a fifth of the range: mixed signs */
-            {   /* dmin as stored: re-encode the f16 after the division (exact: a power-of-two step down) */
+            dmin = f16_pick(blk + 2) * 8;   /* dmin · m of the order of d · sc · 15 / 2: values of both signs */
+            {   /* dmin as stored: re-encode the f16 after the product (exact: a power-of-two step up) */
                 uint16_t h = (uint16_t)(blk[2] | (blk[3] << 8));
-                h = (uint16_t)(h - (3u << 10));
+                h = (uint16_t)(h + (3u << 10));
                 blk[2] = (unsigned char)(h & 0xFF);
                 blk[3] = (unsigned char)(h >> 8);
             }
@@ -137,6 +139,59 @@ static void test_bound(void) {
             }
 }
 
+/* q4_K with m = 1..3 (decode; x in ggml's Q8_K: d = max|x| / 127 per 256 values, at most d / 2 per value; one
+   row of x runs 4 weight rows per pass on AVX-512 VNNI): n = 37 and 6 leave every remainder of 4 rows */
+static void test_q4k_decode(void) {
+    static const int64_t ns[2] = {37, 6}, ks[2] = {256, 1280};
+    int a, b, m;
+    for (a = 0; a < 2; a++)
+        for (b = 0; b < 2; b++) {
+            double e2 = 0, v2 = 0;   /* Σ error², Σ rounding variance over m = 1..3 (n = 6 alone is too few) */
+            for (m = 1; m <= 3; m++) {
+                int64_t n = ns[a], k = ks[b], r, o, j;
+                size_t wbytes = (size_t)(n * (k / 256) * 144);
+                unsigned char* w = (unsigned char*)malloc(wbytes);
+                double* wd = (double*)malloc(sizeof(double) * (size_t)(n * k));
+                double* wm = (double*)malloc(sizeof(double) * (size_t)(n * k));
+                float *x = (float*)malloc(sizeof(float) * (size_t)(m * k)), *y = (float*)malloc(sizeof(float) * (size_t)(m * n));
+                double worst = 0;
+                rlx_result res;
+                th_seed(5000u + (uint64_t)(a * 100 + b * 10 + m));
+                make_q4k(n, k, w, wd, wm);
+                for (j = 0; j < m * k; j++) x[j] = (float)(th_uniform(-1, 1) * pow(10.0, th_uniform(-1, 1)));
+                res = run_mm(RLX_Q4_K, w, wbytes, x, y, m, n, k, 1 + m % 2);
+                for (r = 0; r < m && res == RLX_OK; r++)
+                    for (o = 0; o < n; o++) {
+                        double s = 0, sa = 0, bound = 0, e;
+                        int64_t bl;
+                        for (bl = 0; bl < k / 256; bl++) {
+                            double amax = 0, wa = 0, w2 = 0;
+                            for (j = bl * 256; j < bl * 256 + 256; j++) {
+                                double xv = x[r * k + j], wv = wd[o * k + j];
+                                s += xv * wv;
+                                sa += (fabs(wv) + 2 * wm[o * k + j]) * fabs(xv);
+                                wa += fabs(wv);
+                                w2 += wv * wv;
+                                if (fabs(xv) > amax) amax = fabs(xv);
+                            }
+                            bound += amax / 127 / 2 * wa;
+                            v2 += (amax / 127) * (amax / 127) / 12 * w2;
+                        }
+                        bound += 2e-6 * sa;
+                        e = fabs((double)y[r * n + o] - s);
+                        e2 += e * e;
+                        if (!(e <= bound)) worst = 1e300;
+                        else if (e / bound > worst) worst = e / bound;
+                    }
+                TH_CHECK(res == RLX_OK && worst <= 1.0, "q4_K m=%d k=%lld n=%lld: error %g of the bound (%s)", m,
+                         (long long)k, (long long)n, worst, rlx_result_string(res));
+                free(w); free(wd); free(wm); free(x); free(y);
+            }
+            TH_CHECK(e2 <= 2 * v2, "q4_K m=1..3 k=%lld n=%lld: squared error %g of the rounding variance", (long long)ks[b],
+                     (long long)ns[a], v2 > 0 ? e2 / v2 : -1.0);
+        }
+}
+
 /* NaN in row 1, +inf in row 2 of 20 rows: those rows non-finite, the others f32-exact (the f32 tiles) */
 static void test_nonfinite(void) {
     static const rlx_dtype ts[3] = {RLX_Q4_0, RLX_Q8_0, RLX_Q4_K};
@@ -179,6 +234,7 @@ static void test_nonfinite(void) {
 
 int main(void) {
     test_bound();
+    test_q4k_decode();
     test_nonfinite();
     return th_summary("quant_gemm");
 }
