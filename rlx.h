@@ -99,7 +99,8 @@
        8. Passes, conv epilogues, shape specialisation   >>passes >>convepi >>shapes
        9. Memory planner                             >>planner
       10. CPU backend (thread pools, job-system hook, inline threshold, SIMD, GEMM, kernels; block-quantized
-          dtypes: dequantize, quantize, matmul_quant)   >>cpu >>gemm >>quant
+          dtypes: dequantize, quantize, matmul_quant; the integer GEMM of m >= 16 rows on AVX-512 VNNI)
+                                                    >>cpu >>gemm >>quant >>qgemm
       11. Runtime (compile, run, I/O)                >>runtime
       12. Driver loading, shared GPU layer           >>dl >>gpu
       13. CUDA and HIP backends                      >>cuda >>hip
@@ -198,8 +199,12 @@
        vpdpwssd for q6_K where the CPU has it, chosen at run time), giving ggml's vec_dot result bit for bit
        (q6_K: the same integers, its offset of 32 summed per 16 rather than per lane); a call whose
        x holds a NaN or an infinity, and the other formats, decode the weights in AVX2 registers and keep x in f32
-       (a CPU without AVX2 and F16C decodes rows in portable C first). From 16 rows on, tiles are dequantized for
-       the packed f32 GEMM and x stays f32.
+       (a CPU without AVX2 and F16C decodes rows in portable C first). With one row of x (decode) on AVX-512
+       VNNI, q4_0, q8_0 and q4_K run 4 weight rows per pass sharing x's loads (the same floats). From 16 rows on
+       (prompt chunks), q4_0, q8_0 and q4_K on an AVX-512 VNNI CPU run an integer GEMM (>>qgemm): x rounded per
+       block of 32 to two int8 digits (x ≈ d/256 · (256·hi + lo), d = max|x| / 127: at most d / 512 per value,
+       256 times finer than ggml's 8-bit activations), 16 packed weight rows per vpdpbusd; the other formats,
+       other CPUs and an x with a NaN or an infinity dequantize tiles for the packed f32 GEMM with x in f32.
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
@@ -12860,7 +12865,8 @@ static RLX__MAYBE_UNUSED int rlx__cuda_lower(const rlx_graph* g, const rlx__node
    bits once per call and sum integer block products (see "8-bit activations" below); the other formats, and
    any x with a NaN or an infinity, decode the weight in AVX2 registers against f32 x (see "fast paths"); the
    portable path dequantizes the 16 weight rows into a per-thread f32 tile and takes dot products. From m = 16
-   on, dequantized tiles go through the f32 GEMM (x f32).
+   on, q4_0, q8_0 and q4_K on AVX-512 VNNI take the integer GEMM of >>qgemm; otherwise dequantized tiles go
+   through the f32 GEMM (x f32).
    ------------------------------------------------------------------------------------------------------------ */
 static const signed char rlx__kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                                    1, 13, 25, 38, 53, 69, 89, 113};
@@ -13821,7 +13827,8 @@ RLX__TARGET_F16C static void rlx__qrow_avx2(rlx_dtype t, const unsigned char* w,
    is scaled by d_w · d_x in f32, in the same lanes and order as ggml's AVX2 vec_dot, so the result is ggml's.
    q4_0 and q8_0 take vpdpbusd (rlx__qrow8_vnni) where the CPU has AVX-512 VNNI and VL: the same lane sums;
    q6_K takes rlx__qrow8_q6k_vnni there (vpternlogd to assemble the 6-bit values, vpdpwssd for madd + add).
-   With one row of x (decode), q4_0 and q8_0 run rlx__qcol8_vnni: 4 weight rows per pass sharing x's loads,
+   With one row of x (decode), q4_0 and q8_0 run rlx__qcol8_vnni (q4_K: rlx__qcol8_q4k_vnni in >>qgemm): 4
+   weight rows per pass sharing x's loads,
    unsigned weights in vpdpbusd with x's lane sums folded into the start value, the next rows prefetched.
    A call whose x holds a NaN or an infinity keeps the f32 path. */
 #if defined(RLX__GEMM_X86)
@@ -14243,8 +14250,10 @@ RLX__TARGET_Q8VNNI static void rlx__qrow8_q6k_vnni(const unsigned char* w, int64
    for 16 rows takes 16 instructions (8 for hi, 8 for lo) and no horizontal sums; the lanes start at
    −8 (q4_0) or −128 (q8_0) times x's integer block sum, which makes them the exact Σ w·(256·hi + lo). Each
    block then adds d_w · (d / 256) · sum in f32 (q4_K: minus dmin · m · (d / 256) · Σ(256·hi + lo)). Up to 4
-   rows of x run per pass over the packed rows, which stay in the L1/L2 cache. Other formats, CPUs without
-   AVX-512 VNNI, and an x holding a NaN or an infinity keep the dequantized f32 tiles.
+   rows of x run per pass over the packed rows, which stay in the L1/L2 cache; packing is a 16 × 4 dword
+   transpose per 16 bytes of the 16 rows (vpermd, vshufi32x4). Other formats, CPUs without AVX-512 VNNI, and
+   an x holding a NaN or an infinity keep the dequantized f32 tiles. Also here: rlx__qcol8_q4k_vnni, q4_K with
+   one row of x (decode, 8-bit Q8_K activations as ggml's, the same floats), 4 weight rows per pass.
    ------------------------------------------------------------------------------------------------------------ */
 #if defined(RLX__GEMM_X86)
 #define RLX__TARGET_QG __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni")))
@@ -14299,46 +14308,87 @@ RLX__TARGET_QG static int rlx__qg_quant_x(const float* x, int64_t M, int64_t K, 
     }
     return 1;
 }
+/* 16 rows of 16 bytes (row r at p[r]) → g[k] (k < 4): int32 k of every row, row r in lane r; a 4 × 4 dword
+   transpose within each row quartet, then a 4 × 4 transpose of the 128-bit lanes */
+RLX__TARGET_QG static inline void rlx__qg_t16(const unsigned char* const* p, __m512i* g) {
+    const __m512i idx = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    __m512i t[4], u0, u1, u2, u3;
+    int k;
+    for (k = 0; k < 4; k++) {
+        __m512i z = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i*)(const void*)p[4 * k]));
+        z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i*)(const void*)p[4 * k + 1]), 1);
+        z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i*)(const void*)p[4 * k + 2]), 2);
+        z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i*)(const void*)p[4 * k + 3]), 3);
+        t[k] = _mm512_permutexvar_epi32(idx, z);
+    }
+    u0 = _mm512_shuffle_i32x4(t[0], t[1], 0x44);
+    u1 = _mm512_shuffle_i32x4(t[0], t[1], 0xEE);
+    u2 = _mm512_shuffle_i32x4(t[2], t[3], 0x44);
+    u3 = _mm512_shuffle_i32x4(t[2], t[3], 0xEE);
+    g[0] = _mm512_shuffle_i32x4(u0, u2, 0x88);
+    g[1] = _mm512_shuffle_i32x4(u0, u2, 0xDD);
+    g[2] = _mm512_shuffle_i32x4(u1, u3, 0x88);
+    g[3] = _mm512_shuffle_i32x4(u1, u3, 0xDD);
+}
 /* 16 weight rows from w (rows nr .. 15 as zeros) → wp (K/32 blocks × 8 groups × 16 rows × 4 bytes), ds, dm */
-static void rlx__qg_pack(rlx_dtype t, const unsigned char* w, size_t rb, int64_t K, int nr, unsigned char* wp,
-                         float* ds, float* dm) {
+RLX__TARGET_QG static void rlx__qg_pack(rlx_dtype t, const unsigned char* w, size_t rb, int64_t K, int nr,
+                                        unsigned char* wp, float* ds, float* dm) {
+    static const unsigned char zero[160] = {0};
     const int64_t nb = K / 32;
+    const size_t bb = t == RLX_Q4_0 ? 18 : t == RLX_Q8_0 ? 34 : 144;
+    const __m512i m4 = _mm512_set1_epi8(0x0F), k80 = _mm512_set1_epi8((char)0x80);
+    const unsigned char* p[16];
+    const unsigned char* rows[16];
     int64_t b;
-    int r, g;
-    for (r = 0; r < 16; r++) {
-        const unsigned char* row = r < nr ? w + (size_t)r * rb : w;
-        for (b = 0; b < nb; b++) {
-            unsigned char* o = wp + (size_t)b * 512 + (size_t)r * 4;
-            uint32_t u[8];
-            if (r >= nr) {
-                memset(u, 0, sizeof u);
-                ds[b * 16 + r] = 0.0f;
-                dm[b * 16 + r] = 0.0f;
-            } else if (t == RLX_Q4_0) {
-                const unsigned char* bl = row + (size_t)b * 18;
-                for (g = 0; g < 4; g++) {
-                    uint32_t v = rlx__qu32(bl + 2 + 4 * g);
-                    u[g] = v & 0x0F0F0F0Fu;
-                    u[g + 4] = (v >> 4) & 0x0F0F0F0Fu;
-                }
-                ds[b * 16 + r] = rlx__qh2f(bl);
-                dm[b * 16 + r] = 0.0f;
-            } else if (t == RLX_Q8_0) {
-                const unsigned char* bl = row + (size_t)b * 34;
-                for (g = 0; g < 8; g++) u[g] = rlx__qu32(bl + 2 + 4 * g) ^ 0x80808080u;
-                ds[b * 16 + r] = rlx__qh2f(bl);
-                dm[b * 16 + r] = 0.0f;
-            } else {   /* q4_K: sub-block j = b % 8 of super-block b / 8 */
-                const unsigned char* bl = row + (size_t)(b / 8) * 144;
-                int j = (int)(b % 8), sh = 4 * (j & 1);
+    int r, k;
+    for (r = 0; r < 16; r++) rows[r] = r < nr ? w + (size_t)r * rb : zero;
+    for (b = 0; b < nb; b++) {
+        unsigned char* o = wp + (size_t)b * 512;
+        __m512i g[4];
+        uint16_t h[16], hm[16];
+        if (t == RLX_Q4_K) {   /* sub-block j = b % 8 of super-block b / 8 */
+            const int j = (int)(b % 8), sh = 4 * (j & 1);
+            for (r = 0; r < 16; r++) {
+                const unsigned char* bl = rows[r] == zero ? zero : rows[r] + (size_t)(b / 8) * 144;
                 unsigned char sc, mn;
                 rlx__q_scale_min_k4(j, bl + 4, &sc, &mn);
-                for (g = 0; g < 8; g++) u[g] = (rlx__qu32(bl + 16 + 32 * (j / 2) + 4 * g) >> sh) & 0x0F0F0F0Fu;
-                ds[b * 16 + r] = rlx__qh2f(bl) * (float)sc;
-                dm[b * 16 + r] = rlx__qh2f(bl + 2) * (float)mn;
+                h[r] = (uint16_t)(bl[0] | (bl[1] << 8));
+                hm[r] = (uint16_t)(bl[2] | (bl[3] << 8));
+                ds[b * 16 + r] = (float)sc;   /* times d below */
+                dm[b * 16 + r] = (float)mn;
+                p[r] = bl + 16 + 32 * (j / 2);
             }
-            for (g = 0; g < 8; g++) memcpy(o + 64 * g, &u[g], 4);
+            for (k = 0; k < 2; k++) {
+                if (k) for (r = 0; r < 16; r++) p[r] += 16;
+                rlx__qg_t16(p, g);
+                for (r = 0; r < 4; r++)
+                    _mm512_storeu_si512((void*)(o + 64 * (4 * k + r)), _mm512_and_si512(_mm512_srli_epi16(g[r], (unsigned)sh), m4));
+            }
+            _mm512_storeu_ps(ds + b * 16, _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(const void*)h)),
+                                                        _mm512_loadu_ps(ds + b * 16)));
+            _mm512_storeu_ps(dm + b * 16, _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(const void*)hm)),
+                                                        _mm512_loadu_ps(dm + b * 16)));
+            continue;
         }
+        for (r = 0; r < 16; r++) {
+            const unsigned char* bl = rows[r] == zero ? zero : rows[r] + (size_t)b * bb;
+            h[r] = (uint16_t)(bl[0] | (bl[1] << 8));
+            p[r] = bl + 2;
+        }
+        rlx__qg_t16(p, g);
+        if (t == RLX_Q4_0) {
+            for (r = 0; r < 4; r++) {
+                _mm512_storeu_si512((void*)(o + 64 * r), _mm512_and_si512(g[r], m4));
+                _mm512_storeu_si512((void*)(o + 64 * (r + 4)), _mm512_and_si512(_mm512_srli_epi16(g[r], 4), m4));
+            }
+        } else {   /* q8_0: w + 128 */
+            for (r = 0; r < 4; r++) _mm512_storeu_si512((void*)(o + 64 * r), _mm512_xor_si512(g[r], k80));
+            for (r = 0; r < 16; r++) p[r] += 16;
+            rlx__qg_t16(p, g);
+            for (r = 0; r < 4; r++) _mm512_storeu_si512((void*)(o + 64 * (r + 4)), _mm512_xor_si512(g[r], k80));
+        }
+        _mm512_storeu_ps(ds + b * 16, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(const void*)h)));
+        _mm512_storeu_ps(dm + b * 16, _mm512_setzero_ps());
     }
 }
 static int32_t rlx__qg_i32(const signed char* p) {
