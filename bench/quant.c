@@ -10,9 +10,10 @@
    libggml-cpu-<that>.so instead, e.g. the AVX-512 VNNI build that libllama picks on such a CPU.
    Usage:
        quant [reps]      reps (default 20) timed runs per case; the median is printed
+   Environment: RLX_BENCH_FORMAT=q4_0|q8_0|q4_K|q6_K runs that format only.
 
    Prints, per format (q4_0, q8_0, q4_K, q6_K), shape (GEMV n x k = 4096 x 4096 and 11008 x 4096, m = 1; GEMM
-   m = 512 on 4096 x 4096) and thread count (1, 2): rlx's time, the GB/s of weight bytes streamed (GEMV),
+   m = 64 (rlx_llm's CPU prefill chunk) and m = 512 on 4096 x 4096) and thread count (1, 2): rlx's time, the GB/s of weight bytes streamed (GEMV),
    ggml's time and the ratio ggml / rlx (> 1: rlx is faster); and the machine's read bandwidth measured in the
    same run (a 512 MiB sum over 1 and 2 threads) with rlx's GEMV as a fraction of it. */
 #if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
