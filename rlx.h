@@ -100,7 +100,8 @@
        8. Passes, conv epilogues, shape specialisation   >>passes >>convepi >>shapes
        9. Memory planner                             >>planner
       10. CPU backend (thread pools, job-system hook, inline threshold, SIMD, GEMM, kernels; block-quantized
-          dtypes: dequantize, quantize, matmul_quant)   >>cpu >>gemm >>quant
+          dtypes: dequantize, quantize, matmul_quant; the integer GEMM of m >= 16 rows on AVX-512 VNNI)
+                                                    >>cpu >>gemm >>quant >>qgemm
       11. Runtime (compile, run, I/O)                >>runtime
       12. Driver loading, shared GPU layer           >>dl >>gpu
       13. CUDA and HIP backends                      >>cuda >>hip
@@ -203,8 +204,12 @@
        vpdpwssd for q6_K where the CPU has it, chosen at run time), giving ggml's vec_dot result bit for bit
        (q6_K: the same integers, its offset of 32 summed per 16 rather than per lane); a call whose
        x holds a NaN or an infinity, and the other formats, decode the weights in AVX2 registers and keep x in f32
-       (a CPU without AVX2 and F16C decodes rows in portable C first). From 16 rows on, tiles are dequantized for
-       the packed f32 GEMM and x stays f32.
+       (a CPU without AVX2 and F16C decodes rows in portable C first). With one row of x (decode) on AVX-512
+       VNNI, q4_0, q8_0 and q4_K run 4 weight rows per pass sharing x's loads (the same floats). From 16 rows on
+       (prompt chunks), q4_0, q8_0 and q4_K on an AVX-512 VNNI CPU run an integer GEMM (>>qgemm): x rounded per
+       block of 32 to two int8 digits (x ≈ d/256 · (256·hi + lo), d = max|x| / 127: at most d / 512 per value,
+       256 times finer than ggml's 8-bit activations), 16 packed weight rows per vpdpbusd; the other formats,
+       other CPUs and an x with a NaN or an infinity dequantize tiles for the packed f32 GEMM with x in f32.
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
@@ -13078,7 +13083,8 @@ static RLX__MAYBE_UNUSED int rlx__cuda_lower(const rlx_graph* g, const rlx__node
    bits once per call and sum integer block products (see "8-bit activations" below); the other formats, and
    any x with a NaN or an infinity, decode the weight in AVX2 registers against f32 x (see "fast paths"); the
    portable path dequantizes the 16 weight rows into a per-thread f32 tile and takes dot products. From m = 16
-   on, dequantized tiles go through the f32 GEMM (x f32).
+   on, q4_0, q8_0 and q4_K on AVX-512 VNNI take the integer GEMM of >>qgemm; otherwise dequantized tiles go
+   through the f32 GEMM (x f32).
    ------------------------------------------------------------------------------------------------------------ */
 static const signed char rlx__kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                                    1, 13, 25, 38, 53, 69, 89, 113};
@@ -14039,7 +14045,8 @@ RLX__TARGET_F16C static void rlx__qrow_avx2(rlx_dtype t, const unsigned char* w,
    is scaled by d_w · d_x in f32, in the same lanes and order as ggml's AVX2 vec_dot, so the result is ggml's.
    q4_0 and q8_0 take vpdpbusd (rlx__qrow8_vnni) where the CPU has AVX-512 VNNI and VL: the same lane sums;
    q6_K takes rlx__qrow8_q6k_vnni there (vpternlogd to assemble the 6-bit values, vpdpwssd for madd + add).
-   With one row of x (decode), q4_0 and q8_0 run rlx__qcol8_vnni: 4 weight rows per pass sharing x's loads,
+   With one row of x (decode), q4_0 and q8_0 run rlx__qcol8_vnni (q4_K: rlx__qcol8_q4k_vnni in >>qgemm): 4
+   weight rows per pass sharing x's loads,
    unsigned weights in vpdpbusd with x's lane sums folded into the start value, the next rows prefetched.
    A call whose x holds a NaN or an infinity keeps the f32 path. */
 #if defined(RLX__GEMM_X86)
@@ -14448,6 +14455,325 @@ RLX__TARGET_Q8VNNI static void rlx__qrow8_q6k_vnni(const unsigned char* w, int64
 #undef RLX__TARGET_Q8VNNI
 #endif
 
+/* ------------------------------------------------------------------------------------------------------------
+   >>qgemm  matmul_quant with m >= RLX__QMM_GEMM_M rows of x on AVX-512 VNNI: q4_0, q8_0 and q4_K as an integer
+   GEMM (the prompt chunks of a language model), instead of dequantized f32 tiles through the f32 GEMM.
+   x is rounded once per call, per row and block of 32 values, to two int8 digits: with d = max|x| / 127,
+   hi = round(x / d) and lo = round(256 · (x / d − hi)) (clamped to ±127), x ≈ (d / 256) · (256 · hi + lo), an
+   error of at most d / 512 per value, 256 times below the 8-bit activations of ggml (and of the m < 16 path).
+   Each task packs 16 weight rows: the 4-byte groups of every block of 32 interleaved across the rows (64
+   bytes per group, the 16 rows in the 16 int32 lanes of a zmm register) as unsigned integers (q4_0 and q4_K:
+   the nibble; q8_0: w + 128), with the per-row block scales (q4_K: d · sc and dmin · m per sub-block of 32)
+   in f32. vpdpbusd with one broadcast group of x then adds 4 products to each row's lane, so a block's sum
+   for 16 rows takes 16 instructions (8 for hi, 8 for lo) and no horizontal sums; the lanes start at
+   −8 (q4_0) or −128 (q8_0) times x's integer block sum, which makes them the exact Σ w·(256·hi + lo). Each
+   block then adds d_w · (d / 256) · sum in f32 (q4_K: minus dmin · m · (d / 256) · Σ(256·hi + lo)). Up to 4
+   rows of x run per pass over the packed rows, which stay in the L1/L2 cache; packing is a 16 × 4 dword
+   transpose per 16 bytes of the 16 rows (vpermd, vshufi32x4). Other formats, CPUs without AVX-512 VNNI, and
+   an x holding a NaN or an infinity keep the dequantized f32 tiles. Also here: rlx__qcol8_q4k_vnni, q4_K with
+   one row of x (decode, 8-bit Q8_K activations as ggml's, the same floats), 4 weight rows per pass.
+   ------------------------------------------------------------------------------------------------------------ */
+#if defined(RLX__GEMM_X86)
+#define RLX__TARGET_QG __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni")))
+static int rlx__qg_has(rlx_dtype t) { return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K; }
+/* bytes of x as two digits: hi, lo [M, K] int8, then d / 256 [M, K/32] f32, then Σ(256·hi + lo) [M, K/32] int32 */
+static size_t rlx__qg_x_bytes(int64_t M, int64_t K) {
+    size_t q = rlx__round_up(rlx__szmul((size_t)M, (size_t)K), 64), s = rlx__round_up(rlx__szmul((size_t)M, (size_t)(K / 32) * 4), 64);
+    return rlx__szadd(rlx__szadd(q, q), rlx__szadd(s, s));
+}
+/* bytes of one task's 16 packed weight rows: K · 16 bytes of groups, then d and dmin terms (2 · K/32 · 16 f32) */
+static size_t rlx__qg_pack_bytes(int64_t K) {
+    return rlx__round_up(rlx__szadd(rlx__szmul((size_t)K, 16), rlx__szmul((size_t)(K / 32), 128)), 64);
+}
+/* x → the two digits; 0 (and nothing usable) when x holds a value that is not finite */
+RLX__TARGET_QG static int rlx__qg_quant_x(const float* x, int64_t M, int64_t K, signed char* qh, signed char* ql,
+                                          float* dx, int32_t* xs) {
+    const int64_t nb = M * (K / 32);
+    const __m512 big = _mm512_set1_ps(3.402823466e38f), k256 = _mm512_set1_ps(256.0f);
+    const __m512i lim = _mm512_set1_epi32(127), nlim = _mm512_set1_epi32(-127);
+    int64_t i;
+    for (i = 0; i < nb; i++, x += 32, qh += 32, ql += 32) {
+        const __m512 v0 = _mm512_loadu_ps(x), v1 = _mm512_loadu_ps(x + 16);
+        const __m512 a0 = _mm512_abs_ps(v0), a1 = _mm512_abs_ps(v1);
+        float amax;
+        __m512 mul, s0, s1, h0, h1;
+        __m512i i0, i1, l0, l1;
+        if (_mm512_cmp_ps_mask(a0, big, _CMP_LE_OQ) != 0xFFFF || _mm512_cmp_ps_mask(a1, big, _CMP_LE_OQ) != 0xFFFF)
+            return 0;   /* NaN or ±inf */
+        amax = _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
+        if (amax == 0.0f) {
+            memset(qh, 0, 32);
+            memset(ql, 0, 32);
+            dx[i] = 0.0f;
+            xs[i] = 0;
+            continue;
+        }
+        mul = _mm512_set1_ps(127.0f / amax);
+        dx[i] = amax / (127.0f * 256.0f);
+        s0 = _mm512_mul_ps(v0, mul);
+        s1 = _mm512_mul_ps(v1, mul);
+        h0 = _mm512_roundscale_ps(s0, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        h1 = _mm512_roundscale_ps(s1, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        i0 = _mm512_max_epi32(_mm512_min_epi32(_mm512_cvtps_epi32(h0), lim), nlim);
+        i1 = _mm512_max_epi32(_mm512_min_epi32(_mm512_cvtps_epi32(h1), lim), nlim);
+        l0 = _mm512_max_epi32(_mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(_mm512_sub_ps(s0, h0), k256)), lim), nlim);
+        l1 = _mm512_max_epi32(_mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(_mm512_sub_ps(s1, h1), k256)), lim), nlim);
+        _mm_storeu_si128((__m128i*)(void*)qh, _mm512_cvtepi32_epi8(i0));
+        _mm_storeu_si128((__m128i*)(void*)(qh + 16), _mm512_cvtepi32_epi8(i1));
+        _mm_storeu_si128((__m128i*)(void*)ql, _mm512_cvtepi32_epi8(l0));
+        _mm_storeu_si128((__m128i*)(void*)(ql + 16), _mm512_cvtepi32_epi8(l1));
+        xs[i] = _mm512_reduce_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(_mm512_add_epi32(i0, i1), 8), _mm512_add_epi32(l0, l1)));
+    }
+    return 1;
+}
+/* 16 rows of 16 bytes (row r at p[r]) → g[k] (k < 4): int32 k of every row, row r in lane r; a 4 × 4 dword
+   transpose within each row quartet, then a 4 × 4 transpose of the 128-bit lanes */
+RLX__TARGET_QG static inline void rlx__qg_t16(const unsigned char* const* p, __m512i* g) {
+    const __m512i idx = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    __m512i t[4], u0, u1, u2, u3;
+    int k;
+    for (k = 0; k < 4; k++) {
+        __m512i z = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i*)(const void*)p[4 * k]));
+        z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i*)(const void*)p[4 * k + 1]), 1);
+        z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i*)(const void*)p[4 * k + 2]), 2);
+        z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i*)(const void*)p[4 * k + 3]), 3);
+        t[k] = _mm512_permutexvar_epi32(idx, z);
+    }
+    u0 = _mm512_shuffle_i32x4(t[0], t[1], 0x44);
+    u1 = _mm512_shuffle_i32x4(t[0], t[1], 0xEE);
+    u2 = _mm512_shuffle_i32x4(t[2], t[3], 0x44);
+    u3 = _mm512_shuffle_i32x4(t[2], t[3], 0xEE);
+    g[0] = _mm512_shuffle_i32x4(u0, u2, 0x88);
+    g[1] = _mm512_shuffle_i32x4(u0, u2, 0xDD);
+    g[2] = _mm512_shuffle_i32x4(u1, u3, 0x88);
+    g[3] = _mm512_shuffle_i32x4(u1, u3, 0xDD);
+}
+/* 16 weight rows from w (rows nr .. 15 as zeros) → wp (K/32 blocks × 8 groups × 16 rows × 4 bytes), ds, dm */
+RLX__TARGET_QG static void rlx__qg_pack(rlx_dtype t, const unsigned char* w, size_t rb, int64_t K, int nr,
+                                        unsigned char* wp, float* ds, float* dm) {
+    static const unsigned char zero[160] = {0};
+    const int64_t nb = K / 32;
+    const size_t bb = t == RLX_Q4_0 ? 18 : t == RLX_Q8_0 ? 34 : 144;
+    const __m512i m4 = _mm512_set1_epi8(0x0F), k80 = _mm512_set1_epi8((char)0x80);
+    const unsigned char* p[16];
+    const unsigned char* rows[16];
+    int64_t b;
+    int r, k;
+    for (r = 0; r < 16; r++) rows[r] = r < nr ? w + (size_t)r * rb : zero;
+    for (b = 0; b < nb; b++) {
+        unsigned char* o = wp + (size_t)b * 512;
+        __m512i g[4];
+        uint16_t h[16], hm[16];
+        if (t == RLX_Q4_K) {   /* sub-block j = b % 8 of super-block b / 8 */
+            const int j = (int)(b % 8), sh = 4 * (j & 1);
+            for (r = 0; r < 16; r++) {
+                const unsigned char* bl = rows[r] == zero ? zero : rows[r] + (size_t)(b / 8) * 144;
+                unsigned char sc, mn;
+                rlx__q_scale_min_k4(j, bl + 4, &sc, &mn);
+                h[r] = (uint16_t)(bl[0] | (bl[1] << 8));
+                hm[r] = (uint16_t)(bl[2] | (bl[3] << 8));
+                ds[b * 16 + r] = (float)sc;   /* times d below */
+                dm[b * 16 + r] = (float)mn;
+                p[r] = bl + 16 + 32 * (j / 2);
+            }
+            for (k = 0; k < 2; k++) {
+                if (k) for (r = 0; r < 16; r++) p[r] += 16;
+                rlx__qg_t16(p, g);
+                for (r = 0; r < 4; r++)
+                    _mm512_storeu_si512((void*)(o + 64 * (4 * k + r)), _mm512_and_si512(_mm512_srli_epi16(g[r], (unsigned)sh), m4));
+            }
+            _mm512_storeu_ps(ds + b * 16, _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(const void*)h)),
+                                                        _mm512_loadu_ps(ds + b * 16)));
+            _mm512_storeu_ps(dm + b * 16, _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(const void*)hm)),
+                                                        _mm512_loadu_ps(dm + b * 16)));
+            continue;
+        }
+        for (r = 0; r < 16; r++) {
+            const unsigned char* bl = rows[r] == zero ? zero : rows[r] + (size_t)b * bb;
+            h[r] = (uint16_t)(bl[0] | (bl[1] << 8));
+            p[r] = bl + 2;
+        }
+        rlx__qg_t16(p, g);
+        if (t == RLX_Q4_0) {
+            for (r = 0; r < 4; r++) {
+                _mm512_storeu_si512((void*)(o + 64 * r), _mm512_and_si512(g[r], m4));
+                _mm512_storeu_si512((void*)(o + 64 * (r + 4)), _mm512_and_si512(_mm512_srli_epi16(g[r], 4), m4));
+            }
+        } else {   /* q8_0: w + 128 */
+            for (r = 0; r < 4; r++) _mm512_storeu_si512((void*)(o + 64 * r), _mm512_xor_si512(g[r], k80));
+            for (r = 0; r < 16; r++) p[r] += 16;
+            rlx__qg_t16(p, g);
+            for (r = 0; r < 4; r++) _mm512_storeu_si512((void*)(o + 64 * (r + 4)), _mm512_xor_si512(g[r], k80));
+        }
+        _mm512_storeu_ps(ds + b * 16, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(const void*)h)));
+        _mm512_storeu_ps(dm + b * 16, _mm512_setzero_ps());
+    }
+}
+static int32_t rlx__qg_i32(const signed char* p) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+/* mr (constant after inlining) rows of x against the 16 packed rows: y[r * ldy + c] for c < nc. Written out
+   per group and row (macros) so that the 2·mr integer sums of a block run as independent chains. */
+#define RLX__QG_R(r, g)                                                                                          \
+    if (mr > (r)) {                                                                                              \
+        sh##r = _mm512_dpbusd_epi32(sh##r, w_, _mm512_set1_epi32(rlx__qg_i32(qh + (r) * K + 32 * b + 4 * (g)))); \
+        sl##r = _mm512_dpbusd_epi32(sl##r, w_, _mm512_set1_epi32(rlx__qg_i32(ql + (r) * K + 32 * b + 4 * (g)))); \
+    }
+#define RLX__QG_G(g)                                                                                             \
+    {                                                                                                            \
+        const __m512i w_ = _mm512_loadu_si512((const void*)(wp + (size_t)b * 512 + 64 * (g)));                  \
+        RLX__QG_R(0, g) RLX__QG_R(1, g) RLX__QG_R(2, g) RLX__QG_R(3, g)                                          \
+    }
+#define RLX__QG_START(r)                                                                                         \
+    if (mr > (r)) {                                                                                              \
+        sh##r = _mm512_setzero_si512();                                                                          \
+        sl##r = _mm512_set1_epi32(kq ? 0 : off * xs[(r) * nb + b]);                                              \
+    }
+#define RLX__QG_END(r)                                                                                           \
+    if (mr > (r)) {                                                                                              \
+        const float d_ = dx[(r) * nb + b];                                                                       \
+        sh##r = _mm512_add_epi32(_mm512_slli_epi32(sh##r, 8), sl##r);                                            \
+        acc##r = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sh##r), _mm512_mul_ps(sc, _mm512_set1_ps(d_)), acc##r);      \
+        if (kq) acc##r = _mm512_fnmadd_ps(_mm512_loadu_ps(dm + b * 16), _mm512_set1_ps(d_ * (float)xs[(r) * nb + b]), acc##r); \
+    }
+RLX__TARGET_QG static inline __attribute__((always_inline)) void rlx__qg_rows_mr(
+    const unsigned char* wp, const float* ds, const float* dm, int64_t K, int kq, int32_t off, const signed char* qh,
+    const signed char* ql, const float* dx, const int32_t* xs, const int mr, float* y, int64_t ldy, int nc) {
+    const int64_t nb = K / 32;
+    const __mmask16 mask = (__mmask16)((1u << nc) - 1u);
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps(), acc2 = _mm512_setzero_ps(), acc3 = _mm512_setzero_ps();
+    __m512i sh0 = _mm512_setzero_si512(), sh1 = sh0, sh2 = sh0, sh3 = sh0, sl0 = sh0, sl1 = sh0, sl2 = sh0, sl3 = sh0;
+    int64_t b;
+    for (b = 0; b < nb; b++) {
+        const __m512 sc = _mm512_loadu_ps(ds + b * 16);
+        RLX__QG_START(0) RLX__QG_START(1) RLX__QG_START(2) RLX__QG_START(3)
+        RLX__QG_G(0) RLX__QG_G(1) RLX__QG_G(2) RLX__QG_G(3) RLX__QG_G(4) RLX__QG_G(5) RLX__QG_G(6) RLX__QG_G(7)
+        RLX__QG_END(0) RLX__QG_END(1) RLX__QG_END(2) RLX__QG_END(3)
+    }
+    _mm512_mask_storeu_ps(y, mask, acc0);
+    if (mr > 1) _mm512_mask_storeu_ps(y + ldy, mask, acc1);
+    if (mr > 2) _mm512_mask_storeu_ps(y + 2 * ldy, mask, acc2);
+    if (mr > 3) _mm512_mask_storeu_ps(y + 3 * ldy, mask, acc3);
+}
+#undef RLX__QG_R
+#undef RLX__QG_G
+#undef RLX__QG_START
+#undef RLX__QG_END
+RLX__TARGET_QG static void rlx__qg_rows(const unsigned char* wp, const float* ds, const float* dm, int64_t K, int kq,
+                                        int32_t off, const signed char* qh, const signed char* ql, const float* dx,
+                                        const int32_t* xs, int mr, float* y, int64_t ldy, int nc) {
+    switch (mr) {
+    case 1: rlx__qg_rows_mr(wp, ds, dm, K, kq, off, qh, ql, dx, xs, 1, y, ldy, nc); return;
+    case 2: rlx__qg_rows_mr(wp, ds, dm, K, kq, off, qh, ql, dx, xs, 2, y, ldy, nc); return;
+    case 3: rlx__qg_rows_mr(wp, ds, dm, K, kq, off, qh, ql, dx, xs, 3, y, ldy, nc); return;
+    default: rlx__qg_rows_mr(wp, ds, dm, K, kq, off, qh, ql, dx, xs, 4, y, ldy, nc); return;
+    }
+}
+/* q4_K with one row of x (decode), AVX-512 VNNI and VL: up to 4 weight rows per pass, each computed as
+   rlx__qrow8_avx2 computes it (ggml's AVX2 lanes and order, so the same floats), with vpdpwssd for the
+   scale madd and its add, x's loads and its per-32 sums (for the minimums) shared by the 4 rows, and the next
+   rows prefetched. */
+RLX__TARGET_QG static inline __attribute__((always_inline)) void rlx__qcol8_q4k_nc(
+    const unsigned char* w, size_t rb, int64_t K, const signed char* xq, const float* xd, const int16_t* xs,
+    const int nc, float* y) {
+    __m256 acc[4];
+    __m128 macc[4];
+    const int64_t nb = K / 256;
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    int64_t i;
+    int c;
+    for (c = 0; c < 4; c++) { acc[c] = _mm256_setzero_ps(); macc[c] = _mm_setzero_ps(); }
+    for (i = 0; i < nb; i++) {
+        const signed char* xr = xq + 256 * i;
+        const float dx = xd[i];
+        const __m128i bsum = _mm_hadd_epi16(_mm_loadu_si128((const __m128i*)(const void*)(xs + 16 * i)),
+                                            _mm_loadu_si128((const __m128i*)(const void*)(xs + 16 * i + 8)));
+        {   /* the next 4 rows (contiguous, 4·rb bytes), 4 · 144 bytes of them per super-block, as rlx__qcol8_vnni */
+            const char* pf = (const char*)(w + 4 * rb) + (size_t)i * 576;
+            int l;
+            for (l = 0; l < 576; l += 64) _mm_prefetch(pf + l, _MM_HINT_T0);
+        }
+#define RLX__QK4COL(cc)                                                                                          \
+    if (nc > (cc)) {                                                                                             \
+        const unsigned char* b_ = w + (size_t)(cc) * rb + (size_t)i * 144;                                       \
+        const float dw_ = rlx__qh2f_f16c(b_), mw_ = rlx__qh2f_f16c(b_ + 2);                                      \
+        const uint32_t u0_ = rlx__qu32(b_ + 4), u1_ = rlx__qu32(b_ + 8), u2_ = rlx__qu32(b_ + 12);               \
+        const __m128i p_ = _mm_setr_epi32(                                                                       \
+            (int)(u0_ & 0x3F3F3F3Fu), (int)((u2_ & 0x0F0F0F0Fu) | (((u0_ >> 6) & 0x03030303u) << 4)),          \
+            (int)(u1_ & 0x3F3F3F3Fu), (int)(((u2_ >> 4) & 0x0F0F0F0Fu) | (((u1_ >> 6) & 0x03030303u) << 4)));   \
+        const __m128i sm_ = _mm_cvtepu8_epi16(p_), mins_ = _mm_cvtepu8_epi16(_mm_srli_si128(p_, 8));             \
+        const __m256i scales_ = _mm256_inserti128_si256(_mm256_castsi128_si256(sm_), sm_, 1);                    \
+        __m256i sumi_ = _mm256_setzero_si256();                                                                  \
+        int q_;                                                                                                  \
+        macc[cc] = _mm_fmadd_ps(_mm_set1_ps(-dx * mw_), _mm_cvtepi32_ps(_mm_madd_epi16(mins_, bsum)), macc[cc]); \
+        for (q_ = 0; q_ < 4; q_++) {                                                                             \
+            const __m256i v_ = _mm256_loadu_si256((const __m256i*)(const void*)(b_ + 16 + 32 * q_));            \
+            const __m256i lo_ = _mm256_and_si256(v_, m4), hi_ = _mm256_and_si256(_mm256_srli_epi16(v_, 4), m4); \
+            sumi_ = _mm256_dpwssd_epi32(                                                                         \
+                sumi_, _mm256_maddubs_epi16(lo_, _mm256_loadu_si256((const __m256i*)(const void*)(xr + 64 * q_))), \
+                _mm256_shuffle_epi8(scales_, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * q_)))));          \
+            sumi_ = _mm256_dpwssd_epi32(                                                                         \
+                sumi_, _mm256_maddubs_epi16(hi_, _mm256_loadu_si256((const __m256i*)(const void*)(xr + 64 * q_ + 32))), \
+                _mm256_shuffle_epi8(scales_, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * q_ + 1)))));      \
+        }                                                                                                        \
+        acc[cc] = _mm256_fmadd_ps(_mm256_set1_ps(dx * dw_), _mm256_cvtepi32_ps(sumi_), acc[cc]);                 \
+    }
+        RLX__QK4COL(0)
+        RLX__QK4COL(1)
+        RLX__QK4COL(2)
+        RLX__QK4COL(3)
+#undef RLX__QK4COL
+    }
+    for (c = 0; c < nc; c++) {
+        __m128 h = _mm_add_ps(_mm256_castps256_ps128(acc[c]), _mm256_extractf128_ps(acc[c], 1));
+        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+        macc[c] = _mm_add_ps(macc[c], _mm_movehl_ps(macc[c], macc[c]));
+        macc[c] = _mm_add_ss(macc[c], _mm_shuffle_ps(macc[c], macc[c], 1));
+        y[c] = _mm_cvtss_f32(h) + _mm_cvtss_f32(macc[c]);
+    }
+}
+RLX__TARGET_QG static void rlx__qcol8_q4k_vnni(const unsigned char* w, size_t rb, int64_t K, const signed char* xq,
+                                               const float* xd, const int16_t* xs, int nc, float* y) {
+    switch (nc) {
+    case 1: rlx__qcol8_q4k_nc(w, rb, K, xq, xd, xs, 1, y); return;
+    case 2: rlx__qcol8_q4k_nc(w, rb, K, xq, xd, xs, 2, y); return;
+    case 3: rlx__qcol8_q4k_nc(w, rb, K, xq, xd, xs, 3, y); return;
+    default: rlx__qcol8_q4k_nc(w, rb, K, xq, xd, xs, 4, y); return;
+    }
+}
+typedef struct rlx__qg_job {
+    rlx_dtype wt;
+    int64_t M, N, K;
+    size_t row_bytes;
+    const unsigned char* w;
+    float* y;
+    const signed char *qh, *ql;
+    const float* dx;
+    const int32_t* xs;
+    unsigned char* packs;   /* rlx__qg_pack_bytes(K) per thread */
+} rlx__qg_job;
+static void rlx__qg_task(void* ctx, int64_t task, int thread) {
+    const rlx__qg_job* j = (const rlx__qg_job*)ctx;
+    const int64_t n0 = task * 16, nb = j->K / 32;
+    const int nr = (int)(j->N - n0 < 16 ? j->N - n0 : 16);
+    unsigned char* wp = j->packs + (size_t)thread * rlx__qg_pack_bytes(j->K);
+    float* ds = (float*)(void*)(wp + (size_t)j->K * 16);
+    float* dm = ds + nb * 16;
+    const int kq = j->wt == RLX_Q4_K;
+    const int32_t off = j->wt == RLX_Q4_0 ? -8 : -128;
+    int64_t m;
+    rlx__qg_pack(j->wt, j->w + (size_t)n0 * j->row_bytes, j->row_bytes, j->K, nr, wp, ds, dm);
+    for (m = 0; m < j->M; m += 4)
+        rlx__qg_rows(wp, ds, dm, j->K, kq, off, j->qh + (size_t)(m * j->K), j->ql + (size_t)(m * j->K),
+                     j->dx + (size_t)(m * nb), j->xs + (size_t)(m * nb), (int)(j->M - m < 4 ? j->M - m : 4),
+                     j->y + (size_t)(m * j->N + n0), j->N, nr);
+}
+#undef RLX__TARGET_QG
+#endif
+
 #define RLX__QMM_ROWS 16   /* weight rows dequantized per task */
 typedef struct rlx__qmm_job {
     rlx_dtype wt;
@@ -14466,6 +14792,7 @@ typedef struct rlx__qmm_job {
     const int16_t* xs;   /* K-quants: Σq per 16 */
     const int32_t* xo;   /* vnni, M == 1: −8 (q4_0) or −128 (q8_0) times x's lane sums (rlx__q8x_lanes) */
     int64_t n0;  /* GEMM path: first weight row of the tile */
+    int q4k_col; /* q4_K, M == 1, AVX-512 VNNI and VL: rlx__qcol8_q4k_vnni (>>qgemm) */
 } rlx__qmm_job;
 
 static void rlx__dequant_row(rlx_dtype t, const unsigned char* b, float* y, int64_t n) {
@@ -14484,6 +14811,12 @@ static void rlx__qmm_task(void* ctx, int64_t task, int thread) {
                 rlx__qrow8_q6k_vnni(j->w + (size_t)(n0 + r) * j->row_bytes, j->K, j->xq + (size_t)(m * j->K),
                                     j->xd + (size_t)(m * (j->K / 256)), j->xs + (size_t)(m * (j->K / 16)),
                                     (int)(j->M - m < 4 ? j->M - m : 4), j->y + (size_t)(m * j->N + n0 + r), j->N);
+        return;
+    }
+    if (j->q4k_col) {   /* q4_K decode: 4 weight rows per pass (>>qgemm) */
+        for (r = 0; r < nr; r += 4)
+            rlx__qcol8_q4k_vnni(j->w + (size_t)(n0 + r) * j->row_bytes, j->row_bytes, j->K, j->xq, j->xd, j->xs,
+                                (int)(nr - r), j->y + (size_t)(n0 + r));
         return;
     }
     if (j->vnni && j->xo) {   /* decode: 4 weight rows per pass */
@@ -14547,9 +14880,17 @@ static size_t rlx__qmm_q8_bytes(int64_t M, int64_t K) {
 static size_t rlx__ws_quant(const rlx_graph* g, const rlx__node* nd, int nthreads) {
     const rlx__node* w = rlx__N(g, rlx__in(g, nd, 1));
     int64_t M = rlx__node_numel(nd) / w->shape[0];
-    if (M >= RLX__QMM_GEMM_M)   /* the tile, then the GEMM's own workspace */
-        return rlx__szadd(rlx__round_up(rlx__szmul(RLX__QMM_TILE, rlx__szmul((size_t)w->shape[1], sizeof(float))), 64),
-                          rlx__sgemm_workspace_bytes(nthreads));
+    if (M >= RLX__QMM_GEMM_M) {   /* the tile, then the GEMM's own workspace; or the integer GEMM's (>>qgemm) */
+        size_t f = rlx__szadd(rlx__round_up(rlx__szmul(RLX__QMM_TILE, rlx__szmul((size_t)w->shape[1], sizeof(float))), 64),
+                              rlx__sgemm_workspace_bytes(nthreads));
+#if defined(RLX__GEMM_X86)
+        if (rlx__qg_has(w->dtype)) {
+            size_t q = rlx__szadd(rlx__qg_x_bytes(M, w->shape[1]), rlx__szmul((size_t)nthreads, rlx__qg_pack_bytes(w->shape[1])));
+            if (q > f) f = q;
+        }
+#endif
+        return f;
+    }
     return rlx__szadd(rlx__qmm_q8_bytes(M, w->shape[1]),   /* x in 8 bits, then the per-thread f32 rows */
                       rlx__szmul(rlx__szmul((size_t)nthreads, RLX__QMM_ROWS), rlx__szmul((size_t)w->shape[1], sizeof(float))));
 }
@@ -14578,6 +14919,7 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
         j.xd = NULL;
         j.xs = NULL;
         j.xo = NULL;
+        j.q4k_col = 0;
 #if defined(RLX__GEMM_X86)
         if (rlx__cpu_features() & RLX__CPU_AVX2) {
             j.dot = rlx__qdot_avx2;
@@ -14594,6 +14936,8 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
             j.vnni = j.q8 && (j.wt == RLX_Q4_0 || j.wt == RLX_Q8_0 || j.wt == RLX_Q6_K) &&
                      (rlx__cpu_features() & RLX__CPU_AVX512VNNI) &&
                      __builtin_cpu_supports("avx512vl");
+            j.q4k_col = j.q8 && j.M == 1 && j.wt == RLX_Q4_K && (rlx__cpu_features() & RLX__CPU_AVX512VNNI) &&
+                        __builtin_cpu_supports("avx512vl");
             if (j.vnni && j.M == 1 && j.wt != RLX_Q6_K) {
                 int32_t* xo = (int32_t*)(void*)((char*)ws + rlx__qmm_q8_bytes0(j.M, j.K));
                 rlx__q8x_lanes(j.xq, j.K, j.wt == RLX_Q4_0 ? -8 : -128, xo);
@@ -14602,6 +14946,24 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
         }
 #endif
         pool = rlx__pool_if(pool, (double)j.M * (double)j.N * (double)j.K);
+#if defined(RLX__GEMM_X86)
+        if (j.M >= RLX__QMM_GEMM_M && rlx__qg_has(j.wt) && (rlx__cpu_features() & RLX__CPU_AVX512VNNI)) {   /* >>qgemm */
+            rlx__qg_job q;
+            size_t qb = rlx__round_up(rlx__szmul((size_t)j.M, (size_t)j.K), 64);
+            size_t sb = rlx__round_up(rlx__szmul((size_t)j.M, (size_t)(j.K / 32) * 4), 64);
+            q.wt = j.wt; q.M = j.M; q.N = j.N; q.K = j.K; q.row_bytes = j.row_bytes; q.w = j.w; q.y = j.y;
+            q.qh = (const signed char*)ws;
+            q.ql = q.qh + qb;
+            q.dx = (const float*)(const void*)(q.ql + qb);
+            q.xs = (const int32_t*)(const void*)((const char*)q.dx + sb);
+            q.packs = (unsigned char*)ws + rlx__qg_x_bytes(j.M, j.K);
+            if (rlx__qg_quant_x(j.x, j.M, j.K, (signed char*)ws, (signed char*)ws + qb, (float*)(void*)((char*)ws + 2 * qb),
+                                (int32_t*)(void*)((char*)ws + 2 * qb + sb))) {
+                rlx__parallel_for(pool, (j.N + 15) / 16, rlx__qg_task, &q);
+                return;
+            }
+        }
+#endif
         if (j.M >= RLX__QMM_GEMM_M) {
             void* gws = (char*)ws + rlx__round_up(rlx__szmul(RLX__QMM_TILE, rlx__szmul((size_t)j.K, sizeof(float))), 64);
             for (j.n0 = 0; j.n0 < j.N; j.n0 += RLX__QMM_TILE) {

@@ -13,7 +13,8 @@
    whole 512-token prompt), f32 KV cache.
    Usage:
        llm [q4_0|q8_0|q4_K|all] [layers]     default: all, 22 layers (fewer layers: a quicker, smaller model)
-   Environment: RLX_BENCH_PROFILE=1 prints rlx's per-step decode profile (1 thread). RLX_BENCH_DEVICE=cuda|vulkan
+   Environment: RLX_BENCH_PROFILE=1 prints rlx's per-step profiles (1 thread) of 8 decode steps and of
+   one more prompt through the prefill program. RLX_BENCH_DEVICE=cuda|vulkan
    runs rlx on that GPU. The peer is llama.cpp's CPU build unless
    RLX_GGML_DIR names the bins of @node-llama-cpp/linux-x64-vulkan@3.21.1 and RLX_GGML_VARIANT=vulkan (its
    libraries are libggml.vulkan.v0.4.0.so, libllama.vulkan.v0.4.0.so): llama.cpp then offloads every layer to
@@ -257,6 +258,13 @@ static int run_rlx(const char* path, int threads, const int32_t* prompt, double*
             }
             rlx_program_profile_table(dp, table, sizeof table, 16);
             printf("\nprofile, decode:\n%s\n", table);
+        }
+        dp = rlx_llm_program(m, 1);
+        if (dp && rlx_program_profile_enable(dp, 1) == RLX_OK) {   /* one more prompt: its chunks through prefill */
+            if (rlx_llm_reset(m) == RLX_OK && rlx_llm_eval(m, prompt, PROMPT, lg) == RLX_OK) {
+                rlx_program_profile_table(dp, table, sizeof table, 16);
+                printf("\nprofile, prefill:\n%s\n", table);
+            }
         }
     }
 done:

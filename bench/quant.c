@@ -10,9 +10,10 @@
    libggml-cpu-<that>.so instead, e.g. the AVX-512 VNNI build that libllama picks on such a CPU.
    Usage:
        quant [reps]      reps (default 20) timed runs per case; the median is printed
+   Environment: RLX_BENCH_FORMAT=q4_0|q8_0|q4_K|q6_K runs that format only.
 
    Prints, per format (q4_0, q8_0, q4_K, q6_K), shape (GEMV n x k = 4096 x 4096 and 11008 x 4096, m = 1; GEMM
-   m = 512 on 4096 x 4096) and thread count (1, 2): rlx's time, the GB/s of weight bytes streamed (GEMV),
+   m = 64 (rlx_llm's CPU prefill chunk) and m = 512 on 4096 x 4096) and thread count (1, 2): rlx's time, the GB/s of weight bytes streamed (GEMV),
    ggml's time and the ratio ggml / rlx (> 1: rlx is faster); and the machine's read bandwidth measured in the
    same run (a 512 MiB sum over 1 and 2 threads) with rlx's GEMV as a fraction of it. */
 #if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
@@ -187,7 +188,9 @@ static double rlx_time(rlx_dtype dt, const void* wq, size_t wbytes, const float*
 int main(int argc, char** argv) {
     static const rlx_dtype dts[4] = {RLX_Q4_0, RLX_Q8_0, RLX_Q4_K, RLX_Q6_K};
     static const int gts[4] = {2, 8, 12, 14};
-    static const int64_t shapes[3][3] = {{1, 4096, 4096}, {1, 11008, 4096}, {512, 4096, 4096}};
+    static const int64_t shapes[4][3] = {{1, 4096, 4096}, {1, 11008, 4096}, {64, 4096, 4096}, {512, 4096, 4096}};
+    const char* only = getenv("RLX_BENCH_FORMAT");   /* one format (q4_0, q8_0, q4_K, q6_K) instead of all */
+    static const char* fnames[4] = {"q4_0", "q8_0", "q4_K", "q6_K"};
     int reps = argc > 1 ? atoi(argv[1]) : 20, have_g, f, s, th, ok = 1;
     double bw[3];
     if (reps < 1) reps = 1;
@@ -201,9 +204,10 @@ int main(int argc, char** argv) {
     printf("%-6s %5s %6s %5s %3s %10s %8s %7s %10s %8s\n", "format", "m", "n", "k", "thr", "rlx ms", "GB/s", "of bw",
            "ggml ms", "ggml/rlx");
     for (f = 0; f < 4; f++)
-        for (s = 0; s < 3; s++) {
+        for (s = 0; s < 4; s++) {
             int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2], i;
             size_t wbytes = 0;
+            if (only && only[0] && strcmp(only, fnames[f]) != 0) continue;
             int64_t wsh[2];
             float *w = (float*)malloc(sizeof(float) * (size_t)(n * k)), *x = (float*)malloc(sizeof(float) * (size_t)(m * k));
             float *y = (float*)malloc(sizeof(float) * (size_t)(m * n)), *yg = (float*)malloc(sizeof(float) * (size_t)(m * n));
