@@ -250,7 +250,6 @@ RLX_D void rlx_attention_merge_body(const rlx_kargs& a) {
             const rlx_i64 d = d0 + dl;
             float acc = 0.0f;
             if (g < G && d < Dv && M != -rlx_inf_f()) {
-#pragma unroll 4
                 for (rlx_i64 s = g; s < nsplit; s += G) {
                     const float ms = pr[s * (Dv + 3)], v = pr[s * (Dv + 3) + 3 + d];
                     if (ms != -rlx_inf_f() || v != 0.0f) acc += expf(ms - M) * v;   /* 0·NaN stays NaN */
