@@ -12630,9 +12630,6 @@ static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
                            about 4 chunks a step, for the other formats a thread per chunk, most threads taking
                            two. CUDA takes a warp per column (8 per block; qgemv1 for one row of x), which
                            measured faster there than 8 threads per chunk. */
-            const int quad = qt == RLX_Q4_0 || qt == RLX_Q8_0 || qt == RLX_Q4_K || qt == RLX_Q6_K;
-            int64_t tpr = 32;
-            while (tpr < 256 && (quad ? tpr < 2 * (K / 32) : tpr * 2 < K / 32)) tpr *= 2;
             if (sm > 0) {
                 L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 8), 65535u * 1024u);
                 if (!strcmp(L->kernel, "qgemv1") && (double)K * 4.5 <= (double)w->smem) {
@@ -12642,6 +12639,9 @@ static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
                     L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 8), 1024u);
                 }
             } else {
+                const int quad = qt == RLX_Q4_0 || qt == RLX_Q8_0 || qt == RLX_Q4_K || qt == RLX_Q6_K;
+                int64_t tpr = 32;
+                while (tpr < 256 && (quad ? tpr < 2 * (K / 32) : tpr * 2 < K / 32)) tpr *= 2;
                 L->args.ia[7] = tpr;
                 L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 256 / tpr), 65535u * 1024u);
             }

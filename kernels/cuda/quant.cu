@@ -137,6 +137,20 @@ extern "C" __global__ void dequant(rlx_kargs a) {
     }
 }
 
+/* q4_K's sub-block is (0..7) of the super-block at b: d · scale and dmin · min, rounded as rlx_dq rounds them */
+RLX_D void rlx_q4k_dm(const unsigned char* b, int is, float* d1, float* m1) {
+    const unsigned char* q = b + 4;
+    int sc, mm;
+    if (is < 4) {
+        sc = q[is] & 63; mm = q[is + 4] & 63;
+    } else {
+        sc = (q[is + 4] & 15) | ((q[is - 4] >> 6) << 4);
+        mm = (q[is + 4] >> 4) | ((q[is] >> 6) << 4);
+    }
+    *d1 = rlx_mul_rn(rlx_qh2f(b), (float)sc);
+    *m1 = rlx_mul_rn(rlx_qh2f(b + 2), (float)mm);
+}
+
 /* w element k of the row at `row` */
 RLX_D float rlx_dq_at(int t, const unsigned char* row, rlx_i64 be, rlx_i64 bb, rlx_i64 k) {
     const int sh = be == 32 ? 5 : 8;   /* every block format holds 32 or 256 elements */
@@ -177,15 +191,8 @@ RLX_D void rlx_qchunk(int t, const unsigned char* row, rlx_i64 c, float* wv) {
     case RLX_DT_Q4_K: {   /* 144-byte blocks of 8 chunks; sub-block is = c % 8 */
         const unsigned char* b = row + (c >> 3) * 144;
         const int is = (int)(c & 7), hi = is & 1;
-        const unsigned char* q = b + 4;
-        int sc, mm;
-        if (is < 4) {
-            sc = q[is] & 63; mm = q[is + 4] & 63;
-        } else {
-            sc = (q[is + 4] & 15) | ((q[is - 4] >> 6) << 4);
-            mm = (q[is + 4] >> 4) | ((q[is] >> 6) << 4);
-        }
-        const float d1 = rlx_mul_rn(rlx_qh2f(b), (float)sc), m1 = rlx_mul_rn(rlx_qh2f(b + 2), (float)mm);
+        float d1, m1;
+        rlx_q4k_dm(b, is, &d1, &m1);
         const unsigned* qs = (const unsigned*)(b + 16 + (is >> 1) * 32);   /* 16-byte aligned */
 #pragma unroll
         for (int j = 0; j < 32; j += 4) {
@@ -330,15 +337,8 @@ RLX_D float rlx_qdot1(int t, const unsigned char* row, rlx_i64 c, const float* x
     case RLX_DT_Q4_K: {   /* 144-byte blocks of 8 chunks; sub-block is = c % 8 */
         const unsigned char* b = row + (c >> 3) * 144;
         const int is = (int)(c & 7);
-        const unsigned char* q = b + 4;
-        int sc, mm;
-        if (is < 4) {
-            sc = q[is] & 63; mm = q[is + 4] & 63;
-        } else {
-            sc = (q[is + 4] & 15) | ((q[is - 4] >> 6) << 4);
-            mm = (q[is + 4] >> 4) | ((q[is] >> 6) << 4);
-        }
-        const float d1 = rlx_mul_rn(rlx_qh2f(b), (float)sc), m1 = rlx_mul_rn(rlx_qh2f(b + 2), (float)mm);
+        float d1, m1;
+        rlx_q4k_dm(b, is, &d1, &m1);
         const unsigned* qs = (const unsigned*)(b + 16 + (is >> 1) * 32);   /* 16-byte aligned */
         const int sh = (is & 1) ? 4 : 0;
 #pragma unroll
