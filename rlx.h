@@ -206,7 +206,7 @@
        x holds a NaN or an infinity, and the other formats, decode the weights in AVX2 registers and keep x in f32
        (a CPU without AVX2 and F16C decodes rows in portable C first). With one row of x (decode) on AVX-512
        VNNI, q4_0, q8_0 and q4_K run 4 weight rows per pass sharing x's loads (the same floats). From 16 rows on
-       (prompt chunks), q4_0 and q8_0 on an AVX-512 VNNI CPU run an integer GEMM (>>qgemm): x rounded per
+       (prompt chunks), q4_0, q8_0 and q4_K on an AVX-512 VNNI CPU run an integer GEMM (>>qgemm): x rounded per
        block of 32 to two int8 digits (x ≈ d/256 · (256·hi + lo), d = max|x| / 127: at most d / 512 per value,
        256 times finer than ggml's 8-bit activations), 16 packed weight rows per vpdpbusd; the other formats,
        other CPUs and an x with a NaN or an infinity dequantize tiles for the packed f32 GEMM with x in f32.
@@ -13083,7 +13083,7 @@ static RLX__MAYBE_UNUSED int rlx__cuda_lower(const rlx_graph* g, const rlx__node
    bits once per call and sum integer block products (see "8-bit activations" below); the other formats, and
    any x with a NaN or an infinity, decode the weight in AVX2 registers against f32 x (see "fast paths"); the
    portable path dequantizes the 16 weight rows into a per-thread f32 tile and takes dot products. From m = 16
-   on, q4_0 and q8_0 on AVX-512 VNNI take the integer GEMM of >>qgemm; otherwise dequantized tiles go
+   on, q4_0, q8_0 and q4_K on AVX-512 VNNI take the integer GEMM of >>qgemm; otherwise dequantized tiles go
    through the f32 GEMM (x f32).
    ------------------------------------------------------------------------------------------------------------ */
 static const signed char rlx__kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
@@ -14456,13 +14456,13 @@ RLX__TARGET_Q8VNNI static void rlx__qrow8_q6k_vnni(const unsigned char* w, int64
 #endif
 
 /* ------------------------------------------------------------------------------------------------------------
-   >>qgemm  matmul_quant with m >= RLX__QMM_GEMM_M rows of x on AVX-512 VNNI: q4_0 and q8_0 as an integer GEMM
-   (the prompt chunks of a language model), instead of dequantized f32 tiles through the f32 GEMM. The q4_K
-   packing below is written but switched off (rlx__qg_has): test_quant_gpu's model case once saw it 6.6e3
-   times beyond its bound and passed on other runs (an uninitialized read is suspected, not yet found).
+   >>qgemm  matmul_quant with m >= RLX__QMM_GEMM_M rows of x on AVX-512 VNNI: q4_0, q8_0 and q4_K as an integer
+   GEMM (the prompt chunks of a language model), instead of dequantized f32 tiles through the f32 GEMM.
    x is rounded once per call, per row and block of 32 values, to two int8 digits: with d = max|x| / 127,
-   hi = round(x / d) and lo = round(256 · (x / d − hi)) (clamped to ±127), x ≈ (d / 256) · (256 · hi + lo), an
-   error of at most d / 512 per value, 256 times below the 8-bit activations of ggml (and of the m < 16 path).
+   t = round(256 · x / d), hi = floor((t + 128) / 256) in [−127, 127] and lo = t − 256 · hi in [−128, 127],
+   x ≈ (d / 256) · t: one rounding, an error of at most d / 512 per value, 256 times below the 8-bit
+   activations of ggml (and of the m < 16 path). (Rounding hi first and then clamping lo to ±127 would let
+   values within 1/512 of a half step err by up to 0.87 · d / 256.)
    Each task packs 16 weight rows: the 4-byte groups of every block of 32 interleaved across the rows (64
    bytes per group, the 16 rows in the 16 int32 lanes of a zmm register) as unsigned integers (q4_0 and q4_K:
    the nibble; q8_0: w + 128), with the per-row block scales (q4_K: d · sc and dmin · m per sub-block of 32)
@@ -14483,7 +14483,7 @@ RLX__TARGET_Q8VNNI static void rlx__qrow8_q6k_vnni(const unsigned char* w, int64
 #    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #  endif
 #define RLX__TARGET_QG __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni")))
-static int rlx__qg_has(rlx_dtype t) { return t == RLX_Q4_0 || t == RLX_Q8_0; }   /* q4_K: see the note above */
+static int rlx__qg_has(rlx_dtype t) { return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K; }
 /* bytes of x as two digits: hi, lo [M, K] int8, then d / 256 [M, K/32] f32, then Σ(256·hi + lo) [M, K/32] int32 */
 static size_t rlx__qg_x_bytes(int64_t M, int64_t K) {
     size_t q = rlx__round_up(rlx__szmul((size_t)M, (size_t)K), 64), s = rlx__round_up(rlx__szmul((size_t)M, (size_t)(K / 32) * 4), 64);
@@ -14498,14 +14498,14 @@ RLX__TARGET_QG static int rlx__qg_quant_x(const float* x, int64_t M, int64_t K, 
                                           float* dx, int32_t* xs) {
     const int64_t nb = M * (K / 32);
     const __m512 big = _mm512_set1_ps(3.402823466e38f), k256 = _mm512_set1_ps(256.0f);
-    const __m512i lim = _mm512_set1_epi32(127), nlim = _mm512_set1_epi32(-127);
+    const __m512i lim = _mm512_set1_epi32(127 * 256), nlim = _mm512_set1_epi32(-127 * 256), k128 = _mm512_set1_epi32(128);
     int64_t i;
     for (i = 0; i < nb; i++, x += 32, qh += 32, ql += 32) {
         const __m512 v0 = _mm512_loadu_ps(x), v1 = _mm512_loadu_ps(x + 16);
         const __m512 a0 = _mm512_abs_ps(v0), a1 = _mm512_abs_ps(v1);
         float amax;
-        __m512 mul, s0, s1, h0, h1;
-        __m512i i0, i1, l0, l1;
+        __m512 mul;
+        __m512i t0, t1, i0, i1, l0, l1;
         if (_mm512_cmp_ps_mask(a0, big, _CMP_LE_OQ) != 0xFFFF || _mm512_cmp_ps_mask(a1, big, _CMP_LE_OQ) != 0xFFFF)
             return 0;   /* NaN or ±inf */
         amax = _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
@@ -14518,19 +14518,21 @@ RLX__TARGET_QG static int rlx__qg_quant_x(const float* x, int64_t M, int64_t K, 
         }
         mul = _mm512_set1_ps(127.0f / amax);
         dx[i] = amax / (127.0f * 256.0f);
-        s0 = _mm512_mul_ps(v0, mul);
-        s1 = _mm512_mul_ps(v1, mul);
-        h0 = _mm512_roundscale_ps(s0, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        h1 = _mm512_roundscale_ps(s1, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        i0 = _mm512_max_epi32(_mm512_min_epi32(_mm512_cvtps_epi32(h0), lim), nlim);
-        i1 = _mm512_max_epi32(_mm512_min_epi32(_mm512_cvtps_epi32(h1), lim), nlim);
-        l0 = _mm512_max_epi32(_mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(_mm512_sub_ps(s0, h0), k256)), lim), nlim);
-        l1 = _mm512_max_epi32(_mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(_mm512_sub_ps(s1, h1), k256)), lim), nlim);
+        /* t = round(256 · x / d), |t| <= 32512; hi = floor((t + 128) / 256) in [-127, 127], lo = t - 256 · hi in
+           [-128, 127]: one rounding, so |x - (d / 256) · t| <= d / 512 */
+        t0 = _mm512_cvtps_epi32(_mm512_roundscale_ps(_mm512_mul_ps(_mm512_mul_ps(v0, mul), k256), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        t1 = _mm512_cvtps_epi32(_mm512_roundscale_ps(_mm512_mul_ps(_mm512_mul_ps(v1, mul), k256), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        t0 = _mm512_max_epi32(_mm512_min_epi32(t0, lim), nlim);
+        t1 = _mm512_max_epi32(_mm512_min_epi32(t1, lim), nlim);
+        i0 = _mm512_srai_epi32(_mm512_add_epi32(t0, k128), 8);
+        i1 = _mm512_srai_epi32(_mm512_add_epi32(t1, k128), 8);
+        l0 = _mm512_sub_epi32(t0, _mm512_slli_epi32(i0, 8));
+        l1 = _mm512_sub_epi32(t1, _mm512_slli_epi32(i1, 8));
         _mm_storeu_si128((__m128i*)(void*)qh, _mm512_cvtepi32_epi8(i0));
         _mm_storeu_si128((__m128i*)(void*)(qh + 16), _mm512_cvtepi32_epi8(i1));
         _mm_storeu_si128((__m128i*)(void*)ql, _mm512_cvtepi32_epi8(l0));
         _mm_storeu_si128((__m128i*)(void*)(ql + 16), _mm512_cvtepi32_epi8(l1));
-        xs[i] = _mm512_reduce_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(_mm512_add_epi32(i0, i1), 8), _mm512_add_epi32(l0, l1)));
+        xs[i] = _mm512_reduce_add_epi32(_mm512_add_epi32(t0, t1));
     }
     return 1;
 }

@@ -1,11 +1,11 @@
 /* rlx_matmul_quant with m >= 16 rows of x for q4_0, q8_0 and q4_K, where an AVX-512 VNNI CPU runs the integer
-   GEMM of >>qgemm (x rounded per block of 32 to two int8 digits: at most d / 256 per value, d = max|x| / 127 of
+   GEMM of >>qgemm (x rounded per block of 32 to two int8 digits: at most d / 512 per value, d = max|x| / 127 of
    its block). On other CPUs the same checks run against rlx's f32 tiles, which meet the same bounds.
 
    Oracle: f64 sums written here, over weights decoded here from hand-built blocks (q4_0, q8_0: f16 scale with 4-
    or 8-bit integers; q4_K: random bytes with f16 d and dmin, decoded from ggml's layout: 6-bit scales and mins
    packed in 12 bytes, sub-block 2c in the low nibbles of bytes 32c .. 32c + 31, 2c + 1 in the high ones).
-   Bound per output: Σ_blocks (max|x|_b / 127) / 256 · Σ_b |w| for the rounding of x, plus 2e-6 of Σ|w|·|x| for
+   Bound per output: Σ_blocks (max|x|_b / 127) / 512 · Σ_b |w| for the rounding of x, plus 2e-6 of Σ|w|·|x| for
    the f32 sums (q4_K: of Σ (|w| + 2 · dmin · m) · |x|, its scale and minimum terms are summed apart). The
    squared error summed over a case must stay under twice the variance of that rounding ((d / 256)² / 12 per
    value): a scale off by 1% or a lost low digit exceeds both. Shapes cover m not a multiple of 4 (17, 19, 22),
@@ -120,7 +120,7 @@ static void test_bound(void) {
                                 w2 += wv * wv;
                                 if (fabs(xv) > amax) amax = fabs(xv);
                             }
-                            bound += amax / 127 / 256 * wa;
+                            bound += amax / 127 / 512 * wa;
                             v2 += (amax / 127 / 256) * (amax / 127 / 256) / 12 * w2;
                         }
                         bound += 2e-6 * sa;
@@ -232,8 +232,78 @@ static void test_nonfinite(void) {
     }
 }
 
+/* x at the edge of its rounding: every block's max is 127 (so d = 1 and x / d = x), the other values j + 0.499
+   (256 x = 256 j + 127.744, 0.256 of a step of d / 256 from the nearest: the digits must carry into hi, not
+   clamp lo at 127), against positive q8_0 weights, so that every value's error has the same sign. The error
+   must stay within d / 512 per value (Σ_b (max|x|_b / 127) / 512 · Σ_b |w| plus 2e-6 of Σ|w x| for the sums).
+   Also q4_K (weights d · sc · q − dmin · m of one sign). */
+static void test_round_edge(void) {
+    static const rlx_dtype ts[2] = {RLX_Q8_0, RLX_Q4_K};
+    const int64_t m = 16, n = 16, k = 256;
+    int a;
+    for (a = 0; a < 2; a++) {
+        rlx_dtype t = ts[a];
+        size_t wbytes = (size_t)(n * (k / 32) * (t == RLX_Q8_0 ? 34 : 18));
+        unsigned char* w = (unsigned char*)calloc(wbytes, 1);
+        double* wd = (double*)malloc(sizeof(double) * (size_t)(n * k));
+        float *x = (float*)malloc(sizeof(float) * (size_t)(m * k)), *y = (float*)malloc(sizeof(float) * (size_t)(m * n));
+        double worst = 0;
+        int64_t j, o, r, b;
+        rlx_result res;
+        th_seed(4242u + (uint64_t)a);
+        for (j = 0; j < m * k; j++)
+            x[j] = j % 32 == 0 ? 127.0f : (float)((double)(int)th_uniform(-120, 120) + 0.499);
+        if (t == RLX_Q8_0) {
+            for (b = 0; b < n * (k / 32); b++) {
+                unsigned char* blk = w + (size_t)b * 34;
+                blk[0] = 0x00; blk[1] = 0x3C;   /* d = 1 */
+                for (j = 0; j < 32; j++) {
+                    blk[2 + j] = (unsigned char)(1 + (int)th_uniform(0, 100));
+                    wd[b * 32 + j] = (double)blk[2 + j];
+                }
+            }
+        } else {   /* q4_K: d = 1, dmin = 0 (no minimum term), 6-bit scales 1..63 in the packed 12 bytes */
+            for (b = 0; b < n * (k / 256); b++) {
+                unsigned char* blk = w + (size_t)b * 144;
+                int sc[8], sb;
+                blk[0] = 0x00; blk[1] = 0x3C; blk[2] = 0; blk[3] = 0;
+                for (sb = 0; sb < 8; sb++) sc[sb] = 1 + (int)th_uniform(0, 62);
+                for (sb = 0; sb < 4; sb++) { blk[4 + sb] = (unsigned char)sc[sb]; blk[8 + sb] = 0; }
+                for (sb = 4; sb < 8; sb++) {   /* low 4 bits in byte 8 + sb, high 2 bits in the top of byte sb (scale sb - 4) */
+                    blk[8 + sb] = (unsigned char)(sc[sb] & 15);
+                    blk[sb] |= (unsigned char)((sc[sb] >> 4) << 6);
+                }
+                for (j = 0; j < 128; j++) blk[16 + j] = (unsigned char)(1 + (int)th_uniform(0, 14)) | (unsigned char)((1 + (int)th_uniform(0, 14)) << 4);
+                for (j = 0; j < 256; j++) {   /* sub-block 2c: low nibbles of bytes 32c.., 2c + 1: high */
+                    const int c = (int)(j / 64), hi = (int)((j / 32) % 2);
+                    const unsigned char q = blk[16 + 32 * c + j % 32];
+                    wd[b * 256 + j] = (double)sc[j / 32] * (double)(hi ? q >> 4 : q & 15);
+                }
+            }
+        }
+        res = run_mm(t, w, wbytes, x, y, m, n, k, 1);
+        for (r = 0; r < m && res == RLX_OK; r++)
+            for (o = 0; o < n; o++) {
+                double s = 0, sa = 0, bound = 0, e;
+                for (j = 0; j < k; j++) {
+                    s += (double)x[r * k + j] * wd[o * k + j];
+                    sa += fabs((double)x[r * k + j] * wd[o * k + j]);
+                    bound += 1.0 / 512 * wd[o * k + j];   /* max|x| = 127 in every block: d = 1 */
+                }
+                bound += 2e-6 * sa;
+                e = fabs((double)y[r * n + o] - s);
+                if (!(e <= bound)) worst = worst > 1e300 ? worst : (e / bound > worst ? e / bound : worst);
+                else if (e / bound > worst) worst = e / bound;
+            }
+        TH_CHECK(res == RLX_OK && worst <= 1.0, "%s m=16: x at its rounding edge: error %.3g of d / 512 per value (%s)",
+                 t == RLX_Q8_0 ? "q8_0" : "q4_K", worst, rlx_result_string(res));
+        free(w); free(wd); free(x); free(y);
+    }
+}
+
 int main(void) {
     test_bound();
+    test_round_edge();
     test_q4k_decode();
     test_nonfinite();
     return th_summary("quant_gemm");
