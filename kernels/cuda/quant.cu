@@ -13,8 +13,10 @@
                chunks c = l, l + 32, ... of row n (each block's scales once per chunk; fast paths for q4_0,
                q8_0, q4_K, q6_K), multiplies them with x[m, 32c ..] for every m and sums in f32; the 32 partial
                sums of a row are reduced by shuffles.
-     qgemv1    qgemv for M = 1 and q4_0, q8_0, q4_K, q6_K: each weight multiplied as it is decoded (a quarter of
+     qgemv1    qgemv for M = 1 and q6_K: each weight multiplied as it is decoded (a quarter of
                the registers, 4x the warps per SM).
+     qgemv4    M = 1, q4_0, q8_0 and q4_K: 8 weight rows per block, the 8 warps splitting K, x read once per 8 rows,
+               weights made floats by a byte permute under 2^23 and one subtraction, d applied per block.
      qgemm     the same product for any M: 64x64 output tiles, k-steps of 16 (inside one block: be is 32 or
                256), 256 threads each computing 4x4 outputs. Each step stages x's tile and the dequantized
                w tile in shared memory (f32), then multiplies in f32.
@@ -400,6 +402,128 @@ extern "C" __global__ void __launch_bounds__(256) qgemv1(rlx_kargs a) {
         for (int o = 16; o > 0; o >>= 1) acc += RLX_SHFL_XOR(acc, o);
         if (lane == 0) y[n] = acc;
     }
+}
+
+/* qgemv4: one row of x (M = 1), q4_0, q8_0 and q4_K, 8 weight rows per block of 256 threads. The 8 warps split K
+   into steps of 256 values (warp w takes steps w, w + 8, ...); within a step lane l takes quarter l % 4 of
+   chunk l / 4 (q4_0: 4 bytes, weights 4q .. 4q + 3 and 16 + 4q ..; q8_0, q4_K: weights 8q .. 8q + 7), so
+   a warp reads 8 consecutive blocks of each row and 1 KB of x in one coalesced pass, and each float4 of x
+   feeds the 8 rows. A weight becomes a float without a conversion instruction: its byte placed under the
+   exponent of 2^23 (one byte permute) is 2^23 + q, and one subtraction gives q − 8 (q4_0) or q − 128 (q8_0,
+   stored as q ^ 0x80). Per block and row the products are summed in f32 (Σ (q − z) · x) and scaled by d
+   once (q4_K: d · sc times Σ q · x, minus dmin · m times the lane's Σ x, shared by the 8 rows); the 8 warps' sums meet in shared memory. ia 8: unused here. */
+RLX_D float rlx_qb2f(unsigned u, unsigned sel) { return __int_as_float((int)__byte_perm(u, 0x4B000000u, sel)); }
+/* f16 bits -> f32 in one instruction where the hardware has it (exact, like rlx_h2f) */
+RLX_D float rlx_qh2f_hw(const unsigned char* p) {
+#if defined(RLX_HIP)
+    return rlx_qh2f(p);
+#else
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(*(const unsigned short*)p));
+    return f;
+#endif
+}
+/* Σ (q − z) · x over one lane's 8 weights: the 4 bytes of lo (low nibbles or bytes 0..3) against a, of hi
+   against b */
+RLX_D float rlx_q8dot(unsigned lo, unsigned hi, float4 a, float4 b, float z) {
+    float s = (rlx_qb2f(lo, 0x7540u) - z) * a.x;
+    s = fmaf(rlx_qb2f(lo, 0x7541u) - z, a.y, s);
+    s = fmaf(rlx_qb2f(lo, 0x7542u) - z, a.z, s);
+    s = fmaf(rlx_qb2f(lo, 0x7543u) - z, a.w, s);
+    s = fmaf(rlx_qb2f(hi, 0x7540u) - z, b.x, s);
+    s = fmaf(rlx_qb2f(hi, 0x7541u) - z, b.y, s);
+    s = fmaf(rlx_qb2f(hi, 0x7542u) - z, b.z, s);
+    return fmaf(rlx_qb2f(hi, 0x7543u) - z, b.w, s);
+}
+#define RLX_QG4_R 8   /* weight rows per block */
+/* T: 0 q4_0, 1 q8_0, 2 q4_K */
+template <int T>
+RLX_D void rlx_qgemv4_rows(const unsigned char* w, const float* x, float* y, rlx_i64 N, rlx_i64 K, rlx_i64 rb, int vec,
+                           float (*part)[RLX_QG4_R]) {
+    const int Q8 = T != 0;                       /* 8 weights of a chunk per lane (q8_0, q4_K) */
+    const int BB = T == 1 ? 34 : 18;             /* bytes per block (q4_0, q8_0) */
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, q = lane & 3;
+    const int nch = (int)(K >> 5);
+    const int c0 = wid * 8 + (lane >> 2);         /* this lane's first chunk; then every 64th */
+    const int qo = 2 + (Q8 ? 8 : 4) * q, xo = (Q8 ? 8 : 4) * q;
+    const float z = T == 2 ? 8388608.0f : Q8 ? 8388736.0f : 8388616.0f;   /* 2^23 (+ 128, + 8) */
+    for (rlx_i64 n0 = (rlx_i64)blockIdx.x * RLX_QG4_R; n0 < N; n0 += (rlx_i64)gridDim.x * RLX_QG4_R) {
+        const unsigned char* r0 = w + n0 * rb;
+        int rs[RLX_QG4_R];
+        float acc[RLX_QG4_R];
+#pragma unroll
+        for (int r = 0; r < RLX_QG4_R; r++) {
+            rs[r] = n0 + r < N ? r * (int)rb : 0;   /* rows past N read row n0 again; not written */
+            acc[r] = 0.0f;
+        }
+#pragma unroll 2
+        for (int c = c0; c < nch; c += 64) {
+            const float* xc = x + c * 32 + xo;
+            const float4 va = rlx_qx4(xc, vec), vb = rlx_qx4(xc + (Q8 ? 4 : 16), vec);
+            if (T == 2) {   /* q4_K: Σ w·x = d·sc · Σ q·x − dmin·m · Σ x over the lane's 8 weights */
+                const float sx = ((va.x + va.y) + (va.z + va.w)) + ((vb.x + vb.y) + (vb.z + vb.w));
+                const int is = c & 7, sh = (is & 1) * 4;
+                const unsigned char* b = r0 + (c >> 3) * 144;
+#pragma unroll
+                for (int r = 0; r < RLX_QG4_R; r++) {
+                    const unsigned char* bl = b + rs[r];
+                    const uint2 u = *(const uint2*)(bl + 16 + (is >> 1) * 32 + 8 * q);   /* 8-byte aligned */
+                    const unsigned char* sq = bl + 4;
+                    int sc, mm;
+                    if (is < 4) {
+                        sc = sq[is] & 63; mm = sq[is + 4] & 63;
+                    } else {
+                        sc = (sq[is + 4] & 15) | ((sq[is - 4] >> 6) << 4);
+                        mm = (sq[is + 4] >> 4) | ((sq[is] >> 6) << 4);
+                    }
+                    const float sm = rlx_q8dot((u.x >> sh) & 0x0F0F0F0Fu, (u.y >> sh) & 0x0F0F0F0Fu, va, vb, z);
+                    acc[r] = fmaf(__fmul_rn(rlx_qh2f_hw(bl), (float)sc), sm, acc[r]);
+                    acc[r] = fmaf(-__fmul_rn(rlx_qh2f_hw(bl + 2), (float)mm), sx, acc[r]);
+                }
+                continue;
+            }
+            const unsigned char* b = r0 + c * BB;
+#pragma unroll
+            for (int r = 0; r < RLX_QG4_R; r++) {
+                const unsigned char* bl = b + rs[r];
+                const unsigned u = rlx_qu16(bl + qo) | (rlx_qu16(bl + qo + 2) << 16);
+                float sm;
+                if (Q8) {
+                    const unsigned u1 = rlx_qu16(bl + qo + 4) | (rlx_qu16(bl + qo + 6) << 16);
+                    sm = rlx_q8dot(u ^ 0x80808080u, u1 ^ 0x80808080u, va, vb, z);
+                } else {
+                    sm = rlx_q8dot(u & 0x0F0F0F0Fu, (u >> 4) & 0x0F0F0F0Fu, va, vb, z);
+                }
+                acc[r] = fmaf(rlx_qh2f_hw(bl), sm, acc[r]);
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < RLX_QG4_R; r++) {
+            float v = acc[r];
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) v += RLX_SHFL_XOR(v, o);
+            if (lane == 0) part[wid][r] = v;
+        }
+        __syncthreads();
+        if (threadIdx.x < RLX_QG4_R && n0 + threadIdx.x < N) {
+            float v = 0.0f;
+#pragma unroll
+            for (int i = 0; i < 8; i++) v += part[i][threadIdx.x];
+            y[n0 + threadIdx.x] = v;
+        }
+        __syncthreads();
+    }
+}
+extern "C" __global__ void __launch_bounds__(256) qgemv4(rlx_kargs a) {
+    __shared__ float part[8][RLX_QG4_R];
+    const float* x = (const float*)a.in[0];
+    const int vec = ((unsigned long long)x & 15u) == 0;
+    if ((int)a.ia[0] == RLX_DT_Q8_0)
+        rlx_qgemv4_rows<1>((const unsigned char*)a.in[1], x, (float*)a.out, a.ia[4], a.ia[5], a.ia[6], vec, part);
+    else if ((int)a.ia[0] == RLX_DT_Q4_K)
+        rlx_qgemv4_rows<2>((const unsigned char*)a.in[1], x, (float*)a.out, a.ia[4], a.ia[5], a.ia[6], vec, part);
+    else
+        rlx_qgemv4_rows<0>((const unsigned char*)a.in[1], x, (float*)a.out, a.ia[4], a.ia[5], a.ia[6], vec, part);
 }
 
 #define RLX_QMM_T 64

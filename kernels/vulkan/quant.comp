@@ -1,5 +1,5 @@
 #version 460
-// kernels: dequant qgemv qgemm
+// kernels: dequant qgemv qgemv4 qgemm
 /* quant.comp - ggml's block-quantized dtypes (rlx.h >>quant) on the Vulkan backend (port of
    kernels/cuda/quant.cu: same kernels, same arguments).
 
@@ -14,6 +14,10 @@
                column (256 / TPR columns per workgroup, grid-stride); q4_0, q8_0, q4_K, q6_K: 8 invocations
                share a 32-weight chunk, 4 weights each; the other formats a chunk per invocation, element by
                element. Sums in f32; the partial sums of a column are added pairwise in shared memory.
+     qgemv4    M = 1, q4_0, q8_0 and q4_K (kernels/cuda/quant.cu's qgemv4): 8 weight rows per workgroup of 256,
+               groups of 32 invocations splitting K into steps of 8 chunks, 4 invocations per chunk; x read
+               once per 8 rows; a weight's byte under the exponent of 2^23 minus 2^23 (+ 8, + 128) is its
+               integer; Σ q·x per block in f32, scaled once by d (q4_K: d·sc, minus dmin·m · Σ x).
      qgemm     any M: 64x64 output tiles, k-steps of 16, 256 invocations each computing 4x4 outputs from x's tile
                and the dequantized w tile staged in shared memory (f32).
    ia (qgemv, qgemm): 0 dtype, 1 be, 2 bb, 3 M, 4 N, 5 K, 6 bytes per row of w, 7 TPR (qgemv). in: 0 x, 1 w. */
@@ -281,6 +285,107 @@ void main() {
         if (tr == 0 && n < N)
             for (int m = 0; m < 8; m++)
                 if (int64_t(m) < M) rlx_f32(y, int64_t(m) * N + n) = qv_part[m * 256 + int(tid)];
+        barrier();
+    }
+}
+#endif
+
+#if defined(RLX_K_qgemv4)
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer RlxF32x4 { vec4 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer RlxU32x2 { uvec2 v[]; };
+float rlx_qb(uint u, int i, float z) { return uintBitsToFloat(0x4B000000u | ((u >> uint(8 * i)) & 255u)) - z; }
+/* Σ (q − z) · x over 8 weights: the 4 bytes of lo against a, of hi against b */
+float rlx_q8dot(uint lo, uint hi, vec4 a, vec4 b, float z) {
+    float s = rlx_qb(lo, 0, z) * a.x;
+    s = fma(rlx_qb(lo, 1, z), a.y, s);
+    s = fma(rlx_qb(lo, 2, z), a.z, s);
+    s = fma(rlx_qb(lo, 3, z), a.w, s);
+    s = fma(rlx_qb(hi, 0, z), b.x, s);
+    s = fma(rlx_qb(hi, 1, z), b.y, s);
+    s = fma(rlx_qb(hi, 2, z), b.z, s);
+    return fma(rlx_qb(hi, 3, z), b.w, s);
+}
+vec4 rlx_qx4(uint64_t p, bool vec) {
+    if (vec) return RlxF32x4(p).v[0];
+    RlxF32 r = RlxF32(p);
+    return vec4(r.v[0], r.v[1], r.v[2], r.v[3]);
+}
+shared float q4_part[8 * 256];
+void main() {
+    RlxArgs a = rlx_pc.a;
+    const int t = int(a.ia[0]);
+    const int64_t N = a.ia[4], K = a.ia[5], rb = a.ia[6];
+    const uint tid = gl_LocalInvocationID.x;
+    const int q = int(tid & 3u), wid = int(tid >> 5);
+    const int nch = int(K >> 5), c0 = wid * 8 + int((tid >> 2) & 7u);
+    const bool q8 = t != RLX_DT_Q4_0, k4 = t == RLX_DT_Q4_K;
+    const int bb = t == RLX_DT_Q8_0 ? 34 : 18, xo = q8 ? 8 * q : 4 * q, qo = 2 + (q8 ? 8 : 4) * q;
+    const float z = k4 ? 8388608.0 : q8 ? 8388736.0 : 8388616.0;   /* 2^23 (+ 128, + 8) */
+    const uint64_t x = a.in_[0], w = a.in_[1], y = a.out_;
+    const bool vec = (x & 15ul) == 0ul;
+    for (int64_t n0 = int64_t(gl_WorkGroupID.x) * 8L; n0 < N; n0 += int64_t(gl_NumWorkGroups.x) * 8L) {
+        const uint64_t r0 = w + uint64_t(n0 * rb);
+        float acc[8];
+        int64_t rs[8];
+        for (int r = 0; r < 8; r++) {
+            rs[r] = n0 + int64_t(r) < N ? int64_t(r) * rb : 0L;   /* rows past N read row n0; not written */
+            acc[r] = 0.0;
+        }
+        for (int c = c0; c < nch; c += 64) {
+            const uint64_t xa = x + uint64_t((c * 32 + xo) * 4);
+            const vec4 va = rlx_qx4(xa, vec), vb = rlx_qx4(xa + uint64_t(q8 ? 16 : 64), vec);
+            if (k4) {
+                const float sx = ((va.x + va.y) + (va.z + va.w)) + ((vb.x + vb.y) + (vb.z + vb.w));
+                const int is = c & 7;
+                const uint sh = uint((is & 1) * 4);
+                for (int r = 0; r < 8; r++) {
+                    const uint64_t b = r0 + uint64_t(rs[r]) + uint64_t((c >> 3) * 144);
+                    const uvec2 u = RlxU32x2(b + uint64_t(16 + (is >> 1) * 32 + 8 * q)).v[0];   /* 8-byte aligned */
+                    uint sc, mm;
+                    if (is < 4) {
+                        sc = QB(4 + is) & 63u; mm = QB(8 + is) & 63u;
+                    } else {
+                        sc = (QB(8 + is) & 15u) | ((QB(is) >> 6) << 4);
+                        mm = (QB(8 + is) >> 4) | ((QB(4 + is) >> 6) << 4);
+                    }
+                    const float sm = rlx_q8dot((u.x >> sh) & 0x0F0F0F0Fu, (u.y >> sh) & 0x0F0F0F0Fu, va, vb, z);
+                    RlxU16 hd = RlxU16(b);
+                    acc[r] = fma(rlx_mul_rn(rlx_h2f(uint(hd.v[0])), float(sc)), sm, acc[r]);
+                    acc[r] = fma(-rlx_mul_rn(rlx_h2f(uint(hd.v[1])), float(mm)), sx, acc[r]);
+                }
+            } else {
+                for (int r = 0; r < 8; r++) {
+                    const uint64_t b = r0 + uint64_t(rs[r]) + uint64_t(c * bb);
+                    RlxU16 h = RlxU16(b);
+                    RlxU16 qs = RlxU16(b + uint64_t(qo));
+                    const uint u = uint(qs.v[0]) | (uint(qs.v[1]) << 16);
+                    float sm;
+                    if (q8) {
+                        const uint u1 = uint(qs.v[2]) | (uint(qs.v[3]) << 16);
+                        sm = rlx_q8dot(u ^ 0x80808080u, u1 ^ 0x80808080u, va, vb, z);
+                    } else {
+                        sm = rlx_q8dot(u & 0x0F0F0F0Fu, (u >> 4) & 0x0F0F0F0Fu, va, vb, z);
+                    }
+                    acc[r] = fma(rlx_h2f(uint(h.v[0])), sm, acc[r]);
+                }
+            }
+        }
+        /* the 256 partial sums of each row: 32 slices of 8, then 32 per row */
+        for (int r = 0; r < 8; r++) q4_part[r * 256 + int(tid)] = acc[r];
+        barrier();
+        {
+            const int r = int(tid >> 5), j = int(tid & 31u);
+            float v = 0.0;
+            for (int i = 0; i < 8; i++) v += q4_part[r * 256 + j * 8 + i];
+            barrier();
+            q4_part[r * 32 + j] = v;
+        }
+        barrier();
+        if (tid < 8u && n0 + int64_t(tid) < N) {
+            float v = 0.0;
+            for (int i = 0; i < 32; i++) v += q4_part[int(tid) * 32 + i];
+            rlx_f32(y, n0 + int64_t(tid)) = v;
+        }
         barrier();
     }
 }
