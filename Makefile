@@ -267,6 +267,7 @@ test:
 	@$(SUMMARIZE) run $(BUILD)/test.log test_onnx_node_vulkan ./$(BUILD)/tests/test_onnx_node vulkan
 	@$(SUMMARIZE) run $(BUILD)/test.log test_train_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train
 	@$(SUMMARIZE) run $(BUILD)/test.log test_train_accum_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train_accum
+	@$(SUMMARIZE) run $(BUILD)/test.log test_autodiff_more_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_autodiff_more
 	@$(SUMMARIZE) total $(BUILD)/test.log
 
 asan:

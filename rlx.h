@@ -302,15 +302,15 @@
        (bias correction, decoupled weight decay, clipping by global norm) update of the trainable params, which
        are states, written in place: one rlx_run is one training step and only the loss needs to be read. The
        ops with gradient rules are listed at rlx_grad (attention's goes through its decomposition into matmul
-       and softmax); the others (rope, grouped conv, conv_transpose, resize, ...) are RLX_ERROR_UNSUPPORTED naming
-       the node. rlx_optimizer_desc.accumulate = k sums the gradients of k runs (micro-batches) and updates on
+       and softmax; rope's is a rope with the sine negated); the others (grouped conv, conv_transpose, resize,
+       ...) are RLX_ERROR_UNSUPPORTED naming the node (tests/test_autodiff_more.c checks the newer rules). rlx_optimizer_desc.accumulate = k sums the gradients of k runs (micro-batches) and updates on
        the k-th with their mean; .check_finite makes a run whose loss or gradients hold a NaN or infinity
        leave every param and optimizer state untouched and return RLX_ERROR_NON_FINITE naming the step.
        rlx_train_save / rlx_train_load write and read every state of a program (params, optimizer moments,
        step counter) as a safetensors checkpoint (>>trainckpt).
 
-   rlx.h does NOT: train through rope, grouped conv, conv_transpose, 1D average pooling, resize or attention with
-   kv_len (no gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
+   rlx.h does NOT: train through grouped conv, conv_transpose, 1D average pooling, resize or attention with
+   kv_len, or into rope's cos / sin tables (no gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
    quadratic decomposition), skip the update's compute on the non-final runs of gradient accumulation (a graph
    has no branches: the update is computed and dropped) or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
@@ -2022,8 +2022,10 @@ RLXDEF rlx_tokenizer* rlx_llm_tokenizer(const rlx_llm* m);
    pooling 2D (global too; padding counted or not); max pooling 1D and 2D (any stride and padding, global too):
    a window's first maximum (row-major) takes the gradient, as in PyTorch; windows that do not overlap (stride =
    kernel) scatter it to each window's argmax, overlapping ones (windows up to 4096 elements) go through a max of
-   strided slices. Not yet: rope, grouped conv, conv_transpose, 1D average
-   pooling, resize, prod, scatter, state_write, matmul_integer, matmul_quant, topk values.
+   strided slices; rope (every kind, layout, n_rot and positions: dx is a rope of the upstream gradient with
+   the sine negated, the inverse rotation; not the cos / sin tables: RLX_ERROR_UNSUPPORTED). Not yet: grouped
+   conv, conv_transpose, 1D average pooling, resize, prod, scatter, state_write, matmul_integer, matmul_quant,
+   topk values.
    The wrt tensors that are states or params stop the walk, so their own inputs get nothing.
    Returns RLX_OK or the graph's sticky error. Fuzzed with random graphs (tests/fuzz/fuzz_autodiff.c). */
 RLXDEF rlx_result rlx_grad(rlx_graph* g, rlx_tensor loss, int n, const rlx_tensor* wrt, rlx_tensor* grads);
@@ -29308,6 +29310,7 @@ static int rlx__ad_carries(const rlx__node* nd, int k) {
     case RLX_OP_GATHER: case RLX_OP_SCATTER: return k != 1;
     case RLX_OP_STATE_WRITE: return k != 2;
     case RLX_OP_ATTENTION: return k < 3 || (nd->ia[6] && k == 3 + (int)nd->ia[5]);   /* q, k, v, bias */
+    case RLX_OP_ROPE: return k < 3;   /* not the positions */
     default: return 1;
     }
 }
@@ -29903,6 +29906,20 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
         rlx_tensor act = f == RLX_OP_SILU ? rlx_silu(g, x) : rlx_gelu(g, x);
         return (!a->dep[i0] || rlx__ad_acc(a, i0, rlx_mul(g, rlx_mul(g, gy, b), rlx__ad_dunary(g, f, x, act, dt)))) &&
                (!a->dep[i1] || rlx__ad_acc(a, i1, rlx_mul(g, gy, act)));
+    }
+    case RLX_OP_ROPE: {   /* a rotation per pair: dx is the inverse rotation, a rope of gy with the sine negated */
+        rlx_rope_desc rd;
+        uint32_t ic = rlx__in(g, &nd, 1), isn = rlx__in(g, &nd, 2);
+        if (a->dep[ic] || a->dep[isn]) {
+            rlx__ad_node_err(g, RLX_ERROR_UNSUPPORTED, id, "rope's gradient with respect to its cos / sin tables has "
+                             "no rule (yet); only x is differentiated: make the tables constants, params or inputs");
+            return 0;
+        }
+        memset(&rd, 0, sizeof rd);
+        rd.kind = (rlx_rope_kind)nd.ia[0]; rd.layout = (rlx_layout)nd.ia[1]; rd.num_heads = (int)nd.ia[2];
+        rd.n_rot = (int)nd.ia[3]; rd.position_offset = nd.ia[5];
+        if (nd.ia[4]) rd.positions = rlx__T(rlx__in(g, &nd, 3));
+        return rlx__ad_acc(a, i0, rlx_rope(g, gy, rlx__T(ic), rlx_neg(g, rlx__T(isn)), &rd));
     }
     default: break;
     }

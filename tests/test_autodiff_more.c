@@ -1,0 +1,231 @@
+/* rlx_grad (>>autodiff): the gradient rules of rope, grouped and depthwise conv, conv_transpose, attention with
+   kv_len and resize, against central finite differences of the forward graph.
+   Each case builds y = f(x0, x1, ...) on random non-zero inputs (|x| in [0.1, 1], random sign), the loss
+   sum(y · R) with a random constant R (every output element gets its own weight), asks rlx_grad for
+   d loss / d xk and compares every element with (loss(x + h) − loss(x − h)) / 2h, the same forward program run
+   in f64 (h = 1e-6, |diff| <= 1e-6 + 1e-5·|fd|) or, for ops without f64 kernels, in f32 (h = 1e-3,
+   |diff| <= 2e-3 + 2e-2·|fd|). The oracle is the forward program only, never a gradient rule.
+   RLX_TEST_DEVICE=cpu|vulkan|cuda|hip runs every case on that device (no fallback; a case the device cannot
+   compile is skipped with the reason); default CPU. An argument runs only the cases whose name contains it. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
+#define RLX_IMPLEMENTATION
+#endif
+#include "rlx.h"
+#include "harness.h"
+#include <stdlib.h>
+
+static rlx_device dev = RLX_DEVICE_CPU;
+static const char* dev_name = "cpu";
+
+typedef rlx_tensor (*build_fn)(rlx_graph* g, const rlx_tensor* x);
+
+typedef struct gcase {
+    const char* name;
+    rlx_dtype dt;
+    int nin;
+    int rank[4];
+    int64_t shape[4][4];
+    build_fn f;
+} gcase;
+
+static int64_t numel(int r, const int64_t* s) { int64_t n = 1; int i; for (i = 0; i < r; i++) n *= s[i]; return n; }
+
+/* a constant of random values in [-1, 1] */
+static rlx_tensor rconst(rlx_graph* g, rlx_dtype dt, int r, const int64_t* s) {
+    int64_t n = numel(r, s), i;
+    rlx_tensor t;
+    if (dt == RLX_F64) {
+        double* v = (double*)malloc(sizeof(double) * (size_t)n);
+        for (i = 0; i < n; i++) v[i] = th_uniform(-1, 1);
+        t = rlx_constant(g, dt, r, s, v);
+        free(v);
+    } else {
+        float* v = (float*)malloc(sizeof(float) * (size_t)n);
+        for (i = 0; i < n; i++) v[i] = (float)th_uniform(-1, 1);
+        t = rlx_constant(g, dt, r, s, v);
+        free(v);
+    }
+    return t;
+}
+
+static rlx_dtype cur_dt;
+
+/* ---- rope: random (not unit) cos/sin tables as constants, so the rule must be the transposed rotation ---- */
+static rlx_tensor rope_case(rlx_graph* g, rlx_tensor x, rlx_rope_kind kind, rlx_layout layout, int heads, int nrot,
+                            int64_t P, int64_t offset, rlx_tensor positions) {
+    rlx_rope_desc d;
+    int64_t ts[2];
+    int64_t D = 0, xs[RLX_MAX_RANK];
+    int xr = 0;
+    rlx_tensor_info(g, x, &xr, xs);
+    D = layout == RLX_LAYOUT_BSHD ? xs[2] / heads : xs[3];
+    ts[0] = P; ts[1] = (nrot ? nrot : D) / 2;
+    memset(&d, 0, sizeof d);
+    d.kind = kind; d.layout = layout; d.num_heads = heads; d.n_rot = nrot; d.position_offset = offset;
+    d.positions = positions;
+    return rlx_rope(g, x, rconst(g, cur_dt, 2, ts), rconst(g, cur_dt, 2, ts), &d);
+}
+static rlx_tensor b_rope_neox_bhsd(rlx_graph* g, const rlx_tensor* x) {   /* [2,2,3,4], full rotation */
+    return rope_case(g, x[0], RLX_ROPE_NEOX, RLX_LAYOUT_BHSD, 0, 0, 5, 0, (rlx_tensor){0, 0});
+}
+static rlx_tensor b_rope_gptj_bshd(rlx_graph* g, const rlx_tensor* x) {   /* n_rot 4 < D 6, offset 2: s = 2 is past P */
+    return rope_case(g, x[0], RLX_ROPE_GPTJ, RLX_LAYOUT_BSHD, 2, 4, 4, 2, (rlx_tensor){0, 0});
+}
+static rlx_tensor b_rope_neox_pos(rlx_graph* g, const rlx_tensor* x) {   /* positions [S] i32, one out of range */
+    int32_t pv[4] = {3, 0, 7, 2};
+    int64_t ps = 4;
+    return rope_case(g, x[0], RLX_ROPE_NEOX, RLX_LAYOUT_BSHD, 3, 2, 5, 0, rlx_constant(g, RLX_I32, 1, &ps, pv));
+}
+static rlx_tensor b_rope_gptj_pos2(rlx_graph* g, const rlx_tensor* x) {   /* positions [B, S] i64, BHSD, n_rot 6 < 8 */
+    int64_t pv[6] = {0, 1, 2, 4, 4, -1}, ps[2] = {2, 3};
+    return rope_case(g, x[0], RLX_ROPE_GPTJ, RLX_LAYOUT_BHSD, 0, 6, 5, 0, rlx_constant(g, RLX_I64, 2, ps, pv));
+}
+static rlx_tensor b_rope_twice(rlx_graph* g, const rlx_tensor* x) {   /* rope of a product, used twice */
+    rlx_tensor r = rope_case(g, rlx_mul(g, x[0], x[1]), RLX_ROPE_NEOX, RLX_LAYOUT_BHSD, 0, 0, 3, 1, (rlx_tensor){0, 0});
+    return rlx_mul(g, r, rlx_sin(g, r));
+}
+
+static const gcase cases[] = {
+    {"rope neox BHSD", RLX_F64, 1, {4}, {{2, 2, 3, 4}}, b_rope_neox_bhsd},
+    {"rope gptj BSHD n_rot < D offset past P", RLX_F64, 1, {3}, {{2, 3, 12}}, b_rope_gptj_bshd},
+    {"rope neox BSHD positions [S]", RLX_F64, 1, {3}, {{2, 4, 12}}, b_rope_neox_pos},
+    {"rope gptj BHSD positions [B,S]", RLX_F64, 1, {4}, {{2, 2, 3, 8}}, b_rope_gptj_pos2},
+    {"rope of a broadcast product (f32)", RLX_F32, 2, {4, 2}, {{2, 1, 3, 4}, {3, 4}}, b_rope_twice},
+};
+
+static void compile_desc(rlx_compile_desc* cd) {
+    memset(cd, 0, sizeof *cd);
+    cd->device = dev;
+    cd->flags = RLX_COMPILE_NO_FALLBACK;
+}
+
+static int set_in(rlx_program* p, const char* nm, rlx_dtype dt, const double* v, int64_t n) {
+    if (dt == RLX_F64) return rlx_set_input(p, nm, RLX_F64, v, sizeof(double) * (size_t)n);
+    {
+        float* f = (float*)malloc(sizeof(float) * (size_t)n);
+        int64_t i;
+        int r;
+        for (i = 0; i < n; i++) f[i] = (float)v[i];
+        r = rlx_set_input(p, nm, RLX_F32, f, sizeof(float) * (size_t)n);
+        free(f);
+        return r;
+    }
+}
+static int get_out(rlx_program* p, const char* nm, rlx_dtype dt, double* v, int64_t n) {
+    if (dt == RLX_F64) return rlx_get_output(p, nm, RLX_F64, v, sizeof(double) * (size_t)n);
+    {
+        float* f = (float*)malloc(sizeof(float) * (size_t)n);
+        int64_t i;
+        int r = rlx_get_output(p, nm, RLX_F32, f, sizeof(float) * (size_t)n);
+        for (i = 0; i < n; i++) v[i] = f[i];
+        free(f);
+        return r;
+    }
+}
+
+static void run_case(const gcase* c) {
+    rlx_graph* g = rlx_graph_create(NULL);
+    rlx_tensor xs[4], gr[4], y, loss;
+    rlx_program* p = NULL;
+    rlx_compile_desc cd;
+    double *xv[4], *gv[4], lp, lm, worst = 0, gmax = 0;
+    char nm[16];
+    int k, r, yr = 0, bad = 0, total = 0;
+    int64_t ys[RLX_MAX_RANK], n[4], j;
+    rlx_dtype ldt;
+    int f32 = c->dt == RLX_F32;
+    double h = f32 ? 1e-3 : 1e-6, atol = f32 ? 2e-3 : 1e-6, rtol = f32 ? 2e-2 : 1e-5;
+    cur_dt = c->dt;
+    for (k = 0; k < c->nin; k++) {
+        snprintf(nm, sizeof nm, "x%d", k);
+        xs[k] = rlx_input(g, nm, c->dt, c->rank[k], c->shape[k]);
+        n[k] = numel(c->rank[k], c->shape[k]);
+        xv[k] = (double*)malloc(sizeof(double) * (size_t)n[k]);
+        gv[k] = (double*)malloc(sizeof(double) * (size_t)n[k]);
+        for (j = 0; j < n[k]; j++) {
+            double m = th_uniform(0.1, 1);
+            xv[k][j] = (th_rng() & 1) ? m : -m;
+            if (f32) xv[k][j] = (float)xv[k][j];
+        }
+    }
+    y = c->f(g, xs);
+    ldt = rlx_tensor_info(g, y, &yr, ys);
+    loss = rlx_reduce_sum(g, rlx_mul(g, y, rconst(g, ldt == RLX_DTYPE_INVALID ? c->dt : ldt, yr, ys)), 0, NULL, 0);
+    r = rlx_grad(g, loss, c->nin, xs, gr);
+    TH_CHECK(r == RLX_OK, "%s: rlx_grad: %s", c->name, rlx_graph_error(g));
+    if (r != RLX_OK) goto done;
+    rlx_output(g, "loss", loss);
+    for (k = 0; k < c->nin; k++) { snprintf(nm, sizeof nm, "g%d", k); rlx_output(g, nm, gr[k]); }
+    compile_desc(&cd);
+    r = rlx_compile(g, &cd, &p);
+    if (r == RLX_ERROR_UNSUPPORTED || r == RLX_ERROR_DEVICE_UNAVAILABLE) {
+        th_skip("%s on %s: %s", c->name, dev_name, rlx_graph_error(g));
+        goto done;
+    }
+    TH_CHECK(r == RLX_OK, "%s: compile: %s", c->name, rlx_graph_error(g));
+    if (r != RLX_OK) goto done;
+    for (k = 0; k < c->nin; k++) { snprintf(nm, sizeof nm, "x%d", k); set_in(p, nm, c->dt, xv[k], n[k]); }
+    r = rlx_run(p);
+    TH_CHECK(r == RLX_OK, "%s: run: %s", c->name, rlx_program_error(p));
+    if (r != RLX_OK) goto done;
+    for (k = 0; k < c->nin; k++) { snprintf(nm, sizeof nm, "g%d", k); get_out(p, nm, c->dt, gv[k], n[k]); }
+    for (k = 0; k < c->nin; k++) {
+        snprintf(nm, sizeof nm, "x%d", k);
+        for (j = 0; j < n[k]; j++) {
+            double x0 = xv[k][j], fd;
+            xv[k][j] = x0 + h; set_in(p, nm, c->dt, xv[k], n[k]); rlx_run(p); get_out(p, "loss", ldt, &lp, 1);
+            xv[k][j] = x0 - h; set_in(p, nm, c->dt, xv[k], n[k]); rlx_run(p); get_out(p, "loss", ldt, &lm, 1);
+            xv[k][j] = x0; set_in(p, nm, c->dt, xv[k], n[k]);
+            fd = (lp - lm) / (2 * h);
+            if (!th_close(gv[k][j], fd, atol, rtol)) {
+                if (bad < 3) printf("  %s: d/dx%d[%lld] = %.9g, finite difference %.9g\n", c->name, k, (long long)j, gv[k][j], fd);
+                bad++;
+            }
+            if (fabs(gv[k][j] - fd) > worst) worst = fabs(gv[k][j] - fd);
+            if (fabs(fd) > gmax) gmax = fabs(fd);
+            total++;
+        }
+    }
+    /* a gradient that is zero everywhere would say nothing about the rule */
+    TH_CHECK(gmax > 1e-3, "%s: the finite differences are all ~0 (max %.3g): the case tests nothing", c->name, gmax);
+    TH_CHECK(bad == 0, "%s on %s: %d of %d gradient elements differ from finite differences (worst |diff| %.3g)",
+             c->name, dev_name, bad, total, worst);
+done:
+    rlx_program_destroy(p);
+    rlx_graph_destroy(g);
+    for (k = 0; k < c->nin; k++) { free(xv[k]); free(gv[k]); }
+}
+
+/* ---- what still has no rule says so, naming the node ---- */
+static void test_errors(void) {
+    rlx_graph* g = rlx_graph_create(NULL);   /* rope with respect to its tables */
+    int64_t xs[4] = {1, 1, 2, 4}, ts[2] = {2, 2};
+    rlx_tensor x = rlx_input(g, "x", RLX_F32, 4, xs), cs = rlx_input(g, "cos", RLX_F32, 2, ts), grads[1], loss;
+    rlx_tensor sn = rlx_input(g, "sin", RLX_F32, 2, ts);
+    rlx_rope_desc d;
+    rlx_result r;
+    memset(&d, 0, sizeof d);
+    d.layout = RLX_LAYOUT_BHSD;
+    rlx_set_next_name(g, "rot");
+    loss = rlx_reduce_sum(g, rlx_rope(g, x, cs, sn, &d), 0, NULL, 0);
+    r = rlx_grad(g, loss, 1, &cs, grads);
+    TH_CHECK(r == RLX_ERROR_UNSUPPORTED && strstr(rlx_graph_error(g), "rope (node") &&
+             strstr(rlx_graph_error(g), "'rot'") && strstr(rlx_graph_error(g), "cos / sin"),
+             "rope wrt its cos table: %s / %s", rlx_result_string(r), rlx_graph_error(g));
+    rlx_graph_destroy(g);
+}
+
+int main(int argc, char** argv) {
+    size_t i;
+    const char* dv = getenv("RLX_TEST_DEVICE");
+    const char* only = argc > 1 ? argv[1] : NULL;
+    if (dv && *dv) {
+        dev_name = dv;
+        dev = strcmp(dv, "vulkan") == 0 ? RLX_DEVICE_VULKAN : strcmp(dv, "cuda") == 0 ? RLX_DEVICE_CUDA
+            : strcmp(dv, "hip") == 0 ? RLX_DEVICE_HIP : RLX_DEVICE_CPU;
+    }
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (!only || strstr(cases[i].name, only)) run_case(&cases[i]);
+    if (!only) test_errors();
+    return th_summary("autodiff_more");
+}
