@@ -302,15 +302,15 @@
        (bias correction, decoupled weight decay, clipping by global norm) update of the trainable params, which
        are states, written in place: one rlx_run is one training step and only the loss needs to be read. The
        ops with gradient rules are listed at rlx_grad (attention's goes through its decomposition into matmul
-       and softmax; rope's is a rope with the sine negated); the others (grouped conv, conv_transpose, resize,
-       ...) are RLX_ERROR_UNSUPPORTED naming the node (tests/test_autodiff_more.c checks the newer rules). rlx_optimizer_desc.accumulate = k sums the gradients of k runs (micro-batches) and updates on
+       and softmax; rope's is a rope with the sine negated); the others (resize, prod, scatter, ...) are
+       RLX_ERROR_UNSUPPORTED naming the node (tests/test_autodiff_more.c checks the newer rules). rlx_optimizer_desc.accumulate = k sums the gradients of k runs (micro-batches) and updates on
        the k-th with their mean; .check_finite makes a run whose loss or gradients hold a NaN or infinity
        leave every param and optimizer state untouched and return RLX_ERROR_NON_FINITE naming the step.
        rlx_train_save / rlx_train_load write and read every state of a program (params, optimizer moments,
        step counter) as a safetensors checkpoint (>>trainckpt).
 
-   rlx.h does NOT: train through grouped conv, conv_transpose, 1D average pooling, resize or attention with
-   kv_len, or into rope's cos / sin tables (no gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
+   rlx.h does NOT: train through 1D average pooling, resize or attention with kv_len, or into rope's cos / sin
+   tables (no gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
    quadratic decomposition), skip the update's compute on the non-final runs of gradient accumulation (a graph
    has no branches: the update is computed and dropped) or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
@@ -2018,14 +2018,14 @@ RLXDEF rlx_tokenizer* rlx_llm_tokenizer(const rlx_llm* m);
    causal, window, keep_mask, softcap, scale; not kv_len) through its decomposition into matmul, masks and
    softmax: the backward is quadratic in memory (an [B, H, Sq, Sk] probability tensor), not a fused kernel yet;
    group_norm and the fused add_rmsnorm / add_layernorm (both outputs) through the plain ops; conv 1D and 2D
-   with groups = 1 (x, w, bias; any stride, dilation, padding: dx is a conv_transpose, dw a conv); average
+   with any groups, depthwise included (x, w, bias; any stride, dilation, padding: dx is a conv_transpose, dw a
+   conv with batch and channels swapped); conv_transpose (x, w, bias; its adjoint: dx is a conv); average
    pooling 2D (global too; padding counted or not); max pooling 1D and 2D (any stride and padding, global too):
    a window's first maximum (row-major) takes the gradient, as in PyTorch; windows that do not overlap (stride =
    kernel) scatter it to each window's argmax, overlapping ones (windows up to 4096 elements) go through a max of
    strided slices; rope (every kind, layout, n_rot and positions: dx is a rope of the upstream gradient with
-   the sine negated, the inverse rotation; not the cos / sin tables: RLX_ERROR_UNSUPPORTED). Not yet: grouped
-   conv, conv_transpose, 1D average pooling, resize, prod, scatter, state_write, matmul_integer, matmul_quant,
-   topk values.
+   the sine negated, the inverse rotation; not the cos / sin tables: RLX_ERROR_UNSUPPORTED). Not yet: 1D
+   average pooling, resize, prod, scatter, state_write, matmul_integer, matmul_quant, topk values.
    The wrt tensors that are states or params stop the walk, so their own inputs get nothing.
    Returns RLX_OK or the graph's sticky error. Fuzzed with random graphs (tests/fuzz/fuzz_autodiff.c). */
 RLXDEF rlx_result rlx_grad(rlx_graph* g, rlx_tensor loss, int n, const rlx_tensor* wrt, rlx_tensor* grads);
@@ -29553,6 +29553,31 @@ static rlx_tensor rlx__ad_attention(rlx_graph* g, const rlx__node* nd, uint32_t 
     return o;
 }
 
+/* The weight gradient of a conv (or, with the roles of x and gy swapped, of a conv_transpose): X [N, Cx, H, W],
+   GY [N, Cy, Ho, Wo], groups G -> [Cy, Cx/G, K0, K1]. A conv of X by GY with batch and channels swapped
+   (stride = the conv's dilation, dilation = its stride, cdw); for G > 1 X's channels of group g are read as
+   [Cx/G, (g, n)] so that a conv with G groups keeps each group's channels apart. */
+static rlx_tensor rlx__ad_conv_dw(rlx_graph* g, rlx_tensor X, rlx_tensor GY, int64_t G, const rlx_conv_desc* cdw,
+                                  int64_t K0, int64_t K1) {
+    int perm[4] = {1, 0, 2, 3}, perm5[5] = {2, 1, 0, 3, 4};
+    int64_t xs[4], s5[5], s4[4];
+    rlx_conv_desc cd = *cdw;
+    rlx_tensor t;
+    if (rlx_tensor_info(g, X, NULL, xs) == RLX_DTYPE_INVALID) return rlx__T(0);
+    if (G == 1) t = rlx_transpose(g, X, perm);
+    else {
+        s5[0] = xs[0]; s5[1] = G; s5[2] = xs[1] / G; s5[3] = xs[2]; s5[4] = xs[3];
+        s4[0] = xs[1] / G; s4[1] = G * xs[0]; s4[2] = xs[2]; s4[3] = xs[3];
+        t = rlx_reshape(g, rlx_transpose(g, rlx_reshape(g, X, 5, s5), perm5), 4, s4);
+    }
+    cd.groups = (int)G;
+    t = rlx_conv(g, t, rlx_transpose(g, GY, perm), rlx__T(0), &cd);
+    if (rlx_tensor_info(g, t, NULL, s4) == RLX_DTYPE_INVALID) return rlx__T(0);
+    if (s4[2] != K0) t = rlx_narrow(g, t, 2, 0, K0);
+    if (s4[3] != K1) t = rlx_narrow(g, t, 3, 0, K1);
+    return rlx_transpose(g, t, perm);
+}
+
 /* The gradient rule of node id for its upstream gradient; adds to its inputs' gradients. */
 static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
     rlx_graph* g = a->g;
@@ -29732,12 +29757,12 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
     }
     case RLX_OP_CUMSUM:
         return rlx__ad_acc(a, i0, rlx_cumsum(g, gy, (int)nd.ia[0], (int)nd.ia[1], !nd.ia[2]));
-    case RLX_OP_CONV: {   /* groups 1: dx = conv_transpose(gy, w), dw = a conv of x by gy (batch and channels swapped) */
-        int ns = (int)nd.ia[0], perm[4] = {1, 0, 2, 3}, off = 2 - ns;   /* 1D runs as 2D with a height of 1 */
+    case RLX_OP_CONV: {   /* dx = conv_transpose(gy, w), dw = a conv of x by gy (batch and channels swapped); any groups */
+        int ns = (int)nd.ia[0], off = 2 - ns;   /* 1D runs as 2D with a height of 1 */
         int64_t ws[RLX_MAX_RANK], x4[4], w4[4], y4[4];
         rlx_conv_desc cdx, cdw;
         rlx_tensor X = x, W = b, GY = gy;
-        if (nd.ia[9] != 1) break;
+        if (nd.ia[9] < 1 || nd.ia[9] > INT_MAX) break;
         memcpy(ws, rlx__N(g, i1)->shape, sizeof ws);
         memset(&cdx, 0, sizeof cdx);
         memset(&cdw, 0, sizeof cdw);
@@ -29757,15 +29782,14 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
             cdw.stride[k + off] = (int)dl; cdw.dilation[k + off] = (int)st;
             cdw.pad_begin[k + off] = (int)pb; cdw.pad_end[k + off] = (int)pe;
         }
+        cdx.groups = (int)nd.ia[9];
         if (a->dep[i0]) {
             t = rlx_conv_transpose(g, GY, W, rlx__T(0), &cdx);
             if (ns == 1) t = rlx_reshape(g, t, xr, xs);
             if (!rlx__ad_acc(a, i0, t)) return 0;
         }
         if (a->dep[i1]) {
-            t = rlx_conv(g, rlx_transpose(g, X, perm), rlx_transpose(g, GY, perm), rlx__T(0), &cdw);
-            for (k = 0; k < ns; k++) t = rlx_narrow(g, t, 2 + k + off, 0, ws[2 + k]);
-            t = rlx_transpose(g, t, perm);
+            t = rlx__ad_conv_dw(g, X, GY, nd.ia[9], &cdw, ns == 1 ? 1 : ws[2], ws[ns + 1]);
             if (ns == 1) t = rlx_reshape(g, t, 3, ws);
             if (!rlx__ad_acc(a, i1, t)) return 0;
         }
@@ -29906,6 +29930,28 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
         rlx_tensor act = f == RLX_OP_SILU ? rlx_silu(g, x) : rlx_gelu(g, x);
         return (!a->dep[i0] || rlx__ad_acc(a, i0, rlx_mul(g, rlx_mul(g, gy, b), rlx__ad_dunary(g, f, x, act, dt)))) &&
                (!a->dep[i1] || rlx__ad_acc(a, i1, rlx_mul(g, gy, act)));
+    }
+    case RLX_OP_CONV_TRANSPOSE: {   /* the adjoint of conv: dx = conv(gy, w), dw = the conv rule's with x and gy swapped */
+        int64_t ws[RLX_MAX_RANK];
+        rlx_conv_desc cdx, cdw;
+        if (nd.ia[9] < 1 || nd.ia[9] > INT_MAX || nd.ia[0] != 2) break;
+        memcpy(ws, rlx__N(g, i1)->shape, sizeof ws);
+        memset(&cdx, 0, sizeof cdx);
+        memset(&cdw, 0, sizeof cdw);
+        for (k = 0; k < 2; k++) {
+            cdx.stride[k] = (int)nd.ia[1 + k]; cdx.dilation[k] = (int)nd.ia[3 + k];
+            cdx.pad_begin[k] = cdw.pad_begin[k] = (int)nd.ia[5 + k]; cdx.pad_end[k] = cdw.pad_end[k] = (int)nd.ia[7 + k];
+            cdw.stride[k] = (int)nd.ia[3 + k]; cdw.dilation[k] = (int)nd.ia[1 + k];
+        }
+        cdx.groups = (int)nd.ia[9];
+        if (a->dep[i0] && !rlx__ad_acc(a, i0, rlx_conv(g, gy, b, rlx__T(0), &cdx))) return 0;
+        if (a->dep[i1] && !rlx__ad_acc(a, i1, rlx__ad_conv_dw(g, gy, x, nd.ia[9], &cdw, ws[2], ws[3]))) return 0;
+        if (nd.ia[10]) {
+            uint32_t ib = rlx__in(g, &nd, 2);
+            int axes[3] = {0, 2, 3};
+            if (a->dep[ib] && !rlx__ad_acc(a, ib, rlx_reduce_sum(g, gy, 3, axes, 0))) return 0;
+        }
+        return 1;
     }
     case RLX_OP_ROPE: {   /* a rotation per pair: dx is the inverse rotation, a rope of gy with the sine negated */
         rlx_rope_desc rd;

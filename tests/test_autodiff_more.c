@@ -85,12 +85,48 @@ static rlx_tensor b_rope_twice(rlx_graph* g, const rlx_tensor* x) {   /* rope of
     return rlx_mul(g, r, rlx_sin(g, r));
 }
 
+/* ---- conv with groups (depthwise included) and conv_transpose: x, w and bias all differentiated ---- */
+static rlx_tensor conv_case(rlx_graph* g, const rlx_tensor* x, int transpose, int groups, int s0, int s1, int d0, int d1,
+                            int pb0, int pb1, int pe0, int pe1, int op0, int op1, int bias) {
+    rlx_conv_desc d;
+    memset(&d, 0, sizeof d);
+    d.groups = groups; d.stride[0] = s0; d.stride[1] = s1; d.dilation[0] = d0; d.dilation[1] = d1;
+    d.pad_begin[0] = pb0; d.pad_begin[1] = pb1; d.pad_end[0] = pe0; d.pad_end[1] = pe1;
+    d.output_padding[0] = op0; d.output_padding[1] = op1;
+    return (transpose ? rlx_conv_transpose : rlx_conv)(g, x[0], x[1], bias ? x[2] : (rlx_tensor){0, 0}, &d);
+}
+static rlx_tensor b_conv_g2(rlx_graph* g, const rlx_tensor* x) { return conv_case(g, x, 0, 2, 2, 1, 1, 2, 1, 0, 0, 1, 0, 0, 1); }
+static rlx_tensor b_conv_g3(rlx_graph* g, const rlx_tensor* x) { return conv_case(g, x, 0, 3, 1, 2, 2, 1, 0, 1, 1, 1, 0, 0, 0); }
+static rlx_tensor b_conv_dw(rlx_graph* g, const rlx_tensor* x) { return conv_case(g, x, 0, 3, 2, 2, 1, 1, 1, 1, 1, 0, 0, 0, 1); }
+static rlx_tensor b_conv_dw_mult(rlx_graph* g, const rlx_tensor* x) { return conv_case(g, x, 0, 2, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 1); }
+static rlx_tensor b_conv1d_g2(rlx_graph* g, const rlx_tensor* x) { return conv_case(g, x, 0, 2, 2, 0, 2, 0, 1, 0, 2, 0, 0, 0, 1); }
+static rlx_tensor b_conv1d_dw(rlx_graph* g, const rlx_tensor* x) { return conv_case(g, x, 0, 3, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0); }
+static rlx_tensor b_convt(rlx_graph* g, const rlx_tensor* x) { return conv_case(g, x, 1, 1, 2, 2, 1, 1, 1, 1, 1, 0, 1, 1, 1); }
+static rlx_tensor b_convt_g2(rlx_graph* g, const rlx_tensor* x) { return conv_case(g, x, 1, 2, 2, 1, 1, 2, 0, 1, 1, 0, 1, 0, 1); }
+static rlx_tensor b_convt_dw(rlx_graph* g, const rlx_tensor* x) { return conv_case(g, x, 1, 3, 3, 2, 1, 1, 1, 0, 2, 1, 2, 1, 0); }
+static rlx_tensor b_convt_chain(rlx_graph* g, const rlx_tensor* x) {   /* conv_transpose then a grouped conv back (f32) */
+    rlx_conv_desc d;
+    memset(&d, 0, sizeof d);
+    d.groups = 2; d.stride[0] = d.stride[1] = 2;
+    return rlx_tanh(g, rlx_conv(g, rlx_conv_transpose(g, x[0], x[1], (rlx_tensor){0, 0}, &d), x[2], (rlx_tensor){0, 0}, &d));
+}
+
 static const gcase cases[] = {
     {"rope neox BHSD", RLX_F64, 1, {4}, {{2, 2, 3, 4}}, b_rope_neox_bhsd},
     {"rope gptj BSHD n_rot < D offset past P", RLX_F64, 1, {3}, {{2, 3, 12}}, b_rope_gptj_bshd},
     {"rope neox BSHD positions [S]", RLX_F64, 1, {3}, {{2, 4, 12}}, b_rope_neox_pos},
     {"rope gptj BHSD positions [B,S]", RLX_F64, 1, {4}, {{2, 2, 3, 8}}, b_rope_gptj_pos2},
     {"rope of a broadcast product (f32)", RLX_F32, 2, {4, 2}, {{2, 1, 3, 4}, {3, 4}}, b_rope_twice},
+    {"conv2d groups 2 stride 2,1 dilation 1,2 pad bias", RLX_F64, 3, {4, 4, 1}, {{2, 4, 5, 6}, {6, 2, 3, 2}, {6}}, b_conv_g2},
+    {"conv2d groups 3 stride 1,2 dilation 2,1 pad", RLX_F64, 2, {4, 4}, {{1, 6, 6, 5}, {3, 2, 2, 3}}, b_conv_g3},
+    {"conv2d depthwise 3x3 stride 2 pad bias", RLX_F64, 3, {4, 4, 1}, {{2, 3, 6, 6}, {3, 1, 3, 3}, {3}}, b_conv_dw},
+    {"conv2d depthwise multiplier 2", RLX_F64, 3, {4, 4, 1}, {{1, 2, 5, 5}, {4, 1, 3, 3}, {4}}, b_conv_dw_mult},
+    {"conv1d groups 2 stride 2 dilation 2 pad bias", RLX_F64, 3, {3, 3, 1}, {{2, 4, 9}, {4, 2, 3}, {4}}, b_conv1d_g2},
+    {"conv1d depthwise pad", RLX_F64, 2, {3, 3}, {{2, 3, 8}, {3, 1, 3}}, b_conv1d_dw},
+    {"conv_transpose stride 2 pad output_padding bias", RLX_F64, 3, {4, 4, 1}, {{2, 3, 3, 4}, {3, 2, 3, 3}, {2}}, b_convt},
+    {"conv_transpose groups 2 stride 2,1 dilation 1,2 pad bias", RLX_F64, 3, {4, 4, 1}, {{1, 4, 3, 3}, {4, 3, 2, 2}, {6}}, b_convt_g2},
+    {"conv_transpose depthwise stride 3,2 output_padding 2,1", RLX_F64, 2, {4, 4}, {{2, 3, 3, 4}, {3, 1, 3, 3}}, b_convt_dw},
+    {"conv_transpose then grouped conv (f32)", RLX_F32, 3, {4, 4, 4}, {{1, 4, 3, 3}, {4, 2, 2, 2}, {4, 2, 2, 2}}, b_convt_chain},
 };
 
 static void compile_desc(rlx_compile_desc* cd) {
