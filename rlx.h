@@ -309,8 +309,8 @@
        rlx_train_save / rlx_train_load write and read every state of a program (params, optimizer moments,
        step counter) as a safetensors checkpoint (>>trainckpt).
 
-   rlx.h does NOT: train through 1D average pooling, resize or attention with kv_len, or into rope's cos / sin
-   tables (no gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
+   rlx.h does NOT: train through 1D average pooling or resize, or into rope's cos / sin tables (no gradient
+   rules yet), differentiate attention with a fused kernel (its gradient goes through the
    quadratic decomposition), skip the update's compute on the non-final runs of gradient accumulation (a graph
    has no branches: the update is computed and dropped) or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
@@ -2015,7 +2015,8 @@ RLXDEF rlx_tokenizer* rlx_llm_tokenizer(const rlx_llm* m);
    reduce_max reduce_min (a tie shares the gradient equally), softmax log_softmax, layernorm rmsnorm (x, gamma,
    beta), reshape transpose slice (any step) concat expand pad (constant mode) gather (a scatter-add into
    zeros, so repeated indices add up) cumsum, swiglu geglu, attention (q, k, v and bias; both layouts, GQA,
-   causal, window, keep_mask, softcap, scale; not kv_len) through its decomposition into matmul, masks and
+   causal, window, keep_mask, softcap, scale, kv_len: a scalar or one per batch row, clamped to [0, Sk] as the
+   kernels do) through its decomposition into matmul, masks and
    softmax: the backward is quadratic in memory (an [B, H, Sq, Sk] probability tensor), not a fused kernel yet;
    group_norm and the fused add_rmsnorm / add_layernorm (both outputs) through the plain ops; conv 1D and 2D
    with any groups, depthwise included (x, w, bias; any stride, dilation, padding: dx is a conv_transpose, dw a
@@ -29501,10 +29502,35 @@ static rlx_tensor rlx__ad_bhsd(rlx_graph* g, rlx_tensor t, int bshd, int64_t B, 
     return rlx_transpose(g, rlx_reshape(g, t, 4, s4), perm);
 }
 
+/* The visibility mask of attention with kv_len (node input ikv: i32/i64, a scalar or [B]): kv = clamp(kv_len,
+   0, Sk) per batch row as [B or 1, 1, 1, 1]; key j (0-based) is visible iff j < kv and, when diff (key j minus
+   query i, [Sq, Sk]) is given, the causal / window bounds hold with the offset kv - Sq:
+   diff <= kv - Sq and diff > kv - Sq - window. Returns a bool tensor broadcastable to [B, H, Sq, Sk]. */
+static rlx_tensor rlx__ad_kvmask(rlx_graph* g, const rlx__node* nd, uint32_t ikv, rlx_tensor diff) {
+    int64_t Sq = nd->ia[11], Sk = nd->ia[12], s4[4];
+    rlx_tensor kv = rlx__T(ikv), jj, off, vis;
+    s4[0] = nd->ia[7] == 2 ? nd->ia[10] : 1; s4[1] = s4[2] = s4[3] = 1;
+    if (rlx_tensor_info(g, kv, NULL, NULL) != RLX_I64) kv = rlx_cast(g, kv, RLX_I64);
+    kv = rlx_reshape(g, kv, 4, s4);
+    kv = rlx_max(g, rlx_min(g, kv, rlx_scalar(g, RLX_I64, (double)Sk)), rlx_scalar(g, RLX_I64, 0.0));
+    jj = rlx_cumsum(g, rlx_expand(g, rlx_scalar(g, RLX_I64, 1), 1, &Sk), 0, 0, 0);   /* j + 1 */
+    vis = rlx_le(g, jj, kv);
+    if (diff.id) {
+        off = rlx_sub(g, kv, rlx_scalar(g, RLX_I64, (double)Sq));
+        vis = rlx_where(g, vis, rlx_le(g, diff, off), rlx_scalar(g, RLX_BOOL, 0.0));
+        if (nd->ia[4] > 0)
+            vis = rlx_where(g, vis, rlx_gt(g, diff, rlx_sub(g, off, rlx_scalar(g, RLX_I64, (double)nd->ia[4]))),
+                            rlx_scalar(g, RLX_BOOL, 0.0));
+    }
+    return vis;
+}
+
 /* Attention written with matmul, softmax and masks (the decomposition its gradient goes through): the same
-   semantics as the fused op except kv_len, which has no rule yet. Returns the output in the node's layout. */
+   semantics as the fused op. kv_len (ikv, a scalar or [B]) is clamped to [0, Sk] as the kernels do; keys at or
+   past it are hidden and the causal / window offset becomes kv_len[b] - Sq per batch row (rlx__ad_kvmask).
+   Returns the output in the node's layout. */
 static rlx_tensor rlx__ad_attention(rlx_graph* g, const rlx__node* nd, uint32_t iq, uint32_t ik, uint32_t iv,
-                                    uint32_t ikeep, uint32_t ibias) {
+                                    uint32_t ikeep, uint32_t ibias, uint32_t ikv) {
     int bshd = (rlx_layout)nd->ia[0] == RLX_LAYOUT_BSHD, perm[4] = {0, 1, 3, 2}, perm2[4] = {0, 2, 1, 3};
     int64_t B = nd->ia[10], Sq = nd->ia[11], Sk = nd->ia[12], H = nd->ia[1], Hkv = nd->ia[2], D = nd->ia[8],
             Dv = nd->ia[9], G = Hkv > 0 ? H / Hkv : 1, s5[5], s4[4], s3[3];
@@ -29532,17 +29558,23 @@ static rlx_tensor rlx__ad_attention(rlx_graph* g, const rlx__node* nd, uint32_t 
         s3[0] = Sq; s3[1] = 1;
         diff = rlx_sub(g, jj, rlx_reshape(g, ii, 2, s3));
         (void)one;
-        vis = rlx_le(g, diff, rlx_scalar(g, RLX_I64, (double)(Sk - Sq)));
-        if (nd->ia[4] > 0)
-            vis = rlx_where(g, rlx_gt(g, diff, rlx_scalar(g, RLX_I64, (double)(Sk - Sq - nd->ia[4]))), vis,
-                            rlx_lt(g, diff, diff));   /* and: false where outside the window */
+        if (ikv) vis = rlx__ad_kvmask(g, nd, ikv, diff);
+        else {
+            vis = rlx_le(g, diff, rlx_scalar(g, RLX_I64, (double)(Sk - Sq)));
+            if (nd->ia[4] > 0)
+                vis = rlx_where(g, rlx_gt(g, diff, rlx_scalar(g, RLX_I64, (double)(Sk - Sq - nd->ia[4]))), vis,
+                                rlx_lt(g, diff, diff));   /* and: false where outside the window */
+        }
+    } else if (ikv) {
+        vis = rlx__ad_kvmask(g, nd, ikv, rlx__T(0));
     }
     if (ikeep) {
         rlx_tensor km = rlx__T(ikeep);
         int kr = rlx__N(g, ikeep)->rank;
         s4[0] = B; s4[1] = 1; s4[2] = kr == 3 ? Sq : 1; s4[3] = Sk;
         km = rlx_reshape(g, km, 4, s4);
-        vis = vis.id ? rlx_where(g, km, vis, rlx_lt(g, s, s)) : km;
+        vis = vis.id ? rlx_where(g, km, vis, rlx_scalar(g, RLX_BOOL, 0.0)) : km;   /* false: not a compare of s,
+                                                                                 which would lie on the gradient's path */
     }
     if (vis.id) s = rlx_where(g, vis, s, rlx_scalar(g, ct, -1e30));
     p = rlx_softmax(g, s, -1);
@@ -29915,13 +29947,9 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
         break;
     case RLX_OP_ATTENTION: {   /* through its decomposition (matmul, softmax, masks): not a fused backward yet */
         uint32_t first = (uint32_t)g->n + 1, ikeep = nd.ia[5] ? rlx__in(g, &nd, 3) : 0,
-                 ibias = nd.ia[6] ? rlx__in(g, &nd, 3 + (int)nd.ia[5]) : 0;
-        if (nd.ia[7]) {
-            rlx__ad_node_err(g, RLX_ERROR_UNSUPPORTED, id, "attention with kv_len has no gradient rule (yet); "
-                             "leave kv_len out (or mask with keep_mask) to train");
-            return 0;
-        }
-        t = rlx__ad_attention(g, &nd, i0, i1, rlx__in(g, &nd, 2), ikeep, ibias);
+                 ibias = nd.ia[6] ? rlx__in(g, &nd, 3 + (int)nd.ia[5]) : 0,
+                 ikv = nd.ia[7] ? rlx__in(g, &nd, 3 + (int)nd.ia[5] + (int)nd.ia[6]) : 0;
+        t = rlx__ad_attention(g, &nd, i0, i1, rlx__in(g, &nd, 2), ikeep, ibias, ikv);
         if (t.id == 0 || g->status != RLX_OK) return 0;
         return rlx__ad_sub(a, first, t.id, gy);
     }

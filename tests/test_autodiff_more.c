@@ -111,6 +111,50 @@ static rlx_tensor b_convt_chain(rlx_graph* g, const rlx_tensor* x) {   /* conv_t
     return rlx_tanh(g, rlx_conv(g, rlx_conv_transpose(g, x[0], x[1], (rlx_tensor){0, 0}, &d), x[2], (rlx_tensor){0, 0}, &d));
 }
 
+/* ---- attention with kv_len (a constant: scalar or one per batch row), through the decomposition ---- */
+static rlx_tensor attn_kv(rlx_graph* g, const rlx_tensor* x, rlx_layout layout, int heads, int kv_heads, int causal,
+                          int window, int nkv, const int64_t* kv, int mask_bias) {
+    rlx_attention_desc d;
+    memset(&d, 0, sizeof d);
+    d.layout = layout; d.num_heads = heads; d.num_kv_heads = kv_heads; d.causal = causal; d.window = window;
+    if (nkv == 0) d.kv_len = rlx_scalar(g, RLX_I32, (double)kv[0]);
+    else if (nkv > 0) { int64_t n = nkv; d.kv_len = rlx_constant(g, RLX_I64, 1, &n, kv); }
+    if (mask_bias) {   /* keep_mask [B, Sk] = [2, 5] with a hole, bias [1, 2, Sq, Sk] = [1, 2, 3, 5] from x[3] */
+        static const unsigned char keep[10] = {1, 0, 1, 1, 1, 1, 1, 1, 1, 0};
+        int64_t ks[2] = {2, 5};
+        d.keep_mask = rlx_constant(g, RLX_BOOL, 2, ks, keep);
+        d.bias = x[3];
+    }
+    return rlx_attention(g, x[0], x[1], x[2], &d);
+}
+static rlx_tensor b_attn_kv_lt(rlx_graph* g, const rlx_tensor* x) {   /* scalar kv_len 3 < Sk 5 */
+    static const int64_t kv[1] = {3};
+    return attn_kv(g, x, RLX_LAYOUT_BHSD, 0, 0, 0, 0, 0, kv, 0);
+}
+static rlx_tensor b_attn_kv_eq_causal(rlx_graph* g, const rlx_tensor* x) {   /* scalar kv_len = Sk, causal, Sq 3 < Sk 5 */
+    static const int64_t kv[1] = {5};
+    return attn_kv(g, x, RLX_LAYOUT_BHSD, 0, 0, 1, 0, 0, kv, 0);
+}
+static rlx_tensor b_attn_kv_rows_gqa(rlx_graph* g, const rlx_tensor* x) {   /* [B] = {4, 2}, BSHD, GQA, window 2 */
+    static const int64_t kv[2] = {4, 2};
+    return attn_kv(g, x, RLX_LAYOUT_BSHD, 4, 2, 1, 2, 2, kv, 0);
+}
+static rlx_tensor b_attn_kv_rows_clamp(rlx_graph* g, const rlx_tensor* x) {   /* [B] = {0, 7}: no key; clamped to Sk */
+    static const int64_t kv[2] = {0, 7};
+    return attn_kv(g, x, RLX_LAYOUT_BHSD, 0, 0, 1, 0, 2, kv, 0);
+}
+static rlx_tensor b_attn_kv_rows_mask(rlx_graph* g, const rlx_tensor* x) {   /* [B] = {5, 3} with keep_mask and bias */
+    static const int64_t kv[2] = {5, 3};
+    return attn_kv(g, x, RLX_LAYOUT_BHSD, 0, 0, 0, 0, 2, kv, 1);
+}
+static rlx_tensor b_attn_kv_causal_mask(rlx_graph* g, const rlx_tensor* x) {   /* [B] = {4, 5}, causal, keep_mask, bias */
+    static const int64_t kv[2] = {4, 5};
+    return attn_kv(g, x, RLX_LAYOUT_BHSD, 0, 0, 1, 0, 2, kv, 1);
+}
+static rlx_tensor b_attn_causal_mask(rlx_graph* g, const rlx_tensor* x) {   /* no kv_len: causal with keep_mask and bias */
+    return attn_kv(g, x, RLX_LAYOUT_BHSD, 0, 0, 1, 0, -1, NULL, 1);
+}
+
 static const gcase cases[] = {
     {"rope neox BHSD", RLX_F64, 1, {4}, {{2, 2, 3, 4}}, b_rope_neox_bhsd},
     {"rope gptj BSHD n_rot < D offset past P", RLX_F64, 1, {3}, {{2, 3, 12}}, b_rope_gptj_bshd},
@@ -126,6 +170,13 @@ static const gcase cases[] = {
     {"conv_transpose stride 2 pad output_padding bias", RLX_F64, 3, {4, 4, 1}, {{2, 3, 3, 4}, {3, 2, 3, 3}, {2}}, b_convt},
     {"conv_transpose groups 2 stride 2,1 dilation 1,2 pad bias", RLX_F64, 3, {4, 4, 1}, {{1, 4, 3, 3}, {4, 3, 2, 2}, {6}}, b_convt_g2},
     {"conv_transpose depthwise stride 3,2 output_padding 2,1", RLX_F64, 2, {4, 4}, {{2, 3, 3, 4}, {3, 1, 3, 3}}, b_convt_dw},
+    {"attention kv_len 3 < Sk (f32)", RLX_F32, 3, {4, 4, 4}, {{1, 2, 2, 4}, {1, 2, 5, 4}, {1, 2, 5, 3}}, b_attn_kv_lt},
+    {"attention kv_len = Sk causal (f32)", RLX_F32, 3, {4, 4, 4}, {{1, 2, 3, 4}, {1, 2, 5, 4}, {1, 2, 5, 3}}, b_attn_kv_eq_causal},
+    {"attention kv_len [B] BSHD GQA window (f32)", RLX_F32, 3, {3, 3, 3}, {{2, 2, 8}, {2, 5, 4}, {2, 5, 4}}, b_attn_kv_rows_gqa},
+    {"attention kv_len [B] 0 and > Sk causal (f32)", RLX_F32, 3, {4, 4, 4}, {{2, 1, 2, 4}, {2, 1, 4, 4}, {2, 1, 4, 2}}, b_attn_kv_rows_clamp},
+    {"attention kv_len [B] keep_mask bias (f32)", RLX_F32, 4, {4, 4, 4, 4}, {{2, 2, 3, 4}, {2, 2, 5, 4}, {2, 2, 5, 3}, {1, 2, 3, 5}}, b_attn_kv_rows_mask},
+    {"attention kv_len [B] causal keep_mask bias (f32)", RLX_F32, 4, {4, 4, 4, 4}, {{2, 2, 3, 4}, {2, 2, 5, 4}, {2, 2, 5, 3}, {1, 2, 3, 5}}, b_attn_kv_causal_mask},
+    {"attention causal keep_mask bias, no kv_len (f32)", RLX_F32, 4, {4, 4, 4, 4}, {{2, 2, 3, 4}, {2, 2, 5, 4}, {2, 2, 5, 3}, {1, 2, 3, 5}}, b_attn_causal_mask},
     {"conv_transpose then grouped conv (f32)", RLX_F32, 3, {4, 4, 4}, {{1, 4, 3, 3}, {4, 2, 2, 2}, {4, 2, 2, 2}}, b_convt_chain},
 };
 
