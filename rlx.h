@@ -302,15 +302,16 @@
        (bias correction, decoupled weight decay, clipping by global norm) update of the trainable params, which
        are states, written in place: one rlx_run is one training step and only the loss needs to be read. The
        ops with gradient rules are listed at rlx_grad (attention's goes through its decomposition into matmul
-       and softmax; rope's is a rope with the sine negated); the others (resize, prod, scatter, ...) are
-       RLX_ERROR_UNSUPPORTED naming the node (tests/test_autodiff_more.c checks the newer rules). rlx_optimizer_desc.accumulate = k sums the gradients of k runs (micro-batches) and updates on
+       and softmax; rope's is a rope with the sine negated; resize's a scatter-add); the others (prod, scatter,
+       ...) are RLX_ERROR_UNSUPPORTED naming the node (tests/test_autodiff_more.c checks the newer rules).
+       rlx_optimizer_desc.accumulate = k sums the gradients of k runs (micro-batches) and updates on
        the k-th with their mean; .check_finite makes a run whose loss or gradients hold a NaN or infinity
        leave every param and optimizer state untouched and return RLX_ERROR_NON_FINITE naming the step.
        rlx_train_save / rlx_train_load write and read every state of a program (params, optimizer moments,
        step counter) as a safetensors checkpoint (>>trainckpt).
 
-   rlx.h does NOT: train through 1D average pooling or resize, or into rope's cos / sin tables (no gradient
-   rules yet), differentiate attention with a fused kernel (its gradient goes through the
+   rlx.h does NOT: train through prod or scatter, or into rope's cos / sin tables (no gradient rules yet),
+   differentiate attention with a fused kernel (its gradient goes through the
    quadratic decomposition), skip the update's compute on the non-final runs of gradient accumulation (a graph
    has no branches: the update is computed and dropped) or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
@@ -2016,17 +2017,20 @@ RLXDEF rlx_tokenizer* rlx_llm_tokenizer(const rlx_llm* m);
    beta), reshape transpose slice (any step) concat expand pad (constant mode) gather (a scatter-add into
    zeros, so repeated indices add up) cumsum, swiglu geglu, attention (q, k, v and bias; both layouts, GQA,
    causal, window, keep_mask, softcap, scale, kv_len: a scalar or one per batch row, clamped to [0, Sk] as the
-   kernels do) through its decomposition into matmul, masks and
-   softmax: the backward is quadratic in memory (an [B, H, Sq, Sk] probability tensor), not a fused kernel yet;
+   kernels do) through its decomposition into matmul, masks and softmax: the backward is quadratic in memory
+   (an [B, H, Sq, Sk] probability tensor), not a fused kernel yet;
    group_norm and the fused add_rmsnorm / add_layernorm (both outputs) through the plain ops; conv 1D and 2D
    with any groups, depthwise included (x, w, bias; any stride, dilation, padding: dx is a conv_transpose, dw a
    conv with batch and channels swapped); conv_transpose (x, w, bias; its adjoint: dx is a conv); average
-   pooling 2D (global too; padding counted or not); max pooling 1D and 2D (any stride and padding, global too):
+   pooling 1D and 2D (global too; padding counted or not; 1D through the 2D rule); max pooling 1D and 2D (any
+   stride and padding, global too):
    a window's first maximum (row-major) takes the gradient, as in PyTorch; windows that do not overlap (stride =
    kernel) scatter it to each window's argmax, overlapping ones (windows up to 4096 elements) go through a max of
    strided slices; rope (every kind, layout, n_rot and positions: dx is a rope of the upstream gradient with
-   the sine negated, the inverse rotation; not the cos / sin tables: RLX_ERROR_UNSUPPORTED). Not yet: 1D
-   average pooling, resize, prod, scatter, state_write, matmul_integer, matmul_quant, topk values.
+   the sine negated, the inverse rotation; not the cos / sin tables: RLX_ERROR_UNSUPPORTED); resize (nearest,
+   bilinear with or without align_corners: per axis, a scatter-add of gy (times 1 - w and w for bilinear) at
+   the source rows the forward read). Not yet: prod, scatter, state_write, matmul_integer, matmul_quant, topk
+   values.
    The wrt tensors that are states or params stop the walk, so their own inputs get nothing.
    Returns RLX_OK or the graph's sticky error. Fuzzed with random graphs (tests/fuzz/fuzz_autodiff.c). */
 RLXDEF rlx_result rlx_grad(rlx_graph* g, rlx_tensor loss, int n, const rlx_tensor* wrt, rlx_tensor* grads);
@@ -29610,6 +29614,51 @@ static rlx_tensor rlx__ad_conv_dw(rlx_graph* g, rlx_tensor X, rlx_tensor GY, int
     return rlx_transpose(g, t, perm);
 }
 
+/* The adjoint of resize along one axis (2 or 3) of t [N, C, ., .] (dtype ct, f32 or f64): output position d
+   reads source rows i0 (weight 1 - w) and i1 (weight w) with the coordinates of the CPU kernel
+   (rlx__rs_coord), so the gradient is a scatter-add of t·(1 - w) at i0 and of t·w at i1 into zeros with n_in
+   positions along the axis (nearest: one scatter of t at i0). The index and weight tables hold n_out entries. */
+static rlx_tensor rlx__ad_resize_axis(rlx_graph* g, rlx_tensor t, int axis, int64_t n_in, int64_t n_out, int bilinear,
+                                      int align, rlx_dtype ct) {
+    int64_t ts[4], zs[4], ls[4], d;
+    size_t nb;
+    int64_t *i0 = NULL, *i1 = NULL;
+    double *w0 = NULL, *w1 = NULL;
+    rlx_tensor ix0, ix1, z, r = rlx__T(0);
+    if (rlx_tensor_info(g, t, NULL, ts) == RLX_DTYPE_INVALID) return r;
+    if (!rlx__mul_sz((size_t)n_out, sizeof(double), &nb)) {
+        rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "rlx_grad: resize: %lld positions overflow a size", (long long)n_out);
+        return r;
+    }
+    i0 = (int64_t*)rlx__calloc(&g->al, nb); i1 = (int64_t*)rlx__calloc(&g->al, nb);
+    w0 = (double*)rlx__calloc(&g->al, nb); w1 = (double*)rlx__calloc(&g->al, nb);
+    if (!i0 || !i1 || !w0 || !w1) {
+        rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "rlx_grad: resize: out of memory for %lld positions", (long long)n_out);
+        goto done;
+    }
+    for (d = 0; d < n_out; d++) {
+        rlx__rs_src c = rlx__rs_coord(d, n_in, n_out, bilinear, align);
+        i0[d] = c.i0; i1[d] = c.i1; w0[d] = 1.0 - c.t; w1[d] = c.t;
+    }
+    ls[0] = ls[1] = ls[2] = ls[3] = 1;
+    ls[axis] = n_out;
+    memcpy(zs, ts, sizeof zs);
+    zs[axis] = n_in;
+    z = rlx_expand(g, rlx_scalar(g, ct, 0.0), 4, zs);
+    ix0 = rlx_expand(g, rlx_constant(g, RLX_I64, 4, ls, i0), 4, ts);
+    if (!bilinear) { r = rlx_scatter(g, z, ix0, t, axis, RLX_SCATTER_ADD); goto done; }
+    ix1 = rlx_expand(g, rlx_constant(g, RLX_I64, 4, ls, i1), 4, ts);
+    {
+        rlx_tensor cw0 = rlx_cast(g, rlx_constant(g, RLX_F64, 4, ls, w0), ct);
+        rlx_tensor cw1 = rlx_cast(g, rlx_constant(g, RLX_F64, 4, ls, w1), ct);
+        r = rlx_scatter(g, z, ix0, rlx_mul(g, t, cw0), axis, RLX_SCATTER_ADD);
+        r = rlx_scatter(g, r, ix1, rlx_mul(g, t, cw1), axis, RLX_SCATTER_ADD);
+    }
+done:
+    rlx__free(&g->al, i0); rlx__free(&g->al, i1); rlx__free(&g->al, w0); rlx__free(&g->al, w1);
+    return r;
+}
+
 /* The gradient rule of node id for its upstream gradient; adds to its inputs' gradients. */
 static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
     rlx_graph* g = a->g;
@@ -29896,6 +29945,21 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
             if (m.id < first) m = rlx_mul(g, m, RLX__S(1));   /* a 1x1 window without padding: x itself */
             return rlx__ad_sub(a, first, m.id, gy);
         }
+        if (nd.ia[0] == 1 && (rlx_pool_kind)nd.ia[1] == RLX_POOL_AVG && nd.ia[2] <= INT_MAX && nd.ia[4] <= INT_MAX) {
+            /* 1D: as 2D with a height of 1, differentiated */
+            uint32_t first = (uint32_t)g->n + 1;
+            int64_t x4[4];
+            memset(&pd, 0, sizeof pd);
+            pd.kind = RLX_POOL_AVG;
+            pd.count_include_pad = (int)nd.ia[10];
+            pd.kernel[0] = pd.stride[0] = 1;
+            pd.kernel[1] = (int)nd.ia[2]; pd.stride[1] = (int)nd.ia[4];
+            pd.pad_begin[1] = (int)nd.ia[6]; pd.pad_end[1] = (int)nd.ia[8];
+            x4[0] = xs[0]; x4[1] = xs[1]; x4[2] = 1; x4[3] = xs[2];
+            t = rlx_reshape(g, rlx_pool(g, rlx_reshape(g, x, 4, x4), &pd), 3, nd.shape);
+            if (t.id == 0 || g->status != RLX_OK) return 0;
+            return rlx__ad_sub(a, first, t.id, gy);
+        }
         if (nd.ia[0] != 2 || (rlx_pool_kind)nd.ia[1] != RLX_POOL_AVG || xs[1] > INT_MAX) break;
         memset(&cdx, 0, sizeof cdx);
         memset(&pd, 0, sizeof pd);
@@ -29980,6 +30044,14 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
             if (a->dep[ib] && !rlx__ad_acc(a, ib, rlx_reduce_sum(g, gy, 3, axes, 0))) return 0;
         }
         return 1;
+    }
+    case RLX_OP_RESIZE: {   /* separable: the adjoint along the width, then along the height (scatter-adds) */
+        rlx_dtype ct = dt == RLX_F64 ? RLX_F64 : RLX_F32;
+        int bil = (rlx_resize_mode)nd.ia[0] == RLX_RESIZE_BILINEAR, al = nd.ia[1] != 0;
+        t = dt != ct ? rlx_cast(g, gy, ct) : gy;
+        t = rlx__ad_resize_axis(g, t, 3, xs[3], nd.shape[3], bil, al, ct);
+        t = rlx__ad_resize_axis(g, t, 2, xs[2], nd.shape[2], bil, al, ct);
+        return rlx__ad_acc(a, i0, t);
     }
     case RLX_OP_ROPE: {   /* a rotation per pair: dx is the inverse rotation, a rope of gy with the sine negated */
         rlx_rope_desc rd;

@@ -155,6 +155,31 @@ static rlx_tensor b_attn_causal_mask(rlx_graph* g, const rlx_tensor* x) {   /* n
     return attn_kv(g, x, RLX_LAYOUT_BHSD, 0, 0, 1, 0, -1, NULL, 1);
 }
 
+/* ---- resize (nearest, bilinear with and without align_corners; up, down, to 1) and 1D average pooling ---- */
+static rlx_tensor resize_case(rlx_graph* g, const rlx_tensor* x, int64_t oh, int64_t ow, rlx_resize_mode m, int align) {
+    return rlx_sin(g, rlx_resize(g, x[0], oh, ow, m, align));
+}
+static rlx_tensor b_rs_near_up(rlx_graph* g, const rlx_tensor* x) { return resize_case(g, x, 6, 8, RLX_RESIZE_NEAREST, 0); }
+static rlx_tensor b_rs_near_odd(rlx_graph* g, const rlx_tensor* x) { return resize_case(g, x, 3, 4, RLX_RESIZE_NEAREST, 0); }
+static rlx_tensor b_rs_near_mix(rlx_graph* g, const rlx_tensor* x) { return resize_case(g, x, 7, 2, RLX_RESIZE_NEAREST, 0); }
+static rlx_tensor b_rs_bil_up(rlx_graph* g, const rlx_tensor* x) { return resize_case(g, x, 5, 7, RLX_RESIZE_BILINEAR, 0); }
+static rlx_tensor b_rs_bil_ac(rlx_graph* g, const rlx_tensor* x) { return resize_case(g, x, 7, 5, RLX_RESIZE_BILINEAR, 1); }
+static rlx_tensor b_rs_bil_down(rlx_graph* g, const rlx_tensor* x) { return resize_case(g, x, 4, 3, RLX_RESIZE_BILINEAR, 0); }
+static rlx_tensor b_rs_bil_one(rlx_graph* g, const rlx_tensor* x) { return resize_case(g, x, 1, 6, RLX_RESIZE_BILINEAR, 1); }
+static rlx_tensor b_rs_bil_f32(rlx_graph* g, const rlx_tensor* x) {   /* f32, a broadcast product first */
+    return rlx_resize(g, rlx_mul(g, x[0], x[1]), 5, 9, RLX_RESIZE_BILINEAR, 0);
+}
+static rlx_tensor avgpool1d(rlx_graph* g, const rlx_tensor* x, int k, int s, int pb, int pe, int incl, int global) {
+    rlx_pool_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = RLX_POOL_AVG; d.kernel[0] = k; d.stride[0] = s; d.pad_begin[0] = pb; d.pad_end[0] = pe;
+    d.count_include_pad = incl; d.global = global;
+    return rlx_pool(g, x[0], &d);
+}
+static rlx_tensor b_ap1_ex(rlx_graph* g, const rlx_tensor* x) { return avgpool1d(g, x, 3, 2, 1, 1, 0, 0); }
+static rlx_tensor b_ap1_in(rlx_graph* g, const rlx_tensor* x) { return avgpool1d(g, x, 4, 3, 2, 0, 1, 0); }
+static rlx_tensor b_ap1_gl(rlx_graph* g, const rlx_tensor* x) { return avgpool1d(g, x, 0, 0, 0, 0, 0, 1); }
+
 static const gcase cases[] = {
     {"rope neox BHSD", RLX_F64, 1, {4}, {{2, 2, 3, 4}}, b_rope_neox_bhsd},
     {"rope gptj BSHD n_rot < D offset past P", RLX_F64, 1, {3}, {{2, 3, 12}}, b_rope_gptj_bshd},
@@ -177,6 +202,17 @@ static const gcase cases[] = {
     {"attention kv_len [B] keep_mask bias (f32)", RLX_F32, 4, {4, 4, 4, 4}, {{2, 2, 3, 4}, {2, 2, 5, 4}, {2, 2, 5, 3}, {1, 2, 3, 5}}, b_attn_kv_rows_mask},
     {"attention kv_len [B] causal keep_mask bias (f32)", RLX_F32, 4, {4, 4, 4, 4}, {{2, 2, 3, 4}, {2, 2, 5, 4}, {2, 2, 5, 3}, {1, 2, 3, 5}}, b_attn_kv_causal_mask},
     {"attention causal keep_mask bias, no kv_len (f32)", RLX_F32, 4, {4, 4, 4, 4}, {{2, 2, 3, 4}, {2, 2, 5, 4}, {2, 2, 5, 3}, {1, 2, 3, 5}}, b_attn_causal_mask},
+    {"resize nearest up 3x4 -> 6x8", RLX_F64, 1, {4}, {{2, 2, 3, 4}}, b_rs_near_up},
+    {"resize nearest down 5x7 -> 3x4", RLX_F64, 1, {4}, {{1, 2, 5, 7}}, b_rs_near_odd},
+    {"resize nearest 3x5 -> 7x2", RLX_F64, 1, {4}, {{1, 2, 3, 5}}, b_rs_near_mix},
+    {"resize bilinear half-pixel up 3x4 -> 5x7", RLX_F64, 1, {4}, {{1, 2, 3, 4}}, b_rs_bil_up},
+    {"resize bilinear align_corners 4x3 -> 7x5", RLX_F64, 1, {4}, {{2, 1, 4, 3}}, b_rs_bil_ac},
+    {"resize bilinear half-pixel down 6x5 -> 4x3", RLX_F64, 1, {4}, {{1, 2, 6, 5}}, b_rs_bil_down},
+    {"resize bilinear align_corners 3x4 -> 1x6", RLX_F64, 1, {4}, {{1, 1, 3, 4}}, b_rs_bil_one},
+    {"resize bilinear of a broadcast product (f32)", RLX_F32, 2, {4, 4}, {{2, 3, 3, 4}, {1, 3, 1, 4}}, b_rs_bil_f32},
+    {"avg pool 1D 3 stride 2 pad, padding not counted", RLX_F64, 1, {3}, {{2, 3, 9}}, b_ap1_ex},
+    {"avg pool 1D 4 stride 3 pad 2/0, padding counted", RLX_F64, 1, {3}, {{2, 2, 10}}, b_ap1_in},
+    {"avg pool 1D global", RLX_F64, 1, {3}, {{2, 3, 7}}, b_ap1_gl},
     {"conv_transpose then grouped conv (f32)", RLX_F32, 3, {4, 4, 4}, {{1, 4, 3, 3}, {4, 2, 2, 2}, {4, 2, 2, 2}}, b_convt_chain},
 };
 
