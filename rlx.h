@@ -310,7 +310,7 @@
        rlx_train_save / rlx_train_load write and read every state of a program (params, optimizer moments,
        step counter) as a safetensors checkpoint (>>trainckpt).
 
-   rlx.h does NOT: train through prod or scatter, or into rope's cos / sin tables (no gradient rules yet),
+   rlx.h does NOT: train through prod or scatter (no gradient rules yet),
    differentiate attention with a fused kernel (its gradient goes through the
    quadratic decomposition), skip the update's compute on the non-final runs of gradient accumulation (a graph
    has no branches: the update is computed and dropped) or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
@@ -2027,7 +2027,8 @@ RLXDEF rlx_tokenizer* rlx_llm_tokenizer(const rlx_llm* m);
    a window's first maximum (row-major) takes the gradient, as in PyTorch; windows that do not overlap (stride =
    kernel) scatter it to each window's argmax, overlapping ones (windows up to 4096 elements) go through a max of
    strided slices; rope (every kind, layout, n_rot and positions: dx is a rope of the upstream gradient with
-   the sine negated, the inverse rotation; not the cos / sin tables: RLX_ERROR_UNSUPPORTED); resize (nearest,
+   the sine negated, the inverse rotation; the cos / sin tables too: per token ga·a + gb·b and gb·a − ga·b
+   summed over heads and added to the token's row, positions outside the table adding nothing); resize (nearest,
    bilinear with or without align_corners: per axis, a scatter-add of gy (times 1 - w and w for bilinear) at
    the source rows the forward read). Not yet: prod, scatter, state_write, matmul_integer, matmul_quant, topk
    values.
@@ -29659,6 +29660,57 @@ done:
     return r;
 }
 
+/* Gradients of rope's cos and sin tables ([P, n_rot/2]) for x and gy in the node's layout. Per token and pair
+   (a, b) -> (a·c − b·s, b·c + a·s): dc = ga·a + gb·b, ds = gb·a − ga·b, summed over the heads, then added to
+   the token's table row: a scatter-add by position (positions outside [0, P) add nothing), or without
+   positions a sum over the batch placed at rows offset .. offset + S - 1 (those inside the table). */
+static void rlx__ad_rope_tables(rlx_graph* g, const rlx__node* nd, rlx_tensor x, rlx_tensor gy, rlx_tensor* dc,
+                                rlx_tensor* ds) {
+    int perm[4] = {0, 2, 1, 3}, neox = (rlx_rope_kind)nd->ia[0] == RLX_ROPE_NEOX, hax = 2, bax = 0;
+    int64_t H = nd->ia[2], nrot = nd->ia[3], half = nrot / 2, D = nd->ia[6], B = nd->ia[7], S = nd->ia[8],
+            P = nd->ia[9], off = nd->ia[5], s4[4], s2[2];
+    rlx_tensor X = x, G = gy, xa, xb, ga, gb, c, sn, z;
+    s4[0] = B; s4[1] = S; s4[2] = H; s4[3] = D;
+    if ((rlx_layout)nd->ia[1] == RLX_LAYOUT_BSHD) { X = rlx_reshape(g, x, 4, s4); G = rlx_reshape(g, gy, 4, s4); }
+    else { X = rlx_transpose(g, x, perm); G = rlx_transpose(g, gy, perm); }   /* [B, S, H, D] */
+    xa = rlx_slice(g, X, 3, 0, half, neox ? 1 : 2); xb = rlx_slice(g, X, 3, neox ? half : 1, half, neox ? 1 : 2);
+    ga = rlx_slice(g, G, 3, 0, half, neox ? 1 : 2); gb = rlx_slice(g, G, 3, neox ? half : 1, half, neox ? 1 : 2);
+    c = rlx_reduce_sum(g, rlx_add(g, rlx_mul(g, ga, xa), rlx_mul(g, gb, xb)), 1, &hax, 0);    /* [B, S, half] */
+    sn = rlx_reduce_sum(g, rlx_sub(g, rlx_mul(g, gb, xa), rlx_mul(g, ga, xb)), 1, &hax, 0);
+    s2[0] = P; s2[1] = half;
+    z = rlx_expand(g, rlx_scalar(g, nd->dtype, 0.0), 2, s2);
+    if (nd->ia[4]) {   /* positions [S] or [B, S]: a scatter-add of the B·S token rows */
+        rlx_tensor pos = rlx__T(rlx__in(g, nd, 3)), ok, idx;
+        int64_t bs[2], r2[2];
+        bs[0] = B; bs[1] = S;
+        if (rlx_tensor_info(g, pos, NULL, NULL) != RLX_I64) pos = rlx_cast(g, pos, RLX_I64);
+        pos = rlx_expand(g, pos, 2, bs);
+        ok = rlx_lt(g, pos, rlx_scalar(g, RLX_I64, (double)P));
+        ok = rlx_where(g, rlx_ge(g, pos, rlx_scalar(g, RLX_I64, 0.0)), ok, rlx_scalar(g, RLX_BOOL, 0.0));
+        r2[0] = B * S; r2[1] = 1;
+        idx = rlx_reshape(g, rlx_where(g, ok, pos, rlx_scalar(g, RLX_I64, 0.0)), 2, r2);
+        ok = rlx_reshape(g, ok, 2, r2);
+        r2[1] = half;
+        idx = rlx_expand(g, idx, 2, r2);
+        c = rlx_where(g, ok, rlx_reshape(g, c, 2, r2), rlx_scalar(g, nd->dtype, 0.0));
+        sn = rlx_where(g, ok, rlx_reshape(g, sn, 2, r2), rlx_scalar(g, nd->dtype, 0.0));
+        *dc = rlx_scatter(g, z, idx, c, 0, RLX_SCATTER_ADD);
+        *ds = rlx_scatter(g, z, idx, sn, 0, RLX_SCATTER_ADD);
+        return;
+    }
+    {   /* token s reads row off + s: rows s0 .. s1 - 1 of the batch sums land inside the table */
+        int64_t s0, s1, before[2] = {0, 0}, after[2] = {0, 0};
+        if (off >= P || off <= -S) { *dc = *ds = z; return; }   /* no token inside the table */
+        s0 = off < 0 ? -off : 0;
+        s1 = P - off < S ? P - off : S;
+        c = rlx_narrow(g, rlx_reduce_sum(g, c, 1, &bax, 0), 0, s0, s1 - s0);    /* [s1 - s0, half] */
+        sn = rlx_narrow(g, rlx_reduce_sum(g, sn, 1, &bax, 0), 0, s0, s1 - s0);
+        before[0] = off + s0; after[0] = P - (off + s1);
+        *dc = before[0] || after[0] ? rlx_pad(g, c, before, after, RLX_PAD_CONSTANT, 0.0) : c;
+        *ds = before[0] || after[0] ? rlx_pad(g, sn, before, after, RLX_PAD_CONSTANT, 0.0) : sn;
+    }
+}
+
 /* The gradient rule of node id for its upstream gradient; adds to its inputs' gradients. */
 static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
     rlx_graph* g = a->g;
@@ -30056,10 +30108,12 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
     case RLX_OP_ROPE: {   /* a rotation per pair: dx is the inverse rotation, a rope of gy with the sine negated */
         rlx_rope_desc rd;
         uint32_t ic = rlx__in(g, &nd, 1), isn = rlx__in(g, &nd, 2);
-        if (a->dep[ic] || a->dep[isn]) {
-            rlx__ad_node_err(g, RLX_ERROR_UNSUPPORTED, id, "rope's gradient with respect to its cos / sin tables has "
-                             "no rule (yet); only x is differentiated: make the tables constants, params or inputs");
-            return 0;
+        if (a->dep[ic] || a->dep[isn]) {   /* the tables (learned or computed frequencies) */
+            rlx_tensor dc = rlx__T(0), ds = rlx__T(0);
+            rlx__ad_rope_tables(g, &nd, x, gy, &dc, &ds);
+            if (a->dep[ic] && !rlx__ad_acc(a, ic, dc)) return 0;
+            if (a->dep[isn] && !rlx__ad_acc(a, isn, ds)) return 0;
+            if (!a->dep[i0]) return 1;
         }
         memset(&rd, 0, sizeof rd);
         rd.kind = (rlx_rope_kind)nd.ia[0]; rd.layout = (rlx_layout)nd.ia[1]; rd.num_heads = (int)nd.ia[2];

@@ -80,6 +80,30 @@ static rlx_tensor b_rope_gptj_pos2(rlx_graph* g, const rlx_tensor* x) {   /* pos
     int64_t pv[6] = {0, 1, 2, 4, 4, -1}, ps[2] = {2, 3};
     return rope_case(g, x[0], RLX_ROPE_GPTJ, RLX_LAYOUT_BHSD, 0, 6, 5, 0, rlx_constant(g, RLX_I64, 2, ps, pv));
 }
+/* cos / sin tables as inputs (differentiated too): x[1], x[2] are [P, n_rot/2] */
+static rlx_tensor rope_tab(rlx_graph* g, const rlx_tensor* x, rlx_rope_kind kind, rlx_layout layout, int heads, int nrot,
+                           int64_t offset, rlx_tensor positions) {
+    rlx_rope_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = kind; d.layout = layout; d.num_heads = heads; d.n_rot = nrot; d.position_offset = offset;
+    d.positions = positions;
+    return rlx_rope(g, x[0], x[1], x[2], &d);
+}
+static rlx_tensor b_rope_tab_neox(rlx_graph* g, const rlx_tensor* x) {   /* BHSD, offset -1: token 0 outside */
+    return rope_tab(g, x, RLX_ROPE_NEOX, RLX_LAYOUT_BHSD, 0, 0, -1, (rlx_tensor){0, 0});
+}
+static rlx_tensor b_rope_tab_gptj(rlx_graph* g, const rlx_tensor* x) {   /* BSHD, n_rot 4 < D 6, offset 2, rows past P */
+    return rope_tab(g, x, RLX_ROPE_GPTJ, RLX_LAYOUT_BSHD, 2, 4, 2, (rlx_tensor){0, 0});
+}
+static rlx_tensor b_rope_tab_pos(rlx_graph* g, const rlx_tensor* x) {   /* positions [B, S] with repeats and outsiders */
+    int64_t pv[6] = {1, 1, 3, 0, 5, -2}, ps[2] = {2, 3};
+    return rope_tab(g, x, RLX_ROPE_NEOX, RLX_LAYOUT_BHSD, 0, 2, 0, rlx_constant(g, RLX_I64, 2, ps, pv));
+}
+static rlx_tensor b_rope_tab_pos1(rlx_graph* g, const rlx_tensor* x) {   /* positions [S] i32, BSHD gptj */
+    int32_t pv[3] = {2, 2, 0};
+    int64_t ps = 3;
+    return rope_tab(g, x, RLX_ROPE_GPTJ, RLX_LAYOUT_BSHD, 2, 0, 0, rlx_constant(g, RLX_I32, 1, &ps, pv));
+}
 static rlx_tensor b_rope_twice(rlx_graph* g, const rlx_tensor* x) {   /* rope of a product, used twice */
     rlx_tensor r = rope_case(g, rlx_mul(g, x[0], x[1]), RLX_ROPE_NEOX, RLX_LAYOUT_BHSD, 0, 0, 3, 1, (rlx_tensor){0, 0});
     return rlx_mul(g, r, rlx_sin(g, r));
@@ -186,6 +210,10 @@ static const gcase cases[] = {
     {"rope neox BSHD positions [S]", RLX_F64, 1, {3}, {{2, 4, 12}}, b_rope_neox_pos},
     {"rope gptj BHSD positions [B,S]", RLX_F64, 1, {4}, {{2, 2, 3, 8}}, b_rope_gptj_pos2},
     {"rope of a broadcast product (f32)", RLX_F32, 2, {4, 2}, {{2, 1, 3, 4}, {3, 4}}, b_rope_twice},
+    {"rope tables neox BHSD offset -1", RLX_F64, 3, {4, 2, 2}, {{2, 2, 3, 4}, {3, 2}, {3, 2}}, b_rope_tab_neox},
+    {"rope tables gptj BSHD n_rot < D offset 2", RLX_F64, 3, {3, 2, 2}, {{2, 4, 12}, {4, 2}, {4, 2}}, b_rope_tab_gptj},
+    {"rope tables positions [B,S] repeated, outside", RLX_F64, 3, {4, 2, 2}, {{2, 2, 3, 4}, {5, 1}, {5, 1}}, b_rope_tab_pos},
+    {"rope tables positions [S] gptj BSHD (f32)", RLX_F32, 3, {3, 2, 2}, {{2, 3, 8}, {3, 2}, {3, 2}}, b_rope_tab_pos1},
     {"conv2d groups 2 stride 2,1 dilation 1,2 pad bias", RLX_F64, 3, {4, 4, 1}, {{2, 4, 5, 6}, {6, 2, 3, 2}, {6}}, b_conv_g2},
     {"conv2d groups 3 stride 1,2 dilation 2,1 pad", RLX_F64, 2, {4, 4}, {{1, 6, 6, 5}, {3, 2, 2, 3}}, b_conv_g3},
     {"conv2d depthwise 3x3 stride 2 pad bias", RLX_F64, 3, {4, 4, 1}, {{2, 3, 6, 6}, {3, 1, 3, 3}, {3}}, b_conv_dw},
@@ -319,22 +347,37 @@ done:
     for (k = 0; k < c->nin; k++) { free(xv[k]); free(gv[k]); }
 }
 
-/* ---- what still has no rule says so, naming the node ---- */
+/* ---- rope whose positions come from a float wrt tensor through a cast: the cast stops the gradient and
+   rlx_grad names it (positions take no gradient); the op still without a rule (scatter) names itself ---- */
 static void test_errors(void) {
-    rlx_graph* g = rlx_graph_create(NULL);   /* rope with respect to its tables */
-    int64_t xs[4] = {1, 1, 2, 4}, ts[2] = {2, 2};
+    rlx_graph* g = rlx_graph_create(NULL);
+    int64_t xs[4] = {1, 1, 2, 4}, ts[2] = {2, 2}, s2 = 2;
     rlx_tensor x = rlx_input(g, "x", RLX_F32, 4, xs), cs = rlx_input(g, "cos", RLX_F32, 2, ts), grads[1], loss;
-    rlx_tensor sn = rlx_input(g, "sin", RLX_F32, 2, ts);
+    rlx_tensor sn = rlx_input(g, "sin", RLX_F32, 2, ts), pf = rlx_input(g, "p", RLX_F32, 1, &s2);
     rlx_rope_desc d;
     rlx_result r;
     memset(&d, 0, sizeof d);
     d.layout = RLX_LAYOUT_BHSD;
-    rlx_set_next_name(g, "rot");
-    loss = rlx_reduce_sum(g, rlx_rope(g, x, cs, sn, &d), 0, NULL, 0);
-    r = rlx_grad(g, loss, 1, &cs, grads);
-    TH_CHECK(r == RLX_ERROR_UNSUPPORTED && strstr(rlx_graph_error(g), "rope (node") &&
-             strstr(rlx_graph_error(g), "'rot'") && strstr(rlx_graph_error(g), "cos / sin"),
-             "rope wrt its cos table: %s / %s", rlx_result_string(r), rlx_graph_error(g));
+    d.positions = rlx_cast(g, pf, RLX_I32);
+    loss = rlx_reduce_sum(g, rlx_mul(g, rlx_rope(g, x, cs, sn, &d), rlx_reshape(g, pf, 4, (const int64_t[]){1, 1, 2, 1})), 0, NULL, 0);
+    r = rlx_grad(g, loss, 1, &pf, grads);
+    TH_CHECK(r == RLX_OK, "rope with positions cast from a wrt tensor: the positions take no gradient: %s",
+             rlx_graph_error(g));
+    rlx_graph_destroy(g);
+
+    g = rlx_graph_create(NULL);
+    {
+        int64_t s5 = 5, s3 = 3;
+        int64_t iv[3] = {0, 2, 4};
+        rlx_tensor t = rlx_input(g, "t", RLX_F32, 1, &s5), u = rlx_input(g, "u", RLX_F32, 1, &s3);
+        rlx_tensor ix = rlx_constant(g, RLX_I64, 1, &s3, iv);
+        rlx_set_next_name(g, "put");
+        loss = rlx_reduce_sum(g, rlx_scatter(g, t, ix, u, 0, RLX_SCATTER_ADD), 0, NULL, 0);
+        r = rlx_grad(g, loss, 1, &u, grads);
+        TH_CHECK(r == RLX_ERROR_UNSUPPORTED && strstr(rlx_graph_error(g), "scatter (node") &&
+                 strstr(rlx_graph_error(g), "'put'") && strstr(rlx_graph_error(g), "no gradient rule"),
+                 "scatter: %s / %s", rlx_result_string(r), rlx_graph_error(g));
+    }
     rlx_graph_destroy(g);
 }
 
