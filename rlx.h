@@ -2033,7 +2033,9 @@ RLXDEF rlx_tokenizer* rlx_llm_tokenizer(const rlx_llm* m);
    the source rows the forward read). Not yet: prod, scatter, state_write, matmul_integer, matmul_quant, topk
    values.
    The wrt tensors that are states or params stop the walk, so their own inputs get nothing.
-   Returns RLX_OK or the graph's sticky error. Fuzzed with random graphs (tests/fuzz/fuzz_autodiff.c). */
+   Returns RLX_OK or the graph's sticky error. Fuzzed with random graphs (tests/fuzz/fuzz_autodiff.c); the rules
+   of rope, grouped conv, conv_transpose, attention with kv_len, resize and pooling against central differences
+   of random attributes and shapes (tests/fuzz/fuzz_autodiff_more.c). */
 RLXDEF rlx_result rlx_grad(rlx_graph* g, rlx_tensor loss, int n, const rlx_tensor* wrt, rlx_tensor* grads);
 
 /* Losses (builders; the result is a rank-0 tensor in the input's float dtype).
