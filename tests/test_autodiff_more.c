@@ -49,6 +49,10 @@ static rlx_tensor rconst(rlx_graph* g, rlx_dtype dt, int r, const int64_t* s) {
 }
 
 static rlx_dtype cur_dt;
+/* an i64 input a builder declares (set by run_case before every run): kv_len given at run time */
+static const char* i64_name;
+static const int64_t* i64_vals;
+static int64_t i64_n;
 
 /* ---- rope: random (not unit) cos/sin tables as constants, so the rule must be the transposed rotation ---- */
 static rlx_tensor rope_case(rlx_graph* g, rlx_tensor x, rlx_rope_kind kind, rlx_layout layout, int heads, int nrot,
@@ -175,6 +179,16 @@ static rlx_tensor b_attn_kv_causal_mask(rlx_graph* g, const rlx_tensor* x) {   /
     static const int64_t kv[2] = {4, 5};
     return attn_kv(g, x, RLX_LAYOUT_BHSD, 0, 0, 1, 0, 2, kv, 1);
 }
+static rlx_tensor b_attn_kv_input(rlx_graph* g, const rlx_tensor* x) {   /* kv_len an input [B] = {2, 5} set per run */
+    static const int64_t kv[2] = {2, 5};
+    rlx_attention_desc d;
+    int64_t n = 2;
+    memset(&d, 0, sizeof d);
+    d.layout = RLX_LAYOUT_BHSD; d.causal = 1;
+    i64_name = "kv"; i64_vals = kv; i64_n = 2;
+    d.kv_len = rlx_input(g, "kv", RLX_I64, 1, &n);
+    return rlx_attention(g, x[0], x[1], x[2], &d);
+}
 static rlx_tensor b_attn_causal_mask(rlx_graph* g, const rlx_tensor* x) {   /* no kv_len: causal with keep_mask and bias */
     return attn_kv(g, x, RLX_LAYOUT_BHSD, 0, 0, 1, 0, -1, NULL, 1);
 }
@@ -229,6 +243,7 @@ static const gcase cases[] = {
     {"attention kv_len [B] 0 and > Sk causal (f32)", RLX_F32, 3, {4, 4, 4}, {{2, 1, 2, 4}, {2, 1, 4, 4}, {2, 1, 4, 2}}, b_attn_kv_rows_clamp},
     {"attention kv_len [B] keep_mask bias (f32)", RLX_F32, 4, {4, 4, 4, 4}, {{2, 2, 3, 4}, {2, 2, 5, 4}, {2, 2, 5, 3}, {1, 2, 3, 5}}, b_attn_kv_rows_mask},
     {"attention kv_len [B] causal keep_mask bias (f32)", RLX_F32, 4, {4, 4, 4, 4}, {{2, 2, 3, 4}, {2, 2, 5, 4}, {2, 2, 5, 3}, {1, 2, 3, 5}}, b_attn_kv_causal_mask},
+    {"attention kv_len an input [B] = {2, 5} causal (f32)", RLX_F32, 3, {4, 4, 4}, {{2, 2, 3, 4}, {2, 2, 5, 4}, {2, 2, 5, 3}}, b_attn_kv_input},
     {"attention causal keep_mask bias, no kv_len (f32)", RLX_F32, 4, {4, 4, 4, 4}, {{2, 2, 3, 4}, {2, 2, 5, 4}, {2, 2, 5, 3}, {1, 2, 3, 5}}, b_attn_causal_mask},
     {"resize nearest up 3x4 -> 6x8", RLX_F64, 1, {4}, {{2, 2, 3, 4}}, b_rs_near_up},
     {"resize nearest down 5x7 -> 3x4", RLX_F64, 1, {4}, {{1, 2, 5, 7}}, b_rs_near_odd},
@@ -287,6 +302,7 @@ static void run_case(const gcase* c) {
     int f32 = c->dt == RLX_F32;
     double h = f32 ? 1e-3 : 1e-6, atol = f32 ? 2e-3 : 1e-6, rtol = f32 ? 2e-2 : 1e-5;
     cur_dt = c->dt;
+    i64_name = NULL;
     for (k = 0; k < c->nin; k++) {
         snprintf(nm, sizeof nm, "x%d", k);
         xs[k] = rlx_input(g, nm, c->dt, c->rank[k], c->shape[k]);
@@ -316,6 +332,7 @@ static void run_case(const gcase* c) {
     TH_CHECK(r == RLX_OK, "%s: compile: %s", c->name, rlx_graph_error(g));
     if (r != RLX_OK) goto done;
     for (k = 0; k < c->nin; k++) { snprintf(nm, sizeof nm, "x%d", k); set_in(p, nm, c->dt, xv[k], n[k]); }
+    if (i64_name) rlx_set_input(p, i64_name, RLX_I64, i64_vals, sizeof(int64_t) * (size_t)i64_n);
     r = rlx_run(p);
     TH_CHECK(r == RLX_OK, "%s: run: %s", c->name, rlx_program_error(p));
     if (r != RLX_OK) goto done;
