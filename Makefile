@@ -23,6 +23,8 @@
 #   make fuzz-tok     the tokenizer fuzzer (tests/fuzz/fuzz_tok.c) for FUZZ_SECONDS
 #   make fuzz-hf      the Hugging Face folder fuzzer (tests/fuzz/fuzz_hf.c: config.json, tokenizer.json) for FUZZ_SECONDS
 #   make fuzz-autodiff  the training fuzzer (tests/fuzz/fuzz_autodiff.c: rlx_grad, optimizers) for FUZZ_SECONDS
+#   make fuzz-autodiff-more  the gradient-rule fuzzer (tests/fuzz/fuzz_autodiff_more.c: rope, grouped conv,
+#                     conv_transpose, attention with kv_len, resize, pooling against central differences)
 #   make fuzz-replay FUZZ_INPUT=FILE_OR_DIR   replay inputs under ASan/UBSan without libFuzzer, printing the calls
 #   make fuzz-seeds   regenerate tests/fuzz/corpus with tests/fuzz/make_seeds.c
 #   make fuzz-onnx    build the ONNX loader fuzzer (tests/fuzz/fuzz_onnx.c) and run it for FUZZ_SECONDS over the seeds
@@ -211,6 +213,19 @@ fuzz-autodiff: $(FUZZ_DIR)/fuzz_autodiff
 	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_autodiff -rss_limit_mb=2048 -timeout=20 -max_len=256 -max_total_time=$(FUZZ_SECONDS) \
 		-artifact_prefix=$(FUZZ_DIR)/artifacts_autodiff/ $(FUZZ_DIR)/autodiff_corpus
 
+# The gradient-rule fuzzer (tests/fuzz/fuzz_autodiff_more.c: rope, grouped conv, conv_transpose, attention with
+# kv_len, resize, average pooling with attributes from the input; each accepted graph's gradients are checked
+# against a central difference of its own forward program): no seed corpus.
+.PHONY: fuzz-autodiff-more
+$(FUZZ_DIR)/fuzz_autodiff_more: tests/fuzz/fuzz_autodiff_more.c rlx.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_autodiff_more.c $(LDLIBS)
+
+fuzz-autodiff-more: $(FUZZ_DIR)/fuzz_autodiff_more
+	@rm -rf $(FUZZ_DIR)/autodiff_more_corpus && mkdir -p $(FUZZ_DIR)/autodiff_more_corpus $(FUZZ_DIR)/artifacts_autodiff_more
+	$(FUZZ_ENV) ./$(FUZZ_DIR)/fuzz_autodiff_more -rss_limit_mb=2048 -timeout=20 -max_len=128 \
+		-max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_DIR)/artifacts_autodiff_more/ $(FUZZ_DIR)/autodiff_more_corpus
+
 # The tokenizer fuzzer (tests/fuzz/fuzz_tok.c): no seed corpus; random text for a fixed vocabulary, hostile
 # tokenizer metadata and raw GGUF bytes, for FUZZ_SECONDS.
 $(FUZZ_DIR)/fuzz_tok: tests/fuzz/fuzz_tok.c rlx.h
@@ -267,6 +282,7 @@ test:
 	@$(SUMMARIZE) run $(BUILD)/test.log test_onnx_node_vulkan ./$(BUILD)/tests/test_onnx_node vulkan
 	@$(SUMMARIZE) run $(BUILD)/test.log test_train_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train
 	@$(SUMMARIZE) run $(BUILD)/test.log test_train_accum_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train_accum
+	@$(SUMMARIZE) run $(BUILD)/test.log test_autodiff_more_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_autodiff_more
 	@$(SUMMARIZE) total $(BUILD)/test.log
 
 asan:

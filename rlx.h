@@ -302,15 +302,16 @@
        (bias correction, decoupled weight decay, clipping by global norm) update of the trainable params, which
        are states, written in place: one rlx_run is one training step and only the loss needs to be read. The
        ops with gradient rules are listed at rlx_grad (attention's goes through its decomposition into matmul
-       and softmax); the others (rope, grouped conv, conv_transpose, resize, ...) are RLX_ERROR_UNSUPPORTED naming
-       the node. rlx_optimizer_desc.accumulate = k sums the gradients of k runs (micro-batches) and updates on
+       and softmax; rope's is a rope with the sine negated; resize's a scatter-add); the others (prod, scatter,
+       ...) are RLX_ERROR_UNSUPPORTED naming the node (tests/test_autodiff_more.c checks the newer rules).
+       rlx_optimizer_desc.accumulate = k sums the gradients of k runs (micro-batches) and updates on
        the k-th with their mean; .check_finite makes a run whose loss or gradients hold a NaN or infinity
        leave every param and optimizer state untouched and return RLX_ERROR_NON_FINITE naming the step.
        rlx_train_save / rlx_train_load write and read every state of a program (params, optimizer moments,
        step counter) as a safetensors checkpoint (>>trainckpt).
 
-   rlx.h does NOT: train through rope, grouped conv, conv_transpose, 1D average pooling, resize or attention with
-   kv_len (no gradient rules yet), differentiate attention with a fused kernel (its gradient goes through the
+   rlx.h does NOT: train through prod or scatter (no gradient rules yet),
+   differentiate attention with a fused kernel (its gradient goes through the
    quadratic decomposition), skip the update's compute on the non-final runs of gradient accumulation (a graph
    has no branches: the update is computed and dropped) or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
@@ -2015,17 +2016,26 @@ RLXDEF rlx_tokenizer* rlx_llm_tokenizer(const rlx_llm* m);
    reduce_max reduce_min (a tie shares the gradient equally), softmax log_softmax, layernorm rmsnorm (x, gamma,
    beta), reshape transpose slice (any step) concat expand pad (constant mode) gather (a scatter-add into
    zeros, so repeated indices add up) cumsum, swiglu geglu, attention (q, k, v and bias; both layouts, GQA,
-   causal, window, keep_mask, softcap, scale; not kv_len) through its decomposition into matmul, masks and
-   softmax: the backward is quadratic in memory (an [B, H, Sq, Sk] probability tensor), not a fused kernel yet;
+   causal, window, keep_mask, softcap, scale, kv_len: a scalar or one per batch row, clamped to [0, Sk] as the
+   kernels do) through its decomposition into matmul, masks and softmax: the backward is quadratic in memory
+   (an [B, H, Sq, Sk] probability tensor), not a fused kernel yet;
    group_norm and the fused add_rmsnorm / add_layernorm (both outputs) through the plain ops; conv 1D and 2D
-   with groups = 1 (x, w, bias; any stride, dilation, padding: dx is a conv_transpose, dw a conv); average
-   pooling 2D (global too; padding counted or not); max pooling 1D and 2D (any stride and padding, global too):
+   with any groups, depthwise included (x, w, bias; any stride, dilation, padding: dx is a conv_transpose, dw a
+   conv with batch and channels swapped); conv_transpose (x, w, bias; its adjoint: dx is a conv); average
+   pooling 1D and 2D (global too; padding counted or not; 1D through the 2D rule); max pooling 1D and 2D (any
+   stride and padding, global too):
    a window's first maximum (row-major) takes the gradient, as in PyTorch; windows that do not overlap (stride =
    kernel) scatter it to each window's argmax, overlapping ones (windows up to 4096 elements) go through a max of
-   strided slices. Not yet: rope, grouped conv, conv_transpose, 1D average
-   pooling, resize, prod, scatter, state_write, matmul_integer, matmul_quant, topk values.
+   strided slices; rope (every kind, layout, n_rot and positions: dx is a rope of the upstream gradient with
+   the sine negated, the inverse rotation; the cos / sin tables too: per token ga·a + gb·b and gb·a − ga·b
+   summed over heads and added to the token's row, positions outside the table adding nothing); resize (nearest,
+   bilinear with or without align_corners: per axis, a scatter-add of gy (times 1 - w and w for bilinear) at
+   the source rows the forward read). Not yet: prod, scatter, state_write, matmul_integer, matmul_quant, topk
+   values.
    The wrt tensors that are states or params stop the walk, so their own inputs get nothing.
-   Returns RLX_OK or the graph's sticky error. Fuzzed with random graphs (tests/fuzz/fuzz_autodiff.c). */
+   Returns RLX_OK or the graph's sticky error. Fuzzed with random graphs (tests/fuzz/fuzz_autodiff.c); the rules
+   of rope, grouped conv, conv_transpose, attention with kv_len, resize and pooling against central differences
+   of random attributes and shapes (tests/fuzz/fuzz_autodiff_more.c). */
 RLXDEF rlx_result rlx_grad(rlx_graph* g, rlx_tensor loss, int n, const rlx_tensor* wrt, rlx_tensor* grads);
 
 /* Losses (builders; the result is a rank-0 tensor in the input's float dtype).
@@ -29312,6 +29322,7 @@ static int rlx__ad_carries(const rlx__node* nd, int k) {
     case RLX_OP_GATHER: case RLX_OP_SCATTER: return k != 1;
     case RLX_OP_STATE_WRITE: return k != 2;
     case RLX_OP_ATTENTION: return k < 3 || (nd->ia[6] && k == 3 + (int)nd->ia[5]);   /* q, k, v, bias */
+    case RLX_OP_ROPE: return k < 3;   /* not the positions */
     default: return 1;
     }
 }
@@ -29502,10 +29513,35 @@ static rlx_tensor rlx__ad_bhsd(rlx_graph* g, rlx_tensor t, int bshd, int64_t B, 
     return rlx_transpose(g, rlx_reshape(g, t, 4, s4), perm);
 }
 
+/* The visibility mask of attention with kv_len (node input ikv: i32/i64, a scalar or [B]): kv = clamp(kv_len,
+   0, Sk) per batch row as [B or 1, 1, 1, 1]; key j (0-based) is visible iff j < kv and, when diff (key j minus
+   query i, [Sq, Sk]) is given, the causal / window bounds hold with the offset kv - Sq:
+   diff <= kv - Sq and diff > kv - Sq - window. Returns a bool tensor broadcastable to [B, H, Sq, Sk]. */
+static rlx_tensor rlx__ad_kvmask(rlx_graph* g, const rlx__node* nd, uint32_t ikv, rlx_tensor diff) {
+    int64_t Sq = nd->ia[11], Sk = nd->ia[12], s4[4];
+    rlx_tensor kv = rlx__T(ikv), jj, off, vis;
+    s4[0] = nd->ia[7] == 2 ? nd->ia[10] : 1; s4[1] = s4[2] = s4[3] = 1;
+    if (rlx_tensor_info(g, kv, NULL, NULL) != RLX_I64) kv = rlx_cast(g, kv, RLX_I64);
+    kv = rlx_reshape(g, kv, 4, s4);
+    kv = rlx_max(g, rlx_min(g, kv, rlx_scalar(g, RLX_I64, (double)Sk)), rlx_scalar(g, RLX_I64, 0.0));
+    jj = rlx_cumsum(g, rlx_expand(g, rlx_scalar(g, RLX_I64, 1), 1, &Sk), 0, 0, 0);   /* j + 1 */
+    vis = rlx_le(g, jj, kv);
+    if (diff.id) {
+        off = rlx_sub(g, kv, rlx_scalar(g, RLX_I64, (double)Sq));
+        vis = rlx_where(g, vis, rlx_le(g, diff, off), rlx_scalar(g, RLX_BOOL, 0.0));
+        if (nd->ia[4] > 0)
+            vis = rlx_where(g, vis, rlx_gt(g, diff, rlx_sub(g, off, rlx_scalar(g, RLX_I64, (double)nd->ia[4]))),
+                            rlx_scalar(g, RLX_BOOL, 0.0));
+    }
+    return vis;
+}
+
 /* Attention written with matmul, softmax and masks (the decomposition its gradient goes through): the same
-   semantics as the fused op except kv_len, which has no rule yet. Returns the output in the node's layout. */
+   semantics as the fused op. kv_len (ikv, a scalar or [B]) is clamped to [0, Sk] as the kernels do; keys at or
+   past it are hidden and the causal / window offset becomes kv_len[b] - Sq per batch row (rlx__ad_kvmask).
+   Returns the output in the node's layout. */
 static rlx_tensor rlx__ad_attention(rlx_graph* g, const rlx__node* nd, uint32_t iq, uint32_t ik, uint32_t iv,
-                                    uint32_t ikeep, uint32_t ibias) {
+                                    uint32_t ikeep, uint32_t ibias, uint32_t ikv) {
     int bshd = (rlx_layout)nd->ia[0] == RLX_LAYOUT_BSHD, perm[4] = {0, 1, 3, 2}, perm2[4] = {0, 2, 1, 3};
     int64_t B = nd->ia[10], Sq = nd->ia[11], Sk = nd->ia[12], H = nd->ia[1], Hkv = nd->ia[2], D = nd->ia[8],
             Dv = nd->ia[9], G = Hkv > 0 ? H / Hkv : 1, s5[5], s4[4], s3[3];
@@ -29533,17 +29569,23 @@ static rlx_tensor rlx__ad_attention(rlx_graph* g, const rlx__node* nd, uint32_t 
         s3[0] = Sq; s3[1] = 1;
         diff = rlx_sub(g, jj, rlx_reshape(g, ii, 2, s3));
         (void)one;
-        vis = rlx_le(g, diff, rlx_scalar(g, RLX_I64, (double)(Sk - Sq)));
-        if (nd->ia[4] > 0)
-            vis = rlx_where(g, rlx_gt(g, diff, rlx_scalar(g, RLX_I64, (double)(Sk - Sq - nd->ia[4]))), vis,
-                            rlx_lt(g, diff, diff));   /* and: false where outside the window */
+        if (ikv) vis = rlx__ad_kvmask(g, nd, ikv, diff);
+        else {
+            vis = rlx_le(g, diff, rlx_scalar(g, RLX_I64, (double)(Sk - Sq)));
+            if (nd->ia[4] > 0)
+                vis = rlx_where(g, rlx_gt(g, diff, rlx_scalar(g, RLX_I64, (double)(Sk - Sq - nd->ia[4]))), vis,
+                                rlx_lt(g, diff, diff));   /* and: false where outside the window */
+        }
+    } else if (ikv) {
+        vis = rlx__ad_kvmask(g, nd, ikv, rlx__T(0));
     }
     if (ikeep) {
         rlx_tensor km = rlx__T(ikeep);
         int kr = rlx__N(g, ikeep)->rank;
         s4[0] = B; s4[1] = 1; s4[2] = kr == 3 ? Sq : 1; s4[3] = Sk;
         km = rlx_reshape(g, km, 4, s4);
-        vis = vis.id ? rlx_where(g, km, vis, rlx_lt(g, s, s)) : km;
+        vis = vis.id ? rlx_where(g, km, vis, rlx_scalar(g, RLX_BOOL, 0.0)) : km;   /* false: not a compare of s,
+                                                                                 which would lie on the gradient's path */
     }
     if (vis.id) s = rlx_where(g, vis, s, rlx_scalar(g, ct, -1e30));
     p = rlx_softmax(g, s, -1);
@@ -29552,6 +29594,127 @@ static rlx_tensor rlx__ad_attention(rlx_graph* g, const rlx__node* nd, uint32_t 
     if (bshd) { s3[0] = B; s3[1] = Sq; s3[2] = H * Dv; o = rlx_reshape(g, rlx_transpose(g, o, perm2), 3, s3); }
     if (dt != ct) o = rlx_cast(g, o, dt);
     return o;
+}
+
+/* The weight gradient of a conv (or, with the roles of x and gy swapped, of a conv_transpose): X [N, Cx, H, W],
+   GY [N, Cy, Ho, Wo], groups G -> [Cy, Cx/G, K0, K1]. A conv of X by GY with batch and channels swapped
+   (stride = the conv's dilation, dilation = its stride, cdw); for G > 1 X's channels of group g are read as
+   [Cx/G, (g, n)] so that a conv with G groups keeps each group's channels apart. */
+static rlx_tensor rlx__ad_conv_dw(rlx_graph* g, rlx_tensor X, rlx_tensor GY, int64_t G, const rlx_conv_desc* cdw,
+                                  int64_t K0, int64_t K1) {
+    int perm[4] = {1, 0, 2, 3}, perm5[5] = {2, 1, 0, 3, 4};
+    int64_t xs[4], s5[5], s4[4];
+    rlx_conv_desc cd = *cdw;
+    rlx_tensor t;
+    if (rlx_tensor_info(g, X, NULL, xs) == RLX_DTYPE_INVALID) return rlx__T(0);
+    if (G == 1) t = rlx_transpose(g, X, perm);
+    else {
+        s5[0] = xs[0]; s5[1] = G; s5[2] = xs[1] / G; s5[3] = xs[2]; s5[4] = xs[3];
+        s4[0] = xs[1] / G; s4[1] = G * xs[0]; s4[2] = xs[2]; s4[3] = xs[3];
+        t = rlx_reshape(g, rlx_transpose(g, rlx_reshape(g, X, 5, s5), perm5), 4, s4);
+    }
+    cd.groups = (int)G;
+    t = rlx_conv(g, t, rlx_transpose(g, GY, perm), rlx__T(0), &cd);
+    if (rlx_tensor_info(g, t, NULL, s4) == RLX_DTYPE_INVALID) return rlx__T(0);
+    if (s4[2] != K0) t = rlx_narrow(g, t, 2, 0, K0);
+    if (s4[3] != K1) t = rlx_narrow(g, t, 3, 0, K1);
+    return rlx_transpose(g, t, perm);
+}
+
+/* The adjoint of resize along one axis (2 or 3) of t [N, C, ., .] (dtype ct, f32 or f64): output position d
+   reads source rows i0 (weight 1 - w) and i1 (weight w) with the coordinates of the CPU kernel
+   (rlx__rs_coord), so the gradient is a scatter-add of t·(1 - w) at i0 and of t·w at i1 into zeros with n_in
+   positions along the axis (nearest: one scatter of t at i0). The index and weight tables hold n_out entries. */
+static rlx_tensor rlx__ad_resize_axis(rlx_graph* g, rlx_tensor t, int axis, int64_t n_in, int64_t n_out, int bilinear,
+                                      int align, rlx_dtype ct) {
+    int64_t ts[4], zs[4], ls[4], d;
+    size_t nb;
+    int64_t *i0 = NULL, *i1 = NULL;
+    double *w0 = NULL, *w1 = NULL;
+    rlx_tensor ix0, ix1, z, r = rlx__T(0);
+    if (rlx_tensor_info(g, t, NULL, ts) == RLX_DTYPE_INVALID) return r;
+    if (!rlx__mul_sz((size_t)n_out, sizeof(double), &nb)) {
+        rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "rlx_grad: resize: %lld positions overflow a size", (long long)n_out);
+        return r;
+    }
+    i0 = (int64_t*)rlx__calloc(&g->al, nb); i1 = (int64_t*)rlx__calloc(&g->al, nb);
+    w0 = (double*)rlx__calloc(&g->al, nb); w1 = (double*)rlx__calloc(&g->al, nb);
+    if (!i0 || !i1 || !w0 || !w1) {
+        rlx__gerr(g, RLX_ERROR_OUT_OF_MEMORY, "rlx_grad: resize: out of memory for %lld positions", (long long)n_out);
+        goto done;
+    }
+    for (d = 0; d < n_out; d++) {
+        rlx__rs_src c = rlx__rs_coord(d, n_in, n_out, bilinear, align);
+        i0[d] = c.i0; i1[d] = c.i1; w0[d] = 1.0 - c.t; w1[d] = c.t;
+    }
+    ls[0] = ls[1] = ls[2] = ls[3] = 1;
+    ls[axis] = n_out;
+    memcpy(zs, ts, sizeof zs);
+    zs[axis] = n_in;
+    z = rlx_expand(g, rlx_scalar(g, ct, 0.0), 4, zs);
+    ix0 = rlx_expand(g, rlx_constant(g, RLX_I64, 4, ls, i0), 4, ts);
+    if (!bilinear) { r = rlx_scatter(g, z, ix0, t, axis, RLX_SCATTER_ADD); goto done; }
+    ix1 = rlx_expand(g, rlx_constant(g, RLX_I64, 4, ls, i1), 4, ts);
+    {
+        rlx_tensor cw0 = rlx_cast(g, rlx_constant(g, RLX_F64, 4, ls, w0), ct);
+        rlx_tensor cw1 = rlx_cast(g, rlx_constant(g, RLX_F64, 4, ls, w1), ct);
+        r = rlx_scatter(g, z, ix0, rlx_mul(g, t, cw0), axis, RLX_SCATTER_ADD);
+        r = rlx_scatter(g, r, ix1, rlx_mul(g, t, cw1), axis, RLX_SCATTER_ADD);
+    }
+done:
+    rlx__free(&g->al, i0); rlx__free(&g->al, i1); rlx__free(&g->al, w0); rlx__free(&g->al, w1);
+    return r;
+}
+
+/* Gradients of rope's cos and sin tables ([P, n_rot/2]) for x and gy in the node's layout. Per token and pair
+   (a, b) -> (a·c − b·s, b·c + a·s): dc = ga·a + gb·b, ds = gb·a − ga·b, summed over the heads, then added to
+   the token's table row: a scatter-add by position (positions outside [0, P) add nothing), or without
+   positions a sum over the batch placed at rows offset .. offset + S - 1 (those inside the table). */
+static void rlx__ad_rope_tables(rlx_graph* g, const rlx__node* nd, rlx_tensor x, rlx_tensor gy, rlx_tensor* dc,
+                                rlx_tensor* ds) {
+    int perm[4] = {0, 2, 1, 3}, neox = (rlx_rope_kind)nd->ia[0] == RLX_ROPE_NEOX, hax = 2, bax = 0;
+    int64_t H = nd->ia[2], nrot = nd->ia[3], half = nrot / 2, D = nd->ia[6], B = nd->ia[7], S = nd->ia[8],
+            P = nd->ia[9], off = nd->ia[5], s4[4], s2[2];
+    rlx_tensor X = x, G = gy, xa, xb, ga, gb, c, sn, z;
+    s4[0] = B; s4[1] = S; s4[2] = H; s4[3] = D;
+    if ((rlx_layout)nd->ia[1] == RLX_LAYOUT_BSHD) { X = rlx_reshape(g, x, 4, s4); G = rlx_reshape(g, gy, 4, s4); }
+    else { X = rlx_transpose(g, x, perm); G = rlx_transpose(g, gy, perm); }   /* [B, S, H, D] */
+    xa = rlx_slice(g, X, 3, 0, half, neox ? 1 : 2); xb = rlx_slice(g, X, 3, neox ? half : 1, half, neox ? 1 : 2);
+    ga = rlx_slice(g, G, 3, 0, half, neox ? 1 : 2); gb = rlx_slice(g, G, 3, neox ? half : 1, half, neox ? 1 : 2);
+    c = rlx_reduce_sum(g, rlx_add(g, rlx_mul(g, ga, xa), rlx_mul(g, gb, xb)), 1, &hax, 0);    /* [B, S, half] */
+    sn = rlx_reduce_sum(g, rlx_sub(g, rlx_mul(g, gb, xa), rlx_mul(g, ga, xb)), 1, &hax, 0);
+    s2[0] = P; s2[1] = half;
+    z = rlx_expand(g, rlx_scalar(g, nd->dtype, 0.0), 2, s2);
+    if (nd->ia[4]) {   /* positions [S] or [B, S]: a scatter-add of the B·S token rows */
+        rlx_tensor pos = rlx__T(rlx__in(g, nd, 3)), ok, idx;
+        int64_t bs[2], r2[2];
+        bs[0] = B; bs[1] = S;
+        if (rlx_tensor_info(g, pos, NULL, NULL) != RLX_I64) pos = rlx_cast(g, pos, RLX_I64);
+        pos = rlx_expand(g, pos, 2, bs);
+        ok = rlx_lt(g, pos, rlx_scalar(g, RLX_I64, (double)P));
+        ok = rlx_where(g, rlx_ge(g, pos, rlx_scalar(g, RLX_I64, 0.0)), ok, rlx_scalar(g, RLX_BOOL, 0.0));
+        r2[0] = B * S; r2[1] = 1;
+        idx = rlx_reshape(g, rlx_where(g, ok, pos, rlx_scalar(g, RLX_I64, 0.0)), 2, r2);
+        ok = rlx_reshape(g, ok, 2, r2);
+        r2[1] = half;
+        idx = rlx_expand(g, idx, 2, r2);
+        c = rlx_where(g, ok, rlx_reshape(g, c, 2, r2), rlx_scalar(g, nd->dtype, 0.0));
+        sn = rlx_where(g, ok, rlx_reshape(g, sn, 2, r2), rlx_scalar(g, nd->dtype, 0.0));
+        *dc = rlx_scatter(g, z, idx, c, 0, RLX_SCATTER_ADD);
+        *ds = rlx_scatter(g, z, idx, sn, 0, RLX_SCATTER_ADD);
+        return;
+    }
+    {   /* token s reads row off + s: rows s0 .. s1 - 1 of the batch sums land inside the table */
+        int64_t s0, s1, before[2] = {0, 0}, after[2] = {0, 0};
+        if (off >= P || off <= -S) { *dc = *ds = z; return; }   /* no token inside the table */
+        s0 = off < 0 ? -off : 0;
+        s1 = P - off < S ? P - off : S;
+        c = rlx_narrow(g, rlx_reduce_sum(g, c, 1, &bax, 0), 0, s0, s1 - s0);    /* [s1 - s0, half] */
+        sn = rlx_narrow(g, rlx_reduce_sum(g, sn, 1, &bax, 0), 0, s0, s1 - s0);
+        before[0] = off + s0; after[0] = P - (off + s1);
+        *dc = before[0] || after[0] ? rlx_pad(g, c, before, after, RLX_PAD_CONSTANT, 0.0) : c;
+        *ds = before[0] || after[0] ? rlx_pad(g, sn, before, after, RLX_PAD_CONSTANT, 0.0) : sn;
+    }
 }
 
 /* The gradient rule of node id for its upstream gradient; adds to its inputs' gradients. */
@@ -29733,12 +29896,12 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
     }
     case RLX_OP_CUMSUM:
         return rlx__ad_acc(a, i0, rlx_cumsum(g, gy, (int)nd.ia[0], (int)nd.ia[1], !nd.ia[2]));
-    case RLX_OP_CONV: {   /* groups 1: dx = conv_transpose(gy, w), dw = a conv of x by gy (batch and channels swapped) */
-        int ns = (int)nd.ia[0], perm[4] = {1, 0, 2, 3}, off = 2 - ns;   /* 1D runs as 2D with a height of 1 */
+    case RLX_OP_CONV: {   /* dx = conv_transpose(gy, w), dw = a conv of x by gy (batch and channels swapped); any groups */
+        int ns = (int)nd.ia[0], off = 2 - ns;   /* 1D runs as 2D with a height of 1 */
         int64_t ws[RLX_MAX_RANK], x4[4], w4[4], y4[4];
         rlx_conv_desc cdx, cdw;
         rlx_tensor X = x, W = b, GY = gy;
-        if (nd.ia[9] != 1) break;
+        if (nd.ia[9] < 1 || nd.ia[9] > INT_MAX) break;
         memcpy(ws, rlx__N(g, i1)->shape, sizeof ws);
         memset(&cdx, 0, sizeof cdx);
         memset(&cdw, 0, sizeof cdw);
@@ -29758,15 +29921,14 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
             cdw.stride[k + off] = (int)dl; cdw.dilation[k + off] = (int)st;
             cdw.pad_begin[k + off] = (int)pb; cdw.pad_end[k + off] = (int)pe;
         }
+        cdx.groups = (int)nd.ia[9];
         if (a->dep[i0]) {
             t = rlx_conv_transpose(g, GY, W, rlx__T(0), &cdx);
             if (ns == 1) t = rlx_reshape(g, t, xr, xs);
             if (!rlx__ad_acc(a, i0, t)) return 0;
         }
         if (a->dep[i1]) {
-            t = rlx_conv(g, rlx_transpose(g, X, perm), rlx_transpose(g, GY, perm), rlx__T(0), &cdw);
-            for (k = 0; k < ns; k++) t = rlx_narrow(g, t, 2 + k + off, 0, ws[2 + k]);
-            t = rlx_transpose(g, t, perm);
+            t = rlx__ad_conv_dw(g, X, GY, nd.ia[9], &cdw, ns == 1 ? 1 : ws[2], ws[ns + 1]);
             if (ns == 1) t = rlx_reshape(g, t, 3, ws);
             if (!rlx__ad_acc(a, i1, t)) return 0;
         }
@@ -29841,6 +30003,21 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
             if (m.id < first) m = rlx_mul(g, m, RLX__S(1));   /* a 1x1 window without padding: x itself */
             return rlx__ad_sub(a, first, m.id, gy);
         }
+        if (nd.ia[0] == 1 && (rlx_pool_kind)nd.ia[1] == RLX_POOL_AVG && nd.ia[2] <= INT_MAX && nd.ia[4] <= INT_MAX) {
+            /* 1D: as 2D with a height of 1, differentiated */
+            uint32_t first = (uint32_t)g->n + 1;
+            int64_t x4[4];
+            memset(&pd, 0, sizeof pd);
+            pd.kind = RLX_POOL_AVG;
+            pd.count_include_pad = (int)nd.ia[10];
+            pd.kernel[0] = pd.stride[0] = 1;
+            pd.kernel[1] = (int)nd.ia[2]; pd.stride[1] = (int)nd.ia[4];
+            pd.pad_begin[1] = (int)nd.ia[6]; pd.pad_end[1] = (int)nd.ia[8];
+            x4[0] = xs[0]; x4[1] = xs[1]; x4[2] = 1; x4[3] = xs[2];
+            t = rlx_reshape(g, rlx_pool(g, rlx_reshape(g, x, 4, x4), &pd), 3, nd.shape);
+            if (t.id == 0 || g->status != RLX_OK) return 0;
+            return rlx__ad_sub(a, first, t.id, gy);
+        }
         if (nd.ia[0] != 2 || (rlx_pool_kind)nd.ia[1] != RLX_POOL_AVG || xs[1] > INT_MAX) break;
         memset(&cdx, 0, sizeof cdx);
         memset(&pd, 0, sizeof pd);
@@ -29892,13 +30069,9 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
         break;
     case RLX_OP_ATTENTION: {   /* through its decomposition (matmul, softmax, masks): not a fused backward yet */
         uint32_t first = (uint32_t)g->n + 1, ikeep = nd.ia[5] ? rlx__in(g, &nd, 3) : 0,
-                 ibias = nd.ia[6] ? rlx__in(g, &nd, 3 + (int)nd.ia[5]) : 0;
-        if (nd.ia[7]) {
-            rlx__ad_node_err(g, RLX_ERROR_UNSUPPORTED, id, "attention with kv_len has no gradient rule (yet); "
-                             "leave kv_len out (or mask with keep_mask) to train");
-            return 0;
-        }
-        t = rlx__ad_attention(g, &nd, i0, i1, rlx__in(g, &nd, 2), ikeep, ibias);
+                 ibias = nd.ia[6] ? rlx__in(g, &nd, 3 + (int)nd.ia[5]) : 0,
+                 ikv = nd.ia[7] ? rlx__in(g, &nd, 3 + (int)nd.ia[5] + (int)nd.ia[6]) : 0;
+        t = rlx__ad_attention(g, &nd, i0, i1, rlx__in(g, &nd, 2), ikeep, ibias, ikv);
         if (t.id == 0 || g->status != RLX_OK) return 0;
         return rlx__ad_sub(a, first, t.id, gy);
     }
@@ -29907,6 +30080,52 @@ static int rlx__ad_rule(rlx__ad* a, uint32_t id) {
         rlx_tensor act = f == RLX_OP_SILU ? rlx_silu(g, x) : rlx_gelu(g, x);
         return (!a->dep[i0] || rlx__ad_acc(a, i0, rlx_mul(g, rlx_mul(g, gy, b), rlx__ad_dunary(g, f, x, act, dt)))) &&
                (!a->dep[i1] || rlx__ad_acc(a, i1, rlx_mul(g, gy, act)));
+    }
+    case RLX_OP_CONV_TRANSPOSE: {   /* the adjoint of conv: dx = conv(gy, w), dw = the conv rule's with x and gy swapped */
+        int64_t ws[RLX_MAX_RANK];
+        rlx_conv_desc cdx, cdw;
+        if (nd.ia[9] < 1 || nd.ia[9] > INT_MAX || nd.ia[0] != 2) break;
+        memcpy(ws, rlx__N(g, i1)->shape, sizeof ws);
+        memset(&cdx, 0, sizeof cdx);
+        memset(&cdw, 0, sizeof cdw);
+        for (k = 0; k < 2; k++) {
+            cdx.stride[k] = (int)nd.ia[1 + k]; cdx.dilation[k] = (int)nd.ia[3 + k];
+            cdx.pad_begin[k] = cdw.pad_begin[k] = (int)nd.ia[5 + k]; cdx.pad_end[k] = cdw.pad_end[k] = (int)nd.ia[7 + k];
+            cdw.stride[k] = (int)nd.ia[3 + k]; cdw.dilation[k] = (int)nd.ia[1 + k];
+        }
+        cdx.groups = (int)nd.ia[9];
+        if (a->dep[i0] && !rlx__ad_acc(a, i0, rlx_conv(g, gy, b, rlx__T(0), &cdx))) return 0;
+        if (a->dep[i1] && !rlx__ad_acc(a, i1, rlx__ad_conv_dw(g, gy, x, nd.ia[9], &cdw, ws[2], ws[3]))) return 0;
+        if (nd.ia[10]) {
+            uint32_t ib = rlx__in(g, &nd, 2);
+            int axes[3] = {0, 2, 3};
+            if (a->dep[ib] && !rlx__ad_acc(a, ib, rlx_reduce_sum(g, gy, 3, axes, 0))) return 0;
+        }
+        return 1;
+    }
+    case RLX_OP_RESIZE: {   /* separable: the adjoint along the width, then along the height (scatter-adds) */
+        rlx_dtype ct = dt == RLX_F64 ? RLX_F64 : RLX_F32;
+        int bil = (rlx_resize_mode)nd.ia[0] == RLX_RESIZE_BILINEAR, al = nd.ia[1] != 0;
+        t = dt != ct ? rlx_cast(g, gy, ct) : gy;
+        t = rlx__ad_resize_axis(g, t, 3, xs[3], nd.shape[3], bil, al, ct);
+        t = rlx__ad_resize_axis(g, t, 2, xs[2], nd.shape[2], bil, al, ct);
+        return rlx__ad_acc(a, i0, t);
+    }
+    case RLX_OP_ROPE: {   /* a rotation per pair: dx is the inverse rotation, a rope of gy with the sine negated */
+        rlx_rope_desc rd;
+        uint32_t ic = rlx__in(g, &nd, 1), isn = rlx__in(g, &nd, 2);
+        if (a->dep[ic] || a->dep[isn]) {   /* the tables (learned or computed frequencies) */
+            rlx_tensor dc = rlx__T(0), ds = rlx__T(0);
+            rlx__ad_rope_tables(g, &nd, x, gy, &dc, &ds);
+            if (a->dep[ic] && !rlx__ad_acc(a, ic, dc)) return 0;
+            if (a->dep[isn] && !rlx__ad_acc(a, isn, ds)) return 0;
+            if (!a->dep[i0]) return 1;
+        }
+        memset(&rd, 0, sizeof rd);
+        rd.kind = (rlx_rope_kind)nd.ia[0]; rd.layout = (rlx_layout)nd.ia[1]; rd.num_heads = (int)nd.ia[2];
+        rd.n_rot = (int)nd.ia[3]; rd.position_offset = nd.ia[5];
+        if (nd.ia[4]) rd.positions = rlx__T(rlx__in(g, &nd, 3));
+        return rlx__ad_acc(a, i0, rlx_rope(g, gy, rlx__T(ic), rlx_neg(g, rlx__T(isn)), &rd));
     }
     default: break;
     }
