@@ -193,7 +193,8 @@
        x [..., K] f32 times w [N, K] (GGUF layout, x · wᵀ) in f32. Any other op given one fails at its builder
        with RLX_ERROR_DTYPE. The GPU backends (CUDA, HIP, Vulkan; >>gpuquant) run dequantize, gather and
        matmul_quant for every format (dequantize and gather bit for bit the CPU's; matmul_quant in f32 with x
-       f32: a GEMV kernel up to 8 rows of x that decodes each 32-weight chunk's scales once; beyond, w dequantized
+       f32: a GEMV kernel up to 8 rows of x that decodes each 32-weight chunk's scales once (one row of q4_0,
+       q8_0, q4_K: 8 weight rows per block, Σ q·x per block scaled once by d); beyond, w dequantized
        to f32 once per call into the program's scratch (the scratch is shared by every step) and the f32 matrix
        product, on tensor cores from sm_80 on (3xTF32 unless RLX_CUDA_TF32), or, for a w whose f32 copy exceeds
        512 MiB, a tiled kernel that dequantizes weight tiles into shared memory); quantize stays on the CPU:
