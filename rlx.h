@@ -194,7 +194,7 @@
        with RLX_ERROR_DTYPE. The GPU backends (CUDA, HIP, Vulkan; >>gpuquant) run dequantize, gather and
        matmul_quant for every format (dequantize and gather bit for bit the CPU's; matmul_quant in f32 with x
        f32: a GEMV kernel up to 8 rows of x that decodes each 32-weight chunk's scales once (one row of q4_0,
-       q8_0, q4_K: 8 weight rows per block, Σ q·x per block scaled once by d); beyond, w dequantized
+       q8_0, q4_K, q6_K: 8 weight rows per block, Σ q·x per block scaled once by d); beyond, w dequantized
        to f32 once per call into the program's scratch (the scratch is shared by every step) and the f32 matrix
        product, on tensor cores from sm_80 on (3xTF32 unless RLX_CUDA_TF32), or, for a w whose f32 copy exceeds
        512 MiB, a tiled kernel that dequantizes weight tiles into shared memory); quantize stays on the CPU:
@@ -12063,7 +12063,7 @@ static void rlx__k_misc(const rlx_graph* g, const rlx__node* nd, void* const* in
      matmul_tc.cu    matmul_tc matmul_tc_big (sm_80 and later)
      attention.cu    attention rope
      conv.cu         conv_direct conv_gemm pool resize
-     quant.cu        dequant qgemv qgemv1 qgemv4 qgemm (block dtypes, >>gpuquant)
+     quant.cu        dequant qgemv qgemv4 qgemm (block dtypes, >>gpuquant)
    Elementwise operands use the CPU's iteration (rlx__iter): size-1 dims dropped, dims merged where every
    operand is contiguous across them, broadcast dims with stride 0. The attribute layout each kernel reads from
    ia[]/fa[] is documented at the kernel. Every op the CPU backend executes runs natively, in every dtype its
@@ -12541,8 +12541,7 @@ static void rlx__cl_convgeo(rlx__kargs* A, const rlx_graph* g, const rlx__node* 
    >>gpuquant  Block dtypes (>>quant) on CUDA, HIP and Vulkan: kernels/cuda/quant.cu, kernels/vulkan/quant.comp
      cast block -> f32/f16   quant.dequant   (the CPU's dequantization bit for bit; see rlx_dq in the kernels)
      gather of block rows    elementwise.gather over 16-bit units (every block is an even number of bytes)
-     matmul_quant            quant.qgemv for M <= 8 rows of x (M = 1: qgemv4 for q4_0/q8_0/q4_K; CUDA's
-                             qgemv1 for q6_K); else quant.dequant of w into scratch and the f32
+     matmul_quant            quant.qgemv for M <= 8 rows of x (M = 1: qgemv4 for q4_0/q8_0/q4_K/q6_K); else quant.dequant of w into scratch and the f32
                              matmul launches (b stored [N, K]); quant.qgemm (64x64 tiles, w dequantized into shared
                              memory) where w's f32 copy would exceed RLX__GPU_QDQ_MAX; f32 sums
    Every format of >>quant runs; cast f32 -> block (quantize) stays on the CPU: the GPU backends refuse it.
@@ -12629,9 +12628,8 @@ static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
             rlx__cl_mm_launch(w, nd, &A, 1, 0, sm, out);
             return 1;
         }
-        L = rlx__cl_add(w, "quant", M == 1 && (qt == RLX_Q4_0 || qt == RLX_Q8_0 || qt == RLX_Q4_K) ? "qgemv4"
-                                    : M == 1 && sm > 0 && qt == RLX_Q6_K ? "qgemv1"
-                                    : M <= 8 ? "qgemv" : "qgemm", nd);
+        L = rlx__cl_add(w, "quant", M == 1 && (qt == RLX_Q4_0 || qt == RLX_Q8_0 || qt == RLX_Q4_K || qt == RLX_Q6_K)
+                                    ? "qgemv4" : M <= 8 ? "qgemv" : "qgemm", nd);
         L->args.out = out;
         L->args.in[0] = rlx__cl_addr(g, nd, addr, 0);
         L->args.in[1] = rlx__cl_addr(g, nd, addr, 1);
@@ -12641,18 +12639,12 @@ static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
         L->args.ia[3] = M; L->args.ia[4] = N; L->args.ia[5] = K; L->args.ia[6] = K / be * bb;
         if (M <= 8) {   /* Vulkan's qgemv: TPR threads per column, for q4_0/q8_0/q4_K/q6_K 8 per chunk and
                            about 4 chunks a step, for the other formats a thread per chunk, most threads taking
-                           two. CUDA takes a warp per column (8 per block; qgemv1 for one row of x), which
-                           measured faster there than 8 threads per chunk. */
+                           two. CUDA takes a warp per column (8 per block), which measured faster there than
+                           8 threads per chunk. One row of x in q4_0/q8_0/q4_K/q6_K: qgemv4 on both. */
             if (!strcmp(L->kernel, "qgemv4")) {   /* 8 rows per block (workgroup), its 8 warps splitting K */
                 L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 8), 65535u * 1024u);
             } else if (sm > 0) {
                 L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 8), 65535u * 1024u);
-                if (!strcmp(L->kernel, "qgemv1") && (double)K * 4.5 <= (double)w->smem) {
-                    /* x staged in shared memory, 36 floats per chunk; at most 1024 blocks, each staging x once */
-                    L->args.ia[8] = 1;
-                    L->shmem = (unsigned)(K / 32 * 36 * 4);
-                    L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(N, 8), 1024u);
-                }
             } else {
                 const int quad = qt == RLX_Q4_0 || qt == RLX_Q8_0 || qt == RLX_Q4_K || qt == RLX_Q6_K;
                 int64_t tpr = 32;

@@ -13,9 +13,7 @@
                chunks c = l, l + 32, ... of row n (each block's scales once per chunk; fast paths for q4_0,
                q8_0, q4_K, q6_K), multiplies them with x[m, 32c ..] for every m and sums in f32; the 32 partial
                sums of a row are reduced by shuffles.
-     qgemv1    qgemv for M = 1 and q6_K: each weight multiplied as it is decoded (a quarter of
-               the registers, 4x the warps per SM).
-     qgemv4    M = 1, q4_0, q8_0 and q4_K: 8 weight rows per block, the 8 warps splitting K, x read once per 8 rows,
+     qgemv4    M = 1, q4_0, q8_0, q4_K and q6_K: 8 weight rows per block, the 8 warps splitting K, x read once per 8 rows,
                weights made floats by a byte permute under 2^23 and one subtraction, d applied per block.
      qgemm     the same product for any M: 64x64 output tiles, k-steps of 16 (inside one block: be is 32 or
                256), 256 threads each computing 4x4 outputs. Each step stages x's tile and the dequantized
@@ -296,122 +294,20 @@ extern "C" __global__ void __launch_bounds__(256) qgemv(rlx_kargs a) {
     }
 }
 
-/* qgemv1: qgemv for one row of x (M = 1) and the formats q4_0, q8_0, q4_K, q6_K, with each weight multiplied
-   as it is decoded (4 at a time, next to a float4 of x) instead of a chunk of 32 decoded weights held in
-   registers: a quarter of qgemv's registers, so 4x the warps per SM to hide the loads. One warp per column,
-   lane l taking the chunks l, l + 32, ...; the weights are rlx_dq's floats, the products summed in f32.
-   With ia 8 set (x fits: the host gives K·4.5 bytes of dynamic shared memory) each block first copies x into
-   shared memory: lanes reading x at chunks 128 bytes apart cost a cache wavefront each from global memory. */
+/* a float4 of x (16-byte aligned when vec) */
 RLX_D float4 rlx_qx4(const float* p, int vec) {
     if (vec) return *(const float4*)p;
     return make_float4(p[0], p[1], p[2], p[3]);
 }
-RLX_D float rlx_qdot1(int t, const unsigned char* row, rlx_i64 c, const float* xc, int vec) {
-    float s = 0.0f;
-    switch (t) {
-    case RLX_DT_Q4_0: {   /* 18-byte blocks: byte i holds elements i (low nibble) and i + 16 */
-        const unsigned char* b = row + c * 18;
-        const float d = rlx_qh2f(b);
-#pragma unroll
-        for (int g = 0; g < 16; g += 4) {
-            const unsigned u = rlx_qu16(b + 2 + g) | (rlx_qu16(b + 4 + g) << 16);
-            const float4 lo = rlx_qx4(xc + g, vec), hi = rlx_qx4(xc + 16 + g, vec);
-#define RLX_Q40(sh) rlx_mul_rn((float)((int)((u >> (sh)) & 15u) - 8), d)
-            s += RLX_Q40(0) * lo.x + RLX_Q40(8) * lo.y + RLX_Q40(16) * lo.z + RLX_Q40(24) * lo.w;
-            s += RLX_Q40(4) * hi.x + RLX_Q40(12) * hi.y + RLX_Q40(20) * hi.z + RLX_Q40(28) * hi.w;
-#undef RLX_Q40
-        }
-        return s;
-    }
-    case RLX_DT_Q8_0: {   /* 34-byte blocks */
-        const unsigned char* b = row + c * 34;
-        const float d = rlx_qh2f(b);
-#pragma unroll
-        for (int g = 0; g < 32; g += 4) {
-            const unsigned u = rlx_qu16(b + 2 + g) | (rlx_qu16(b + 4 + g) << 16);
-            const float4 v = rlx_qx4(xc + g, vec);
-#define RLX_Q80(i) rlx_mul_rn((float)(signed char)(u >> (8 * (i))), d)
-            s += RLX_Q80(0) * v.x + RLX_Q80(1) * v.y + RLX_Q80(2) * v.z + RLX_Q80(3) * v.w;
-#undef RLX_Q80
-        }
-        return s;
-    }
-    case RLX_DT_Q4_K: {   /* 144-byte blocks of 8 chunks; sub-block is = c % 8 */
-        const unsigned char* b = row + (c >> 3) * 144;
-        const int is = (int)(c & 7);
-        float d1, m1;
-        rlx_q4k_dm(b, is, &d1, &m1);
-        const unsigned* qs = (const unsigned*)(b + 16 + (is >> 1) * 32);   /* 16-byte aligned */
-        const int sh = (is & 1) ? 4 : 0;
-#pragma unroll
-        for (int g = 0; g < 8; g++) {
-            const unsigned u = qs[g] >> sh;
-            const float4 v = rlx_qx4(xc + 4 * g, vec);
-#define RLX_Q4K(i) __fsub_rn(rlx_mul_rn(d1, (float)((u >> (8 * (i))) & 15u)), m1)
-            s += RLX_Q4K(0) * v.x + RLX_Q4K(1) * v.y + RLX_Q4K(2) * v.z + RLX_Q4K(3) * v.w;
-#undef RLX_Q4K
-        }
-        return s;
-    }
-    default: {   /* q6_K: 210-byte blocks, 2-byte aligned; chunk = (half n, quarter qr) */
-        const unsigned char* b = row + (c >> 3) * 210;
-        const int n = (int)((c >> 2) & 1), qr = (int)(c & 3);
-        const float d = rlx_qh2f(b + 208);
-        const float s0 = rlx_mul_rn(d, (float)(signed char)b[192 + n * 8 + 2 * qr]);
-        const float s1 = rlx_mul_rn(d, (float)(signed char)b[192 + n * 8 + 1 + 2 * qr]);
-        const unsigned char* ql = b + n * 64 + 32 * (qr & 1);
-        const unsigned char* qh = b + 128 + n * 32;
-        const int lsh = qr >= 2 ? 4 : 0, hsh = 2 * qr;
-#pragma unroll
-        for (int l = 0; l < 32; l += 4) {
-            const unsigned lo = rlx_qu16(ql + l) | (rlx_qu16(ql + l + 2) << 16);
-            const unsigned hb = rlx_qu16(qh + l) | (rlx_qu16(qh + l + 2) << 16);
-            const float sc = l < 16 ? s0 : s1;
-            const float4 v = rlx_qx4(xc + l, vec);
-#define RLX_Q6K(i) rlx_mul_rn(sc, (float)((int)((((lo >> (8 * (i) + lsh)) & 15u) | (((hb >> (8 * (i) + hsh)) & 3u) << 4))) - 32))
-            s += RLX_Q6K(0) * v.x + RLX_Q6K(1) * v.y + RLX_Q6K(2) * v.z + RLX_Q6K(3) * v.w;
-#undef RLX_Q6K
-        }
-        return s;
-    }
-    }
-}
-extern __shared__ float4 rlx_qx1[];
-extern "C" __global__ void __launch_bounds__(256) qgemv1(rlx_kargs a) {
-    const int t = (int)a.ia[0];
-    const rlx_i64 N = a.ia[4], K = a.ia[5], rb = a.ia[6];
-    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, staged = (int)a.ia[8];
-    const float* x = (const float*)a.in[0];
-    const unsigned char* w = (const unsigned char*)a.in[1];
-    float* y = (float*)a.out;
-    const rlx_i64 nch = K >> 5;
-    int vec = ((unsigned long long)x & 15u) == 0;
-    float* xs = (float*)rlx_qx1;
-    if (staged) {   /* x copied to shared memory, 36 floats per 32-element chunk: the float4 reads of 8 lanes
-                       (one shared-memory phase) at chunks c .. c + 7 start 4 banks apart, no conflicts */
-        for (rlx_i64 i = threadIdx.x; i < K; i += blockDim.x) xs[(i >> 5) * 36 + (i & 31)] = x[i];
-        __syncthreads();
-        vec = 1;
-    }
-    for (rlx_i64 n = (rlx_i64)blockIdx.x * 8 + wid; n < N; n += (rlx_i64)gridDim.x * 8) {
-        const unsigned char* row = w + n * rb;
-        float acc = 0.0f;
-#pragma unroll 2
-        for (rlx_i64 c = lane; c < nch; c += 32) acc += rlx_qdot1(t, row, c, staged ? xs + c * 36 : x + c * 32, vec);
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) acc += RLX_SHFL_XOR(acc, o);
-        if (lane == 0) y[n] = acc;
-    }
-}
 
-/* qgemv4: one row of x (M = 1), q4_0, q8_0 and q4_K, 8 weight rows per block of 256 threads. The 8 warps split K
+/* qgemv4: one row of x (M = 1), q4_0, q8_0, q4_K and q6_K, 8 weight rows per block of 256 threads. The 8 warps split K
    into steps of 256 values (warp w takes steps w, w + 8, ...); within a step lane l takes quarter l % 4 of
-   chunk l / 4 (q4_0: 4 bytes, weights 4q .. 4q + 3 and 16 + 4q ..; q8_0, q4_K: weights 8q .. 8q + 7), so
+   chunk l / 4 (q4_0: 4 bytes, weights 4q .. 4q + 3 and 16 + 4q ..; the others: weights 8q .. 8q + 7), so
    a warp reads 8 consecutive blocks of each row and 1 KB of x in one coalesced pass, and each float4 of x
    feeds the 8 rows. A weight becomes a float without a conversion instruction: its byte placed under the
-   exponent of 2^23 (one byte permute) is 2^23 + q, and one subtraction gives q − 8 (q4_0) or q − 128 (q8_0,
-   stored as q ^ 0x80). Per block and row the products are summed in f32 (Σ (q − z) · x) and scaled by d
-   once (q4_K: d · sc times Σ q · x, minus dmin · m times the lane's Σ x, shared by the 8 rows); the 8 warps' sums meet in shared memory. ia 8: unused here. */
+   exponent of 2^23 (one byte permute) is 2^23 + q, and one subtraction gives q − 8 (q4_0), q − 128 (q8_0,
+   stored as q ^ 0x80) or q − 32 (q6_K's 6 bits assembled in the byte). Per block and row the products are summed in f32 (Σ (q − z) · x) and scaled by d
+   once (q4_K: d · sc times Σ q · x, minus dmin · m times the lane's Σ x, shared by the 8 rows); the 8 warps' sums meet in shared memory. */
 RLX_D float rlx_qb2f(unsigned u, unsigned sel) { return __int_as_float((int)__byte_perm(u, 0x4B000000u, sel)); }
 /* f16 bits -> f32 in one instruction where the hardware has it (exact, like rlx_h2f) */
 RLX_D float rlx_qh2f_hw(const unsigned char* p) {
@@ -436,17 +332,17 @@ RLX_D float rlx_q8dot(unsigned lo, unsigned hi, float4 a, float4 b, float z) {
     return fmaf(rlx_qb2f(hi, 0x7543u) - z, b.w, s);
 }
 #define RLX_QG4_R 8   /* weight rows per block */
-/* T: 0 q4_0, 1 q8_0, 2 q4_K */
+/* T: 0 q4_0, 1 q8_0, 2 q4_K, 3 q6_K */
 template <int T>
 RLX_D void rlx_qgemv4_rows(const unsigned char* w, const float* x, float* y, rlx_i64 N, rlx_i64 K, rlx_i64 rb, int vec,
                            float (*part)[RLX_QG4_R]) {
-    const int Q8 = T != 0;                       /* 8 weights of a chunk per lane (q8_0, q4_K) */
+    const int Q8 = T != 0;                       /* 8 weights of a chunk per lane (q8_0, q4_K, q6_K) */
     const int BB = T == 1 ? 34 : 18;             /* bytes per block (q4_0, q8_0) */
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, q = lane & 3;
     const int nch = (int)(K >> 5);
     const int c0 = wid * 8 + (lane >> 2);         /* this lane's first chunk; then every 64th */
     const int qo = 2 + (Q8 ? 8 : 4) * q, xo = (Q8 ? 8 : 4) * q;
-    const float z = T == 2 ? 8388608.0f : Q8 ? 8388736.0f : 8388616.0f;   /* 2^23 (+ 128, + 8) */
+    const float z = T == 2 ? 8388608.0f : T == 3 ? 8388640.0f : Q8 ? 8388736.0f : 8388616.0f;   /* 2^23 (+ 32, 128, 8) */
     for (rlx_i64 n0 = (rlx_i64)blockIdx.x * RLX_QG4_R; n0 < N; n0 += (rlx_i64)gridDim.x * RLX_QG4_R) {
         const unsigned char* r0 = w + n0 * rb;
         int rs[RLX_QG4_R];
@@ -479,6 +375,24 @@ RLX_D void rlx_qgemv4_rows(const unsigned char* w, const float* x, float* y, rlx
                     const float sm = rlx_q8dot((u.x >> sh) & 0x0F0F0F0Fu, (u.y >> sh) & 0x0F0F0F0Fu, va, vb, z);
                     acc[r] = fmaf(__fmul_rn(rlx_qh2f_hw(bl), (float)sc), sm, acc[r]);
                     acc[r] = fmaf(-__fmul_rn(rlx_qh2f_hw(bl + 2), (float)mm), sx, acc[r]);
+                }
+                continue;
+            }
+            if (T == 3) {   /* q6_K: chunk c = (half n, quarter qr) of its 256; weights 8q .. 8q + 7 share a scale */
+                const int n = (c >> 2) & 1, qr = c & 3, lsh = qr >= 2 ? 4 : 0, hsh = 2 * qr;
+                const unsigned char* b = r0 + (c >> 3) * 210;
+#pragma unroll
+                for (int r = 0; r < RLX_QG4_R; r++) {
+                    const unsigned char* bl = b + rs[r];
+                    const unsigned char* ql = bl + n * 64 + 32 * (qr & 1) + 8 * q;
+                    const unsigned char* qh = bl + 128 + n * 32 + 8 * q;
+                    const unsigned l0 = rlx_qu16(ql) | (rlx_qu16(ql + 2) << 16), l1 = rlx_qu16(ql + 4) | (rlx_qu16(ql + 6) << 16);
+                    const unsigned h0 = rlx_qu16(qh) | (rlx_qu16(qh + 2) << 16), h1 = rlx_qu16(qh + 4) | (rlx_qu16(qh + 6) << 16);
+                    const unsigned v0 = ((l0 >> lsh) & 0x0F0F0F0Fu) | (((h0 >> hsh) & 0x03030303u) << 4);
+                    const unsigned v1 = ((l1 >> lsh) & 0x0F0F0F0Fu) | (((h1 >> hsh) & 0x03030303u) << 4);
+                    const float sm = rlx_q8dot(v0, v1, va, vb, z);
+                    const float sc = __fmul_rn(rlx_qh2f_hw(bl + 208), (float)(signed char)bl[192 + n * 8 + 2 * qr + (q >> 1)]);
+                    acc[r] = fmaf(sc, sm, acc[r]);
                 }
                 continue;
             }
@@ -522,6 +436,8 @@ extern "C" __global__ void __launch_bounds__(256) qgemv4(rlx_kargs a) {
         rlx_qgemv4_rows<1>((const unsigned char*)a.in[1], x, (float*)a.out, a.ia[4], a.ia[5], a.ia[6], vec, part);
     else if ((int)a.ia[0] == RLX_DT_Q4_K)
         rlx_qgemv4_rows<2>((const unsigned char*)a.in[1], x, (float*)a.out, a.ia[4], a.ia[5], a.ia[6], vec, part);
+    else if ((int)a.ia[0] == RLX_DT_Q6_K)
+        rlx_qgemv4_rows<3>((const unsigned char*)a.in[1], x, (float*)a.out, a.ia[4], a.ia[5], a.ia[6], vec, part);
     else
         rlx_qgemv4_rows<0>((const unsigned char*)a.in[1], x, (float*)a.out, a.ia[4], a.ia[5], a.ia[6], vec, part);
 }

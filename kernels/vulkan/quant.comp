@@ -14,10 +14,11 @@
                column (256 / TPR columns per workgroup, grid-stride); q4_0, q8_0, q4_K, q6_K: 8 invocations
                share a 32-weight chunk, 4 weights each; the other formats a chunk per invocation, element by
                element. Sums in f32; the partial sums of a column are added pairwise in shared memory.
-     qgemv4    M = 1, q4_0, q8_0 and q4_K (kernels/cuda/quant.cu's qgemv4): 8 weight rows per workgroup of 256,
+     qgemv4    M = 1, q4_0, q8_0, q4_K and q6_K (kernels/cuda/quant.cu's qgemv4): 8 weight rows per workgroup of 256,
                groups of 32 invocations splitting K into steps of 8 chunks, 4 invocations per chunk; x read
                once per 8 rows; a weight's byte under the exponent of 2^23 minus 2^23 (+ 8, + 128) is its
-               integer; Σ q·x per block in f32, scaled once by d (q4_K: d·sc, minus dmin·m · Σ x).
+               integer (q6_K: 6 bits assembled in the byte, minus 32); Σ q·x per block in f32, scaled once
+               by d (q4_K: d·sc, minus dmin·m · Σ x).
      qgemm     any M: 64x64 output tiles, k-steps of 16, 256 invocations each computing 4x4 outputs from x's tile
                and the dequantized w tile staged in shared memory (f32).
    ia (qgemv, qgemm): 0 dtype, 1 be, 2 bb, 3 M, 4 N, 5 K, 6 bytes per row of w, 7 TPR (qgemv). in: 0 x, 1 w. */
@@ -318,9 +319,9 @@ void main() {
     const uint tid = gl_LocalInvocationID.x;
     const int q = int(tid & 3u), wid = int(tid >> 5);
     const int nch = int(K >> 5), c0 = wid * 8 + int((tid >> 2) & 7u);
-    const bool q8 = t != RLX_DT_Q4_0, k4 = t == RLX_DT_Q4_K;
+    const bool q8 = t != RLX_DT_Q4_0, k4 = t == RLX_DT_Q4_K, k6 = t == RLX_DT_Q6_K;
     const int bb = t == RLX_DT_Q8_0 ? 34 : 18, xo = q8 ? 8 * q : 4 * q, qo = 2 + (q8 ? 8 : 4) * q;
-    const float z = k4 ? 8388608.0 : q8 ? 8388736.0 : 8388616.0;   /* 2^23 (+ 128, + 8) */
+    const float z = k4 ? 8388608.0 : k6 ? 8388640.0 : q8 ? 8388736.0 : 8388616.0;   /* 2^23 (+ 32, 128, 8) */
     const uint64_t x = a.in_[0], w = a.in_[1], y = a.out_;
     const bool vec = (x & 15ul) == 0ul;
     for (int64_t n0 = int64_t(gl_WorkGroupID.x) * 8L; n0 < N; n0 += int64_t(gl_NumWorkGroups.x) * 8L) {
@@ -352,6 +353,22 @@ void main() {
                     RlxU16 hd = RlxU16(b);
                     acc[r] = fma(rlx_mul_rn(rlx_h2f(uint(hd.v[0])), float(sc)), sm, acc[r]);
                     acc[r] = fma(-rlx_mul_rn(rlx_h2f(uint(hd.v[1])), float(mm)), sx, acc[r]);
+                }
+            } else if (k6) {   /* q6_K: chunk c = (half n, quarter qr); weights 8q .. 8q + 7 share a scale */
+                const int n = (c >> 2) & 1, qr = c & 3;
+                const uint lsh = qr >= 2 ? 4u : 0u, hsh = uint(2 * qr);
+                for (int r = 0; r < 8; r++) {
+                    const uint64_t b = r0 + uint64_t(rs[r]) + uint64_t((c >> 3) * 210);
+                    RlxU16 ql = RlxU16(b + uint64_t(n * 64 + 32 * (qr & 1) + 8 * q));
+                    RlxU16 qh = RlxU16(b + uint64_t(128 + n * 32 + 8 * q));
+                    const uint l0 = uint(ql.v[0]) | (uint(ql.v[1]) << 16), l1 = uint(ql.v[2]) | (uint(ql.v[3]) << 16);
+                    const uint h0 = uint(qh.v[0]) | (uint(qh.v[1]) << 16), h1 = uint(qh.v[2]) | (uint(qh.v[3]) << 16);
+                    const uint v0 = ((l0 >> lsh) & 0x0F0F0F0Fu) | (((h0 >> hsh) & 0x03030303u) << 4);
+                    const uint v1 = ((l1 >> lsh) & 0x0F0F0F0Fu) | (((h1 >> hsh) & 0x03030303u) << 4);
+                    const float sm = rlx_q8dot(v0, v1, va, vb, z);
+                    const uint su = QB(192 + n * 8 + 2 * qr + (q >> 1));
+                    const float sc = rlx_mul_rn(rlx_h2f(uint(RlxU16(b).v[104])), float(int(su) - (su >= 128u ? 256 : 0)));
+                    acc[r] = fma(sc, sm, acc[r]);
                 }
             } else {
                 for (int r = 0; r < 8; r++) {
