@@ -13089,7 +13089,7 @@ static RLX__MAYBE_UNUSED int rlx__cuda_lower(const rlx_graph* g, const rlx__node
    matmul_quant threads over blocks of 16 output columns. For m < 16: q4_0, q8_0, q4_K and q6_K round x to 8
    bits once per call and sum integer block products (see "8-bit activations" below); the other formats, and
    any x with a NaN or an infinity, decode the weight in AVX2 registers against f32 x (see "fast paths"); the
-   portable path dequantizes the 16 weight rows into a per-thread f32 tile and takes dot products. From m = 16
+   portable path dequantizes the 64 weight rows of a task into a per-thread f32 tile and takes dot products. From m = 16
    on, q4_0, q8_0 and q4_K on AVX-512 VNNI take the integer GEMM of >>qgemm; otherwise dequantized tiles go
    through the f32 GEMM (x f32).
    ------------------------------------------------------------------------------------------------------------ */
@@ -14794,7 +14794,8 @@ static void rlx__qg_task(void* ctx, int64_t task, int thread) {
 #  endif
 #endif
 
-#define RLX__QMM_ROWS 16   /* weight rows dequantized per task */
+#define RLX__QMM_ROWS 64   /* weight rows per task (the portable path dequantizes them into a tile); 16 streamed
+                              from memory with 2 threads at 0.75x the bandwidth of 64 (longer runs per thread) */
 typedef struct rlx__qmm_job {
     rlx_dtype wt;
     int64_t M, N, K;

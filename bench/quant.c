@@ -10,12 +10,15 @@
    libggml-cpu-<that>.so instead, e.g. the AVX-512 VNNI build that libllama picks on such a CPU.
    Usage:
        quant [reps]      reps (default 20) timed runs per case; the median is printed
-   Environment: RLX_BENCH_FORMAT=q4_0|q8_0|q4_K|q6_K runs that format only.
+   Environment: RLX_BENCH_FORMAT=q4_0|q8_0|q4_K|q6_K runs that format only; RLX_BENCH_HOT=1 times the GEMVs on one
+   copy of w (which a 32 MiB L3 holds for the smaller shapes) instead of streaming copies from memory.
 
    Prints, per format (q4_0, q8_0, q4_K, q6_K), shape (GEMV n x k = 4096 x 4096 and 11008 x 4096, m = 1; GEMM
    m = 64 (rlx_llm's CPU prefill chunk) and m = 512 on 4096 x 4096) and thread count (1, 2): rlx's time, the GB/s of weight bytes streamed (GEMV),
    ggml's time and the ratio ggml / rlx (> 1: rlx is faster); and the machine's read bandwidth measured in the
-   same run (a 512 MiB sum over 1 and 2 threads) with rlx's GEMV as a fraction of it. */
+   same run (a 512 MiB sum over 1 and 2 threads) with rlx's GEMV as a fraction of it. Each GEMV case runs on
+   enough copies of w (over 128 MiB in all; the same bytes in separate buffers, one product each, on both sides)
+   that the weights come from memory, not the cache: the time printed is per product. */
 #if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -123,22 +126,24 @@ static int load_ggml(void) {
 
 /* median seconds of ggml's mul_mat(w [n rows of k], x [m, k]) with `threads` threads */
 static double ggml_time(int type, const void* wq, size_t wbytes, const float* x, int64_t m, int64_t n, int64_t k,
-                        int threads, int reps, float* y) {
+                        int threads, int reps, float* y, int copies) {
     struct g_init_params ip;
-    void *ctx, *w, *xt, *yt, *gf;
+    void *ctx, *w, *xt, *yt = NULL, *gf;
     double* t = (double*)malloc(sizeof(double) * (size_t)reps), med;
-    int r;
-    ip.mem_size = wbytes + (size_t)(m * k * 4) + (size_t)(m * n * 4) + ((size_t)64 << 20);
+    int r, c;
+    ip.mem_size = (size_t)copies * (wbytes + (size_t)(m * n * 4) + 4096) + (size_t)(m * k * 4) + ((size_t)64 << 20);
     ip.mem_buffer = NULL;
     ip.no_alloc = 0;
     ctx = g_init(ip);
-    w = g_new_tensor_2d(ctx, type, k, n);
     xt = g_new_tensor_2d(ctx, 0 /* GGML_TYPE_F32 */, k, m);
-    memcpy(g_get_data(w), wq, wbytes);
     memcpy(g_get_data(xt), x, (size_t)(m * k) * 4);
-    yt = g_mul_mat(ctx, w, xt);
     gf = g_new_graph(ctx);
-    g_build_forward_expand(gf, yt);
+    for (c = 0; c < copies; c++) {   /* copies of w, one product each: the weights stream from memory */
+        w = g_new_tensor_2d(ctx, type, k, n);
+        memcpy(g_get_data(w), wq, wbytes);
+        yt = g_mul_mat(ctx, w, xt);
+        g_build_forward_expand(gf, yt);
+    }
     g_graph_compute_with_ctx(ctx, gf, threads);   /* warm-up */
     for (r = 0; r < reps; r++) {
         double t0 = now_s();
@@ -147,27 +152,37 @@ static double ggml_time(int type, const void* wq, size_t wbytes, const float* x,
     }
     memcpy(y, g_get_data(yt), (size_t)(m * n) * 4);
     qsort(t, (size_t)reps, sizeof(double), cmp_d);
-    med = t[reps / 2];
+    med = t[reps / 2] / copies;
     free(t);
     g_free(ctx);
     return med;
 }
 
 static double rlx_time(rlx_dtype dt, const void* wq, size_t wbytes, const float* x, int64_t m, int64_t n, int64_t k,
-                       int threads, int reps, float* y) {
+                       int threads, int reps, float* y, int copies) {
     int64_t ws[2], xs[2];
     rlx_graph* g = rlx_graph_create(NULL);
     rlx_program* p = NULL;
     rlx_compile_desc cd;
+    rlx_tensor xin;
     double* t = (double*)malloc(sizeof(double) * (size_t)reps), med = -1;
-    int r;
+    int r, c, set = 1;
+    char nm[32];
     ws[0] = n; ws[1] = k; xs[0] = m; xs[1] = k;
     memset(&cd, 0, sizeof cd);
     cd.device = RLX_DEVICE_CPU;
     cd.num_threads = threads;
-    rlx_output(g, "y", rlx_matmul_quant(g, rlx_input(g, "x", RLX_F32, 2, xs), rlx_param(g, "w", dt, 2, ws)));
-    if (rlx_compile(g, &cd, &p) != RLX_OK || rlx_set_param_raw(p, "w", wq, wbytes) != RLX_OK ||
-        rlx_set_input_f32(p, "x", x, (size_t)(m * k)) != RLX_OK || rlx_run(p) != RLX_OK) {
+    xin = rlx_input(g, "x", RLX_F32, 2, xs);
+    for (c = 0; c < copies; c++) {   /* copies of w, one product each (y is the first's) */
+        snprintf(nm, sizeof nm, "w%d", c);
+        rlx_output(g, c ? nm : "y", rlx_matmul_quant(g, xin, rlx_param(g, nm, dt, 2, ws)));
+    }
+    if (rlx_compile(g, &cd, &p) == RLX_OK)
+        for (c = 0; c < copies && set; c++) {
+            snprintf(nm, sizeof nm, "w%d", c);
+            set = rlx_set_param_raw(p, nm, wq, wbytes) == RLX_OK;
+        }
+    if (!p || !set || rlx_set_input_f32(p, "x", x, (size_t)(m * k)) != RLX_OK || rlx_run(p) != RLX_OK) {
         printf("rlx failed: %s %s\n", rlx_graph_error(g), p ? rlx_program_error(p) : "");
     } else {
         for (r = 0; r < reps; r++) {
@@ -177,7 +192,7 @@ static double rlx_time(rlx_dtype dt, const void* wq, size_t wbytes, const float*
         }
         rlx_get_output_f32(p, "y", y, (size_t)(m * n));
         qsort(t, (size_t)reps, sizeof(double), cmp_d);
-        med = t[reps / 2];
+        med = t[reps / 2] / copies;
     }
     free(t);
     rlx_program_destroy(p);
@@ -191,7 +206,8 @@ int main(int argc, char** argv) {
     static const int64_t shapes[4][3] = {{1, 4096, 4096}, {1, 11008, 4096}, {64, 4096, 4096}, {512, 4096, 4096}};
     const char* only = getenv("RLX_BENCH_FORMAT");   /* one format (q4_0, q8_0, q4_K, q6_K) instead of all */
     static const char* fnames[4] = {"q4_0", "q8_0", "q4_K", "q6_K"};
-    int reps = argc > 1 ? atoi(argv[1]) : 20, have_g, f, s, th, ok = 1;
+    int reps = argc > 1 ? atoi(argv[1]) : 20, have_g, f, s, th, ok = 1, copies;
+    const int hot = getenv("RLX_BENCH_HOT") && getenv("RLX_BENCH_HOT")[0] == '1';
     double bw[3];
     if (reps < 1) reps = 1;
     if (getenv("RLX_GGML_CPU") && getenv("RLX_GGML_CPU")[0]) g_variant = getenv("RLX_GGML_CPU");
@@ -200,7 +216,9 @@ int main(int argc, char** argv) {
     bw[2] = bandwidth(2, 5);
     printf("rlx_matmul_quant (CPU, %s) vs ggml (%s%s%s)\n", rlx__cpu_simd_name(), have_g ? "libggml-cpu-" : g_why,
            have_g ? g_variant : "", have_g ? ".so, ggml_mul_mat" : "");
-    printf("read bandwidth (512 MiB sum): 1 thread %.1f GB/s, 2 threads %.1f GB/s\n\n", bw[1], bw[2]);
+    printf("read bandwidth (512 MiB sum): 1 thread %.1f GB/s, 2 threads %.1f GB/s\n", bw[1], bw[2]);
+    printf("GEMV (m = 1): %s\n\n", hot ? "one copy of w, cache-resident where it fits (RLX_BENCH_HOT=1)"
+                                       : "copies of w totalling over 128 MiB, each product reading its w from memory");
     printf("%-6s %5s %6s %5s %3s %10s %8s %7s %10s %8s\n", "format", "m", "n", "k", "thr", "rlx ms", "GB/s", "of bw",
            "ggml ms", "ggml/rlx");
     for (f = 0; f < 4; f++)
@@ -229,13 +247,16 @@ int main(int argc, char** argv) {
                 rlx_program_destroy(p);
                 rlx_graph_destroy(g);
             }
+            /* GEMV: enough copies of w (at least 4x the 32 MiB of a large L3) that each product reads its weights
+               from memory, as a model's decode step does; RLX_BENCH_HOT=1: one copy (cache-resident where it fits) */
+            copies = m == 1 && !hot ? (int)((128.0 * 1048576.0) / (double)wbytes) + 1 : 1;
             for (th = 1; th <= 2; th++) {
-                double tr = rlx_time(dts[f], wq, wbytes, x, m, n, k, th, m > 1 ? (reps + 3) / 4 : reps, y), tg = -1;
+                double tr = rlx_time(dts[f], wq, wbytes, x, m, n, k, th, m > 1 ? (reps + 3) / 4 : reps, y, copies), tg = -1;
                 double gbs = (double)wbytes / tr * 1e-9;
                 if (tr < 0) { ok = 0; continue; }
                 if (have_g) {
                     double md = 0, mx = 0;
-                    tg = ggml_time(gts[f], wq, wbytes, x, m, n, k, th, m > 1 ? (reps + 3) / 4 : reps, yg);
+                    tg = ggml_time(gts[f], wq, wbytes, x, m, n, k, th, m > 1 ? (reps + 3) / 4 : reps, yg, copies);
                     for (i = 0; i < m * n; i++) {   /* the two agree to ggml's 8-bit activation rounding */
                         double dd = fabs((double)y[i] - (double)yg[i]);
                         if (dd > md) md = dd;
