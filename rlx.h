@@ -11182,6 +11182,45 @@ static void rlx__attn_range(const rlx__attn_job* j, int64_t b, int64_t i, int64_
     if (j->window > 0 && pos - j->window + 1 > *lo) *lo = pos - j->window + 1;
 }
 
+#if defined(RLX__GEMM_X86)
+/* Few query rows (decode: the heads that share a kv head), f32, D and Dv multiples of 8 (AVX2 + FMA): the
+   scores sc[r, n] = q_r · k_n with each key row loaded once for the M rows, and o_r = Σ_n p[r, n] · v_n with each
+   value row loaded once, in place of two packed GEMMs of M <= 8 rows (their packing cost more than the
+   products). Sums in f32, 8 lanes, then the lanes in a fixed order. */
+RLX__TARGET_AVX2 static void rlx__attn_qk_few(const float* q, int64_t qrs, const float* k, int64_t ks, int64_t D,
+                                              int64_t M, int64_t N, float* sc) {
+    int64_t n, r, d;
+    for (n = 0; n < N; n++) {
+        const float* kr = k + n * ks;
+        for (r = 0; r < M; r++) {
+            const float* qr = q + r * qrs;
+            __m256 a = _mm256_mul_ps(_mm256_loadu_ps(qr), _mm256_loadu_ps(kr));
+            __m128 h;
+            for (d = 8; d < D; d += 8) a = _mm256_fmadd_ps(_mm256_loadu_ps(qr + d), _mm256_loadu_ps(kr + d), a);
+            h = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+            h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+            h = _mm_add_ss(h, _mm_movehdup_ps(h));
+            sc[r * N + n] = _mm_cvtss_f32(h);
+        }
+    }
+}
+RLX__TARGET_AVX2 static void rlx__attn_pv_few(const float* p, int64_t N, const float* v, int64_t vs, int64_t Dv,
+                                              int64_t M, float* o, int64_t ors) {
+    int64_t n, r, d;
+    for (r = 0; r < M; r++)
+        for (d = 0; d < Dv; d += 8) _mm256_storeu_ps(o + r * ors + d, _mm256_setzero_ps());
+    for (n = 0; n < N; n++) {
+        const float* vr = v + n * vs;
+        for (r = 0; r < M; r++) {
+            const __m256 pw = _mm256_set1_ps(p[r * N + n]);
+            float* orow = o + r * ors;
+            for (d = 0; d < Dv; d += 8)
+                _mm256_storeu_ps(orow + d, _mm256_fmadd_ps(pw, _mm256_loadu_ps(vr + d), _mm256_loadu_ps(orow + d)));
+        }
+    }
+}
+#endif
+
 static void rlx__attn_task(void* ctx, int64_t task, int thread) {
     const rlx__attn_job* j = (const rlx__attn_job*)ctx;
     rlx__attn_slice L;
@@ -11193,6 +11232,7 @@ static void rlx__attn_task(void* ctx, int64_t task, int thread) {
     const int64_t R = j->rows, D = j->D, Dv = j->Dv;
     int64_t b, hk, h0, dh, i0, di, M, lo = -1, hi = -1, N, r, n, d, c0;
     int64_t qrs, ors, obase;
+    int few;   /* f32, few rows: rlx__attn_qk_few / rlx__attn_pv_few instead of the packed GEMMs */
     rlx__attn_layout(j->dt, j->Sk, D, Dv, &L);
     sc = (float*)(void*)(slice + L.sc);
     rlo = (int64_t*)(void*)(slice + L.rlo);
@@ -11236,7 +11276,16 @@ static void rlx__attn_task(void* ctx, int64_t task, int thread) {
     N = hi - lo;
     /* S = Q·K^T over keys [lo, hi) */
     qrs = dh * j->qh + di * j->qs;
-    if (f32) {
+    few = 0;
+#if defined(RLX__GEMM_X86)
+    few = f32 && M <= 8 && D % 8 == 0 && Dv % 8 == 0 && (rlx__cpu_features() & RLX__CPU_AVX2);
+#endif
+    if (few) {
+#if defined(RLX__GEMM_X86)
+        rlx__attn_qk_few((const float*)j->q + b * j->qb + h0 * j->qh + i0 * j->qs, qrs,
+                         (const float*)j->k + b * j->kb + hk * j->kh + lo * j->ks, j->ks, D, M, N, sc);
+#endif
+    } else if (f32) {
         rlx__sgemm(NULL, slice, M, N, D, (const float*)j->q + b * j->qb + h0 * j->qh + i0 * j->qs, qrs, 1,
                    (const float*)j->k + b * j->kb + hk * j->kh + lo * j->ks, 1, j->ks, sc, N);
     } else {
@@ -11270,16 +11319,29 @@ static void rlx__attn_task(void* ctx, int64_t task, int thread) {
             for (n = 0; n < N; n++) srow[n] = 0.0f;
             continue;
         }
-        for (n = 0; n < N; n++) {
-            const float p = srow[n] == -INFINITY ? 0.0f : expf(srow[n] - mx);
-            srow[n] = p;
-            sum += p;
+        {   /* the exponentials (AVX2: 4 at a time, correctly rounded; -inf gives 0), summed in double */
+            double s = 0.0;
+            int64_t n0 = 0;
+#if defined(RLX__GEMM_X86)
+            if (rlx__cpu_features() & RLX__CPU_AVX2) n0 = rlx__softmax_exp_avx2(srow, mx, srow, N, &s);
+#endif
+            for (n = n0; n < N; n++) {
+                const float p = srow[n] == -INFINITY ? 0.0f : expf(srow[n] - mx);
+                srow[n] = p;
+                s += (double)p;
+            }
+            sum = (float)s;
         }
         state[r] = 0;
         inv[r] = 1.0f / sum;
     }
     /* O = P·V, then 1/sum per row */
     if (f32) {
+#if defined(RLX__GEMM_X86)
+        if (few)
+            rlx__attn_pv_few(sc, N, (const float*)j->v + b * j->vb + hk * j->vh + lo * j->vs, j->vs, Dv, M, outp, ors);
+        else
+#endif
         rlx__sgemm(NULL, slice, M, Dv, N, sc, N, 1, (const float*)j->v + b * j->vb + hk * j->vh + lo * j->vs, j->vs, 1,
                    outp, ors);
         for (r = 0; r < M; r++) {
