@@ -352,7 +352,9 @@ RLX_D void rlx_qgemv4_rows(const unsigned char* w, const float* x, float* y, rlx
             rs[r] = n0 + r < N ? r * (int)rb : 0;   /* rows past N read row n0 again; not written */
             acc[r] = 0.0f;
         }
+#if !defined(RLX_HIP)   /* hipcc cannot honour it here and warns */
 #pragma unroll 2
+#endif
         for (int c = c0; c < nch; c += 64) {
             const float* xc = x + c * 32 + xo;
             const float4 va = rlx_qx4(xc, vec), vb = rlx_qx4(xc + (Q8 ? 4 : 16), vec);
