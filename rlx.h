@@ -12184,7 +12184,7 @@ typedef struct rlx__cl {
    matmul): below it the extra reduce launch costs more than the idle SMs (a model of d_model 128 decodes faster
    without splits). */
 #define RLX__CU_SPLIT_WORK 65536.0
-/* Blocks the key splits of a decode attention aim at (see rlx__cl_attention). */
+/* Warps the key splits of a decode attention aim at (see rlx__cl_attention). */
 #ifndef RLX__ATT_FILL
 #define RLX__ATT_FILL 4096
 #endif
@@ -12494,11 +12494,15 @@ static void rlx__cl_sortbuf(rlx__cl* w, rlx__launch* L, int64_t rows, int64_t P,
 
 /* ---- attention ---- */
 static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, uint64_t out) {
-    rlx__launch* L = rlx__cl_add(w, "attention", "attention", nd);
-    rlx__kargs* A = &L->args;
     const int64_t H = nd->ia[1], Hkv = nd->ia[2], D = nd->ia[8], Dv = nd->ia[9], B = nd->ia[10], Sq = nd->ia[11];
     const int64_t Sk = nd->ia[12], dvc = Dv < 256 ? Dv : 256;
-    int64_t W = Sq < 8 ? Sq : 8, TK = 32, nqb;
+    /* few query rows of grouped-query attention (decode): a block takes the rows of one kv head (the group's
+       query heads x the queries), so its warps share every staged K/V tile */
+    const int gq = Sq <= 8 && Hkv < H && Sk >= 64;
+    rlx__launch* L = rlx__cl_add(w, "attention", gq ? "attention_gq" : "attention", nd);
+    rlx__kargs* A = &L->args;
+    const int64_t HH = gq ? Hkv : H, R = gq ? (H / Hkv) * Sq : Sq;
+    int64_t W = R < 8 ? R : 8, TK = 32, nqb;
     int slot = 3;
     A->out = out;
     A->in[0] = rlx__cl_addr(g, nd, addr, 0);
@@ -12550,20 +12554,19 @@ static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* n
     } else {
         L->shmem = (unsigned)((W * D + TK * (D + 1) + TK * dvc) * 4);   /* K rows padded to D + 1 */
     }
-    nqb = rlx__cl_cdiv(Sq, W);
+    nqb = rlx__cl_cdiv(R, W);
     A->ia[0] = H; A->ia[1] = H / Hkv; A->ia[2] = D; A->ia[3] = Dv; A->ia[4] = Sq; A->ia[5] = Sk;
     A->ia[6] = nd->ia[3]; A->ia[7] = nd->ia[4]; A->ia[8] = nd->ia[5]; A->ia[9] = nd->ia[6]; A->ia[10] = nd->ia[7];
     A->ia[11] = TK; A->ia[12] = W; A->ia[13] = B; A->ia[14] = nqb;
     A->fa[0] = nd->fa[0];
     A->fa[1] = nd->fa[1];
     L->block[0] = (unsigned)(32 * W);
-    L->grid[0] = rlx__cl_cap(nqb * H * B, RLX__CU_GRID_CAP);
-    if (Sq <= 8 && nqb * H * B < RLX__CU_FILL_BLOCKS && Sk >= 64 &&
+    L->grid[0] = rlx__cl_cap(nqb * HH * B, RLX__CU_GRID_CAP);
+    if (Sq <= 8 && nqb * HH * B < RLX__CU_FILL_BLOCKS && Sk >= 64 &&
         (double)Sk * (double)(D + Dv) * (double)H * (double)B >= RLX__CU_SPLIT_WORK) {
-        /* few rows (decode): split the keys (flash-decoding), at least 32 keys a split, then merge. A block of
-           one query row is one warp: aim at RLX__ATT_FILL blocks so that each SM has several to switch between
-           while their loads are in flight. */
-        int64_t splits = rlx__cl_cdiv(RLX__ATT_FILL, nqb * H * B), chunk;
+        /* few rows (decode): split the keys (flash-decoding), at least 32 keys a split, then merge. Aim at
+           RLX__ATT_FILL warps so that each SM has several to switch between while their loads are in flight. */
+        int64_t splits = rlx__cl_cdiv(RLX__ATT_FILL, nqb * HH * B * W), chunk;
         rlx__launch* R;
         if (splits > Sk / 32) splits = Sk / 32;
         if (splits > 1) {
@@ -12573,7 +12576,7 @@ static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* n
             A->ia[17] = chunk;
             A->in[6] = rlx__cl_scratch(w, rlx__szmul(rlx__szmul((size_t)(B * H * Sq), (size_t)splits),
                                                      rlx__szmul((size_t)(Dv + 3), 4)));
-            L->grid[0] = rlx__cl_cap(nqb * H * B * splits, RLX__CU_GRID_CAP);
+            L->grid[0] = rlx__cl_cap(nqb * HH * B * splits, RLX__CU_GRID_CAP);
             R = rlx__cl_add(w, "attention", "attention_merge", nd);
             R->args = *A;
             R->block[0] = 256;   /* one query row per block (attention_merge assumes 256 threads) */

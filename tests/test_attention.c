@@ -471,6 +471,12 @@ static void test_attention_values(void) {
     c = A("split decode kv_len 0", RLX_LAYOUT_BHSD, 1, 4, 2, 1, 128, 64, 64); c.kv_len = 0; c.nan_tail = 1; check_both(c);
     c = A("split decode f16", RLX_LAYOUT_BHSD, 1, 8, 2, 1, 256, 64, 64); c.causal = 1; c.kv_len = 129; c.dt = RLX_F16;
     check_both(c);
+    /* GPUs give a block the rows of one kv head (query heads x queries): rows that wrap over the queries, a
+       last block that does not (queries 2..5 only), per-head bias and per-query masks */
+    c = with_bias(A("gq rows wrap", RLX_LAYOUT_BSHD, 2, 12, 2, 5, 96, 16, 8), 4, 2, 12, 5, 96);
+    c.causal = 1; c.window = 40; c.kv_len = 90; c.nan_tail = 1; c.keep_rank = 3; check_both(c);
+    c = A("gq rows partial block", RLX_LAYOUT_BHSD, 1, 4, 2, 6, 80, 16, 16); c.causal = 1; c.window = 3;
+    c.kv_len = 70; check_both(c);
     /* constant folding evaluates the kernel at compile time */
     c = with_bias(A("folded", RLX_LAYOUT_BSHD, 1, 4, 2, 3, 7, 8, 8), 1, 7, 0, 0, 0);
     c.consts = 1; c.causal = 1; c.keep_rank = 2; c.kv_len = 5; check_both(c);

@@ -21,6 +21,10 @@
      ia: 0 H, 1 group, 2 D, 3 Dv, 4 Sq, 5 Sk, 6 causal, 7 window, 8 has keep, 9 has bias, 10 has kv_len,
          11 TK, 12 W, 13 B, 14 query blocks, 15 global (no shared staging), 16 key splits (0/1: none),
          17 keys per split.   fa: 0 scale, 1 softcap.
+     attention_gq (grouped-query rows, decode): the same kernel, where a work item is (query block, kv head, batch) and its rows are the group's
+     query heads times the queries, row r = (head hk·group + r / Sq, query r % Sq), so the warps of a block
+     share each staged K/V tile instead of every query head reading it again; query blocks then count
+     group·Sq rows.
      Dynamic shared memory: (W·D + TK·(D + 1) + TK·DVC) floats (0 when global).
      Key splits (decode, flash-decoding style: few query rows, so the (query block, head, batch) items alone
      would leave most SMs idle): work item = (split, query block, head, batch); split s sees only keys
@@ -38,7 +42,7 @@ extern __shared__ rlx_u64 rlx_smem[];
 #define RLX_ATT_DVC (32 * RLX_ATT_NACC) /* value dims per chunk */
 #define RLX_ATT_LDS 8                   /* loads in flight per thread while staging a tile */
 
-template <int DT>
+template <int DT, int GQ>
 RLX_D void rlx_attention_body(const rlx_kargs& a) {
     typedef rlx_dt<DT> T;
     const void* q = (const void*)a.in[0];
@@ -58,9 +62,23 @@ RLX_D void rlx_attention_body(const rlx_kargs& a) {
     float* qs = (float*)rlx_smem;         /* [W][D]    */
     float* ks = qs + (rlx_i64)W * D;      /* [TK][D + 1] */
     float* vs = ks + (rlx_i64)TK * (D + 1); /* [TK][dvc] */
-    for (rlx_i64 item2 = blockIdx.x; item2 < nqb * H * B * nsplit; item2 += gridDim.x) {
+    /* rows of a work item: the queries of one head, or (gq) the group's heads x queries of one kv head */
+    const int gq = GQ;   /* a separate entry: the plain kernel keeps its registers (and 2 blocks per SM) */
+    const rlx_i64 HH = gq ? H / group : H, R = gq ? group * Sq : Sq;
+    for (rlx_i64 item2 = blockIdx.x; item2 < nqb * HH * B * nsplit; item2 += gridDim.x) {
         const rlx_i64 split = item2 % nsplit, item = item2 / nsplit;
-        const rlx_i64 qb = item % nqb, h = (item / nqb) % H, b = item / (nqb * H), hk = h / group;
+        const rlx_i64 qb = item % nqb, hh = (item / nqb) % HH, b = item / (nqb * HH);
+        const rlx_i64 r0 = qb * W, r = r0 + warp, rlast = (r0 + W < R ? r0 + W : R) - 1;
+        const int valid = r < R;
+        /* this warp's head and query; the smallest and largest query of the block's rows */
+        const rlx_i64 h = gq ? hh * group + (valid ? r / Sq : 0) : hh, hk = gq ? hh : h / group;
+        const rlx_i64 i = gq ? r % Sq : r;
+        rlx_i64 i0 = r0, ilast = rlast;
+        if (gq) {
+            const int wraps = rlast - r0 + 1 >= Sq || r0 % Sq > rlast % Sq;
+            i0 = wraps ? 0 : r0 % Sq;
+            ilast = wraps ? Sq - 1 : rlast % Sq;
+        }
         rlx_i64 kv = Sk;
         if (a.ia[10]) {   /* 1: one kv_len, 2: one per batch row */
             const rlx_i64 kb = a.ia[10] == 2 ? b : 0;
@@ -68,8 +86,6 @@ RLX_D void rlx_attention_body(const rlx_kargs& a) {
             kv = kv < 0 ? 0 : (kv > Sk ? Sk : kv);
         }
         const rlx_i64 off = kv - Sq;
-        const rlx_i64 i0 = qb * W, i = i0 + warp, ilast = (i0 + W < Sq ? i0 + W : Sq) - 1;
-        const int valid = i < Sq;
         /* visible key range of query i: [lo, hi); the block walks the union over its queries */
         rlx_i64 lo = 0, hi = kv, blo = 0, bhi = kv;
         if (causal) {
@@ -133,9 +149,10 @@ RLX_D void rlx_attention_body(const rlx_kargs& a) {
                 const rlx_i64 j = j0 + key;
                 float s = 0.0f;
                 if (key < nk) {
-                    if (global) {
-                        for (rlx_i64 d = part; d < D; d += P)
-                            s += (float)T::ld(q, qoff + d) * (float)T::ld(kp, koff + j * a.st[1][2] + d);
+                    if (global) {   /* (a row past the queries reads nothing) */
+                        if (valid)
+                            for (rlx_i64 d = part; d < D; d += P)
+                                s += (float)T::ld(q, qoff + d) * (float)T::ld(kp, koff + j * a.st[1][2] + d);
                     } else {
                         for (rlx_i64 d = part; d < D; d += P) s += qs[warp * D + d] * ks[key * (D + 1) + d];
                     }
@@ -208,7 +225,10 @@ RLX_D void rlx_attention_body(const rlx_kargs& a) {
         }
     }
 }
-extern "C" __global__ void attention(rlx_kargs a) { RLX_SWITCH_FLOAT(a.dt_out, rlx_attention_body, a) }
+template <int DT> RLX_D void rlx_attention_plain(const rlx_kargs& a) { rlx_attention_body<DT, 0>(a); }
+template <int DT> RLX_D void rlx_attention_gqrows(const rlx_kargs& a) { rlx_attention_body<DT, 1>(a); }
+extern "C" __global__ void attention(rlx_kargs a) { RLX_SWITCH_FLOAT(a.dt_out, rlx_attention_plain, a) }
+extern "C" __global__ void attention_gq(rlx_kargs a) { RLX_SWITCH_FLOAT(a.dt_out, rlx_attention_gqrows, a) }
 
 /* attention_merge: one block of 256 threads per query row (b, h, i) combines the key splits of `attention`
    (in[6], see there): the maximum, NaN flag and weighted sum l over the splits are block reductions; then

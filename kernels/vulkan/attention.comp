@@ -1,5 +1,5 @@
 #version 460
-// kernels: attention attention_merge rope
+// kernels: attention attention_gq attention_merge rope
 /* attention.comp - fused attention and rotary embeddings of the Vulkan backend (port of kernels/cuda/attention.cu).
 
    attention: one kernel for every mask combination, computed in f32 with an online softmax.
@@ -24,6 +24,8 @@
      ia: 0 H, 1 group, 2 D, 3 Dv, 4 Sq, 5 Sk, 6 causal, 7 window, 8 has keep, 9 has bias, 10 has kv_len,
          11 TK, 12 W, 13 B, 14 query blocks, 15 global (no shared staging), 16 key splits (0/1: none),
          17 keys per split.   fa: 0 scale, 1 softcap.
+   attention_gq: the same kernel with grouped-query rows (decode; see attention.cu): a work item is (query
+     block, kv head, batch) and its rows are the group's query heads times the queries.
      Key splits (decode): as in attention.cu, work item = (split, query block, head, batch), partial state per
      query row to in[6] ([B][H][Sq][splits][Dv + 3]: m, l, NaN flag, value sums), combined by attention_merge.
      Dynamic shared memory: (W·D + TK·(D + 1) + TK·DVC) floats (none when global); K rows are D + 1 words
@@ -33,7 +35,7 @@
 #include "common.glsl"
 #extension GL_EXT_control_flow_attributes : require
 
-#if defined(RLX_K_attention)
+#if defined(RLX_K_attention) || defined(RLX_K_attention_gq)
 #define RLX_ATT_NACC 8                  /* value dims per lane and chunk */
 #define RLX_ATT_DVC (32 * RLX_ATT_NACC) /* value dims per chunk */
 
@@ -65,10 +67,28 @@ void main() {
     const uint qs = uint(warp) * Du;          /* this group's query row */
     const uint ks = uint(W) * Du;             /* [TK][D + 1] */
     const uint vs = ks + uint(TK) * (Du + 1u); /* [TK][dvc] */
-    const int64_t nitems = nqb * H * B * nsplit;
+    /* rows of a work item: the queries of one head, or (gq) the group's heads x queries of one kv head */
+#if defined(RLX_K_attention_gq)
+    const bool gq = true;
+#else
+    const bool gq = false;
+#endif
+    const int64_t HH = gq ? H / group : H, R = gq ? group * Sq : Sq;
+    const int64_t nitems = nqb * HH * B * nsplit;
     for (int64_t item2 = int64_t(gl_WorkGroupID.x); item2 < nitems; item2 += int64_t(gl_NumWorkGroups.x)) {
         const int64_t split = item2 % nsplit, item = item2 / nsplit;
-        const int64_t qb = item % nqb, h = (item / nqb) % H, b = item / (nqb * H), hk = h / group;
+        const int64_t qb = item % nqb, hh = (item / nqb) % HH, b = item / (nqb * HH);
+        const int64_t r0 = qb * W, r = r0 + warp, rlast = (r0 + W < R ? r0 + W : R) - 1;
+        const bool valid = r < R;
+        /* this group's head and query; the smallest and largest query of the workgroup's rows */
+        const int64_t h = gq ? hh * group + (valid ? r / Sq : 0L) : hh, hk = gq ? hh : h / group;
+        const int64_t i = gq ? r % Sq : r;
+        int64_t i0 = r0, ilast = rlast;
+        if (gq) {
+            const bool wraps = rlast - r0 + 1 >= Sq || r0 % Sq > rlast % Sq;
+            i0 = wraps ? 0L : r0 % Sq;
+            ilast = wraps ? Sq - 1 : rlast % Sq;
+        }
         int64_t kv = Sk;
         if (a.ia[10] != 0) {   /* 1: one kv_len, 2: one per batch row */
             const int64_t kb = a.ia[10] == 2 ? b : 0L;
@@ -76,8 +96,6 @@ void main() {
             kv = kv < 0 ? 0 : (kv > Sk ? Sk : kv);
         }
         const int64_t off = kv - Sq;
-        const int64_t i0 = qb * W, i = i0 + warp, ilast = (i0 + W < Sq ? i0 + W : Sq) - 1;
-        const bool valid = i < Sq;
         /* visible key range of query i: [lo, hi); the workgroup walks the union over its queries */
         int64_t lo = 0, hi = kv, blo = 0, bhi = kv;
         if (causal) {
