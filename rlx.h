@@ -9779,7 +9779,8 @@ static void rlx__k_add_norm(const rlx_graph* g, const rlx__node* nd, void* const
 
 /* FUSED_EW: a small register program over f32 inputs (each of the output's size or a single element),
    evaluated in blocks so every instruction is a tight loop over the block. Single-element operands are
-   broadcast into a block once per task. add/sub/mul/div/max/min, relu, neg, abs, sqrt and rsqrt run on
+   broadcast into a block once per task, and so are the results of instructions whose operands are all single
+   elements (computed once per task, not per element). add/sub/mul/div/max/min, relu, neg, abs, sqrt and rsqrt run on
    AVX2 or NEON vectors where the CPU has them, with the scalar results bit for bit (max/min propagate NaN,
    relu keeps NaN and gives +0 for -0, sqrt and division are correctly rounded); the other unary ops call
    rlx__unary_f per element. */
@@ -9868,12 +9869,29 @@ static void rlx__few_task(void* vj, int64_t t, int thread) {
     int ninst = (int)j->nd->ia[0], k;
     float reg[RLX__EW_MAXI][RLX__EW_BLOCK];
     float bc[8][RLX__EW_BLOCK];      /* single-element inputs, broadcast once */
+    float uv[RLX__EW_MAXI];          /* the value of each uniform instruction */
+    unsigned char uni[RLX__EW_MAXI]; /* 1: every operand is a single element or uniform, so is the result */
     RLX__UNUSED(thread);
     for (k = 0; k < j->nd->nin && k < 8; k++)
         if (j->inn[k] == 1) {
             int i;
             for (i = 0; i < RLX__EW_BLOCK; i++) bc[k][i] = j->in[k][0];
         }
+    /* Instructions on single elements only (an optimizer's bias corrections, a clipping coefficient) are
+       computed once per task with the same scalar operation and broadcast, not once per element. */
+    for (k = 0; k < ninst; k++) {
+        int64_t code = j->nd->ia[1 + k];
+        rlx_op op = (rlx_op)(code & 0xFF);
+        int ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF), bin = rlx__is_binary(op);
+        uni[k] = (unsigned char)((ra >= 8 ? uni[ra - 8] : j->inn[ra] == 1) &&
+                                 (!bin || (rb >= 8 ? uni[rb - 8] : j->inn[rb] == 1)));
+        if (uni[k]) {
+            float a = ra >= 8 ? uv[ra - 8] : j->in[ra][0], bv = !bin ? 0.0f : rb >= 8 ? uv[rb - 8] : j->in[rb][0];
+            int i;
+            rlx__few_op_c(op, &a, &bv, &uv[k], 0, 1);
+            for (i = 0; i < RLX__EW_BLOCK; i++) reg[k][i] = uv[k];
+        }
+    }
     for (b = e0; b < e1; b += RLX__EW_BLOCK) {
         int64_t m = RLX__MIN((int64_t)RLX__EW_BLOCK, e1 - b);
         for (k = 0; k < ninst; k++) {
@@ -9882,6 +9900,10 @@ static void rlx__few_task(void* vj, int64_t t, int thread) {
             int ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF);
             const float *a, *bb = NULL;
             float* o = k == ninst - 1 ? j->out + b : reg[k];   /* the last instruction writes the output */
+            if (uni[k]) {
+                if (k == ninst - 1) memcpy(o, reg[k], sizeof(float) * (size_t)m);
+                continue;
+            }
             a = ra >= 8 ? reg[ra - 8] : j->inn[ra] == 1 ? bc[ra] : j->in[ra] + b;
             if (rlx__is_binary(op)) bb = rb >= 8 ? reg[rb - 8] : j->inn[rb] == 1 ? bc[rb] : j->in[rb] + b;
 #if defined(RLX__GEMM_X86)
