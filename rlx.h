@@ -9373,6 +9373,203 @@ static void rlx__red_task(void* vj, int64_t t, int thread) {
     }
 }
 
+/* f32 sum and mean whose reduced axes are adjacent: x viewed as [O, R, I], y [O, I] = Σ_r x[o, r, i] (/ R).
+   Each output is summed in double in r order and rounded once, the order of rlx__red_task, so the results are
+   bit for bit the same, except for a long row into few outputs (I = 1, O < 16, R >= RLX__RSUM_LONG: a
+   parameter gradient's squared norm), which is cut into blocks of RLX__RSUM_LONG elements, each summed in 16
+   double lanes (element e into lane e % 16, lanes added in order), the blocks added in order: a different
+   rounding of the double sum (rarely one f32 ulp), the same for any thread count.
+   I > 1 (bias and norm gradients: column sums): each task adds the rows of a chunk of columns into doubles.
+   I = 1 (row sums): 16 rows at a time, 4 consecutive values of each row loaded and transposed so that each
+   double lane adds its row's values in order. */
+#define RLX__RSUM_CW 512          /* columns of one column-sum task (doubles on the stack) */
+#define RLX__RSUM_LONG 8192       /* block of the long-row form */
+typedef struct rlx__rsum_job {
+    const float* x;
+    float* y;
+    double* part;                 /* long rows: one partial sum per block of the pass */
+    int64_t O, R, I, cw, nck, rows, nblk, blk0;
+    int mean, mode;               /* mode 0 columns, 1 rows, 2 long rows */
+    unsigned simd;
+} rlx__rsum_job;
+
+static void rlx__rsum_cols_c(double* acc, const float* x, int64_t n) {
+    int64_t i;
+    for (i = 0; i < n; i++) acc[i] += (double)x[i];
+}
+/* s = ((s + x[0]) + x[1]) + ... for each of n rows of length R, stride ld (the portable form of the rows) */
+static void rlx__rsum_rows_c(const float* x, int64_t ld, int64_t R, int64_t n, double* s) {
+    int64_t o, r;
+    for (o = 0; o < n; o++) {
+        double a = 0.0;
+        for (r = 0; r < R; r++) a += (double)x[o * ld + r];
+        s[o] = a;
+    }
+}
+#if defined(RLX__GEMM_X86)
+RLX__TARGET_AVX2 static void rlx__rsum_cols_avx2(double* acc, const float* x, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        _mm256_storeu_pd(acc + i, _mm256_add_pd(_mm256_loadu_pd(acc + i), _mm256_cvtps_pd(_mm256_castps256_ps128(v))));
+        _mm256_storeu_pd(acc + i + 4, _mm256_add_pd(_mm256_loadu_pd(acc + i + 4), _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))));
+    }
+    for (; i < n; i++) acc[i] += (double)x[i];
+}
+/* 4·q rows (q = 1 or 4) of length R from x (stride ld) into s: lane k of accumulator a adds row 4a + k's values
+   in order, 4 columns per step through a 4 x 4 transpose; the last R % 4 columns in scalar code. */
+RLX__TARGET_AVX2 static void rlx__rsum_rows_avx2(const float* x, int64_t ld, int64_t R, int q, double* s) {
+    __m256d acc[4];
+    int64_t r;
+    int a, k;
+    for (a = 0; a < q; a++) acc[a] = _mm256_setzero_pd();
+    for (r = 0; r + 4 <= R; r += 4)
+        for (a = 0; a < q; a++) {
+            const float* p = x + 4 * a * ld + r;
+            __m128 r0 = _mm_loadu_ps(p), r1 = _mm_loadu_ps(p + ld), r2 = _mm_loadu_ps(p + 2 * ld), r3 = _mm_loadu_ps(p + 3 * ld);
+            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+            acc[a] = _mm256_add_pd(acc[a], _mm256_cvtps_pd(r0));
+            acc[a] = _mm256_add_pd(acc[a], _mm256_cvtps_pd(r1));
+            acc[a] = _mm256_add_pd(acc[a], _mm256_cvtps_pd(r2));
+            acc[a] = _mm256_add_pd(acc[a], _mm256_cvtps_pd(r3));
+        }
+    for (a = 0; a < q; a++) _mm256_storeu_pd(s + 4 * a, acc[a]);
+    for (a = 0; a < 4 * q; a++)
+        for (k = (int)(R & ~(int64_t)3); k < R; k++) s[a] += (double)x[a * ld + k];
+}
+/* 16 lanes over n values: lane e % 16 gets element e; the lanes added in order */
+RLX__TARGET_AVX2 static double rlx__rsum_long_avx2(const float* x, int64_t n) {
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    double l[16], t = 0.0;
+    int64_t e;
+    int k;
+    for (e = 0; e + 16 <= n; e += 16) {
+        __m256 v0 = _mm256_loadu_ps(x + e), v1 = _mm256_loadu_ps(x + e + 8);
+        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(v0)));
+        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(v0, 1)));
+        a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm256_castps256_ps128(v1)));
+        a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm256_extractf128_ps(v1, 1)));
+    }
+    _mm256_storeu_pd(l, a0); _mm256_storeu_pd(l + 4, a1); _mm256_storeu_pd(l + 8, a2); _mm256_storeu_pd(l + 12, a3);
+    for (k = 0; e + k < n; k++) l[k] += (double)x[e + k];
+    for (k = 0; k < 16; k++) t += l[k];
+    return t;
+}
+#endif
+static double rlx__rsum_long_c(const float* x, int64_t n) {
+    double l[16], t = 0.0;
+    int64_t e;
+    int k;
+    for (k = 0; k < 16; k++) l[k] = 0.0;
+    for (e = 0; e < n; e++) l[e % 16] += (double)x[e];
+    for (k = 0; k < 16; k++) t += l[k];
+    return t;
+}
+
+static void rlx__rsum_task(void* vj, int64_t t, int thread) {
+    const rlx__rsum_job* j = (const rlx__rsum_job*)vj;
+#if defined(RLX__GEMM_X86)
+    int avx2 = (j->simd & RLX__CPU_AVX2) != 0;
+#endif
+    RLX__UNUSED(thread);
+    if (j->mode == 0) {   /* columns [i0, i0 + n) of slab o */
+        double acc[RLX__RSUM_CW];
+        int64_t o = t / j->nck, i0 = (t % j->nck) * j->cw, n = RLX__MIN(j->cw, j->I - i0), r, i;
+        const float* x = j->x + o * j->R * j->I + i0;
+        for (i = 0; i < n; i++) acc[i] = 0.0;
+        for (r = 0; r < j->R; r++) {
+#if defined(RLX__GEMM_X86)
+            if (avx2) { rlx__rsum_cols_avx2(acc, x + r * j->I, n); continue; }
+#endif
+            rlx__rsum_cols_c(acc, x + r * j->I, n);
+        }
+        for (i = 0; i < n; i++) j->y[o * j->I + i0 + i] = (float)(j->mean ? acc[i] / (double)j->R : acc[i]);
+    } else if (j->mode == 1) {   /* rows [o0, o1) */
+        int64_t o0 = t * j->rows, o1 = RLX__MIN(j->O, o0 + j->rows), o = o0;
+        double s[16];
+        int i;
+        while (o < o1) {
+            int q = o1 - o >= 16 ? 4 : o1 - o >= 4 ? 1 : 0, nr = q ? 4 * q : 1;
+#if defined(RLX__GEMM_X86)
+            if (q && avx2) rlx__rsum_rows_avx2(j->x + o * j->R, j->R, j->R, q, s);
+            else
+#endif
+            rlx__rsum_rows_c(j->x + o * j->R, j->R, j->R, nr, s);
+            for (i = 0; i < nr; i++) j->y[o + i] = (float)(j->mean ? s[i] / (double)j->R : s[i]);
+            o += nr;
+        }
+    } else {   /* block blk0 + t of the row at x */
+        int64_t e0 = (j->blk0 + t) * RLX__RSUM_LONG, n = RLX__MIN((int64_t)RLX__RSUM_LONG, j->R - e0);
+        const float* x = j->x + e0;
+#if defined(RLX__GEMM_X86)
+        if (avx2) { j->part[t] = rlx__rsum_long_avx2(x, n); return; }
+#endif
+        j->part[t] = rlx__rsum_long_c(x, n);
+    }
+}
+
+/* 1 when the fast form took the reduction */
+static int rlx__k_reduce_sum_f32(const rlx__node* nd, const rlx__node* nx, const int* mark, const void* in, void* out,
+                                 rlx__pool* pool) {
+    rlx__rsum_job j;
+    int i, first = -1, last = -1, threads = rlx__pool_threads(pool);
+    int64_t tasks;
+    double work;
+    if (nx->dtype != RLX_F32 || nd->dtype != RLX_F32 || (nd->op != RLX_OP_SUM && nd->op != RLX_OP_MEAN)) return 0;
+    memset(&j, 0, sizeof j);
+    j.O = j.R = j.I = 1;
+    for (i = 0; i < nx->rank; i++) {   /* length-1 axes are on neither side; the reduced ones must be adjacent */
+        if (nx->shape[i] == 1) continue;
+        if (mark[i] && last >= 0) return 0;
+        if (mark[i]) { if (first < 0) first = i; j.R *= nx->shape[i]; }
+        else if (first >= 0) { if (last < 0) last = i; j.I *= nx->shape[i]; }
+        else j.O *= nx->shape[i];
+    }
+    if (first < 0) return 0;   /* nothing of length > 1 reduced: the generic kernel copies */
+    if (j.O * j.R * j.I == 0) return 0;
+    j.x = (const float*)in;
+    j.y = (float*)out;
+    j.mean = nd->op == RLX_OP_MEAN;
+    j.simd = rlx__cpu_features();
+    work = (double)j.O * (double)j.R * (double)j.I;
+    pool = rlx__pool_if(pool, work);
+    if (!pool) threads = 1;
+    if (j.I > 1) {
+        j.mode = 0;
+        j.cw = RLX__MIN(j.I, (int64_t)RLX__RSUM_CW);
+        while (j.cw > 64 && j.O * ((j.I + j.cw - 1) / j.cw) < 4 * (int64_t)threads) j.cw = (j.cw / 2 + 7) & ~(int64_t)7;
+        j.nck = (j.I + j.cw - 1) / j.cw;
+        rlx__parallel_for(pool, j.O * j.nck, rlx__rsum_task, &j);
+        return 1;
+    }
+    if (j.O >= 16 || j.R < RLX__RSUM_LONG) {
+        j.mode = 1;
+        tasks = RLX__MIN(j.O, 4 * (int64_t)threads);
+        j.rows = ((j.O + tasks - 1) / tasks + 15) & ~(int64_t)15;
+        rlx__parallel_for(pool, (j.O + j.rows - 1) / j.rows, rlx__rsum_task, &j);
+        return 1;
+    }
+    {   /* long rows (at most 15): partial sums per block, at most 256 blocks per parallel pass, added in order */
+        double part[256];
+        int64_t o, b0, b;
+        j.mode = 2;
+        j.nblk = (j.R + RLX__RSUM_LONG - 1) / RLX__RSUM_LONG;
+        j.part = part;
+        for (o = 0; o < j.O; o++) {
+            double t = 0.0;
+            j.x = (const float*)in + o * j.R;
+            for (b0 = 0; b0 < j.nblk; b0 += 256) {
+                int64_t nb = RLX__MIN((int64_t)256, j.nblk - b0);
+                j.blk0 = b0;
+                rlx__parallel_for(pool, nb, rlx__rsum_task, &j);
+                for (b = 0; b < nb; b++) t += part[b];
+            }
+            j.y[o] = (float)(j.mean ? t / (double)j.R : t);
+        }
+    }
+    return 1;
+}
+
 static void rlx__k_reduce(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool) {
     const rlx__node* nx = rlx__N(g, rlx__in(g, nd, 0));
     rlx__red_job j;
@@ -9381,6 +9578,7 @@ static void rlx__k_reduce(const rlx_graph* g, const rlx__node* nd, void* const* 
     memset(&j, 0, sizeof j);
     memset(mark, 0, sizeof mark);
     for (i = 0; i < (int)nd->ia[1]; i++) mark[nd->ia[2 + i]] = 1;
+    if (rlx__k_reduce_sum_f32(nd, nx, mark, in[0], out, pool)) return;
     rlx__contig_strides(nx->rank, nx->shape, st);
     j.count = 1;
     for (i = 0; i < nx->rank; i++) {
