@@ -9024,6 +9024,9 @@ static float rlx__binary_f(rlx_op op, float a, float b) {
 /* ---- inner functions for the iterator ---- */
 typedef struct rlx__ew_ctx { rlx_op op; rlx_dtype in_dt, out_dt; size_t esz; } rlx__ew_ctx;
 
+#if defined(RLX__GEMM_X86)
+RLX__TARGET_AVX2 static int64_t rlx__few_op_avx2(rlx_op op, const float* a, const float* b, float* o, int64_t m);
+#endif
 static void rlx__inner_unary(const void* vc, int64_t n, char* const* p, const int64_t* st) {
     const rlx__ew_ctx* c = (const rlx__ew_ctx*)vc;
     int64_t i;
@@ -9031,6 +9034,13 @@ static void rlx__inner_unary(const void* vc, int64_t n, char* const* p, const in
         float* o = (float*)p[0];
         const float* x = (const float*)p[1];
         if (st[1] == 1) {
+#if defined(RLX__GEMM_X86)
+            if ((c->op == RLX_OP_EXP || c->op == RLX_OP_ERF || c->op == RLX_OP_GELU) && (rlx__cpu_features() & RLX__CPU_AVX2)) {
+                int64_t done = rlx__few_op_avx2(c->op, x, NULL, o, n);   /* the AVX2 forms of fused_ew */
+                for (i = done; i < n; i++) o[i] = rlx__unary_f(c->op, x[i]);
+                return;
+            }
+#endif
             switch (c->op) { /* the common activations get a loop of their own */
             case RLX_OP_RELU: for (i = 0; i < n; i++) o[i] = x[i] > 0.0f ? x[i] : (x[i] != x[i] ? x[i] : 0.0f); return;
             case RLX_OP_NEG: for (i = 0; i < n; i++) o[i] = -x[i]; return;
@@ -9085,6 +9095,26 @@ static void rlx__inner_binary(const void* vc, int64_t n, char* const* p, const i
         for (i = 0; i < n; i++) o[i] = rlx__binary_f(c->op, a[i * sa], b[i * sb]);
         return;
     }
+    if ((c->in_dt == RLX_F32 || c->in_dt == RLX_I32) && c->out_dt == RLX_BOOL && rlx__is_compare(c->op)) {
+        /* f32 / i32 comparisons (a relu's mask, a one-hot): the values compared as stored, as the f64 / i64 path
+           does after an exact widening */
+        uint8_t* o = (uint8_t*)p[0];
+#define RLX__CMP_LOOPS(T)                                                                                          \
+        {                                                                                                          \
+            const T *a = (const T*)(const void*)p[1], *b = (const T*)(const void*)p[2];                            \
+            switch (c->op) {                                                                                       \
+            case RLX_OP_EQ: for (i = 0; i < n; i++) o[i] = (uint8_t)(a[i * sa] == b[i * sb]); return;              \
+            case RLX_OP_NE: for (i = 0; i < n; i++) o[i] = (uint8_t)(a[i * sa] != b[i * sb]); return;              \
+            case RLX_OP_LT: for (i = 0; i < n; i++) o[i] = (uint8_t)(a[i * sa] < b[i * sb]); return;               \
+            case RLX_OP_LE: for (i = 0; i < n; i++) o[i] = (uint8_t)(a[i * sa] <= b[i * sb]); return;              \
+            case RLX_OP_GT: for (i = 0; i < n; i++) o[i] = (uint8_t)(a[i * sa] > b[i * sb]); return;               \
+            default: for (i = 0; i < n; i++) o[i] = (uint8_t)(a[i * sa] >= b[i * sb]); return;                     \
+            }                                                                                                      \
+        }
+        if (c->in_dt == RLX_F32) RLX__CMP_LOOPS(float)
+        else RLX__CMP_LOOPS(int32_t)
+#undef RLX__CMP_LOOPS
+    }
     if (rlx__is_float(c->in_dt)) {
         for (i = 0; i < n; i++) {
             double r = rlx__binary_d(c->op, rlx__load_f64(p[1], c->in_dt, i * sa), rlx__load_f64(p[2], c->in_dt, i * sb));
@@ -9103,6 +9133,13 @@ static void rlx__inner_where(const void* vc, int64_t n, char* const* p, const in
     int64_t i;
     size_t e = c->esz;
     const uint8_t* cond = (const uint8_t*)p[1];
+    if (e == 4) {   /* 4-byte elements (f32, i32) copied as bits: a relu's or a mask's select in one loop */
+        uint32_t* o = (uint32_t*)(void*)p[0];
+        const uint32_t *a = (const uint32_t*)(const void*)p[2], *b = (const uint32_t*)(const void*)p[3];
+        int64_t sc = st[1], sa = st[2], sb = st[3];
+        for (i = 0; i < n; i++) o[i] = cond[i * sc] ? a[i * sa] : b[i * sb];
+        return;
+    }
     for (i = 0; i < n; i++) {
         const char* src = cond[i * st[1]] ? p[2] + i * st[2] * (int64_t)e : p[3] + i * st[3] * (int64_t)e;
         memcpy(p[0] + i * (int64_t)e, src, e);
@@ -9980,7 +10017,9 @@ static void rlx__k_add_norm(const rlx_graph* g, const rlx__node* nd, void* const
    broadcast into a block once per task, and so are the results of instructions whose operands are all single
    elements (computed once per task, not per element). add/sub/mul/div/max/min, relu, neg, abs, sqrt and rsqrt run on
    AVX2 or NEON vectors where the CPU has them, with the scalar results bit for bit (max/min propagate NaN,
-   relu keeps NaN and gives +0 for -0, sqrt and division are correctly rounded); the other unary ops call
+   relu keeps NaN and gives +0 for -0, sqrt and division are correctly rounded); exp, erf and gelu run on AVX2
+   in double (rlx__exp4_ps, rlx__erf4_ps: within 1 ulp of libm's expf and erff, which the portable loops and
+   the tails use; the unary exp, erf and gelu steps take the same AVX2 forms); the other unary ops call
    rlx__unary_f per element. */
 #define RLX__EW_BLOCK 256
 #define RLX__EW_MAXI (RLX__NIA - 1)
@@ -10006,6 +10045,57 @@ static void rlx__few_op_c(rlx_op op, const float* a, const float* b, float* o, i
 }
 
 #if defined(RLX__GEMM_X86)
+/* exp and erf of 4 floats in double (AVX2+FMA), rounded once to float: almost always the correctly rounded
+   result (libm's expf and erff, which the scalar paths call, are within 1 ulp of it).
+   exp: n = round(d·log2 e), d − n·ln 2 in two parts, the Taylor polynomial to degree 11 (error below 1e-14
+   relative), then 2^n; NaN stays NaN, arguments are clamped to [−200, 200] (float 0 and +inf).
+   erf: erf(x)/x is a polynomial in x² on [0, 16]: degree 24 in t = x²/8 − 1, the Chebyshev interpolant made by
+   tools/gen_erf_poly.py (error below 1e-14 in erf); |x| >= 4 gives ±1 (erf(4) rounds to 1 in float). */
+static const double rlx__erf_poly[25] = {
+    1.3787080005716731e-07, -4.852012501968709e-07, 6.9679431663167193e-07, -1.7989910439812744e-06,
+    7.0447922503799836e-06, -1.9597165346559065e-05, 4.7707960038954458e-05, -0.00011658412072272189,
+    0.00027559303250433226, -0.00061371955775708833, 0.0012926130848069449, -0.0025778696664792021,
+    0.0048535412082086095, -0.0086063296241357442, 0.014349603442099968, -0.022473546632852687, 0.033060631695636833,
+    -0.045765113121082807, 0.05988690509618598, -0.074727865558390616, 0.090208994105492157, -0.10771044253453371,
+    0.13167511689485251, -0.17657623330131547, 0.35353099564340429
+};
+RLX__TARGET_AVX2 static __m128 rlx__erf4_ps(__m128 x) {
+    __m256d d = _mm256_cvtps_pd(x), z = _mm256_min_pd(_mm256_mul_pd(d, d), _mm256_set1_pd(16.0)), t, p;
+    __m128 r, big, one;
+    int k;
+    t = _mm256_fmsub_pd(z, _mm256_set1_pd(0.125), _mm256_set1_pd(1.0));
+    p = _mm256_set1_pd(rlx__erf_poly[0]);
+    for (k = 1; k < 25; k++) p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(rlx__erf_poly[k]));
+    r = _mm256_cvtpd_ps(_mm256_mul_pd(d, p));   /* NaN: min(NaN, 16) is 16, d·p NaN */
+    big = _mm_cmp_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), x), _mm_set1_ps(4.0f), _CMP_GE_OQ);
+    one = _mm_or_ps(_mm_set1_ps(1.0f), _mm_and_ps(x, _mm_set1_ps(-0.0f)));
+    return _mm_blendv_ps(r, one, big);
+}
+RLX__TARGET_AVX2 static __m128 rlx__exp4_ps(__m128 x) {
+    const __m256d log2e = _mm256_set1_pd(1.4426950408889634074);
+    const __m256d ln2hi = _mm256_set1_pd(6.93147180369123816490e-01), ln2lo = _mm256_set1_pd(1.90821492927058770002e-10);
+    __m256d d = _mm256_cvtps_pd(x), nan = _mm256_cmp_pd(d, d, _CMP_UNORD_Q);
+    __m256d c = _mm256_min_pd(_mm256_max_pd(d, _mm256_set1_pd(-200.0)), _mm256_set1_pd(200.0));
+    __m256d m = _mm256_round_pd(_mm256_mul_pd(c, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256d r = _mm256_fnmadd_pd(m, ln2lo, _mm256_fnmadd_pd(m, ln2hi, c)), p;
+    __m256i sc = _mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(m)), _mm256_set1_epi64x(1023)), 52);
+    p = _mm256_set1_pd(1.0 / 39916800.0);
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 3628800.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 362880.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 40320.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 5040.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 720.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 120.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 24.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 6.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(0.5));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0));
+    p = _mm256_mul_pd(p, _mm256_castsi256_pd(sc));
+    return _mm256_cvtpd_ps(_mm256_blendv_pd(p, d, nan));
+}
+#define RLX__HALVES(f, v) _mm256_insertf128_ps(_mm256_castps128_ps256(f(_mm256_castps256_ps128(v))), f(_mm256_extractf128_ps(v, 1)), 1)
+
 /* AVX2 lanes of rlx__few_op_c: handles the multiple of 8 below m and returns how many it did (0 when the op
    has no vector form here). */
 RLX__TARGET_AVX2 static int64_t rlx__few_op_avx2(rlx_op op, const float* a, const float* b, float* o, int64_t m) {
@@ -10027,6 +10117,12 @@ RLX__TARGET_AVX2 static int64_t rlx__few_op_avx2(rlx_op op, const float* a, cons
     case RLX_OP_ABS: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_andnot_ps(sign, x)));
     case RLX_OP_SQRT: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_sqrt_ps(x)));
     case RLX_OP_RSQRT: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_div_ps(one, _mm256_sqrt_ps(x))));
+    case RLX_OP_EXP: RLX__FEW_L(_mm256_storeu_ps(o + i, RLX__HALVES(rlx__exp4_ps, x)));
+    case RLX_OP_ERF: RLX__FEW_L(_mm256_storeu_ps(o + i, RLX__HALVES(rlx__erf4_ps, x)));
+    case RLX_OP_GELU:   /* 0.5f·x·(1 + erf(x·0.70710678f)) with the scalar form's float operations */
+        RLX__FEW_L(__m256 u = _mm256_mul_ps(x, _mm256_set1_ps(0.70710678f));
+                   _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), x),
+                                                         _mm256_add_ps(one, RLX__HALVES(rlx__erf4_ps, u)))));
     default: return 0;
     }
 #undef RLX__FEW_L
