@@ -9024,6 +9024,9 @@ static float rlx__binary_f(rlx_op op, float a, float b) {
 /* ---- inner functions for the iterator ---- */
 typedef struct rlx__ew_ctx { rlx_op op; rlx_dtype in_dt, out_dt; size_t esz; } rlx__ew_ctx;
 
+#if defined(RLX__GEMM_X86)
+RLX__TARGET_AVX2 static int64_t rlx__few_op_avx2(rlx_op op, const float* a, const float* b, float* o, int64_t m);
+#endif
 static void rlx__inner_unary(const void* vc, int64_t n, char* const* p, const int64_t* st) {
     const rlx__ew_ctx* c = (const rlx__ew_ctx*)vc;
     int64_t i;
@@ -9031,6 +9034,13 @@ static void rlx__inner_unary(const void* vc, int64_t n, char* const* p, const in
         float* o = (float*)p[0];
         const float* x = (const float*)p[1];
         if (st[1] == 1) {
+#if defined(RLX__GEMM_X86)
+            if ((c->op == RLX_OP_EXP || c->op == RLX_OP_ERF || c->op == RLX_OP_GELU) && (rlx__cpu_features() & RLX__CPU_AVX2)) {
+                int64_t done = rlx__few_op_avx2(c->op, x, NULL, o, n);   /* the AVX2 forms of fused_ew */
+                for (i = done; i < n; i++) o[i] = rlx__unary_f(c->op, x[i]);
+                return;
+            }
+#endif
             switch (c->op) { /* the common activations get a loop of their own */
             case RLX_OP_RELU: for (i = 0; i < n; i++) o[i] = x[i] > 0.0f ? x[i] : (x[i] != x[i] ? x[i] : 0.0f); return;
             case RLX_OP_NEG: for (i = 0; i < n; i++) o[i] = -x[i]; return;
@@ -9085,6 +9095,26 @@ static void rlx__inner_binary(const void* vc, int64_t n, char* const* p, const i
         for (i = 0; i < n; i++) o[i] = rlx__binary_f(c->op, a[i * sa], b[i * sb]);
         return;
     }
+    if ((c->in_dt == RLX_F32 || c->in_dt == RLX_I32) && c->out_dt == RLX_BOOL && rlx__is_compare(c->op)) {
+        /* f32 / i32 comparisons (a relu's mask, a one-hot): the values compared as stored, as the f64 / i64 path
+           does after an exact widening */
+        uint8_t* o = (uint8_t*)p[0];
+#define RLX__CMP_LOOPS(T)                                                                                          \
+        {                                                                                                          \
+            const T *a = (const T*)(const void*)p[1], *b = (const T*)(const void*)p[2];                            \
+            switch (c->op) {                                                                                       \
+            case RLX_OP_EQ: for (i = 0; i < n; i++) o[i] = (uint8_t)(a[i * sa] == b[i * sb]); return;              \
+            case RLX_OP_NE: for (i = 0; i < n; i++) o[i] = (uint8_t)(a[i * sa] != b[i * sb]); return;              \
+            case RLX_OP_LT: for (i = 0; i < n; i++) o[i] = (uint8_t)(a[i * sa] < b[i * sb]); return;               \
+            case RLX_OP_LE: for (i = 0; i < n; i++) o[i] = (uint8_t)(a[i * sa] <= b[i * sb]); return;              \
+            case RLX_OP_GT: for (i = 0; i < n; i++) o[i] = (uint8_t)(a[i * sa] > b[i * sb]); return;               \
+            default: for (i = 0; i < n; i++) o[i] = (uint8_t)(a[i * sa] >= b[i * sb]); return;                     \
+            }                                                                                                      \
+        }
+        if (c->in_dt == RLX_F32) RLX__CMP_LOOPS(float)
+        else RLX__CMP_LOOPS(int32_t)
+#undef RLX__CMP_LOOPS
+    }
     if (rlx__is_float(c->in_dt)) {
         for (i = 0; i < n; i++) {
             double r = rlx__binary_d(c->op, rlx__load_f64(p[1], c->in_dt, i * sa), rlx__load_f64(p[2], c->in_dt, i * sb));
@@ -9103,6 +9133,13 @@ static void rlx__inner_where(const void* vc, int64_t n, char* const* p, const in
     int64_t i;
     size_t e = c->esz;
     const uint8_t* cond = (const uint8_t*)p[1];
+    if (e == 4) {   /* 4-byte elements (f32, i32) copied as bits: a relu's or a mask's select in one loop */
+        uint32_t* o = (uint32_t*)(void*)p[0];
+        const uint32_t *a = (const uint32_t*)(const void*)p[2], *b = (const uint32_t*)(const void*)p[3];
+        int64_t sc = st[1], sa = st[2], sb = st[3];
+        for (i = 0; i < n; i++) o[i] = cond[i * sc] ? a[i * sa] : b[i * sb];
+        return;
+    }
     for (i = 0; i < n; i++) {
         const char* src = cond[i * st[1]] ? p[2] + i * st[2] * (int64_t)e : p[3] + i * st[3] * (int64_t)e;
         memcpy(p[0] + i * (int64_t)e, src, e);
@@ -9373,6 +9410,203 @@ static void rlx__red_task(void* vj, int64_t t, int thread) {
     }
 }
 
+/* f32 sum and mean whose reduced axes are adjacent: x viewed as [O, R, I], y [O, I] = Σ_r x[o, r, i] (/ R).
+   Each output is summed in double in r order and rounded once, the order of rlx__red_task, so the results are
+   bit for bit the same, except for a long row into few outputs (I = 1, O < 16, R >= RLX__RSUM_LONG: a
+   parameter gradient's squared norm), which is cut into blocks of RLX__RSUM_LONG elements, each summed in 16
+   double lanes (element e into lane e % 16, lanes added in order), the blocks added in order: a different
+   rounding of the double sum (rarely one f32 ulp), the same for any thread count.
+   I > 1 (bias and norm gradients: column sums): each task adds the rows of a chunk of columns into doubles.
+   I = 1 (row sums): 16 rows at a time, 4 consecutive values of each row loaded and transposed so that each
+   double lane adds its row's values in order. */
+#define RLX__RSUM_CW 512          /* columns of one column-sum task (doubles on the stack) */
+#define RLX__RSUM_LONG 8192       /* block of the long-row form */
+typedef struct rlx__rsum_job {
+    const float* x;
+    float* y;
+    double* part;                 /* long rows: one partial sum per block of the pass */
+    int64_t O, R, I, cw, nck, rows, nblk, blk0;
+    int mean, mode;               /* mode 0 columns, 1 rows, 2 long rows */
+    unsigned simd;
+} rlx__rsum_job;
+
+static void rlx__rsum_cols_c(double* acc, const float* x, int64_t n) {
+    int64_t i;
+    for (i = 0; i < n; i++) acc[i] += (double)x[i];
+}
+/* s = ((s + x[0]) + x[1]) + ... for each of n rows of length R, stride ld (the portable form of the rows) */
+static void rlx__rsum_rows_c(const float* x, int64_t ld, int64_t R, int64_t n, double* s) {
+    int64_t o, r;
+    for (o = 0; o < n; o++) {
+        double a = 0.0;
+        for (r = 0; r < R; r++) a += (double)x[o * ld + r];
+        s[o] = a;
+    }
+}
+#if defined(RLX__GEMM_X86)
+RLX__TARGET_AVX2 static void rlx__rsum_cols_avx2(double* acc, const float* x, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        _mm256_storeu_pd(acc + i, _mm256_add_pd(_mm256_loadu_pd(acc + i), _mm256_cvtps_pd(_mm256_castps256_ps128(v))));
+        _mm256_storeu_pd(acc + i + 4, _mm256_add_pd(_mm256_loadu_pd(acc + i + 4), _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))));
+    }
+    for (; i < n; i++) acc[i] += (double)x[i];
+}
+/* 4·q rows (q = 1 or 4) of length R from x (stride ld) into s: lane k of accumulator a adds row 4a + k's values
+   in order, 4 columns per step through a 4 x 4 transpose; the last R % 4 columns in scalar code. */
+RLX__TARGET_AVX2 static void rlx__rsum_rows_avx2(const float* x, int64_t ld, int64_t R, int q, double* s) {
+    __m256d acc[4];
+    int64_t r;
+    int a, k;
+    for (a = 0; a < q; a++) acc[a] = _mm256_setzero_pd();
+    for (r = 0; r + 4 <= R; r += 4)
+        for (a = 0; a < q; a++) {
+            const float* p = x + 4 * a * ld + r;
+            __m128 r0 = _mm_loadu_ps(p), r1 = _mm_loadu_ps(p + ld), r2 = _mm_loadu_ps(p + 2 * ld), r3 = _mm_loadu_ps(p + 3 * ld);
+            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+            acc[a] = _mm256_add_pd(acc[a], _mm256_cvtps_pd(r0));
+            acc[a] = _mm256_add_pd(acc[a], _mm256_cvtps_pd(r1));
+            acc[a] = _mm256_add_pd(acc[a], _mm256_cvtps_pd(r2));
+            acc[a] = _mm256_add_pd(acc[a], _mm256_cvtps_pd(r3));
+        }
+    for (a = 0; a < q; a++) _mm256_storeu_pd(s + 4 * a, acc[a]);
+    for (a = 0; a < 4 * q; a++)
+        for (k = (int)(R & ~(int64_t)3); k < R; k++) s[a] += (double)x[a * ld + k];
+}
+/* 16 lanes over n values: lane e % 16 gets element e; the lanes added in order */
+RLX__TARGET_AVX2 static double rlx__rsum_long_avx2(const float* x, int64_t n) {
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    double l[16], t = 0.0;
+    int64_t e;
+    int k;
+    for (e = 0; e + 16 <= n; e += 16) {
+        __m256 v0 = _mm256_loadu_ps(x + e), v1 = _mm256_loadu_ps(x + e + 8);
+        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(v0)));
+        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(v0, 1)));
+        a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm256_castps256_ps128(v1)));
+        a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm256_extractf128_ps(v1, 1)));
+    }
+    _mm256_storeu_pd(l, a0); _mm256_storeu_pd(l + 4, a1); _mm256_storeu_pd(l + 8, a2); _mm256_storeu_pd(l + 12, a3);
+    for (k = 0; e + k < n; k++) l[k] += (double)x[e + k];
+    for (k = 0; k < 16; k++) t += l[k];
+    return t;
+}
+#endif
+static double rlx__rsum_long_c(const float* x, int64_t n) {
+    double l[16], t = 0.0;
+    int64_t e;
+    int k;
+    for (k = 0; k < 16; k++) l[k] = 0.0;
+    for (e = 0; e < n; e++) l[e % 16] += (double)x[e];
+    for (k = 0; k < 16; k++) t += l[k];
+    return t;
+}
+
+static void rlx__rsum_task(void* vj, int64_t t, int thread) {
+    const rlx__rsum_job* j = (const rlx__rsum_job*)vj;
+#if defined(RLX__GEMM_X86)
+    int avx2 = (j->simd & RLX__CPU_AVX2) != 0;
+#endif
+    RLX__UNUSED(thread);
+    if (j->mode == 0) {   /* columns [i0, i0 + n) of slab o */
+        double acc[RLX__RSUM_CW];
+        int64_t o = t / j->nck, i0 = (t % j->nck) * j->cw, n = RLX__MIN(j->cw, j->I - i0), r, i;
+        const float* x = j->x + o * j->R * j->I + i0;
+        for (i = 0; i < n; i++) acc[i] = 0.0;
+        for (r = 0; r < j->R; r++) {
+#if defined(RLX__GEMM_X86)
+            if (avx2) { rlx__rsum_cols_avx2(acc, x + r * j->I, n); continue; }
+#endif
+            rlx__rsum_cols_c(acc, x + r * j->I, n);
+        }
+        for (i = 0; i < n; i++) j->y[o * j->I + i0 + i] = (float)(j->mean ? acc[i] / (double)j->R : acc[i]);
+    } else if (j->mode == 1) {   /* rows [o0, o1) */
+        int64_t o0 = t * j->rows, o1 = RLX__MIN(j->O, o0 + j->rows), o = o0;
+        double s[16];
+        int i;
+        while (o < o1) {
+            int q = o1 - o >= 16 ? 4 : o1 - o >= 4 ? 1 : 0, nr = q ? 4 * q : 1;
+#if defined(RLX__GEMM_X86)
+            if (q && avx2) rlx__rsum_rows_avx2(j->x + o * j->R, j->R, j->R, q, s);
+            else
+#endif
+            rlx__rsum_rows_c(j->x + o * j->R, j->R, j->R, nr, s);
+            for (i = 0; i < nr; i++) j->y[o + i] = (float)(j->mean ? s[i] / (double)j->R : s[i]);
+            o += nr;
+        }
+    } else {   /* block blk0 + t of the row at x */
+        int64_t e0 = (j->blk0 + t) * RLX__RSUM_LONG, n = RLX__MIN((int64_t)RLX__RSUM_LONG, j->R - e0);
+        const float* x = j->x + e0;
+#if defined(RLX__GEMM_X86)
+        if (avx2) { j->part[t] = rlx__rsum_long_avx2(x, n); return; }
+#endif
+        j->part[t] = rlx__rsum_long_c(x, n);
+    }
+}
+
+/* 1 when the fast form took the reduction */
+static int rlx__k_reduce_sum_f32(const rlx__node* nd, const rlx__node* nx, const int* mark, const void* in, void* out,
+                                 rlx__pool* pool) {
+    rlx__rsum_job j;
+    int i, first = -1, last = -1, threads = rlx__pool_threads(pool);
+    int64_t tasks;
+    double work;
+    if (nx->dtype != RLX_F32 || nd->dtype != RLX_F32 || (nd->op != RLX_OP_SUM && nd->op != RLX_OP_MEAN)) return 0;
+    memset(&j, 0, sizeof j);
+    j.O = j.R = j.I = 1;
+    for (i = 0; i < nx->rank; i++) {   /* length-1 axes are on neither side; the reduced ones must be adjacent */
+        if (nx->shape[i] == 1) continue;
+        if (mark[i] && last >= 0) return 0;
+        if (mark[i]) { if (first < 0) first = i; j.R *= nx->shape[i]; }
+        else if (first >= 0) { if (last < 0) last = i; j.I *= nx->shape[i]; }
+        else j.O *= nx->shape[i];
+    }
+    if (first < 0) return 0;   /* nothing of length > 1 reduced: the generic kernel copies */
+    if (j.O * j.R * j.I == 0) return 0;
+    j.x = (const float*)in;
+    j.y = (float*)out;
+    j.mean = nd->op == RLX_OP_MEAN;
+    j.simd = rlx__cpu_features();
+    work = (double)j.O * (double)j.R * (double)j.I;
+    pool = rlx__pool_if(pool, work);
+    if (!pool) threads = 1;
+    if (j.I > 1) {
+        j.mode = 0;
+        j.cw = RLX__MIN(j.I, (int64_t)RLX__RSUM_CW);
+        while (j.cw > 64 && j.O * ((j.I + j.cw - 1) / j.cw) < 4 * (int64_t)threads) j.cw = (j.cw / 2 + 7) & ~(int64_t)7;
+        j.nck = (j.I + j.cw - 1) / j.cw;
+        rlx__parallel_for(pool, j.O * j.nck, rlx__rsum_task, &j);
+        return 1;
+    }
+    if (j.O >= 16 || j.R < RLX__RSUM_LONG) {
+        j.mode = 1;
+        tasks = RLX__MIN(j.O, 4 * (int64_t)threads);
+        j.rows = ((j.O + tasks - 1) / tasks + 15) & ~(int64_t)15;
+        rlx__parallel_for(pool, (j.O + j.rows - 1) / j.rows, rlx__rsum_task, &j);
+        return 1;
+    }
+    {   /* long rows (at most 15): partial sums per block, at most 256 blocks per parallel pass, added in order */
+        double part[256];
+        int64_t o, b0, b;
+        j.mode = 2;
+        j.nblk = (j.R + RLX__RSUM_LONG - 1) / RLX__RSUM_LONG;
+        j.part = part;
+        for (o = 0; o < j.O; o++) {
+            double t = 0.0;
+            j.x = (const float*)in + o * j.R;
+            for (b0 = 0; b0 < j.nblk; b0 += 256) {
+                int64_t nb = RLX__MIN((int64_t)256, j.nblk - b0);
+                j.blk0 = b0;
+                rlx__parallel_for(pool, nb, rlx__rsum_task, &j);
+                for (b = 0; b < nb; b++) t += part[b];
+            }
+            j.y[o] = (float)(j.mean ? t / (double)j.R : t);
+        }
+    }
+    return 1;
+}
+
 static void rlx__k_reduce(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool) {
     const rlx__node* nx = rlx__N(g, rlx__in(g, nd, 0));
     rlx__red_job j;
@@ -9381,6 +9615,7 @@ static void rlx__k_reduce(const rlx_graph* g, const rlx__node* nd, void* const* 
     memset(&j, 0, sizeof j);
     memset(mark, 0, sizeof mark);
     for (i = 0; i < (int)nd->ia[1]; i++) mark[nd->ia[2 + i]] = 1;
+    if (rlx__k_reduce_sum_f32(nd, nx, mark, in[0], out, pool)) return;
     rlx__contig_strides(nx->rank, nx->shape, st);
     j.count = 1;
     for (i = 0; i < nx->rank; i++) {
@@ -9779,9 +10014,12 @@ static void rlx__k_add_norm(const rlx_graph* g, const rlx__node* nd, void* const
 
 /* FUSED_EW: a small register program over f32 inputs (each of the output's size or a single element),
    evaluated in blocks so every instruction is a tight loop over the block. Single-element operands are
-   broadcast into a block once per task. add/sub/mul/div/max/min, relu, neg, abs, sqrt and rsqrt run on
+   broadcast into a block once per task, and so are the results of instructions whose operands are all single
+   elements (computed once per task, not per element). add/sub/mul/div/max/min, relu, neg, abs, sqrt and rsqrt run on
    AVX2 or NEON vectors where the CPU has them, with the scalar results bit for bit (max/min propagate NaN,
-   relu keeps NaN and gives +0 for -0, sqrt and division are correctly rounded); the other unary ops call
+   relu keeps NaN and gives +0 for -0, sqrt and division are correctly rounded); exp, erf and gelu run on AVX2
+   in double (rlx__exp4_ps, rlx__erf4_ps: within 1 ulp of libm's expf and erff, which the portable loops and
+   the tails use; the unary exp, erf and gelu steps take the same AVX2 forms); the other unary ops call
    rlx__unary_f per element. */
 #define RLX__EW_BLOCK 256
 #define RLX__EW_MAXI (RLX__NIA - 1)
@@ -9807,6 +10045,57 @@ static void rlx__few_op_c(rlx_op op, const float* a, const float* b, float* o, i
 }
 
 #if defined(RLX__GEMM_X86)
+/* exp and erf of 4 floats in double (AVX2+FMA), rounded once to float: almost always the correctly rounded
+   result (libm's expf and erff, which the scalar paths call, are within 1 ulp of it).
+   exp: n = round(d·log2 e), d − n·ln 2 in two parts, the Taylor polynomial to degree 11 (error below 1e-14
+   relative), then 2^n; NaN stays NaN, arguments are clamped to [−200, 200] (float 0 and +inf).
+   erf: erf(x)/x is a polynomial in x² on [0, 16]: degree 24 in t = x²/8 − 1, the Chebyshev interpolant made by
+   tools/gen_erf_poly.py (error below 1e-14 in erf); |x| >= 4 gives ±1 (erf(4) rounds to 1 in float). */
+static const double rlx__erf_poly[25] = {
+    1.3787080005716731e-07, -4.852012501968709e-07, 6.9679431663167193e-07, -1.7989910439812744e-06,
+    7.0447922503799836e-06, -1.9597165346559065e-05, 4.7707960038954458e-05, -0.00011658412072272189,
+    0.00027559303250433226, -0.00061371955775708833, 0.0012926130848069449, -0.0025778696664792021,
+    0.0048535412082086095, -0.0086063296241357442, 0.014349603442099968, -0.022473546632852687, 0.033060631695636833,
+    -0.045765113121082807, 0.05988690509618598, -0.074727865558390616, 0.090208994105492157, -0.10771044253453371,
+    0.13167511689485251, -0.17657623330131547, 0.35353099564340429
+};
+RLX__TARGET_AVX2 static __m128 rlx__erf4_ps(__m128 x) {
+    __m256d d = _mm256_cvtps_pd(x), z = _mm256_min_pd(_mm256_mul_pd(d, d), _mm256_set1_pd(16.0)), t, p;
+    __m128 r, big, one;
+    int k;
+    t = _mm256_fmsub_pd(z, _mm256_set1_pd(0.125), _mm256_set1_pd(1.0));
+    p = _mm256_set1_pd(rlx__erf_poly[0]);
+    for (k = 1; k < 25; k++) p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(rlx__erf_poly[k]));
+    r = _mm256_cvtpd_ps(_mm256_mul_pd(d, p));   /* NaN: min(NaN, 16) is 16, d·p NaN */
+    big = _mm_cmp_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), x), _mm_set1_ps(4.0f), _CMP_GE_OQ);
+    one = _mm_or_ps(_mm_set1_ps(1.0f), _mm_and_ps(x, _mm_set1_ps(-0.0f)));
+    return _mm_blendv_ps(r, one, big);
+}
+RLX__TARGET_AVX2 static __m128 rlx__exp4_ps(__m128 x) {
+    const __m256d log2e = _mm256_set1_pd(1.4426950408889634074);
+    const __m256d ln2hi = _mm256_set1_pd(6.93147180369123816490e-01), ln2lo = _mm256_set1_pd(1.90821492927058770002e-10);
+    __m256d d = _mm256_cvtps_pd(x), nan = _mm256_cmp_pd(d, d, _CMP_UNORD_Q);
+    __m256d c = _mm256_min_pd(_mm256_max_pd(d, _mm256_set1_pd(-200.0)), _mm256_set1_pd(200.0));
+    __m256d m = _mm256_round_pd(_mm256_mul_pd(c, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256d r = _mm256_fnmadd_pd(m, ln2lo, _mm256_fnmadd_pd(m, ln2hi, c)), p;
+    __m256i sc = _mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(m)), _mm256_set1_epi64x(1023)), 52);
+    p = _mm256_set1_pd(1.0 / 39916800.0);
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 3628800.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 362880.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 40320.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 5040.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 720.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 120.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 24.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 6.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(0.5));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0));
+    p = _mm256_mul_pd(p, _mm256_castsi256_pd(sc));
+    return _mm256_cvtpd_ps(_mm256_blendv_pd(p, d, nan));
+}
+#define RLX__HALVES(f, v) _mm256_insertf128_ps(_mm256_castps128_ps256(f(_mm256_castps256_ps128(v))), f(_mm256_extractf128_ps(v, 1)), 1)
+
 /* AVX2 lanes of rlx__few_op_c: handles the multiple of 8 below m and returns how many it did (0 when the op
    has no vector form here). */
 RLX__TARGET_AVX2 static int64_t rlx__few_op_avx2(rlx_op op, const float* a, const float* b, float* o, int64_t m) {
@@ -9828,6 +10117,12 @@ RLX__TARGET_AVX2 static int64_t rlx__few_op_avx2(rlx_op op, const float* a, cons
     case RLX_OP_ABS: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_andnot_ps(sign, x)));
     case RLX_OP_SQRT: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_sqrt_ps(x)));
     case RLX_OP_RSQRT: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_div_ps(one, _mm256_sqrt_ps(x))));
+    case RLX_OP_EXP: RLX__FEW_L(_mm256_storeu_ps(o + i, RLX__HALVES(rlx__exp4_ps, x)));
+    case RLX_OP_ERF: RLX__FEW_L(_mm256_storeu_ps(o + i, RLX__HALVES(rlx__erf4_ps, x)));
+    case RLX_OP_GELU:   /* 0.5f·x·(1 + erf(x·0.70710678f)) with the scalar form's float operations */
+        RLX__FEW_L(__m256 u = _mm256_mul_ps(x, _mm256_set1_ps(0.70710678f));
+                   _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), x),
+                                                         _mm256_add_ps(one, RLX__HALVES(rlx__erf4_ps, u)))));
     default: return 0;
     }
 #undef RLX__FEW_L
@@ -9868,12 +10163,29 @@ static void rlx__few_task(void* vj, int64_t t, int thread) {
     int ninst = (int)j->nd->ia[0], k;
     float reg[RLX__EW_MAXI][RLX__EW_BLOCK];
     float bc[8][RLX__EW_BLOCK];      /* single-element inputs, broadcast once */
+    float uv[RLX__EW_MAXI];          /* the value of each uniform instruction */
+    unsigned char uni[RLX__EW_MAXI]; /* 1: every operand is a single element or uniform, so is the result */
     RLX__UNUSED(thread);
     for (k = 0; k < j->nd->nin && k < 8; k++)
         if (j->inn[k] == 1) {
             int i;
             for (i = 0; i < RLX__EW_BLOCK; i++) bc[k][i] = j->in[k][0];
         }
+    /* Instructions on single elements only (an optimizer's bias corrections, a clipping coefficient) are
+       computed once per task with the same scalar operation and broadcast, not once per element. */
+    for (k = 0; k < ninst; k++) {
+        int64_t code = j->nd->ia[1 + k];
+        rlx_op op = (rlx_op)(code & 0xFF);
+        int ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF), bin = rlx__is_binary(op);
+        uni[k] = (unsigned char)((ra >= 8 ? uni[ra - 8] : j->inn[ra] == 1) &&
+                                 (!bin || (rb >= 8 ? uni[rb - 8] : j->inn[rb] == 1)));
+        if (uni[k]) {
+            float a = ra >= 8 ? uv[ra - 8] : j->in[ra][0], bv = !bin ? 0.0f : rb >= 8 ? uv[rb - 8] : j->in[rb][0];
+            int i;
+            rlx__few_op_c(op, &a, &bv, &uv[k], 0, 1);
+            for (i = 0; i < RLX__EW_BLOCK; i++) reg[k][i] = uv[k];
+        }
+    }
     for (b = e0; b < e1; b += RLX__EW_BLOCK) {
         int64_t m = RLX__MIN((int64_t)RLX__EW_BLOCK, e1 - b);
         for (k = 0; k < ninst; k++) {
@@ -9882,6 +10194,10 @@ static void rlx__few_task(void* vj, int64_t t, int thread) {
             int ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF);
             const float *a, *bb = NULL;
             float* o = k == ninst - 1 ? j->out + b : reg[k];   /* the last instruction writes the output */
+            if (uni[k]) {
+                if (k == ninst - 1) memcpy(o, reg[k], sizeof(float) * (size_t)m);
+                continue;
+            }
             a = ra >= 8 ? reg[ra - 8] : j->inn[ra] == 1 ? bc[ra] : j->in[ra] + b;
             if (rlx__is_binary(op)) bb = rb >= 8 ? reg[rb - 8] : j->inn[rb] == 1 ? bc[rb] : j->in[rb] + b;
 #if defined(RLX__GEMM_X86)
