@@ -12817,8 +12817,8 @@ static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* n
     const int gq = Sq <= 8 && Hkv < H && Sk >= 64;
     rlx__launch* L = rlx__cl_add(w, "attention", gq ? "attention_gq" : "attention", nd);
     rlx__kargs* A = &L->args;
-    const int64_t HH = gq ? Hkv : H, R = gq ? (H / Hkv) * Sq : Sq;
-    int64_t W = R < 8 ? R : 8, TK = 32, nqb;
+    const int64_t HH = gq ? Hkv : H, NR = gq ? (H / Hkv) * Sq : Sq;   /* rows of a work item */
+    int64_t W = NR < 8 ? NR : 8, TK = 32, nqb;
     int slot = 3;
     A->out = out;
     A->in[0] = rlx__cl_addr(g, nd, addr, 0);
@@ -12870,7 +12870,7 @@ static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* n
     } else {
         L->shmem = (unsigned)((W * D + TK * (D + 1) + TK * dvc) * 4);   /* K rows padded to D + 1 */
     }
-    nqb = rlx__cl_cdiv(R, W);
+    nqb = rlx__cl_cdiv(NR, W);
     A->ia[0] = H; A->ia[1] = H / Hkv; A->ia[2] = D; A->ia[3] = Dv; A->ia[4] = Sq; A->ia[5] = Sk;
     A->ia[6] = nd->ia[3]; A->ia[7] = nd->ia[4]; A->ia[8] = nd->ia[5]; A->ia[9] = nd->ia[6]; A->ia[10] = nd->ia[7];
     A->ia[11] = TK; A->ia[12] = W; A->ia[13] = B; A->ia[14] = nqb;

@@ -555,6 +555,7 @@ static const struct norm_def { const char* name; int rank, shape[3], axis, gamma
     {"plain", 3, {3, 4, 17}, -1, 0, 0},
     {"gamma_beta_axis0", 3, {3, 4, 17}, 0, 1, 1},
     {"row_2048", 2, {4, 2048}, -1, 1, 1},
+    {"row_5000", 2, {2, 5000}, -1, 1, 1},   /* beyond the GPUs' register rows */
     {"width1", 2, {5, 1}, -1, 1, 1},
 };
 static void b_norm(bctx* c, const tcase* tc) {
@@ -963,6 +964,7 @@ static const struct addnorm_def { const char* name; int layer, rank, shape[3], a
     {"add_layernorm_axis1_gamma_sum", 1, 3, {3, 4, 17}, 1, 1, 0, 1},
     {"add_layernorm_plain", 1, 2, {4, 33}, -1, 0, 0, 0},
     {"add_rmsnorm_row_4096_sum", 0, 2, {2, 4096}, -1, 1, 0, 1},
+    {"add_layernorm_row_4500_sum", 1, 2, {2, 4500}, -1, 1, 1, 1},   /* beyond the GPUs' register rows */
 };
 static void b_addnorm(bctx* c, const tcase* tc) {
     const struct addnorm_def* d = &addnorm_defs[tc->op];
