@@ -536,6 +536,15 @@ int rlx_unary_fn(int op) {
     default: return -1;
     }
 }
+/* Round half to even, without the roundEven built-in: lavapipe (Mesa 22.3.6-1+deb12u2) returns -7 for
+   roundEven(-7.5lf). x - floor(x) is exact; a half goes up when floor(x) is odd; a zero result keeps x's sign
+   (roundEven(-0.3) = -0.0); NaN stays NaN and infinities stay (their difference is NaN). */
+double rlx_round_even_d(double x) {
+    double f = floor(x);
+    precise const double d = x - f;
+    if (d > 0.5LF || (d == 0.5LF && f - 2.0LF * floor(f * 0.5LF) != 0.0LF)) f += 1.0LF;
+    return f == 0.0LF ? packDouble2x32(uvec2(0u, unpackDouble2x32(x).y & 0x80000000u)) : f;
+}
 /* A unary op (z unused) or an arithmetic binary op (x op z) on float values, in f32 semantics (f = true: the
    inputs are f32 values and every intermediate is rounded to f32, as the CPU's float code) or in f64. One
    function with one call of rlx_transc_d, so that a kernel that reaches all element math through one call of
@@ -570,7 +579,7 @@ double rlx_elem_g(int op, double x, double z, bool f) {
     case RLX_OP_RELU: return x > 0.0LF ? x : (rlx_isnan(x) ? x : 0.0LF);
     case RLX_OP_GELU: case RLX_OP_GELU_TANH: return f ? double(0.5 * xf * (1.0 + tf)) : 0.5LF * x * (1.0LF + t);
     case RLX_OP_SILU: return f ? double(xf / (1.0 + tf)) : x * (1.0LF / (1.0LF + t));
-    case RLX_OP_ROUND: return roundEven(x);
+    case RLX_OP_ROUND: return rlx_round_even_d(x);
     case RLX_OP_FLOOR: return floor(x);
     case RLX_OP_CEIL: return ceil(x);
     default: return fn >= 0 ? t : (bin ? 0.0LF : x);   /* the transcendental ops and pow; unknown ops */

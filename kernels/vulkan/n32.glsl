@@ -262,6 +262,13 @@ int rlx_n_unary_fn(int op) {
     default: return -1;
     }
 }
+/* Round half to even without the roundEven built-in (see rlx_round_even_d in common.glsl) */
+float rlx_n_round_even(float x) {
+    float f = floor(x);
+    precise const float d = x - f;
+    if (d > 0.5 || (d == 0.5 && f - 2.0 * floor(f * 0.5) != 0.0)) f += 1.0;
+    return f == 0.0 ? uintBitsToFloat(floatBitsToUint(x) & 0x80000000u) : f;
+}
 /* A unary op (z unused) or an arithmetic binary op (x op z), f32 semantics; call it from one place per kernel. */
 float rlx_n_elem_f(int op, float x, float z) {
     const bool bin = op >= RLX_OP_ADD && op <= RLX_OP_MIN;
@@ -292,7 +299,7 @@ float rlx_n_elem_f(int op, float x, float z) {
     case RLX_OP_SQRT: return rlx_n_sqrt_rn(x);
     case RLX_OP_RELU: return x > 0.0 ? x : (rlx_n_isnan(x) ? x : 0.0);
     case RLX_OP_GELU: case RLX_OP_GELU_TANH: return rlx_n_mul_rn(rlx_n_mul_rn(0.5, x), 1.0 + t);
-    case RLX_OP_ROUND: return roundEven(x);
+    case RLX_OP_ROUND: return rlx_n_round_even(x);
     case RLX_OP_FLOOR: return floor(x);
     case RLX_OP_CEIL: return ceil(x);
     default: return fn >= 0 ? t : (bin ? 0.0 : x);
