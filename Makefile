@@ -41,7 +41,9 @@ BUILD = build
 
 TEST_CFLAGS = -O2 -g
 ASAN_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
-ASAN_ENV = UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
+# (test_hip compiles the kernels for one AMD target instead of three under the sanitizers: the host code is the same)
+ASAN_ENV = UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+    RLX_TEST_HIP_ARCHS=gfx90a
 BENCH_CFLAGS = -O3 -g
 # Parallel builds of the test programs in `make test`, `make asan` and `make asan32` (each compiles all of rlx.h).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -100,10 +102,13 @@ $(BUILD)/gen/vk_f32math_spv.h: tests/vk_f32math.comp kernels/vulkan/math_f32.gls
 $(BUILD)/asan/rlx_impl.o: tests/rlx_impl.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -c -o $@ $<
+# Under the sanitizers a test with its own implementation builds it at -O0 (about a third of -O1's compile time;
+# these tests run little code): the -O0 after ASAN_CFLAGS wins.
+ASAN_SHARED_IMPL = if grep -q RLX_TEST_SHARED_IMPL $<; then set -- -DRLX_TEST_SHARED_IMPL $< $(@D)/rlx_impl.o; else set -- -O0 $<; fi
 $(BUILD)/asan/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h tests/onnx_pbw.h examples/transformer_model.h $(BUILD)/asan/rlx_impl.o
 	@mkdir -p $(@D)
 	@rm -f $@
-	@$(SHARED_IMPL); echo "$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $$* $(LDLIBS)"; \
+	@$(ASAN_SHARED_IMPL); echo "$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $$* $(LDLIBS)"; \
 	$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ "$$@" $(LDLIBS)
 
 # the regression replay test includes the fuzzer
@@ -123,16 +128,30 @@ $(BUILD)/tests/test_llm_hf_tok $(BUILD)/asan/test_llm_hf_tok: tests/tok_to_gguf.
 # ---- API fuzzer (needs clang with libFuzzer: clang 14 + libclang-rt-14-dev or newer) ----
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_COMMON = -g -O1 -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS = -fsanitize=fuzzer,address,undefined $(FUZZ_COMMON)
 FUZZ_ARGS ?= -rss_limit_mb=2048 -timeout=10 -max_len=2048 -dict=tests/fuzz/fuzz.dict
 FUZZ_ENV = UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1
 REPLAY_CC ?= $(CC)
 # FUZZ_M32=1: a 32-bit fuzzer (32-bit size_t), in build/fuzz32
 FUZZ_DIR = $(BUILD)/fuzz$(if $(FUZZ_M32),32)
-
-$(FUZZ_DIR)/fuzz_api: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h rlx.h
+# The fuzzers but fuzz_tok (which reaches rlx__ internals) link one implementation compiled with the fuzzer's
+# coverage instrumentation and sanitizers (tests/rlx_impl.c; each harness guards its RLX_IMPLEMENTATION with
+# RLX_TEST_SHARED_IMPL): the implementation is most of a fuzzer's build time.
+FUZZ_IMPL = $(FUZZ_DIR)/rlx_impl.o
+FUZZ_IMPL_CFLAGS = -fsanitize=fuzzer-no-link,address,undefined $(FUZZ_COMMON)
+$(FUZZ_DIR)/rlx_impl.o: tests/rlx_impl.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_api.c $(LDLIBS)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_IMPL_CFLAGS) -I. -c -o $@ $<
+# every fuzzer binary (CI builds them before the time-bound runs: make -j2 fuzz-build)
+FUZZ_TARGETS = fuzz_api fuzz_gguf fuzz_safetensors fuzz_onnx fuzz_quant fuzz_chat fuzz_autodiff fuzz_autodiff_more \
+    fuzz_tok fuzz_llm fuzz_hf
+.PHONY: fuzz-build
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
+
+$(FUZZ_DIR)/fuzz_api: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h rlx.h $(FUZZ_IMPL)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ tests/fuzz/fuzz_api.c $(FUZZ_IMPL) $(LDLIBS)
 
 $(BUILD)/fuzz/fuzz_replay: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h rlx.h
 	@mkdir -p $(@D)
@@ -149,9 +168,9 @@ fuzz: $(FUZZ_DIR)/fuzz_api
 # The weight-file fuzzers (GGUF and safetensors readers and writers): the same flags and FUZZ_SECONDS/FUZZ_M32,
 # inputs up to 64 KiB, seeds from tests/fuzz/corpus_gguf and tests/fuzz/corpus_safetensors (copied).
 WEIGHT_FUZZ_ARGS ?= -rss_limit_mb=2048 -timeout=10 -max_len=65536
-$(FUZZ_DIR)/fuzz_gguf $(FUZZ_DIR)/fuzz_safetensors: $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_weights.h rlx.h
+$(FUZZ_DIR)/fuzz_gguf $(FUZZ_DIR)/fuzz_safetensors: $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_weights.h rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ $< $(LDLIBS)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ $< $(FUZZ_IMPL) $(LDLIBS)
 
 fuzz-gguf fuzz-safetensors: fuzz-%: $(FUZZ_DIR)/fuzz_%
 	@rm -rf $(FUZZ_DIR)/corpus_$* && mkdir -p $(FUZZ_DIR)/corpus_$* $(FUZZ_DIR)/artifacts_$*
@@ -164,9 +183,9 @@ fuzz-gguf fuzz-safetensors: fuzz-%: $(FUZZ_DIR)/fuzz_%
 ONNX_NODE_DIR ?= /usr/share/libonnx-testdata/data/node
 FUZZ_ONNX_ARGS ?= -rss_limit_mb=2048 -timeout=20 -max_len=65536
 
-$(FUZZ_DIR)/fuzz_onnx: tests/fuzz/fuzz_onnx.c rlx.h
+$(FUZZ_DIR)/fuzz_onnx: tests/fuzz/fuzz_onnx.c rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_onnx.c $(LDLIBS)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ tests/fuzz/fuzz_onnx.c $(FUZZ_IMPL) $(LDLIBS)
 
 fuzz-onnx: $(FUZZ_DIR)/fuzz_onnx
 	@rm -rf $(FUZZ_DIR)/onnx_corpus && mkdir -p $(FUZZ_DIR)/onnx_corpus $(FUZZ_DIR)/onnx_artifacts
@@ -183,9 +202,9 @@ fuzz-onnx-seeds:
 	./$(BUILD)/make_onnx_seeds tests/fuzz/onnx_corpus
 
 # The quantized-dtype fuzzer (tests/fuzz/fuzz_quant.c): no seed corpus, it starts from nothing.
-$(FUZZ_DIR)/fuzz_quant: tests/fuzz/fuzz_quant.c rlx.h
+$(FUZZ_DIR)/fuzz_quant: tests/fuzz/fuzz_quant.c rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_quant.c $(LDLIBS)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ tests/fuzz/fuzz_quant.c $(FUZZ_IMPL) $(LDLIBS)
 
 fuzz-quant: $(FUZZ_DIR)/fuzz_quant
 	@rm -rf $(FUZZ_DIR)/quant_corpus && mkdir -p $(FUZZ_DIR)/quant_corpus $(FUZZ_DIR)/artifacts
@@ -194,9 +213,9 @@ fuzz-quant: $(FUZZ_DIR)/fuzz_quant
 
 # The generation-utilities fuzzer (tests/fuzz/fuzz_chat.c: chat templates, stop strings, sampler chains): no seed
 # corpus, it starts from nothing.
-$(FUZZ_DIR)/fuzz_chat: tests/fuzz/fuzz_chat.c rlx.h
+$(FUZZ_DIR)/fuzz_chat: tests/fuzz/fuzz_chat.c rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_chat.c $(LDLIBS)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ tests/fuzz/fuzz_chat.c $(FUZZ_IMPL) $(LDLIBS)
 
 fuzz-chat: $(FUZZ_DIR)/fuzz_chat
 	@rm -rf $(FUZZ_DIR)/chat_corpus && mkdir -p $(FUZZ_DIR)/chat_corpus $(FUZZ_DIR)/artifacts_chat
@@ -204,9 +223,9 @@ fuzz-chat: $(FUZZ_DIR)/fuzz_chat
 		-artifact_prefix=$(FUZZ_DIR)/artifacts_chat/ $(FUZZ_DIR)/chat_corpus
 # The training fuzzer (tests/fuzz/fuzz_autodiff.c: random float graphs through rlx_grad, rlx_optimizer_step,
 # compile and run): no seed corpus, it starts from nothing.
-$(FUZZ_DIR)/fuzz_autodiff: tests/fuzz/fuzz_autodiff.c rlx.h
+$(FUZZ_DIR)/fuzz_autodiff: tests/fuzz/fuzz_autodiff.c rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_autodiff.c $(LDLIBS)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ tests/fuzz/fuzz_autodiff.c $(FUZZ_IMPL) $(LDLIBS)
 
 fuzz-autodiff: $(FUZZ_DIR)/fuzz_autodiff
 	@rm -rf $(FUZZ_DIR)/autodiff_corpus && mkdir -p $(FUZZ_DIR)/autodiff_corpus $(FUZZ_DIR)/artifacts_autodiff
@@ -217,9 +236,9 @@ fuzz-autodiff: $(FUZZ_DIR)/fuzz_autodiff
 # kv_len, resize, average pooling with attributes from the input; each accepted graph's gradients are checked
 # against a central difference of its own forward program): no seed corpus.
 .PHONY: fuzz-autodiff-more
-$(FUZZ_DIR)/fuzz_autodiff_more: tests/fuzz/fuzz_autodiff_more.c rlx.h
+$(FUZZ_DIR)/fuzz_autodiff_more: tests/fuzz/fuzz_autodiff_more.c rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_autodiff_more.c $(LDLIBS)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ tests/fuzz/fuzz_autodiff_more.c $(FUZZ_IMPL) $(LDLIBS)
 
 fuzz-autodiff-more: $(FUZZ_DIR)/fuzz_autodiff_more
 	@rm -rf $(FUZZ_DIR)/autodiff_more_corpus && mkdir -p $(FUZZ_DIR)/autodiff_more_corpus $(FUZZ_DIR)/artifacts_autodiff_more
@@ -239,9 +258,9 @@ fuzz-tok: $(FUZZ_DIR)/fuzz_tok
 
 # The language-model builder fuzzer (tests/fuzz/fuzz_llm.c): the input describes a model; seeds (one small model
 # per architecture that loads and runs) in tests/fuzz/corpus_llm, copied.
-$(FUZZ_DIR)/fuzz_llm: tests/fuzz/fuzz_llm.c tests/fuzz/fuzz_weights.h rlx.h
+$(FUZZ_DIR)/fuzz_llm: tests/fuzz/fuzz_llm.c tests/fuzz/fuzz_weights.h rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_llm.c $(LDLIBS)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ tests/fuzz/fuzz_llm.c $(FUZZ_IMPL) $(LDLIBS)
 
 fuzz-llm: $(FUZZ_DIR)/fuzz_llm
 	@rm -rf $(FUZZ_DIR)/llm_corpus && mkdir -p $(FUZZ_DIR)/llm_corpus $(FUZZ_DIR)/artifacts_llm
@@ -251,9 +270,9 @@ fuzz-llm: $(FUZZ_DIR)/fuzz_llm
 
 # The Hugging Face folder fuzzer (tests/fuzz/fuzz_hf.c): the input is config.json next to a fixed tiny
 # model.safetensors, or ("TOK\n" first) tokenizer.json [NUL tokenizer_config.json]; seeds in tests/fuzz/corpus_hf, copied.
-$(FUZZ_DIR)/fuzz_hf: tests/fuzz/fuzz_hf.c rlx.h
+$(FUZZ_DIR)/fuzz_hf: tests/fuzz/fuzz_hf.c rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_hf.c $(LDLIBS)
+	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ tests/fuzz/fuzz_hf.c $(FUZZ_IMPL) $(LDLIBS)
 
 fuzz-hf: $(FUZZ_DIR)/fuzz_hf
 	@rm -rf $(FUZZ_DIR)/hf_corpus && mkdir -p $(FUZZ_DIR)/hf_corpus $(FUZZ_DIR)/artifacts_hf
@@ -298,10 +317,15 @@ ASAN32_TESTS = test_hardening test_fuzz_regress test_api test_gguf test_safetens
 ASAN32_TESTS += test_tok
 $(BUILD)/asan32/test_tok: tests/tok_to_gguf.c
 ASAN32_CC ?= clang
-$(BUILD)/asan32/%: tests/%.c rlx.h tests/harness.h tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h
+ASAN32_FLAGS = -m32 -msse2 -mfpmath=sse $(ASAN_CFLAGS) $(WARNINGS)
+$(BUILD)/asan32/rlx_impl.o: tests/rlx_impl.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h
+	@mkdir -p $(@D)
+	$(ASAN32_CC) $(ASAN32_FLAGS) -I. -c -o $@ $<
+$(BUILD)/asan32/%: tests/%.c rlx.h tests/harness.h tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h $(BUILD)/asan32/rlx_impl.o
 	@mkdir -p $(@D)
 	@rm -f $@
-	$(ASAN32_CC) -m32 -msse2 -mfpmath=sse $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $< $(LDLIBS)
+	@$(ASAN_SHARED_IMPL); echo "$(ASAN32_CC) $(ASAN32_FLAGS) -I. -Itests -o $@ $$* $(LDLIBS)"; \
+	$(ASAN32_CC) $(ASAN32_FLAGS) -I. -Itests -o $@ "$$@" $(LDLIBS)
 
 asan32:
 	@mkdir -p $(BUILD)
@@ -387,9 +411,9 @@ ifneq ($(NVCC),)
 	$(BUILD)/embed_kernels ptx $(BUILD)/kernels_ptx_fresh.h $(CUDA_PTX) --source $(HIP_SOURCES)
 	@cmp -s $(BUILD)/kernels_ptx_fresh.h rlx_kernels_ptx.h || { echo "kernels-check: rlx_kernels_ptx.h is stale: run make kernels and commit it"; exit 1; }
 	@for p in $(CUDA_PTX); do for a in sm_75 sm_80 sm_90; do \
-	    case $$p:$$a in *matmul_tc.ptx:sm_75) continue;; esac; \
-	    $(PTXAS) -arch=$$a --warning-as-error $$p -o $(BUILD)/kernels/check.cubin || { echo "kernels-check: ptxas $$a $$p failed"; exit 1; }; \
-	done; done
+	    case $$p:$$a in *matmul_tc.ptx:sm_75) continue;; esac; echo "$$p $$a"; \
+	done; done | xargs -P $(JOBS) -n 2 sh -c '$(PTXAS) -arch=$$1 --warning-as-error $$0 -o $$0.$$1.cubin || \
+	    { echo "kernels-check: ptxas $$1 $$0 failed"; exit 255; }' || exit 1
 	@echo "kernels-check: rlx_kernels_ptx.h is current; PTX (ISA $(PTX_ISA)) assembles for sm_75, sm_80, sm_90"
 else
 	@echo "kernels-check: nvcc not found: skipped (the committed rlx_kernels_ptx.h is used as is)"

@@ -3,7 +3,7 @@
    it passes when the child exits normally. Without fork() (Windows) the inputs run in this process, so the
    first violation ends the program (which then counts as failed). Run from the repository root (as `make test`
    does). */
-#define RLX_FUZZ_NO_MAIN
+#define RLX_FUZZ_NO_MAIN   /* fuzz_api.c guards its RLX_IMPLEMENTATION with RLX_TEST_SHARED_IMPL (tests/rlx_impl.c) */
 #include "fuzz/fuzz_api.c"
 #include "harness.h"
 

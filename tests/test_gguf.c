@@ -5,7 +5,9 @@
    several ggml types that rlx must read back with identical metadata and bytes, and (b) reads the files rlx's
    writer makes. Without the package those cases are skipped, with the reason. Nested arrays (which ggml refuses)
    and every hostile case are built byte by byte here. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 
@@ -492,7 +494,7 @@ static void test_store(unsigned char* const* data) {
     float wv[12], xv[4] = {0.5f, -1.25f, 2.0f, 0.75f}, yv[3];
     int64_t ws[2] = {4, 3}, ms = 32;
     unsigned char mx[17];
-    RLX__UNUSED(data);
+    (void)data;
     for (i = 0; i < 12; i++) wv[i] = (float)(i % 5) * 0.37f - 0.6f;
     rlx_gguf_writer_create(NULL, &w);
     rlx_gguf_writer_tensor(w, "w", 0, 2, ws, wv, sizeof wv);
@@ -557,8 +559,8 @@ static void test_store(unsigned char* const* data) {
         rlx_graph_destroy(g);
     }
     rlx_store_destroy(s);
-    RLX__UNUSED(size);
-    RLX__UNUSED(released_calls);
+    (void)size;
+    (void)released_calls;
 }
 
 /* ---- hostile files ---- */

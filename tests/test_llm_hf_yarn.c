@@ -11,7 +11,9 @@
    steps agree to 1e-4 · max|logit|, and differ from the unscaled default model (the factor matters). Bad
    values (a negative attention_factor, mscale / mscale_all_dim giving a factor <= 0) and the keys still refused
    (attn_factor, extrapolation_factor) fail with their names. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "harness.h"
 

@@ -16,6 +16,7 @@
 #endif
 #include <stdlib.h>
 
+/* test_backends.c guards its RLX_IMPLEMENTATION with RLX_TEST_SHARED_IMPL: the Makefile links tests/rlx_impl.c */
 #define main backends_main
 #include "test_backends.c"
 #undef main

@@ -14,7 +14,7 @@
      replay:      cc -DRLX_FUZZ_STANDALONE -I. tests/fuzz/fuzz_api.c -lm -lpthread -ldl
                   ./a.out [-v] FILE_OR_DIR...   (-v prints the decoded call sequence)
      as a library of a test program: define RLX_FUZZ_NO_MAIN, then call fz_run_input(data, size). */
-#ifndef RLX_IMPLEMENTATION
+#if !defined(RLX_IMPLEMENTATION) && !defined(RLX_TEST_SHARED_IMPL)   /* RLX_TEST_SHARED_IMPL: linked with tests/rlx_impl.c */
 #  define RLX_IMPLEMENTATION
 #endif
 #include "rlx.h"

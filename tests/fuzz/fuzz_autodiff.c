@@ -8,7 +8,9 @@
    ASan + UBSan any out-of-bounds access, leak or undefined behaviour stops it.
        make fuzz-autodiff [FUZZ_SECONDS=60]
    RLX_FUZZ_STANDALONE builds a replayer: fuzz_autodiff FILE... */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links one instrumented implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../../rlx.h"
 
 #include <stdio.h>

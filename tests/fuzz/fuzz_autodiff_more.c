@@ -9,7 +9,9 @@
    out-of-bounds access, leak or undefined behaviour stops it too.
        make fuzz-autodiff-more [FUZZ_SECONDS=60]
    RLX_FUZZ_STANDALONE builds a replayer: fuzz_autodiff_more FILE... */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links one instrumented implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../../rlx.h"
 
 #include <math.h>

@@ -10,7 +10,9 @@
    Input: byte 0 picks the part (chat, stop, sampler), the rest is split at 0xFF bytes into strings.
        make fuzz-chat [FUZZ_SECONDS=60]
    RLX_FUZZ_STANDALONE builds a replayer: fuzz_chat FILE... */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links one instrumented implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../../rlx.h"
 
 #include <stdio.h>

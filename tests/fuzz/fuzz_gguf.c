@@ -3,7 +3,9 @@
    the parsed content again with rlx's GGUF writer and reads that back: the second file must open and hold the
    same number of keys and tensors. Contract: RLX_OK, or RLX_ERROR_FORMAT / RLX_ERROR_OUT_OF_MEMORY with a
    message; nothing left allocated. Build: make fuzz-gguf (see the Makefile). */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links one instrumented implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "fuzz_weights.h"
 

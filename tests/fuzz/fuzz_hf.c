@@ -10,12 +10,15 @@
    rlx_llm_load_hf returns RLX_OK or an error with a non-empty message; a model that loads runs a 3-token prompt
    and a decode step with finite logits and is destroyed (ASan's leak check covers the rest).
    Build and run: make fuzz-hf (see the Makefile); seeds in tests/fuzz/corpus_hf. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links one instrumented implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #if !defined(_WIN32)
 #  include <sys/stat.h>
 #  include <unistd.h>

@@ -6,7 +6,9 @@
    not) and is reset. Contract: every call returns RLX_OK or an error with a non-empty message; logits are
    finite (for float weights); the position only grows by the tokens of successful runs; nothing stays allocated after destroy.
    Build and run: make fuzz-llm (see the Makefile). */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links one instrumented implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "fuzz_weights.h"
 

@@ -8,7 +8,9 @@
    Input: byte 0 the dtype, byte 1 the operation, bytes 2-5 the sizes, the rest fills the data cyclically.
        make fuzz-quant [FUZZ_SECONDS=60]
    RLX_FUZZ_STANDALONE builds a replayer: fuzz_quant FILE... */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links one instrumented implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "../../rlx.h"
 
 #include <stdio.h>
@@ -33,7 +35,7 @@ static void fq_run(const uint8_t* data, size_t size) {
     rlx_dtype dt;
     int op, threads;
     int64_t be = 1, blocks, rows, m, k, shape[2], xs[2];
-    size_t bb = 0, qbytes;
+    size_t bb = 0;
     const uint8_t* d = data + 6;
     size_t nd = size > 6 ? size - 6 : 0;
     rlx_graph* g;

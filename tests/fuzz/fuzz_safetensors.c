@@ -3,7 +3,9 @@
    and the metadata again with rlx's writer and reads that back (same metadata count, same tensors). Contract:
    RLX_OK, or RLX_ERROR_FORMAT / RLX_ERROR_OUT_OF_MEMORY with a message; nothing left allocated. The input is
    taken as the whole file, header length included. Build: make fuzz-safetensors. */
+#ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links one instrumented implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
+#endif
 #include "rlx.h"
 #include "fuzz_weights.h"
 
