@@ -396,7 +396,8 @@ $(BUILD)/kernels/%.ptx: kernels/cuda/%.cu kernels/cuda/common.cuh
 	sed 's/^\.version .*/.version $(PTX_ISA)/' $@.tmp > $@ && rm -f $@.tmp
 
 # CI: where nvcc exists, the committed rlx_kernels_ptx.h must equal a fresh build, and its PTX must assemble with
-# ptxas for sm_75, sm_80 and sm_90 (the tensor-core module for sm_80+ only).
+# ptxas for sm_75, sm_80 and sm_90; the tensor-core module (9.6 MB of PTX, about 4 minutes of ptxas per target)
+# for sm_80 only, its own target (it uses nothing sm_90 lacks; a Hopper driver JIT-compiles the same PTX at load time).
 PTXAS := $(if $(NVCC),$(dir $(NVCC))ptxas)
 kernels-check: $(BUILD)/embed_kernels $(if $(NVCC),$(CUDA_PTX)) $(if $(GLSLC),$(VK_SPV))
 ifneq ($(GLSLC),)
@@ -411,10 +412,10 @@ ifneq ($(NVCC),)
 	$(BUILD)/embed_kernels ptx $(BUILD)/kernels_ptx_fresh.h $(CUDA_PTX) --source $(HIP_SOURCES)
 	@cmp -s $(BUILD)/kernels_ptx_fresh.h rlx_kernels_ptx.h || { echo "kernels-check: rlx_kernels_ptx.h is stale: run make kernels and commit it"; exit 1; }
 	@for p in $(CUDA_PTX); do for a in sm_75 sm_80 sm_90; do \
-	    case $$p:$$a in *matmul_tc.ptx:sm_75) continue;; esac; echo "$$p $$a"; \
+	    case $$p:$$a in *matmul_tc.ptx:sm_75|*matmul_tc.ptx:sm_90) continue;; esac; echo "$$p $$a"; \
 	done; done | xargs -P $(JOBS) -n 2 sh -c '$(PTXAS) -arch=$$1 --warning-as-error $$0 -o $$0.$$1.cubin || \
 	    { echo "kernels-check: ptxas $$1 $$0 failed"; exit 255; }' || exit 1
-	@echo "kernels-check: rlx_kernels_ptx.h is current; PTX (ISA $(PTX_ISA)) assembles for sm_75, sm_80, sm_90"
+	@echo "kernels-check: rlx_kernels_ptx.h is current; PTX (ISA $(PTX_ISA)) assembles for sm_75, sm_80, sm_90 (matmul_tc: sm_80)"
 else
 	@echo "kernels-check: nvcc not found: skipped (the committed rlx_kernels_ptx.h is used as is)"
 endif

@@ -18,7 +18,7 @@
 # with -Wall -Werror). Prints `NAME: N passed, N failed, N skipped` per toolchain and ends with one
 # `N passed, N failed, N skipped` line; exits non-zero if anything failed. A build failure or a crash counts as a
 # failure; a toolchain that is not installed counts as one skip. Full output: build/portability/*.log.
-# Usage: .ci/portability.sh [TOOLCHAIN...]   (default: mingw m32 aarch64 tcc)
+# Usage: .ci/portability.sh [TOOLCHAIN...]   (default: mingw tcc m32 aarch64)
 set -u
 cd "$(dirname "$0")/.."
 
@@ -120,7 +120,7 @@ toolchain() {
 }
 
 : >"$out/all.log"
-selected=${*:-mingw m32 aarch64 tcc}
+selected=${*:-mingw tcc m32 aarch64}
 # one toolchain: builds and runs its programs, appends its tally to all.log
 run_toolchain() {
     local tc=$1
