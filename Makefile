@@ -79,7 +79,9 @@ $(BUILD)/bench/%: bench/%.c rlx.h examples/transformer_model.h
 # A test that fails to build must not leave an older binary behind (it would be run instead).
 # A test whose `#define RLX_IMPLEMENTATION` is guarded by RLX_TEST_SHARED_IMPL links the implementation compiled
 # once (tests/rlx_impl.c: most of a test's build time is rlx.h's implementation); the others compile their own.
-SHARED_IMPL = if grep -q RLX_TEST_SHARED_IMPL $<; then set -- -DRLX_TEST_SHARED_IMPL $< $(@D)/rlx_impl.o; else set -- $<; fi
+# OWN_IMPL_OPT: an optimisation flag for the tests that compile their own implementation (-O0 under the
+# sanitizers, below).
+SHARED_IMPL = if grep -q RLX_TEST_SHARED_IMPL $<; then set -- -DRLX_TEST_SHARED_IMPL $< $(@D)/rlx_impl.o; else set -- $(OWN_IMPL_OPT) $<; fi
 $(BUILD)/tests/rlx_impl.o: tests/rlx_impl.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $(WARNINGS) -I. -c -o $@ $<
@@ -104,11 +106,11 @@ $(BUILD)/asan/rlx_impl.o: tests/rlx_impl.c rlx.h rlx_kernels_spv.h rlx_kernels_p
 	$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -c -o $@ $<
 # Under the sanitizers a test with its own implementation builds it at -O0 (about a third of -O1's compile time;
 # these tests run little code): the -O0 after ASAN_CFLAGS wins.
-ASAN_SHARED_IMPL = if grep -q RLX_TEST_SHARED_IMPL $<; then set -- -DRLX_TEST_SHARED_IMPL $< $(@D)/rlx_impl.o; else set -- -O0 $<; fi
+$(BUILD)/asan/% $(BUILD)/asan32/%: OWN_IMPL_OPT = -O0
 $(BUILD)/asan/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h tests/onnx_pbw.h examples/transformer_model.h $(BUILD)/asan/rlx_impl.o
 	@mkdir -p $(@D)
 	@rm -f $@
-	@$(ASAN_SHARED_IMPL); echo "$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $$* $(LDLIBS)"; \
+	@$(SHARED_IMPL); echo "$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $$* $(LDLIBS)"; \
 	$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ "$$@" $(LDLIBS)
 
 # the regression replay test includes the fuzzer
@@ -148,10 +150,12 @@ FUZZ_TARGETS = fuzz_api fuzz_gguf fuzz_safetensors fuzz_onnx fuzz_quant fuzz_cha
     fuzz_tok fuzz_llm fuzz_hf
 .PHONY: fuzz-build
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
+# one fuzzer from its harness (the first prerequisite) and the shared implementation
+FUZZ_LINK = $(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ $< $(FUZZ_IMPL) $(LDLIBS)
 
 $(FUZZ_DIR)/fuzz_api: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ tests/fuzz/fuzz_api.c $(FUZZ_IMPL) $(LDLIBS)
+	$(FUZZ_LINK)
 
 $(BUILD)/fuzz/fuzz_replay: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h rlx.h
 	@mkdir -p $(@D)
@@ -170,7 +174,7 @@ fuzz: $(FUZZ_DIR)/fuzz_api
 WEIGHT_FUZZ_ARGS ?= -rss_limit_mb=2048 -timeout=10 -max_len=65536
 $(FUZZ_DIR)/fuzz_gguf $(FUZZ_DIR)/fuzz_safetensors: $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_weights.h rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ $< $(FUZZ_IMPL) $(LDLIBS)
+	$(FUZZ_LINK)
 
 fuzz-gguf fuzz-safetensors: fuzz-%: $(FUZZ_DIR)/fuzz_%
 	@rm -rf $(FUZZ_DIR)/corpus_$* && mkdir -p $(FUZZ_DIR)/corpus_$* $(FUZZ_DIR)/artifacts_$*
@@ -185,7 +189,7 @@ FUZZ_ONNX_ARGS ?= -rss_limit_mb=2048 -timeout=20 -max_len=65536
 
 $(FUZZ_DIR)/fuzz_onnx: tests/fuzz/fuzz_onnx.c rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ tests/fuzz/fuzz_onnx.c $(FUZZ_IMPL) $(LDLIBS)
+	$(FUZZ_LINK)
 
 fuzz-onnx: $(FUZZ_DIR)/fuzz_onnx
 	@rm -rf $(FUZZ_DIR)/onnx_corpus && mkdir -p $(FUZZ_DIR)/onnx_corpus $(FUZZ_DIR)/onnx_artifacts
@@ -204,7 +208,7 @@ fuzz-onnx-seeds:
 # The quantized-dtype fuzzer (tests/fuzz/fuzz_quant.c): no seed corpus, it starts from nothing.
 $(FUZZ_DIR)/fuzz_quant: tests/fuzz/fuzz_quant.c rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ tests/fuzz/fuzz_quant.c $(FUZZ_IMPL) $(LDLIBS)
+	$(FUZZ_LINK)
 
 fuzz-quant: $(FUZZ_DIR)/fuzz_quant
 	@rm -rf $(FUZZ_DIR)/quant_corpus && mkdir -p $(FUZZ_DIR)/quant_corpus $(FUZZ_DIR)/artifacts
@@ -215,7 +219,7 @@ fuzz-quant: $(FUZZ_DIR)/fuzz_quant
 # corpus, it starts from nothing.
 $(FUZZ_DIR)/fuzz_chat: tests/fuzz/fuzz_chat.c rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ tests/fuzz/fuzz_chat.c $(FUZZ_IMPL) $(LDLIBS)
+	$(FUZZ_LINK)
 
 fuzz-chat: $(FUZZ_DIR)/fuzz_chat
 	@rm -rf $(FUZZ_DIR)/chat_corpus && mkdir -p $(FUZZ_DIR)/chat_corpus $(FUZZ_DIR)/artifacts_chat
@@ -225,7 +229,7 @@ fuzz-chat: $(FUZZ_DIR)/fuzz_chat
 # compile and run): no seed corpus, it starts from nothing.
 $(FUZZ_DIR)/fuzz_autodiff: tests/fuzz/fuzz_autodiff.c rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ tests/fuzz/fuzz_autodiff.c $(FUZZ_IMPL) $(LDLIBS)
+	$(FUZZ_LINK)
 
 fuzz-autodiff: $(FUZZ_DIR)/fuzz_autodiff
 	@rm -rf $(FUZZ_DIR)/autodiff_corpus && mkdir -p $(FUZZ_DIR)/autodiff_corpus $(FUZZ_DIR)/artifacts_autodiff
@@ -238,7 +242,7 @@ fuzz-autodiff: $(FUZZ_DIR)/fuzz_autodiff
 .PHONY: fuzz-autodiff-more
 $(FUZZ_DIR)/fuzz_autodiff_more: tests/fuzz/fuzz_autodiff_more.c rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ tests/fuzz/fuzz_autodiff_more.c $(FUZZ_IMPL) $(LDLIBS)
+	$(FUZZ_LINK)
 
 fuzz-autodiff-more: $(FUZZ_DIR)/fuzz_autodiff_more
 	@rm -rf $(FUZZ_DIR)/autodiff_more_corpus && mkdir -p $(FUZZ_DIR)/autodiff_more_corpus $(FUZZ_DIR)/artifacts_autodiff_more
@@ -260,7 +264,7 @@ fuzz-tok: $(FUZZ_DIR)/fuzz_tok
 # per architecture that loads and runs) in tests/fuzz/corpus_llm, copied.
 $(FUZZ_DIR)/fuzz_llm: tests/fuzz/fuzz_llm.c tests/fuzz/fuzz_weights.h rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ tests/fuzz/fuzz_llm.c $(FUZZ_IMPL) $(LDLIBS)
+	$(FUZZ_LINK)
 
 fuzz-llm: $(FUZZ_DIR)/fuzz_llm
 	@rm -rf $(FUZZ_DIR)/llm_corpus && mkdir -p $(FUZZ_DIR)/llm_corpus $(FUZZ_DIR)/artifacts_llm
@@ -272,7 +276,7 @@ fuzz-llm: $(FUZZ_DIR)/fuzz_llm
 # model.safetensors, or ("TOK\n" first) tokenizer.json [NUL tokenizer_config.json]; seeds in tests/fuzz/corpus_hf, copied.
 $(FUZZ_DIR)/fuzz_hf: tests/fuzz/fuzz_hf.c rlx.h $(FUZZ_IMPL)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(if $(FUZZ_M32),-m32) $(FUZZ_CFLAGS) -DRLX_TEST_SHARED_IMPL -I. -o $@ tests/fuzz/fuzz_hf.c $(FUZZ_IMPL) $(LDLIBS)
+	$(FUZZ_LINK)
 
 fuzz-hf: $(FUZZ_DIR)/fuzz_hf
 	@rm -rf $(FUZZ_DIR)/hf_corpus && mkdir -p $(FUZZ_DIR)/hf_corpus $(FUZZ_DIR)/artifacts_hf
@@ -324,7 +328,7 @@ $(BUILD)/asan32/rlx_impl.o: tests/rlx_impl.c rlx.h rlx_kernels_spv.h rlx_kernels
 $(BUILD)/asan32/%: tests/%.c rlx.h tests/harness.h tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h $(BUILD)/asan32/rlx_impl.o
 	@mkdir -p $(@D)
 	@rm -f $@
-	@$(ASAN_SHARED_IMPL); echo "$(ASAN32_CC) $(ASAN32_FLAGS) -I. -Itests -o $@ $$* $(LDLIBS)"; \
+	@$(SHARED_IMPL); echo "$(ASAN32_CC) $(ASAN32_FLAGS) -I. -Itests -o $@ $$* $(LDLIBS)"; \
 	$(ASAN32_CC) $(ASAN32_FLAGS) -I. -Itests -o $@ "$$@" $(LDLIBS)
 
 asan32:
