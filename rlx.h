@@ -10515,6 +10515,7 @@ typedef struct rlx__conv_job {
 /* >>convepi (CPU part): the conv's elementwise epilogue on `n` outputs of channel `o` at y, in place, in blocks
    of RLX__CEPI_BLOCK with the fused_ew lanes (rlx__few_op_*). See >>convepi in the passes for the coding. */
 #define RLX__CEPI_BLOCK 128
+typedef struct rlx__cepi_fi { unsigned char sel, pre, save, mem, cst, pmem, pcst; } rlx__cepi_fi;
 typedef struct rlx__cepi {
     int ne, nx;
     int64_t prog[RLX__CEPI_MAX];
@@ -10522,7 +10523,76 @@ typedef struct rlx__cepi {
     int per[RLX__CEPI_REG];          /* 1: one value per output channel, 0: a single value */
     unsigned simd;
     float bc[RLX__CEPI_REG][RLX__CEPI_BLOCK];   /* single values, broadcast once per step */
+    int fast;                        /* 1: the register form below runs the program (rlx__cepi_fast_avx2) */
+    rlx__cepi_fi fi[RLX__CEPI_MAX];
 } rlx__cepi;
+
+/* The register form of an epilogue program. Within one call every operand but the conv result is one value
+   (a single value, or this channel's value of a per-channel operand), so instruction k mostly reads the result
+   of instruction k - 1 (the accumulator: 64 outputs in 8 AVX2 registers) and a broadcast constant; results read
+   again later are stored to a 64-float slot, the conv result is read from y. Same operations, same operand
+   order as rlx__few_op_*: the results are bit for bit those of the block form. */
+enum { RLX__CF_AA, RLX__CF_AC, RLX__CF_CA, RLX__CF_AM, RLX__CF_MA, RLX__CF_U };   /* operand forms */
+static int rlx__cf_opi(rlx_op op) {   /* index of an op with a register form, -1 for none */
+    switch (op) {
+    case RLX_OP_ADD: return 0;  case RLX_OP_SUB: return 1;  case RLX_OP_MUL: return 2;  case RLX_OP_DIV: return 3;
+    case RLX_OP_MAX: return 4;  case RLX_OP_MIN: return 5;  case RLX_OP_RELU: return 6; case RLX_OP_NEG: return 7;
+    case RLX_OP_ABS: return 8;  case RLX_OP_SQRT: return 9; case RLX_OP_RSQRT: return 10;
+    default: return -1;
+    }
+}
+/* Operand r of instruction k: 0 accumulator, 1 constant (*cst), 2 memory (*mem: 0 = y, 1 + i = slot of
+   instruction i); -1 when r is out of range. */
+static int rlx__cf_kind(const rlx__cepi* e, int r, int k, int* mem, int* cst) {
+    if (r >= RLX__CEPI_REG) {
+        int i = r - RLX__CEPI_REG;
+        if (i >= k) return -1;
+        if (i == k - 1) return 0;
+        *mem = i + 1;
+        return 2;
+    }
+    if (r == 0) { *mem = 0; return 2; }
+    if (r > e->nx) return -1;
+    *cst = r;
+    return 1;
+}
+static void rlx__cf_plan(rlx__cepi* e) {
+    int k, j;
+    e->fast = 0;
+#if !defined(RLX__GEMM_X86)
+    return;
+#endif
+    if (!(e->simd & RLX__CPU_AVX2) || e->ne <= 0) return;
+    for (k = 0; k < e->ne; k++) {
+        int64_t code = e->prog[k];
+        rlx_op op = (rlx_op)(code & 0xFF);
+        int ra = (int)((code >> 8) & 0xFF), rb = (int)((code >> 16) & 0xFF), opi = rlx__cf_opi(op);
+        int ma = 0, ca = 0, mb = 0, cb = 0, ka, kb, form;
+        rlx__cepi_fi* f = &e->fi[k];
+        memset(f, 0, sizeof *f);
+        if (opi < 0 || (ka = rlx__cf_kind(e, ra, k, &ma, &ca)) < 0) return;
+        kb = 0;
+        if (opi < 6 && (kb = rlx__cf_kind(e, rb, k, &mb, &cb)) < 0) return;
+        if (opi >= 6) form = RLX__CF_U;
+        else if (ka == 0) form = kb == 0 ? RLX__CF_AA : kb == 1 ? RLX__CF_AC : RLX__CF_AM;
+        else if (kb == 0) form = ka == 1 ? RLX__CF_CA : RLX__CF_MA;
+        else form = kb == 1 ? RLX__CF_AC : RLX__CF_AM;   /* a loaded into the accumulator first */
+        if (ka != 0 && (opi >= 6 || kb != 0)) {
+            f->pre = (unsigned char)(ka == 2 ? 1 : 2);
+            f->pmem = (unsigned char)ma;
+            f->pcst = (unsigned char)ca;
+        }
+        f->mem = (unsigned char)(form == RLX__CF_MA ? ma : mb);
+        f->cst = (unsigned char)(form == RLX__CF_CA ? ca : cb);
+        f->sel = (unsigned char)(8 * opi + form);
+        for (j = k + 2; j < e->ne; j++) {   /* read again after the next instruction: keep it in its slot */
+            int64_t c2 = e->prog[j];
+            int r2a = (int)((c2 >> 8) & 0xFF), r2b = (int)((c2 >> 16) & 0xFF);
+            if (r2a == RLX__CEPI_REG + k || (rlx__is_binary((rlx_op)(c2 & 0xFF)) && r2b == RLX__CEPI_REG + k)) f->save = 1;
+        }
+    }
+    e->fast = 1;
+}
 
 static void rlx__cepi_init(const rlx_graph* g, const rlx__node* nd, void* const* in, rlx__cepi* e) {
     int base = nd->ia[10] ? 3 : 2, k;
@@ -10541,7 +10611,115 @@ static void rlx__cepi_init(const rlx_graph* g, const rlx__node* nd, void* const*
             int i;
             for (i = 0; i < RLX__CEPI_BLOCK; i++) e->bc[k][i] = e->x[k][0];
         }
+    rlx__cf_plan(e);
 }
+
+#if defined(RLX__GEMM_X86)
+RLX__TARGET_AVX2 static __m256 rlx__cf_max(__m256 x, __m256 y) {
+    return _mm256_blendv_ps(_mm256_max_ps(x, y), _mm256_set1_ps(NAN), _mm256_cmp_ps(x, y, _CMP_UNORD_Q));
+}
+RLX__TARGET_AVX2 static __m256 rlx__cf_min(__m256 x, __m256 y) {
+    return _mm256_blendv_ps(_mm256_min_ps(x, y), _mm256_set1_ps(NAN), _mm256_cmp_ps(x, y, _CMP_UNORD_Q));
+}
+#define RLX__CF8(S, F) S(0, F) S(1, F) S(2, F) S(3, F) S(4, F) S(5, F) S(6, F) S(7, F)
+#define RLX__CF_AA(i, F) a##i = F(a##i, a##i);
+#define RLX__CF_AC(i, F) a##i = F(a##i, cv);
+#define RLX__CF_CA(i, F) a##i = F(cv, a##i);
+#define RLX__CF_AM(i, F) a##i = F(a##i, _mm256_loadu_ps(pm + 8 * (i)));
+#define RLX__CF_MA(i, F) a##i = F(_mm256_loadu_ps(pm + 8 * (i)), a##i);
+#define RLX__CF_UN(i, F) a##i = F(a##i);
+#define RLX__CF_LD(i, P) a##i = _mm256_loadu_ps((P) + 8 * (i));
+#define RLX__CF_ST(i, P) _mm256_storeu_ps((P) + 8 * (i), a##i);
+#define RLX__CF_SET(i, V) a##i = (V);
+#define RLX__CF_MASK(i) _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(m - 8 * (i))), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+#define RLX__CF_MLD(i, P) a##i = _mm256_maskload_ps((P) + 8 * (i), RLX__CF_MASK(i));
+#define RLX__CF_BIN(OPI, F)                                                                                     \
+    case 8 * (OPI) + RLX__CF_AA: RLX__CF8(RLX__CF_AA, F) break;                                                \
+    case 8 * (OPI) + RLX__CF_AC: RLX__CF8(RLX__CF_AC, F) break;                                                \
+    case 8 * (OPI) + RLX__CF_CA: RLX__CF8(RLX__CF_CA, F) break;                                                \
+    case 8 * (OPI) + RLX__CF_AM: RLX__CF8(RLX__CF_AM, F) break;                                                \
+    case 8 * (OPI) + RLX__CF_MA: RLX__CF8(RLX__CF_MA, F) break;
+#define RLX__CF_ADD(x, y) _mm256_add_ps(x, y)
+#define RLX__CF_SUB(x, y) _mm256_sub_ps(x, y)
+#define RLX__CF_MUL(x, y) _mm256_mul_ps(x, y)
+#define RLX__CF_DIV(x, y) _mm256_div_ps(x, y)
+#define RLX__CF_RELU(x) _mm256_and_ps(x, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_NLE_UQ))
+#define RLX__CF_NEG(x) _mm256_xor_ps(x, _mm256_set1_ps(-0.0f))
+#define RLX__CF_ABS(x) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x)
+#define RLX__CF_RSQRT(x) _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(x))
+/* The epilogue (plan: rlx__cf_plan) on n outputs of channel o at y, in place, 64 at a time; bias (when not
+   NULL) is added to each output first, as rlx__conv_post_row's separate pass would. */
+RLX__TARGET_AVX2 static void rlx__cepi_fast_avx2(const rlx__cepi* e, int64_t o, float* y, int64_t n, const float* bias) {
+    __m256 cst[RLX__CEPI_REG];
+    float slot[RLX__CEPI_MAX + 1][64], tail[64];
+    int64_t b;
+    int k;
+    cst[0] = _mm256_setzero_ps();
+    for (k = 1; k <= e->nx && k < RLX__CEPI_REG; k++) cst[k] = _mm256_set1_ps(e->per[k] ? e->x[k][o] : e->x[k][0]);
+    for (b = 0; b < n; b += 64) {
+        int64_t m = RLX__MIN((int64_t)64, n - b);
+        float* yb = y + b;
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+        if (m < 64) {   /* a last partial block: through a zero-padded copy (masked loads, no byte copies) */
+            RLX__CF8(RLX__CF_MLD, yb) RLX__CF8(RLX__CF_ST, tail)
+            yb = tail;
+        }
+        if (bias) {
+            const __m256 cv = _mm256_set1_ps(*bias);
+            RLX__CF8(RLX__CF_LD, yb) RLX__CF8(RLX__CF_AC, RLX__CF_ADD) RLX__CF8(RLX__CF_ST, yb)
+        }
+        for (k = 0; k < e->ne; k++) {
+            const rlx__cepi_fi* f = &e->fi[k];
+            const float* pm = f->mem ? slot[f->mem] : yb;
+            const __m256 cv = cst[f->cst];
+            if (f->pre == 1) { const float* pp = f->pmem ? slot[f->pmem] : yb; RLX__CF8(RLX__CF_LD, pp) }
+            else if (f->pre == 2) { RLX__CF8(RLX__CF_SET, cst[f->pcst]) }
+            switch (f->sel) {
+            RLX__CF_BIN(0, RLX__CF_ADD)
+            RLX__CF_BIN(1, RLX__CF_SUB)
+            RLX__CF_BIN(2, RLX__CF_MUL)
+            RLX__CF_BIN(3, RLX__CF_DIV)
+            RLX__CF_BIN(4, rlx__cf_max)
+            RLX__CF_BIN(5, rlx__cf_min)
+            case 8 * 6 + RLX__CF_U: RLX__CF8(RLX__CF_UN, RLX__CF_RELU) break;
+            case 8 * 7 + RLX__CF_U: RLX__CF8(RLX__CF_UN, RLX__CF_NEG) break;
+            case 8 * 8 + RLX__CF_U: RLX__CF8(RLX__CF_UN, RLX__CF_ABS) break;
+            case 8 * 9 + RLX__CF_U: RLX__CF8(RLX__CF_UN, _mm256_sqrt_ps) break;
+            case 8 * 10 + RLX__CF_U: RLX__CF8(RLX__CF_UN, RLX__CF_RSQRT) break;
+            default: break;
+            }
+            if (f->save) { float* ps = slot[k + 1]; RLX__CF8(RLX__CF_ST, ps) }
+        }
+        RLX__CF8(RLX__CF_ST, yb)
+        if (m < 64) {   /* whole vectors, then the last few floats (masked stores are slow on some CPUs) */
+            int64_t l = 0;
+            for (; l + 8 <= m; l += 8) _mm256_storeu_ps(y + b + l, _mm256_loadu_ps(tail + l));
+            for (; l < m; l++) y[b + l] = tail[l];
+        }
+    }
+}
+#undef RLX__CF8
+#undef RLX__CF_AA
+#undef RLX__CF_AC
+#undef RLX__CF_CA
+#undef RLX__CF_AM
+#undef RLX__CF_MA
+#undef RLX__CF_UN
+#undef RLX__CF_LD
+#undef RLX__CF_ST
+#undef RLX__CF_SET
+#undef RLX__CF_MASK
+#undef RLX__CF_MLD
+#undef RLX__CF_BIN
+#undef RLX__CF_ADD
+#undef RLX__CF_SUB
+#undef RLX__CF_MUL
+#undef RLX__CF_DIV
+#undef RLX__CF_RELU
+#undef RLX__CF_NEG
+#undef RLX__CF_ABS
+#undef RLX__CF_RSQRT
+#endif
 
 static void rlx__cepi_run(const rlx__cepi* e, int64_t o, float* y, int64_t n) {
     float reg[RLX__CEPI_MAX][RLX__CEPI_BLOCK];
@@ -10550,6 +10728,9 @@ static void rlx__cepi_run(const rlx__cepi* e, int64_t o, float* y, int64_t n) {
     int64_t b;
     int k, i;
     if (e->ne <= 0 || n <= 0) return;
+#if defined(RLX__GEMM_X86)
+    if (e->fast) { rlx__cepi_fast_avx2(e, o, y, n, NULL); return; }
+#endif
     for (k = 1; k <= e->nx && k < RLX__CEPI_REG; k++) {
         float v;
         bc[k] = e->bc[k];
@@ -10664,6 +10845,12 @@ static void rlx__conv_post_row(const void* vc, int64_t o, int thread) {
     float* y = c->y + o * c->P;
     int64_t i;
     RLX__UNUSED(thread);
+#if defined(RLX__GEMM_X86)
+    if (c->j->epi && c->j->epi->fast) {   /* bias and epilogue in one pass */
+        rlx__cepi_fast_avx2(c->j->epi, c->o0 + o, y, c->np, c->b ? c->b + o : NULL);
+        return;
+    }
+#endif
     if (c->b) {   /* blocks of 8 with loads before stores, so gcc and clang vectorise it at -O2 */
         float bv = c->b[o], t[8];
         int k;
@@ -10820,7 +11007,7 @@ static void rlx__conv_direct_plane(const void* vj, int64_t u, int thread) {
    registers over all KH·KW taps (8 lanes at a time, AVX2+FMA where the CPU has it; AVX-512: whole register
    tiles of several rows, rlx__dw_plane_avx512) and stored once. Used when
    the scratch stays small next to the planes (rlx__dw_geom); otherwise rlx__conv_direct_plane runs. */
-typedef struct rlx__dw_geom { int64_t PH, QW, OW8; size_t floats; } rlx__dw_geom;
+typedef struct rlx__dw_geom { int64_t PH, QW, OW8; size_t row, floats; } rlx__dw_geom;   /* row: see rlx__dw_pad2 */
 
 /* Scratch geometry of the padded plane; floats = 0 when this path is not used. */
 static void rlx__dw_geom_of(const rlx__win* v, rlx__dw_geom* d) {
@@ -10834,8 +11021,38 @@ static void rlx__dw_geom_of(const rlx__win* v, rlx__dw_geom* d) {
     f = rlx__szmul(rlx__szmul((size_t)v->sw, (size_t)d->PH), (size_t)d->QW);
     /* only when the copy is about the size of the planes themselves (huge strides or padding: the loop form) */
     if (f == SIZE_MAX || (uint64_t)f > (uint64_t)bound || f > ((size_t)1 << 24)) return;
-    d->floats = rlx__round_up(f, 16);
+    d->row = rlx__round_up(f, 16);
+    d->floats = d->row + (v->sw == 2 ? rlx__round_up((size_t)(2 * d->QW), 16) : 0);   /* stride 2: one padded row */
 }
+
+#if defined(RLX__GEMM_X86)
+/* rlx__dw_pad for stride 2 on AVX2: each input row is copied once into a zero-padded row (the scratch's last
+   2·QW floats), whose even and odd columns are then split into the two phase rows 8 at a time (a strided scalar
+   copy was most of a stride-2 depthwise conv's time). The same values as rlx__dw_pad. */
+RLX__TARGET_AVX2 static void rlx__dw_pad2_avx2(const rlx__win* v, const rlx__dw_geom* d, const float* x, float* xp) {
+    float* rb = xp + d->row;
+    int64_t r, i, Q2 = 2 * d->QW, lo = RLX__MIN(v->pw, Q2), hi = RLX__MAX(lo, RLX__MIN(Q2, v->pw + v->W));
+    for (r = 0; r < d->PH; r++) {
+        int64_t ih = r - v->ph;
+        float *d0 = xp + r * d->QW, *d1 = xp + (d->PH + r) * d->QW;
+        if (ih < 0 || ih >= v->H || hi <= lo) {
+            memset(d0, 0, sizeof(float) * (size_t)d->QW);
+            memset(d1, 0, sizeof(float) * (size_t)d->QW);
+            continue;
+        }
+        if (lo > 0) memset(rb, 0, sizeof(float) * (size_t)lo);
+        memcpy(rb + lo, x + ih * v->W + (lo - v->pw), sizeof(float) * (size_t)(hi - lo));
+        if (hi < Q2) memset(rb + hi, 0, sizeof(float) * (size_t)(Q2 - hi));
+        for (i = 0; i + 8 <= d->QW; i += 8) {   /* [a0..a7], [b0..b7] -> [a0 a2 a4 a6 b0 b2 b4 b6], the odd ones */
+            __m256 a = _mm256_loadu_ps(rb + 2 * i), b = _mm256_loadu_ps(rb + 2 * i + 8);
+            __m256 ev = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)), od = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+            _mm256_storeu_ps(d0 + i, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ev), _MM_SHUFFLE(3, 1, 2, 0))));
+            _mm256_storeu_ps(d1 + i, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(od), _MM_SHUFFLE(3, 1, 2, 0))));
+        }
+        for (; i < d->QW; i++) { d0[i] = rb[2 * i]; d1[i] = rb[2 * i + 1]; }
+    }
+}
+#endif
 
 static void rlx__dw_pad(const rlx__win* v, const rlx__dw_geom* d, const float* x, float* xp) {
     int64_t r, q, i;
@@ -10970,6 +11187,10 @@ static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
     float* y = (float*)j->y + u * v->OH * v->OW;
     float* xp = dj->scratch + (size_t)thread * dj->d.floats;
     float b = j->b ? ((const float*)j->b)[o] : 0.0f;
+#if defined(RLX__GEMM_X86)
+    if (v->sw == 2 && (dj->simd & RLX__CPU_AVX2)) rlx__dw_pad2_avx2(v, &dj->d, x, xp);
+    else
+#endif
     rlx__dw_pad(v, &dj->d, x, xp);
 #if defined(RLX__GEMM_X86)
     if (dj->simd & RLX__CPU_AVX512) {
@@ -10980,11 +11201,15 @@ static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
 #endif
     for (oh = 0; oh < v->OH; oh++) {
 #if defined(RLX__GEMM_X86)
-        if (dj->simd & RLX__CPU_AVX2) { rlx__dw_row_avx2(v, &dj->d, xp, w, b, oh, y + oh * v->OW); continue; }
+        if (dj->simd & RLX__CPU_AVX2) {   /* the epilogue on each row while it is in L1 */
+            rlx__dw_row_avx2(v, &dj->d, xp, w, b, oh, y + oh * v->OW);
+            if (j->epi && j->epi->fast) rlx__cepi_fast_avx2(j->epi, o, y + oh * v->OW, v->OW, NULL);
+            continue;
+        }
 #endif
         rlx__dw_row_c(v, &dj->d, xp, w, b, oh, y + oh * v->OW);
     }
-    if (j->epi) rlx__cepi_run(j->epi, o, y, v->OH * v->OW);
+    if (j->epi && !j->epi->fast) rlx__cepi_run(j->epi, o, y, v->OH * v->OW);
 }
 
 /* Source index of output position `o` under kernel tap k, or -1: conv reads o*s - p + k*d; conv_transpose

@@ -14,7 +14,7 @@
 #include "harness.h"
 
 /* what follows the conv */
-enum { CH_BN_HSWISH = 1, CH_RELU, CH_SIGMOID, CH_BN3_RELU, CH_SE_TANH, CH_OUT_TOO, CH_WIDTH_OP, CH_LONG };
+enum { CH_BN_HSWISH = 1, CH_RELU, CH_SIGMOID, CH_BN3_RELU, CH_SE_TANH, CH_OUT_TOO, CH_WIDTH_OP, CH_LONG, CH_FORMS };
 
 typedef struct ecase {
     const char* name;
@@ -34,6 +34,18 @@ static float* rnd(int64_t n, double scale) {
 }
 
 static double hswish(double v) { double t = v * (1.0 / 6.0) + 0.5; return v * (t < 0 ? 0 : t > 1 ? 1 : t); }
+
+/* CH_FORMS: twelve instructions that reach every operand form of the AVX2 register epilogue (the accumulator,
+   constants and saved results on either side, the conv result read again, NaN from sqrt through max and min,
+   infinities from rsqrt of 0). NaN propagates through max and min as in rlx. */
+static double forms(double y) {
+    double a = y * 1.5, b = 2.0 / a, d = sqrt(y - b), e, f, t, q;
+    e = (d != d) ? d : (d > a ? d : a);
+    f = (e != e) ? e : (0.75 < e ? 0.75 : e);
+    t = fabs(0.5 - y);
+    q = 1.0 / sqrt(t);
+    return f + -(q * q);
+}
 
 /* float64 reference of conv + chain */
 static void reference(const ecase* c, const float* x, const float* w, const float* b, const float* mu, const float* rs,
@@ -72,6 +84,7 @@ static void reference(const ecase* c, const float* x, const float* w, const floa
                     case CH_SE_TANH: v = tanh(v * sc[o]); break;
                     case CH_WIDTH_OP: v = v * sc[ow]; break;
                     case CH_LONG: { int r; for (r = 0; r < 4; r++) v = hswish(v * 0.5 + 0.25); break; }
+                    case CH_FORMS: v = forms((double)(float)v); break;
                     default: break;
                     }
                     y[((n * c->O + o) * OH + oh) * OW + ow] = v;
@@ -125,6 +138,14 @@ static rlx_graph* build(const ecase* c) {
                                                       rlx_scalar(g, RLX_F32, 0.5)))));
         }
         break;
+    case CH_FORMS: {
+        rlx_tensor a = rlx_mul(g, y, rlx_scalar(g, RLX_F32, 1.5)), f, q;
+        f = rlx_sub(g, y, rlx_div(g, rlx_scalar(g, RLX_F32, 2.0), a));
+        f = rlx_min(g, rlx_scalar(g, RLX_F32, 0.75), rlx_max(g, rlx_sqrt(g, f), a));
+        q = rlx_rsqrt(g, rlx_abs(g, rlx_sub(g, rlx_scalar(g, RLX_F32, 0.5), y)));
+        y = rlx_add(g, f, rlx_neg(g, rlx_mul(g, q, q)));
+        break;
+    }
     default: break;
     }
     rlx_output(g, "y", y);
@@ -235,6 +256,8 @@ int main(void) {
         {"3x3 GEMM, K past one K block",        1, 50, 23, 37, 19, 3, 1, 1, 1, 1, CH_RELU, 0},
         {"3x3 GEMM, no epilogue (bias only)",   1, 7, 30, 35, 13, 3, 1, 0, 1, 1, CH_OUT_TOO, 0},
         {"conv_transpose s2 + [O,1,1] bn + relu", 1, 6, 9, 11, 5, 2, 2, 0, 1, 1, CH_BN3_RELU, 1},
+        {"3x3 GEMM + every operand form",       1, 5, 13, 29, 9, 3, 1, 1, 1, 1, CH_FORMS, 0},
+        {"depthwise 3x3 + every operand form",  1, 6, 9, 70, 6, 3, 1, 1, 6, 1, CH_FORMS, 0},
         {"conv_transpose 3x3 grouped + sigmoid", 2, 8, 7, 6, 6, 3, 1, 1, 2, 0, CH_SIGMOID, 1},
     };
     rlx_device_info info[RLX_DEVICE_COUNT];
