@@ -11021,7 +11021,7 @@ static void rlx__dw_geom_of(const rlx__win* v, rlx__dw_geom* d) {
     f = rlx__szmul(rlx__szmul((size_t)v->sw, (size_t)d->PH), (size_t)d->QW);
     /* only when the copy is about the size of the planes themselves (huge strides or padding: the loop form) */
     if (f == SIZE_MAX || (uint64_t)f > (uint64_t)bound || f > ((size_t)1 << 24)) return;
-    d->row = rlx__round_up(f, 16);
+    d->row = rlx__round_up(f + 16, 16);   /* slack: rlx__dw_plane_avx2's last tile may read 8 floats past a row */
     d->floats = d->row + (v->sw == 2 ? rlx__round_up((size_t)(2 * d->QW), 16) : 0);   /* stride 2: one padded row */
 }
 
@@ -11100,37 +11100,94 @@ static void rlx__dw_row_c(const rlx__win* v, const rlx__dw_geom* d, const float*
 }
 
 #if defined(RLX__GEMM_X86)
-RLX__TARGET_AVX2 static void rlx__dw_row_avx2(const rlx__win* v, const rlx__dw_geom* d, const float* xp, const float* w, float b, int64_t oh, float* yr) {
-    int64_t ow = 0, l;
-    for (; ow + 32 <= d->OW8; ow += 32) {   /* four vectors per broadcast weight */
-        __m256 a0 = _mm256_set1_ps(b), a1 = a0, a2 = a0, a3 = a0;
-        RLX__DW_TAPS(__m256 wb = _mm256_set1_ps(wv); a0 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s), a0);
-                     a1 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s + 8), a1); a2 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s + 16), a2);
-                     a3 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s + 24), a3))
-        if (ow + 32 <= v->OW) {
-            _mm256_storeu_ps(yr + ow, a0); _mm256_storeu_ps(yr + ow + 8, a1);
-            _mm256_storeu_ps(yr + ow + 16, a2); _mm256_storeu_ps(yr + ow + 24, a3);
-        } else {
-            float t[32];
-            _mm256_storeu_ps(t, a0); _mm256_storeu_ps(t + 8, a1); _mm256_storeu_ps(t + 16, a2); _mm256_storeu_ps(t + 24, a3);
-            for (l = 0; ow + l < v->OW; l++) yr[ow + l] = t[l];
+/* AVX2: the plane in bands of 8 output rows; within a band, register tiles of 1 row x 64 columns (2 x 32, 4 x 16,
+   8 x 8 where fewer columns remain): 8 accumulators, so 8 independent FMA chains (a row of 32 columns waits on 4).
+   Rows past the band's end repeat its last row (not stored); a tile's columns past the row end read the
+   scratch's slack and are not stored. Each output is b + its taps in the order of rlx__dw_row_c (kw outer, kh
+   inner) with fused multiply-adds, so the AVX2 and AVX-512 results agree bit for bit. The epilogue
+   (>>convepi) runs on each finished band while it is in L1. */
+#define RLX__DW_T8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+RLX__TARGET_AVX2 static void rlx__dw_plane_avx2(const rlx__win* v, const rlx__dw_geom* d, const float* xp, const float* w,
+                                                float b, float* y, const rlx__cepi* epi, int64_t o) {
+    int64_t band, ow, oh, kh, kw, dq = v->dw % v->sw, di = v->dw / v->sw;
+    for (band = 0; band < v->OH; band += 8) {
+        int64_t bend = RLX__MIN(band + 8, v->OH);
+        for (ow = 0; ow < v->OW; ) {
+            int64_t rem = v->OW - ow, V = rem >= 64 ? 8 : rem > 16 ? 4 : rem > 8 ? 2 : 1, R = 8 / V;
+            int64_t cols = RLX__MIN(8 * V, rem);
+            for (oh = band; oh < bend; oh += R) {
+                /* row k of the tile at offset rk (the last row repeated past nr); accumulator i reads RLX__DW_RO(i) */
+                int64_t nr = RLX__MIN(R, bend - oh), rs = v->sh * d->QW, q = 0, idx = 0;
+                int64_t r1 = RLX__MIN(1, nr - 1) * rs, r2 = RLX__MIN(2, nr - 1) * rs, r3 = RLX__MIN(3, nr - 1) * rs;
+                int64_t r4 = RLX__MIN(4, nr - 1) * rs, r5 = RLX__MIN(5, nr - 1) * rs, r6 = RLX__MIN(6, nr - 1) * rs;
+                int64_t r7 = RLX__MIN(7, nr - 1) * rs;
+                __m256 a0 = _mm256_set1_ps(b), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+#define RLX__DW_FMA(i) a##i = _mm256_fmadd_ps(wb, _mm256_loadu_ps(s + RLX__DW_RO(i)), a##i);
+#define RLX__DW_TAPS8                                                                                         \
+                for (kw = 0; kw < v->KW; kw++) {                                                               \
+                    const float* s0 = xp + (q * d->PH + oh * v->sh) * d->QW + idx + ow;                        \
+                    for (kh = 0; kh < v->KH; kh++) {                                                           \
+                        const float* s = s0 + kh * v->dh * d->QW;                                              \
+                        __m256 wb = _mm256_set1_ps(w[kh * v->KW + kw]);                                        \
+                        RLX__DW_T8(RLX__DW_FMA)                                                                \
+                    }                                                                                          \
+                    q += dq; idx += di;                                                                        \
+                    if (q >= v->sw) { q -= v->sw; idx++; }                                                     \
+                }
+#define RLX__DW_ST(i)                                                                                          \
+                if ((i) / RLX__DW_V < nr) {                                                                           \
+                    int64_t c = ((i) % RLX__DW_V) * 8, l;                                                             \
+                    float* dst = y + (oh + (i) / RLX__DW_V) * v->OW + ow + c;                                         \
+                    if (c + 8 <= cols) _mm256_storeu_ps(dst, a##i);                                            \
+                    else if (c < cols) {                                                                       \
+                        float t[8];                                                                            \
+                        _mm256_storeu_ps(t, a##i);                                                             \
+                        for (l = 0; l < cols - c; l++) dst[l] = t[l];                                          \
+                    }                                                                                          \
+                }
+                if (V == 8) {   /* RLX__DW_V: V as a constant, so the offsets and row tests fold */
+#define RLX__DW_V 8
+#define RLX__DW_RO(i) ((i) * 8)
+                    RLX__DW_TAPS8
+                    RLX__DW_T8(RLX__DW_ST)
+#undef RLX__DW_RO
+#undef RLX__DW_V
+                } else if (V == 4) {   /* RLX__DW_V: V as a constant, so the offsets and row tests fold */
+#define RLX__DW_V 4
+#define RLX__DW_RO(i) ((i) < 4 ? (i) * 8 : r1 + ((i) - 4) * 8)
+                    RLX__DW_TAPS8
+                    RLX__DW_T8(RLX__DW_ST)
+#undef RLX__DW_RO
+#undef RLX__DW_V
+                } else if (V == 2) {
+#define RLX__DW_V 2
+#define RLX__DW_RO(i) (((i) / 2 == 0 ? 0 : (i) / 2 == 1 ? r1 : (i) / 2 == 2 ? r2 : r3) + ((i) % 2) * 8)
+                    RLX__DW_TAPS8
+                    RLX__DW_T8(RLX__DW_ST)
+#undef RLX__DW_RO
+#undef RLX__DW_V
+                } else {
+#define RLX__DW_V 1
+#define RLX__DW_RO(i) ((i) == 0 ? 0 : (i) == 1 ? r1 : (i) == 2 ? r2 : (i) == 3 ? r3 : (i) == 4 ? r4 : (i) == 5 ? r5 : (i) == 6 ? r6 : r7)
+                    RLX__DW_TAPS8
+                    RLX__DW_T8(RLX__DW_ST)
+#undef RLX__DW_RO
+#undef RLX__DW_V
+                }
+#undef RLX__DW_TAPS8
+#undef RLX__DW_FMA
+#undef RLX__DW_ST
+            }
+            ow += 8 * V;
         }
-    }
-    for (; ow < v->OW; ow += 8) {
-        __m256 acc = _mm256_set1_ps(b);
-        float t[8];
-        RLX__DW_TAPS(acc = _mm256_fmadd_ps(_mm256_set1_ps(wv), _mm256_loadu_ps(s), acc))
-        if (ow + 8 <= v->OW) _mm256_storeu_ps(yr + ow, acc);
-        else {
-            _mm256_storeu_ps(t, acc);
-            for (l = 0; ow + l < v->OW; l++) yr[ow + l] = t[l];
-        }
+        if (epi && epi->fast) rlx__cepi_fast_avx2(epi, o, y + band * v->OW, (bend - band) * v->OW, NULL);
     }
 }
+#undef RLX__DW_T8
 /* AVX-512: the whole plane in register tiles of 4 rows x 32 columns (8 accumulators: 8 independent FMA chains,
    where one row of 8 or 16 lanes would wait on one chain per tap), 8 rows x 16 columns where at most 16 columns
    remain; column tails are masked loads and stores, the rows of a last partial tile repeat its last row (not
-   stored). Each output is b + its taps in the order of rlx__dw_row_avx2 (kw outer, kh inner, fused multiply-
+   stored). Each output is b + its taps in the order of rlx__dw_plane_avx2 (kw outer, kh inner, fused multiply-
    adds), so the results equal those of the row kernels bit for bit. */
 #define RLX__DW_T8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define RLX__DW_FMA2(i) a##i = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps((i) & 1 ? m1 : m0, s + ro[i]), a##i);
@@ -11199,17 +11256,15 @@ static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
         return;
     }
 #endif
-    for (oh = 0; oh < v->OH; oh++) {
 #if defined(RLX__GEMM_X86)
-        if (dj->simd & RLX__CPU_AVX2) {   /* the epilogue on each row while it is in L1 */
-            rlx__dw_row_avx2(v, &dj->d, xp, w, b, oh, y + oh * v->OW);
-            if (j->epi && j->epi->fast) rlx__cepi_fast_avx2(j->epi, o, y + oh * v->OW, v->OW, NULL);
-            continue;
-        }
-#endif
-        rlx__dw_row_c(v, &dj->d, xp, w, b, oh, y + oh * v->OW);
+    if (dj->simd & RLX__CPU_AVX2) {
+        rlx__dw_plane_avx2(v, &dj->d, xp, w, b, y, j->epi, o);
+        if (j->epi && !j->epi->fast) rlx__cepi_run(j->epi, o, y, v->OH * v->OW);
+        return;
     }
-    if (j->epi && !j->epi->fast) rlx__cepi_run(j->epi, o, y, v->OH * v->OW);
+#endif
+    for (oh = 0; oh < v->OH; oh++) rlx__dw_row_c(v, &dj->d, xp, w, b, oh, y + oh * v->OW);
+    if (j->epi) rlx__cepi_run(j->epi, o, y, v->OH * v->OW);
 }
 
 /* Source index of output position `o` under kernel tap k, or -1: conv reads o*s - p + k*d; conv_transpose

@@ -1,5 +1,5 @@
-/* Depthwise f32 convolution on the CPU (one input channel per group: the padded-plane kernel, AVX2 rows of 32
-   and 8 outputs with a scalar tail, or portable C; the loop form when the padded copy would be large) against
+/* Depthwise f32 convolution on the CPU (one input channel per group: the padded-plane kernel, AVX2 tiles of 1 x 64,
+   2 x 32, 4 x 16 and 8 x 8 outputs, or portable C; the loop form when the padded copy would be large) against
    a double-precision reference written here: strides 1 to 3, dilation, asymmetric and large padding, channel
    multipliers, rows shorter and longer than the vector blocks, with and without bias, one and two threads. */
 #include <math.h>
