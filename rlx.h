@@ -10510,6 +10510,8 @@ typedef struct rlx__conv_job {
     int64_t pchunk, nch;        /* chunk-parallel GEMM conv: pixels per task, tasks per unit */
     int packed;                 /* im2col writes packed panels (rlx__conv_gemm_packed); chunk <= im.nc */
     rlx__sgemm_impl im;
+    float* xpad;                /* wide form (rlx__conv_wide_task): the zero-padded input planes, PH x PW each */
+    int64_t PH, PW, wn, wnch;   /* wide-grid columns per task (a multiple of im.nr) and tasks per unit */
 } rlx__conv_job;
 
 /* >>convepi (CPU part): the conv's elementwise epilogue on `n` outputs of channel `o` at y, in place, in blocks
@@ -11309,13 +11311,115 @@ static void rlx__conv_generic_plane(const void* vj, int64_t u, int thread) {
         }
 }
 
+/* Floats of the wide form's padded input (0 when the conv does not take it): stride 1, a window of more than one
+   tap, and padded planes at most about twice the input (large padding or dilation keeps im2col). rlx__k_conv
+   also wants 64 or more rows (Cg·KH·KW): below that, copying the output out costs more than im2col saves. */
+static size_t rlx__conv_wide_floats(const rlx__win* v, int transpose) {
+    size_t f, in;
+    int64_t PH = v->OH + (v->KH - 1) * v->dh, PW = v->OW + (v->KW - 1) * v->dw;
+    if (transpose || v->sh != 1 || v->sw != 1 || v->KH * v->KW < 2 || v->OH < 1 || v->OW < 1) return 0;
+    f = rlx__szmul(rlx__szmul((size_t)(v->N * v->C), (size_t)PH), (size_t)PW);
+    in = rlx__szmul((size_t)(v->N * v->C), (size_t)(v->H * v->W));
+    if (f == SIZE_MAX || f > 2 * in + 65536) return 0;
+    return rlx__round_up(f, 16);
+}
+
 static size_t rlx__conv_ws(const rlx__win* v, int transpose, int nthreads, size_t* col_floats) {
     int64_t rows, chunk;
     int direct_b;
     rlx__conv_cols(v, transpose, &rows, &chunk, &direct_b);
     *col_floats = direct_b ? 0 : rlx__round_up(rlx__szmul(rlx__szmul((size_t)rows, (size_t)chunk), sizeof(float)), 64) / sizeof(float);
-    return rlx__szadd(rlx__sgemm_workspace_bytes(nthreads),
-                      rlx__szmul(rlx__szmul((size_t)RLX__MAX(nthreads, 1), *col_floats), sizeof(float)));
+    return rlx__szadd(rlx__szadd(rlx__sgemm_workspace_bytes(nthreads),
+                                 rlx__szmul(rlx__szmul((size_t)RLX__MAX(nthreads, 1), *col_floats), sizeof(float))),
+                      rlx__szmul(rlx__conv_wide_floats(v, transpose), sizeof(float)));
+}
+
+/* Wide form of a stride-1 f32 conv (no im2col). With the input planes zero-padded to PH x PW, output (oh, ow)
+   computed on a grid PW wide, at index n = oh·PW + ow, reads tap (ci, kh, kw) at padded index
+   n + kh·dh·PW + kw·dw of plane ci: every row of the column matrix is a contiguous run of the padded plane, so
+   the GEMM's B panels are plain copies. The grid's last (KW - 1)·dw columns of each row are discarded (and the
+   grid ends at the last output, so no read passes the last padded plane). A task
+   is wn grid columns of one unit (n, group): B panels per K block, A packed per MR rows, the GEMM into a
+   per-thread Og x wn block (the column buffer), then the valid columns are copied out and get bias and the
+   epilogue (rlx__conv_post_row). Same K blocks, kernels and operands as the im2col form: the same results. */
+static void rlx__conv_wide_pad(const void* vj, int64_t plane, int thread) {
+    const rlx__conv_job* j = (const rlx__conv_job*)vj;
+    const rlx__win* v = &j->v;
+    const float* x = (const float*)j->x + plane * v->H * v->W;
+    float* xp = j->xpad + plane * j->PH * j->PW;
+    int64_t r, lo = RLX__MIN(v->pw, j->PW), hi = RLX__MAX(lo, RLX__MIN(j->PW, v->pw + v->W));
+    RLX__UNUSED(thread);
+    for (r = 0; r < j->PH; r++) {
+        int64_t ih = r - v->ph;
+        float* d = xp + r * j->PW;
+        if (ih < 0 || ih >= v->H || hi <= lo) { memset(d, 0, sizeof(float) * (size_t)j->PW); continue; }
+        if (lo > 0) memset(d, 0, sizeof(float) * (size_t)lo);
+        memcpy(d + lo, x + ih * v->W + (lo - v->pw), sizeof(float) * (size_t)(hi - lo));
+        if (hi < j->PW) memset(d + hi, 0, sizeof(float) * (size_t)(j->PW - hi));
+    }
+}
+
+static void rlx__conv_wide_task(const void* vj, int64_t t, int thread) {
+    const rlx__conv_job* j = (const rlx__conv_job*)vj;
+    const rlx__win* v = &j->v;
+    const rlx__sgemm_impl* im = &j->im;
+    const int MR = im->mr, NR = im->nr;
+    int64_t u = t / j->wnch, n0 = (t % j->wnch) * j->wn, nb = v->G ? u / v->G : 0, gi = u % v->G;
+    int64_t grid = (v->OH - 1) * j->PW + v->OW, cnt = RLX__MIN(j->wn, grid - n0), P = v->OH * v->OW, plane = j->PH * j->PW;
+    int64_t K = j->rows, KK = v->KH * v->KW, kblk = rlx__gemm_cdiv(K, im->kc), kcs = rlx__gemm_cdiv(K, kblk);
+    int64_t npan = rlx__gemm_cdiv(cnt, NR), pc, r, q, ir, o, ya, yb;
+    const float* xg = j->xpad + (nb * v->C + gi * v->Cg) * plane;
+    const float* w = (const float*)j->w + gi * v->Og * K;
+    float* y = (float*)j->y + (nb * v->O + gi * v->Og) * P;
+    float* ct = j->col + (size_t)thread * j->col_floats;
+    float* bp = (float*)(void*)(j->gws + (size_t)thread * j->gslice);
+    float* ap = bp + im->kc * im->nc;
+    rlx__conv_post_ctx pcx;
+    if (cnt <= 0) return;
+    for (pc = 0; pc < K; pc += kcs) {
+        int64_t kc = rlx__gemm_min(kcs, K - pc);
+        for (r = 0; r < kc; r++) {
+            int64_t k = pc + r, ci = k / KK, kh = (k % KK) / v->KW, kw = k % v->KW;
+            const float* src = xg + ci * plane + kh * v->dh * j->PW + kw * v->dw + n0;
+            for (q = 0; q < npan; q++) {
+                int64_t lines = rlx__gemm_min(NR, cnt - q * NR);
+                float* d = bp + (q * kc + r) * NR;
+                const float* sr = src + q * NR;
+                if (lines == 32) memcpy(d, sr, 32 * sizeof(float));   /* constant sizes: inline vector moves */
+                else if (lines == 16) memcpy(d, sr, 16 * sizeof(float));
+                else if (lines == 8) memcpy(d, sr, 8 * sizeof(float));
+                else {
+                    memcpy(d, sr, sizeof(float) * (size_t)lines);
+                    memset(d + lines, 0, sizeof(float) * (size_t)(NR - lines));
+                }
+            }
+        }
+        for (ir = 0; ir < v->Og; ir += MR) {
+            int mr = (int)rlx__gemm_min(MR, v->Og - ir);
+            im->pack(MR, mr, kc, w + ir * K + pc, K, 1, ap);
+            for (q = 0; q < npan; q++)
+                im->kernel(kc, ap, bp + q * kc * NR, ct + ir * j->wn + q * NR, j->wn, pc > 0, mr,
+                           (int)rlx__gemm_min(NR, cnt - q * NR));
+        }
+    }
+    /* valid columns out: grid index n is output (n / PW, n % PW), kept where n % PW < OW; they land on one
+       contiguous run [ya, yb) of each output plane */
+    ya = yb = -1;
+    for (o = 0; o < v->Og; o++) {
+        int64_t n = n0;
+        while (n < n0 + cnt) {
+            int64_t oh = n / j->PW, ow = n % j->PW, e = RLX__MIN(n0 + cnt, oh * j->PW + v->OW);
+            if (ow < v->OW) {
+                memcpy(y + o * P + oh * v->OW + ow, ct + o * j->wn + (n - n0), sizeof(float) * (size_t)(e - n));
+                if (o == 0) { if (ya < 0) ya = oh * v->OW + ow; yb = oh * v->OW + (e - oh * j->PW); }
+            }
+            n = (oh + 1) * j->PW;
+        }
+    }
+    if (ya < 0 || (!j->b && !j->epi)) return;
+    pcx.j = j; pcx.b = j->b ? (const float*)j->b + gi * v->Og : NULL; pcx.y = y + ya; pcx.P = P; pcx.np = yb - ya;
+    pcx.o0 = gi * v->Og;
+    for (o = 0; o < v->Og; o++) rlx__conv_post_row(&pcx, o, thread);
 }
 
 static void rlx__k_conv(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool, void* ws) {
@@ -11361,6 +11465,19 @@ static void rlx__k_conv(const rlx_graph* g, const rlx__node* nd, void* const* in
     j.packed = !j.transpose && !j.direct_b && j.im.nc <= 512 &&
                (T <= 1 || units >= 4 * T || units % T == 0 || (v->OH * v->OW >= 2 * T * 64 && rlx__pool_if(pool, flops)));
     if (j.packed) j.chunk = RLX__MIN(j.chunk, j.im.nc);
+    if (j.packed && v->Og > 0 && j.rows >= 64 && rlx__conv_wide_floats(v, j.transpose)) {   /* the wide form */
+        j.PH = v->OH + (v->KH - 1) * v->dh;
+        j.PW = v->OW + (v->KW - 1) * v->dw;
+        j.wn = RLX__MIN(j.im.nc, (int64_t)(j.col_floats / (size_t)v->Og)) / j.im.nr * j.im.nr;
+        if (j.wn >= j.im.nr) {
+            j.xpad = (float*)(void*)((char*)ws + rlx__sgemm_workspace_bytes((int)T) +
+                                     (size_t)RLX__MAX(T, 1) * j.col_floats * sizeof(float));
+            j.wnch = rlx__gemm_cdiv((v->OH - 1) * j.PW + v->OW, j.wn);   /* the grid ends at the last output */
+            rlx__vfor(pool, v->N * v->C, (double)(v->N * v->C * j.PH * j.PW), rlx__conv_wide_pad, &j);
+            rlx__vfor(pool, units * j.wnch, flops, rlx__conv_wide_task, &j);
+            return;
+        }
+    }
     if (T <= 1) {
         int64_t u;
         for (u = 0; u < units; u++) rlx__conv_unit(&j, u, 0);

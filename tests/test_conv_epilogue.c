@@ -4,7 +4,7 @@
    where the whole chain was absorbed (and more where it must not be: a conv that is also an output, a reader
    needing a per-width operand), its results are bit for bit those of the unfused program (RLX_COMPILE_NO_FUSION),
    1 and 2 threads, every conv kernel path (GEMM with im2col into packed panels, over several K blocks and pixel
-   chunks, 1x1 without it, depthwise, grouped, conv_transpose), and Vulkan
+   chunks, the wide form of stride-1 convs, 1x1 without it, depthwise, grouped, conv_transpose), and Vulkan
    (where available) gives the reference too, with the readers left as separate steps. */
 #include <stdlib.h>
 #ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
@@ -257,6 +257,9 @@ int main(void) {
         {"3x3 GEMM, no epilogue (bias only)",   1, 7, 30, 35, 13, 3, 1, 0, 1, 1, CH_OUT_TOO, 0},
         {"conv_transpose s2 + [O,1,1] bn + relu", 1, 6, 9, 11, 5, 2, 2, 0, 1, 1, CH_BN3_RELU, 1},
         {"3x3 GEMM + every operand form",       1, 5, 13, 29, 9, 3, 1, 1, 1, 1, CH_FORMS, 0},
+        {"3x3 wide form, batch 2, 2 groups",    2, 16, 19, 23, 10, 3, 1, 1, 2, 1, CH_BN_HSWISH, 0},
+        {"5x5 wide form, pad 2",                1, 3, 17, 40, 7, 5, 1, 2, 1, 1, CH_RELU, 0},
+        {"3x3 wide form, no padding",           1, 9, 12, 70, 5, 3, 1, 0, 1, 0, CH_FORMS, 0},
         {"depthwise 3x3 + every operand form",  1, 6, 9, 70, 6, 3, 1, 1, 6, 1, CH_FORMS, 0},
         {"conv_transpose 3x3 grouped + sigmoid", 2, 8, 7, 6, 6, 3, 1, 1, 2, 0, CH_SIGMOID, 1},
     };
