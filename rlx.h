@@ -10396,10 +10396,12 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
    im2col (conv) or col2im (conv_transpose) over chunks of pixels, so the column scratch stays bounded (where
    one thread runs a chunk's GEMM, im2col writes the GEMM's packed panels directly and the >>gemm kernels run
    on them: rlx__conv_gemm_packed; with few GEMM units and several threads, whole pixel chunks go to the
-   threads, one parallel step per conv; bias and the epilogue of >>convepi follow each chunk); an f32
-   conv with one input channel per group (depthwise) sums each output row in registers over a zero-padded copy
-   of its input plane (rlx__dw_plane, AVX-512: tiles of 4 rows x 32 or 8 x 16 columns, rlx__dw_plane_avx512; a
-   direct loop when that copy would be large). f16/bf16/f64 convolutions
+   threads, one parallel step per conv; bias and the epilogue of >>convepi follow each chunk); stride-1 convs
+   with 64 or more column rows take the wide form instead (padded input planes whose runs are the GEMM's B
+   rows: rlx__conv_wide_task); an f32 conv with one input channel per group (depthwise) sums its outputs in
+   registers over a zero-padded copy of its input plane (rlx__dw_plane; AVX2: tiles of 8 accumulators,
+   rlx__dw_plane_avx2; AVX-512: tiles of 4 rows x 32 or 8 x 16 columns, rlx__dw_plane_avx512; a direct loop when
+   that copy would be large). f16/bf16/f64 convolutions
    take a direct loop in double. pool, group_norm and resize compute in double from any float dtype (f32
    average pools read f32 rows into four double partial sums; f32 nearest resize copies). pad copies bytes, so
    it takes every dtype. Work is split over planes (or GEMM units) with rlx__parallel_for when it is large.
