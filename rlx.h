@@ -10536,6 +10536,7 @@ typedef struct rlx__cepi {
    of instruction k - 1 (the accumulator: 64 outputs in 8 AVX2 registers) and a broadcast constant; results read
    again later are stored to a 64-float slot, the conv result is read from y. Same operations, same operand
    order as rlx__few_op_*: the results are bit for bit those of the block form. */
+#if defined(RLX__GEMM_X86)
 enum { RLX__CF_AA, RLX__CF_AC, RLX__CF_CA, RLX__CF_AM, RLX__CF_MA, RLX__CF_U };   /* operand forms */
 static int rlx__cf_opi(rlx_op op) {   /* index of an op with a register form, -1 for none */
     switch (op) {
@@ -10563,9 +10564,6 @@ static int rlx__cf_kind(const rlx__cepi* e, int r, int k, int* mem, int* cst) {
 static void rlx__cf_plan(rlx__cepi* e) {
     int k, j;
     e->fast = 0;
-#if !defined(RLX__GEMM_X86)
-    return;
-#endif
     if (!(e->simd & RLX__CPU_AVX2) || e->ne <= 0) return;
     for (k = 0; k < e->ne; k++) {
         int64_t code = e->prog[k];
@@ -10597,6 +10595,9 @@ static void rlx__cf_plan(rlx__cepi* e) {
     }
     e->fast = 1;
 }
+#else
+static void rlx__cf_plan(rlx__cepi* e) { e->fast = 0; }   /* the register form needs the AVX2 kernels */
+#endif
 
 static void rlx__cepi_init(const rlx_graph* g, const rlx__node* nd, void* const* in, rlx__cepi* e) {
     int base = nd->ia[10] ? 3 : 2, k;
@@ -11029,24 +11030,27 @@ static void rlx__dw_geom_of(const rlx__win* v, rlx__dw_geom* d) {
     d->floats = d->row + (v->sw == 2 ? rlx__round_up((size_t)(2 * d->QW), 16) : 0);   /* stride 2: one padded row */
 }
 
+/* One zero-padded row of n floats: d[c] = xr[c - off] where 0 <= c - off < W, 0 elsewhere; all zeros for xr NULL
+   (a padding row). */
+static void rlx__zpad_row(float* d, int64_t n, const float* xr, int64_t W, int64_t off) {
+    int64_t lo = RLX__MIN(RLX__MAX(off, (int64_t)0), n), hi = RLX__MAX(lo, RLX__MIN(n, off + W));
+    if (!xr || hi <= lo) { memset(d, 0, sizeof(float) * (size_t)n); return; }
+    if (lo > 0) memset(d, 0, sizeof(float) * (size_t)lo);
+    memcpy(d + lo, xr + (lo - off), sizeof(float) * (size_t)(hi - lo));
+    if (hi < n) memset(d + hi, 0, sizeof(float) * (size_t)(n - hi));
+}
+
 #if defined(RLX__GEMM_X86)
 /* rlx__dw_pad for stride 2 on AVX2: each input row is copied once into a zero-padded row (the scratch's last
    2·QW floats), whose even and odd columns are then split into the two phase rows 8 at a time (a strided scalar
    copy was most of a stride-2 depthwise conv's time). The same values as rlx__dw_pad. */
 RLX__TARGET_AVX2 static void rlx__dw_pad2_avx2(const rlx__win* v, const rlx__dw_geom* d, const float* x, float* xp) {
     float* rb = xp + d->row;
-    int64_t r, i, Q2 = 2 * d->QW, lo = RLX__MIN(v->pw, Q2), hi = RLX__MAX(lo, RLX__MIN(Q2, v->pw + v->W));
+    int64_t r, i;
     for (r = 0; r < d->PH; r++) {
         int64_t ih = r - v->ph;
         float *d0 = xp + r * d->QW, *d1 = xp + (d->PH + r) * d->QW;
-        if (ih < 0 || ih >= v->H || hi <= lo) {
-            memset(d0, 0, sizeof(float) * (size_t)d->QW);
-            memset(d1, 0, sizeof(float) * (size_t)d->QW);
-            continue;
-        }
-        if (lo > 0) memset(rb, 0, sizeof(float) * (size_t)lo);
-        memcpy(rb + lo, x + ih * v->W + (lo - v->pw), sizeof(float) * (size_t)(hi - lo));
-        if (hi < Q2) memset(rb + hi, 0, sizeof(float) * (size_t)(Q2 - hi));
+        rlx__zpad_row(rb, 2 * d->QW, ih >= 0 && ih < v->H ? x + ih * v->W : NULL, v->W, v->pw);
         for (i = 0; i + 8 <= d->QW; i += 8) {   /* [a0..a7], [b0..b7] -> [a0 a2 a4 a6 b0 b2 b4 b6], the odd ones */
             __m256 a = _mm256_loadu_ps(rb + 2 * i), b = _mm256_loadu_ps(rb + 2 * i + 8);
             __m256 ev = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)), od = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
@@ -11314,12 +11318,15 @@ static void rlx__conv_generic_plane(const void* vj, int64_t u, int thread) {
 }
 
 /* Floats of the wide form's padded input (0 when the conv does not take it): stride 1, a window of more than one
-   tap, and padded planes at most about twice the input (large padding or dilation keeps im2col). rlx__k_conv
-   also wants 64 or more rows (Cg·KH·KW): below that, copying the output out costs more than im2col saves. */
+   tap, 64 or more column rows (Cg·KH·KW: below that, copying the output out costs more than im2col saves), and
+   padded planes at most about twice the input (large padding or dilation keeps im2col). The workspace
+   (rlx__conv_ws) and rlx__k_conv both decide by it. */
 static size_t rlx__conv_wide_floats(const rlx__win* v, int transpose) {
     size_t f, in;
     int64_t PH = v->OH + (v->KH - 1) * v->dh, PW = v->OW + (v->KW - 1) * v->dw;
-    if (transpose || v->sh != 1 || v->sw != 1 || v->KH * v->KW < 2 || v->OH < 1 || v->OW < 1) return 0;
+    if (transpose || v->sh != 1 || v->sw != 1 || v->KH * v->KW < 2 || v->Cg * v->KH * v->KW < 64 || v->OH < 1 ||
+        v->OW < 1)
+        return 0;
     f = rlx__szmul(rlx__szmul((size_t)(v->N * v->C), (size_t)PH), (size_t)PW);
     in = rlx__szmul((size_t)(v->N * v->C), (size_t)(v->H * v->W));
     if (f == SIZE_MAX || f > 2 * in + 65536) return 0;
@@ -11349,15 +11356,11 @@ static void rlx__conv_wide_pad(const void* vj, int64_t plane, int thread) {
     const rlx__win* v = &j->v;
     const float* x = (const float*)j->x + plane * v->H * v->W;
     float* xp = j->xpad + plane * j->PH * j->PW;
-    int64_t r, lo = RLX__MIN(v->pw, j->PW), hi = RLX__MAX(lo, RLX__MIN(j->PW, v->pw + v->W));
+    int64_t r;
     RLX__UNUSED(thread);
     for (r = 0; r < j->PH; r++) {
         int64_t ih = r - v->ph;
-        float* d = xp + r * j->PW;
-        if (ih < 0 || ih >= v->H || hi <= lo) { memset(d, 0, sizeof(float) * (size_t)j->PW); continue; }
-        if (lo > 0) memset(d, 0, sizeof(float) * (size_t)lo);
-        memcpy(d + lo, x + ih * v->W + (lo - v->pw), sizeof(float) * (size_t)(hi - lo));
-        if (hi < j->PW) memset(d + hi, 0, sizeof(float) * (size_t)(j->PW - hi));
+        rlx__zpad_row(xp + r * j->PW, j->PW, ih >= 0 && ih < v->H ? x + ih * v->W : NULL, v->W, v->pw);
     }
 }
 
@@ -11467,7 +11470,7 @@ static void rlx__k_conv(const rlx_graph* g, const rlx__node* nd, void* const* in
     j.packed = !j.transpose && !j.direct_b && j.im.nc <= 512 &&
                (T <= 1 || units >= 4 * T || units % T == 0 || (v->OH * v->OW >= 2 * T * 64 && rlx__pool_if(pool, flops)));
     if (j.packed) j.chunk = RLX__MIN(j.chunk, j.im.nc);
-    if (j.packed && v->Og > 0 && j.rows >= 64 && rlx__conv_wide_floats(v, j.transpose)) {   /* the wide form */
+    if (v->Og > 0 && rlx__conv_wide_floats(v, j.transpose)) {   /* the wide form */
         j.PH = v->OH + (v->KH - 1) * v->dh;
         j.PW = v->OW + (v->KW - 1) * v->dw;
         j.wn = RLX__MIN(j.im.nc, (int64_t)(j.col_floats / (size_t)v->Og)) / j.im.nr * j.im.nr;
