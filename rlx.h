@@ -210,7 +210,8 @@
        (prompt chunks), q4_0, q8_0 and q4_K on an AVX-512 VNNI CPU run an integer GEMM (>>qgemm): x rounded per
        block of 32 to two int8 digits (x ≈ d/256 · (256·hi + lo), d = max|x| / 127: at most d / 512 per value,
        256 times finer than ggml's 8-bit activations), 16 packed weight rows per vpdpbusd; the other formats,
-       other CPUs and an x with a NaN or an infinity dequantize tiles for the packed f32 GEMM with x in f32.
+       other CPUs and an x with a NaN or an infinity run the packed f32 GEMM with x in f32, each task decoding the
+       weight rows of its B panels straight into the panels (AVX2 decoders for q4_0, q8_0, q4_K and q6_K).
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
@@ -7512,6 +7513,15 @@ typedef struct rlx__sgemm_job {
     int64_t ldch;
     void (*hpack)(int R, int lines, int64_t kc, const uint16_t* src, int64_t ls, int64_t ks, float* dst, int bf);
     void (*hstore)(int64_t rows, int64_t cols, const float* c, int64_t ldc, uint16_t* o, int64_t ldo, int bf);
+    /* quantized B (rlx__sgemm_quant, >>quant): B(k, n) is element k of weight row n, a row of blocks of qbe
+       elements (qrow bytes per row) at Bq; qpack decodes rows [n, n + lines) over [k0, k0 + kc) into the
+       calling thread's scratch (the slice's last qtmp floats) and packs them like a B panel; K blocks are
+       multiples of qbe */
+    const unsigned char* Bq;
+    size_t qrow;
+    int qdt, qbe, qavx2;
+    size_t qtmp;
+    void (*qpack)(const struct rlx__sgemm_job* j, int lines, int64_t k0, int64_t kc, int64_t n, float* tmp, float* dst);
 } rlx__sgemm_job;
 
 /* C[m0:m1, n0:n1] = A[m0:m1, :] · B[:, n0:n1] with the packed-panel loop nest; bp and ap are this thread's
@@ -7520,9 +7530,10 @@ static void rlx__sgemm_rect(const rlx__sgemm_job* j, int64_t m0, int64_t m1, int
                             float* ap) {
     const rlx__sgemm_impl* im = &j->im;
     const int MR = im->mr, NR = im->nr;
-    int64_t nblk = rlx__gemm_cdiv(n1 - n0, im->nc), kblk = rlx__gemm_cdiv(j->K, im->kc);
+    int64_t kmax = j->Bq ? im->kc / j->qbe * j->qbe : im->kc;   /* quantized B: whole blocks per K block */
+    int64_t nblk = rlx__gemm_cdiv(n1 - n0, im->nc), kblk = rlx__gemm_cdiv(j->K, kmax);
     int64_t ncs = rlx__gemm_cdiv(rlx__gemm_cdiv(n1 - n0, nblk), NR) * NR;   /* balanced blocks */
-    int64_t kcs = rlx__gemm_cdiv(j->K, kblk);
+    int64_t kcs = j->Bq ? rlx__gemm_cdiv(rlx__gemm_cdiv(j->K, kblk), j->qbe) * j->qbe : rlx__gemm_cdiv(j->K, kblk);
     int64_t jc, pc, ir, jr;
     for (jc = n0; jc < n1; jc += ncs) {
         int64_t nc = rlx__gemm_min(ncs, n1 - jc);
@@ -7531,7 +7542,8 @@ static void rlx__sgemm_rect(const rlx__sgemm_job* j, int64_t m0, int64_t m1, int
             for (jr = 0; jr < nc; jr += NR) {
                 int lines = (int)rlx__gemm_min(NR, nc - jr);
                 int64_t off = pc * j->rsb + (jc + jr) * j->csb;
-                if (j->hdt) j->hpack(NR, lines, kc, j->Bh + off, j->csb, j->rsb, bp + jr * kc, j->hdt == 2);
+                if (j->Bq) j->qpack(j, lines, pc, kc, jc + jr, ap + im->kc * im->mr, bp + jr * kc);
+                else if (j->hdt) j->hpack(NR, lines, kc, j->Bh + off, j->csb, j->rsb, bp + jr * kc, j->hdt == 2);
                 else im->pack(NR, lines, kc, j->B + off, j->csb, j->rsb, bp + jr * kc);
             }
             for (ir = m0; ir < m1; ir += MR) {
@@ -13873,8 +13885,8 @@ static RLX__MAYBE_UNUSED int rlx__cuda_lower(const rlx_graph* g, const rlx__node
    bits once per call and sum integer block products (see "8-bit activations" below); the other formats, and
    any x with a NaN or an infinity, decode the weight in AVX2 registers against f32 x (see "fast paths"); the
    portable path dequantizes the 64 weight rows of a task into a per-thread f32 tile and takes dot products. From m = 16
-   on, q4_0, q8_0 and q4_K on AVX-512 VNNI take the integer GEMM of >>qgemm; otherwise dequantized tiles go
-   through the f32 GEMM (x f32).
+   on, q4_0, q8_0 and q4_K on AVX-512 VNNI take the integer GEMM of >>qgemm; otherwise the f32 GEMM (x f32)
+   runs with weight rows decoded into its B panels (see "quantized weights through the f32 GEMM").
    ------------------------------------------------------------------------------------------------------------ */
 static const signed char rlx__kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                                    1, 13, 25, 38, 53, 69, 89, 113};
@@ -14500,10 +14512,9 @@ typedef float (*rlx__qdot_fn)(const float*, const float*, int64_t);
    For m < RLX__QMM_GEMM_M the weight row is decoded block by block into 8-float vectors (AVX2) that are
    multiplied into up to 4 rows of x at once (f32 products and sums: the same accuracy as the dequantized
    weight, without 8-bit activations). Every format has such a kernel; without AVX2 and F16C (or with
-   RLX_NO_SIMD) whole rows are decoded with rlx__dequant_block. For m ≥ RLX__QMM_GEMM_M, tiles of weight rows are dequantized into the
-   workspace and multiplied by the f32 GEMM (>>gemm). */
+   RLX_NO_SIMD) whole rows are decoded with rlx__dequant_block. For m ≥ RLX__QMM_GEMM_M the f32 GEMM (>>gemm)
+   decodes weight rows into its B panels (rlx__qgemm_f32 below). */
 #define RLX__QMM_GEMM_M 16
-#define RLX__QMM_TILE 128   /* weight rows per dequantized tile of the GEMM path */
 #if defined(RLX__GEMM_X86)
 RLX__TARGET_F16C static inline float rlx__qh2f_f16c(const unsigned char* p) {
     return _cvtsh_ss((unsigned short)(p[0] | (p[1] << 8)));
@@ -14824,6 +14835,150 @@ RLX__TARGET_F16C static void rlx__qrow_avx2(rlx_dtype t, const unsigned char* w,
     }
 }
 #endif
+
+#if defined(RLX__GEMM_X86)
+/* nb consecutive blocks of q4_0, q8_0, q4_K or q6_K decoded into y with AVX2: the floats of rlx__dequant_block
+   (the same products in the same order; q4_K's d·q − m may be contracted into one FMA by a compiler allowed to,
+   as the scalar code may). Returns 0 for the other formats. */
+RLX__TARGET_F16C static int rlx__dequant_avx2(rlx_dtype t, const unsigned char* b, int64_t nb, float* y) {
+    const __m128i m4 = _mm_set1_epi8(0x0F);
+    int64_t i;
+#define RLX__DQ8(p, q8, s) do { __m128i q_ = (q8);                                                               \
+        _mm256_storeu_ps((p), _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q_)), (s)));                   \
+        _mm256_storeu_ps((p) + 8, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(q_, 8))), (s))); } while (0)
+    switch (t) {
+    case RLX_Q4_0:
+        for (i = 0; i < nb; i++, b += 18, y += 32) {
+            __m256 d = _mm256_set1_ps(rlx__qh2f_f16c(b));
+            __m128i q = _mm_loadu_si128((const __m128i*)(const void*)(b + 2));
+            RLX__DQ8(y, _mm_sub_epi8(_mm_and_si128(q, m4), _mm_set1_epi8(8)), d);
+            RLX__DQ8(y + 16, _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(q, 4), m4), _mm_set1_epi8(8)), d);
+        }
+        return 1;
+    case RLX_Q8_0:
+        for (i = 0; i < nb; i++, b += 34, y += 32) {
+            __m256 d = _mm256_set1_ps(rlx__qh2f_f16c(b));
+            RLX__DQ8(y, _mm_loadu_si128((const __m128i*)(const void*)(b + 2)), d);
+            RLX__DQ8(y + 16, _mm_loadu_si128((const __m128i*)(const void*)(b + 18)), d);
+        }
+        return 1;
+    case RLX_Q4_K:
+        for (i = 0; i < nb; i++, b += 144) {
+            float d = rlx__qh2f_f16c(b), mn = rlx__qh2f_f16c(b + 2);
+            const unsigned char* q = b + 16;
+            int c, h, g;
+            for (c = 0; c < 4; c++, q += 32) {   /* 64 values: 32 low nibbles (scale 2c), 32 high (2c + 1) */
+                for (h = 0; h < 2; h++, y += 32) {
+                    unsigned char sc, mm;
+                    __m256 dl, ml;
+                    rlx__q_scale_min_k4(2 * c + h, b + 4, &sc, &mm);
+                    dl = _mm256_set1_ps(d * (float)sc);
+                    ml = _mm256_set1_ps(mn * (float)mm);
+                    for (g = 0; g < 2; g++) {
+                        __m128i v = _mm_loadu_si128((const __m128i*)(const void*)(q + 16 * g));
+                        v = _mm_and_si128(h ? _mm_srli_epi16(v, 4) : v, m4);
+                        _mm256_storeu_ps(y + 16 * g, _mm256_sub_ps(_mm256_mul_ps(dl, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(v))), ml));
+                        _mm256_storeu_ps(y + 16 * g + 8, _mm256_sub_ps(_mm256_mul_ps(dl, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(v, 8)))), ml));
+                    }
+                }
+            }
+        }
+        return 1;
+    case RLX_Q6_K:
+        for (i = 0; i < nb; i++, b += 210) {
+            const unsigned char *ql = b, *qh = b + 128;
+            const signed char* sc = (const signed char*)(const void*)(b + 192);
+            float d = rlx__qh2f_f16c(b + 208);
+            const __m128i three = _mm_set1_epi8(3), k32 = _mm_set1_epi8(32);
+            int n, l, o;
+            for (n = 0; n < 2; n++, ql += 64, qh += 32, sc += 8, y += 128)
+                for (l = 0; l < 32; l += 16) {   /* values l..l+15 of each quarter of 32 */
+                    __m128i a = _mm_loadu_si128((const __m128i*)(const void*)(ql + l));
+                    __m128i c = _mm_loadu_si128((const __m128i*)(const void*)(ql + l + 32));
+                    __m128i e = _mm_loadu_si128((const __m128i*)(const void*)(qh + l));
+                    __m128i qv[4];
+                    qv[0] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(a, m4), _mm_slli_epi16(_mm_and_si128(e, three), 4)), k32);
+                    qv[1] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(c, m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 2), three), 4)), k32);
+                    qv[2] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(_mm_srli_epi16(a, 4), m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 4), three), 4)), k32);
+                    qv[3] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(_mm_srli_epi16(c, 4), m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 6), three), 4)), k32);
+                    for (o = 0; o < 4; o++) RLX__DQ8(y + l + 32 * o, qv[o], _mm256_set1_ps(d * (float)sc[l / 16 + 2 * o]));
+                }
+        }
+        return 1;
+    default: return 0;
+    }
+#undef RLX__DQ8
+}
+#endif
+
+/* ---- quantized weights through the f32 GEMM (m >= RLX__QMM_GEMM_M) ------------------------------------------
+   rlx__sgemm's loop nest with B(k, n) = element k of weight row n: each task decodes the weight rows of a B
+   panel over one K block (whole quant blocks) into its scratch and packs them as the f32 GEMM packs a
+   transposed B, so each weight is decoded once per task and read from L1 by the packer, and the microkernels
+   are the f32 ones (x stays f32: the result is the f32 product with the dequantized weight). */
+#define RLX__QG_AHEAD 8   /* weight rows prefetched ahead of the one decoded */
+static void rlx__qgemm_f32_pack(const rlx__sgemm_job* j, int lines, int64_t k0, int64_t kc, int64_t n, float* tmp,
+                                float* dst) {
+    size_t bb = rlx__qblock[j->qdt - RLX_Q4_0][1];
+    int64_t b0 = k0 / j->qbe, nb = kc / j->qbe, i;
+    int r;
+    for (r = 0; r < lines; r++) {
+        const unsigned char* src = j->Bq + (size_t)(n + r) * j->qrow + (size_t)b0 * bb;
+        float* y = tmp + (size_t)r * (size_t)kc;
+#if defined(RLX__GEMM_X86)
+        if (n + r + RLX__QG_AHEAD < j->N) {   /* the same K block of a row RLX__QG_AHEAD further on */
+            const char* nx = (const char*)(src + RLX__QG_AHEAD * j->qrow);
+            size_t o, len = (size_t)nb * bb;
+            for (o = 0; o < len; o += 64) _mm_prefetch(nx + o, _MM_HINT_T0);
+            _mm_prefetch(nx + len - 1, _MM_HINT_T0);
+        }
+        if (j->qavx2 && rlx__dequant_avx2((rlx_dtype)j->qdt, src, nb, y)) continue;
+#endif
+        for (i = 0; i < nb; i++) rlx__dequant_block((rlx_dtype)j->qdt, src + (size_t)i * bb, y + i * j->qbe);
+    }
+    j->im.pack(j->im.nr, lines, kc, tmp, kc, 1, dst);
+}
+
+/* Floats of one thread's slice: the f32 GEMM's, then the decoded rows of one B panel (nr × kc). */
+static size_t rlx__qgemm_f32_slice(const rlx__sgemm_impl* im) {
+    return rlx__sgemm_slice_floats(im) + (((size_t)(im->nr * im->kc) + 15) & ~(size_t)15);
+}
+static size_t rlx__qgemm_f32_workspace_bytes(int nthreads) {
+    static const unsigned sets[4] = {0u, RLX__CPU_AVX2, RLX__CPU_AVX2 | RLX__CPU_AVX512, RLX__CPU_NEON};
+    size_t most = 0, s;
+    int i;
+    for (i = 0; i < 4; ++i) {
+        rlx__sgemm_impl im;
+        rlx__sgemm_pick(sets[i], &im);
+        s = rlx__qgemm_f32_slice(&im);
+        if (s > most) most = s;
+    }
+    return (size_t)(nthreads < 1 ? 1 : nthreads) * most * sizeof(float);
+}
+/* C[M, N] = x[M, K] · wᵀ, w: N rows of row_bytes quantized bytes (type t); ws: rlx__qgemm_f32_workspace_bytes */
+static void rlx__qgemm_f32(rlx__pool* pool, void* ws, int64_t M, int64_t N, int64_t K, const float* x, rlx_dtype t,
+                           const unsigned char* w, size_t row_bytes, float* C, int64_t ldc) {
+    rlx__sgemm_job j;
+    int64_t tasks;
+    if (M <= 0 || N <= 0) return;
+    memset(&j, 0, sizeof j);
+    rlx__sgemm_pick(rlx__cpu_features(), &j.im);
+    j.M = M; j.N = N; j.K = K;
+    j.A = x; j.rsa = K; j.csa = 1;
+    j.rsb = 1; j.csb = K;   /* the cost model's transposed B */
+    j.C = C; j.ldc = ldc;
+    j.Bq = w; j.qrow = row_bytes; j.qdt = (int)t; j.qbe = (int)rlx__qblock[t - RLX_Q4_0][0];
+#if defined(RLX__GEMM_X86)
+    j.qavx2 = (rlx__cpu_features_half() & (RLX__CPU_AVX2 | RLX__CPU_F16C)) == (RLX__CPU_AVX2 | RLX__CPU_F16C);
+#endif
+    j.qpack = rlx__qgemm_f32_pack;
+    j.ws = (float*)ws;
+    j.slice = rlx__qgemm_f32_slice(&j.im);
+    rlx__sgemm_grid(&j, rlx__pool_threads(pool));
+    tasks = rlx__gemm_cdiv(M, j.mstep) * j.tn;
+    if (tasks <= 1) rlx__sgemm_task(&j, 0, 0);
+    else rlx__parallel_for(pool, tasks, rlx__sgemm_task, &j);
+}
 
 /* ---- 8-bit activations: integer dot products per block (m < RLX__QMM_GEMM_M, AVX2) -------------------------
    For q4_0, q8_0, q4_K and q6_K the rows of x are quantized once per call to ggml's vec_dot_type of the weight,
@@ -15247,7 +15402,7 @@ RLX__TARGET_Q8VNNI static void rlx__qrow8_q6k_vnni(const unsigned char* w, int64
 
 /* ------------------------------------------------------------------------------------------------------------
    >>qgemm  matmul_quant with m >= RLX__QMM_GEMM_M rows of x on AVX-512 VNNI: q4_0, q8_0 and q4_K as an integer
-   GEMM (the prompt chunks of a language model), instead of dequantized f32 tiles through the f32 GEMM.
+   GEMM (the prompt chunks of a language model), instead of the f32 GEMM on decoded weights (rlx__qgemm_f32).
    x is rounded once per call, per row and block of 32 values, to two int8 digits: with d = max|x| / 127,
    t = round(256 · x / d), hi = floor((t + 128) / 256) in [−127, 127] and lo = t − 256 · hi in [−128, 127],
    x ≈ (d / 256) · t: one rounding, an error of at most d / 512 per value, 256 times below the 8-bit
@@ -15262,7 +15417,7 @@ RLX__TARGET_Q8VNNI static void rlx__qrow8_q6k_vnni(const unsigned char* w, int64
    block then adds d_w · (d / 256) · sum in f32 (q4_K: minus dmin · m · (d / 256) · Σ(256·hi + lo)). Up to 4
    rows of x run per pass over the packed rows, which stay in the L1/L2 cache; packing is a 16 × 4 dword
    transpose per 16 bytes of the 16 rows (vpermd, vshufi32x4). Other formats, CPUs without AVX-512 VNNI, and
-   an x holding a NaN or an infinity keep the dequantized f32 tiles. Also here: rlx__qcol8_q4k_vnni, q4_K with
+   an x holding a NaN or an infinity keep the f32 GEMM (rlx__qgemm_f32). Also here: rlx__qcol8_q4k_vnni, q4_K with
    one row of x (decode, 8-bit Q8_K activations as ggml's, the same floats), 4 weight rows per pass.
    ------------------------------------------------------------------------------------------------------------ */
 #if defined(RLX__GEMM_X86)
@@ -15595,7 +15750,6 @@ typedef struct rlx__qmm_job {
     const float* xd;
     const int16_t* xs;   /* K-quants: Σq per 16 */
     const int32_t* xo;   /* vnni, M == 1: −8 (q4_0) or −128 (q8_0) times x's lane sums (rlx__q8x_lanes) */
-    int64_t n0;  /* GEMM path: first weight row of the tile */
     int q4k_col; /* q4_K, M == 1, AVX-512 VNNI and VL: rlx__qcol8_q4k_vnni (>>qgemm) */
 } rlx__qmm_job;
 
@@ -15663,15 +15817,6 @@ static void rlx__qmm_task(void* ctx, int64_t task, int thread) {
     }
 }
 
-/* GEMM path: dequantize 8 rows of the tile per task */
-static void rlx__qmm_tile_task(void* ctx, int64_t task, int thread) {
-    const rlx__qmm_job* j = (const rlx__qmm_job*)ctx;
-    int64_t r;
-    RLX__UNUSED(thread);
-    for (r = task * 8; r < task * 8 + 8 && j->n0 + r < j->N && r < RLX__QMM_TILE; r++)
-        rlx__dequant_row(j->wt, j->w + (size_t)(j->n0 + r) * j->row_bytes, j->ws + (size_t)(r * j->K), j->K);
-}
-
 /* m < RLX__QMM_GEMM_M: bytes of x quantized to 8 bits (q, then d and Σq per 32), 64-aligned */
 static size_t rlx__qmm_q8_bytes0(int64_t M, int64_t K) {
     return rlx__round_up(rlx__szadd(rlx__round_up(rlx__szmul((size_t)M, (size_t)K), 64),
@@ -15685,8 +15830,7 @@ static size_t rlx__ws_quant(const rlx_graph* g, const rlx__node* nd, int nthread
     const rlx__node* w = rlx__N(g, rlx__in(g, nd, 1));
     int64_t M = rlx__node_numel(nd) / w->shape[0];
     if (M >= RLX__QMM_GEMM_M) {   /* the tile, then the GEMM's own workspace; or the integer GEMM's (>>qgemm) */
-        size_t f = rlx__szadd(rlx__round_up(rlx__szmul(RLX__QMM_TILE, rlx__szmul((size_t)w->shape[1], sizeof(float))), 64),
-                              rlx__sgemm_workspace_bytes(nthreads));
+        size_t f = rlx__qgemm_f32_workspace_bytes(nthreads);
 #if defined(RLX__GEMM_X86)
         if (rlx__qg_has(w->dtype)) {
             size_t q = rlx__szadd(rlx__qg_x_bytes(M, w->shape[1]), rlx__szmul((size_t)nthreads, rlx__qg_pack_bytes(w->shape[1])));
@@ -15716,7 +15860,6 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
         j.ws = (float*)ws;
         j.dot = rlx__qdot_c;
         j.fast = 0;
-        j.n0 = 0;
         j.q8 = 0;
         j.vnni = 0;
         j.xq = NULL;
@@ -15769,12 +15912,7 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
         }
 #endif
         if (j.M >= RLX__QMM_GEMM_M) {
-            void* gws = (char*)ws + rlx__round_up(rlx__szmul(RLX__QMM_TILE, rlx__szmul((size_t)j.K, sizeof(float))), 64);
-            for (j.n0 = 0; j.n0 < j.N; j.n0 += RLX__QMM_TILE) {
-                int64_t nt = j.N - j.n0 < RLX__QMM_TILE ? j.N - j.n0 : RLX__QMM_TILE;
-                rlx__parallel_for(pool, (nt + 7) / 8, rlx__qmm_tile_task, &j);
-                rlx__sgemm(pool, gws, j.M, nt, j.K, j.x, j.K, 1, j.ws, 1, j.K, j.y + j.n0, j.N);
-            }
+            rlx__qgemm_f32(pool, ws, j.M, j.N, j.K, j.x, j.wt, j.w, j.row_bytes, j.y, j.N);
             return;
         }
         j.ws = (float*)(void*)((char*)ws + rlx__qmm_q8_bytes(j.M, j.K));
