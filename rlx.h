@@ -10238,15 +10238,30 @@ static void rlx__k_fused_ew(const rlx_graph* g, const rlx__node* nd, void* const
     rlx__parallel_for(pool, (j.n + j.per - 1) / j.per, rlx__few_task, &j);
 }
 
-static void rlx__k_glu(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out) {
+/* f32 swiglu / geglu over elements [t·per, (t + 1)·per) */
+typedef struct rlx__glu_job { const float *gt, *up; float* y; int64_t n, per; int swi; } rlx__glu_job;
+static void rlx__glu_task(void* ctx, int64_t t, int thread) {
+    const rlx__glu_job* j = (const rlx__glu_job*)ctx;
+    int64_t i = t * j->per, e = i + j->per < j->n ? i + j->per : j->n;
+    const float *gt = j->gt, *up = j->up;
+    float* y = j->y;
+    RLX__UNUSED(thread);
+    if (j->swi) for (; i < e; i++) y[i] = gt[i] / (1.0f + expf(-gt[i])) * up[i];
+    else for (; i < e; i++) y[i] = rlx__unary_f(RLX_OP_GELU, gt[i]) * up[i];
+}
+static void rlx__k_glu(const rlx_graph* g, const rlx__node* nd, void* const* in, void* out, rlx__pool* pool) {
     int64_t n = rlx__node_numel(nd), i;
     int swi = nd->op == RLX_OP_SWIGLU;
     RLX__UNUSED(g);
-    if (nd->dtype == RLX_F32) {
-        const float *gt = (const float*)in[0], *up = (const float*)in[1];
-        float* y = (float*)out;
-        if (swi) for (i = 0; i < n; i++) y[i] = gt[i] / (1.0f + expf(-gt[i])) * up[i];
-        else for (i = 0; i < n; i++) y[i] = rlx__unary_f(RLX_OP_GELU, gt[i]) * up[i];
+    if (nd->dtype == RLX_F32) {   /* split over the threads from 8k elements (an exp or erf each) */
+        rlx__glu_job j;
+        int64_t tasks;
+        j.gt = (const float*)in[0]; j.up = (const float*)in[1]; j.y = (float*)out; j.n = n; j.swi = swi;
+        pool = rlx__pool_if(pool, (double)n * 8.0);
+        tasks = pool ? (int64_t)rlx__pool_threads(pool) * 4 : 1;
+        j.per = (n + tasks - 1) / tasks;
+        if (j.per < 1) j.per = 1;
+        rlx__parallel_for(pool, (n + j.per - 1) / j.per, rlx__glu_task, &j);
         return;
     }
     for (i = 0; i < n; i++) {
@@ -10389,7 +10404,7 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
     case RLX_OP_SCATTER: rlx__k_scatter(g, nd, in, out); return;
     case RLX_OP_LINEAR: rlx__k_linear(g, nd, in, out, pool, ws); return;
     case RLX_OP_ADD_NORM: rlx__k_add_norm(g, nd, in, out, pool); return;
-    case RLX_OP_SWIGLU: case RLX_OP_GEGLU: rlx__k_glu(g, nd, in, out); return;
+    case RLX_OP_SWIGLU: case RLX_OP_GEGLU: rlx__k_glu(g, nd, in, out, pool); return;
     case RLX_OP_FUSED_EW: rlx__k_fused_ew(g, nd, in, out, pool); return;
     case RLX_OP_STATE_WRITE: rlx__k_state_write(g, nd, in, out); return;
     case RLX_OP_CONV: case RLX_OP_CONV_TRANSPOSE: case RLX_OP_POOL: case RLX_OP_GROUP_NORM: case RLX_OP_RESIZE:
