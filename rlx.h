@@ -7477,7 +7477,7 @@ static size_t rlx__sgemm_slice_floats(const rlx__sgemm_impl* im) {
 
 /* Workspace rlx__sgemm needs with nthreads threads: one slice per thread, sized for the largest kernel family
    compiled in, so the bound does not depend on the CPU, on M, N or K. */
-static size_t rlx__sgemm_workspace_bytes(int nthreads) {
+static size_t rlx__sgemm_workspace_bytes_with(int nthreads, size_t (*slice)(const rlx__sgemm_impl* im)) {
     static const unsigned sets[4] = {0u, RLX__CPU_AVX2, RLX__CPU_AVX2 | RLX__CPU_AVX512, RLX__CPU_NEON};
     size_t most = 0;
     int i;
@@ -7485,10 +7485,13 @@ static size_t rlx__sgemm_workspace_bytes(int nthreads) {
         rlx__sgemm_impl im;
         size_t s;
         rlx__sgemm_pick(sets[i], &im);
-        s = rlx__sgemm_slice_floats(&im);
+        s = slice(&im);
         if (s > most) most = s;
     }
     return (size_t)(nthreads < 1 ? 1 : nthreads) * most * sizeof(float);
+}
+static size_t rlx__sgemm_workspace_bytes(int nthreads) {
+    return rlx__sgemm_workspace_bytes_with(nthreads, rlx__sgemm_slice_floats);
 }
 
 /* One rlx__sgemm call split into tasks: task t computes the C rectangle at grid cell (t / tn, t % tn). */
@@ -7513,14 +7516,13 @@ typedef struct rlx__sgemm_job {
     int64_t ldch;
     void (*hpack)(int R, int lines, int64_t kc, const uint16_t* src, int64_t ls, int64_t ks, float* dst, int bf);
     void (*hstore)(int64_t rows, int64_t cols, const float* c, int64_t ldc, uint16_t* o, int64_t ldo, int bf);
-    /* quantized B (rlx__sgemm_quant, >>quant): B(k, n) is element k of weight row n, a row of blocks of qbe
-       elements (qrow bytes per row) at Bq; qpack decodes rows [n, n + lines) over [k0, k0 + kc) into the
-       calling thread's scratch (the slice's last qtmp floats) and packs them like a B panel; K blocks are
-       multiples of qbe */
+    /* quantized B (rlx__qgemm_f32): B(k, n) is element k of weight row n, a row of blocks of qbe elements (qrow
+       bytes per row) at Bq; qpack decodes rows [n, n + lines) over [k0, k0 + kc) into tmp (the nr × kc floats
+       after the A panel in the thread's slice, rlx__qgemm_f32_slice) and packs them like a B panel; K blocks
+       are whole blocks */
     const unsigned char* Bq;
     size_t qrow;
     int qdt, qbe, qavx2;
-    size_t qtmp;
     void (*qpack)(const struct rlx__sgemm_job* j, int lines, int64_t k0, int64_t kc, int64_t n, float* tmp, float* dst);
 } rlx__sgemm_job;
 
@@ -7631,6 +7633,15 @@ static void rlx__sgemm_grid(rlx__sgemm_job* j, int nthreads) {
     }
 }
 
+/* Picks the grid of a filled-in packed-path job and runs its tasks (inline when there is one). */
+static void rlx__sgemm_run(rlx__sgemm_job* j, rlx__pool* pool) {
+    int64_t tasks;
+    rlx__sgemm_grid(j, rlx__pool_threads(pool));
+    tasks = rlx__gemm_cdiv(j->M, j->mstep) * j->tn;
+    if (tasks <= 1) rlx__sgemm_task(j, 0, 0);
+    else rlx__parallel_for(pool, tasks, rlx__sgemm_task, j);
+}
+
 /* Same contract as rlx__sgemm, with the kernel family chosen by `features` (RLX__CPU_* bits). */
 static void rlx__sgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_t M, int64_t N, int64_t K,
                             const float* A, int64_t rsa, int64_t csa, const float* B, int64_t rsb, int64_t csb,
@@ -7678,12 +7689,7 @@ static void rlx__sgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
     j.C = C; j.ldc = ldc;
     j.ws = (float*)ws;
     j.slice = rlx__sgemm_slice_floats(&j.im);
-    rlx__sgemm_grid(&j, nthreads);
-    {
-        int64_t tasks = rlx__gemm_cdiv(M, j.mstep) * j.tn;
-        if (tasks <= 1) rlx__sgemm_task(&j, 0, 0);
-        else rlx__parallel_for(pool, tasks, rlx__sgemm_task, &j);
-    }
+    rlx__sgemm_run(&j, pool);
 }
 
 /* C[M,N] = A[M,K] · B[K,N] in f32, overwriting C. A(i,k) = A[i*rsa + k*csa], B(k,n) = B[k*rsb + n*csb], C is
@@ -8093,12 +8099,7 @@ static void rlx__hgemm_with(unsigned features, rlx__pool* pool, void* ws, int64_
     j.hdt = bf ? 2 : 1;
     j.Ah = A; j.Bh = B; j.Ch = C; j.ldch = ldc;
     j.hpack = hpack; j.hstore = hstore;
-    rlx__sgemm_grid(&j, nthreads);
-    {
-        int64_t tasks = rlx__gemm_cdiv(M, j.mstep) * j.tn;
-        if (tasks <= 1) rlx__sgemm_task(&j, 0, 0);
-        else rlx__parallel_for(pool, tasks, rlx__sgemm_task, &j);
-    }
+    rlx__sgemm_run(&j, pool);
 }
 /* ---- 8-bit integer GEMM ------------------------------------------------------------------------------------
    C[M,N] (int32) = sum over k of (A[m,k] - za[m]) · (B[k,n] - zb[n]) with A, B each i8 or u8, exact: the sums are
@@ -14538,6 +14539,19 @@ static int rlx__qmm_has_avx2(rlx_dtype t) {
     return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K || t == RLX_Q6_K || t == RLX_Q4_1 || t == RLX_Q5_0 ||
            t == RLX_Q5_1 || t == RLX_IQ4_NL || t == RLX_Q5_K || t == RLX_IQ4_XS || t == RLX_Q2_K || t == RLX_Q3_K;
 }
+/* q6_K: values l .. l + 15 of the 4 quarters of 32 in one half of a block (ql: its 64 low-nibble bytes, qh: its
+   32 high-bit bytes), as int8 q − 32: quarter 0 and 1 from the low nibbles of ql[l..] and ql[l + 32..], 2 and 3
+   from their high nibbles, each with 2 bits of qh[l..] (bits 0-1, 2-3, 4-5, 6-7) on top */
+RLX__TARGET_F16C static inline void rlx__q6k_unpack16(const unsigned char* ql, const unsigned char* qh, int l, __m128i qv[4]) {
+    const __m128i m4 = _mm_set1_epi8(0x0F), three = _mm_set1_epi8(3), k32 = _mm_set1_epi8(32);
+    __m128i a = _mm_loadu_si128((const __m128i*)(const void*)(ql + l));
+    __m128i c = _mm_loadu_si128((const __m128i*)(const void*)(ql + l + 32));
+    __m128i e = _mm_loadu_si128((const __m128i*)(const void*)(qh + l));
+    qv[0] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(a, m4), _mm_slli_epi16(_mm_and_si128(e, three), 4)), k32);
+    qv[1] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(c, m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 2), three), 4)), k32);
+    qv[2] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(_mm_srli_epi16(a, 4), m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 4), three), 4)), k32);
+    qv[3] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(_mm_srli_epi16(c, 4), m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 6), three), 4)), k32);
+}
 /* acc[r][(off/8) % na] += w · x[r*ldx + off .. +8) for r < mr: na independent sums per row hide the FMA latency */
 #define RLX__QACC(wv, off)                                                                                       \
     do {                                                                                                         \
@@ -14647,15 +14661,8 @@ RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qrow_avx
             for (n = 0; n < 2; n++, ql += 64, qh += 32, sc += 8, x += 128) {
                 for (l = 0; l < 32; l += 16) {   /* 16 values of each quarter: bytes, then 8-float vectors */
                     int is = l / 16, o;
-                    const __m128i three = _mm_set1_epi8(3), k32 = _mm_set1_epi8(32);
-                    __m128i a = _mm_loadu_si128((const __m128i*)(const void*)(ql + l));
-                    __m128i c = _mm_loadu_si128((const __m128i*)(const void*)(ql + l + 32));
-                    __m128i e = _mm_loadu_si128((const __m128i*)(const void*)(qh + l));
                     __m128i qv[4];
-                    qv[0] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(a, m4), _mm_slli_epi16(_mm_and_si128(e, three), 4)), k32);
-                    qv[1] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(c, m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 2), three), 4)), k32);
-                    qv[2] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(_mm_srli_epi16(a, 4), m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 4), three), 4)), k32);
-                    qv[3] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(_mm_srli_epi16(c, 4), m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 6), three), 4)), k32);
+                    rlx__q6k_unpack16(ql, qh, l, qv);
                     for (o = 0; o < 4; o++) {
                         __m256 ds = _mm256_set1_ps(d * (float)sc[is + 2 * o]);
                         __m256 f0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(qv[o]));
@@ -14904,18 +14911,11 @@ RLX__TARGET_F16C static int rlx__dequant_avx2(rlx_dtype t, const unsigned char* 
             const unsigned char *ql = b, *qh = b + 128;
             const signed char* sc = (const signed char*)(const void*)(b + 192);
             float d = rlx__qh2f_f16c(b + 208);
-            const __m128i three = _mm_set1_epi8(3), k32 = _mm_set1_epi8(32);
             int n, l, o;
             for (n = 0; n < 2; n++, ql += 64, qh += 32, sc += 8, y += 128)
                 for (l = 0; l < 32; l += 16) {   /* values l..l+15 of each quarter of 32 */
-                    __m128i a = _mm_loadu_si128((const __m128i*)(const void*)(ql + l));
-                    __m128i c = _mm_loadu_si128((const __m128i*)(const void*)(ql + l + 32));
-                    __m128i e = _mm_loadu_si128((const __m128i*)(const void*)(qh + l));
                     __m128i qv[4];
-                    qv[0] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(a, m4), _mm_slli_epi16(_mm_and_si128(e, three), 4)), k32);
-                    qv[1] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(c, m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 2), three), 4)), k32);
-                    qv[2] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(_mm_srli_epi16(a, 4), m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 4), three), 4)), k32);
-                    qv[3] = _mm_sub_epi8(_mm_or_si128(_mm_and_si128(_mm_srli_epi16(c, 4), m4), _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(e, 6), three), 4)), k32);
+                    rlx__q6k_unpack16(ql, qh, l, qv);
                     for (o = 0; o < 4; o++) RLX__DQ8(y + l + 32 * o, qv[o], _mm256_set1_ps(d * (float)sc[l / 16 + 2 * o]));
                 }
         }
@@ -14959,22 +14959,12 @@ static size_t rlx__qgemm_f32_slice(const rlx__sgemm_impl* im) {
     return rlx__sgemm_slice_floats(im) + (((size_t)(im->nr * im->kc) + 15) & ~(size_t)15);
 }
 static size_t rlx__qgemm_f32_workspace_bytes(int nthreads) {
-    static const unsigned sets[4] = {0u, RLX__CPU_AVX2, RLX__CPU_AVX2 | RLX__CPU_AVX512, RLX__CPU_NEON};
-    size_t most = 0, s;
-    int i;
-    for (i = 0; i < 4; ++i) {
-        rlx__sgemm_impl im;
-        rlx__sgemm_pick(sets[i], &im);
-        s = rlx__qgemm_f32_slice(&im);
-        if (s > most) most = s;
-    }
-    return (size_t)(nthreads < 1 ? 1 : nthreads) * most * sizeof(float);
+    return rlx__sgemm_workspace_bytes_with(nthreads, rlx__qgemm_f32_slice);
 }
 /* C[M, N] = x[M, K] · wᵀ, w: N rows of row_bytes quantized bytes (type t); ws: rlx__qgemm_f32_workspace_bytes */
 static void rlx__qgemm_f32(rlx__pool* pool, void* ws, int64_t M, int64_t N, int64_t K, const float* x, rlx_dtype t,
                            const unsigned char* w, size_t row_bytes, float* C, int64_t ldc) {
     rlx__sgemm_job j;
-    int64_t tasks;
     if (M <= 0 || N <= 0) return;
     memset(&j, 0, sizeof j);
     rlx__sgemm_pick(rlx__cpu_features(), &j.im);
@@ -14989,10 +14979,7 @@ static void rlx__qgemm_f32(rlx__pool* pool, void* ws, int64_t M, int64_t N, int6
     j.qpack = rlx__qgemm_f32_pack;
     j.ws = (float*)ws;
     j.slice = rlx__qgemm_f32_slice(&j.im);
-    rlx__sgemm_grid(&j, rlx__pool_threads(pool));
-    tasks = rlx__gemm_cdiv(M, j.mstep) * j.tn;
-    if (tasks <= 1) rlx__sgemm_task(&j, 0, 0);
-    else rlx__parallel_for(pool, tasks, rlx__sgemm_task, &j);
+    rlx__sgemm_run(&j, pool);
 }
 
 /* ---- 8-bit activations: integer dot products per block (m < RLX__QMM_GEMM_M, AVX2) -------------------------
@@ -15844,7 +15831,7 @@ static size_t rlx__qmm_q8_bytes(int64_t M, int64_t K) {
 static size_t rlx__ws_quant(const rlx_graph* g, const rlx__node* nd, int nthreads) {
     const rlx__node* w = rlx__N(g, rlx__in(g, nd, 1));
     int64_t M = rlx__node_numel(nd) / w->shape[0];
-    if (M >= RLX__QMM_GEMM_M) {   /* the tile, then the GEMM's own workspace; or the integer GEMM's (>>qgemm) */
+    if (M >= RLX__QMM_GEMM_M) {   /* the f32 GEMM on decoded weights; or the integer GEMM's (>>qgemm) */
         size_t f = rlx__qgemm_f32_workspace_bytes(nthreads);
 #if defined(RLX__GEMM_X86)
         if (rlx__qg_has(w->dtype)) {
