@@ -13,8 +13,8 @@
    libcuda, HIP's libamdhip64, the Vulkan loader through volk) are opened at run time. Their kernels come from
    two companion headers that must sit next to rlx.h: rlx_kernels_ptx.h (CUDA and HIP; not needed when both
    RLX_NO_CUDA and RLX_NO_HIP are defined) and rlx_kernels_spv.h (Vulkan; not needed with RLX_NO_VULKAN or when
-   volk.h is not on the include path). They are most of a program's size: about 4.4 MB of PTX and 2.7 MB of
-   SPIR-V against 0.2 MB for the CPU-only build (the README has the table).
+   volk.h is not on the include path). They are most of a program's size: about 5.1 MB of PTX and HIP sources
+   and 4.4 MB of SPIR-V against 0.8 MB for the CPU-only build (the README has the table).
 
    rlx.h builds a graph of tensor operations, optimises it (constant folding, common subexpressions, dead code),
    plans every intermediate buffer into one arena by liveness, lowers the graph once to a flat list of steps,

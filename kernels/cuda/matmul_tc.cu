@@ -83,6 +83,44 @@ RLX_D void rlx_tc_store(const rlx_kargs& a, rlx_i64 co, rlx_i64 r, rlx_i64 c, rl
     else ((float*)a.out)[co + r * N + c] = rlx_epilogue(a, v, r, c, N);
 }
 
+/* Writes a lane's MT x NT accumulator fragments: element q of fragment (mi, ni) belongs at row r0 + 16 mi +
+   8 (q >> 1) and column c0 + 4 (q & 1) + ni (TF32 fragments) or c0 + 8 ni + (q & 1) (TCH: m16n8k16 fragments).
+   Split-K partials and plain f32 results are stored straight from the unrolled registers; the general store
+   (rlx_tc_store: bias, activation, gate, f16/bf16 rounding) runs in one loop over a local copy, because inlined at
+   every accumulator of every tile variant it made this module's PTX 12 times larger and its build (nvcc + ptxas)
+   15 times slower. */
+template <int MT, int NT, bool TCH>
+RLX_D void rlx_tc_write(const rlx_kargs& a, float (&acc)[MT][NT][4], rlx_i64 co, rlx_i64 M, rlx_i64 N, rlx_i64 r0,
+                        rlx_i64 c0, bool half) {
+    const bool split = a.ia[11] > 1;
+    if (split || (!half && !a.ia[4] && a.ia[5] == RLX_ACT_NONE && !a.ia[7])) {
+        float* out = split ? (float*)a.in[5] + (rlx_i64)blockIdx.z * a.ia[0] * N : (float*)a.out + co;
+#pragma unroll
+        for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+            for (int q = 0; q < 4; q++)
+#pragma unroll
+                for (int ni = 0; ni < NT; ni++) {
+                    const rlx_i64 r = r0 + 16 * mi + 8 * (q >> 1), c = c0 + (TCH ? 8 * ni + (q & 1) : 4 * (q & 1) + ni);
+                    if (r < M && c < N) out[r * N + c] = acc[mi][ni][q];
+                }
+        return;
+    }
+    float res[MT * NT * 4];
+#pragma unroll
+    for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+        for (int ni = 0; ni < NT; ni++)
+#pragma unroll
+            for (int q = 0; q < 4; q++) res[(mi * NT + ni) * 4 + q] = acc[mi][ni][q];
+#pragma unroll 1
+    for (int e = 0; e < MT * NT * 4; e++) {
+        const int q = e & 3, ni = (e >> 2) % NT, mi = (e >> 2) / NT;
+        const rlx_i64 r = r0 + 16 * mi + 8 * (q >> 1), c = c0 + (TCH ? 8 * ni + (q & 1) : 4 * (q & 1) + ni);
+        if (r < M && c < N) rlx_tc_store(a, co, r, c, N, res[e], half);
+    }
+}
+
 /* Load modes: how a k-step of A and B reaches shared memory.
      RLX_TC_V   f32, 16-byte cp.async for A and B (K and N multiples of 4, 16-byte aligned operands)
      RLX_TC_S   f32, 4-byte cp.async for A and B (any shape)
@@ -292,23 +330,9 @@ RLX_D void rlx_tc_tile(const rlx_kargs& a, float* smem, const void* A, const voi
         }
     }
     rlx_cp_wait<0>();
-    /* lane's results: row wm + 16 mi + g + 8 (q >> 1), column wn + 8 t4 + 4 (q & 1) + ni */
-#pragma unroll
-    for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-        for (int hr = 0; hr < 2; hr++) {
-            const rlx_i64 r = m0 + wm + mi * 16 + g + 8 * hr;
-            if (r >= M) continue;
-#pragma unroll
-            for (int hc = 0; hc < 2; hc++)
-#pragma unroll
-                for (int ni = 0; ni < NT; ni++) {
-                    const rlx_i64 c = n0 + wn + 8 * t4 + 4 * hc + ni;
-                    if (c >= N) continue;
-                    /* MODE == RLX_TC_H: a plain matmul, no epilogue; rounded to the output dtype */
-                    rlx_tc_store(a, co, r, c, N, acc[mi][ni][2 * hr + hc], MODE == RLX_TC_H);
-                }
-        }
+    /* lane's results: row wm + 16 mi + g + 8 (q >> 1), column wn + 8 t4 + 4 (q & 1) + ni; MODE == RLX_TC_H: a
+       plain matmul, no epilogue; rounded to the output dtype */
+    rlx_tc_write<MT, NT, false>(a, acc, co, M, N, m0 + wm + g, n0 + wn + 8 * t4, MODE == RLX_TC_H);
 }
 
 template <int BM, int BN, int WM, int WN, bool PRECISE>
@@ -456,21 +480,8 @@ RLX_D void rlx_tch_tile(const rlx_kargs& a, float* smem, const unsigned short* A
         }
     }
     rlx_cp_wait<0>();
-    /* lane's results: row wm + 16 mi + g + 8 hr, column wn + 8 ni + 2 t4 + q */
-#pragma unroll
-    for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-        for (int hr = 0; hr < 2; hr++) {
-            const rlx_i64 r = m0 + wm + mi * 16 + g + 8 * hr;
-            if (r >= M) continue;
-#pragma unroll
-            for (int ni = 0; ni < NT; ni++)
-#pragma unroll
-                for (int q = 0; q < 2; q++) {
-                    const rlx_i64 c = n0 + wn + 8 * ni + 2 * t4 + q;
-                    if (c < N) rlx_tc_store(a, co, r, c, N, acc[mi][ni][2 * hr + q], true);
-                }
-        }
+    /* lane's results: row wm + 16 mi + g + 8 (q >> 1), column wn + 8 ni + 2 t4 + (q & 1) */
+    rlx_tc_write<MT, NT, true>(a, acc, co, M, N, m0 + wm + g, n0 + wn + 2 * t4, true);
 }
 
 /* f16/bf16 operands: 1 if the m16n8k16 kernel ran the product, 0 if the shape or alignment needs the
