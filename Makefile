@@ -2,8 +2,8 @@
 #
 #   make / make all   build examples and tests into build/
 #   make run          build and run examples/mlp.c
-#   make test         compile matrix (gcc, clang; C99, C++11; RLX_STATIC; RLX_NO_SIMD+RLX_NO_THREADS), then every
-#                     tests/test_*.c at -O2; the last line is `N passed, N failed, N skipped`
+#   make test         compile matrix (gcc, clang; C99, C++11; RLX_STATIC; RLX_NO_SIMD+RLX_NO_THREADS) beside every
+#                     tests/test_*.c at -O2 (JOBS at a time); the last line is `N passed, N failed, N skipped`
 #   make asan         the test programs under AddressSanitizer + UndefinedBehaviorSanitizer (leaks included)
 #   make asan32       the hostile-input tests (test_hardening, test_fuzz_regress, test_api, test_gguf,
 #                     test_safetensors) as 32-bit programs under ASan + UBSan (clang -m32; Debian: gcc-multilib,
@@ -296,23 +296,30 @@ run: $(BUILD)/examples/mlp
 	./$(BUILD)/examples/mlp
 
 # Every step appends its result lines to the log; a test that does not build or crashes counts as failed.
+# The compile matrix runs beside the test builds and runs (its lines follow the tests'); the test programs run
+# $(JOBS) at a time through tests/run_tests.sh, which prints their outputs in the order listed: the longest
+# first, the rest by name, then the reruns on Vulkan.
+LONG_TESTS = test_onnx_models test_hip test_vk_f32math test_quant
 test:
 	@mkdir -p $(BUILD)
-	@: > $(BUILD)/test.log
-	@$(SUMMARIZE) run $(BUILD)/test.log compile sh tests/compile/matrix.sh $(BUILD)/compile
-	@-$(MAKE) --no-print-directory -k -j$(JOBS) tests
-	@for t in $(TEST_NAMES); do $(SUMMARIZE) run $(BUILD)/test.log $$t ./$(BUILD)/tests/$$t; done
-	@$(SUMMARIZE) run $(BUILD)/test.log test_onnx_node_vulkan ./$(BUILD)/tests/test_onnx_node vulkan
-	@$(SUMMARIZE) run $(BUILD)/test.log test_train_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train
-	@$(SUMMARIZE) run $(BUILD)/test.log test_train_accum_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train_accum
-	@$(SUMMARIZE) run $(BUILD)/test.log test_autodiff_more_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_autodiff_more
+	@: > $(BUILD)/test.log; : > $(BUILD)/compile.log
+	@$(SUMMARIZE) run $(BUILD)/compile.log compile sh tests/compile/matrix.sh $(BUILD)/compile >$(BUILD)/compile.out 2>&1 & \
+	$(MAKE) --no-print-directory -k -j$(JOBS) tests; \
+	{ echo "test_train_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train"; \
+	  for t in $(LONG_TESTS) $(filter-out $(LONG_TESTS),$(TEST_NAMES)); do echo "$$t ./$(BUILD)/tests/$$t"; done; \
+	  echo "test_onnx_node_vulkan ./$(BUILD)/tests/test_onnx_node vulkan"; \
+	  echo "test_train_accum_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train_accum"; \
+	  echo "test_autodiff_more_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_autodiff_more"; } | \
+	    bash tests/run_tests.sh $(BUILD)/test.log $(JOBS); \
+	wait; cat $(BUILD)/compile.out; cat $(BUILD)/compile.log >> $(BUILD)/test.log
 	@$(SUMMARIZE) total $(BUILD)/test.log
 
 asan:
 	@mkdir -p $(BUILD)
 	@: > $(BUILD)/asan.log
 	@-$(MAKE) --no-print-directory -k -j$(JOBS) asan-tests
-	@for t in $(TEST_NAMES); do $(SUMMARIZE) run $(BUILD)/asan.log $$t env $(ASAN_ENV) ./$(BUILD)/asan/$$t; done
+	@{ for t in $(LONG_TESTS) $(filter-out $(LONG_TESTS),$(TEST_NAMES)); do echo "$$t ./$(BUILD)/asan/$$t"; done; } | \
+	    env $(ASAN_ENV) bash tests/run_tests.sh $(BUILD)/asan.log $(JOBS)
 	@$(SUMMARIZE) total $(BUILD)/asan.log
 
 # 32-bit size_t: the cases that once overflowed sizes, under the sanitizers
@@ -335,7 +342,8 @@ asan32:
 	@mkdir -p $(BUILD)
 	@: > $(BUILD)/asan32.log
 	@-$(MAKE) --no-print-directory -k -j$(JOBS) $(ASAN32_TESTS:%=$(BUILD)/asan32/%)
-	@for t in $(ASAN32_TESTS); do $(SUMMARIZE) run $(BUILD)/asan32.log $$t env $(ASAN_ENV) ./$(BUILD)/asan32/$$t; done
+	@{ for t in $(ASAN32_TESTS); do echo "$$t ./$(BUILD)/asan32/$$t"; done; } | \
+	    env $(ASAN_ENV) bash tests/run_tests.sh $(BUILD)/asan32.log $(JOBS)
 	@$(SUMMARIZE) total $(BUILD)/asan32.log
 
 portability:
