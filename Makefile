@@ -3,7 +3,8 @@
 #   make / make all   build examples and tests into build/
 #   make run          build and run examples/mlp.c
 #   make test         compile matrix (gcc, clang; C99, C++11; RLX_STATIC; RLX_NO_SIMD+RLX_NO_THREADS) beside every
-#                     tests/test_*.c at -O2 (JOBS at a time); the last line is `N passed, N failed, N skipped`
+#                     tests/test_*.c at -O2 (those with their own implementation at -O0; JOBS at a time); the
+#                     last line is `N passed, N failed, N skipped`
 #   make asan         the test programs under AddressSanitizer + UndefinedBehaviorSanitizer (leaks included)
 #   make asan32       the hostile-input tests (test_hardening, test_fuzz_regress, test_api, test_gguf,
 #                     test_safetensors) as 32-bit programs under ASan + UBSan (clang -m32; Debian: gcc-multilib,
@@ -79,8 +80,10 @@ $(BUILD)/bench/%: bench/%.c rlx.h examples/transformer_model.h
 # A test that fails to build must not leave an older binary behind (it would be run instead).
 # A test whose `#define RLX_IMPLEMENTATION` is guarded by RLX_TEST_SHARED_IMPL links the implementation compiled
 # once (tests/rlx_impl.c: most of a test's build time is rlx.h's implementation); the others compile their own.
-# OWN_IMPL_OPT: an optimisation flag for the tests that compile their own implementation (-O0 under the
-# sanitizers, below).
+# OWN_IMPL_OPT: the optimisation of the tests that compile their own implementation: -O0 (a third of -O2's compile
+# time; these tests run little code, and the -O2 build of all of rlx.h with gcc's optimisation-dependent warnings
+# is the compile matrix's and tests/rlx_impl.c's); it follows TEST_CFLAGS / ASAN_CFLAGS, so it wins.
+OWN_IMPL_OPT = -O0
 SHARED_IMPL = if grep -q RLX_TEST_SHARED_IMPL $<; then set -- -DRLX_TEST_SHARED_IMPL $< $(@D)/rlx_impl.o; else set -- $(OWN_IMPL_OPT) $<; fi
 $(BUILD)/tests/rlx_impl.o: tests/rlx_impl.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h
 	@mkdir -p $(@D)
@@ -104,9 +107,6 @@ $(BUILD)/gen/vk_f32math_spv.h: tests/vk_f32math.comp kernels/vulkan/math_f32.gls
 $(BUILD)/asan/rlx_impl.o: tests/rlx_impl.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -c -o $@ $<
-# Under the sanitizers a test with its own implementation builds it at -O0 (about a third of -O1's compile time;
-# these tests run little code): the -O0 after ASAN_CFLAGS wins.
-$(BUILD)/asan/% $(BUILD)/asan32/%: OWN_IMPL_OPT = -O0
 $(BUILD)/asan/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harness.h tests/onnx_pbw.h examples/transformer_model.h $(BUILD)/asan/rlx_impl.o
 	@mkdir -p $(@D)
 	@rm -f $@
