@@ -29,8 +29,9 @@ TIMEOUT=${RLX_PORTABILITY_TIMEOUT:-300}   # seconds per program
 # Lavapipe or a GPU may be present where this runs; give a Vulkan run the time the Makefile gives it.
 export RLX_VULKAN_TIMEOUT_MS=${RLX_VULKAN_TIMEOUT_MS:-600000}
 export RLX_TRAIN_GPT_STEPS=${RLX_TRAIN_GPT_STEPS:-20}   # examples/train_gpt: a few steps, not the default 500
-# test_hip compiles the kernels for one AMD target instead of three (the host code is the same for every target)
-export RLX_TEST_HIP_ARCHS=${RLX_TEST_HIP_ARCHS:-gfx90a}
+# test_hip compiles one kernel module for one AMD target instead of every module for three (the host code is the
+# same for every module and target; `make test` compiles them all)
+export RLX_TEST_HIP_ARCHS=${RLX_TEST_HIP_ARCHS:-gfx90a} RLX_TEST_HIP_MODULES=${RLX_TEST_HIP_MODULES:-matmul}
 # QUICK_OPT (MinGW, aarch64, m32: -O0) is added to the programs that compile all of rlx.h themselves (the compile
 # checks but `rlx`, the tests that keep their own implementation, the examples): what they prove is that they
 # build without a warning and run; gcc's optimisation-dependent warnings are checked on `rlx`, and `rlx` and the

@@ -127,6 +127,7 @@ static int kernels_of(const char* src, char names[][64], int cap) {
 /* (b) every embedded module for every target */
 
 /* whether ARCH is one of the comma-separated names of LIST */
+/* 1 if the comma-separated list names arch (or a module) */
 static int hip_arch_listed(const char* list, const char* arch) {
     size_t n = strlen(arch);
     const char* p = list;
@@ -141,9 +142,11 @@ static void compile_all(void) {
     static const char* const archs[] = {"gfx90a", "gfx1030", "gfx1100"};
     static char log[16384];
     static char names[64][64];
-    /* RLX_TEST_HIP_ARCHS=gfx90a (a comma-separated subset) limits the targets: the sanitizer runs use one, since
-       the host code is the same for every target; the others are reported skipped. */
+    /* RLX_TEST_HIP_ARCHS=gfx90a (a comma-separated subset) limits the targets and RLX_TEST_HIP_MODULES=matmul the
+       modules: the sanitizer and portability runs use one of each, since the host code is the same for every
+       target and module; the others are reported skipped. */
     const char* only = getenv("RLX_TEST_HIP_ARCHS");
+    const char* only_mod = getenv("RLX_TEST_HIP_MODULES");
     int a, i, modules = 0;
     for (i = 0; i < RLX__HIP_SOURCE_COUNT; i++)
         if (!strchr(RLX__HIP_SOURCES[i].name, '.')) modules++;
@@ -168,6 +171,10 @@ static void compile_all(void) {
             rlx_result r;
             int nk, k, missing = 0;
             if (strchr(s->name, '.')) continue;   /* a header */
+            if (only_mod && *only_mod && !hip_arch_listed(only_mod, s->name)) {
+                th_skip("hip: %s for %s: not in RLX_TEST_HIP_MODULES=%s", s->name, arch, only_mod);
+                continue;
+            }
             t0 = now_s();
             r = rlx__hip_compile(s->name, arch, &code, &size, log, sizeof log);
             dt = now_s() - t0;
