@@ -18263,18 +18263,24 @@ static void rlx__vkf_enable(unsigned b, VkPhysicalDeviceFeatures2* f, VkPhysical
     f11->storageBuffer16BitAccess = (b & RLX__VKF_SB16) ? VK_TRUE : VK_FALSE;
 }
 
-/* The features a SPIR-V module needs: its OpCapability instructions (they come first, after the 5-word
-   header). A module too short to hold a header needs nothing here (vkCreateShaderModule rejects it). */
-static unsigned rlx__vkf_spv_needs(const uint32_t* w, size_t nwords) {
+/* Word i of an embedded SPIR-V module (rlx_kernels_spv.h holds the words as little-endian bytes). */
+static uint32_t rlx__spv_word(const void* data, size_t i) {
+    const unsigned char* p = (const unsigned char*)data + 4 * i;
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+/* The features an embedded SPIR-V module needs: its OpCapability instructions (they come first, after the
+   5-word header). A module too short to hold a header needs nothing here (vkCreateShaderModule rejects it). */
+static unsigned rlx__vkf_spv_needs(const void* data, size_t nwords) {
     size_t i = 5;
     unsigned b = 0;
     int k;
     while (i < nwords) {
-        uint32_t op = w[i] & 0xFFFFu, len = w[i] >> 16;
+        uint32_t w = rlx__spv_word(data, i), op = w & 0xFFFFu, len = w >> 16;
         if (len == 0 || (size_t)len > nwords - i) break;
         if (op == 17 && len >= 2) {   /* OpCapability */
             for (k = 0; k < RLX__VKF_COUNT; k++)
-                if (w[i + 1] == rlx__vkf_names[k].cap) b |= 1u << k;
+                if (rlx__spv_word(data, i + 1) == rlx__vkf_names[k].cap) b |= 1u << k;
         } else if (op != 10 && op != 11 && op != 14) {   /* past OpExtension, OpExtInstImport, OpMemoryModel */
             break;
         }
@@ -18311,7 +18317,7 @@ static unsigned rlx__vkf_all_need(void) {
     unsigned all = ~0u;
     int i;
     for (i = 0; i < rlx__spv_kernel_count; i++)
-        all &= rlx__vkf_spv_needs((const uint32_t*)rlx__spv_kernels[i].data, rlx__spv_kernels[i].size / 4);
+        all &= rlx__vkf_spv_needs(rlx__spv_kernels[i].data, rlx__spv_kernels[i].size / 4);
     return rlx__spv_kernel_count ? all : 0u;
 }
 
@@ -19091,7 +19097,7 @@ static rlx_result rlx__vk_function(void* mod, const char* name, void** fn) {
         }
     }
     {   /* >>vkfeat: a kernel that needs a feature the device lacks (or that is hidden) is unsupported */
-        unsigned lack = rlx__vkf_spv_needs((const uint32_t*)b->data, b->size / 4) & ~d->feat;
+        unsigned lack = rlx__vkf_spv_needs(b->data, b->size / 4) & ~d->feat;
         if (lack) {
             char list[160];
             rlx__vkf_list(lack, list, sizeof list);
@@ -19109,15 +19115,18 @@ static rlx_result rlx__vk_function(void* mod, const char* name, void** fn) {
         if (!f) { RLX__VK_UNLOCK(); return RLX_ERROR_OUT_OF_MEMORY; }
         snprintf(f->name, sizeof f->name, "%s", full);
         f->n32 = n32;
-        uint32_t* words = NULL;
+        size_t nw = b->size / 4, k;
+        /* the module's words (from the header's bytes), then room for them without DenormPreserve */
+        uint32_t* words = (uint32_t*)malloc(2 * nw * sizeof(uint32_t) + sizeof(uint32_t));
+        if (!words) { free(f); RLX__VK_UNLOCK(); return RLX_ERROR_OUT_OF_MEMORY; }
+        for (k = 0; k < nw; k++) words[k] = rlx__spv_word(b->data, k);
         memset(&si, 0, sizeof si);
         si.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
-        si.codeSize = b->size;
-        si.pCode = (const uint32_t*)b->data;
+        si.codeSize = 4 * nw;
+        si.pCode = words;
         if (n32 && !d->denorm32) {   /* >>vkfeat: see n32.glsl */
-            if (!(words = (uint32_t*)malloc(b->size))) { free(f); RLX__VK_UNLOCK(); return RLX_ERROR_OUT_OF_MEMORY; }
-            si.codeSize = 4 * rlx__vkf_strip_denorm((const uint32_t*)b->data, b->size / 4, words);
-            si.pCode = words;
+            si.codeSize = 4 * rlx__vkf_strip_denorm(words, nw, words + nw);
+            si.pCode = words + nw;
         }
         r = rlx__vk_check(d->vk.vkCreateShaderModule(d->dev, &si, NULL, &f->shader), "vkCreateShaderModule");
         free(words);
