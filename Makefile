@@ -3,7 +3,7 @@
 #   make / make all   build examples and tests into build/
 #   make run          build and run examples/mlp.c
 #   make test         compile matrix (gcc, clang; C99, C++11; RLX_STATIC; RLX_NO_SIMD+RLX_NO_THREADS) beside every
-#                     tests/test_*.c at -O2 (those with their own implementation at -O0; JOBS at a time); the
+#                     tests/test_*.c at -O2 (those with their own implementation at -O0; TEST_JOBS at a time); the
 #                     last line is `N passed, N failed, N skipped`
 #   make asan         the test programs under AddressSanitizer + UndefinedBehaviorSanitizer (leaks included)
 #   make asan32       the hostile-input tests (test_hardening, test_fuzz_regress, test_api, test_gguf,
@@ -49,6 +49,9 @@ ASAN_ENV = UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_
 BENCH_CFLAGS = -O3 -g
 # Parallel builds of the test programs in `make test`, `make asan` and `make asan32` (each compiles all of rlx.h).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# Test programs run side by side in `make test`, `make asan` and `make asan32`: JOBS, at most 4 (each program
+# starts its own worker threads, and some take a gigabyte or more).
+TEST_JOBS ?= $(shell j=$(JOBS); [ "$$j" -gt 4 ] 2>/dev/null && j=4; echo $$j)
 
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 BENCHES := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
@@ -298,7 +301,7 @@ run: $(BUILD)/examples/mlp
 
 # Every step appends its result lines to the log; a test that does not build or crashes counts as failed.
 # The compile matrix runs beside the test builds and runs (its lines follow the tests'); the test programs run
-# $(JOBS) at a time through tests/run_tests.sh, which prints their outputs in the order listed: the longest
+# $(TEST_JOBS) at a time through tests/run_tests.sh, which prints their outputs in the order listed: the longest
 # first, the rest by name, then the reruns on Vulkan.
 LONG_TESTS = test_onnx_models test_hip test_vk_f32math test_quant
 test:
@@ -311,7 +314,7 @@ test:
 	  echo "test_onnx_node_vulkan ./$(BUILD)/tests/test_onnx_node vulkan"; \
 	  echo "test_train_accum_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train_accum"; \
 	  echo "test_autodiff_more_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_autodiff_more"; } | \
-	    bash tests/run_tests.sh $(BUILD)/test.log $(JOBS); \
+	    bash tests/run_tests.sh $(BUILD)/test.log $(TEST_JOBS); \
 	wait; cat $(BUILD)/compile.out; cat $(BUILD)/compile.log >> $(BUILD)/test.log
 	@$(SUMMARIZE) total $(BUILD)/test.log
 
@@ -320,7 +323,7 @@ asan:
 	@: > $(BUILD)/asan.log
 	@-$(MAKE) --no-print-directory -k -j$(JOBS) asan-tests
 	@{ for t in $(LONG_TESTS) $(filter-out $(LONG_TESTS),$(TEST_NAMES)); do echo "$$t ./$(BUILD)/asan/$$t"; done; } | \
-	    env $(ASAN_ENV) bash tests/run_tests.sh $(BUILD)/asan.log $(JOBS)
+	    env $(ASAN_ENV) bash tests/run_tests.sh $(BUILD)/asan.log $(TEST_JOBS)
 	@$(SUMMARIZE) total $(BUILD)/asan.log
 
 # 32-bit size_t: the cases that once overflowed sizes, under the sanitizers
@@ -344,7 +347,7 @@ asan32:
 	@: > $(BUILD)/asan32.log
 	@-$(MAKE) --no-print-directory -k -j$(JOBS) $(ASAN32_TESTS:%=$(BUILD)/asan32/%)
 	@{ for t in $(ASAN32_TESTS); do echo "$$t ./$(BUILD)/asan32/$$t"; done; } | \
-	    env $(ASAN_ENV) bash tests/run_tests.sh $(BUILD)/asan32.log $(JOBS)
+	    env $(ASAN_ENV) bash tests/run_tests.sh $(BUILD)/asan32.log $(TEST_JOBS)
 	@$(SUMMARIZE) total $(BUILD)/asan32.log
 
 portability:
