@@ -304,13 +304,14 @@ run: $(BUILD)/examples/mlp
 # $(TEST_JOBS) at a time through tests/run_tests.sh, which prints their outputs in the order listed: the longest
 # first, the rest by name, then the reruns on Vulkan.
 LONG_TESTS = test_onnx_models test_hip test_vk_f32math test_quant
+RUN_ORDER = $(LONG_TESTS) $(filter-out $(LONG_TESTS),$(TEST_NAMES))
 test:
 	@mkdir -p $(BUILD)
 	@: > $(BUILD)/test.log; : > $(BUILD)/compile.log
 	@$(SUMMARIZE) run $(BUILD)/compile.log compile sh tests/compile/matrix.sh $(BUILD)/compile >$(BUILD)/compile.out 2>&1 & \
 	$(MAKE) --no-print-directory -k -j$(JOBS) tests; \
 	{ echo "test_train_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train"; \
-	  for t in $(LONG_TESTS) $(filter-out $(LONG_TESTS),$(TEST_NAMES)); do echo "$$t ./$(BUILD)/tests/$$t"; done; \
+	  for t in $(RUN_ORDER); do echo "$$t ./$(BUILD)/tests/$$t"; done; \
 	  echo "test_onnx_node_vulkan ./$(BUILD)/tests/test_onnx_node vulkan"; \
 	  echo "test_train_accum_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train_accum"; \
 	  echo "test_autodiff_more_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_autodiff_more"; } | \
@@ -322,7 +323,7 @@ asan:
 	@mkdir -p $(BUILD)
 	@: > $(BUILD)/asan.log
 	@-$(MAKE) --no-print-directory -k -j$(JOBS) asan-tests
-	@{ for t in $(LONG_TESTS) $(filter-out $(LONG_TESTS),$(TEST_NAMES)); do echo "$$t ./$(BUILD)/asan/$$t"; done; } | \
+	@{ for t in $(RUN_ORDER); do echo "$$t ./$(BUILD)/asan/$$t"; done; } | \
 	    env $(ASAN_ENV) bash tests/run_tests.sh $(BUILD)/asan.log $(TEST_JOBS)
 	@$(SUMMARIZE) total $(BUILD)/asan.log
 

@@ -127,8 +127,8 @@ static int kernels_of(const char* src, char names[][64], int cap) {
 /* (b) every embedded module for every target */
 
 /* whether ARCH is one of the comma-separated names of LIST */
-/* 1 if the comma-separated list names arch (or a module) */
-static int hip_arch_listed(const char* list, const char* arch) {
+/* 1 if the comma-separated list names arch (a target or a module) */
+static int hip_listed(const char* list, const char* arch) {
     size_t n = strlen(arch);
     const char* p = list;
     while ((p = strstr(p, arch)) != NULL) {
@@ -154,7 +154,7 @@ static void compile_all(void) {
     for (a = 0; a < 3; a++) {
         const char* arch = archs[a];
         double total = 0;
-        if (only && *only && !hip_arch_listed(only, arch)) {
+        if (only && *only && !hip_listed(only, arch)) {
             th_skip("hip: %s: not in RLX_TEST_HIP_ARCHS=%s", arch, only);
             continue;
         }
@@ -171,7 +171,7 @@ static void compile_all(void) {
             rlx_result r;
             int nk, k, missing = 0;
             if (strchr(s->name, '.')) continue;   /* a header */
-            if (only_mod && *only_mod && !hip_arch_listed(only_mod, s->name)) {
+            if (only_mod && *only_mod && !hip_listed(only_mod, s->name)) {
                 th_skip("hip: %s for %s: not in RLX_TEST_HIP_MODULES=%s", s->name, arch, only_mod);
                 continue;
             }

@@ -89,6 +89,11 @@ RLX_D void rlx_tc_store(const rlx_kargs& a, rlx_i64 co, rlx_i64 r, rlx_i64 c, rl
    (rlx_tc_store: bias, activation, gate, f16/bf16 rounding) runs in one loop over a local copy, because inlined at
    every accumulator of every tile variant it made this module's PTX 12 times larger and its build (nvcc + ptxas)
    15 times slower. */
+template <bool TCH>
+RLX_D void rlx_tc_rc(rlx_i64 r0, rlx_i64 c0, int mi, int ni, int q, rlx_i64* r, rlx_i64* c) {
+    *r = r0 + 16 * mi + 8 * (q >> 1);
+    *c = c0 + (TCH ? 8 * ni + (q & 1) : 4 * (q & 1) + ni);
+}
 template <int MT, int NT, bool TCH>
 RLX_D void rlx_tc_write(const rlx_kargs& a, float (&acc)[MT][NT][4], rlx_i64 co, rlx_i64 M, rlx_i64 N, rlx_i64 r0,
                         rlx_i64 c0, bool half) {
@@ -101,7 +106,8 @@ RLX_D void rlx_tc_write(const rlx_kargs& a, float (&acc)[MT][NT][4], rlx_i64 co,
             for (int q = 0; q < 4; q++)
 #pragma unroll
                 for (int ni = 0; ni < NT; ni++) {
-                    const rlx_i64 r = r0 + 16 * mi + 8 * (q >> 1), c = c0 + (TCH ? 8 * ni + (q & 1) : 4 * (q & 1) + ni);
+                    rlx_i64 r, c;
+                    rlx_tc_rc<TCH>(r0, c0, mi, ni, q, &r, &c);
                     if (r < M && c < N) out[r * N + c] = acc[mi][ni][q];
                 }
         return;
@@ -115,8 +121,8 @@ RLX_D void rlx_tc_write(const rlx_kargs& a, float (&acc)[MT][NT][4], rlx_i64 co,
             for (int q = 0; q < 4; q++) res[(mi * NT + ni) * 4 + q] = acc[mi][ni][q];
 #pragma unroll 1
     for (int e = 0; e < MT * NT * 4; e++) {
-        const int q = e & 3, ni = (e >> 2) % NT, mi = (e >> 2) / NT;
-        const rlx_i64 r = r0 + 16 * mi + 8 * (q >> 1), c = c0 + (TCH ? 8 * ni + (q & 1) : 4 * (q & 1) + ni);
+        rlx_i64 r, c;
+        rlx_tc_rc<TCH>(r0, c0, (e >> 2) / NT, (e >> 2) % NT, e & 3, &r, &c);
         if (r < M && c < N) rlx_tc_store(a, co, r, c, N, res[e], half);
     }
 }
