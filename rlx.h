@@ -100,7 +100,7 @@
        8. Passes, conv epilogues, shape specialisation   >>passes >>convepi >>shapes
        9. Memory planner                             >>planner
       10. CPU backend (thread pools, job-system hook, inline threshold, SIMD, GEMM, kernels; block-quantized
-          dtypes: dequantize, quantize, matmul_quant; the integer GEMM of m >= 16 rows on AVX-512 VNNI)
+          dtypes: dequantize, quantize, matmul_quant; the integer GEMMs of m >= 16 rows, AVX-512 VNNI and AVX2)
                                                     >>cpu >>gemm >>quant >>qgemm
       11. Runtime (compile, run, I/O)                >>runtime
       12. Driver loading, shared GPU layer           >>dl >>gpu
@@ -209,9 +209,12 @@
        VNNI, q4_0, q8_0 and q4_K run 4 weight rows per pass sharing x's loads (the same floats). From 16 rows on
        (prompt chunks), q4_0, q8_0 and q4_K on an AVX-512 VNNI CPU run an integer GEMM (>>qgemm): x rounded per
        block of 32 to two int8 digits (x ≈ d/256 · (256·hi + lo), d = max|x| / 127: at most d / 512 per value,
-       256 times finer than ggml's 8-bit activations), 16 packed weight rows per vpdpbusd; the other formats,
-       other CPUs and an x with a NaN or an infinity run the packed f32 GEMM with x in f32, each task decoding the
-       weight rows of its B panels straight into the panels (AVX2 decoders for q4_0, q8_0, q4_K and q6_K).
+       256 times finer than ggml's 8-bit activations), 16 packed weight rows per vpdpbusd; on other AVX2 CPUs,
+       q4_0 and q4_K run an integer GEMM with x rounded per block of 32 to 8 bits exactly as ggml rounds its q8_0
+       activations (ggml's accuracy; vpmaddubsw with 16-bit sums per block, 16 packed weight rows). The other
+       formats (q8_0 on AVX2 among them), other CPUs and an x with a NaN or an infinity run the packed f32 GEMM
+       with x in f32, each task decoding the weight rows of its B panels straight into the panels (AVX2 decoders
+       for q4_0, q8_0, q4_K and q6_K).
 
    ERRORS
        Every fallible function returns rlx_result (RLX_OK = 0, negative on failure) and the object involved keeps a
@@ -607,9 +610,10 @@ RLXDEF rlx_tensor rlx_matmul_integer(rlx_graph* g, rlx_tensor a, rlx_tensor b, r
    i.e. x · wᵀ, the layout of nn.Linear and of every GGUF weight. x is f32 [..., K] (any rank ≥ 1), w is
    [N, K] of a block dtype (RLX_Q4_0 … RLX_IQ4_XS; K a multiple of its block), y is f32 [..., N]. A separate op
    rather than rlx_matmul(x, rlx_transpose(w)): the transpose of a block tensor would move its blocks off the
-   last axis, so it cannot exist as a tensor. The CPU dequantizes the weight exactly (as rlx_cast would) a few
-   rows at a time and sums in f32 (x stays f32: no 8-bit rounding of the activations, unlike ggml's CPU path).
-   GPUs do not run it yet (compile fails with RLX_ERROR_UNSUPPORTED). */
+   last axis, so it cannot exist as a tensor. Accuracy on the CPU: ggml's where x is rounded to 8 bits as ggml
+   does (q4_0, q8_0, q4_K, q6_K with up to 15 rows of x; q4_0 and q4_K from 16 rows on AVX2 without AVX-512
+   VNNI), finer elsewhere (x in two 8-bit digits in the AVX-512 VNNI GEMM, f32 x in the other paths); the
+   contents list at the top of this file says which path runs where. GPUs: see the same list. */
 RLXDEF rlx_tensor rlx_matmul_quant(rlx_graph* g, rlx_tensor x, rlx_tensor w);
 
 /* Reductions over a set of axes (negative axes count from the end; naxes = 0 means all axes). sum/prod of an
@@ -13901,7 +13905,8 @@ static RLX__MAYBE_UNUSED int rlx__cuda_lower(const rlx_graph* g, const rlx__node
    bits once per call and sum integer block products (see "8-bit activations" below); the other formats, and
    any x with a NaN or an infinity, decode the weight in AVX2 registers against f32 x (see "fast paths"); the
    portable path dequantizes the 64 weight rows of a task into a per-thread f32 tile and takes dot products. From m = 16
-   on, q4_0, q8_0 and q4_K on AVX-512 VNNI take the integer GEMM of >>qgemm; otherwise the f32 GEMM (x f32)
+   on, q4_0, q8_0 and q4_K on AVX-512 VNNI and q4_0 and q4_K on other AVX2 CPUs take the integer GEMMs of
+   >>qgemm; otherwise the f32 GEMM (x f32)
    runs with weight rows decoded into its B panels (see "quantized weights through the f32 GEMM").
    ------------------------------------------------------------------------------------------------------------ */
 static const signed char rlx__kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
@@ -15337,6 +15342,59 @@ RLX__TARGET_F16C static void rlx__q8x_lanes(const signed char* xq, int64_t n, in
         _mm256_storeu_si256((__m256i*)(void*)(xo + 8 * i), _mm256_mullo_epi32(s4, mv));
     }
 }
+/* One row of x (decode) against up to 4 weight rows of q4_0 at once, AVX2 (rlx__qcol8_vnni's design with
+   vpmaddubsw + vpmaddwd for vpdpbusd): the unsigned nibbles times x, plus xo = −8 times x's per-lane sums of
+   4 (rlx__q8x_lanes), are exactly the int32 lanes of ggml's AVX2 vec_dot (which subtracts 8 from every nibble
+   and multiplies with the sign trick), so the floats are ggml's, with three fewer instructions per block and
+   x's loads shared by the 4 rows. (q8_0 keeps rlx__qrow8_avx2: w + 128 times x would overflow vpmaddubsw's
+   16-bit pair sums.) */
+RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qcol8_q40_avx2_nc(
+    const unsigned char* w, size_t rb, int64_t K, const signed char* xq, const float* xd, const int32_t* xo,
+    const int nc, float* y) {
+    __m256 acc[4];
+    const int64_t nbx = K / 32;
+    const __m256i m4 = _mm256_set1_epi8(0x0F), ones = _mm256_set1_epi16(1);
+    int64_t i;
+    int c;
+    for (c = 0; c < 4; c++) acc[c] = _mm256_setzero_ps();
+    for (i = 0; i < nbx; i++) {
+        const __m256i xv = _mm256_loadu_si256((const __m256i*)(const void*)(xq + 32 * i));
+        const __m256i o = _mm256_loadu_si256((const __m256i*)(const void*)(xo + 8 * i));
+        const float dx = xd[i];
+#define RLX__QCOL(c)                                                                                             \
+    if (nc > (c)) {                                                                                              \
+        const unsigned char* b_ = w + (size_t)(c) * rb + (size_t)i * 18;                                         \
+        const __m128i v_ = _mm_loadu_si128((const __m128i*)(const void*)(b_ + 2));                               \
+        const __m256i wq_ = _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(v_), _mm_srli_epi16(v_, 4), 1), m4); \
+        acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(rlx__qh2f_f16c(b_) * dx),                                        \
+                                 _mm256_cvtepi32_ps(_mm256_add_epi32(o, _mm256_madd_epi16(_mm256_maddubs_epi16(wq_, xv), ones))), \
+                                 acc[c]);                                                                        \
+    }
+        {   /* the next 4 rows, as rlx__qcol8_vnni */
+            const char* pf = (const char*)(w + 4 * rb) + (size_t)i * 72;
+            _mm_prefetch(pf, _MM_HINT_T0);
+            _mm_prefetch(pf + 64, _MM_HINT_T0);
+        }
+        RLX__QCOL(0)
+        RLX__QCOL(1)
+        RLX__QCOL(2)
+        RLX__QCOL(3)
+#undef RLX__QCOL
+    }
+    for (c = 0; c < nc; c++) {
+        __m128 hs = _mm_add_ps(_mm256_castps256_ps128(acc[c]), _mm256_extractf128_ps(acc[c], 1));
+        hs = _mm_add_ps(hs, _mm_movehl_ps(hs, hs));
+        hs = _mm_add_ss(hs, _mm_shuffle_ps(hs, hs, 1));
+        y[c] = _mm_cvtss_f32(hs);
+    }
+}
+RLX__TARGET_F16C static void rlx__qcol8_q40_avx2(const unsigned char* w, size_t rb, int64_t K, const signed char* xq,
+                                                 const float* xd, const int32_t* xo, int nc, float* y) {
+    if (nc >= 4) rlx__qcol8_q40_avx2_nc(w, rb, K, xq, xd, xo, 4, y);
+    else if (nc == 3) rlx__qcol8_q40_avx2_nc(w, rb, K, xq, xd, xo, 3, y);
+    else if (nc == 2) rlx__qcol8_q40_avx2_nc(w, rb, K, xq, xd, xo, 2, y);
+    else rlx__qcol8_q40_avx2_nc(w, rb, K, xq, xd, xo, 1, y);
+}
 /* q6_K with AVX-512 VNNI and VL: the 6-bit values assembled with vpternlogd, and each group's scaled sum added
    with vpdpwssd (madd + add in one instruction, the same int32 lane sums as rlx__qrow8_avx2). */
 RLX__TARGET_Q8VNNI static inline __attribute__((always_inline)) void rlx__qrow8_q6k_vnni_mr(
@@ -15404,7 +15462,8 @@ RLX__TARGET_Q8VNNI static void rlx__qrow8_q6k_vnni(const unsigned char* w, int64
 
 /* ------------------------------------------------------------------------------------------------------------
    >>qgemm  matmul_quant with m >= RLX__QMM_GEMM_M rows of x on AVX-512 VNNI: q4_0, q8_0 and q4_K as an integer
-   GEMM (the prompt chunks of a language model), instead of the f32 GEMM on decoded weights (rlx__qgemm_f32).
+   GEMM (the prompt chunks of a language model), instead of the f32 GEMM on decoded weights (rlx__qgemm_f32);
+   on AVX2 without it, q4_0 and q4_K with 8-bit x (rlx__qa_*, below).
    x is rounded once per call, per row and block of 32 values, to two int8 digits: with d = max|x| / 127,
    t = round(256 · x / d), hi = floor((t + 128) / 256) in [−127, 127] and lo = t − 256 · hi in [−128, 127],
    x ≈ (d / 256) · t: one rounding, an error of at most d / 512 per value, 256 times below the 8-bit
@@ -15418,8 +15477,8 @@ RLX__TARGET_Q8VNNI static void rlx__qrow8_q6k_vnni(const unsigned char* w, int64
    −8 (q4_0) or −128 (q8_0) times x's integer block sum, which makes them the exact Σ w·(256·hi + lo). Each
    block then adds d_w · (d / 256) · sum in f32 (q4_K: minus dmin · m · (d / 256) · Σ(256·hi + lo)). Up to 4
    rows of x run per pass over the packed rows, which stay in the L1/L2 cache; packing is a 16 × 4 dword
-   transpose per 16 bytes of the 16 rows (vpermd, vshufi32x4). Other formats, CPUs without AVX-512 VNNI, and
-   an x holding a NaN or an infinity keep the f32 GEMM (rlx__qgemm_f32). Also here: rlx__qcol8_q4k_vnni, q4_K with
+   transpose per 16 bytes of the 16 rows (vpermd, vshufi32x4). Other formats, CPUs without AVX-512 VNNI (but
+   see rlx__qa_* for AVX2), and an x holding a NaN or an infinity keep the f32 GEMM (rlx__qgemm_f32). Also here: rlx__qcol8_q4k_vnni, q4_K with
    one row of x (decode, 8-bit Q8_K activations as ggml's, the same floats), 4 weight rows per pass.
    ------------------------------------------------------------------------------------------------------------ */
 #if defined(RLX__GEMM_X86)
@@ -15728,6 +15787,227 @@ static void rlx__qg_task(void* ctx, int64_t task, int thread) {
                      j->dx + (size_t)(m * nb), j->xs + (size_t)(m * nb), (int)(j->M - m < 4 ? j->M - m : 4),
                      j->y + (size_t)(m * j->N + n0), j->N, nr);
 }
+/* ---- the same GEMM on AVX2 without AVX-512 VNNI (rlx__qa_*): q4_0 and q4_K with 8-bit activations ----------
+   x is rounded per row and block of 32 to one int8 digit as ggml rounds its q8_0 activations: q = x · (127 /
+   max|x|) rounded to nearest even, d = max|x| / 127 rounded to f16 (the same integers and scales as ggml's, so
+   the error of ggml's own matmul of these formats: about d / 2 per value; a d kept in f32 measured no better). Each task packs 16 weight rows, the 4-byte groups of a
+   block interleaved across the rows as above (rows 0-7 in the low 32 bytes of a group, 8-15 in the high ones),
+   as unsigned nibbles. vpmaddubsw of a group with a broadcast group of x gives each row's two pair sums in 16
+   bits, at most 2 · 15 · 127 = 3810, so the 8 groups of a block add up in 16 bits (at most 30480) before one
+   vpmaddwd widens them: 16 vpmaddubsw and 2 vpmaddwd per block, row of x and 16 weight rows. Each block's
+   integer sum, plus −8 · Σq for q4_0's offset, is then scaled by d_w · d_x in f32 (q4_K: minus dmin · m · d_x ·
+   Σq). Three rows of x per pass share each load of the packed rows. */
+/* x [M, K] → q [M, K], d and Σq per 32 ([M, K/32] each); 0 (and nothing usable) when x holds a value that is
+   not finite */
+RLX__TARGET_F16C static int rlx__qa_quant_x(const float* x, int64_t M, int64_t K, signed char* q, float* d,
+                                            int32_t* s) {
+    const int64_t n = M * K;
+    const __m256 sign = _mm256_set1_ps(-0.0f), big = _mm256_set1_ps(3.402823466e38f);
+    int64_t i;
+    for (i = 0; i < n / 32; i++, x += 32, q += 32) {
+        const __m256 v0 = _mm256_loadu_ps(x), v1 = _mm256_loadu_ps(x + 8), v2 = _mm256_loadu_ps(x + 16),
+                     v3 = _mm256_loadu_ps(x + 24);
+        const __m256 a0 = _mm256_andnot_ps(sign, v0), a1 = _mm256_andnot_ps(sign, v1), a2 = _mm256_andnot_ps(sign, v2),
+                     a3 = _mm256_andnot_ps(sign, v3);
+        const __m256 a = _mm256_max_ps(_mm256_max_ps(a0, a1), _mm256_max_ps(a2, a3));
+        __m128 h = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+        __m256 mul;
+        __m256i i0, i1, i2, i3;
+        float amax;
+        if (_mm256_movemask_ps(_mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(a0, big, _CMP_LE_OQ), _mm256_cmp_ps(a1, big, _CMP_LE_OQ)),
+                                             _mm256_and_ps(_mm256_cmp_ps(a2, big, _CMP_LE_OQ), _mm256_cmp_ps(a3, big, _CMP_LE_OQ)))) != 0xFF)
+            return 0;   /* NaN or ±inf */
+        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+        amax = _mm_cvtss_f32(h);
+        if (amax == 0.0f) {
+            memset(q, 0, 32);
+            d[i] = 0.0f;
+            s[i] = 0;
+            continue;
+        }
+        d[i] = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtps_ph(_mm_set_ss(amax / 127.0f), 0)));   /* via f16 */
+        mul = _mm256_set1_ps(127.0f / amax);
+        i0 = _mm256_cvtps_epi32(_mm256_mul_ps(v0, mul));   /* the default rounding: to nearest even */
+        i1 = _mm256_cvtps_epi32(_mm256_mul_ps(v1, mul));
+        i2 = _mm256_cvtps_epi32(_mm256_mul_ps(v2, mul));
+        i3 = _mm256_cvtps_epi32(_mm256_mul_ps(v3, mul));
+        s[i] = rlx__q8_hsum(_mm256_add_epi32(_mm256_add_epi32(i0, i1), _mm256_add_epi32(i2, i3)));
+        rlx__q8_pack(i0, i1, i2, i3, q);
+    }
+    return 1;
+}
+/* 8 rows of 16 bytes (row r at p[r]) → g[k] (k < 4): int32 k of every row, row r in lane r */
+RLX__TARGET_F16C static inline void rlx__qa_t8(const unsigned char* const* p, __m256i* g) {
+#define RLX__QA_L(r) _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i*)(const void*)p[r])), \
+                                             _mm_loadu_si128((const __m128i*)(const void*)p[(r) + 4]), 1)
+    const __m256i a0 = RLX__QA_L(0), a1 = RLX__QA_L(1), a2 = RLX__QA_L(2), a3 = RLX__QA_L(3);
+#undef RLX__QA_L
+    const __m256i t0 = _mm256_unpacklo_epi32(a0, a1), t1 = _mm256_unpackhi_epi32(a0, a1);
+    const __m256i t2 = _mm256_unpacklo_epi32(a2, a3), t3 = _mm256_unpackhi_epi32(a2, a3);
+    g[0] = _mm256_unpacklo_epi64(t0, t2);
+    g[1] = _mm256_unpackhi_epi64(t0, t2);
+    g[2] = _mm256_unpacklo_epi64(t1, t3);
+    g[3] = _mm256_unpackhi_epi64(t1, t3);
+}
+/* 16 weight rows from w (rows nr .. 15 as zeros) → wp (K/32 blocks × 8 groups × 16 rows × 4 bytes), ds, dm:
+   the layout of rlx__qg_pack, built with 256-bit shuffles */
+RLX__TARGET_F16C static void rlx__qa_pack(rlx_dtype t, const unsigned char* w, size_t rb, int64_t K, int nr,
+                                          unsigned char* wp, float* ds, float* dm) {
+    static const unsigned char zero[160] = {0};
+    const int64_t nb = K / 32;
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const unsigned char* p[16];
+    const unsigned char* rows[16];
+    int64_t b;
+    int r, k, hf;
+    for (r = 0; r < 16; r++) rows[r] = r < nr ? w + (size_t)r * rb : zero;
+    for (b = 0; b < nb; b++) {
+        unsigned char* o = wp + (size_t)b * 512;
+        __m256i g[4];
+        uint16_t h[16], hm[16];
+        int sh = 0;
+        if (t == RLX_Q4_K) {   /* sub-block j = b % 8 of super-block b / 8 */
+            const int j = (int)(b % 8);
+            sh = 4 * (j & 1);
+            for (r = 0; r < 16; r++) {
+                const unsigned char* bl = rows[r] == zero ? zero : rows[r] + (size_t)(b / 8) * 144;
+                unsigned char sc, mn;
+                rlx__q_scale_min_k4(j, bl + 4, &sc, &mn);
+                h[r] = (uint16_t)(bl[0] | (bl[1] << 8));
+                hm[r] = (uint16_t)(bl[2] | (bl[3] << 8));
+                ds[b * 16 + r] = (float)sc;   /* times d below */
+                dm[b * 16 + r] = (float)mn;
+                p[r] = bl + 16 + 32 * (j / 2);
+            }
+            for (k = 0; k < 2; k++)
+                for (hf = 0; hf < 2; hf++) {
+                    rlx__qa_t8(p + 8 * hf + 0, g);
+                    for (r = 0; r < 4; r++)
+                        _mm256_storeu_si256((__m256i*)(void*)(o + 64 * (4 * k + r) + 32 * hf),
+                                            _mm256_and_si256(_mm256_srli_epi16(g[r], sh), m4));
+                    if (hf) for (r = 0; r < 16; r++) p[r] += 16;
+                }
+            for (hf = 0; hf < 2; hf++) {
+                const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(h + 8 * hf)));
+                const __m256 m = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(hm + 8 * hf)));
+                _mm256_storeu_ps(ds + b * 16 + 8 * hf, _mm256_mul_ps(d, _mm256_loadu_ps(ds + b * 16 + 8 * hf)));
+                _mm256_storeu_ps(dm + b * 16 + 8 * hf, _mm256_mul_ps(m, _mm256_loadu_ps(dm + b * 16 + 8 * hf)));
+            }
+            continue;
+        }
+        for (r = 0; r < 16; r++) {   /* q4_0 */
+            const unsigned char* bl = rows[r] == zero ? zero : rows[r] + (size_t)b * 18;
+            h[r] = (uint16_t)(bl[0] | (bl[1] << 8));
+            p[r] = bl + 2;
+        }
+        for (hf = 0; hf < 2; hf++) {
+            rlx__qa_t8(p + 8 * hf, g);
+            for (r = 0; r < 4; r++) {
+                _mm256_storeu_si256((__m256i*)(void*)(o + 64 * r + 32 * hf), _mm256_and_si256(g[r], m4));
+                _mm256_storeu_si256((__m256i*)(void*)(o + 64 * (r + 4) + 32 * hf),
+                                    _mm256_and_si256(_mm256_srli_epi16(g[r], 4), m4));
+            }
+            _mm256_storeu_ps(ds + b * 16 + 8 * hf, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(const void*)(h + 8 * hf))));
+            _mm256_storeu_ps(dm + b * 16 + 8 * hf, _mm256_setzero_ps());
+        }
+    }
+}
+/* mr (constant after inlining, ≤ 3) rows of x against the 16 packed rows: y[r * ldy + c] for c < nc */
+#define RLX__QA_R(r, g)                                                                                          \
+    if (mr > (r)) {                                                                                              \
+        const __m256i x_ = _mm256_castps_si256(_mm256_broadcast_ss((const float*)(const void*)(xq + (r) * K + 32 * b + 4 * (g)))); \
+        s##r##0 = _mm256_add_epi16(s##r##0, _mm256_maddubs_epi16(w0_, x_));                                     \
+        s##r##1 = _mm256_add_epi16(s##r##1, _mm256_maddubs_epi16(w1_, x_));                                     \
+    }
+#define RLX__QA_G(g)                                                                                             \
+    {                                                                                                            \
+        const __m256i w0_ = _mm256_loadu_si256((const __m256i*)(const void*)(wp + (size_t)b * 512 + 64 * (g)));  \
+        const __m256i w1_ = _mm256_loadu_si256((const __m256i*)(const void*)(wp + (size_t)b * 512 + 64 * (g) + 32)); \
+        RLX__QA_R(0, g) RLX__QA_R(1, g) RLX__QA_R(2, g)                                                          \
+    }
+#define RLX__QA_START(r)                                                                                         \
+    if (mr > (r)) { s##r##0 = _mm256_setzero_si256(); s##r##1 = _mm256_setzero_si256(); }
+#define RLX__QA_END(r)                                                                                           \
+    if (mr > (r)) {                                                                                              \
+        const float d_ = dx[(r) * nb + b];                                                                       \
+        const __m256 dd_ = _mm256_set1_ps(d_);                                                                   \
+        const __m256i o_ = _mm256_set1_epi32(kq ? 0 : -8 * xs[(r) * nb + b]);                                   \
+        acc##r##0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_madd_epi16(s##r##0, ones), o_)),   \
+                                    _mm256_mul_ps(sc0, dd_), acc##r##0);                                         \
+        acc##r##1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_madd_epi16(s##r##1, ones), o_)),   \
+                                    _mm256_mul_ps(sc1, dd_), acc##r##1);                                         \
+        if (kq) {                                                                                                \
+            const __m256 ms_ = _mm256_set1_ps(d_ * (float)xs[(r) * nb + b]);                                     \
+            acc##r##0 = _mm256_fnmadd_ps(_mm256_loadu_ps(dm + b * 16), ms_, acc##r##0);                          \
+            acc##r##1 = _mm256_fnmadd_ps(_mm256_loadu_ps(dm + b * 16 + 8), ms_, acc##r##1);                      \
+        }                                                                                                        \
+    }
+#define RLX__QA_STORE(r)                                                                                         \
+    if (mr > (r)) {                                                                                              \
+        if (nc == 16) {                                                                                          \
+            _mm256_storeu_ps(y + (r) * ldy, acc##r##0);                                                          \
+            _mm256_storeu_ps(y + (r) * ldy + 8, acc##r##1);                                                      \
+        } else {                                                                                                 \
+            float t_[16];                                                                                        \
+            int c_;                                                                                              \
+            _mm256_storeu_ps(t_, acc##r##0);                                                                     \
+            _mm256_storeu_ps(t_ + 8, acc##r##1);                                                                 \
+            for (c_ = 0; c_ < nc; c_++) y[(r) * ldy + c_] = t_[c_];                                              \
+        }                                                                                                        \
+    }
+RLX__TARGET_F16C static inline __attribute__((always_inline)) void rlx__qa_rows_mr(
+    const unsigned char* wp, const float* ds, const float* dm, int64_t K, int kq, const signed char* xq,
+    const float* dx, const int32_t* xs, const int mr, float* y, int64_t ldy, int nc) {
+    const int64_t nb = K / 32;
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256 acc00 = _mm256_setzero_ps(), acc01 = acc00, acc10 = acc00, acc11 = acc00, acc20 = acc00, acc21 = acc00;
+    __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00;
+    int64_t b;
+    for (b = 0; b < nb; b++) {
+        RLX__QA_START(0) RLX__QA_START(1) RLX__QA_START(2)
+        RLX__QA_G(0) RLX__QA_G(1) RLX__QA_G(2) RLX__QA_G(3) RLX__QA_G(4) RLX__QA_G(5) RLX__QA_G(6) RLX__QA_G(7)
+        {
+            const __m256 sc0 = _mm256_loadu_ps(ds + b * 16), sc1 = _mm256_loadu_ps(ds + b * 16 + 8);
+            RLX__QA_END(0) RLX__QA_END(1) RLX__QA_END(2)
+        }
+    }
+    RLX__QA_STORE(0) RLX__QA_STORE(1) RLX__QA_STORE(2)
+}
+#undef RLX__QA_R
+#undef RLX__QA_G
+#undef RLX__QA_START
+#undef RLX__QA_END
+#undef RLX__QA_STORE
+RLX__TARGET_F16C static void rlx__qa_rows(const unsigned char* wp, const float* ds, const float* dm, int64_t K, int kq,
+                                          const signed char* xq, const float* dx, const int32_t* xs, int mr, float* y,
+                                          int64_t ldy, int nc) {
+    switch (mr) {
+    case 1: rlx__qa_rows_mr(wp, ds, dm, K, kq, xq, dx, xs, 1, y, ldy, nc); return;
+    case 2: rlx__qa_rows_mr(wp, ds, dm, K, kq, xq, dx, xs, 2, y, ldy, nc); return;
+    default: rlx__qa_rows_mr(wp, ds, dm, K, kq, xq, dx, xs, 3, y, ldy, nc); return;
+    }
+}
+static int rlx__qa_has(rlx_dtype t) { return t == RLX_Q4_0 || t == RLX_Q4_K; }
+/* bytes of x in one digit: q [M, K] int8, then d [M, K/32] f32, then Σq [M, K/32] int32 */
+static size_t rlx__qa_x_bytes(int64_t M, int64_t K) {
+    return rlx__szadd(rlx__round_up(rlx__szmul((size_t)M, (size_t)K), 64),
+                      rlx__szmul(rlx__round_up(rlx__szmul((size_t)M, (size_t)(K / 32) * 4), 64), 2));
+}
+static void rlx__qa_task(void* ctx, int64_t task, int thread) {
+    const rlx__qg_job* j = (const rlx__qg_job*)ctx;
+    const int64_t n0 = task * 16, nb = j->K / 32;
+    const int nr = (int)(j->N - n0 < 16 ? j->N - n0 : 16);
+    unsigned char* wp = j->packs + (size_t)thread * rlx__qg_pack_bytes(j->K);
+    float* ds = (float*)(void*)(wp + (size_t)j->K * 16);
+    float* dm = ds + nb * 16;
+    int64_t m;
+    rlx__qa_pack(j->wt, j->w + (size_t)n0 * j->row_bytes, j->row_bytes, j->K, nr, wp, ds, dm);
+    for (m = 0; m < j->M; m += 3)
+        rlx__qa_rows(wp, ds, dm, j->K, j->wt == RLX_Q4_K, j->qh + (size_t)(m * j->K), j->dx + (size_t)(m * nb),
+                     j->xs + (size_t)(m * nb), (int)(j->M - m < 3 ? j->M - m : 3), j->y + (size_t)(m * j->N + n0),
+                     j->N, nr);
+}
 #undef RLX__TARGET_QG
 #  if defined(__GNUC__) && !defined(__clang__)
 #    pragma GCC diagnostic pop
@@ -15776,6 +16056,12 @@ static void rlx__qmm_task(void* ctx, int64_t task, int thread) {
     if (j->q4k_col) {   /* q4_K decode: 4 weight rows per pass (>>qgemm) */
         for (r = 0; r < nr; r += 4)
             rlx__qcol8_q4k_vnni(j->w + (size_t)(n0 + r) * j->row_bytes, j->row_bytes, j->K, j->xq, j->xd, j->xs,
+                                (int)(nr - r), j->y + (size_t)(n0 + r));
+        return;
+    }
+    if (!j->vnni && j->xo) {   /* q4_0 decode on AVX2: 4 weight rows per pass */
+        for (r = 0; r < nr; r += 4)
+            rlx__qcol8_q40_avx2(j->w + (size_t)(n0 + r) * j->row_bytes, j->row_bytes, j->K, j->xq, j->xd, j->xo,
                                 (int)(nr - r), j->y + (size_t)(n0 + r));
         return;
     }
@@ -15834,7 +16120,7 @@ static size_t rlx__ws_quant(const rlx_graph* g, const rlx__node* nd, int nthread
     if (M >= RLX__QMM_GEMM_M) {   /* the f32 GEMM on decoded weights; or the integer GEMM's (>>qgemm) */
         size_t f = rlx__qgemm_f32_workspace_bytes(nthreads);
 #if defined(RLX__GEMM_X86)
-        if (rlx__qg_has(w->dtype)) {
+        if (rlx__qg_has(w->dtype)) {   /* the AVX-512 VNNI GEMM; the AVX2 one (rlx__qa_x_bytes) needs less */
             size_t q = rlx__szadd(rlx__qg_x_bytes(M, w->shape[1]), rlx__szmul((size_t)nthreads, rlx__qg_pack_bytes(w->shape[1])));
             if (q > f) f = q;
         }
@@ -15887,7 +16173,7 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
                      __builtin_cpu_supports("avx512vl");
             j.q4k_col = j.q8 && j.M == 1 && j.wt == RLX_Q4_K && (rlx__cpu_features() & RLX__CPU_AVX512VNNI) &&
                         __builtin_cpu_supports("avx512vl");
-            if (j.vnni && j.M == 1 && j.wt != RLX_Q6_K) {
+            if ((j.vnni && j.M == 1 && j.wt != RLX_Q6_K) || (j.q8 && !j.vnni && j.M == 1 && j.wt == RLX_Q4_0)) {
                 int32_t* xo = (int32_t*)(void*)((char*)ws + rlx__qmm_q8_bytes0(j.M, j.K));
                 rlx__q8x_lanes(j.xq, j.K, j.wt == RLX_Q4_0 ? -8 : -128, xo);
                 j.xo = xo;
@@ -15909,6 +16195,21 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
             if (rlx__qg_quant_x(j.x, j.M, j.K, (signed char*)ws, (signed char*)ws + qb, (float*)(void*)((char*)ws + 2 * qb),
                                 (int32_t*)(void*)((char*)ws + 2 * qb + sb))) {
                 rlx__parallel_for(pool, (j.N + 15) / 16, rlx__qg_task, &q);
+                return;
+            }
+        } else if (j.M >= RLX__QMM_GEMM_M && rlx__qa_has(j.wt) && j.fast) {   /* AVX2 (>>qgemm) */
+            rlx__qg_job q;
+            size_t qb = rlx__round_up(rlx__szmul((size_t)j.M, (size_t)j.K), 64);
+            size_t sb = rlx__round_up(rlx__szmul((size_t)j.M, (size_t)(j.K / 32) * 4), 64);
+            q.wt = j.wt; q.M = j.M; q.N = j.N; q.K = j.K; q.row_bytes = j.row_bytes; q.w = j.w; q.y = j.y;
+            q.qh = (const signed char*)ws;
+            q.ql = NULL;
+            q.dx = (const float*)(const void*)((const char*)ws + qb);
+            q.xs = (const int32_t*)(const void*)((const char*)ws + qb + sb);
+            q.packs = (unsigned char*)ws + rlx__qa_x_bytes(j.M, j.K);
+            if (rlx__qa_quant_x(j.x, j.M, j.K, (signed char*)ws, (float*)(void*)((char*)ws + qb),
+                                (int32_t*)(void*)((char*)ws + qb + sb))) {
+                rlx__parallel_for(pool, (j.N + 15) / 16, rlx__qa_task, &q);
                 return;
             }
         }

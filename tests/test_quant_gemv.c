@@ -1,7 +1,7 @@
 /* rlx_matmul_quant with one row of x (the decode GEMV of >>quant) for every count of weight rows: the CPU's
-   decode kernel for q4_0 and q8_0 takes 4 weight rows per pass, so n = 1, 2, 3, 5, 6, 7, 18, 35 and 4099 reach
-   every remainder of 4, and a partial 64-row task (4099), with 1 and 2 threads and k = 32, 256, 4096 (one block, a few,
-   a model's width). A row of x of 4096 zeros and an x with only one non-zero value check the start value of
+   decode kernel for q4_0 and q8_0 takes 4 weight rows per pass (AVX-512 VNNI; q4_0 also on AVX2), so n = 1, 2,
+   3, 5, 6, 7, 18, 35 and 4099 reach every remainder of 4, and a partial 64-row task (4099), with 1 and 2 threads
+   and k = 32, 256, 4096 (one block, a few, a model's width). A row of x of 4096 zeros and an x with only one non-zero value check the start value of
    the integer sums (x's lane sums) on their own.
 
    Oracle: f64 sums written here over weights decoded here from hand-built blocks (f16 scale, 4- or 8-bit
