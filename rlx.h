@@ -14990,7 +14990,7 @@ static void rlx__qgemm_f32(rlx__pool* pool, void* ws, int64_t M, int64_t N, int6
 /* ---- 8-bit activations: integer dot products per block (m < RLX__QMM_GEMM_M, AVX2) -------------------------
    For q4_0, q8_0, q4_K and q6_K the rows of x are quantized once per call to ggml's vec_dot_type of the weight,
    computed as ggml-cpu computes it: q8_0 for the 32-blocks (per 32 values m = max|x|, q = x · (127 / m) rounded
-   to nearest even, d = m / 127 rounded to f16), Q8_K for the K-quants (per 256 values the x of largest |x|
+   to nearest even, d = m / 127 rounded to f16; rlx keeps a d of 65520 and more in f32, where ggml's overflows), Q8_K for the K-quants (per 256 values the x of largest |x|
    gives iscale = −127 / x, q = min(127, round(iscale · x)), d = 1 / iscale in f32, and Σq per 16 for the
    minimums and q6_K's offset of 32). The weight's integers are multiplied into x's with maddubs/madd (8-bit products, 16-bit pair sums,
    32-bit sums; the K-quants' 6-bit sub-block scales enter the integer sums through madd) and each block's sum
@@ -15017,6 +15017,12 @@ RLX__TARGET_F16C static inline int rlx__q8_hsum(__m256i t) {
     t4 = _mm_add_epi32(t4, _mm_shuffle_epi32(t4, 0xB1));
     return _mm_cvtsi128_si32(t4);
 }
+/* The scale d of a q8_0 block of x, rounded to f16 as ggml rounds it, except where that would overflow f16 (d
+   of 65520 and more, max|x| > 8.3e6): there d stays in f32 (ggml's result would be infinite or NaN) */
+RLX__TARGET_F16C static inline float rlx__q8_scale(__m128 d) {
+    const float h = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtps_ph(d, 0)));
+    return h <= 65504.0f ? h : _mm_cvtss_f32(d);
+}
 /* x [M, K] → q [M, K] int8 and d; q8_0 (kq = 0): d [M, K/32]; Q8_K (kq = 1): d [M, K/256] and s [M, K/16] = Σq
    per 16. Returns 0 (and nothing usable) when x holds a value that is not finite. */
 RLX__TARGET_F16C static int rlx__q8x_quant(const float* x, int64_t M, int64_t K, int kq, signed char* q, float* d,
@@ -15038,7 +15044,7 @@ RLX__TARGET_F16C static int rlx__q8x_quant(const float* x, int64_t M, int64_t K,
             h = _mm_max_ps(h, _mm_movehl_ps(h, h));
             h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
             amax = _mm_cvtss_f32(h);
-            d[i] = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtps_ph(_mm_div_ss(h, _mm_set_ss(127.0f)), 0)));   /* via f16 */
+            d[i] = rlx__q8_scale(_mm_div_ss(h, _mm_set_ss(127.0f)));
             mul = amax != 0.0f ? _mm256_set1_ps(_mm_cvtss_f32(_mm_div_ss(_mm_set_ss(127.0f), h))) : _mm256_setzero_ps();
             rlx__q8_pack(RLX__Q8_ROUND(_mm256_mul_ps(v0, mul)), RLX__Q8_ROUND(_mm256_mul_ps(v1, mul)),
                          RLX__Q8_ROUND(_mm256_mul_ps(v2, mul)), RLX__Q8_ROUND(_mm256_mul_ps(v3, mul)), q);
@@ -15789,7 +15795,8 @@ static void rlx__qg_task(void* ctx, int64_t task, int thread) {
 }
 /* ---- the same GEMM on AVX2 without AVX-512 VNNI (rlx__qa_*): q4_0 and q4_K with 8-bit activations ----------
    x is rounded per row and block of 32 to one int8 digit as ggml rounds its q8_0 activations: q = x · (127 /
-   max|x|) rounded to nearest even, d = max|x| / 127 rounded to f16 (the same integers and scales as ggml's, so
+   max|x|) rounded to nearest even, d = max|x| / 127 rounded to f16 unless that overflows (rlx__q8_scale; the
+   same integers and scales as ggml's wherever ggml's are finite, so
    the error of ggml's own matmul of these formats: about d / 2 per value; a d kept in f32 measured no better). Each task packs 16 weight rows, the 4-byte groups of a
    block interleaved across the rows as above (rows 0-7 in the low 32 bytes of a group, 8-15 in the high ones),
    as unsigned nibbles. vpmaddubsw of a group with a broadcast group of x gives each row's two pair sums in 16
@@ -15826,7 +15833,7 @@ RLX__TARGET_F16C static int rlx__qa_quant_x(const float* x, int64_t M, int64_t K
             s[i] = 0;
             continue;
         }
-        d[i] = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtps_ph(_mm_set_ss(amax / 127.0f), 0)));   /* via f16 */
+        d[i] = rlx__q8_scale(_mm_set_ss(amax / 127.0f));
         mul = _mm256_set1_ps(127.0f / amax);
         i0 = _mm256_cvtps_epi32(_mm256_mul_ps(v0, mul));   /* the default rounding: to nearest even */
         i1 = _mm256_cvtps_epi32(_mm256_mul_ps(v1, mul));

@@ -7,7 +7,8 @@
    bound, which the exact f32 path also meets, and the squared error summed over a case must stay under the
    variance of that rounding (d²/12 per value, and the f16 term; a 1% error in the scales exceeds it).
    Shapes cover k not a multiple of 256, n not a multiple of 16, m = 1..15. A row of x holding a NaN or an infinity must give non-finite outputs (NaN for NaN) in that row
-   and the exact f32 result (1e-5 relative) in the other rows, for q4_0, q8_0, q4_K and q6_K. */
+   and the exact f32 result (1e-5 relative) in the other rows, for q4_0, q8_0, q4_K and q6_K. Blocks of x near
+   1e9, where an f16 scale of x (ggml's) would overflow, must give finite outputs within the same bound. */
 #ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
 #endif
@@ -92,6 +93,58 @@ static void test_bound(void) {
             }
 }
 
+/* x with blocks of magnitude 1e9 beside blocks of magnitude 1: ggml's f16 block scale of x (max|x| / 127)
+   would overflow to infinity there (NaN or infinite outputs); rlx keeps such a scale in f32, so the outputs
+   stay finite and within the bound of test_bound. m = 1 and 3 (the 8-bit decode and row kernels) and m = 20
+   (q4_0: the AVX2 integer GEMM, which rounds x the same way; q8_0: the f32 GEMM). */
+static void test_huge(void) {
+    static const rlx_dtype ts[2] = {RLX_Q4_0, RLX_Q8_0};
+    static const int64_t ms[3] = {1, 3, 20};
+    const int64_t n = 21, k = 256;
+    int a, c;
+    for (a = 0; a < 2; a++)
+        for (c = 0; c < 3; c++) {
+            rlx_dtype t = ts[a];
+            int64_t m = ms[c], r, o, j;
+            size_t wbytes = (size_t)(n * (k / 32) * (t == RLX_Q4_0 ? 18 : 34));
+            unsigned char* w = (unsigned char*)malloc(wbytes);
+            double* wd = (double*)malloc(sizeof(double) * (size_t)(n * k));
+            float *x = (float*)malloc(sizeof(float) * (size_t)(m * k)), *y = (float*)malloc(sizeof(float) * (size_t)(m * n));
+            double worst = 0;
+            int finite = 1;
+            rlx_result res;
+            th_seed(7000u + (uint64_t)(a * 10 + c));
+            make_w(t, n, k, -127, w, wd);
+            for (j = 0; j < m * k; j++) x[j] = (float)(th_uniform(-1, 1) * ((j / 32) % 3 == 1 ? 1e9 : 1.0));
+            res = run_mm(t, w, wbytes, x, y, m, n, k, 1 + c % 2);
+            for (r = 0; r < m && res == RLX_OK; r++)
+                for (o = 0; o < n; o++) {
+                    double s = 0, sa = 0, bound = 0, e;
+                    int64_t bl;
+                    for (bl = 0; bl < k / 32; bl++) {
+                        double amax = 0, wa = 0;
+                        for (j = bl * 32; j < bl * 32 + 32; j++) {
+                            double xv = x[r * k + j], wv = wd[o * k + j];
+                            s += xv * wv;
+                            sa += fabs(xv * wv);
+                            wa += fabs(wv);
+                            if (fabs(xv) > amax) amax = fabs(xv);
+                        }
+                        bound += amax * (1.0 / 254 + 1.0 / 2048) * wa;
+                    }
+                    bound += 1e-5 * sa;
+                    if (!isfinite(y[r * n + o])) finite = 0;
+                    e = fabs((double)y[r * n + o] - s);
+                    if (!(e <= bound)) worst = 1e300;
+                    else if (e / bound > worst) worst = e / bound;
+                }
+            TH_CHECK(res == RLX_OK && finite && worst <= 1.0, "%s m=%lld, blocks of x near 1e9: outputs %s, error %g of the bound (%s)",
+                     t == RLX_Q4_0 ? "q4_0" : "q8_0", (long long)m, finite ? "finite" : "NOT finite", worst,
+                     rlx_result_string(res));
+            free(w); free(wd); free(x); free(y);
+        }
+}
+
 /* NaN in row 1, +inf in row 2: those rows non-finite, row 0 exact (f32 path); every format of this path */
 static void test_nonfinite(void) {
     static const rlx_dtype ts[4] = {RLX_Q4_0, RLX_Q8_0, RLX_Q4_K, RLX_Q6_K};
@@ -142,6 +195,7 @@ static void test_nonfinite(void) {
 
 int main(void) {
     test_bound();
+    test_huge();
     test_nonfinite();
     return th_summary("quant_act");
 }
