@@ -331,6 +331,22 @@ done:
     free(q); free(tmp); free(wf); free(y);
 }
 
+/* the CPU's rounding of x in matmul_quant with 16+ rows, per d = max|x| / 127 of a block: 1/512 (two digits,
+   AVX-512 VNNI, or the f32 GEMM) or 1/2 plus the f16 rounding of d (one digit: q4_0 and q4_K on other x86-64
+   CPUs; taken wherever the CPU cannot be asked) */
+static double cpu_x_half(rlx_dtype t) {
+#if defined(__x86_64__) || defined(_M_X64)
+#  if (defined(__GNUC__) || defined(__clang__)) && !defined(_MSC_VER) && !defined(_WIN32)
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni"))
+        return 1.0 / 512;
+#  endif
+    return t == RLX_Q4_0 || t == RLX_Q4_K ? 0.5 + 127.0 / 2048 : 1.0 / 512;
+#else
+    (void)t;
+    return 1.0 / 512;
+#endif
+}
+
 /* gather embedding -> cast -> rmsnorm -> matmul_quant, the GPU program against the CPU program */
 static int run_model(const dev_sel* d, rlx_dtype t, int64_t V, int64_t D, int64_t N, int64_t T, const unsigned char* emb,
                      size_t eb, const unsigned char* wq, size_t wb, const float* gamma, const int32_t* tok, float* y,
@@ -401,15 +417,16 @@ static void test_model(const dev_sel* gpu, rlx_dtype t) {
                     double mag = 0.0, act = 0.0;
                     int64_t k, kb;
                     for (k = 0; k < D; k++) mag += fabs((double)h0[i * D + k] * (double)tmp[n * D + k]);
-                    /* the CPU's integer GEMM (>>qgemm: q4_0/q8_0, 16+ rows of x, AVX-512 VNNI) rounds x to two
-                       int8 digits per block of 32: at most max|x| / 127 / 512 per value (its documented bound) */
+                    /* the CPU's integer GEMMs (>>qgemm, 16+ rows of x) round x per block of 32: on AVX-512 VNNI
+                       (q4_0, q8_0, q4_K) to two int8 digits, at most max|x| / 127 / 512 per value; on other AVX2
+                       CPUs (q4_0, q4_K) to one, as ggml does, at most max|x| / 127 · (1/2 + 127 · 2^-11) */
                     for (kb = 0; kb < D; kb += 32) {
                         double amax = 0.0, wa = 0.0;
                         for (k = kb; k < kb + 32; k++) {
                             if (fabs((double)h0[i * D + k]) > amax) amax = fabs((double)h0[i * D + k]);
                             wa += fabs((double)tmp[n * D + k]);
                         }
-                        act += amax / 127.0 / 512.0 * wa;
+                        act += amax / 127.0 * cpu_x_half(t) * wa;
                     }
                     if (d / (1e-4 * mag + act + 1e-30) > worst) worst = d / (1e-4 * mag + act + 1e-30);
                 }
