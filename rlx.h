@@ -15804,44 +15804,15 @@ static void rlx__qg_task(void* ctx, int64_t task, int thread) {
    vpmaddwd widens them: 16 vpmaddubsw and 2 vpmaddwd per block, row of x and 16 weight rows. Each block's
    integer sum, plus −8 · Σq for q4_0's offset, is then scaled by d_w · d_x in f32 (q4_K: minus dmin · m · d_x ·
    Σq). Three rows of x per pass share each load of the packed rows. */
-/* x [M, K] → q [M, K], d and Σq per 32 ([M, K/32] each); 0 (and nothing usable) when x holds a value that is
-   not finite */
+/* x [M, K] → q [M, K], d and Σq per 32 ([M, K/32] each): ggml's q8_0 rounding (rlx__q8x_quant), then the block
+   sums; 0 (and nothing usable) when x holds a value that is not finite */
 RLX__TARGET_F16C static int rlx__qa_quant_x(const float* x, int64_t M, int64_t K, signed char* q, float* d,
                                             int32_t* s) {
-    const int64_t n = M * K;
-    const __m256 sign = _mm256_set1_ps(-0.0f), big = _mm256_set1_ps(3.402823466e38f);
+    const __m256i one8 = _mm256_set1_epi8(1), one16 = _mm256_set1_epi16(1);
     int64_t i;
-    for (i = 0; i < n / 32; i++, x += 32, q += 32) {
-        const __m256 v0 = _mm256_loadu_ps(x), v1 = _mm256_loadu_ps(x + 8), v2 = _mm256_loadu_ps(x + 16),
-                     v3 = _mm256_loadu_ps(x + 24);
-        const __m256 a0 = _mm256_andnot_ps(sign, v0), a1 = _mm256_andnot_ps(sign, v1), a2 = _mm256_andnot_ps(sign, v2),
-                     a3 = _mm256_andnot_ps(sign, v3);
-        const __m256 a = _mm256_max_ps(_mm256_max_ps(a0, a1), _mm256_max_ps(a2, a3));
-        __m128 h = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-        __m256 mul;
-        __m256i i0, i1, i2, i3;
-        float amax;
-        if (_mm256_movemask_ps(_mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(a0, big, _CMP_LE_OQ), _mm256_cmp_ps(a1, big, _CMP_LE_OQ)),
-                                             _mm256_and_ps(_mm256_cmp_ps(a2, big, _CMP_LE_OQ), _mm256_cmp_ps(a3, big, _CMP_LE_OQ)))) != 0xFF)
-            return 0;   /* NaN or ±inf */
-        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
-        h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
-        amax = _mm_cvtss_f32(h);
-        if (amax == 0.0f) {
-            memset(q, 0, 32);
-            d[i] = 0.0f;
-            s[i] = 0;
-            continue;
-        }
-        d[i] = rlx__q8_scale(_mm_set_ss(amax / 127.0f));
-        mul = _mm256_set1_ps(127.0f / amax);
-        i0 = _mm256_cvtps_epi32(_mm256_mul_ps(v0, mul));   /* the default rounding: to nearest even */
-        i1 = _mm256_cvtps_epi32(_mm256_mul_ps(v1, mul));
-        i2 = _mm256_cvtps_epi32(_mm256_mul_ps(v2, mul));
-        i3 = _mm256_cvtps_epi32(_mm256_mul_ps(v3, mul));
-        s[i] = rlx__q8_hsum(_mm256_add_epi32(_mm256_add_epi32(i0, i1), _mm256_add_epi32(i2, i3)));
-        rlx__q8_pack(i0, i1, i2, i3, q);
-    }
+    if (!rlx__q8x_quant(x, M, K, 0, q, d, NULL)) return 0;
+    for (i = 0; i < M * (K / 32); i++)
+        s[i] = rlx__q8_hsum(_mm256_madd_epi16(_mm256_maddubs_epi16(one8, _mm256_loadu_si256((const __m256i*)(const void*)(q + 32 * i))), one16));
     return 1;
 }
 /* 8 rows of 16 bytes (row r at p[r]) → g[k] (k < 4): int32 k of every row, row r in lane r */
