@@ -6898,6 +6898,11 @@ typedef struct rlx__sgemm_impl {
     rlx__sgemm_pack_fn pack;
     rlx__sgemv_fn gemv_rows;     /* w rows contiguous (csw == 1): axpy form           */
     rlx__sgemv_fn gemv_cols;     /* w columns contiguous (rsw == 1, incx == 1): dots  */
+    /* kernel whose B row k is read in place at b + koff[k] (nr columns, zeros past them) instead of from a
+       packed panel, with the packed kernel's operations in its order (the same results); NULL where there is
+       none (the callers pack instead) */
+    void (*kernel_rows)(int64_t kc, const float* a, const float* b, const int64_t* koff, float* c, int64_t ldc,
+                        int acc, int mr, int nr);
 } rlx__sgemm_impl;
 
 static int64_t rlx__gemm_min(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -7279,6 +7284,28 @@ static void rlx__sgemm_kernel_avx512(int64_t kc, const float* a, const float* b,
     }
 }
 
+/* rlx__sgemm_kernel_avx512 with B row k read in place at b + koff[k] (see rlx__sgemm_impl.kernel_rows): lanes
+   past nr are masked off, so they load as the packed panel's zeros and nothing past the row is read. */
+RLX__TARGET_AVX512
+static void rlx__sgemm_kernel_rows_avx512(int64_t kc, const float* a, const float* b, const int64_t* koff, float* c,
+                                          int64_t ldc, int acc, int mr, int nr) {
+    __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
+    __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFFu : nr > 16 ? (1u << (nr - 16)) - 1u : 0u);
+    int64_t k;
+    RLX__Z_ROWS(RLX__Z_ZERO)
+    for (k = 0; k < kc; ++k) {
+        const float *ak = a, *bk = b + koff[k];
+        __m512 b0 = _mm512_maskz_loadu_ps(m0, bk), b1 = _mm512_maskz_loadu_ps(m1, bk + 16);
+        RLX__Z_ROWS(RLX__Z_FMA)
+        a += RLX__Z_MR;
+    }
+    if (mr == RLX__Z_MR && nr == RLX__Z_NR) {
+        RLX__Z_ROWS(RLX__Z_STORE)
+    } else {
+        RLX__Z_ROWS(RLX__Z_STORE_MASKED)
+    }
+}
+
 /* Packer for the AVX-512 tiles: full 32-wide B panels of a row-major B are two zmm copies per k; everything
    else goes to the AVX packer. */
 RLX__TARGET_AVX512
@@ -7449,10 +7476,12 @@ static void rlx__sgemm_pick(unsigned features, rlx__sgemm_impl* im) {
     im->pack = rlx__sgemm_pack_c;
     im->gemv_rows = rlx__sgemv_rows_c;
     im->gemv_cols = rlx__sgemv_cols_c;
+    im->kernel_rows = NULL;
 #if defined(RLX__GEMM_X86)
     if (features & RLX__CPU_AVX512) {
         im->mr = RLX__Z_MR; im->nr = RLX__Z_NR; im->kc = 384; im->nc = 512;
         im->kernel = rlx__sgemm_kernel_avx512;
+        im->kernel_rows = rlx__sgemm_kernel_rows_avx512;
         im->pack = rlx__sgemm_pack_avx512;
         im->gemv_rows = rlx__sgemv_rows_avx512;
         im->gemv_cols = rlx__sgemv_cols_avx512;
@@ -10662,79 +10691,169 @@ RLX__TARGET_AVX2 static __m256 rlx__cf_min(__m256 x, __m256 y) {
 #define RLX__CF_AA(i, F) a##i = F(a##i, a##i);
 #define RLX__CF_AC(i, F) a##i = F(a##i, cv);
 #define RLX__CF_CA(i, F) a##i = F(cv, a##i);
-#define RLX__CF_AM(i, F) a##i = F(a##i, _mm256_loadu_ps(pm + 8 * (i)));
-#define RLX__CF_MA(i, F) a##i = F(_mm256_loadu_ps(pm + 8 * (i)), a##i);
+#define RLX__CF_AM(i, F) a##i = F(a##i, RLX__CV_LD(pm + RLX__CV_W * (i)));
+#define RLX__CF_MA(i, F) a##i = F(RLX__CV_LD(pm + RLX__CV_W * (i)), a##i);
 #define RLX__CF_UN(i, F) a##i = F(a##i);
-#define RLX__CF_LD(i, P) a##i = _mm256_loadu_ps((P) + 8 * (i));
-#define RLX__CF_ST(i, P) _mm256_storeu_ps((P) + 8 * (i), a##i);
+#define RLX__CF_LD(i, P) a##i = RLX__CV_LD((P) + RLX__CV_W * (i));
+#define RLX__CF_ST(i, P) RLX__CV_ST((P) + RLX__CV_W * (i), a##i);
 #define RLX__CF_SET(i, V) a##i = (V);
-#define RLX__CF_MASK(i) _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(m - 8 * (i))), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
-#define RLX__CF_MLD(i, P) a##i = _mm256_maskload_ps((P) + 8 * (i), RLX__CF_MASK(i));
 #define RLX__CF_BIN(OPI, F)                                                                                     \
     case 8 * (OPI) + RLX__CF_AA: RLX__CF8(RLX__CF_AA, F) break;                                                \
     case 8 * (OPI) + RLX__CF_AC: RLX__CF8(RLX__CF_AC, F) break;                                                \
     case 8 * (OPI) + RLX__CF_CA: RLX__CF8(RLX__CF_CA, F) break;                                                \
     case 8 * (OPI) + RLX__CF_AM: RLX__CF8(RLX__CF_AM, F) break;                                                \
     case 8 * (OPI) + RLX__CF_MA: RLX__CF8(RLX__CF_MA, F) break;
-#define RLX__CF_ADD(x, y) _mm256_add_ps(x, y)
-#define RLX__CF_SUB(x, y) _mm256_sub_ps(x, y)
-#define RLX__CF_MUL(x, y) _mm256_mul_ps(x, y)
-#define RLX__CF_DIV(x, y) _mm256_div_ps(x, y)
-#define RLX__CF_RELU(x) _mm256_and_ps(x, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_NLE_UQ))
-#define RLX__CF_NEG(x) _mm256_xor_ps(x, _mm256_set1_ps(-0.0f))
-#define RLX__CF_ABS(x) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x)
-#define RLX__CF_RSQRT(x) _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(x))
-/* The epilogue (plan: rlx__cf_plan) on n outputs of channel o at y, in place, 64 at a time; bias (when not
-   NULL) is added to each output first, as rlx__conv_post_row's separate pass would. */
-RLX__TARGET_AVX2 static void rlx__cepi_fast_avx2(const rlx__cepi* e, int64_t o, float* y, int64_t n, const float* bias) {
-    __m256 cst[RLX__CEPI_REG];
-    float slot[RLX__CEPI_MAX + 1][64], tail[64];
-    int64_t b;
-    int k;
-    cst[0] = _mm256_setzero_ps();
-    for (k = 1; k <= e->nx && k < RLX__CEPI_REG; k++) cst[k] = _mm256_set1_ps(e->per[k] ? e->x[k][o] : e->x[k][0]);
-    for (b = 0; b < n; b += 64) {
-        int64_t m = RLX__MIN((int64_t)64, n - b);
-        float* yb = y + b;
-        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-        if (m < 64) {   /* a last partial block: through a zero-padded copy (masked loads, no byte copies) */
-            RLX__CF8(RLX__CF_MLD, yb) RLX__CF8(RLX__CF_ST, tail)
-            yb = tail;
-        }
-        if (bias) {
-            const __m256 cv = _mm256_set1_ps(*bias);
-            RLX__CF8(RLX__CF_LD, yb) RLX__CF8(RLX__CF_AC, RLX__CF_ADD) RLX__CF8(RLX__CF_ST, yb)
-        }
-        for (k = 0; k < e->ne; k++) {
-            const rlx__cepi_fi* f = &e->fi[k];
-            const float* pm = f->mem ? slot[f->mem] : yb;
-            const __m256 cv = cst[f->cst];
-            if (f->pre == 1) { const float* pp = f->pmem ? slot[f->pmem] : yb; RLX__CF8(RLX__CF_LD, pp) }
-            else if (f->pre == 2) { RLX__CF8(RLX__CF_SET, cst[f->pcst]) }
-            switch (f->sel) {
-            RLX__CF_BIN(0, RLX__CF_ADD)
-            RLX__CF_BIN(1, RLX__CF_SUB)
-            RLX__CF_BIN(2, RLX__CF_MUL)
-            RLX__CF_BIN(3, RLX__CF_DIV)
-            RLX__CF_BIN(4, rlx__cf_max)
-            RLX__CF_BIN(5, rlx__cf_min)
-            case 8 * 6 + RLX__CF_U: RLX__CF8(RLX__CF_UN, RLX__CF_RELU) break;
-            case 8 * 7 + RLX__CF_U: RLX__CF8(RLX__CF_UN, RLX__CF_NEG) break;
-            case 8 * 8 + RLX__CF_U: RLX__CF8(RLX__CF_UN, RLX__CF_ABS) break;
-            case 8 * 9 + RLX__CF_U: RLX__CF8(RLX__CF_UN, _mm256_sqrt_ps) break;
-            case 8 * 10 + RLX__CF_U: RLX__CF8(RLX__CF_UN, RLX__CF_RSQRT) break;
-            default: break;
-            }
-            if (f->save) { float* ps = slot[k + 1]; RLX__CF8(RLX__CF_ST, ps) }
-        }
-        RLX__CF8(RLX__CF_ST, yb)
-        if (m < 64) {   /* whole vectors, then the last few floats (masked stores are slow on some CPUs) */
-            int64_t l = 0;
-            for (; l + 8 <= m; l += 8) _mm256_storeu_ps(y + b + l, _mm256_loadu_ps(tail + l));
-            for (; l < m; l++) y[b + l] = tail[l];
-        }
+/* The epilogue (plan: rlx__cf_plan) on n outputs of channel o at y, in place, 8 vectors (RLX__CV_B outputs) at
+   a time; bias (when not NULL) is added to each output first, as rlx__conv_post_row's separate pass would. The
+   body is written once for the vector type RLX__CV (AVX2: 64 outputs per block; AVX-512: 128, half the
+   dispatches per output) with the operations RLX__CV_*; a last partial block goes through a zero-padded copy. */
+#define RLX__CF_BODY                                                                                           \
+    RLX__CV cst[RLX__CEPI_REG];                                                                                \
+    float slot[RLX__CEPI_MAX + 1][RLX__CV_B], tail[RLX__CV_B];                                                 \
+    int64_t b;                                                                                                 \
+    int k;                                                                                                     \
+    cst[0] = RLX__CV_SET1(0.0f);                                                                               \
+    for (k = 1; k <= e->nx && k < RLX__CEPI_REG; k++) cst[k] = RLX__CV_SET1(e->per[k] ? e->x[k][o] : e->x[k][0]); \
+    for (b = 0; b < n; b += RLX__CV_B) {                                                                       \
+        int64_t m = RLX__MIN((int64_t)RLX__CV_B, n - b);                                                       \
+        float* yb = y + b;                                                                                     \
+        RLX__CV a0 = cst[0], a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;                    \
+        if (m < RLX__CV_B) {                                                                                   \
+            RLX__CF8(RLX__CV_MLD, yb) RLX__CF8(RLX__CF_ST, tail)                                               \
+            yb = tail;                                                                                         \
+        }                                                                                                      \
+        if (bias) {                                                                                            \
+            const RLX__CV cv = RLX__CV_SET1(*bias);                                                            \
+            RLX__CF8(RLX__CF_LD, yb) RLX__CF8(RLX__CF_AC, RLX__CV_ADD) RLX__CF8(RLX__CF_ST, yb)                \
+        }                                                                                                      \
+        for (k = 0; k < e->ne; k++) {                                                                          \
+            const rlx__cepi_fi* f = &e->fi[k];                                                                 \
+            const float* pm = f->mem ? slot[f->mem] : yb;                                                      \
+            const RLX__CV cv = cst[f->cst];                                                                    \
+            if (f->pre == 1) { const float* pp = f->pmem ? slot[f->pmem] : yb; RLX__CF8(RLX__CF_LD, pp) }      \
+            else if (f->pre == 2) { RLX__CF8(RLX__CF_SET, cst[f->pcst]) }                                      \
+            switch (f->sel) {                                                                                  \
+            RLX__CF_BIN(0, RLX__CV_ADD)                                                                        \
+            RLX__CF_BIN(1, RLX__CV_SUB)                                                                        \
+            RLX__CF_BIN(2, RLX__CV_MUL)                                                                        \
+            RLX__CF_BIN(3, RLX__CV_DIV)                                                                        \
+            RLX__CF_BIN(4, RLX__CV_MAX)                                                                        \
+            RLX__CF_BIN(5, RLX__CV_MIN)                                                                        \
+            case 8 * 6 + RLX__CF_U: RLX__CF8(RLX__CF_UN, RLX__CV_RELU) break;                                  \
+            case 8 * 7 + RLX__CF_U: RLX__CF8(RLX__CF_UN, RLX__CV_NEG) break;                                   \
+            case 8 * 8 + RLX__CF_U: RLX__CF8(RLX__CF_UN, RLX__CV_ABS) break;                                   \
+            case 8 * 9 + RLX__CF_U: RLX__CF8(RLX__CF_UN, RLX__CV_SQRT) break;                                  \
+            case 8 * 10 + RLX__CF_U: RLX__CF8(RLX__CF_UN, RLX__CV_RSQRT) break;                                \
+            default: break;                                                                                    \
+            }                                                                                                  \
+            if (f->save) { float* ps = slot[k + 1]; RLX__CF8(RLX__CF_ST, ps) }                                 \
+        }                                                                                                      \
+        RLX__CF8(RLX__CF_ST, yb)                                                                               \
+        if (m < RLX__CV_B) RLX__CV_TAIL(y + b, tail, m);                                                       \
     }
+
+/* AVX2: a last block's tail copied back in whole vectors, then the last few floats (masked stores are slow on
+   some CPUs) */
+static void rlx__cf_tail8(float* y, const float* t, int64_t m) {
+    int64_t l = 0;
+    for (; l + 8 <= m; l += 8) memcpy(y + l, t + l, 8 * sizeof(float));
+    for (; l < m; l++) y[l] = t[l];
 }
+#define RLX__CV __m256
+#define RLX__CV_W 8
+#define RLX__CV_B 64
+#define RLX__CV_LD(p) _mm256_loadu_ps(p)
+#define RLX__CV_ST(p, v) _mm256_storeu_ps(p, v)
+#define RLX__CV_SET1(x) _mm256_set1_ps(x)
+#define RLX__CV_MLD(i, P) a##i = _mm256_maskload_ps((P) + 8 * (i), _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(m - 8 * (i))), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
+#define RLX__CV_TAIL(y, t, m) rlx__cf_tail8(y, t, m)
+#define RLX__CV_ADD(x, y) _mm256_add_ps(x, y)
+#define RLX__CV_SUB(x, y) _mm256_sub_ps(x, y)
+#define RLX__CV_MUL(x, y) _mm256_mul_ps(x, y)
+#define RLX__CV_DIV(x, y) _mm256_div_ps(x, y)
+#define RLX__CV_MAX(x, y) rlx__cf_max(x, y)
+#define RLX__CV_MIN(x, y) rlx__cf_min(x, y)
+#define RLX__CV_RELU(x) _mm256_and_ps(x, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_NLE_UQ))
+#define RLX__CV_NEG(x) _mm256_xor_ps(x, _mm256_set1_ps(-0.0f))
+#define RLX__CV_ABS(x) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x)
+#define RLX__CV_SQRT(x) _mm256_sqrt_ps(x)
+#define RLX__CV_RSQRT(x) _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(x))
+RLX__TARGET_AVX2 static void rlx__cepi_fast_avx2(const rlx__cepi* e, int64_t o, float* y, int64_t n, const float* bias) {
+    RLX__CF_BODY
+}
+#undef RLX__CV
+#undef RLX__CV_W
+#undef RLX__CV_B
+#undef RLX__CV_LD
+#undef RLX__CV_ST
+#undef RLX__CV_SET1
+#undef RLX__CV_MLD
+#undef RLX__CV_TAIL
+#undef RLX__CV_ADD
+#undef RLX__CV_SUB
+#undef RLX__CV_MUL
+#undef RLX__CV_DIV
+#undef RLX__CV_MAX
+#undef RLX__CV_MIN
+#undef RLX__CV_RELU
+#undef RLX__CV_NEG
+#undef RLX__CV_ABS
+#undef RLX__CV_SQRT
+#undef RLX__CV_RSQRT
+
+/* AVX-512 (the same operations on 16 lanes; max and min give NaN when either operand is NaN, as above) */
+RLX__TARGET_AVX512 static __m512 rlx__cf_max16(__m512 x, __m512 y) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q), _mm512_max_ps(x, y), _mm512_set1_ps(NAN));
+}
+RLX__TARGET_AVX512 static __m512 rlx__cf_min16(__m512 x, __m512 y) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q), _mm512_min_ps(x, y), _mm512_set1_ps(NAN));
+}
+#define RLX__CV __m512
+#define RLX__CV_W 16
+#define RLX__CV_B 128
+#define RLX__CV_LD(p) _mm512_loadu_ps(p)
+#define RLX__CV_ST(p, v) _mm512_storeu_ps(p, v)
+#define RLX__CV_SET1(x) _mm512_set1_ps(x)
+#define RLX__CV_MASK(i) ((__mmask16)(m - 16 * (i) >= 16 ? 0xFFFFu : m - 16 * (i) <= 0 ? 0u : (1u << (m - 16 * (i))) - 1u))
+#define RLX__CV_MLD(i, P) a##i = _mm512_maskz_loadu_ps(RLX__CV_MASK(i), (P) + 16 * (i));
+#define RLX__CV_TAIL(y, t, m) { int i_;                                                                        \
+        for (i_ = 0; 16 * i_ < (m); i_++)                                                                      \
+            _mm512_mask_storeu_ps((y) + 16 * i_, RLX__CV_MASK(i_), _mm512_loadu_ps((t) + 16 * i_)); }
+#define RLX__CV_ADD(x, y) _mm512_add_ps(x, y)
+#define RLX__CV_SUB(x, y) _mm512_sub_ps(x, y)
+#define RLX__CV_MUL(x, y) _mm512_mul_ps(x, y)
+#define RLX__CV_DIV(x, y) _mm512_div_ps(x, y)
+#define RLX__CV_MAX(x, y) rlx__cf_max16(x, y)
+#define RLX__CV_MIN(x, y) rlx__cf_min16(x, y)
+#define RLX__CV_RELU(x) _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NLE_UQ), x)
+#define RLX__CV_NEG(x) _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u)))
+#define RLX__CV_ABS(x) _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7FFFFFFF)))
+#define RLX__CV_SQRT(x) _mm512_sqrt_ps(x)
+#define RLX__CV_RSQRT(x) _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(x))
+RLX__TARGET_AVX512 static void rlx__cepi_fast_avx512(const rlx__cepi* e, int64_t o, float* y, int64_t n, const float* bias) {
+    RLX__CF_BODY
+}
+#undef RLX__CV
+#undef RLX__CV_W
+#undef RLX__CV_B
+#undef RLX__CV_LD
+#undef RLX__CV_ST
+#undef RLX__CV_SET1
+#undef RLX__CV_MASK
+#undef RLX__CV_MLD
+#undef RLX__CV_TAIL
+#undef RLX__CV_ADD
+#undef RLX__CV_SUB
+#undef RLX__CV_MUL
+#undef RLX__CV_DIV
+#undef RLX__CV_MAX
+#undef RLX__CV_MIN
+#undef RLX__CV_RELU
+#undef RLX__CV_NEG
+#undef RLX__CV_ABS
+#undef RLX__CV_SQRT
+#undef RLX__CV_RSQRT
+#undef RLX__CF_BODY
 #undef RLX__CF8
 #undef RLX__CF_AA
 #undef RLX__CF_AC
@@ -10745,17 +10864,13 @@ RLX__TARGET_AVX2 static void rlx__cepi_fast_avx2(const rlx__cepi* e, int64_t o, 
 #undef RLX__CF_LD
 #undef RLX__CF_ST
 #undef RLX__CF_SET
-#undef RLX__CF_MASK
-#undef RLX__CF_MLD
 #undef RLX__CF_BIN
-#undef RLX__CF_ADD
-#undef RLX__CF_SUB
-#undef RLX__CF_MUL
-#undef RLX__CF_DIV
-#undef RLX__CF_RELU
-#undef RLX__CF_NEG
-#undef RLX__CF_ABS
-#undef RLX__CF_RSQRT
+
+/* The register form for the CPU the program runs on (e->simd: AVX-512 where present). */
+static void rlx__cepi_fast(const rlx__cepi* e, int64_t o, float* y, int64_t n, const float* bias) {
+    if (e->simd & RLX__CPU_AVX512) rlx__cepi_fast_avx512(e, o, y, n, bias);
+    else rlx__cepi_fast_avx2(e, o, y, n, bias);
+}
 #endif
 
 static void rlx__cepi_run(const rlx__cepi* e, int64_t o, float* y, int64_t n) {
@@ -10766,7 +10881,7 @@ static void rlx__cepi_run(const rlx__cepi* e, int64_t o, float* y, int64_t n) {
     int k, i;
     if (e->ne <= 0 || n <= 0) return;
 #if defined(RLX__GEMM_X86)
-    if (e->fast) { rlx__cepi_fast_avx2(e, o, y, n, NULL); return; }
+    if (e->fast) { rlx__cepi_fast(e, o, y, n, NULL); return; }
 #endif
     for (k = 1; k <= e->nx && k < RLX__CEPI_REG; k++) {
         float v;
@@ -10884,7 +10999,7 @@ static void rlx__conv_post_row(const void* vc, int64_t o, int thread) {
     RLX__UNUSED(thread);
 #if defined(RLX__GEMM_X86)
     if (c->j->epi && c->j->epi->fast) {   /* bias and epilogue in one pass */
-        rlx__cepi_fast_avx2(c->j->epi, c->o0 + o, y, c->np, c->b ? c->b + o : NULL);
+        rlx__cepi_fast(c->j->epi, c->o0 + o, y, c->np, c->b ? c->b + o : NULL);
         return;
     }
 #endif
@@ -11049,12 +11164,18 @@ typedef struct rlx__dw_geom { int64_t PH, QW, OW8; size_t row, floats; } rlx__dw
 /* Scratch geometry of the padded plane; floats = 0 when this path is not used. */
 static void rlx__dw_geom_of(const rlx__win* v, rlx__dw_geom* d) {
     size_t f;
+    int64_t ph8;
     int64_t bound = 4 * (v->H * v->W + v->OH * v->OW) + 4096;   /* planes are <= RLX_MAX_ELEMENTS */
     memset(d, 0, sizeof *d);
     if (v->Cg != 1 || v->OH < 1 || v->OW < 1 || v->sw < 1 || v->sh < 1 || v->KH < 1 || v->KW < 1) return;
     d->OW8 = (v->OW + 7) / 8 * 8;
     d->PH = (v->OH - 1) * v->sh + (v->KH - 1) * v->dh + 1;
     d->QW = d->OW8 + (v->KW - 1) * v->dw / v->sw + 1;
+    /* zero rows down to the end of a last tile of 8 output rows (the AVX-512 row kernels compute whole tiles),
+       where that keeps the copy small */
+    ph8 = ((v->OH + 7) / 8 * 8 - 1) * v->sh + (v->KH - 1) * v->dh + 1;
+    f = rlx__szmul(rlx__szmul((size_t)v->sw, (size_t)ph8), (size_t)d->QW);
+    if (f != SIZE_MAX && (uint64_t)f <= (uint64_t)bound && f <= ((size_t)1 << 24)) d->PH = ph8;
     f = rlx__szmul(rlx__szmul((size_t)v->sw, (size_t)d->PH), (size_t)d->QW);
     /* only when the copy is about the size of the planes themselves (huge strides or padding: the loop form) */
     if (f == SIZE_MAX || (uint64_t)f > (uint64_t)bound || f > ((size_t)1 << 24)) return;
@@ -11090,6 +11211,38 @@ RLX__TARGET_AVX2 static void rlx__dw_pad2_avx2(const rlx__win* v, const rlx__dw_
             _mm256_storeu_ps(d1 + i, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(od), _MM_SHUFFLE(3, 1, 2, 0))));
         }
         for (; i < d->QW; i++) { d0[i] = rb[2 * i]; d1[i] = rb[2 * i + 1]; }
+    }
+}
+#endif
+
+#if defined(RLX__GEMM_X86)
+/* rlx__dw_pad for stride 2 on AVX-512: each phase row straight from the input row, 32 padded columns per step
+   (lanes outside the input row masked off, so they load as zeros) split into 16 even and 16 odd columns by two
+   permutes. The same values as rlx__dw_pad. */
+RLX__TARGET_AVX512 static void rlx__dw_pad2_avx512(const rlx__win* v, const rlx__dw_geom* d, const float* x, float* xp) {
+    const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i io = _mm512_add_epi32(ie, _mm512_set1_epi32(1));
+    int64_t r, i;
+    for (r = 0; r < d->PH; r++) {
+        int64_t ih = r - v->ph;
+        float *d0 = xp + r * d->QW, *d1 = xp + (d->PH + r) * d->QW;
+        const float* xr = x + ih * v->W;
+        if (ih < 0 || ih >= v->H) {
+            memset(d0, 0, sizeof(float) * (size_t)d->QW);
+            memset(d1, 0, sizeof(float) * (size_t)d->QW);
+            continue;
+        }
+        for (i = 0; i < d->QW; i += 16) {
+            int64_t c0 = 2 * i - v->pw;   /* input column of padded column 2i */
+            int64_t lo = RLX__MIN(RLX__MAX(-c0, (int64_t)0), (int64_t)32), hi = RLX__MIN(RLX__MAX(v->W - c0, (int64_t)0), (int64_t)32);
+            uint32_t m = (hi >= 32 ? 0xFFFFFFFFu : (1u << hi) - 1u) & ~(lo >= 32 ? 0xFFFFFFFFu : (1u << lo) - 1u);
+            __mmask16 st = (__mmask16)(d->QW - i >= 16 ? 0xFFFFu : (1u << (d->QW - i)) - 1u);
+            __m512 a = _mm512_setzero_ps(), b = _mm512_setzero_ps();
+            if (m & 0xFFFFu) a = _mm512_maskz_loadu_ps((__mmask16)(m & 0xFFFFu), xr + c0);
+            if (m >> 16) b = _mm512_maskz_loadu_ps((__mmask16)(m >> 16), xr + c0 + 16);
+            _mm512_mask_storeu_ps(d0 + i, st, _mm512_permutex2var_ps(a, ie, b));
+            _mm512_mask_storeu_ps(d1 + i, st, _mm512_permutex2var_ps(a, io, b));
+        }
     }
 }
 #endif
@@ -11230,17 +11383,85 @@ RLX__TARGET_AVX2 static void rlx__dw_plane_avx2(const rlx__win* v, const rlx__dw
    stored). Each output is b + its taps in the order of rlx__dw_plane_avx2 (kw outer, kh inner, fused multiply-
    adds), so the results equal those of the row kernels bit for bit. */
 #define RLX__DW_T8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+/* A tile of the AVX-512 kernel for KH in {3, 5, 7}, vertical stride SH in {1, 2}, no vertical dilation: per kw,
+   each padded input row the tile reads is loaded once and multiplied into every output row that reads it (the
+   KH weights of the column in registers), instead of one load per tap and row. Output row r takes input row
+   i = r·SH + kh, so for each accumulator the taps still come kw outer, kh inner: the same sums. o0: the tile's
+   origin in phase 0; koff[kw]: tap column kw's offset from it (phase and column); wide: 4 rows x 32 columns
+   (accumulators 2r, 2r + 1), else 8 rows x 16. The padded plane has rows for the whole tile (rlx__dw_geom). */
+#define RLX__DWZ_F(kh, x, acc) if ((kh) >= 0 && (kh) < KH) acc = _mm512_fmadd_ps(wk[(kh) & 7], x, acc);
+#define RLX__DWZ_ROW(i)                                                                                        \
+    if ((i) < (wide ? 3 : 7) * SH + KH) {                                                                      \
+        const float* s_ = s + (i) * QW;                                                                        \
+        __m512 x0 = _mm512_maskz_loadu_ps(m0, s_);                                                             \
+        if (wide) {                                                                                            \
+            __m512 x1 = _mm512_maskz_loadu_ps(m1, s_ + 16);                                                    \
+            RLX__DWZ_F((i), x0, a0) RLX__DWZ_F((i), x1, a1) RLX__DWZ_F((i) - SH, x0, a2)                       \
+            RLX__DWZ_F((i) - SH, x1, a3) RLX__DWZ_F((i) - 2 * SH, x0, a4) RLX__DWZ_F((i) - 2 * SH, x1, a5)     \
+            RLX__DWZ_F((i) - 3 * SH, x0, a6) RLX__DWZ_F((i) - 3 * SH, x1, a7)                                  \
+        } else {                                                                                               \
+            RLX__DWZ_F((i), x0, a0) RLX__DWZ_F((i) - SH, x0, a1) RLX__DWZ_F((i) - 2 * SH, x0, a2)              \
+            RLX__DWZ_F((i) - 3 * SH, x0, a3) RLX__DWZ_F((i) - 4 * SH, x0, a4) RLX__DWZ_F((i) - 5 * SH, x0, a5) \
+            RLX__DWZ_F((i) - 6 * SH, x0, a6) RLX__DWZ_F((i) - 7 * SH, x0, a7)                                  \
+        }                                                                                                      \
+    }
+RLX__TARGET_AVX512 static inline __attribute__((always_inline)) void rlx__dwz_tile(
+    const float* o0, const int64_t* koff, const float* w, int64_t KW, int64_t QW, float b, __mmask16 m0,
+    __mmask16 m1, float* y, int64_t OW, int64_t nr, const int KH, const int SH, const int wide) {
+    __m512 a0 = _mm512_set1_ps(b), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, wk[8];
+    int64_t kw;
+    int k;
+    for (kw = 0; kw < KW; kw++) {
+        const float* s = o0 + koff[kw];
+        for (k = 0; k < 8; k++) wk[k] = _mm512_set1_ps(k < KH ? w[k * KW + kw] : 0.0f);
+        RLX__DWZ_ROW(0) RLX__DWZ_ROW(1) RLX__DWZ_ROW(2) RLX__DWZ_ROW(3) RLX__DWZ_ROW(4) RLX__DWZ_ROW(5)
+        RLX__DWZ_ROW(6) RLX__DWZ_ROW(7) RLX__DWZ_ROW(8) RLX__DWZ_ROW(9) RLX__DWZ_ROW(10) RLX__DWZ_ROW(11)
+        RLX__DWZ_ROW(12) RLX__DWZ_ROW(13) RLX__DWZ_ROW(14) RLX__DWZ_ROW(15) RLX__DWZ_ROW(16) RLX__DWZ_ROW(17)
+        RLX__DWZ_ROW(18) RLX__DWZ_ROW(19) RLX__DWZ_ROW(20)
+    }
+    if (wide) {
+#define RLX__DW_ST(i) if ((i) / 2 < nr) _mm512_mask_storeu_ps(y + ((i) / 2) * OW + ((i) & 1) * 16, (i) & 1 ? m1 : m0, a##i);
+        RLX__DW_T8(RLX__DW_ST)
+#undef RLX__DW_ST
+    } else {
+#define RLX__DW_ST(i) if ((i) < nr) _mm512_mask_storeu_ps(y + (i) * OW, m0, a##i);
+        RLX__DW_T8(RLX__DW_ST)
+#undef RLX__DW_ST
+    }
+}
+#undef RLX__DWZ_ROW
+#undef RLX__DWZ_F
 #define RLX__DW_FMA2(i) a##i = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps((i) & 1 ? m1 : m0, s + ro[i]), a##i);
 #define RLX__DW_FMA1(i) a##i = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps(m0, s + ro[i]), a##i);
 RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx__dw_geom* d, const float* xp, const float* w, float b, float* y) {
-    int64_t ow, oh, kh, kw, dq = v->dw % v->sw, di = v->dw / v->sw;
+    int64_t ow, oh, kh, kw, dq = v->dw % v->sw, di = v->dw / v->sw, koff[64];
+    /* the row kernels (rlx__dwz_tile): their shapes, and the padded plane holding whole tiles of 8 rows */
+    int rows = v->dh == 1 && (v->KH == 3 || v->KH == 5 || v->KH == 7) && (v->sh == 1 || v->sh == 2) &&
+               v->KW <= 64 && d->PH >= ((v->OH + 7) / 8 * 8 - 1) * v->sh + v->KH;
+    if (rows) {
+        int64_t q = 0, idx = 0;
+        for (kw = 0; kw < v->KW; kw++) {
+            koff[kw] = q * d->PH * d->QW + idx;
+            q += dq; idx += di;
+            if (q >= v->sw) { q -= v->sw; idx++; }
+        }
+    }
     for (ow = 0; ow < v->OW; ow += 32) {
         int64_t rem = v->OW - ow, wide = rem > 16, R = wide ? 4 : 8;
         __mmask16 m0 = (__mmask16)(rem >= 16 ? 0xFFFFu : (1u << rem) - 1u);
         __mmask16 m1 = (__mmask16)(rem >= 32 ? 0xFFFFu : rem > 16 ? (1u << (rem - 16)) - 1u : 0u);
         for (oh = 0; oh < v->OH; oh += R) {
             int64_t nr = RLX__MIN(R, v->OH - oh), ro[8], q = 0, idx = 0, r;
-            __m512 a0 = _mm512_set1_ps(b), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+            __m512 a0, a1, a2, a3, a4, a5, a6, a7;
+            if (rows) {
+                const float* o0 = xp + oh * v->sh * d->QW + ow;
+                float* yt = y + oh * v->OW + ow;
+#define RLX__DWZ_CASE(KH_, SH_)                                                                                                if (v->KH == KH_ && v->sh == SH_) {                                                                                if (wide) rlx__dwz_tile(o0, koff, w, v->KW, d->QW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 1);                     else rlx__dwz_tile(o0, koff, w, v->KW, d->QW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 0);                          continue;                                                                                                  }
+                RLX__DWZ_CASE(3, 1) RLX__DWZ_CASE(5, 1) RLX__DWZ_CASE(7, 1)
+                RLX__DWZ_CASE(3, 2) RLX__DWZ_CASE(5, 2) RLX__DWZ_CASE(7, 2)
+#undef RLX__DWZ_CASE
+            }
+            a0 = _mm512_set1_ps(b); a1 = a0; a2 = a0; a3 = a0; a4 = a0; a5 = a0; a6 = a0; a7 = a0;
             for (r = 0; r < 8; r++)   /* wide: accumulator r is row r / 2, columns 16 (r % 2).. */
                 ro[r] = wide ? RLX__MIN(r >> 1, nr - 1) * v->sh * d->QW + (r & 1) * 16 : RLX__MIN(r, nr - 1) * v->sh * d->QW;
             for (kw = 0; kw < v->KW; kw++) {
@@ -11285,7 +11506,8 @@ static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
     float* xp = dj->scratch + (size_t)thread * dj->d.floats;
     float b = j->b ? ((const float*)j->b)[o] : 0.0f;
 #if defined(RLX__GEMM_X86)
-    if (v->sw == 2 && (dj->simd & RLX__CPU_AVX2)) rlx__dw_pad2_avx2(v, &dj->d, x, xp);
+    if (v->sw == 2 && (dj->simd & RLX__CPU_AVX512)) rlx__dw_pad2_avx512(v, &dj->d, x, xp);
+    else if (v->sw == 2 && (dj->simd & RLX__CPU_AVX2)) rlx__dw_pad2_avx2(v, &dj->d, x, xp);
     else
 #endif
     rlx__dw_pad(v, &dj->d, x, xp);
@@ -11415,6 +11637,21 @@ static void rlx__conv_wide_task(const void* vj, int64_t t, int thread) {
     if (cnt <= 0) return;
     for (pc = 0; pc < K; pc += kcs) {
         int64_t kc = rlx__gemm_min(kcs, K - pc);
+        if (im->kernel_rows && kc <= 512) {   /* B read in place: row k of the column matrix is a run of xg */
+            int64_t koff[512];
+            for (r = 0; r < kc; r++) {
+                int64_t k = pc + r, ci = k / KK, kh = (k % KK) / v->KW, kw = k % v->KW;
+                koff[r] = ci * plane + kh * v->dh * j->PW + kw * v->dw;
+            }
+            for (ir = 0; ir < v->Og; ir += MR) {
+                int mr = (int)rlx__gemm_min(MR, v->Og - ir);
+                im->pack(MR, mr, kc, w + ir * K + pc, K, 1, ap);
+                for (q = 0; q < npan; q++)
+                    im->kernel_rows(kc, ap, xg + n0 + q * NR, koff, ct + ir * j->wn + q * NR, j->wn, pc > 0, mr,
+                                    (int)rlx__gemm_min(NR, cnt - q * NR));
+            }
+            continue;
+        }
         for (r = 0; r < kc; r++) {
             int64_t k = pc + r, ci = k / KK, kh = (k % KK) / v->KW, kw = k % v->KW;
             const float* src = xg + ci * plane + kh * v->dh * j->PW + kw * v->dw + n0;
