@@ -7151,6 +7151,37 @@ static void rlx__sgemm_kernel_avx2(int64_t kc, const float* a, const float* b, f
     }
 }
 
+/* rlx__sgemm_kernel_avx2 with B row k read in place at b + koff[k] (see rlx__sgemm_impl.kernel_rows); a panel
+   of fewer than 16 columns loads through lane masks (zeros past nr, nothing past the row read). */
+RLX__TARGET_AVX2
+static void rlx__sgemm_kernel_rows_avx2(int64_t kc, const float* a, const float* b, const int64_t* koff, float* c,
+                                        int64_t ldc, int acc, int mr, int nr) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i k0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane), k1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr - 8), lane);
+    int64_t k;
+    RLX__ROWS6(RLX__Y_ZERO)
+    for (k = 0; k < kc; ++k) {
+        const float *ak = a, *bk = b + koff[k];
+        __m256 b0, b1;
+        if (nr == RLX__Y_NR) { b0 = _mm256_loadu_ps(bk); b1 = _mm256_loadu_ps(bk + 8); }
+        else { b0 = _mm256_maskload_ps(bk, k0); b1 = _mm256_maskload_ps(bk + 8, k1); }
+        RLX__ROWS6(RLX__Y_FMA)
+        a += RLX__Y_MR;
+    }
+    if (mr == RLX__Y_MR && nr == RLX__Y_NR) {
+        RLX__ROWS6(RLX__Y_STORE)
+    } else {                                   /* edge tile: through a scratch tile */
+        float t[RLX__Y_MR * RLX__Y_NR];
+        int i, j;
+        RLX__ROWS6(RLX__Y_SPILL)
+        for (i = 0; i < mr; ++i) {
+            float* ci = c + i * ldc;
+            const float* ti = t + i * RLX__Y_NR;
+            for (j = 0; j < nr; ++j) ci[j] = acc ? ci[j] + ti[j] : ti[j];
+        }
+    }
+}
+
 /* Sum of the 8 lanes of v. */
 RLX__TARGET_AVX2
 static float rlx__hsum_avx2(__m256 v) {
@@ -7488,6 +7519,7 @@ static void rlx__sgemm_pick(unsigned features, rlx__sgemm_impl* im) {
     } else if (features & RLX__CPU_AVX2) {
         im->mr = RLX__Y_MR; im->nr = RLX__Y_NR; im->kc = 256; im->nc = 512;
         im->kernel = rlx__sgemm_kernel_avx2;
+        im->kernel_rows = rlx__sgemm_kernel_rows_avx2;
         im->pack = rlx__sgemm_pack_avx2;
         im->gemv_rows = rlx__sgemv_rows_avx2;
         im->gemv_cols = rlx__sgemv_cols_avx2;
@@ -10801,12 +10833,13 @@ RLX__TARGET_AVX2 static void rlx__cepi_fast_avx2(const rlx__cepi* e, int64_t o, 
 #undef RLX__CV_SQRT
 #undef RLX__CV_RSQRT
 
-/* AVX-512 (the same operations on 16 lanes; max and min give NaN when either operand is NaN, as above) */
+/* AVX-512 (the same operations on 16 lanes; max and min give NaN when either operand is NaN, as above; the
+   all-lanes maskz forms because g++ 12 warns about the undefined pass-through of _mm512_max_ps and kin) */
 RLX__TARGET_AVX512 static __m512 rlx__cf_max16(__m512 x, __m512 y) {
-    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q), _mm512_max_ps(x, y), _mm512_set1_ps(NAN));
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q), _mm512_maskz_max_ps((__mmask16)0xFFFF, x, y), _mm512_set1_ps(NAN));
 }
 RLX__TARGET_AVX512 static __m512 rlx__cf_min16(__m512 x, __m512 y) {
-    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q), _mm512_min_ps(x, y), _mm512_set1_ps(NAN));
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q), _mm512_maskz_min_ps((__mmask16)0xFFFF, x, y), _mm512_set1_ps(NAN));
 }
 #define RLX__CV __m512
 #define RLX__CV_W 16
@@ -10828,8 +10861,8 @@ RLX__TARGET_AVX512 static __m512 rlx__cf_min16(__m512 x, __m512 y) {
 #define RLX__CV_RELU(x) _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NLE_UQ), x)
 #define RLX__CV_NEG(x) _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u)))
 #define RLX__CV_ABS(x) _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7FFFFFFF)))
-#define RLX__CV_SQRT(x) _mm512_sqrt_ps(x)
-#define RLX__CV_RSQRT(x) _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(x))
+#define RLX__CV_SQRT(x) _mm512_maskz_sqrt_ps((__mmask16)0xFFFF, x)
+#define RLX__CV_RSQRT(x) _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_maskz_sqrt_ps((__mmask16)0xFFFF, x))
 RLX__TARGET_AVX512 static void rlx__cepi_fast_avx512(const rlx__cepi* e, int64_t o, float* y, int64_t n, const float* bias) {
     RLX__CF_BODY
 }
