@@ -9786,6 +9786,66 @@ RLX__TARGET_AVX2 static int64_t rlx__softmax_exp_avx2(const float* x, float mx, 
 }
 #endif
 
+#if defined(RLX__GEMM_X86)
+/* rlx__softmax_exp_avx2 on AVX-512, 8 at a time: the same double evaluation, so the same e[k]; the sum is kept
+   in eight double lanes. */
+RLX__TARGET_AVX512 static int64_t rlx__softmax_exp_avx512(const float* x, float mx, float* e, int64_t n, double* sum) {
+    int64_t k = 0, n8 = n & ~(int64_t)7;
+    const __m256 vmx = _mm256_set1_ps(mx);
+    const __m512d lo = _mm512_set1_pd(-200.0), log2e = _mm512_set1_pd(1.4426950408889634074);
+    const __m512d ln2hi = _mm512_set1_pd(6.93147180369123816490e-01), ln2lo = _mm512_set1_pd(1.90821492927058770002e-10);
+    __m512d acc = _mm512_setzero_pd();
+    double t[8];
+    for (; k < n8; k += 8) {
+        __m512d d = _mm512_cvtps_pd(_mm256_sub_ps(_mm256_loadu_ps(x + k), vmx));
+        __mmask8 nan = _mm512_cmp_pd_mask(d, d, _CMP_UNORD_Q);
+        __m512d c = _mm512_maskz_max_pd((__mmask8)0xFF, d, lo);
+        __m512d m = _mm512_roundscale_pd(_mm512_mul_pd(c, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m512d r = _mm512_fnmadd_pd(m, ln2lo, _mm512_fnmadd_pd(m, ln2hi, c)), p;
+        __m512i sc = _mm512_slli_epi64(_mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_cvtpd_epi32(m)), _mm512_set1_epi64(1023)), 52);
+        __m256 f;
+        p = _mm512_set1_pd(1.0 / 39916800.0);
+        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 3628800.0));
+        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 362880.0));
+        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 40320.0));
+        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 5040.0));
+        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 720.0));
+        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 120.0));
+        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 24.0));
+        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 6.0));
+        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(0.5));
+        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0));
+        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0));
+        p = _mm512_mul_pd(p, _mm512_castsi512_pd(sc));
+        p = _mm512_mask_blend_pd(nan, p, d);
+        f = _mm512_cvtpd_ps(p);
+        if (e) _mm256_storeu_ps(e + k, f);
+        acc = _mm512_add_pd(acc, _mm512_cvtps_pd(f));
+    }
+    _mm512_storeu_pd(t, acc);
+    *sum = ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+    return n8;
+}
+
+/* The largest of x[0..n) as the scalar loop `mx = x[k] > mx ? x[k] : mx` from mx = x[0] finds it (a NaN counts
+   only as x[0]): 16 lanes of the same comparison, then the lanes in the same way. */
+RLX__TARGET_AVX512 static float rlx__row_max_avx512(const float* x, int64_t n) {
+    __m512 a = _mm512_set1_ps(x[0]);
+    float t[16], mx;
+    int64_t k = 0;
+    int l;
+    for (; k + 16 <= n; k += 16) {
+        __m512 v = _mm512_loadu_ps(x + k);
+        a = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, a, _CMP_GT_OQ), a, v);
+    }
+    _mm512_storeu_ps(t, a);
+    mx = t[0];
+    for (l = 1; l < 16; l++) mx = t[l] > mx ? t[l] : mx;
+    for (; k < n; k++) mx = x[k] > mx ? x[k] : mx;
+    return mx;
+}
+#endif
+
 static void rlx__softmax_task(void* vj, int64_t t, int thread) {
     const rlx__row_job* j = (const rlx__row_job*)vj;
     int64_t r0 = t * j->per, r1 = RLX__MIN(j->outer * j->inner, r0 + j->per), r, k;
@@ -9799,9 +9859,15 @@ static void rlx__softmax_task(void* vj, int64_t t, int thread) {
             float mx = x[0];
             double s = 0;
             int64_t k0 = 0;
+#if defined(RLX__GEMM_X86)
+            if (rlx__cpu_features() & RLX__CPU_AVX512) {
+                mx = rlx__row_max_avx512(x, j->len);
+                k0 = rlx__softmax_exp_avx512(x, mx, islog ? NULL : y, j->len, &s);
+            } else
+#endif
             for (k = 1; k < j->len; k++) mx = x[k] > mx ? x[k] : mx;
 #if defined(RLX__GEMM_X86)
-            if (rlx__cpu_features() & RLX__CPU_AVX2) k0 = rlx__softmax_exp_avx2(x, mx, islog ? NULL : y, j->len, &s);
+            if (k0 == 0 && (rlx__cpu_features() & RLX__CPU_AVX2)) k0 = rlx__softmax_exp_avx2(x, mx, islog ? NULL : y, j->len, &s);
 #endif
             if (islog) {
                 float ls;
@@ -10995,12 +11061,49 @@ static void rlx__im2col_to(const rlx__win* v, const float* x, int64_t r, int64_t
 /* col2im for output plane o of the group (Og planes): y[o, oh, ow] += col[(o, kh, kw)][input pixel]. */
 typedef struct rlx__col2im_ctx { const rlx__conv_job* j; const float* col; float* y; int64_t p0, np; } rlx__col2im_ctx;
 
+#if defined(RLX__GEMM_X86)
+RLX__TARGET_AVX2 static int64_t rlx__add_il2_avx2(float* y, const float* a, const float* b, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 va = _mm256_loadu_ps(a + i), vb = _mm256_loadu_ps(b + i);
+        __m256 lo = _mm256_unpacklo_ps(va, vb), hi = _mm256_unpackhi_ps(va, vb);
+        _mm256_storeu_ps(y + 2 * i, _mm256_add_ps(_mm256_loadu_ps(y + 2 * i), _mm256_permute2f128_ps(lo, hi, 0x20)));
+        _mm256_storeu_ps(y + 2 * i + 8, _mm256_add_ps(_mm256_loadu_ps(y + 2 * i + 8), _mm256_permute2f128_ps(lo, hi, 0x31)));
+    }
+    return i;
+}
+#endif
+/* y[2i] += a[i], y[2i + 1] += b[i] for i < n (the two kernel columns of a stride-2, width-2 conv_transpose) */
+static void rlx__add_il2(float* y, const float* a, const float* b, int64_t n) {
+    int64_t i = 0;
+#if defined(RLX__GEMM_X86)
+    if (rlx__cpu_features() & RLX__CPU_AVX2) i = rlx__add_il2_avx2(y, a, b, n);
+#endif
+    for (; i < n; i++) { y[2 * i] += a[i]; y[2 * i + 1] += b[i]; }
+}
+
 static void rlx__col2im_plane(const void* vc, int64_t o, int thread) {
     const rlx__col2im_ctx* c = (const rlx__col2im_ctx*)vc;
     const rlx__win* v = &c->j->v;
     float* y = c->y + o * v->OH * v->OW;
     int64_t kh, kw;
     RLX__UNUSED(thread);
+    if (v->sw == 2 && v->KW == 2 && v->dw == 1 && v->pw == 0 && v->OW == 2 * v->W) {
+        /* kernel columns 0 and 1 fill the even and odd output columns of a row: one interleaving pass each row
+           (each output still gets its kernel rows in kh order, so the same sums) */
+        for (kh = 0; kh < v->KH; kh++) {
+            const float *s0 = c->col + ((o * v->KH + kh) * 2) * c->np, *s1 = s0 + c->np;
+            int64_t p = c->p0, end = c->p0 + c->np;
+            while (p < end) {
+                int64_t ih = p / v->W, iw0 = p % v->W, iw1 = RLX__MIN(v->W, iw0 + (end - p));
+                int64_t oh = ih * v->sh - v->ph + kh * v->dh;
+                if (oh >= 0 && oh < v->OH) rlx__add_il2(y + oh * v->OW + 2 * iw0, s0, s1, iw1 - iw0);
+                s0 += iw1 - iw0; s1 += iw1 - iw0;
+                p += iw1 - iw0;
+            }
+        }
+        return;
+    }
     for (kh = 0; kh < v->KH; kh++)
         for (kw = 0; kw < v->KW; kw++) {
             const float* src = c->col + ((o * v->KH + kh) * v->KW + kw) * c->np;

@@ -335,6 +335,13 @@ static void test_conv_transpose(void) {
     run_conv("conv_transpose chunked", &c, RLX_F32, 1, 0);
     c = cc_make(2, 1, 1, 8, 32, 33, 128, 3, 3); c.groups = 2; c.sh = 2; c.bias = 1;
     run_conv("conv_transpose chunked groups", &c, RLX_F32, 2, 0);
+    /* width 2, column stride 2, no column padding: the kernel columns interleave into the output rows
+       (rlx__add_il2); odd widths, kernel rows overlapping (KH 3, row stride 2), pixel chunks ending mid-row */
+    c = cc_make(2, 1, 2, 5, 7, 13, 3, 2, 2); c.sh = c.sw = 2; c.bias = 1;
+    run_conv("conv_transpose 2x2 stride 2", &c, RLX_F32, 1, 0);
+    c = cc_make(2, 1, 1, 6, 40, 37, 128, 3, 2); c.groups = 2; c.sh = c.sw = 2; c.pt = 1; c.bias = 1;
+    run_conv("conv_transpose 3x2 stride 2 chunked", &c, RLX_F32, 2, 0);
+    run_conv("conv_transpose 3x2 stride 2 chunked 1 thread", &c, RLX_F32, 1, 0);
 }
 
 /* Large convs with 1 and 2 threads: same results (and both right). Batch 2 runs one (n, group) unit per
