@@ -10673,6 +10673,9 @@ typedef struct rlx__conv_job {
     rlx__sgemm_impl im;
     float* xpad;                /* wide form (rlx__conv_wide_task): the zero-padded input planes, PH x PW each */
     int64_t PH, PW, wn, wnch;   /* wide-grid columns per task (a multiple of im.nr) and tasks per unit */
+    int swap;                   /* few pixels: the GEMM computes y^T (rlx__conv_swap), one buffer per thread */
+    float* yt;                  /* ... of yt_floats: Og x P values, pixel-major */
+    size_t yt_floats;
 } rlx__conv_job;
 
 /* >>convepi (CPU part): the conv's elementwise epilogue on `n` outputs of channel `o` at y, in place, in blocks
@@ -11201,7 +11204,21 @@ static void rlx__conv_chunk(const rlx__conv_job* j, int64_t u, int64_t p0, int64
     char* gws = j->gws + (size_t)thread * j->gslice;
     rlx__conv_post_ctx pc;
     /* y[Og, np] = w_g[Og, Cg·KH·KW] · col[Cg·KH·KW, np] */
-    if (j->direct_b) {
+    if (j->swap) {   /* y^T[np, Og] = col^T · w_g^T into this thread's buffer, then into y's rows */
+        float* t = j->yt + (size_t)thread * j->yt_floats;
+        const float* bsrc = x + p0;
+        int64_t ldb = HW, o, p;
+        if (!j->direct_b) {
+            rlx__im2col_ctx c;
+            float* col = j->col + (size_t)thread * j->col_floats;
+            c.j = j; c.x = x; c.col = col; c.p0 = p0; c.np = np;
+            rlx__vfor(j->inner, j->rows, (double)(j->rows * np), rlx__im2col_row, &c);
+            bsrc = col; ldb = np;
+        }
+        rlx__sgemm(j->inner, gws, np, v->Og, j->rows, bsrc, 1, ldb, w, 1, j->rows, t, v->Og);
+        for (o = 0; o < v->Og; o++)
+            for (p = 0; p < np; p++) y[o * P + p0 + p] = t[p * v->Og + o];
+    } else if (j->direct_b) {
         rlx__sgemm(j->inner, gws, v->Og, np, j->rows, w, j->rows, 1, x + p0, HW, 1, y + p0, P);
     } else if (!j->inner && j->packed) {
         rlx__conv_gemm_packed(j, x, w, y, P, p0, np, (float*)(void*)gws);
@@ -11723,14 +11740,36 @@ static size_t rlx__conv_wide_floats(const rlx__win* v, int transpose) {
     return rlx__round_up(f, 16);
 }
 
+/* Floats of the buffer for y^T of a conv with few output pixels (at most RLX__CONV_SWAP_P, one chunk), 0 for
+   others: rlx__conv_swap may pick that form there. */
+#define RLX__CONV_SWAP_P 256
+static size_t rlx__conv_swap_floats(const rlx__win* v, int transpose) {
+    int64_t P = v->OH * v->OW;
+    if (transpose || P > RLX__CONV_SWAP_P || v->Og < 8 || v->KH * v->KW * v->Cg < 8) return 0;
+    return rlx__round_up((size_t)(P * v->Og), 16);
+}
+
+/* Whether a GEMM conv computes y^T = col^T · w^T instead of y = w · col (the same products, summed in the same
+   order: the same results): with few output pixels, the columns of y waste most of a register tile (10 x 10
+   pixels: 100 of 128 lanes in 32-wide tiles), while its rows (the output channels) fill them. Taken where the
+   share of the tiles' lanes doing work grows by a tenth or more. */
+static int rlx__conv_swap(const rlx__win* v, int transpose, const rlx__sgemm_impl* im) {
+    double P = (double)(v->OH * v->OW), O = (double)v->Og, mr = im->mr, nr = im->nr, now, swapped;
+    if (!rlx__conv_swap_floats(v, transpose)) return 0;
+    now = P / (ceil(P / nr) * nr) * (O / (ceil(O / mr) * mr));
+    swapped = O / (ceil(O / nr) * nr) * (P / (ceil(P / mr) * mr));
+    return swapped >= 1.1 * now;
+}
+
 static size_t rlx__conv_ws(const rlx__win* v, int transpose, int nthreads, size_t* col_floats) {
     int64_t rows, chunk;
     int direct_b;
     rlx__conv_cols(v, transpose, &rows, &chunk, &direct_b);
     *col_floats = direct_b ? 0 : rlx__round_up(rlx__szmul(rlx__szmul((size_t)rows, (size_t)chunk), sizeof(float)), 64) / sizeof(float);
-    return rlx__szadd(rlx__szadd(rlx__sgemm_workspace_bytes(nthreads),
-                                 rlx__szmul(rlx__szmul((size_t)RLX__MAX(nthreads, 1), *col_floats), sizeof(float))),
-                      rlx__szmul(rlx__conv_wide_floats(v, transpose), sizeof(float)));
+    return rlx__szadd(rlx__szadd(rlx__szadd(rlx__sgemm_workspace_bytes(nthreads),
+                                            rlx__szmul(rlx__szmul((size_t)RLX__MAX(nthreads, 1), *col_floats), sizeof(float))),
+                                 rlx__szmul(rlx__conv_wide_floats(v, transpose), sizeof(float))),
+                      rlx__szmul(rlx__szmul((size_t)RLX__MAX(nthreads, 1), rlx__conv_swap_floats(v, transpose)), sizeof(float)));
 }
 
 /* Wide form of a stride-1 f32 conv (no im2col). With the input planes zero-padded to PH x PW, output (oh, ow)
@@ -11872,10 +11911,17 @@ static void rlx__k_conv(const rlx_graph* g, const rlx__node* nd, void* const* in
     units = v->N * v->G;
     /* im2col into packed panels wherever one thread runs a chunk's GEMM (not in the GEMM-on-all-threads form) */
     rlx__sgemm_pick(rlx__cpu_features(), &j.im);
-    j.packed = !j.transpose && !j.direct_b && j.im.nc <= 512 &&
+    j.swap = rlx__conv_swap(v, j.transpose, &j.im) && j.chunk >= v->OH * v->OW;
+    if (j.swap) {
+        j.yt_floats = rlx__conv_swap_floats(v, j.transpose);
+        j.yt = (float*)(void*)((char*)ws + rlx__sgemm_workspace_bytes((int)T) +
+                               (size_t)RLX__MAX(T, 1) * j.col_floats * sizeof(float) +
+                               rlx__conv_wide_floats(v, j.transpose) * sizeof(float));
+    }
+    j.packed = !j.swap && !j.transpose && !j.direct_b && j.im.nc <= 512 &&
                (T <= 1 || units >= 4 * T || units % T == 0 || (v->OH * v->OW >= 2 * T * 64 && rlx__pool_if(pool, flops)));
     if (j.packed) j.chunk = RLX__MIN(j.chunk, j.im.nc);
-    if (v->Og > 0 && rlx__conv_wide_floats(v, j.transpose)) {   /* the wide form */
+    if (v->Og > 0 && !j.swap && rlx__conv_wide_floats(v, j.transpose)) {   /* the wide form */
         j.PH = v->OH + (v->KH - 1) * v->dh;
         j.PW = v->OW + (v->KW - 1) * v->dw;
         j.wn = RLX__MIN(j.im.nc, (int64_t)(j.col_floats / (size_t)v->Og)) / j.im.nr * j.im.nr;

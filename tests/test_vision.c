@@ -344,6 +344,21 @@ static void test_conv_transpose(void) {
     run_conv("conv_transpose 3x2 stride 2 chunked 1 thread", &c, RLX_F32, 1, 0);
 }
 
+/* Convs with few output pixels and many output channels, where the CPU's GEMM computes y^T (rlx__conv_swap):
+   1x1 over 10 x 10, 3x3 over a single row, grouped and strided; 1 and 2 threads. */
+static void test_conv_few_pixels(void) {
+    conv_case c;
+    int t;
+    for (t = 1; t <= 2; t++) {
+        c = cc_make(2, 0, 1, 48, 10, 10, 64, 1, 1); c.bias = 1;
+        run_conv(t == 1 ? "conv 1x1 10x10 to 64" : "conv 1x1 10x10 to 64, 2 threads", &c, RLX_F32, t, 0);
+        c = cc_make(2, 0, 2, 16, 1, 40, 32, 3, 3); c.pt = c.pl = c.pb = c.pr = 1; c.bias = 1;
+        run_conv(t == 1 ? "conv 3x3 one row of 40" : "conv 3x3 one row of 40, 2 threads", &c, RLX_F32, t, 0);
+        c = cc_make(2, 0, 1, 32, 10, 20, 64, 3, 3); c.groups = 2; c.sh = c.sw = 2; c.pt = c.pl = 1;
+        run_conv(t == 1 ? "conv 3x3 stride 2 groups 2, 5x10 out" : "conv 3x3 stride 2 groups 2, 5x10 out, 2 threads", &c, RLX_F32, t, 0);
+    }
+}
+
 /* Large convs with 1 and 2 threads: same results (and both right). Batch 2 runs one (n, group) unit per
    thread, batch 1 splits each GEMM (and im2col / col2im) over the threads; both take two pixel chunks. */
 static void test_conv_threads(void) {
@@ -1082,6 +1097,7 @@ int main(void) {
     test_conv();
     test_conv_transpose();
     test_conv_threads();
+    test_conv_few_pixels();
     test_conv_folded();
     test_pool();
     test_group_norm();
