@@ -11029,6 +11029,28 @@ static void rlx__conv_cols(const rlx__win* v, int transpose, int64_t* rows, int6
 /* im2col row r = (c, kh, kw) of the pixel chunk [p0, p0 + np): col[r][p - p0] = x[c, ih, iw], 0 in the padding. */
 typedef struct rlx__im2col_ctx { const rlx__conv_job* j; const float* x; float* col; int64_t p0, np; } rlx__im2col_ctx;
 
+#if defined(RLX__GEMM_X86)
+/* dst[i] = src[2i] for i < n, 8 at a time while the loads stay inside src[0 .. 2n - 2] (the caller's tail is
+   scalar); returns the count done */
+RLX__TARGET_AVX2 static int64_t rlx__even_avx2(float* dst, const float* src, int64_t n) {
+    int64_t i = 0;
+    for (; i + 9 <= n; i += 8) {
+        __m256 a = _mm256_loadu_ps(src + 2 * i), b = _mm256_loadu_ps(src + 2 * i + 8);
+        __m256 ev = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+        _mm256_storeu_ps(dst + i, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ev), _MM_SHUFFLE(3, 1, 2, 0))));
+    }
+    return i;
+}
+#endif
+/* dst[i] = src[2i] for i < n (a stride-2 row of the column matrix) */
+static void rlx__even(float* dst, const float* src, int64_t n) {
+    int64_t i = 0;
+#if defined(RLX__GEMM_X86)
+    if (rlx__cpu_features() & RLX__CPU_AVX2) i = rlx__even_avx2(dst, src, n);
+#endif
+    for (; i < n; i++) dst[i] = src[2 * i];
+}
+
 static void rlx__im2col_to(const rlx__win* v, const float* x, int64_t r, int64_t p0, int64_t np, float* dst);
 static void rlx__im2col_row(const void* vc, int64_t r, int thread) {
     const rlx__im2col_ctx* c = (const rlx__im2col_ctx*)vc;
@@ -11052,6 +11074,7 @@ static void rlx__im2col_to(const rlx__win* v, const float* x, int64_t r, int64_t
             const float* xr = xc + ih * v->W;
             int64_t off = kw * v->dw - v->pw;
             if (v->sw == 1) memcpy(dst, xr + a + off, (size_t)(b - a) * sizeof(float));
+            else if (v->sw == 2) rlx__even(dst, xr + 2 * a + off, b - a);
             else
                 for (ow = a; ow < b; ow++) dst[ow - a] = xr[ow * v->sw + off];
             dst += b - a;

@@ -345,7 +345,7 @@ static void test_conv_transpose(void) {
 }
 
 /* Convs with few output pixels and many output channels, where the CPU's GEMM computes y^T (rlx__conv_swap):
-   1x1 over 10 x 10, 3x3 over a single row, grouped and strided; 1 and 2 threads. */
+   1x1 over 10 x 10, 3x3 over a single row, grouped and strided; then a wide stride-2 conv; 1 and 2 threads. */
 static void test_conv_few_pixels(void) {
     conv_case c;
     int t;
@@ -356,6 +356,9 @@ static void test_conv_few_pixels(void) {
         run_conv(t == 1 ? "conv 3x3 one row of 40" : "conv 3x3 one row of 40, 2 threads", &c, RLX_F32, t, 0);
         c = cc_make(2, 0, 1, 32, 10, 20, 64, 3, 3); c.groups = 2; c.sh = c.sw = 2; c.pt = c.pl = 1;
         run_conv(t == 1 ? "conv 3x3 stride 2 groups 2, 5x10 out" : "conv 3x3 stride 2 groups 2, 5x10 out, 2 threads", &c, RLX_F32, t, 0);
+        /* stride 2 over wide rows (the vector even-column copy of im2col), odd sizes, padding on one side */
+        c = cc_make(2, 0, 1, 3, 33, 71, 16, 3, 3); c.sh = c.sw = 2; c.pt = c.pl = 1; c.bias = 1;
+        run_conv(t == 1 ? "conv 3x3 stride 2, 71 wide" : "conv 3x3 stride 2, 71 wide, 2 threads", &c, RLX_F32, t, 0);
     }
 }
 
