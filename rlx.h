@@ -9092,7 +9092,7 @@ static float rlx__binary_f(rlx_op op, float a, float b) {
     case RLX_OP_SUB: return a - b;
     case RLX_OP_MUL: return a * b;
     case RLX_OP_DIV: return a / b;
-    case RLX_OP_POW: return powf(a, b);
+    case RLX_OP_POW: return b == 2.0f ? a * a : powf(a, b);   /* a², exactly rounded (as powf should) */
     case RLX_OP_MAX: return (a != a || b != b) ? NAN : (a > b ? a : b);
     case RLX_OP_MIN: return (a != a || b != b) ? NAN : (a < b ? a : b);
     default: return 0.0f;
@@ -9158,6 +9158,9 @@ static void rlx__inner_binary(const void* vc, int64_t n, char* const* p, const i
             case RLX_OP_SUB: for (i = 0; i < n; i++) o[i] = a[i] - bv; return;
             case RLX_OP_MUL: for (i = 0; i < n; i++) o[i] = a[i] * bv; return;
             case RLX_OP_DIV: for (i = 0; i < n; i++) o[i] = a[i] / bv; return;
+            case RLX_OP_POW:
+                if (bv == 2.0f) { for (i = 0; i < n; i++) o[i] = a[i] * a[i]; return; }
+                break;
             default: break;
             }
         } else if (sa == 0 && sb == 1) {

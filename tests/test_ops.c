@@ -2394,8 +2394,53 @@ static void test_threads(void) {
 
 /* ============================================================================================================= */
 
+/* f32 pow with exponent 2 is the exactly rounded square on the CPU: checked bit for bit against the double
+   product rounded once (exact: 24-bit mantissas), with a scalar exponent, an exponent tensor of 2s and inside a
+   fused elementwise chain; zeros, subnormals, overflow, infinities and NaN included. */
+static void test_pow_square(void) {
+    enum { N = 1003 };
+    static float x[N], two[N], y[N];
+    int64_t shape[1] = {N};
+    int form, i;
+    for (i = 0; i < N; i++) {
+        x[i] = (float)th_uniform(-3.0, 3.0) * (float)pow(10.0, (double)(i % 9) * 5.0 - 20.0);
+        two[i] = 2.0f;
+    }
+    x[0] = 0.0f; x[1] = -0.0f; x[2] = 1e-30f; x[3] = -1.5e-38f; x[4] = 3e19f; x[5] = -2e20f; x[6] = INFINITY;
+    x[7] = -INFINITY; x[8] = NAN; x[9] = 1.0000001f; x[10] = 16777215.0f;
+    for (form = 0; form < 3; form++) {
+        rlx_graph* g = rlx_graph_create(NULL);
+        rlx_program* p = NULL;
+        rlx_compile_desc cd;
+        rlx_tensor tx = rlx_input(g, "x", RLX_F32, 1, shape), ty;
+        int bad = -1, ok;
+        if (form == 0) ty = rlx_pow(g, tx, rlx_scalar(g, RLX_F32, 2.0));
+        else if (form == 1) ty = rlx_pow(g, tx, rlx_input(g, "two", RLX_F32, 1, shape));
+        else ty = rlx_mul(g, rlx_pow(g, rlx_neg(g, tx), rlx_scalar(g, RLX_F32, 2.0)), rlx_scalar(g, RLX_F32, 1.0));
+        rlx_output(g, "y", ty);
+        memset(&cd, 0, sizeof cd);
+        cd.device = RLX_DEVICE_CPU;
+        ok = rlx_compile(g, &cd, &p) == RLX_OK && rlx_set_input_f32(p, "x", x, N) == RLX_OK &&
+             (form != 1 || rlx_set_input_f32(p, "two", two, N) == RLX_OK) && rlx_run(p) == RLX_OK &&
+             rlx_get_output_f32(p, "y", y, N) == RLX_OK;
+        TH_CHECK(ok, "pow square form %d: %s", form, p ? rlx_program_error(p) : rlx_graph_error(g));
+        for (i = 0; ok && i < N && bad < 0; i++) {
+            float want = (float)((double)x[i] * (double)x[i]);
+            uint32_t a, b;
+            memcpy(&a, &y[i], 4);
+            memcpy(&b, &want, 4);
+            if (a != b && !(y[i] != y[i] && want != want)) bad = i;
+        }
+        TH_CHECK(ok && bad < 0, "pow square form %d: x = %.9g gives %.9g, want %.9g", form, bad >= 0 ? x[bad] : 0.0,
+                 bad >= 0 ? y[bad] : 0.0, bad >= 0 ? (float)((double)x[bad] * x[bad]) : 0.0);
+        rlx_program_destroy(p);
+        rlx_graph_destroy(g);
+    }
+}
+
 int main(void) {
     th_seed(12345);
+    test_pow_square();
     test_helpers();
     test_unary();
     test_binary();
