@@ -9791,7 +9791,8 @@ RLX__TARGET_AVX2 static int64_t rlx__softmax_exp_avx2(const float* x, float mx, 
 
 #if defined(RLX__GEMM_X86)
 /* rlx__softmax_exp_avx2 on AVX-512, 8 at a time: the same double evaluation, so the same e[k]; the sum is kept
-   in eight double lanes. */
+   in eight double lanes. (All-lanes maskz forms: g++ 12 warns about the undefined pass-through of the plain
+   conversions and rounding.) */
 RLX__TARGET_AVX512 static int64_t rlx__softmax_exp_avx512(const float* x, float mx, float* e, int64_t n, double* sum) {
     int64_t k = 0, n8 = n & ~(int64_t)7;
     const __m256 vmx = _mm256_set1_ps(mx);
@@ -9800,12 +9801,12 @@ RLX__TARGET_AVX512 static int64_t rlx__softmax_exp_avx512(const float* x, float 
     __m512d acc = _mm512_setzero_pd();
     double t[8];
     for (; k < n8; k += 8) {
-        __m512d d = _mm512_cvtps_pd(_mm256_sub_ps(_mm256_loadu_ps(x + k), vmx));
+        __m512d d = _mm512_maskz_cvtps_pd((__mmask8)0xFF, _mm256_sub_ps(_mm256_loadu_ps(x + k), vmx));
         __mmask8 nan = _mm512_cmp_pd_mask(d, d, _CMP_UNORD_Q);
         __m512d c = _mm512_maskz_max_pd((__mmask8)0xFF, d, lo);
-        __m512d m = _mm512_roundscale_pd(_mm512_mul_pd(c, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m512d m = _mm512_maskz_roundscale_pd((__mmask8)0xFF, _mm512_mul_pd(c, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         __m512d r = _mm512_fnmadd_pd(m, ln2lo, _mm512_fnmadd_pd(m, ln2hi, c)), p;
-        __m512i sc = _mm512_slli_epi64(_mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_cvtpd_epi32(m)), _mm512_set1_epi64(1023)), 52);
+        __m512i sc = _mm512_maskz_slli_epi64((__mmask8)0xFF, _mm512_add_epi64(_mm512_maskz_cvtepi32_epi64((__mmask8)0xFF, _mm512_maskz_cvtpd_epi32((__mmask8)0xFF, m)), _mm512_set1_epi64(1023)), 52);
         __m256 f;
         p = _mm512_set1_pd(1.0 / 39916800.0);
         p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 3628800.0));
@@ -9821,9 +9822,9 @@ RLX__TARGET_AVX512 static int64_t rlx__softmax_exp_avx512(const float* x, float 
         p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0));
         p = _mm512_mul_pd(p, _mm512_castsi512_pd(sc));
         p = _mm512_mask_blend_pd(nan, p, d);
-        f = _mm512_cvtpd_ps(p);
+        f = _mm512_maskz_cvtpd_ps((__mmask8)0xFF, p);
         if (e) _mm256_storeu_ps(e + k, f);
-        acc = _mm512_add_pd(acc, _mm512_cvtps_pd(f));
+        acc = _mm512_add_pd(acc, _mm512_maskz_cvtps_pd((__mmask8)0xFF, f));
     }
     _mm512_storeu_pd(t, acc);
     *sum = ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
