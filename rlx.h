@@ -7118,6 +7118,19 @@ static void rlx__sgemm_pack_avx2(int R, int lines, int64_t kc, const float* src,
 #define RLX__Y_PREFETCH(i) _mm_prefetch((const char*)(c + (i) * ldc), _MM_HINT_T0);                                 \
                            _mm_prefetch((const char*)(c + (i) * ldc + RLX__Y_NR - 1), _MM_HINT_T0);
 
+/* An edge tile's mr x nr corner of the scratch tile t (rows tn floats apart) into C, added when acc. */
+static void rlx__gemm_edge_store(float* c, int64_t ldc, const float* t, int tn, int mr, int nr, int acc) {
+    int i, j;
+    for (i = 0; i < mr; ++i) {
+        float* ci = c + i * ldc;
+        const float* ti = t + i * tn;
+        if (acc)
+            for (j = 0; j < nr; ++j) ci[j] += ti[j];
+        else
+            for (j = 0; j < nr; ++j) ci[j] = ti[j];
+    }
+}
+
 RLX__TARGET_AVX2
 static void rlx__sgemm_kernel_avx2(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int acc,
                                    int mr, int nr) {
@@ -7138,16 +7151,8 @@ static void rlx__sgemm_kernel_avx2(int64_t kc, const float* a, const float* b, f
         RLX__ROWS6(RLX__Y_STORE)
     } else {                                   /* edge tile: through a scratch tile */
         float t[RLX__Y_MR * RLX__Y_NR];
-        int i, j;
         RLX__ROWS6(RLX__Y_SPILL)
-        for (i = 0; i < mr; ++i) {
-            float* ci = c + i * ldc;
-            const float* ti = t + i * RLX__Y_NR;
-            if (acc)
-                for (j = 0; j < nr; ++j) ci[j] += ti[j];
-            else
-                for (j = 0; j < nr; ++j) ci[j] = ti[j];
-        }
+        rlx__gemm_edge_store(c, ldc, t, RLX__Y_NR, mr, nr, acc);
     }
 }
 
@@ -7172,13 +7177,8 @@ static void rlx__sgemm_kernel_rows_avx2(int64_t kc, const float* a, const float*
         RLX__ROWS6(RLX__Y_STORE)
     } else {                                   /* edge tile: through a scratch tile */
         float t[RLX__Y_MR * RLX__Y_NR];
-        int i, j;
         RLX__ROWS6(RLX__Y_SPILL)
-        for (i = 0; i < mr; ++i) {
-            float* ci = c + i * ldc;
-            const float* ti = t + i * RLX__Y_NR;
-            for (j = 0; j < nr; ++j) ci[j] = acc ? ci[j] + ti[j] : ti[j];
-        }
+        rlx__gemm_edge_store(c, ldc, t, RLX__Y_NR, mr, nr, acc);
     }
 }
 
@@ -9745,6 +9745,22 @@ static void rlx__arg_task(void* vj, int64_t t, int thread) {
 }
 
 #if defined(RLX__GEMM_X86)
+/* exp(r) for |r| <= ln2 / 2 in double lanes: the Taylor polynomial to degree 11 by Horner's rule, with the
+   intrinsics of prefix PFX (_mm256 or _mm512); shared by the AVX2 and AVX-512 softmax exponentials, so both
+   give the same values */
+#define RLX__EXP_TAYLOR(PFX, p, r)                                                                             \
+    p = PFX##_set1_pd(1.0 / 39916800.0);                                                                       \
+    p = PFX##_fmadd_pd(p, r, PFX##_set1_pd(1.0 / 3628800.0));                                                  \
+    p = PFX##_fmadd_pd(p, r, PFX##_set1_pd(1.0 / 362880.0));                                                   \
+    p = PFX##_fmadd_pd(p, r, PFX##_set1_pd(1.0 / 40320.0));                                                    \
+    p = PFX##_fmadd_pd(p, r, PFX##_set1_pd(1.0 / 5040.0));                                                     \
+    p = PFX##_fmadd_pd(p, r, PFX##_set1_pd(1.0 / 720.0));                                                      \
+    p = PFX##_fmadd_pd(p, r, PFX##_set1_pd(1.0 / 120.0));                                                      \
+    p = PFX##_fmadd_pd(p, r, PFX##_set1_pd(1.0 / 24.0));                                                       \
+    p = PFX##_fmadd_pd(p, r, PFX##_set1_pd(1.0 / 6.0));                                                        \
+    p = PFX##_fmadd_pd(p, r, PFX##_set1_pd(0.5));                                                              \
+    p = PFX##_fmadd_pd(p, r, PFX##_set1_pd(1.0));                                                              \
+    p = PFX##_fmadd_pd(p, r, PFX##_set1_pd(1.0));
 /* The exponentials of a softmax row, 4 at a time (AVX2+FMA): e[k] = exp(x[k] - mx) rounded to float, their sum
    in double returned. exp is evaluated in double (n = round(d·log2 e), d - n·ln 2 in two parts, the Taylor
    polynomial to degree 11, error below 1e-14 relative, then 2^n), so the float result is the correctly rounded
@@ -9765,18 +9781,7 @@ RLX__TARGET_AVX2 static int64_t rlx__softmax_exp_avx2(const float* x, float mx, 
         __m128i mi = _mm256_cvtpd_epi32(m);
         __m256i sc = _mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(mi), _mm256_set1_epi64x(1023)), 52);
         __m128 f;
-        p = _mm256_set1_pd(1.0 / 39916800.0);
-        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 3628800.0));
-        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 362880.0));
-        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 40320.0));
-        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 5040.0));
-        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 720.0));
-        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 120.0));
-        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 24.0));
-        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0 / 6.0));
-        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(0.5));
-        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0));
-        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0));
+        RLX__EXP_TAYLOR(_mm256, p, r)
         p = _mm256_mul_pd(p, _mm256_castsi256_pd(sc));
         p = _mm256_blendv_pd(p, d, nan);
         f = _mm256_cvtpd_ps(p);
@@ -9808,18 +9813,7 @@ RLX__TARGET_AVX512 static int64_t rlx__softmax_exp_avx512(const float* x, float 
         __m512d r = _mm512_fnmadd_pd(m, ln2lo, _mm512_fnmadd_pd(m, ln2hi, c)), p;
         __m512i sc = _mm512_maskz_slli_epi64((__mmask8)0xFF, _mm512_add_epi64(_mm512_maskz_cvtepi32_epi64((__mmask8)0xFF, _mm512_maskz_cvtpd_epi32((__mmask8)0xFF, m)), _mm512_set1_epi64(1023)), 52);
         __m256 f;
-        p = _mm512_set1_pd(1.0 / 39916800.0);
-        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 3628800.0));
-        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 362880.0));
-        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 40320.0));
-        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 5040.0));
-        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 720.0));
-        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 120.0));
-        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 24.0));
-        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 6.0));
-        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(0.5));
-        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0));
-        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0));
+        RLX__EXP_TAYLOR(_mm512, p, r)
         p = _mm512_mul_pd(p, _mm512_castsi512_pd(sc));
         p = _mm512_mask_blend_pd(nan, p, d);
         f = _mm512_maskz_cvtpd_ps((__mmask8)0xFF, p);
@@ -9848,6 +9842,7 @@ RLX__TARGET_AVX512 static float rlx__row_max_avx512(const float* x, int64_t n) {
     for (; k < n; k++) mx = x[k] > mx ? x[k] : mx;
     return mx;
 }
+#undef RLX__EXP_TAYLOR
 #endif
 
 static void rlx__softmax_task(void* vj, int64_t t, int thread) {
@@ -11636,7 +11631,12 @@ RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx
             if (rows) {
                 const float* o0 = xp + oh * v->sh * d->QW + ow;
                 float* yt = y + oh * v->OW + ow;
-#define RLX__DWZ_CASE(KH_, SH_)                                                                                                if (v->KH == KH_ && v->sh == SH_) {                                                                                if (wide) rlx__dwz_tile(o0, koff, w, v->KW, d->QW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 1);                     else rlx__dwz_tile(o0, koff, w, v->KW, d->QW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 0);                          continue;                                                                                                  }
+#define RLX__DWZ_CASE(KH_, SH_)                                                                       \
+                if (v->KH == KH_ && v->sh == SH_) {                                                   \
+                    if (wide) rlx__dwz_tile(o0, koff, w, v->KW, d->QW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 1); \
+                    else rlx__dwz_tile(o0, koff, w, v->KW, d->QW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 0); \
+                    continue;                                                                         \
+                }
                 RLX__DWZ_CASE(3, 1) RLX__DWZ_CASE(5, 1) RLX__DWZ_CASE(7, 1)
                 RLX__DWZ_CASE(3, 2) RLX__DWZ_CASE(5, 2) RLX__DWZ_CASE(7, 2)
 #undef RLX__DWZ_CASE
@@ -11992,6 +11992,15 @@ static double rlx__pool_window(const rlx__pool_job* j, int64_t xo, int64_t h0, i
     int64_t W = j->v.W, ih, iw;
     double acc = j->is_max ? -HUGE_VAL : 0.0;
     int saw_nan = 0;
+    if (j->dt == RLX_F32 && !j->is_max && w1 - w0 < 4) {   /* f32 average, rows under 4: each row's sum in order */
+        for (ih = h0; ih < h1; ih++) {
+            const float* r = (const float*)j->x + xo + ih * W;
+            double s = 0.0;
+            for (iw = w0; iw < w1; iw++) s += r[iw];
+            acc += s;
+        }
+        return acc;
+    }
     if (j->dt == RLX_F32 && !j->is_max) {   /* f32 average: four double partial sums per row (no dependency chain) */
         for (ih = h0; ih < h1; ih++) {
             const float* r = (const float*)j->x + xo + ih * W;
@@ -12018,28 +12027,6 @@ static void rlx__pool_plane(const void* vj, int64_t u, int thread) {
     const rlx__win* v = &j->v;
     int64_t oh, ow, yo = u * v->OH * v->OW;
     RLX__UNUSED(thread);
-    if (j->dt == RLX_F32 && !j->is_max && v->KW < 4) {
-        /* f32 average over windows under 4 columns: each row's double sum in order, as rlx__pool_window adds
-           them, without its generic loads and stores */
-        const float* x = (const float*)j->x + u * v->H * v->W;
-        float* y = (float*)j->y + yo;
-        for (oh = 0; oh < v->OH; oh++) {
-            int64_t h0 = oh * v->sh - v->ph, h1 = RLX__MIN(h0 + v->KH, v->H), ih, iw;
-            h0 = RLX__MAX(h0, (int64_t)0);
-            for (ow = 0; ow < v->OW; ow++) {
-                int64_t w0 = ow * v->sw - v->pw, w1 = RLX__MIN(w0 + v->KW, v->W);
-                double acc = 0.0;
-                w0 = RLX__MAX(w0, (int64_t)0);
-                for (ih = h0; ih < h1; ih++) {
-                    double s = 0.0;
-                    for (iw = w0; iw < w1; iw++) s += x[ih * v->W + iw];
-                    acc += s;
-                }
-                y[oh * v->OW + ow] = (float)(acc / (double)(j->include_pad ? v->KH * v->KW : (h1 - h0) * (w1 - w0)));
-            }
-        }
-        return;
-    }
     for (oh = 0; oh < v->OH; oh++) {
         int64_t h0 = oh * v->sh - v->ph, h1 = RLX__MIN(h0 + v->KH, v->H);
         h0 = RLX__MAX(h0, (int64_t)0);
