@@ -9113,7 +9113,8 @@ static void rlx__inner_unary(const void* vc, int64_t n, char* const* p, const in
         const float* x = (const float*)p[1];
         if (st[1] == 1) {
 #if defined(RLX__GEMM_X86)
-            if ((c->op == RLX_OP_EXP || c->op == RLX_OP_ERF || c->op == RLX_OP_GELU) && (rlx__cpu_features() & RLX__CPU_AVX2)) {
+            if ((c->op == RLX_OP_EXP || c->op == RLX_OP_ERF || c->op == RLX_OP_GELU || c->op == RLX_OP_SIGMOID ||
+                 c->op == RLX_OP_SILU) && (rlx__cpu_features() & RLX__CPU_AVX2)) {
                 int64_t done = rlx__few_op_avx2(c->op, x, NULL, o, n);   /* the AVX2 forms of fused_ew */
                 for (i = done; i < n; i++) o[i] = rlx__unary_f(c->op, x[i]);
                 return;
@@ -10160,10 +10161,11 @@ static void rlx__k_add_norm(const rlx_graph* g, const rlx__node* nd, void* const
    broadcast into a block once per task, and so are the results of instructions whose operands are all single
    elements (computed once per task, not per element). add/sub/mul/div/max/min, relu, neg, abs, sqrt and rsqrt run on
    AVX2 or NEON vectors where the CPU has them, with the scalar results bit for bit (max/min propagate NaN,
-   relu keeps NaN and gives +0 for -0, sqrt and division are correctly rounded); exp, erf and gelu run on AVX2
-   in double (rlx__exp4_ps, rlx__erf4_ps: within 1 ulp of libm's expf and erff, which the portable loops and
-   the tails use; the unary exp, erf and gelu steps take the same AVX2 forms); the other unary ops call
-   rlx__unary_f per element. */
+   relu keeps NaN and gives +0 for -0, sqrt and division are correctly rounded); exp, erf, gelu, sigmoid and
+   silu run on AVX2 in double for every element, block tails included (rlx__exp4_ps, rlx__erf4_ps: within
+   1 ulp of libm's expf and erff, which the portable loops use on CPUs without AVX2; the unary steps of these
+   ops, conv epilogues and single-element instructions take the same AVX2 forms, so fused and unfused programs
+   agree bit for bit); the other unary ops call rlx__unary_f per element. */
 #define RLX__EW_BLOCK 256
 #define RLX__EW_MAXI (RLX__NIA - 1)
 typedef struct rlx__few_job { const rlx__node* nd; const float* in[8]; int64_t inn[8]; float* out; int64_t n, per; unsigned simd; } rlx__few_job;
@@ -10247,6 +10249,17 @@ RLX__TARGET_AVX2 static int64_t rlx__few_op_avx2(rlx_op op, const float* a, cons
     const __m256 one = _mm256_set1_ps(1.0f);
 #define RLX__FEW_L(expr) for (i = 0; i < n8; i += 8) { __m256 x = _mm256_loadu_ps(a + i); expr; } return n8
 #define RLX__FEW_B(expr) for (i = 0; i < n8; i += 8) { __m256 x = _mm256_loadu_ps(a + i), y = _mm256_loadu_ps(b + i); expr; } return n8
+/* the double-evaluated functions: every element, the tail through masked loads and stores, so a value does not
+   depend on where it falls in a block (fused and unfused programs agree bit for bit) */
+#define RLX__FEW_T(expr)                                                                                       \
+    for (i = 0; i < m; i += 8) {                                                                               \
+        __m256i k_ = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)RLX__MIN(m - i, (int64_t)8)),                   \
+                                        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));                            \
+        __m256 x = _mm256_maskload_ps(a + i, k_), r_;                                                          \
+        expr;                                                                                                  \
+        _mm256_maskstore_ps(o + i, k_, r_);                                                                    \
+    }                                                                                                          \
+    return m
     switch (op) {
     case RLX_OP_ADD: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_add_ps(x, y)));
     case RLX_OP_SUB: RLX__FEW_B(_mm256_storeu_ps(o + i, _mm256_sub_ps(x, y)));
@@ -10260,16 +10273,19 @@ RLX__TARGET_AVX2 static int64_t rlx__few_op_avx2(rlx_op op, const float* a, cons
     case RLX_OP_ABS: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_andnot_ps(sign, x)));
     case RLX_OP_SQRT: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_sqrt_ps(x)));
     case RLX_OP_RSQRT: RLX__FEW_L(_mm256_storeu_ps(o + i, _mm256_div_ps(one, _mm256_sqrt_ps(x))));
-    case RLX_OP_EXP: RLX__FEW_L(_mm256_storeu_ps(o + i, RLX__HALVES(rlx__exp4_ps, x)));
-    case RLX_OP_ERF: RLX__FEW_L(_mm256_storeu_ps(o + i, RLX__HALVES(rlx__erf4_ps, x)));
+    case RLX_OP_EXP: RLX__FEW_T(r_ = RLX__HALVES(rlx__exp4_ps, x));
+    case RLX_OP_ERF: RLX__FEW_T(r_ = RLX__HALVES(rlx__erf4_ps, x));
     case RLX_OP_GELU:   /* 0.5f·x·(1 + erf(x·0.70710678f)) with the scalar form's float operations */
-        RLX__FEW_L(__m256 u = _mm256_mul_ps(x, _mm256_set1_ps(0.70710678f));
-                   _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), x),
-                                                         _mm256_add_ps(one, RLX__HALVES(rlx__erf4_ps, u)))));
+        RLX__FEW_T(__m256 u = _mm256_mul_ps(x, _mm256_set1_ps(0.70710678f));
+                   r_ = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), x), _mm256_add_ps(one, RLX__HALVES(rlx__erf4_ps, u))));
+    /* 1 / (1 + exp(-x)) and x / (1 + exp(-x)), the scalar forms' float operations around the exponential */
+    case RLX_OP_SIGMOID: RLX__FEW_T(r_ = _mm256_div_ps(one, _mm256_add_ps(one, RLX__HALVES(rlx__exp4_ps, _mm256_xor_ps(x, sign)))));
+    case RLX_OP_SILU: RLX__FEW_T(r_ = _mm256_div_ps(x, _mm256_add_ps(one, RLX__HALVES(rlx__exp4_ps, _mm256_xor_ps(x, sign)))));
     default: return 0;
     }
 #undef RLX__FEW_L
 #undef RLX__FEW_B
+#undef RLX__FEW_T
 }
 #elif defined(RLX__GEMM_NEON)
 /* NEON lanes of rlx__few_op_c (see the AVX2 form). */
@@ -10325,7 +10341,11 @@ static void rlx__few_task(void* vj, int64_t t, int thread) {
         if (uni[k]) {
             float a = ra >= 8 ? uv[ra - 8] : j->in[ra][0], bv = !bin ? 0.0f : rb >= 8 ? uv[rb - 8] : j->in[rb][0];
             int i;
-            rlx__few_op_c(op, &a, &bv, &uv[k], 0, 1);
+            int64_t done = 0;
+#if defined(RLX__GEMM_X86)
+            if (j->simd & RLX__CPU_AVX2) done = rlx__few_op_avx2(op, &a, &bv, &uv[k], 1);   /* as the blocks do */
+#endif
+            if (done < 1) rlx__few_op_c(op, &a, &bv, &uv[k], 0, 1);
             for (i = 0; i < RLX__EW_BLOCK; i++) reg[k][i] = uv[k];
         }
     }
