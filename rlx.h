@@ -11579,18 +11579,21 @@ RLX__TARGET_AVX2 static void rlx__dw_plane_avx2(const rlx__win* v, const rlx__dw
    adds), so the results equal those of the row kernels bit for bit. */
 #define RLX__DW_T8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 /* A tile of the AVX-512 kernel for KH in {3, 5, 7}, vertical stride SH in {1, 2}, no vertical dilation: per kw,
-   each padded input row the tile reads is loaded once and multiplied into every output row that reads it (the
-   KH weights of the column in registers), instead of one load per tap and row. Output row r takes input row
-   i = r·SH + kh, so for each accumulator the taps still come kw outer, kh inner: the same sums. o0: the tile's
-   origin in phase 0; koff[kw]: tap column kw's offset from it (phase and column); wide: 4 rows x 32 columns
-   (accumulators 2r, 2r + 1), else 8 rows x 16. The padded plane has rows for the whole tile (rlx__dw_geom). */
+   each input row the tile reads is loaded once and multiplied into every output row that reads it (the KH
+   weights of the column in registers), instead of one load per tap and row. Output row r takes input row
+   i = r·SH + kh, so for each accumulator the taps still come kw outer, kh inner: the same sums. Row i of the
+   tile is read at s0 + i·RS + koff[kw] for tap column kw (edge: at rp[i] + koff[kw]), its lanes masked by
+   c0[kw] (the first 16) and c1[kw] (the next 16), and for edge tiles also by rm[i]: lanes masked off load as
+   zeros and still enter the multiply-adds, so a padding row (rm[i] = 0) or column gives the sums of a padded
+   plane. wide: 4 rows x 32 columns (accumulators 2r, 2r + 1), else 8 rows x 16; m0, m1: the output lanes
+   stored. */
 #define RLX__DWZ_F(kh, x, acc) if ((kh) >= 0 && (kh) < KH) acc = _mm512_fmadd_ps(wk[(kh) & 7], x, acc);
 #define RLX__DWZ_ROW(i)                                                                                        \
     if ((i) < (wide ? 3 : 7) * SH + KH) {                                                                      \
-        const float* s_ = s + (i) * QW;                                                                        \
-        __m512 x0 = _mm512_maskz_loadu_ps(m0, s_);                                                             \
+        const float* s_ = (edge ? rp[i] : s0 + (i) * RS) + ko;                                                 \
+        __m512 x0 = _mm512_maskz_loadu_ps(edge ? (__mmask16)(rm[i] & k0) : (__mmask16)k0, s_);                 \
         if (wide) {                                                                                            \
-            __m512 x1 = _mm512_maskz_loadu_ps(m1, s_ + 16);                                                    \
+            __m512 x1 = _mm512_maskz_loadu_ps(edge ? (__mmask16)(rm[i] & k1) : (__mmask16)k1, s_ + 16);        \
             RLX__DWZ_F((i), x0, a0) RLX__DWZ_F((i), x1, a1) RLX__DWZ_F((i) - SH, x0, a2)                       \
             RLX__DWZ_F((i) - SH, x1, a3) RLX__DWZ_F((i) - 2 * SH, x0, a4) RLX__DWZ_F((i) - 2 * SH, x1, a5)     \
             RLX__DWZ_F((i) - 3 * SH, x0, a6) RLX__DWZ_F((i) - 3 * SH, x1, a7)                                  \
@@ -11601,13 +11604,15 @@ RLX__TARGET_AVX2 static void rlx__dw_plane_avx2(const rlx__win* v, const rlx__dw
         }                                                                                                      \
     }
 RLX__TARGET_AVX512 static inline __attribute__((always_inline)) void rlx__dwz_tile(
-    const float* o0, const int64_t* koff, const float* w, int64_t KW, int64_t QW, float b, __mmask16 m0,
-    __mmask16 m1, float* y, int64_t OW, int64_t nr, const int KH, const int SH, const int wide) {
+    const float* s0, int64_t RS, const float* const* rp, const unsigned* rm, const int64_t* koff, const unsigned* c0,
+    const unsigned* c1, const float* w, int64_t KW, float b, __mmask16 m0, __mmask16 m1, float* y, int64_t OW,
+    int64_t nr, const int KH, const int SH, const int wide, const int edge) {
     __m512 a0 = _mm512_set1_ps(b), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, wk[8];
     int64_t kw;
     int k;
     for (kw = 0; kw < KW; kw++) {
-        const float* s = o0 + koff[kw];
+        const int64_t ko = koff[kw];
+        const unsigned k0 = c0[kw], k1 = c1[kw];
         for (k = 0; k < 8; k++) wk[k] = _mm512_set1_ps(k < KH ? w[k * KW + kw] : 0.0f);
         RLX__DWZ_ROW(0) RLX__DWZ_ROW(1) RLX__DWZ_ROW(2) RLX__DWZ_ROW(3) RLX__DWZ_ROW(4) RLX__DWZ_ROW(5)
         RLX__DWZ_ROW(6) RLX__DWZ_ROW(7) RLX__DWZ_ROW(8) RLX__DWZ_ROW(9) RLX__DWZ_ROW(10) RLX__DWZ_ROW(11)
@@ -11628,15 +11633,20 @@ RLX__TARGET_AVX512 static inline __attribute__((always_inline)) void rlx__dwz_ti
 #undef RLX__DWZ_F
 #define RLX__DW_FMA2(i) a##i = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps((i) & 1 ? m1 : m0, s + ro[i]), a##i);
 #define RLX__DW_FMA1(i) a##i = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps(m0, s + ro[i]), a##i);
-RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx__dw_geom* d, const float* xp, const float* w, float b, float* y) {
-    int64_t ow, oh, kh, kw, dq = v->dw % v->sw, di = v->dw / v->sw, koff[64];
+/* xp: the padded plane (rlx__dw_pad); NULL: the row kernels read the input plane x itself (stride 1, no
+   padded copy: padding rows and columns are masked-off lanes, rlx__dw_direct_ok) */
+RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx__dw_geom* d, const float* xp, const float* x,
+                                                    const float* w, float b, float* y) {
+    int64_t ow, oh, kh, kw, dq = v->dw % v->sw, di = v->dw / v->sw, koff[64], i;
+    const float* rp[24];
+    unsigned rm[24], c0[64], c1[64];
     /* the row kernels (rlx__dwz_tile): their shapes, and the padded plane holding whole tiles of 8 rows */
     int rows = v->dh == 1 && (v->KH == 3 || v->KH == 5 || v->KH == 7) && (v->sh == 1 || v->sh == 2) &&
-               v->KW <= 64 && d->PH >= ((v->OH + 7) / 8 * 8 - 1) * v->sh + v->KH;
+               v->KW <= 64 && (!xp || d->PH >= ((v->OH + 7) / 8 * 8 - 1) * v->sh + v->KH);
     if (rows) {
         int64_t q = 0, idx = 0;
         for (kw = 0; kw < v->KW; kw++) {
-            koff[kw] = q * d->PH * d->QW + idx;
+            koff[kw] = xp ? q * d->PH * d->QW + idx : kw * v->dw - v->pw;
             q += dq; idx += di;
             if (q >= v->sw) { q -= v->sw; idx++; }
         }
@@ -11645,16 +11655,36 @@ RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx
         int64_t rem = v->OW - ow, wide = rem > 16, R = wide ? 4 : 8;
         __mmask16 m0 = (__mmask16)(rem >= 16 ? 0xFFFFu : (1u << rem) - 1u);
         __mmask16 m1 = (__mmask16)(rem >= 32 ? 0xFFFFu : rem > 16 ? (1u << (rem - 16)) - 1u : 0u);
+        if (rows)
+            for (kw = 0; kw < v->KW; kw++) {
+                if (xp) { c0[kw] = m0; c1[kw] = m1; continue; }
+                {   /* lanes of tap column kw inside the input row: input columns ow + l + koff[kw] in [0, W) */
+                    int64_t off = ow + koff[kw], lo = RLX__MIN(RLX__MAX(-off, (int64_t)0), (int64_t)32);
+                    int64_t hi = RLX__MIN(RLX__MAX(v->W - off, (int64_t)0), (int64_t)32);
+                    uint32_t bits = (hi >= 32 ? 0xFFFFFFFFu : (1u << hi) - 1u) & ~(lo >= 32 ? 0xFFFFFFFFu : (1u << lo) - 1u);
+                    c0[kw] = bits & 0xFFFFu; c1[kw] = bits >> 16;
+                }
+            }
         for (oh = 0; oh < v->OH; oh += R) {
             int64_t nr = RLX__MIN(R, v->OH - oh), ro[8], q = 0, idx = 0, r;
             __m512 a0, a1, a2, a3, a4, a5, a6, a7;
             if (rows) {
-                const float* o0 = xp + oh * v->sh * d->QW + ow;
                 float* yt = y + oh * v->OW + ow;
+                int64_t nrow = (R - 1) * v->sh + v->KH, top = oh * v->sh - v->ph, RS = xp ? d->QW : v->W;
+                const float* s0 = xp ? xp + oh * v->sh * d->QW + ow : x;
+                int edge = !xp && (top < 0 || top + nrow > v->H);   /* rows of padding in the tile */
+                if (!xp && !edge) s0 = x + top * v->W + ow;
+                if (edge)
+                    for (i = 0; i < nrow; i++) {
+                        if (top + i >= 0 && top + i < v->H) { rp[i] = x + (top + i) * v->W + ow; rm[i] = 0xFFFFu; }
+                        else { rp[i] = x; rm[i] = 0u; }   /* a padding row: nothing is read */
+                    }
 #define RLX__DWZ_CASE(KH_, SH_)                                                                       \
                 if (v->KH == KH_ && v->sh == SH_) {                                                   \
-                    if (wide) rlx__dwz_tile(o0, koff, w, v->KW, d->QW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 1); \
-                    else rlx__dwz_tile(o0, koff, w, v->KW, d->QW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 0); \
+                    if (wide && edge) rlx__dwz_tile(s0, RS, rp, rm, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 1, 1); \
+                    else if (wide) rlx__dwz_tile(s0, RS, rp, rm, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 1, 0); \
+                    else if (edge) rlx__dwz_tile(s0, RS, rp, rm, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 0, 1); \
+                    else rlx__dwz_tile(s0, RS, rp, rm, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 0, 0); \
                     continue;                                                                         \
                 }
                 RLX__DWZ_CASE(3, 1) RLX__DWZ_CASE(5, 1) RLX__DWZ_CASE(7, 1)
@@ -11695,6 +11725,12 @@ RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx
 
 typedef struct rlx__dw_job { const rlx__conv_job* j; rlx__dw_geom d; float* scratch; unsigned simd; } rlx__dw_job;
 
+/* Whether the AVX-512 row kernels read the input plane in place (no padded copy): stride 1, no vertical
+   dilation, KH in {3, 5, 7}. */
+static int rlx__dw_direct_ok(const rlx__win* v) {
+    return v->sh == 1 && v->sw == 1 && v->dh == 1 && (v->KH == 3 || v->KH == 5 || v->KH == 7) && v->KW <= 64;
+}
+
 static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
     const rlx__dw_job* dj = (const rlx__dw_job*)vj;
     const rlx__conv_job* j = dj->j;
@@ -11706,6 +11742,11 @@ static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
     float* xp = dj->scratch + (size_t)thread * dj->d.floats;
     float b = j->b ? ((const float*)j->b)[o] : 0.0f;
 #if defined(RLX__GEMM_X86)
+    if ((dj->simd & RLX__CPU_AVX512) && rlx__dw_direct_ok(v)) {   /* the row kernels read x itself */
+        rlx__dw_plane_avx512(v, &dj->d, NULL, x, w, b, y);
+        if (j->epi) rlx__cepi_run(j->epi, o, y, v->OH * v->OW);
+        return;
+    }
     if (v->sw == 2 && (dj->simd & RLX__CPU_AVX512)) rlx__dw_pad2_avx512(v, &dj->d, x, xp);
     else if (v->sw == 2 && (dj->simd & RLX__CPU_AVX2)) rlx__dw_pad2_avx2(v, &dj->d, x, xp);
     else
@@ -11713,7 +11754,7 @@ static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
     rlx__dw_pad(v, &dj->d, x, xp);
 #if defined(RLX__GEMM_X86)
     if (dj->simd & RLX__CPU_AVX512) {
-        rlx__dw_plane_avx512(v, &dj->d, xp, w, b, y);
+        rlx__dw_plane_avx512(v, &dj->d, xp, x, w, b, y);
         if (j->epi) rlx__cepi_run(j->epi, o, y, v->OH * v->OW);
         return;
     }
@@ -12155,7 +12196,22 @@ typedef struct rlx__rs_job {
     const void* x;
     void* y;
     const rlx__rs_src* cols;    /* source of every output column, computed once */
+    int64_t fx;                 /* nearest with output column ow reading column ow / fx (OW = fx·W), else 0 */
+    unsigned simd;
 } rlx__rs_job;
+
+#if defined(RLX__GEMM_X86)
+/* y[2i] = y[2i + 1] = x[i] for i < n, 8 inputs at a time; returns the count done */
+RLX__TARGET_AVX2 static int64_t rlx__dup2_avx2(float* y, const float* x, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 a = _mm256_loadu_ps(x + i), lo = _mm256_unpacklo_ps(a, a), hi = _mm256_unpackhi_ps(a, a);
+        _mm256_storeu_ps(y + 2 * i, _mm256_permute2f128_ps(lo, hi, 0x20));
+        _mm256_storeu_ps(y + 2 * i + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
+    }
+    return i;
+}
+#endif
 
 /* One plane (n, c): blend the two source rows, each blended between its two columns. */
 static void rlx__rs_plane(const void* vj, int64_t u, int thread) {
@@ -12168,7 +12224,23 @@ static void rlx__rs_plane(const void* vj, int64_t u, int thread) {
         if (j->dt == RLX_F32 && !j->bilinear) {   /* nearest f32: a copy of the source element */
             const float* xr = (const float*)j->x + r0;
             float* yr = (float*)j->y + yo + oh * j->OW;
-            for (ow = 0; ow < j->OW; ow++) yr[ow] = xr[j->cols[ow].i0];
+            if (oh > 0 && rlx__rs_coord(oh - 1, j->H, j->OH, 0, j->align).i0 == r.i0) {   /* the row above again */
+                memcpy(yr, yr - j->OW, sizeof(float) * (size_t)j->OW);
+                continue;
+            }
+            ow = 0;
+            if (j->fx == 2) {
+#if defined(RLX__GEMM_X86)
+                if (j->simd & RLX__CPU_AVX2) ow = 2 * rlx__dup2_avx2(yr, xr, j->W);
+#endif
+                for (; ow < j->OW; ow += 2) yr[ow] = yr[ow + 1] = xr[ow / 2];
+            } else if (j->fx > 2) {
+                int64_t iw, k;
+                for (iw = 0; iw < j->W; iw++)
+                    for (k = 0; k < j->fx; k++) yr[iw * j->fx + k] = xr[iw];
+            } else {
+                for (ow = 0; ow < j->OW; ow++) yr[ow] = xr[j->cols[ow].i0];
+            }
             continue;
         }
         for (ow = 0; ow < j->OW; ow++) {
@@ -12192,8 +12264,13 @@ static void rlx__k_resize(const rlx_graph* g, const rlx__node* nd, void* const* 
     j.H = x->shape[2]; j.W = x->shape[3]; j.OH = nd->shape[2]; j.OW = nd->shape[3];
     j.bilinear = nd->ia[0] == RLX_RESIZE_BILINEAR; j.align = nd->ia[1] != 0;
     j.dt = nd->dtype; j.x = in[0]; j.y = out;
-    for (ow = 0; ow < j.OW; ow++) cols[ow] = rlx__rs_coord(ow, j.W, j.OW, j.bilinear, j.align);
+    j.fx = !j.bilinear && j.W > 0 && j.OW % j.W == 0 ? j.OW / j.W : 0;
+    for (ow = 0; ow < j.OW; ow++) {
+        cols[ow] = rlx__rs_coord(ow, j.W, j.OW, j.bilinear, j.align);
+        if (j.fx && cols[ow].i0 != ow / j.fx) j.fx = 0;
+    }
     j.cols = cols;
+    j.simd = rlx__cpu_features();
     rlx__vfor(pool, nd->shape[0] * nd->shape[1], (double)rlx__node_numel(nd) * 4.0, rlx__rs_plane, &j);
 }
 

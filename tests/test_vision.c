@@ -706,6 +706,13 @@ static void test_resize(void) {
                          (long long)sz[k][1], (long long)sz[k][2], (long long)sz[k][3]);
                 run_resize(name, 2, 3, sz[k][0], sz[k][1], sz[k][2], sz[k][3], mode, align, RLX_F32, 1);
             }
+    /* nearest with whole width factors (a vector pass for 2, a loop per input column for others) and repeated
+       source rows (copies of the row above): wide rows, so the vector part and its tail both run */
+    run_resize("resize nearest 5x21 -> 10x42", 2, 3, 5, 21, 10, 42, RLX_RESIZE_NEAREST, 0, RLX_F32, 1);
+    run_resize("resize nearest 3x7 -> 12x28", 1, 2, 3, 7, 12, 28, RLX_RESIZE_NEAREST, 0, RLX_F32, 1);
+    run_resize("resize nearest 2x3 -> 6x24", 1, 2, 2, 3, 6, 24, RLX_RESIZE_NEAREST, 0, RLX_F32, 1);
+    run_resize("resize nearest 5x9 -> 7x18", 1, 2, 5, 9, 7, 18, RLX_RESIZE_NEAREST, 0, RLX_F32, 1);
+    run_resize("resize nearest 40x40 -> 80x80 threads=2", 1, 8, 40, 40, 80, 80, RLX_RESIZE_NEAREST, 0, RLX_F32, 2);
     run_resize("resize bilinear f64", 1, 2, 5, 4, 9, 7, RLX_RESIZE_BILINEAR, 0, RLX_F64, 1);
     run_resize("resize bilinear f16", 1, 2, 5, 4, 9, 7, RLX_RESIZE_BILINEAR, 1, RLX_F16, 1);
     run_resize("resize nearest bf16", 1, 2, 5, 4, 3, 9, RLX_RESIZE_NEAREST, 0, RLX_BF16, 1);
