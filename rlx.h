@@ -11582,18 +11582,17 @@ RLX__TARGET_AVX2 static void rlx__dw_plane_avx2(const rlx__win* v, const rlx__dw
    each input row the tile reads is loaded once and multiplied into every output row that reads it (the KH
    weights of the column in registers), instead of one load per tap and row. Output row r takes input row
    i = r·SH + kh, so for each accumulator the taps still come kw outer, kh inner: the same sums. Row i of the
-   tile is read at s0 + i·RS + koff[kw] for tap column kw (edge: at rp[i] + koff[kw]), its lanes masked by
-   c0[kw] (the first 16) and c1[kw] (the next 16), and for edge tiles also by rm[i]: lanes masked off load as
-   zeros and still enter the multiply-adds, so a padding row (rm[i] = 0) or column gives the sums of a padded
-   plane. wide: 4 rows x 32 columns (accumulators 2r, 2r + 1), else 8 rows x 16; m0, m1: the output lanes
+   tile is read at s0 + i·RS + koff[kw] for tap column kw (edge: at rp[i] + koff[kw], a row of zeros for a
+   padding row), its lanes masked by c0[kw] (the first 16) and c1[kw] (the next 16): lanes masked off load as
+   zeros and still enter the multiply-adds, so padding rows and columns give the sums of a padded plane. wide: 4 rows x 32 columns (accumulators 2r, 2r + 1), else 8 rows x 16; m0, m1: the output lanes
    stored. */
 #define RLX__DWZ_F(kh, x, acc) if ((kh) >= 0 && (kh) < KH) acc = _mm512_fmadd_ps(wk[(kh) & 7], x, acc);
 #define RLX__DWZ_ROW(i)                                                                                        \
     if ((i) < (wide ? 3 : 7) * SH + KH) {                                                                      \
         const float* s_ = (edge ? rp[i] : s0 + (i) * RS) + ko;                                                 \
-        __m512 x0 = _mm512_maskz_loadu_ps(edge ? (__mmask16)(rm[i] & k0) : (__mmask16)k0, s_);                 \
+        __m512 x0 = _mm512_maskz_loadu_ps(k0, s_);                                                             \
         if (wide) {                                                                                            \
-            __m512 x1 = _mm512_maskz_loadu_ps(edge ? (__mmask16)(rm[i] & k1) : (__mmask16)k1, s_ + 16);        \
+            __m512 x1 = _mm512_maskz_loadu_ps(k1, s_ + 16);                                                    \
             RLX__DWZ_F((i), x0, a0) RLX__DWZ_F((i), x1, a1) RLX__DWZ_F((i) - SH, x0, a2)                       \
             RLX__DWZ_F((i) - SH, x1, a3) RLX__DWZ_F((i) - 2 * SH, x0, a4) RLX__DWZ_F((i) - 2 * SH, x1, a5)     \
             RLX__DWZ_F((i) - 3 * SH, x0, a6) RLX__DWZ_F((i) - 3 * SH, x1, a7)                                  \
@@ -11604,15 +11603,15 @@ RLX__TARGET_AVX2 static void rlx__dw_plane_avx2(const rlx__win* v, const rlx__dw
         }                                                                                                      \
     }
 RLX__TARGET_AVX512 static inline __attribute__((always_inline)) void rlx__dwz_tile(
-    const float* s0, int64_t RS, const float* const* rp, const unsigned* rm, const int64_t* koff, const unsigned* c0,
-    const unsigned* c1, const float* w, int64_t KW, float b, __mmask16 m0, __mmask16 m1, float* y, int64_t OW,
+    const float* s0, int64_t RS, const float* const* rp, const int64_t* koff, const __mmask16* c0,
+    const __mmask16* c1, const float* w, int64_t KW, float b, __mmask16 m0, __mmask16 m1, float* y, int64_t OW,
     int64_t nr, const int KH, const int SH, const int wide, const int edge) {
     __m512 a0 = _mm512_set1_ps(b), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, wk[8];
     int64_t kw;
     int k;
     for (kw = 0; kw < KW; kw++) {
         const int64_t ko = koff[kw];
-        const unsigned k0 = c0[kw], k1 = c1[kw];
+        const __mmask16 k0 = c0[kw], k1 = c1[kw];
         for (k = 0; k < 8; k++) wk[k] = _mm512_set1_ps(k < KH ? w[k * KW + kw] : 0.0f);
         RLX__DWZ_ROW(0) RLX__DWZ_ROW(1) RLX__DWZ_ROW(2) RLX__DWZ_ROW(3) RLX__DWZ_ROW(4) RLX__DWZ_ROW(5)
         RLX__DWZ_ROW(6) RLX__DWZ_ROW(7) RLX__DWZ_ROW(8) RLX__DWZ_ROW(9) RLX__DWZ_ROW(10) RLX__DWZ_ROW(11)
@@ -11633,13 +11632,15 @@ RLX__TARGET_AVX512 static inline __attribute__((always_inline)) void rlx__dwz_ti
 #undef RLX__DWZ_F
 #define RLX__DW_FMA2(i) a##i = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps((i) & 1 ? m1 : m0, s + ro[i]), a##i);
 #define RLX__DW_FMA1(i) a##i = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps(m0, s + ro[i]), a##i);
+#define RLX__DWZ_ZROW 192   /* floats of the zero row: tap offsets in [-64, 96] plus 32 lanes */
 /* xp: the padded plane (rlx__dw_pad); NULL: the row kernels read the input plane x itself (stride 1, no
    padded copy: padding rows and columns are masked-off lanes, rlx__dw_direct_ok) */
 RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx__dw_geom* d, const float* xp, const float* x,
                                                     const float* w, float b, float* y) {
     int64_t ow, oh, kh, kw, dq = v->dw % v->sw, di = v->dw / v->sw, koff[64], i;
+    static const float zrow[RLX__DWZ_ZROW];   /* zeros: the padding rows of the in-place form */
     const float* rp[24];
-    unsigned rm[24], c0[64], c1[64];
+    __mmask16 c0[64], c1[64];
     /* the row kernels (rlx__dwz_tile): their shapes, and the padded plane holding whole tiles of 8 rows */
     int rows = v->dh == 1 && (v->KH == 3 || v->KH == 5 || v->KH == 7) && (v->sh == 1 || v->sh == 2) &&
                v->KW <= 64 && (!xp || d->PH >= ((v->OH + 7) / 8 * 8 - 1) * v->sh + v->KH);
@@ -11662,7 +11663,7 @@ RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx
                     int64_t off = ow + koff[kw], lo = RLX__MIN(RLX__MAX(-off, (int64_t)0), (int64_t)32);
                     int64_t hi = RLX__MIN(RLX__MAX(v->W - off, (int64_t)0), (int64_t)32);
                     uint32_t bits = (hi >= 32 ? 0xFFFFFFFFu : (1u << hi) - 1u) & ~(lo >= 32 ? 0xFFFFFFFFu : (1u << lo) - 1u);
-                    c0[kw] = bits & 0xFFFFu; c1[kw] = bits >> 16;
+                    c0[kw] = (__mmask16)(bits & 0xFFFFu); c1[kw] = (__mmask16)(bits >> 16);
                 }
             }
         for (oh = 0; oh < v->OH; oh += R) {
@@ -11676,15 +11677,15 @@ RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx
                 if (!xp && !edge) s0 = x + top * v->W + ow;
                 if (edge)
                     for (i = 0; i < nrow; i++) {
-                        if (top + i >= 0 && top + i < v->H) { rp[i] = x + (top + i) * v->W + ow; rm[i] = 0xFFFFu; }
-                        else { rp[i] = x; rm[i] = 0u; }   /* a padding row: nothing is read */
+                        if (top + i >= 0 && top + i < v->H) rp[i] = x + (top + i) * v->W + ow;
+                        else rp[i] = zrow + RLX__DWZ_ZROW / 3;   /* a padding row: koff[kw] + 32 lanes stay inside */
                     }
 #define RLX__DWZ_CASE(KH_, SH_)                                                                       \
                 if (v->KH == KH_ && v->sh == SH_) {                                                   \
-                    if (wide && edge) rlx__dwz_tile(s0, RS, rp, rm, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 1, 1); \
-                    else if (wide) rlx__dwz_tile(s0, RS, rp, rm, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 1, 0); \
-                    else if (edge) rlx__dwz_tile(s0, RS, rp, rm, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 0, 1); \
-                    else rlx__dwz_tile(s0, RS, rp, rm, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 0, 0); \
+                    if (wide && edge) rlx__dwz_tile(s0, RS, rp, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 1, 1); \
+                    else if (wide) rlx__dwz_tile(s0, RS, rp, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 1, 0); \
+                    else if (edge) rlx__dwz_tile(s0, RS, rp, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 0, 1); \
+                    else rlx__dwz_tile(s0, RS, rp, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 0, 0); \
                     continue;                                                                         \
                 }
                 RLX__DWZ_CASE(3, 1) RLX__DWZ_CASE(5, 1) RLX__DWZ_CASE(7, 1)
@@ -11728,7 +11729,8 @@ typedef struct rlx__dw_job { const rlx__conv_job* j; rlx__dw_geom d; float* scra
 /* Whether the AVX-512 row kernels read the input plane in place (no padded copy): stride 1, no vertical
    dilation, KH in {3, 5, 7}. */
 static int rlx__dw_direct_ok(const rlx__win* v) {
-    return v->sh == 1 && v->sw == 1 && v->dh == 1 && (v->KH == 3 || v->KH == 5 || v->KH == 7) && v->KW <= 64;
+    return v->sh == 1 && v->sw == 1 && v->dh == 1 && (v->KH == 3 || v->KH == 5 || v->KH == 7) && v->KW <= 64 &&
+           v->pw <= RLX__DWZ_ZROW / 3 && (v->KW - 1) * v->dw - v->pw <= RLX__DWZ_ZROW / 2;
 }
 
 static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
