@@ -11633,8 +11633,8 @@ RLX__TARGET_AVX512 static inline __attribute__((always_inline)) void rlx__dwz_ti
 #define RLX__DW_FMA2(i) a##i = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps((i) & 1 ? m1 : m0, s + ro[i]), a##i);
 #define RLX__DW_FMA1(i) a##i = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps(m0, s + ro[i]), a##i);
 #define RLX__DWZ_ZROW 192   /* floats of the zero row: tap offsets in [-64, 96] plus 32 lanes */
-/* xp: the padded plane (rlx__dw_pad); NULL: the row kernels read the input plane x itself (stride 1, no
-   padded copy: padding rows and columns are masked-off lanes, rlx__dw_direct_ok) */
+/* xp: the padded plane (rlx__dw_pad); NULL: the row kernels read the input plane x itself (column stride 1,
+   no padded copy: padding rows are a row of zeros, padding columns masked-off lanes; rlx__dw_direct_ok) */
 RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx__dw_geom* d, const float* xp, const float* x,
                                                     const float* w, float b, float* y) {
     int64_t ow, oh, kh, kw, dq = v->dw % v->sw, di = v->dw / v->sw, koff[64], i;
@@ -11726,10 +11726,10 @@ RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx
 
 typedef struct rlx__dw_job { const rlx__conv_job* j; rlx__dw_geom d; float* scratch; unsigned simd; } rlx__dw_job;
 
-/* Whether the AVX-512 row kernels read the input plane in place (no padded copy): stride 1, no vertical
-   dilation, KH in {3, 5, 7}. */
+/* Whether the AVX-512 row kernels read the input plane in place (no padded copy): row stride 1 or 2, column
+   stride 1, no vertical dilation, KH in {3, 5, 7}. */
 static int rlx__dw_direct_ok(const rlx__win* v) {
-    return v->sh == 1 && v->sw == 1 && v->dh == 1 && (v->KH == 3 || v->KH == 5 || v->KH == 7) && v->KW <= 64 &&
+    return (v->sh == 1 || v->sh == 2) && v->sw == 1 && v->dh == 1 && (v->KH == 3 || v->KH == 5 || v->KH == 7) && v->KW <= 64 &&
            v->pw <= RLX__DWZ_ZROW / 3 && (v->KW - 1) * v->dw - v->pw <= RLX__DWZ_ZROW / 2;
 }
 

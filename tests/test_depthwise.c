@@ -108,6 +108,11 @@ int main(void) {
         {"5x5 s(1,2) pad 2, 3x80",    1, 4, 1, 3, 80, 5, 5, 1, 2, 1, 1, 2, 2, 2, 2, 1},
         {"5x3 dw 2, 6x36",            1, 3, 1, 6, 36, 5, 3, 1, 1, 1, 2, 2, 2, 2, 2, 1},
         {"3x3 s1 pad 1, 1x16",        1, 5, 1, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        /* the AVX-512 in-place form (column stride 1, no padded copy): padding rows from a zero row, padding
+           columns masked, on one side only, row stride 2, wide column dilation */
+        {"5x5 s(2,1) pad 2, 12x80",   1, 4, 1, 12, 80, 5, 5, 2, 1, 1, 1, 2, 2, 2, 2, 1},
+        {"3x3 s1 pad top-left, 10x45",1, 3, 1, 10, 45, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 1},
+        {"3x5 s1 dw 9 pad 18, 9x60",  1, 2, 1, 9, 60, 3, 5, 1, 1, 1, 9, 1, 18, 1, 18, 1},
     };
     int i;
     th_seed(99);
