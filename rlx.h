@@ -10578,10 +10578,12 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
    with 64 or more column rows take the wide form instead (padded input planes whose runs are the GEMM's B
    rows: rlx__conv_wide_task); an f32 conv with one input channel per group (depthwise) sums its outputs in
    registers over a zero-padded copy of its input plane (rlx__dw_plane; AVX2: tiles of 8 accumulators,
-   rlx__dw_plane_avx2; AVX-512: tiles of 4 rows x 32 or 8 x 16 columns, rlx__dw_plane_avx512; a direct loop when
-   that copy would be large). f16/bf16/f64 convolutions
+   rlx__dw_plane_avx2; AVX-512: tiles of 4 rows x 32 or 8 x 16 columns, rlx__dw_plane_avx512, which reads the
+   input plane in place where the column stride is 1, padding rows from a zero row and padding columns as
+   masked-off lanes; a direct loop when that copy would be large). f16/bf16/f64 convolutions
    take a direct loop in double. pool, group_norm and resize compute in double from any float dtype (f32
-   average pools read f32 rows into four double partial sums; f32 nearest resize copies). pad copies bytes, so
+   average pools read f32 rows into four double partial sums; f32 nearest resize copies: a repeated source row
+   as a whole, whole width factors by input column, 2 with AVX2 unpacks). pad copies bytes, so
    it takes every dtype. Work is split over planes (or GEMM units) with rlx__parallel_for when it is large.
    ------------------------------------------------------------------------------------------------------------ */
 
