@@ -11640,7 +11640,7 @@ RLX__TARGET_AVX512 static inline __attribute__((always_inline)) void rlx__dwz_ti
 RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx__dw_geom* d, const float* xp, const float* x,
                                                     const float* w, float b, float* y) {
     int64_t ow, oh, kh, kw, dq = v->dw % v->sw, di = v->dw / v->sw, koff[64], i;
-    static const float zrow[RLX__DWZ_ZROW];   /* zeros: the padding rows of the in-place form */
+    static const float zrow[RLX__DWZ_ZROW] = {0.0f};   /* zeros: the padding rows of the in-place form */
     const float* rp[24];
     __mmask16 c0[64], c1[64];
     /* the row kernels (rlx__dwz_tile): their shapes, and the padded plane holding whole tiles of 8 rows */
@@ -11728,12 +11728,14 @@ RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx
 
 typedef struct rlx__dw_job { const rlx__conv_job* j; rlx__dw_geom d; float* scratch; unsigned simd; } rlx__dw_job;
 
+#if defined(RLX__GEMM_X86)
 /* Whether the AVX-512 row kernels read the input plane in place (no padded copy): row stride 1 or 2, column
    stride 1, no vertical dilation, KH in {3, 5, 7}. */
 static int rlx__dw_direct_ok(const rlx__win* v) {
     return (v->sh == 1 || v->sh == 2) && v->sw == 1 && v->dh == 1 && (v->KH == 3 || v->KH == 5 || v->KH == 7) && v->KW <= 64 &&
            v->pw <= RLX__DWZ_ZROW / 3 && (v->KW - 1) * v->dw - v->pw <= RLX__DWZ_ZROW / 2;
 }
+#endif
 
 static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
     const rlx__dw_job* dj = (const rlx__dw_job*)vj;
