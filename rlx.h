@@ -7598,10 +7598,13 @@ static void rlx__sgemm_rect(const rlx__sgemm_job* j, int64_t m0, int64_t m1, int
     const rlx__sgemm_impl* im = &j->im;
     const int MR = im->mr, NR = im->nr;
     int64_t kmax = j->Bq ? im->kc / j->qbe * j->qbe : im->kc;   /* quantized B: whole blocks per K block */
-    int64_t nblk = rlx__gemm_cdiv(n1 - n0, im->nc), kblk = rlx__gemm_cdiv(j->K, kmax);
-    int64_t ncs = rlx__gemm_cdiv(rlx__gemm_cdiv(n1 - n0, nblk), NR) * NR;   /* balanced blocks */
+    int64_t kblk = rlx__gemm_cdiv(j->K, kmax), nblk, ncs, ncmax, jc, pc, ir, jr;
     int64_t kcs = j->Bq ? rlx__gemm_cdiv(rlx__gemm_cdiv(j->K, kblk), j->qbe) * j->qbe : rlx__gemm_cdiv(j->K, kblk);
-    int64_t jc, pc, ir, jr;
+    /* B blocks as wide as the kc x nc panel buffer holds at this K block (short K: fewer, wider blocks, so the
+       A panels are packed fewer times) */
+    ncmax = RLX__MAX(im->kc * im->nc / RLX__MAX(kcs, (int64_t)1) / NR * NR, (int64_t)im->nc);
+    nblk = rlx__gemm_cdiv(n1 - n0, ncmax);
+    ncs = rlx__gemm_cdiv(rlx__gemm_cdiv(n1 - n0, nblk), NR) * NR;   /* balanced blocks */
     for (jc = n0; jc < n1; jc += ncs) {
         int64_t nc = rlx__gemm_min(ncs, n1 - jc);
         for (pc = 0; pc < j->K; pc += kcs) {
