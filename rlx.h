@@ -11416,6 +11416,11 @@ RLX__TARGET_AVX2 static void rlx__dw_pad2_avx2(const rlx__win* v, const rlx__dw_
 #endif
 
 #if defined(RLX__GEMM_X86)
+/* The lanes l of a 32-lane load at column off of a row W wide that lie inside it (0 <= off + l < W), as bits. */
+static uint32_t rlx__lanes32(int64_t off, int64_t W) {
+    int64_t lo = RLX__MIN(RLX__MAX(-off, (int64_t)0), (int64_t)32), hi = RLX__MIN(RLX__MAX(W - off, (int64_t)0), (int64_t)32);
+    return (hi >= 32 ? 0xFFFFFFFFu : (1u << hi) - 1u) & ~(lo >= 32 ? 0xFFFFFFFFu : (1u << lo) - 1u);
+}
 /* rlx__dw_pad for stride 2 on AVX-512: each phase row straight from the input row, 32 padded columns per step
    (lanes outside the input row masked off, so they load as zeros) split into 16 even and 16 odd columns by two
    permutes. The same values as rlx__dw_pad. */
@@ -11434,8 +11439,7 @@ RLX__TARGET_AVX512 static void rlx__dw_pad2_avx512(const rlx__win* v, const rlx_
         }
         for (i = 0; i < d->QW; i += 16) {
             int64_t c0 = 2 * i - v->pw;   /* input column of padded column 2i */
-            int64_t lo = RLX__MIN(RLX__MAX(-c0, (int64_t)0), (int64_t)32), hi = RLX__MIN(RLX__MAX(v->W - c0, (int64_t)0), (int64_t)32);
-            uint32_t m = (hi >= 32 ? 0xFFFFFFFFu : (1u << hi) - 1u) & ~(lo >= 32 ? 0xFFFFFFFFu : (1u << lo) - 1u);
+            uint32_t m = rlx__lanes32(c0, v->W);
             __mmask16 st = (__mmask16)(d->QW - i >= 16 ? 0xFFFFu : (1u << (d->QW - i)) - 1u);
             __m512 a = _mm512_setzero_ps(), b = _mm512_setzero_ps();
             if (m & 0xFFFFu) a = _mm512_maskz_loadu_ps((__mmask16)(m & 0xFFFFu), xr + c0);
@@ -11664,10 +11668,8 @@ RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx
         if (rows)
             for (kw = 0; kw < v->KW; kw++) {
                 if (xp) { c0[kw] = m0; c1[kw] = m1; continue; }
-                {   /* lanes of tap column kw inside the input row: input columns ow + l + koff[kw] in [0, W) */
-                    int64_t off = ow + koff[kw], lo = RLX__MIN(RLX__MAX(-off, (int64_t)0), (int64_t)32);
-                    int64_t hi = RLX__MIN(RLX__MAX(v->W - off, (int64_t)0), (int64_t)32);
-                    uint32_t bits = (hi >= 32 ? 0xFFFFFFFFu : (1u << hi) - 1u) & ~(lo >= 32 ? 0xFFFFFFFFu : (1u << lo) - 1u);
+                {   /* lanes of tap column kw inside the input row */
+                    uint32_t bits = rlx__lanes32(ow + koff[kw], v->W);
                     c0[kw] = (__mmask16)(bits & 0xFFFFu); c1[kw] = (__mmask16)(bits >> 16);
                 }
             }
@@ -11751,12 +11753,8 @@ static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
     float* xp = dj->scratch + (size_t)thread * dj->d.floats;
     float b = j->b ? ((const float*)j->b)[o] : 0.0f;
 #if defined(RLX__GEMM_X86)
-    if ((dj->simd & RLX__CPU_AVX512) && rlx__dw_direct_ok(v)) {   /* the row kernels read x itself */
-        rlx__dw_plane_avx512(v, &dj->d, NULL, x, w, b, y);
-        if (j->epi) rlx__cepi_run(j->epi, o, y, v->OH * v->OW);
-        return;
-    }
-    if (v->sw == 2 && (dj->simd & RLX__CPU_AVX512)) rlx__dw_pad2_avx512(v, &dj->d, x, xp);
+    if ((dj->simd & RLX__CPU_AVX512) && rlx__dw_direct_ok(v)) xp = NULL;   /* the row kernels read x itself */
+    else if (v->sw == 2 && (dj->simd & RLX__CPU_AVX512)) rlx__dw_pad2_avx512(v, &dj->d, x, xp);
     else if (v->sw == 2 && (dj->simd & RLX__CPU_AVX2)) rlx__dw_pad2_avx2(v, &dj->d, x, xp);
     else
 #endif
@@ -12237,15 +12235,12 @@ static void rlx__rs_plane(const void* vj, int64_t u, int thread) {
                 memcpy(yr, yr - j->OW, sizeof(float) * (size_t)j->OW);
                 continue;
             }
-            ow = 0;
-            if (j->fx == 2) {
+            if (j->fx >= 2) {   /* whole width factor: each input column fx times */
+                int64_t iw = 0, k;
 #if defined(RLX__GEMM_X86)
-                if (j->simd & RLX__CPU_AVX2) ow = 2 * rlx__dup2_avx2(yr, xr, j->W);
+                if (j->fx == 2 && (j->simd & RLX__CPU_AVX2)) iw = rlx__dup2_avx2(yr, xr, j->W);
 #endif
-                for (; ow < j->OW; ow += 2) yr[ow] = yr[ow + 1] = xr[ow / 2];
-            } else if (j->fx > 2) {
-                int64_t iw, k;
-                for (iw = 0; iw < j->W; iw++)
+                for (; iw < j->W; iw++)
                     for (k = 0; k < j->fx; k++) yr[iw * j->fx + k] = xr[iw];
             } else {
                 for (ow = 0; ow < j->OW; ow++) yr[ow] = xr[j->cols[ow].i0];
@@ -12273,11 +12268,8 @@ static void rlx__k_resize(const rlx_graph* g, const rlx__node* nd, void* const* 
     j.H = x->shape[2]; j.W = x->shape[3]; j.OH = nd->shape[2]; j.OW = nd->shape[3];
     j.bilinear = nd->ia[0] == RLX_RESIZE_BILINEAR; j.align = nd->ia[1] != 0;
     j.dt = nd->dtype; j.x = in[0]; j.y = out;
-    j.fx = !j.bilinear && j.W > 0 && j.OW % j.W == 0 ? j.OW / j.W : 0;
-    for (ow = 0; ow < j.OW; ow++) {
-        cols[ow] = rlx__rs_coord(ow, j.W, j.OW, j.bilinear, j.align);
-        if (j.fx && cols[ow].i0 != ow / j.fx) j.fx = 0;
-    }
+    j.fx = !j.bilinear && j.W > 0 && j.OW % j.W == 0 ? j.OW / j.W : 0;   /* then column ow reads ow / fx */
+    for (ow = 0; ow < j.OW; ow++) cols[ow] = rlx__rs_coord(ow, j.W, j.OW, j.bilinear, j.align);
     j.cols = cols;
     j.simd = rlx__cpu_features();
     rlx__vfor(pool, nd->shape[0] * nd->shape[1], (double)rlx__node_numel(nd) * 4.0, rlx__rs_plane, &j);
