@@ -6789,7 +6789,10 @@ static void rlx__tp_release(rlx_thread_pool* tp) {
    The microkernel keeps the MR x NR tile of C in registers: per k it loads NR/W vectors of B~ and broadcasts
    MR values of A~ (AVX-512: 8 x 32 in 16 zmm accumulators, AVX2+FMA: 6 x 16 in 12 ymm, NEON: 8 x 8,
    portable C: 4 x 16). Panels are zero-padded to MR/NR, so edge tiles run the same kernel and only the
-   final store is masked (AVX-512) or goes through a small scratch tile.
+   final store is masked (AVX-512) or goes through a small scratch tile. On AVX-512 a row-major f32 A is not
+   packed at all: the kernel reads its 8 rows in place (rlx__sgemm_kernel_arows_avx512; the same operations),
+   unless the row length is near a multiple of 4 KiB (the rows would share L1 sets); this saves re-packing
+   weights on every run (1 x 1 convs, linear layers with x on the left).
 
    M == 1 (x·W, the decode case) and N == 1 (W·x) skip packing: rlx__sgemv streams W once, either as rows
    (axpy form, when W's columns are contiguous) or as columns (dot products, when W's rows are).
@@ -6903,6 +6906,10 @@ typedef struct rlx__sgemm_impl {
        none (the callers pack instead) */
     void (*kernel_rows)(int64_t kc, const float* a, const float* b, const int64_t* koff, float* c, int64_t ldc,
                         int acc, int mr, int nr);
+    /* kernel whose A rows are read in place (row i of the tile at a + i * lda, k contiguous) instead of from a
+       packed panel, the same operations in the same order; NULL where there is none */
+    void (*kernel_arows)(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int acc,
+                         int mr, int nr);
 } rlx__sgemm_impl;
 
 static int64_t rlx__gemm_min(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -7315,6 +7322,35 @@ static void rlx__sgemm_kernel_avx512(int64_t kc, const float* a, const float* b,
     }
 }
 
+/* rlx__sgemm_kernel_avx512 with the A rows read in place (see rlx__sgemm_impl.kernel_arows): 8 row pointers
+   instead of one packed panel, so a row-major A needs no packing (its 8 rows stay in L1 across the B panels of
+   a block, as the packed panel would); rows past mr repeat row mr - 1, whose sums are not stored. */
+#define RLX__ZA_FMA(i) { __m512 t_ = _mm512_set1_ps(a##i[k]);                                                       \
+                         c##i##_0 = _mm512_fmadd_ps(t_, b0, c##i##_0); c##i##_1 = _mm512_fmadd_ps(t_, b1, c##i##_1); }
+RLX__TARGET_AVX512
+static void rlx__sgemm_kernel_arows_avx512(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
+                                           int64_t ldc, int acc, int mr, int nr) {
+    const float *a0 = a, *a1 = a + RLX__MIN(1, mr - 1) * lda, *a2 = a + RLX__MIN(2, mr - 1) * lda;
+    const float *a3 = a + RLX__MIN(3, mr - 1) * lda, *a4 = a + RLX__MIN(4, mr - 1) * lda;
+    const float *a5 = a + RLX__MIN(5, mr - 1) * lda, *a6 = a + RLX__MIN(6, mr - 1) * lda;
+    const float *a7 = a + RLX__MIN(7, mr - 1) * lda;
+    int64_t k;
+    RLX__Z_ROWS(RLX__Z_ZERO)
+    if (mr == RLX__Z_MR && nr == RLX__Z_NR) { RLX__Z_ROWS(RLX__Z_PREFETCH) }
+    for (k = 0; k < kc; ++k, b += RLX__Z_NR) {
+        __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+        RLX__Z_ROWS(RLX__ZA_FMA)
+    }
+    if (mr == RLX__Z_MR && nr == RLX__Z_NR) {
+        RLX__Z_ROWS(RLX__Z_STORE)
+    } else {
+        __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
+        __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFFu : nr > 16 ? (1u << (nr - 16)) - 1u : 0u);
+        RLX__Z_ROWS(RLX__Z_STORE_MASKED)
+    }
+}
+#undef RLX__ZA_FMA
+
 /* rlx__sgemm_kernel_avx512 with B row k read in place at b + koff[k] (see rlx__sgemm_impl.kernel_rows): lanes
    past nr are masked off, so they load as the packed panel's zeros and nothing past the row is read. */
 RLX__TARGET_AVX512
@@ -7336,6 +7372,34 @@ static void rlx__sgemm_kernel_rows_avx512(int64_t kc, const float* a, const floa
         RLX__Z_ROWS(RLX__Z_STORE_MASKED)
     }
 }
+
+/* rlx__sgemm_kernel_rows_avx512 for 24 rows x 16 columns (A packed 24 rows wide): one load of B per k feeds 24
+   multiply-adds instead of 8, for the wide-form convs with 17..24 output channels, whose B rows are scattered
+   over the input planes (loads, not multiply-adds, bound the 8 x 32 tile there). */
+#define RLX__ROWS24(X) RLX__ROWS8(X) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) \
+                       X(21) X(22) X(23)
+#define RLX__Z24_ZERO(i) __m512 c##i = _mm512_setzero_ps();
+#define RLX__Z24_FMA(i) c##i = _mm512_fmadd_ps(_mm512_set1_ps(a[i]), bk, c##i);
+#define RLX__Z24_STORE(i) if ((i) < mr) { float* r_ = c + (i) * ldc;                                                \
+                              if (acc) c##i = _mm512_add_ps(c##i, _mm512_maskz_loadu_ps(m0, r_));                 \
+                              _mm512_mask_storeu_ps(r_, m0, c##i); }
+RLX__TARGET_AVX512
+static void rlx__sgemm_kernel_rows24_avx512(int64_t kc, const float* a, const float* b, const int64_t* koff, float* c,
+                                            int64_t ldc, int acc, int mr, int nr) {
+    const __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
+    int64_t k;
+    RLX__ROWS24(RLX__Z24_ZERO)
+    for (k = 0; k < kc; ++k, a += 24) {
+        const __m512 bk = _mm512_maskz_loadu_ps(m0, b + koff[k]);
+        if (k + 12 < kc) _mm_prefetch((const char*)(b + koff[k + 12]) + 64, _MM_HINT_T0);
+        RLX__ROWS24(RLX__Z24_FMA)
+    }
+    RLX__ROWS24(RLX__Z24_STORE)
+}
+#undef RLX__Z24_ZERO
+#undef RLX__Z24_FMA
+#undef RLX__Z24_STORE
+#undef RLX__ROWS24
 
 /* Packer for the AVX-512 tiles: full 32-wide B panels of a row-major B are two zmm copies per k; everything
    else goes to the AVX packer. */
@@ -7508,11 +7572,13 @@ static void rlx__sgemm_pick(unsigned features, rlx__sgemm_impl* im) {
     im->gemv_rows = rlx__sgemv_rows_c;
     im->gemv_cols = rlx__sgemv_cols_c;
     im->kernel_rows = NULL;
+    im->kernel_arows = NULL;
 #if defined(RLX__GEMM_X86)
     if (features & RLX__CPU_AVX512) {
         im->mr = RLX__Z_MR; im->nr = RLX__Z_NR; im->kc = 384; im->nc = 512;
         im->kernel = rlx__sgemm_kernel_avx512;
         im->kernel_rows = rlx__sgemm_kernel_rows_avx512;
+        im->kernel_arows = rlx__sgemm_kernel_arows_avx512;
         im->pack = rlx__sgemm_pack_avx512;
         im->gemv_rows = rlx__sgemv_rows_avx512;
         im->gemv_cols = rlx__sgemv_cols_avx512;
@@ -7600,6 +7666,9 @@ static void rlx__sgemm_rect(const rlx__sgemm_job* j, int64_t m0, int64_t m1, int
     int64_t kmax = j->Bq ? im->kc / j->qbe * j->qbe : im->kc;   /* quantized B: whole blocks per K block */
     int64_t kblk = rlx__gemm_cdiv(j->K, kmax), nblk, ncs, ncmax, jc, pc, ir, jr;
     int64_t kcs = j->Bq ? rlx__gemm_cdiv(rlx__gemm_cdiv(j->K, kblk), j->qbe) * j->qbe : rlx__gemm_cdiv(j->K, kblk);
+    /* a row-major f32 A is read in place where its rows do not fall into a few L1 sets (a row length near a
+       multiple of 4 KiB would put the 8 rows of a tile into the same sets) */
+    const int arows = im->kernel_arows && !j->hdt && j->csa == 1 && j->rsa % 1024 >= 64 && j->rsa % 1024 <= 960;
     /* B blocks as wide as the kc x nc panel buffer holds at this K block (short K: fewer, wider blocks, so the
        A panels are packed fewer times) */
     ncmax = RLX__MAX(im->kc * im->nc / RLX__MAX(kcs, (int64_t)1) / NR * NR, (int64_t)im->nc);
@@ -7619,6 +7688,12 @@ static void rlx__sgemm_rect(const rlx__sgemm_job* j, int64_t m0, int64_t m1, int
             for (ir = m0; ir < m1; ir += MR) {
                 int mr = (int)rlx__gemm_min(MR, m1 - ir);
                 float* crow = j->C + ir * j->ldc + jc;
+                if (arows) {   /* A read in place, no panel */
+                    for (jr = 0; jr < nc; jr += NR)
+                        im->kernel_arows(kc, j->A + ir * j->rsa + pc, j->rsa, bp + jr * kc, crow + jr, j->ldc, pc > 0,
+                                         mr, (int)rlx__gemm_min(NR, nc - jr));
+                    continue;
+                }
                 if (j->hdt) j->hpack(MR, mr, kc, j->Ah + ir * j->rsa + pc * j->csa, j->rsa, j->csa, ap, j->hdt == 2);
                 else im->pack(MR, mr, kc, j->A + ir * j->rsa + pc * j->csa, j->rsa, j->csa, ap);
                 for (jr = 0; jr < nc; jr += NR)
@@ -10583,7 +10658,10 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
    registers over a zero-padded copy of its input plane (rlx__dw_plane; AVX2: tiles of 8 accumulators,
    rlx__dw_plane_avx2; AVX-512: tiles of 4 rows x 32 or 8 x 16 columns, rlx__dw_plane_avx512, which reads the
    input plane in place where the column stride is 1, padding rows from a zero row and padding columns as
-   masked-off lanes; a direct loop when that copy would be large). f16/bf16/f64 convolutions
+   masked-off lanes; 16 channels at a time, transposed so that a vector holds one pixel of 16 channels, for
+   column stride 2 and for 5 x 5 or larger kernels on rows of at most 24: rlx__dwc_block_avx512; a direct loop
+   when that copy would be large). Stride-1 convs with 17..24 output channels take a 24 x 16 tile in the wide
+   form (one B load per 24 multiply-adds). f16/bf16/f64 convolutions
    take a direct loop in double. pool, group_norm and resize compute in double from any float dtype (f32
    average pools read f32 rows into four double partial sums; f32 nearest resize copies: a repeated source row
    as a whole, whole width factors by input column, 2 with AVX2 unpacks). pad copies bytes, so
@@ -10929,10 +11007,10 @@ RLX__TARGET_AVX2 static void rlx__cepi_fast_avx2(const rlx__cepi* e, int64_t o, 
 /* AVX-512 (the same operations on 16 lanes; max and min give NaN when either operand is NaN, as above; the
    all-lanes maskz forms because g++ 12 warns about the undefined pass-through of _mm512_max_ps and kin) */
 RLX__TARGET_AVX512 static __m512 rlx__cf_max16(__m512 x, __m512 y) {
-    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q), _mm512_maskz_max_ps((__mmask16)0xFFFF, x, y), _mm512_set1_ps(NAN));
+    return _mm512_mask_max_ps(_mm512_set1_ps(NAN), _mm512_cmp_ps_mask(x, y, _CMP_ORD_Q), x, y);
 }
 RLX__TARGET_AVX512 static __m512 rlx__cf_min16(__m512 x, __m512 y) {
-    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q), _mm512_maskz_min_ps((__mmask16)0xFFFF, x, y), _mm512_set1_ps(NAN));
+    return _mm512_mask_min_ps(_mm512_set1_ps(NAN), _mm512_cmp_ps_mask(x, y, _CMP_ORD_Q), x, y);
 }
 #define RLX__CV __m512
 #define RLX__CV_W 16
@@ -11740,6 +11818,198 @@ static int rlx__dw_direct_ok(const rlx__win* v) {
     return (v->sh == 1 || v->sh == 2) && v->sw == 1 && v->dh == 1 && (v->KH == 3 || v->KH == 5 || v->KH == 7) && v->KW <= 64 &&
            v->pw <= RLX__DWZ_ZROW / 3 && (v->KW - 1) * v->dw - v->pw <= RLX__DWZ_ZROW / 2;
 }
+
+/* ---- depthwise convs 16 channels at a time (AVX-512) ------------------------------------------------------
+   Where the row tiles above waste lanes (planes of few rows or columns) or need a reordered copy (column
+   stride 2), a block of 16 channels is transposed into a zero-padded buffer T[row][column][16], so that one
+   vector holds one pixel of the 16 channels: each output pixel of the block is one accumulator, b + the taps
+   with kw outer and kh inner, multiplied by the 16 channels' weight vectors (the same sums as the row kernels,
+   bit for bit: padding enters as zeros there too), and each output row is transposed back into the 16 planes.
+   Tiles of 4 rows x 4 columns load each input vector once per kw for all the output rows that read it (loads,
+   not multiply-adds, bound this form). Any stride, dilation and padding; lanes of channels past C are zeros
+   and not stored. */
+RLX__TARGET_AVX512 static inline __attribute__((always_inline)) void rlx__tr16_avx512(__m512* r) {   /* r[i][j] -> r[j][i] */
+    const __mmask16 F_ = (__mmask16)0xFFFF;   /* the maskz forms: g++ 12 warns about the undefined pass-through */
+    __m512 t[16], u[16];
+    int i;
+    for (i = 0; i < 16; i += 2) {
+        t[i] = _mm512_maskz_unpacklo_ps(F_, r[i], r[i + 1]);
+        t[i + 1] = _mm512_maskz_unpackhi_ps(F_, r[i], r[i + 1]);
+    }
+    for (i = 0; i < 16; i += 4) {
+        u[i] = _mm512_maskz_shuffle_ps(F_, t[i], t[i + 2], 0x44);
+        u[i + 1] = _mm512_maskz_shuffle_ps(F_, t[i], t[i + 2], 0xEE);
+        u[i + 2] = _mm512_maskz_shuffle_ps(F_, t[i + 1], t[i + 3], 0x44);
+        u[i + 3] = _mm512_maskz_shuffle_ps(F_, t[i + 1], t[i + 3], 0xEE);
+    }
+    for (i = 0; i < 4; i++) {   /* u[4q + e]: rows 4q..4q+3 of columns e, 4 + e, 8 + e, 12 + e (one per 128-bit lane) */
+        t[i] = _mm512_maskz_shuffle_f32x4(F_, u[i], u[4 + i], 0x88);
+        t[4 + i] = _mm512_maskz_shuffle_f32x4(F_, u[i], u[4 + i], 0xDD);
+        t[8 + i] = _mm512_maskz_shuffle_f32x4(F_, u[8 + i], u[12 + i], 0x88);
+        t[12 + i] = _mm512_maskz_shuffle_f32x4(F_, u[8 + i], u[12 + i], 0xDD);
+    }
+    for (i = 0; i < 8; i++) {
+        r[i] = _mm512_maskz_shuffle_f32x4(F_, t[i], t[8 + i], 0x88);
+        r[8 + i] = _mm512_maskz_shuffle_f32x4(F_, t[i], t[8 + i], 0xDD);
+    }
+}
+
+/* Buffer of the 16-channel form: T has TH rows of BW columns (every padded row and column that whole tiles of
+   4 x 4 outputs read, and every input column), then 4 output rows of OWp columns, the weights and the bias;
+   0 when that is large. */
+typedef struct rlx__dwc_geom { int64_t TH, BW, OWp; size_t floats; } rlx__dwc_geom;
+static void rlx__dwc_geom_of(const rlx__win* v, rlx__dwc_geom* d) {
+    int64_t ohp = (v->OH + 3) / 4 * 4;
+    d->OWp = (v->OW + 3) / 4 * 4;
+    d->TH = (ohp - 1) * v->sh + (v->KH - 1) * v->dh + 1;
+    d->BW = RLX__MAX((d->OWp - 1) * v->sw + (v->KW - 1) * v->dw + 1, v->pw + v->W);
+    d->floats = 0;
+    if (d->TH > 4096 || d->BW > 4096 || d->TH * d->BW > 8192 || v->KH * v->KW > 1024) return;
+    d->floats = (size_t)(d->TH * d->BW * 16 + 4 * d->OWp * 16 + v->KH * v->KW * 16 + 16 + 16);
+}
+
+/* Whether a depthwise conv (one input and one output channel per group, f32) takes the 16-channel form: its
+   buffer is small, and the row kernels could not read the plane in place (column stride 2: they would need a
+   reordered copy), or the kernel is 5 x 5 or larger and the rows are at most 24 wide (tiles of 16 or 32 lanes
+   then leave a third or more of them idle). Measured on Zen 4 (single convs, 1 thread): 192 ch 20 x 20 -> 10 x 10
+   5 x 5 70 -> 35 us, 384 ch 10 x 10 5 x 5 58 -> 45, 48 ch 80 x 80 -> 40 x 40 3 x 3 67 -> 60; 3 x 3 convs with
+   stride 1 and rows of 80 stay faster in the row tiles (the transposes cost about as much as 9 taps). */
+static int rlx__dwc_use(const rlx__win* v) {
+    rlx__dwc_geom d;
+    if (v->Cg != 1 || v->Og != 1 || v->OH < 1 || v->OW < 1) return 0;
+    rlx__dwc_geom_of(v, &d);
+    if (!d.floats) return 0;
+    return !rlx__dw_direct_ok(v) || (v->KH * v->KW >= 25 && v->OW <= 24);
+}
+
+/* One tile: output rows oh0..oh0+3 (row r reads T rows (oh0 + r)·SH + kh), columns ow0..ow0+3, into S. For each
+   kw, T row i of the tile is loaded once (4 vectors) and multiplied into every output row that reads it. */
+#define RLX__DWC_F(kh, r, t) if ((kh) >= 0 && (kh) < KH) a##r##t = _mm512_fmadd_ps(wk[(kh) & 7], x##t, a##r##t);
+#define RLX__DWC_R4(kh, r) RLX__DWC_F(kh, r, 0) RLX__DWC_F(kh, r, 1) RLX__DWC_F(kh, r, 2) RLX__DWC_F(kh, r, 3)
+#define RLX__DWC_ROW(i)                                                                                        \
+    if ((i) < 3 * SH + KH) {                                                                                   \
+        const float* s_ = p + (i) * RS;                                                                        \
+        __m512 x0 = _mm512_loadu_ps(s_), x1 = _mm512_loadu_ps(s_ + CS), x2 = _mm512_loadu_ps(s_ + 2 * CS);     \
+        __m512 x3 = _mm512_loadu_ps(s_ + 3 * CS);                                                              \
+        __asm__("" : "+v"(x0), "+v"(x1), "+v"(x2), "+v"(x3));   /* kept in registers, not reloaded per use */ \
+        RLX__DWC_R4((i), 0) RLX__DWC_R4((i) - SH, 1) RLX__DWC_R4((i) - 2 * SH, 2) RLX__DWC_R4((i) - 3 * SH, 3)  \
+    }
+#define RLX__DWC_ST(r) _mm512_storeu_ps(s + (r) * SR, a##r##0); _mm512_storeu_ps(s + (r) * SR + 16, a##r##1); \
+                       _mm512_storeu_ps(s + (r) * SR + 32, a##r##2); _mm512_storeu_ps(s + (r) * SR + 48, a##r##3);
+RLX__TARGET_AVX512 static inline __attribute__((always_inline)) void rlx__dwc_tile(
+    const float* p, int64_t RS, int64_t CS, int64_t DW, const float* W16, int64_t KW, __m512 bv, float* s,
+    int64_t SR, const int KH, const int SH) {
+    __m512 a00 = bv, a01 = bv, a02 = bv, a03 = bv, a10 = bv, a11 = bv, a12 = bv, a13 = bv;
+    __m512 a20 = bv, a21 = bv, a22 = bv, a23 = bv, a30 = bv, a31 = bv, a32 = bv, a33 = bv, wk[8];
+    int64_t kw;
+    int k;
+    for (kw = 0; kw < KW; kw++, p += DW) {
+        for (k = 0; k < 8; k++) wk[k] = k < KH ? _mm512_loadu_ps(W16 + (k * KW + kw) * 16) : _mm512_setzero_ps();
+        RLX__DWC_ROW(0) RLX__DWC_ROW(1) RLX__DWC_ROW(2) RLX__DWC_ROW(3) RLX__DWC_ROW(4) RLX__DWC_ROW(5)
+        RLX__DWC_ROW(6) RLX__DWC_ROW(7) RLX__DWC_ROW(8) RLX__DWC_ROW(9) RLX__DWC_ROW(10) RLX__DWC_ROW(11)
+        RLX__DWC_ROW(12)
+    }
+    RLX__DWC_ST(0) RLX__DWC_ST(1) RLX__DWC_ST(2) RLX__DWC_ST(3)
+}
+#undef RLX__DWC_ST
+#undef RLX__DWC_ROW
+#undef RLX__DWC_R4
+#undef RLX__DWC_F
+
+RLX__TARGET_AVX512 static void rlx__dwc_block_avx512(const rlx__conv_job* j, int64_t n, int64_t c0, float* T) {
+    const rlx__win* v = &j->v;
+    rlx__dwc_geom d;
+    int64_t nc = RLX__MIN((int64_t)16, v->C - c0), HW = v->H * v->W, OHW = v->OH * v->OW, r, c, x0, oh0, i, BW;
+    const float* x = (const float*)j->x + (n * v->C + c0) * HW;
+    const float* w = (const float*)j->w + c0 * v->KH * v->KW;
+    float* y = (float*)j->y + (n * v->O + c0) * OHW;
+    float *S, *W16, *B16;
+    __m512 rr[16], bv;
+    rlx__dwc_geom_of(v, &d);
+    BW = d.BW;
+    S = T + d.TH * BW * 16;   /* the layout of rlx__dwc_geom_of */
+    W16 = S + 4 * d.OWp * 16;
+    B16 = W16 + v->KH * v->KW * 16;
+    for (i = 0; i < v->KH * v->KW; i++)   /* weights [tap][16], bias */
+        for (c = 0; c < 16; c++) W16[i * 16 + c] = c < nc ? w[c * v->KH * v->KW + i] : 0.0f;
+    for (c = 0; c < 16; c++) B16[c] = c < nc && j->b ? ((const float*)j->b)[c0 + c] : 0.0f;
+    bv = _mm512_loadu_ps(B16);
+    for (r = 0; r < d.TH; r++) {   /* T: padding rows and columns zero, the input rows transposed 16 columns at a time */
+        int64_t ih = r - v->ph;
+        float* tr = T + r * BW * 16;
+        if (ih < 0 || ih >= v->H) { memset(tr, 0, sizeof(float) * (size_t)(BW * 16)); continue; }
+        if (v->pw > 0) memset(tr, 0, sizeof(float) * (size_t)(v->pw * 16));
+        if (BW > v->pw + v->W) memset(tr + (v->pw + v->W) * 16, 0, sizeof(float) * (size_t)((BW - v->pw - v->W) * 16));
+        for (x0 = 0; x0 < v->W; x0 += 16) {
+            int64_t m = RLX__MIN((int64_t)16, v->W - x0);
+            const float* xs = x + ih * v->W + x0;
+            float* ts = tr + (v->pw + x0) * 16;
+            if (m == 16 && nc == 16) {   /* whole chunks without conditions */
+                for (c = 0; c < 16; c++) rr[c] = _mm512_loadu_ps(xs + c * HW);
+                rlx__tr16_avx512(rr);
+                for (i = 0; i < 16; i++) _mm512_storeu_ps(ts + i * 16, rr[i]);
+            } else {
+                __mmask16 k = (__mmask16)(m >= 16 ? 0xFFFFu : (1u << m) - 1u);
+                for (c = 0; c < 16; c++) rr[c] = c < nc ? _mm512_maskz_loadu_ps(k, xs + c * HW) : _mm512_setzero_ps();
+                rlx__tr16_avx512(rr);
+                for (i = 0; i < m; i++) _mm512_storeu_ps(ts + i * 16, rr[i]);
+            }
+        }
+    }
+    for (oh0 = 0; oh0 < v->OH; oh0 += 4) {   /* bands of 4 output rows into S, then back into the planes */
+        int64_t nr = RLX__MIN((int64_t)4, v->OH - oh0), ow0, kh, kw;
+        for (ow0 = 0; ow0 < v->OW; ow0 += 4) {
+            const float* p = T + (oh0 * v->sh * BW + ow0 * v->sw) * 16;
+            float* s = S + ow0 * 16;
+            const int64_t RS = BW * 16, CS = v->sw * 16, DW = v->dw * 16, SR = d.OWp * 16;
+#define RLX__DWC_CASE(KH_, SH_) \
+            if (v->dh == 1 && v->KH == KH_ && v->sh == SH_) { rlx__dwc_tile(p, RS, CS, DW, W16, v->KW, bv, s, SR, KH_, SH_); continue; }
+            RLX__DWC_CASE(3, 1) RLX__DWC_CASE(5, 1) RLX__DWC_CASE(7, 1)
+            RLX__DWC_CASE(3, 2) RLX__DWC_CASE(5, 2) RLX__DWC_CASE(7, 2)
+#undef RLX__DWC_CASE
+            for (r = 0; r < 4; r++) {   /* any other shape: one row of 4 accumulators at a time, the same sums */
+                __m512 a0 = bv, a1 = bv, a2 = bv, a3 = bv;
+                for (kw = 0; kw < v->KW; kw++)
+                    for (kh = 0; kh < v->KH; kh++) {
+                        const __m512 wv = _mm512_loadu_ps(W16 + (kh * v->KW + kw) * 16);
+                        const float* q = p + (r * v->sh * BW + kh * v->dh * BW + kw * v->dw) * 16;
+                        a0 = _mm512_fmadd_ps(wv, _mm512_loadu_ps(q), a0);
+                        a1 = _mm512_fmadd_ps(wv, _mm512_loadu_ps(q + CS), a1);
+                        a2 = _mm512_fmadd_ps(wv, _mm512_loadu_ps(q + 2 * CS), a2);
+                        a3 = _mm512_fmadd_ps(wv, _mm512_loadu_ps(q + 3 * CS), a3);
+                    }
+                _mm512_storeu_ps(s + r * SR, a0); _mm512_storeu_ps(s + r * SR + 16, a1);
+                _mm512_storeu_ps(s + r * SR + 32, a2); _mm512_storeu_ps(s + r * SR + 48, a3);
+            }
+        }
+        for (r = 0; r < nr; r++)
+            for (x0 = 0; x0 < v->OW; x0 += 16) {   /* 16 output pixels x 16 channels, transposed */
+                int64_t m = RLX__MIN((int64_t)16, v->OW - x0);
+                const float* ss = S + (r * d.OWp + x0) * 16;
+                float* ys = y + (oh0 + r) * v->OW + x0;
+                if (m == 16 && nc == 16) {
+                    for (i = 0; i < 16; i++) rr[i] = _mm512_loadu_ps(ss + i * 16);
+                    rlx__tr16_avx512(rr);
+                    for (c = 0; c < 16; c++) _mm512_storeu_ps(ys + c * OHW, rr[c]);
+                } else {
+                    __mmask16 k = (__mmask16)(m >= 16 ? 0xFFFFu : (1u << m) - 1u);
+                    for (i = 0; i < 16; i++) rr[i] = i < m ? _mm512_loadu_ps(ss + i * 16) : _mm512_setzero_ps();
+                    rlx__tr16_avx512(rr);
+                    for (c = 0; c < nc; c++) _mm512_mask_storeu_ps(ys + c * OHW, k, rr[c]);
+                }
+            }
+    }
+    if (j->epi)
+        for (c = 0; c < nc; c++) rlx__cepi_run(j->epi, c0 + c, y + c * OHW, OHW);
+}
+
+typedef struct rlx__dwc_job { const rlx__conv_job* j; float* scratch; size_t floats; int64_t nb; } rlx__dwc_job;
+static void rlx__dwc_task(const void* vj, int64_t u, int thread) {
+    const rlx__dwc_job* dj = (const rlx__dwc_job*)vj;
+    float* T = dj->scratch + (size_t)thread * dj->floats;
+    T += (16 - ((uintptr_t)T / sizeof(float)) % 16) % 16;   /* whole cache lines: every vector of T is aligned */
+    rlx__dwc_block_avx512(dj->j, u / dj->nb, (u % dj->nb) * 16, T);
+}
 #endif
 
 static void rlx__dw_plane(const void* vj, int64_t u, int thread) {
@@ -11913,6 +12183,17 @@ static void rlx__conv_wide_task(const void* vj, int64_t t, int thread) {
                 int64_t k = pc + r, ci = k / KK, kh = (k % KK) / v->KW, kw = k % v->KW;
                 koff[r] = ci * plane + kh * v->dh * j->PW + kw * v->dw;
             }
+#if defined(RLX__GEMM_X86)
+            if (im->kernel_rows == rlx__sgemm_kernel_rows_avx512 && v->Og > 16 && v->Og <= 24) {
+                /* 17..24 output channels: one 24 x 16 tile over all of them, its A panel in the B buffer
+                   (unused by this form) */
+                im->pack(24, (int)v->Og, kc, w + pc, K, 1, bp);
+                for (q = 0; q < cnt; q += 16)
+                    rlx__sgemm_kernel_rows24_avx512(kc, bp, xg + n0 + q, koff, ct + q, j->wn, pc > 0, (int)v->Og,
+                                                    (int)rlx__gemm_min(16, cnt - q));
+                continue;
+            }
+#endif
             for (ir = 0; ir < v->Og; ir += MR) {
                 int mr = (int)rlx__gemm_min(MR, v->Og - ir);
                 im->pack(MR, mr, kc, w + ir * K + pc, K, 1, ap);
@@ -11987,6 +12268,17 @@ static void rlx__k_conv(const rlx_graph* g, const rlx__node* nd, void* const* in
     if (rlx__conv_is_direct(v, j.transpose)) {
         rlx__dw_job dj;
         rlx__dw_geom_of(v, &dj.d);
+#if defined(RLX__GEMM_X86)
+        if (!j.transpose && (rlx__cpu_features() & RLX__CPU_AVX512) && rlx__dwc_use(v)) {   /* 16 channels a task */
+            rlx__dwc_job cj;
+            rlx__dwc_geom cd;
+            rlx__dwc_geom_of(v, &cd);
+            cj.j = &j; cj.scratch = (float*)ws; cj.nb = (v->C + 15) / 16;
+            cj.floats = RLX__MAX(dj.d.floats, cd.floats);   /* rlx__ws_vision's slice */
+            rlx__vfor(pool, v->N * cj.nb, flops, rlx__dwc_task, &cj);
+            return;
+        }
+#endif
         if (dj.d.floats) {   /* the workspace holds one padded plane per thread (rlx__ws_vision) */
             dj.j = &j;
             dj.scratch = (float*)ws;
@@ -12348,6 +12640,13 @@ static size_t rlx__ws_vision(const rlx_graph* g, const rlx__node* nd, int nthrea
         if (rlx__conv_is_direct(&v, nd->op == RLX_OP_CONV_TRANSPOSE)) {
             rlx__dw_geom d;
             rlx__dw_geom_of(&v, &d);
+#if defined(RLX__GEMM_X86)
+            if (nd->op == RLX_OP_CONV && rlx__dwc_use(&v)) {
+                rlx__dwc_geom cd;
+                rlx__dwc_geom_of(&v, &cd);
+                d.floats = RLX__MAX(d.floats, cd.floats);
+            }
+#endif
             return rlx__szmul(rlx__szmul((size_t)RLX__MAX(nthreads, 1), d.floats), sizeof(float));
         }
         return rlx__conv_ws(&v, nd->op == RLX_OP_CONV_TRANSPOSE, nthreads, &col);

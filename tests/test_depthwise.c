@@ -1,5 +1,6 @@
 /* Depthwise f32 convolution on the CPU (one input channel per group: the padded-plane kernel, AVX2 tiles of 1 x 64,
-   2 x 32, 4 x 16 and 8 x 8 outputs, or portable C; the loop form when the padded copy would be large) against
+   2 x 32, 4 x 16 and 8 x 8 outputs, AVX-512 row tiles or 16 channels at a time, or portable C; the loop form when
+   the padded copy would be large) against
    a double-precision reference written here: strides 1 to 3, dilation, asymmetric and large padding, channel
    multipliers, rows shorter and longer than the vector blocks, with and without bias, one and two threads. */
 #include <math.h>
@@ -113,6 +114,17 @@ int main(void) {
         {"5x5 s(2,1) pad 2, 12x80",   1, 4, 1, 12, 80, 5, 5, 2, 1, 1, 1, 2, 2, 2, 2, 1},
         {"3x3 s1 pad top-left, 10x45",1, 3, 1, 10, 45, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 1},
         {"3x5 s1 dw 9 pad 18, 9x60",  1, 2, 1, 9, 60, 3, 5, 1, 1, 1, 9, 1, 18, 1, 18, 1},
+        /* the AVX-512 16-channel form (column stride 2, or 5 x 5 and larger on rows of at most 24): channel
+           counts past a multiple of 16, rows and columns past a multiple of the 4 x 4 tile, asymmetric
+           padding, batches, dilation and kernel shapes outside the tiles (the one-row loop) */
+        {"16ch: 5x5 s1 10x10, 37 ch", 1, 37, 1, 10, 10, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},
+        {"16ch: 5x5 s2 20x20, 2x20",  2, 20, 1, 20, 20, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1},
+        {"16ch: 7x7 s2 23x21 asym",   1, 16, 1, 23, 21, 7, 7, 2, 2, 1, 1, 3, 1, 2, 4, 0},
+        {"16ch: 3x3 s(1,2) 6x50",     1, 17, 1, 6, 50, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, 1},
+        {"16ch: 3x3 s2 dil 2, 13x15", 1, 18, 1, 13, 15, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1},
+        {"16ch: 1x5 s(1,2), 5x33",    1, 16, 1, 5, 33, 1, 5, 1, 2, 1, 1, 0, 2, 0, 2, 1},
+        {"16ch: 5x5 s1 7x22 asym",    1, 33, 1, 7, 22, 5, 5, 1, 1, 1, 1, 2, 1, 0, 3, 1},
+        {"16ch: 5x5 s(2,1) 9x13",     1, 19, 1, 9, 13, 5, 5, 2, 1, 1, 1, 2, 2, 2, 2, 0},
     };
     int i;
     th_seed(99);
