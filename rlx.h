@@ -7668,7 +7668,8 @@ static void rlx__sgemm_rect(const rlx__sgemm_job* j, int64_t m0, int64_t m1, int
     int64_t kcs = j->Bq ? rlx__gemm_cdiv(rlx__gemm_cdiv(j->K, kblk), j->qbe) * j->qbe : rlx__gemm_cdiv(j->K, kblk);
     /* a row-major f32 A is read in place where its rows do not fall into a few L1 sets (a row length near a
        multiple of 4 KiB would put the 8 rows of a tile into the same sets) */
-    const int arows = im->kernel_arows && !j->hdt && j->csa == 1 && j->rsa % 1024 >= 64 && j->rsa % 1024 <= 960;
+    const int arows = im->kernel_arows && !j->hdt && j->csa == 1 &&
+                      (j->rsa <= 960 || (j->rsa % 1024 >= 64 && j->rsa % 1024 <= 960));
     /* B blocks as wide as the kc x nc panel buffer holds at this K block (short K: fewer, wider blocks, so the
        A panels are packed fewer times) */
     ncmax = RLX__MAX(im->kc * im->nc / RLX__MAX(kcs, (int64_t)1) / NR * NR, (int64_t)im->nc);
@@ -11357,6 +11358,22 @@ static void rlx__conv_chunk(const rlx__conv_job* j, int64_t u, int64_t p0, int64
     if (!j->b && !j->epi) return;
     pc.j = j; pc.b = j->b ? (const float*)j->b + gi * v->Og : NULL; pc.y = y + p0; pc.P = P; pc.np = np;
     pc.o0 = gi * v->Og;
+#if defined(RLX__GEMM_X86)
+    if (j->epi && j->epi->fast && np == P && P < RLX__CEPI_BLOCK / 2 && j->epi->ne > 0) {
+        /* planes much smaller than an epilogue block: with no per-channel operand the epilogue runs over all
+           planes at once (one block holds several), the bias added per plane first; the same operations */
+        int k, per = 0;
+        for (k = 1; k <= j->epi->nx && k < RLX__CEPI_REG; k++) per |= j->epi->per[k];
+        if (!per) {
+            int64_t o, p;
+            if (pc.b)
+                for (o = 0; o < v->Og; o++)
+                    for (p = 0; p < P; p++) y[o * P + p] += pc.b[o];
+            rlx__cepi_fast(j->epi, pc.o0, y, v->Og * P, NULL);
+            return;
+        }
+    }
+#endif
     rlx__vfor(j->inner, v->Og, (double)(v->Og * np) * (double)(j->epi ? j->epi->ne + 1 : 1), rlx__conv_post_row, &pc);
 }
 

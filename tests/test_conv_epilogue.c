@@ -262,6 +262,13 @@ int main(void) {
         {"3x3 wide form, no padding",           1, 9, 12, 70, 5, 3, 1, 0, 1, 0, CH_FORMS, 0},
         {"depthwise 3x3 + every operand form",  1, 6, 9, 70, 6, 3, 1, 1, 6, 1, CH_FORMS, 0},
         {"conv_transpose 3x3 grouped + sigmoid", 2, 8, 7, 6, 6, 3, 1, 1, 2, 0, CH_SIGMOID, 1},
+        /* few pixels: with no per-channel operand the epilogue runs over all planes at once */
+        {"1x1 over 5x6 pixels + relu (merged)", 1, 16, 5, 6, 40, 1, 1, 0, 1, 1, CH_RELU, 0},
+        {"3x3 over one row + every form",      1, 8, 1, 9, 12, 3, 1, 1, 1, 1, CH_FORMS, 0},
+        /* AVX-512: depthwise 16 channels at a time, the 24-row wide-form tile */
+        {"depthwise 5x5 10x10, 16-ch form",    1, 20, 10, 10, 20, 5, 1, 2, 20, 1, CH_BN_HSWISH, 0},
+        {"depthwise 3x3 s2, 16-ch form",       1, 17, 14, 16, 17, 3, 2, 1, 17, 1, CH_FORMS, 0},
+        {"3x3 wide form, 20 output channels",  1, 12, 15, 30, 20, 3, 1, 1, 1, 1, CH_BN_HSWISH, 0},
     };
     rlx_device_info info[RLX_DEVICE_COUNT];
     int nd = rlx_devices(info, RLX_DEVICE_COUNT), vk = 0, i;
