@@ -10657,7 +10657,8 @@ static void rlx__cpu_exec(const rlx_graph* g, const rlx__node* nd, void* const* 
    with 64 or more column rows take the wide form instead (padded input planes whose runs are the GEMM's B
    rows: rlx__conv_wide_task); an f32 conv with one input channel per group (depthwise) sums its outputs in
    registers over a zero-padded copy of its input plane (rlx__dw_plane; AVX2: tiles of 8 accumulators,
-   rlx__dw_plane_avx2; AVX-512: tiles of 4 rows x 32 or 8 x 16 columns, rlx__dw_plane_avx512, which reads the
+   rlx__dw_plane_avx2; AVX-512: tiles of 4 rows x 32 or 8 x 16 columns (3 x 32, 6 x 16 for 3, 6, 9.. rows),
+   rlx__dw_plane_avx512, which reads the
    input plane in place where the column stride is 1, padding rows from a zero row and padding columns as
    masked-off lanes; 16 channels at a time, transposed so that a vector holds one pixel of 16 channels, for
    column stride 2 and for 5 x 5 or larger kernels on rows of at most 24: rlx__dwc_block_avx512; a direct loop
@@ -11678,7 +11679,7 @@ RLX__TARGET_AVX2 static void rlx__dw_plane_avx2(const rlx__win* v, const rlx__dw
 #undef RLX__DW_T8
 /* AVX-512: the whole plane in register tiles of 4 rows x 32 columns (8 accumulators: 8 independent FMA chains,
    where one row of 8 or 16 lanes would wait on one chain per tap), 8 rows x 16 columns where at most 16 columns
-   remain; column tails are masked loads and stores, the rows of a last partial tile repeat its last row (not
+   remain (3 x 32 and 6 x 16 for planes whose rows are a multiple of 3 but not of 4); column tails are masked loads and stores, the rows of a last partial tile repeat its last row (not
    stored). Each output is b + its taps in the order of rlx__dw_plane_avx2 (kw outer, kh inner, fused multiply-
    adds), so the results equal those of the row kernels bit for bit. */
 #define RLX__DW_T8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
@@ -11690,26 +11691,31 @@ RLX__TARGET_AVX2 static void rlx__dw_plane_avx2(const rlx__win* v, const rlx__dw
    padding row), its lanes masked by c0[kw] (the first 16) and c1[kw] (the next 16): lanes masked off load as
    zeros and still enter the multiply-adds, so padding rows and columns give the sums of a padded plane. wide: 4 rows x 32 columns (accumulators 2r, 2r + 1), else 8 rows x 16; m0, m1: the output lanes
    stored. */
-#define RLX__DWZ_F(kh, x, acc) if ((kh) >= 0 && (kh) < KH) acc = _mm512_fmadd_ps(wk[(kh) & 7], x, acc);
+#define RLX__DWZ_F(kh, x, acc, r) if ((kh) >= 0 && (kh) < KH && (r) < NR_) acc = _mm512_fmadd_ps(wk[(kh) & 7], x, acc);
 #define RLX__DWZ_ROW(i)                                                                                        \
-    if ((i) < (wide ? 3 : 7) * SH + KH) {                                                                      \
+    if ((i) < (NR_ - 1) * SH + KH) {                                                                           \
         const float* s_ = (edge ? rp[i] : s0 + (i) * RS) + ko;                                                 \
         __m512 x0 = _mm512_maskz_loadu_ps(k0, s_);                                                             \
         if (wide) {                                                                                            \
             __m512 x1 = _mm512_maskz_loadu_ps(k1, s_ + 16);                                                    \
-            RLX__DWZ_F((i), x0, a0) RLX__DWZ_F((i), x1, a1) RLX__DWZ_F((i) - SH, x0, a2)                       \
-            RLX__DWZ_F((i) - SH, x1, a3) RLX__DWZ_F((i) - 2 * SH, x0, a4) RLX__DWZ_F((i) - 2 * SH, x1, a5)     \
-            RLX__DWZ_F((i) - 3 * SH, x0, a6) RLX__DWZ_F((i) - 3 * SH, x1, a7)                                  \
+            RLX__DWZ_F((i), x0, a0, 0) RLX__DWZ_F((i), x1, a1, 0) RLX__DWZ_F((i) - SH, x0, a2, 1)              \
+            RLX__DWZ_F((i) - SH, x1, a3, 1) RLX__DWZ_F((i) - 2 * SH, x0, a4, 2)                                \
+            RLX__DWZ_F((i) - 2 * SH, x1, a5, 2) RLX__DWZ_F((i) - 3 * SH, x0, a6, 3)                            \
+            RLX__DWZ_F((i) - 3 * SH, x1, a7, 3)                                                                \
         } else {                                                                                               \
-            RLX__DWZ_F((i), x0, a0) RLX__DWZ_F((i) - SH, x0, a1) RLX__DWZ_F((i) - 2 * SH, x0, a2)              \
-            RLX__DWZ_F((i) - 3 * SH, x0, a3) RLX__DWZ_F((i) - 4 * SH, x0, a4) RLX__DWZ_F((i) - 5 * SH, x0, a5) \
-            RLX__DWZ_F((i) - 6 * SH, x0, a6) RLX__DWZ_F((i) - 7 * SH, x0, a7)                                  \
+            RLX__DWZ_F((i), x0, a0, 0) RLX__DWZ_F((i) - SH, x0, a1, 1) RLX__DWZ_F((i) - 2 * SH, x0, a2, 2)     \
+            RLX__DWZ_F((i) - 3 * SH, x0, a3, 3) RLX__DWZ_F((i) - 4 * SH, x0, a4, 4)                            \
+            RLX__DWZ_F((i) - 5 * SH, x0, a5, 5) RLX__DWZ_F((i) - 6 * SH, x0, a6, 6)                            \
+            RLX__DWZ_F((i) - 7 * SH, x0, a7, 7)                                                                \
         }                                                                                                      \
     }
+/* r3: tiles of 3 rows x 32 or 6 x 16 (planes of 3, 6, 9... rows, where tiles of 4 or 8 rows would compute rows
+   that are not stored) */
 RLX__TARGET_AVX512 static inline __attribute__((always_inline)) void rlx__dwz_tile(
     const float* s0, int64_t RS, const float* const* rp, const int64_t* koff, const __mmask16* c0,
     const __mmask16* c1, const float* w, int64_t KW, float b, __mmask16 m0, __mmask16 m1, float* y, int64_t OW,
-    int64_t nr, const int KH, const int SH, const int wide, const int edge) {
+    int64_t nr, const int KH, const int SH, const int wide, const int edge, const int r3) {
+    const int NR_ = wide ? (r3 ? 3 : 4) : (r3 ? 6 : 8);   /* output rows of the tile */
     __m512 a0 = _mm512_set1_ps(b), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, wk[8];
     int64_t kw;
     int k;
@@ -11757,7 +11763,9 @@ RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx
         }
     }
     for (ow = 0; ow < v->OW; ow += 32) {
-        int64_t rem = v->OW - ow, wide = rem > 16, R = wide ? 4 : 8;
+        /* r3: the row kernels' tiles of 3 or 6 rows where the rows are a multiple of 3 but not of 4 */
+        int64_t rem = v->OW - ow, wide = rem > 16, r3 = rows && v->OH % 4 != 0 && v->OH % 3 == 0;
+        int64_t R = wide ? (r3 ? 3 : 4) : (r3 ? 6 : 8);
         __mmask16 m0 = (__mmask16)(rem >= 16 ? 0xFFFFu : (1u << rem) - 1u);
         __mmask16 m1 = (__mmask16)(rem >= 32 ? 0xFFFFu : rem > 16 ? (1u << (rem - 16)) - 1u : 0u);
         if (rows)
@@ -11782,17 +11790,22 @@ RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx
                         if (top + i >= 0 && top + i < v->H) rp[i] = x + (top + i) * v->W + ow;
                         else rp[i] = zrow + RLX__DWZ_ZROW / 3;   /* a padding row: koff[kw] + 32 lanes stay inside */
                     }
+#define RLX__DWZ_T(K_, S_, W_, E_, R3_) rlx__dwz_tile(s0, RS, rp, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, K_, S_, W_, E_, R3_)
 #define RLX__DWZ_CASE(KH_, SH_)                                                                       \
                 if (v->KH == KH_ && v->sh == SH_) {                                                   \
-                    if (wide && edge) rlx__dwz_tile(s0, RS, rp, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 1, 1); \
-                    else if (wide) rlx__dwz_tile(s0, RS, rp, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 1, 0); \
-                    else if (edge) rlx__dwz_tile(s0, RS, rp, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 0, 1); \
-                    else rlx__dwz_tile(s0, RS, rp, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, KH_, SH_, 0, 0); \
+                    if (r3) {                                                                         \
+                        if (wide && edge) RLX__DWZ_T(KH_, SH_, 1, 1, 1); else if (wide) RLX__DWZ_T(KH_, SH_, 1, 0, 1); \
+                        else if (edge) RLX__DWZ_T(KH_, SH_, 0, 1, 1); else RLX__DWZ_T(KH_, SH_, 0, 0, 1);        \
+                    } else {                                                                          \
+                        if (wide && edge) RLX__DWZ_T(KH_, SH_, 1, 1, 0); else if (wide) RLX__DWZ_T(KH_, SH_, 1, 0, 0); \
+                        else if (edge) RLX__DWZ_T(KH_, SH_, 0, 1, 0); else RLX__DWZ_T(KH_, SH_, 0, 0, 0);        \
+                    }                                                                                 \
                     continue;                                                                         \
                 }
                 RLX__DWZ_CASE(3, 1) RLX__DWZ_CASE(5, 1) RLX__DWZ_CASE(7, 1)
                 RLX__DWZ_CASE(3, 2) RLX__DWZ_CASE(5, 2) RLX__DWZ_CASE(7, 2)
 #undef RLX__DWZ_CASE
+#undef RLX__DWZ_T
             }
             a0 = _mm512_set1_ps(b); a1 = a0; a2 = a0; a3 = a0; a4 = a0; a5 = a0; a6 = a0; a7 = a0;
             for (r = 0; r < 8; r++)   /* wide: accumulator r is row r / 2, columns 16 (r % 2).. */
