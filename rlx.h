@@ -12417,6 +12417,27 @@ static void rlx__pool_plane(const void* vj, int64_t u, int thread) {
     const rlx__win* v = &j->v;
     int64_t oh, ow, yo = u * v->OH * v->OW;
     RLX__UNUSED(thread);
+    if (j->dt == RLX_F32 && !j->is_max && v->KW < 4) {   /* f32 average over windows under 4 wide: inline */
+        const float* xp = (const float*)j->x + u * v->H * v->W;
+        float* yp = (float*)j->y + yo;
+        for (oh = 0; oh < v->OH; oh++) {
+            int64_t h0 = oh * v->sh - v->ph, h1 = RLX__MIN(h0 + v->KH, v->H), ih, iw;
+            h0 = RLX__MAX(h0, (int64_t)0);
+            for (ow = 0; ow < v->OW; ow++) {   /* the sums of rlx__pool_window's short-row form, in its order */
+                int64_t w0 = ow * v->sw - v->pw, w1 = RLX__MIN(w0 + v->KW, v->W);
+                double acc = 0.0;
+                w0 = RLX__MAX(w0, (int64_t)0);
+                for (ih = h0; ih < h1; ih++) {
+                    const float* r = xp + ih * v->W;
+                    double s = 0.0;
+                    for (iw = w0; iw < w1; iw++) s += r[iw];
+                    acc += s;
+                }
+                yp[oh * v->OW + ow] = (float)(acc / (double)(j->include_pad ? v->KH * v->KW : (h1 - h0) * (w1 - w0)));
+            }
+        }
+        return;
+    }
     for (oh = 0; oh < v->OH; oh++) {
         int64_t h0 = oh * v->sh - v->ph, h1 = RLX__MIN(h0 + v->KH, v->H);
         h0 = RLX__MAX(h0, (int64_t)0);
