@@ -11740,16 +11740,65 @@ RLX__TARGET_AVX512 static inline __attribute__((always_inline)) void rlx__dwz_ti
 }
 #undef RLX__DWZ_ROW
 #undef RLX__DWZ_F
+#define RLX__DWZ_ZROW 192   /* floats of the zero row: tap offsets in [-64, 96] plus 32 lanes */
+static const float rlx__dwz_zrow[RLX__DWZ_ZROW] = {0.0f};   /* zeros: the padding rows of the in-place form */
+/* One column block of a plane in the row kernels: what every tile shares. xp: the padded plane, or NULL (the
+   input plane x read in place); koff, c0, c1: per tap column the offset and the lanes read; m0, m1: the lanes
+   stored. */
+typedef struct rlx__dwz_ctx {
+    const rlx__win* v; const rlx__dw_geom* d; const float *xp, *x, *w; float b; float* y;
+    const int64_t* koff; const __mmask16 *c0, *c1; __mmask16 m0, m1;
+} rlx__dwz_ctx;
+/* The tiles of columns ow.. down the plane, for one kernel shape (KH, SH, wide, r3): tiles that reach padding
+   rows read them through a row table. One function per shape (below), each holding the two tile forms, keeps
+   the functions small enough for compilers to instrument in reasonable time (one function with all 48 forms
+   took clang -O1 with ASan over 15 minutes); the call is per column block, not per tile. */
+RLX__TARGET_AVX512 static inline __attribute__((always_inline)) void rlx__dwz_cols(const rlx__dwz_ctx* c, int64_t ow,
+                                                                                  const int KH, const int SH,
+                                                                                  const int wide, const int r3) {
+    const rlx__win* v = c->v;
+    const int64_t R = wide ? (r3 ? 3 : 4) : (r3 ? 6 : 8), RS = c->xp ? c->d->QW : v->W, nrow = (R - 1) * SH + KH;
+    const float* rp[24];
+    int64_t oh, i;
+    for (oh = 0; oh < v->OH; oh += R) {
+        int64_t nr = RLX__MIN(R, v->OH - oh), top = oh * SH - v->ph;
+        float* yt = c->y + oh * v->OW + ow;
+        const float* s0 = c->xp ? c->xp + oh * SH * c->d->QW + ow : c->x;
+        if (!c->xp && (top < 0 || top + nrow > v->H)) {   /* rows of padding in the tile */
+            for (i = 0; i < nrow; i++) {
+                if (top + i >= 0 && top + i < v->H) rp[i] = c->x + (top + i) * v->W + ow;
+                else rp[i] = rlx__dwz_zrow + RLX__DWZ_ZROW / 3;   /* a padding row: koff[kw] + 32 lanes stay inside */
+            }
+            rlx__dwz_tile(s0, RS, rp, c->koff, c->c0, c->c1, c->w, v->KW, c->b, c->m0, c->m1, yt, v->OW, nr, KH, SH, wide, 1, r3);
+        } else {
+            if (!c->xp) s0 = c->x + top * v->W + ow;
+            rlx__dwz_tile(s0, RS, rp, c->koff, c->c0, c->c1, c->w, v->KW, c->b, c->m0, c->m1, yt, v->OW, nr, KH, SH, wide, 0, r3);
+        }
+    }
+}
+typedef void (*rlx__dwz_cols_fn)(const rlx__dwz_ctx* c, int64_t ow);
+#define RLX__DWZ_COLS(K_, S_, W_, R3_)                                                                         \
+    RLX__TARGET_AVX512 static void rlx__dwz_cols_##K_##S_##W_##R3_(const rlx__dwz_ctx* c, int64_t ow) {        \
+        rlx__dwz_cols(c, ow, K_, S_, W_, R3_);                                                                 \
+    }
+#define RLX__DWZ_COLS4(K_, S_) RLX__DWZ_COLS(K_, S_, 0, 0) RLX__DWZ_COLS(K_, S_, 0, 1) RLX__DWZ_COLS(K_, S_, 1, 0) \
+                               RLX__DWZ_COLS(K_, S_, 1, 1)
+RLX__DWZ_COLS4(3, 1) RLX__DWZ_COLS4(5, 1) RLX__DWZ_COLS4(7, 1) RLX__DWZ_COLS4(3, 2) RLX__DWZ_COLS4(5, 2) RLX__DWZ_COLS4(7, 2)
+#define RLX__DWZ_TAB4(K_, S_) {{rlx__dwz_cols_##K_##S_##00, rlx__dwz_cols_##K_##S_##01}, {rlx__dwz_cols_##K_##S_##10, rlx__dwz_cols_##K_##S_##11}}
+/* [(KH - 3) / 2][SH - 1][wide][r3] */
+static const rlx__dwz_cols_fn rlx__dwz_cols_tab[3][2][2][2] = {
+    {RLX__DWZ_TAB4(3, 1), RLX__DWZ_TAB4(3, 2)}, {RLX__DWZ_TAB4(5, 1), RLX__DWZ_TAB4(5, 2)},
+    {RLX__DWZ_TAB4(7, 1), RLX__DWZ_TAB4(7, 2)}};
+#undef RLX__DWZ_TAB4
+#undef RLX__DWZ_COLS4
+#undef RLX__DWZ_COLS
 #define RLX__DW_FMA2(i) a##i = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps((i) & 1 ? m1 : m0, s + ro[i]), a##i);
 #define RLX__DW_FMA1(i) a##i = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps(m0, s + ro[i]), a##i);
-#define RLX__DWZ_ZROW 192   /* floats of the zero row: tap offsets in [-64, 96] plus 32 lanes */
 /* xp: the padded plane (rlx__dw_pad); NULL: the row kernels read the input plane x itself (column stride 1,
    no padded copy: padding rows are a row of zeros, padding columns masked-off lanes; rlx__dw_direct_ok) */
 RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx__dw_geom* d, const float* xp, const float* x,
                                                     const float* w, float b, float* y) {
-    int64_t ow, oh, kh, kw, dq = v->dw % v->sw, di = v->dw / v->sw, koff[64], i;
-    static const float zrow[RLX__DWZ_ZROW] = {0.0f};   /* zeros: the padding rows of the in-place form */
-    const float* rp[24];
+    int64_t ow, oh, kh, kw, dq = v->dw % v->sw, di = v->dw / v->sw, koff[64];
     __mmask16 c0[64], c1[64];
     /* the row kernels (rlx__dwz_tile): their shapes, and the padded plane holding whole tiles of 8 rows */
     int rows = v->dh == 1 && (v->KH == 3 || v->KH == 5 || v->KH == 7) && (v->sh == 1 || v->sh == 2) &&
@@ -11768,7 +11817,8 @@ RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx
         int64_t R = wide ? (r3 ? 3 : 4) : (r3 ? 6 : 8);
         __mmask16 m0 = (__mmask16)(rem >= 16 ? 0xFFFFu : (1u << rem) - 1u);
         __mmask16 m1 = (__mmask16)(rem >= 32 ? 0xFFFFu : rem > 16 ? (1u << (rem - 16)) - 1u : 0u);
-        if (rows)
+        if (rows) {
+            rlx__dwz_ctx c;
             for (kw = 0; kw < v->KW; kw++) {
                 if (xp) { c0[kw] = m0; c1[kw] = m1; continue; }
                 {   /* lanes of tap column kw inside the input row */
@@ -11776,37 +11826,14 @@ RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx
                     c0[kw] = (__mmask16)(bits & 0xFFFFu); c1[kw] = (__mmask16)(bits >> 16);
                 }
             }
+            c.v = v; c.d = d; c.xp = xp; c.x = x; c.w = w; c.b = b; c.y = y; c.koff = koff; c.c0 = c0; c.c1 = c1;
+            c.m0 = m0; c.m1 = m1;
+            rlx__dwz_cols_tab[(v->KH - 3) / 2][v->sh - 1][wide != 0][r3 != 0](&c, ow);
+            continue;
+        }
         for (oh = 0; oh < v->OH; oh += R) {
             int64_t nr = RLX__MIN(R, v->OH - oh), ro[8], q = 0, idx = 0, r;
             __m512 a0, a1, a2, a3, a4, a5, a6, a7;
-            if (rows) {
-                float* yt = y + oh * v->OW + ow;
-                int64_t nrow = (R - 1) * v->sh + v->KH, top = oh * v->sh - v->ph, RS = xp ? d->QW : v->W;
-                const float* s0 = xp ? xp + oh * v->sh * d->QW + ow : x;
-                int edge = !xp && (top < 0 || top + nrow > v->H);   /* rows of padding in the tile */
-                if (!xp && !edge) s0 = x + top * v->W + ow;
-                if (edge)
-                    for (i = 0; i < nrow; i++) {
-                        if (top + i >= 0 && top + i < v->H) rp[i] = x + (top + i) * v->W + ow;
-                        else rp[i] = zrow + RLX__DWZ_ZROW / 3;   /* a padding row: koff[kw] + 32 lanes stay inside */
-                    }
-#define RLX__DWZ_T(K_, S_, W_, E_, R3_) rlx__dwz_tile(s0, RS, rp, koff, c0, c1, w, v->KW, b, m0, m1, yt, v->OW, nr, K_, S_, W_, E_, R3_)
-#define RLX__DWZ_CASE(KH_, SH_)                                                                       \
-                if (v->KH == KH_ && v->sh == SH_) {                                                   \
-                    if (r3) {                                                                         \
-                        if (wide && edge) RLX__DWZ_T(KH_, SH_, 1, 1, 1); else if (wide) RLX__DWZ_T(KH_, SH_, 1, 0, 1); \
-                        else if (edge) RLX__DWZ_T(KH_, SH_, 0, 1, 1); else RLX__DWZ_T(KH_, SH_, 0, 0, 1);        \
-                    } else {                                                                          \
-                        if (wide && edge) RLX__DWZ_T(KH_, SH_, 1, 1, 0); else if (wide) RLX__DWZ_T(KH_, SH_, 1, 0, 0); \
-                        else if (edge) RLX__DWZ_T(KH_, SH_, 0, 1, 0); else RLX__DWZ_T(KH_, SH_, 0, 0, 0);        \
-                    }                                                                                 \
-                    continue;                                                                         \
-                }
-                RLX__DWZ_CASE(3, 1) RLX__DWZ_CASE(5, 1) RLX__DWZ_CASE(7, 1)
-                RLX__DWZ_CASE(3, 2) RLX__DWZ_CASE(5, 2) RLX__DWZ_CASE(7, 2)
-#undef RLX__DWZ_CASE
-#undef RLX__DWZ_T
-            }
             a0 = _mm512_set1_ps(b); a1 = a0; a2 = a0; a3 = a0; a4 = a0; a5 = a0; a6 = a0; a7 = a0;
             for (r = 0; r < 8; r++)   /* wide: accumulator r is row r / 2, columns 16 (r % 2).. */
                 ro[r] = wide ? RLX__MIN(r >> 1, nr - 1) * v->sh * d->QW + (r & 1) * 16 : RLX__MIN(r, nr - 1) * v->sh * d->QW;
