@@ -4,7 +4,8 @@
 
    1. Numerics against an f64 reference computed here: rlx_linear with w = rlx_transpose(W) and the form the fusion
       pass makes from matmul(x, transpose(W)) [+ b] [then an activation], each with and without bias, with every
-      activation, transposed and not (w [K, N] as the control), for x of rank 1, 2 (M = 1, 5, 37, 130) and 3.
+      activation, transposed and not (w [K, N] as the control), for x of rank 1, 2 (M = 1, 5, 37, 130, 40 with
+      N = 6625, 21 with K = 900) and 3.
       Also a batched matmul(x [B, M, K], transpose(W [B, N, K])), and matmul(x, transpose(W)) in f64, f16, bf16
       and i32 (values exact in the dtype, so the reference is exact up to the output's rounding), and the gated
       MLP silu(x · transpose(Wg)) · (x · transpose(Wu)), whose up projection becomes a gated linear.
@@ -316,6 +317,8 @@ int main(void) {
         {3, {2, 20, 68}, 68, 70},    /* rank-3 x */
         {1, {68, 0, 0}, 68, 70},     /* rank-1 x */
         {2, {130, 200, 0}, 200, 136}, /* several tiles in both directions */
+        {2, {40, 120, 0}, 120, 6625}, /* a wide classifier (PP-OCR's): several N blocks, a partial last panel */
+        {2, {21, 900, 0}, 900, 1400}, /* several K blocks and N blocks */
     };
     static const rlx_device devs[] = {RLX_DEVICE_CPU, RLX_DEVICE_VULKAN, RLX_DEVICE_CUDA, RLX_DEVICE_HIP};
     rlx_device_info info[RLX_DEVICE_COUNT];
