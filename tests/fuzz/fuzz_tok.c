@@ -12,31 +12,12 @@
    metadata.
        make fuzz-tok [FUZZ_SECONDS=60]
    RLX_FUZZ_STANDALONE builds a replayer: fuzz_tok FILE... */
-#define RLX_IMPLEMENTATION   /* its own: the stream check below reads the tokenizer's clean_spaces */
+#define RLX_IMPLEMENTATION   /* its own: the checks below read rlx__utf8_valid and the tokenizer's clean_spaces */
 #include "../../rlx.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Whether s[0..n) is well-formed UTF-8 (RFC 3629: shortest form, no surrogates, at most U+10FFFF), written here
-   rather than taken from rlx.h so that the round-trip predicate does not rest on the code under test. */
-static int ft_utf8_valid(const unsigned char* s, size_t n) {
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = s[i], len = c < 0x80 ? 1u : c >= 0xF8 ? 0u : c >= 0xF0 ? 4u : c >= 0xE0 ? 3u : c >= 0xC0 ? 2u : 0u;
-        unsigned long cp = len == 1 ? c : len == 2 ? (c & 0x1Fu) : len == 3 ? (c & 0x0Fu) : (c & 0x07u), k;
-        static const unsigned long min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
-        if (len == 0 || n - i < len) return 0;
-        for (k = 1; k < len; k++) {
-            if ((s[i + k] & 0xC0u) != 0x80u) return 0;
-            cp = cp << 6 | (s[i + k] & 0x3Fu);
-        }
-        if (cp < min_cp[len] || cp > 0x10FFFFul || (cp >= 0xD800ul && cp <= 0xDFFFul)) return 0;
-        i += len;
-    }
-    return 1;
-}
 
 static void ft_fail(const char* what, const char* msg) {
     fprintf(stderr, "fuzz_tok: %s (%s)\n", what, msg);
@@ -205,12 +186,12 @@ static void ft_run(const uint8_t* data, size_t size) {
         char* s = (char*)malloc(size + 1);   /* NUL-terminated copy for the U+2581 check */
         memcpy(s, data, size);
         s[size] = 0;
-        ft_exercise(ft_fixed(), (const uint8_t*)s, size, flags, memchr(s, 0, size) == NULL && !strstr(s, "<tool>") && ft_utf8_valid((const unsigned char*)s, size));
+        ft_exercise(ft_fixed(), (const uint8_t*)s, size, flags, memchr(s, 0, size) == NULL && !strstr(s, "<tool>") && rlx__utf8_valid((const unsigned char*)s, size));
         free(s);
     } else if (mode == 3) {
         /* byte-level BPE: qwen2 (no clean_spaces) must round-trip valid UTF-8 */
         int pre = (int)((flags >> 4) % 3u);
-        ft_exercise(ft_fixed_bpe(pre), data, size, flags, pre == 1 && ft_utf8_valid(data, size) ? 2 : 0);
+        ft_exercise(ft_fixed_bpe(pre), data, size, flags, pre == 1 && rlx__utf8_valid(data, size) ? 2 : 0);
     } else if (mode == 1) {
         /* metadata from the input: count, then per token a length and the bytes, type and score bits */
         size_t at = 0, k;
