@@ -11494,6 +11494,12 @@ static void rlx__conv_direct_plane(const void* vj, int64_t u, int thread) {
    the scratch stays small next to the planes (rlx__dw_geom); otherwise rlx__conv_direct_plane runs. */
 typedef struct rlx__dw_geom { int64_t PH, QW, OW8; size_t row, floats; } rlx__dw_geom;   /* row: see rlx__dw_pad2 */
 
+/* Output rows the AVX-512 row kernels compute down to: whole tiles of 8 (4) rows, or of 6 (3) rows for planes of
+   3k rows that are not 4k (rlx__dw_plane_avx512's r3), whichever reaches further */
+static int64_t rlx__dw_tile_rows(int64_t OH) {
+    const int64_t t8 = (OH + 7) / 8 * 8, t6 = (OH + 5) / 6 * 6;
+    return OH % 4 != 0 && OH % 3 == 0 && t6 > t8 ? t6 : t8;
+}
 /* Scratch geometry of the padded plane; floats = 0 when this path is not used. */
 static void rlx__dw_geom_of(const rlx__win* v, rlx__dw_geom* d) {
     size_t f;
@@ -11504,9 +11510,9 @@ static void rlx__dw_geom_of(const rlx__win* v, rlx__dw_geom* d) {
     d->OW8 = (v->OW + 7) / 8 * 8;
     d->PH = (v->OH - 1) * v->sh + (v->KH - 1) * v->dh + 1;
     d->QW = d->OW8 + (v->KW - 1) * v->dw / v->sw + 1;
-    /* zero rows down to the end of a last tile of 8 output rows (the AVX-512 row kernels compute whole tiles),
-       where that keeps the copy small */
-    ph8 = ((v->OH + 7) / 8 * 8 - 1) * v->sh + (v->KH - 1) * v->dh + 1;
+    /* zero rows down to the end of a last whole tile (the AVX-512 row kernels compute whole tiles: 8 rows, or 6
+       for planes of 3k rows), where that keeps the copy small */
+    ph8 = (rlx__dw_tile_rows(v->OH) - 1) * v->sh + (v->KH - 1) * v->dh + 1;
     f = rlx__szmul(rlx__szmul((size_t)v->sw, (size_t)ph8), (size_t)d->QW);
     if (f != SIZE_MAX && (uint64_t)f <= (uint64_t)bound && f <= ((size_t)1 << 24)) d->PH = ph8;
     f = rlx__szmul(rlx__szmul((size_t)v->sw, (size_t)d->PH), (size_t)d->QW);
@@ -11839,7 +11845,7 @@ RLX__TARGET_AVX512 static void rlx__dw_plane_avx512(const rlx__win* v, const rlx
     __mmask16 c0[64], c1[64];
     /* the row kernels (rlx__dwz_tile): their shapes, and the padded plane holding whole tiles of 8 rows */
     int rows = v->dh == 1 && (v->KH == 3 || v->KH == 5 || v->KH == 7) && (v->sh == 1 || v->sh == 2) &&
-               v->KW <= 64 && (!xp || d->PH >= ((v->OH + 7) / 8 * 8 - 1) * v->sh + v->KH);
+               v->KW <= 64 && (!xp || d->PH >= (rlx__dw_tile_rows(v->OH) - 1) * v->sh + v->KH);
     if (rows) {
         int64_t q = 0, idx = 0;
         for (kw = 0; kw < v->KW; kw++) {
