@@ -12,6 +12,7 @@
      - matmul_quant for M in {1, 2, 3, 8, 17, 64}, (N, K) in {(37, 256), (70, 768), (33, 4096), (9, 11008)}, against an f64
        product of x and the CPU-dequantized weight: |Δ| <= 8·2^-24·√K·Σ|x·w| per output (f32 accumulation
        errors grow like √K for these random signs; a single wrong weight element gives ~Σ|x·w|/K, above it);
+     - one row of x holding an infinity: the f64 product's infinities (NaN where that weight is 0), every format;
      - a params-from-store program (the store uploads the block bytes as they are) equals the program that
        holds its own copy, bit for bit;
      - a tiny model, gather embedding -> cast -> rmsnorm -> matmul_quant, against the CPU program (17 tokens:
@@ -331,6 +332,48 @@ done:
     free(q); free(tmp); free(wf); free(y);
 }
 
+/* One row of x holding an infinity: every output is the f64 product's infinity of the right sign, or NaN where
+   that weight is 0 (inf · 0). (q4_K's one-row kernel sums d·sc·Σq·x − dmin·m·Σx, which gives inf − inf there
+   unless it sums w·x itself for such x.) */
+static void test_matmul_inf(const dev_sel* gpu, rlx_dtype t) {
+    const int64_t N = 37, K = 256;
+    int64_t ws[2], xs[2], i, nn, bad = -1;
+    size_t qb = 0;
+    unsigned char* q;
+    float *tmp, *wf, x[256], y[37];
+    rlx_graph* g = rlx_graph_create(NULL);
+    rlx_program* p = NULL;
+    rlx_compile_desc cd;
+    int ok;
+    ws[0] = N; ws[1] = K; xs[0] = 1; xs[1] = K;
+    rlx_tensor_bytes(t, 2, ws, &qb);
+    q = (unsigned char*)malloc(qb);
+    tmp = (float*)malloc((size_t)(N * K) * 4);
+    wf = (float*)malloc((size_t)(N * K) * 4);
+    for (i = 0; i < K; i++) x[i] = (float)srand1();
+    x[37] = -INFINITY;
+    ok = make_blocks(t, N, K, q, qb, tmp) && cpu_dequant(t, q, qb, N, K, wf);
+    if (!req(ok, "%s: blocks for the infinity case", rlx_dtype_name(t))) goto done;
+    rlx_output(g, "y", rlx_matmul_quant(g, rlx_input(g, "x", RLX_F32, 2, xs), rlx_param(g, "w", t, 2, ws)));
+    set_dev(&cd, gpu);
+    ok = rlx_compile(g, &cd, &p) == RLX_OK && rlx_set_param(p, "w", t, q, qb) == RLX_OK &&
+         rlx_set_input_f32(p, "x", x, (size_t)K) == RLX_OK && rlx_run(p) == RLX_OK &&
+         rlx_get_output_f32(p, "y", y, (size_t)N) == RLX_OK;
+    if (!req(ok, "%s: x with an infinity on %s: %s", rlx_dtype_name(t), gpu->name, p ? rlx_program_error(p) : rlx_graph_error(g)))
+        goto done;
+    for (nn = 0; nn < N && bad < 0; nn++) {
+        double ref = 0.0;
+        for (i = 0; i < K; i++) ref += (double)x[i] * (double)wf[nn * K + i];
+        if (isnan(ref) ? !isnan(y[nn]) : (double)y[nn] != ref) bad = nn;
+    }
+    TH_CHECK(bad < 0, "%s: x with an infinity on %s: y[%lld] = %g", rlx_dtype_name(t), gpu->name, (long long)bad,
+             bad >= 0 ? (double)y[bad] : 0.0);
+done:
+    rlx_program_destroy(p);
+    rlx_graph_destroy(g);
+    free(q); free(tmp); free(wf);
+}
+
 /* the CPU's rounding of x in matmul_quant with 16+ rows, per d = max|x| / 127 of a block: 1/512 (two digits,
    AVX-512 VNNI, or the f32 GEMM) or 1/2 plus the f16 rounding of d (one digit: q4_0 and q4_K on other x86-64
    CPUs; taken wherever the CPU cannot be asked) */
@@ -512,6 +555,7 @@ int main(void) {
             test_matmul(&gpus[i], qt[f], 70, 768, 0);
             test_matmul(&gpus[i], qt[f], 33, 4096, 0);
             test_matmul(&gpus[i], qt[f], 9, 11008, 0);   /* 344 chunks a row: 256 threads per column */
+            test_matmul_inf(&gpus[i], qt[f]);
             test_model(&gpus[i], qt[f]);
         }
         printf("  largest matmul_quant error: %.3g of the bound\n", worst_ratio);

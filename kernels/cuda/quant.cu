@@ -331,6 +331,15 @@ RLX_D float rlx_q8dot(unsigned lo, unsigned hi, float4 a, float4 b, float z) {
     s = fmaf(rlx_qb2f(hi, 0x7542u) - z, b.z, s);
     return fmaf(rlx_qb2f(hi, 0x7543u) - z, b.w, s);
 }
+/* Σ (a·q − b) · x over one lane's 8 q4_K weights (each weight as the CPU dequantizes it) */
+RLX_D float rlx_q4kdot(unsigned lo, unsigned hi, float4 va, float4 vb, float a, float b) {
+    const float x[8] = {va.x, va.y, va.z, va.w, vb.x, vb.y, vb.z, vb.w};
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        s = fmaf(__fsub_rn(__fmul_rn(a, (float)(((i < 4 ? lo : hi) >> (8 * (i & 3))) & 15u)), b), x[i], s);
+    return s;
+}
 #define RLX_QG4_R 8   /* weight rows per block */
 /* T: 0 q4_0, 1 q8_0, 2 q4_K, 3 q6_K */
 template <int T>
@@ -373,6 +382,12 @@ RLX_D void rlx_qgemv4_rows(const unsigned char* w, const float* x, float* y, rlx
                     } else {
                         sc = (sq[is + 4] & 15) | ((sq[is - 4] >> 6) << 4);
                         mm = (sq[is + 4] >> 4) | ((sq[is] >> 6) << 4);
+                    }
+                    if (!(fabsf(sx) <= 3.402823466e38f)) {   /* x holds an infinity or NaN (or Σ x overflows): the
+                                                                 split form would give inf − inf; Σ w · x itself */
+                        acc[r] += rlx_q4kdot((u.x >> sh) & 0x0F0F0F0Fu, (u.y >> sh) & 0x0F0F0F0Fu, va, vb,
+                                             __fmul_rn(rlx_qh2f_hw(bl), (float)sc), __fmul_rn(rlx_qh2f_hw(bl + 2), (float)mm));
+                        continue;
                     }
                     const float sm = rlx_q8dot((u.x >> sh) & 0x0F0F0F0Fu, (u.y >> sh) & 0x0F0F0F0Fu, va, vb, z);
                     acc[r] = fmaf(__fmul_rn(rlx_qh2f_hw(bl), (float)sc), sm, acc[r]);

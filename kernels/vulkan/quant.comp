@@ -349,8 +349,20 @@ void main() {
                         sc = (QB(8 + is) & 15u) | ((QB(is) >> 6) << 4);
                         mm = (QB(8 + is) >> 4) | ((QB(4 + is) >> 6) << 4);
                     }
-                    const float sm = rlx_q8dot((u.x >> sh) & 0x0F0F0F0Fu, (u.y >> sh) & 0x0F0F0F0Fu, va, vb, z);
                     RlxU16 hd = RlxU16(b);
+                    if (!(abs(sx) <= 3.402823466e38)) {   /* x holds an infinity or NaN (or Σ x overflows): the split
+                                                             form would give inf − inf; Σ w · x itself */
+                        const uint lo = (u.x >> sh) & 0x0F0F0F0Fu, hi = (u.y >> sh) & 0x0F0F0F0Fu;
+                        const float da = rlx_mul_rn(rlx_h2f(uint(hd.v[0])), float(sc));
+                        const float db = rlx_mul_rn(rlx_h2f(uint(hd.v[1])), float(mm));
+                        const float xv[8] = float[8](va.x, va.y, va.z, va.w, vb.x, vb.y, vb.z, vb.w);
+                        float s = 0.0;
+                        for (int i = 0; i < 8; i++)
+                            s = fma(rlx_mul_rn(da, float(((i < 4 ? lo : hi) >> uint(8 * (i & 3))) & 15u)) - db, xv[i], s);
+                        acc[r] += s;
+                        continue;
+                    }
+                    const float sm = rlx_q8dot((u.x >> sh) & 0x0F0F0F0Fu, (u.y >> sh) & 0x0F0F0F0Fu, va, vb, z);
                     acc[r] = fma(rlx_mul_rn(rlx_h2f(uint(hd.v[0])), float(sc)), sm, acc[r]);
                     acc[r] = fma(-rlx_mul_rn(rlx_h2f(uint(hd.v[1])), float(mm)), sx, acc[r]);
                 }
