@@ -1488,7 +1488,8 @@ typedef struct rlx_onnx_graph_desc {
    ONNX names (rlx_set_input), outputs too (rlx_get_output); initializers become params named like the
    initializer (values from rlx_onnx_store, or rlx_set_param); initializers and node results that only feed
    shape arithmetic are folded away. Fails (rlx_onnx_error says why, naming the node, op_type and opset) on an
-   unbound dynamic dim, a node of an unsupported op or attribute, a graph out of topological order, an
+   unbound dynamic dim, a node of an unsupported op or attribute (also an attribute the import of its node did
+   not read, unless it cannot change an inference result: see the README), a graph out of topological order, an
    undefined input or a name defined twice. May be called many times (other dims) on one model. */
 RLXDEF rlx_result rlx_onnx_graph(rlx_onnx_model* m, const rlx_onnx_graph_desc* desc, rlx_graph** out);
 /* A store holding every initializer the import can use (desc as rlx_store_create; NULL = AUTO). On the CPU it
@@ -24349,6 +24350,7 @@ typedef struct rlx__oxattr {
     int nstrings;
     int has_f, has_i, has_s, has_g;
     char** strings;           /* the first RLX__OX_MAX_STRINGS of the nstrings values (model memory) */
+    int used;                 /* read by the import of its node (rlx__ox_a); one left unread is an error */
 } rlx__oxattr;
 
 typedef struct rlx__oxt {
@@ -25246,10 +25248,14 @@ static rlx_tensor rlx__ox_t(rlx__oximp* im, rlx_graph* g, rlx__oxval* v) {
     return v->t;
 }
 
+/* attribute `name` of n, marked as read (the attributes live in the model's own memory, not in const objects) */
 static const rlx__oxattr* rlx__ox_a(const rlx__oxnode* n, const char* name) {
     int i;
     for (i = 0; i < n->nattr; i++)
-        if (!strcmp(n->attrs[i].name, name)) return &n->attrs[i];
+        if (!strcmp(n->attrs[i].name, name)) {
+            ((rlx__oxattr*)(uintptr_t)&n->attrs[i])->used = 1;
+            return &n->attrs[i];
+        }
     return NULL;
 }
 static int64_t rlx__ox_ai(const rlx__oxnode* n, const char* name, int64_t def) {
@@ -25363,6 +25369,16 @@ static int rlx__ox_ints2(rlx__oximp* im, const rlx__oxnode* n, const char* name,
         if (v[i] < 1 || v[i] > INT_MAX) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "%s[%d] = %lld", name, i, (long long)v[i]);
         out[i] = (int)v[i];
     }
+    return 1;
+}
+
+/* a convolution's kernel_shape, where given, must be the weight's spatial dims (ws) */
+static int rlx__ox_kshape(rlx__oximp* im, const rlx__oxnode* n, int ns, const int64_t* ws) {
+    int k[2], i;
+    if (!rlx__ox_ints2(im, n, "kernel_shape", ns, 0, k)) return 0;
+    for (i = 0; i < ns; i++)
+        if (k[i] && k[i] != ws[i])
+            return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "kernel_shape[%d] = %d, but the weight's dim is %lld", i, k[i], (long long)ws[i]);
     return 1;
 }
 
@@ -26596,6 +26612,8 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
         int64_t sz[64], off = 0;
         if (n->nout > 64) return RLX__OX_UNSUP("more than 64 outputs");
         if (!rlx__ox_axis(im, rlx__ox_ai(n, "axis", 0), r, &ax)) return 0;
+        if (rlx__ox_a(n, "num_outputs") && rlx__ox_ai(n, "num_outputs", 0) != n->nout)
+            return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "num_outputs %lld with %d outputs", (long long)rlx__ox_ai(n, "num_outputs", 0), n->nout);
         if (opset < 13) { const int64_t* v = rlx__ox_aints(n, "split", &c); if (c > 64) c = -1; for (i = 0; i < c; i++) sz[i] = v[i]; }
         else c = nin > 1 && in[1] ? rlx__ox_cints(in[1], sz, 64) : -1;
         if (c < 0 && nin > 1 && in[1]) return RLX__OX_UNSUP("split must be a constant");
@@ -26729,7 +26747,8 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
         int ns = r - 2, wr = rlx__ox_shape(g, w, ws), st[2], dl[2], pb[2], pe[2];
         memset(&cd, 0, sizeof cd);
         if (ns < 1 || ns > 2 || wr != r) return RLX__OX_UNSUP("%dD convolution (1D and 2D are supported)", ns);
-        if (!rlx__ox_ints2(im, n, "strides", ns, 1, st) || !rlx__ox_ints2(im, n, "dilations", ns, 1, dl)) return 0;
+        if (!rlx__ox_ints2(im, n, "strides", ns, 1, st) || !rlx__ox_ints2(im, n, "dilations", ns, 1, dl) ||
+            !rlx__ox_kshape(im, n, ns, ws + 2)) return 0;
         if (!rlx__ox_spatial(im, n, ns, sh + 2, ws + 2, st, dl, pb, pe)) return 0;
         for (i = 0; i < ns; i++) { cd.stride[i] = st[i]; cd.dilation[i] = dl[i]; cd.pad_begin[i] = pb[i]; cd.pad_end[i] = pe[i]; }
         cd.groups = (int)rlx__ox_ai(n, "group", 1);
@@ -26939,7 +26958,8 @@ static int rlx__ox_map(rlx__oximp* im, rlx_graph* g, const rlx__oxnode* n, rlx__
             int ns = r - 2, st[2], dl[2], pb[2], pe[2];
             memset(&cd, 0, sizeof cd);
             if (ns < 1 || ns > 2 || rlx__ox_shape(g, w, ws) != r) return RLX__OX_UNSUP("%dD convolution", ns);
-            if (!rlx__ox_ints2(im, n, "strides", ns, 1, st) || !rlx__ox_ints2(im, n, "dilations", ns, 1, dl)) return 0;
+            if (!rlx__ox_ints2(im, n, "strides", ns, 1, st) || !rlx__ox_ints2(im, n, "dilations", ns, 1, dl) ||
+                !rlx__ox_kshape(im, n, ns, ws + 2)) return 0;
             if (!rlx__ox_spatial(im, n, ns, sh + 2, ws + 2, st, dl, pb, pe)) return 0;
             for (i = 0; i < ns; i++) { cd.stride[i] = st[i]; cd.dilation[i] = dl[i]; cd.pad_begin[i] = pb[i]; cd.pad_end[i] = pe[i]; }
             cd.groups = (int)rlx__ox_ai(n, "group", 1);
@@ -27194,6 +27214,26 @@ done:
     return ok;
 }
 
+/* An attribute the import of node n did not read would be ignored, and the result could be wrong (a misspelt or
+   newer attribute): an error naming it. Attributes that cannot change an inference result are let through:
+   training-time attributes at their inference values and the ignored legacy ones. */
+static int rlx__ox_unread(rlx__oximp* im, const rlx__oxnode* n) {
+    int i;
+    for (i = 0; i < n->nattr; i++) {
+        const rlx__oxattr* a = &n->attrs[i];
+        if (a->used) continue;
+        if (!strcmp(a->name, "is_test") || !strcmp(a->name, "consumed_inputs")) continue;   /* opset < 7 */
+        if ((!strcmp(a->name, "training_mode") || !strcmp(a->name, "spatial")) && a->has_i &&
+            a->i == (a->name[0] == 's' ? 1 : 0)) continue;
+        if (!strcmp(n->op, "Dropout") && (!strcmp(a->name, "seed") || !strcmp(a->name, "ratio"))) continue;
+        if (!strcmp(n->op, "BatchNormalization") && !strcmp(a->name, "momentum")) continue;   /* running stats' update */
+        if (!strcmp(a->name, "saturate")) continue;   /* Cast, CastLike, QuantizeLinear: float8 targets only */
+        if (!strcmp(a->name, "stash_type") && a->has_i && a->i == 1) continue;   /* statistics in f32, as rlx does */
+        if (!strcmp(n->op, "MaxPool") && !strcmp(a->name, "storage_order") && a->has_i && a->i == 0) continue;
+        return rlx__ox_nerr(im, RLX_ERROR_UNSUPPORTED, "attribute '%s' is not supported (it would be ignored)", a->name);
+    }
+    return 1;
+}
 static int rlx__ox_import(rlx__oximp* im, const rlx_onnx_graph_desc* desc) {
     rlx_onnx_model* m = im->m;
     rlx_graph* g = im->g;
@@ -27264,6 +27304,7 @@ static int rlx__ox_import(rlx__oximp* im, const rlx_onnx_graph_desc* desc) {
         memset(out, 0, sizeof out);
         im->node = n;
         im->node_index = i;
+        for (j = 0; j < n->nattr; j++) ((rlx__oxattr*)(uintptr_t)&n->attrs[j])->used = 0;
         if (n->domain[0] && strcmp(n->domain, "ai.onnx")) return rlx__ox_nerr(im, RLX_ERROR_UNSUPPORTED, "domain '%s' is not supported", n->domain);
         if (n->nin > 64 || n->nout > 64) return RLX__OX_UNSUP("more than 64 inputs or outputs");
         if (n->nout < 1) return rlx__ox_nerr(im, RLX_ERROR_BAD_GRAPH, "a node without outputs");
@@ -27320,6 +27361,7 @@ static int rlx__ox_import(rlx__oximp* im, const rlx_onnx_graph_desc* desc) {
             cnt = e > s ? e - s : 0;
             if (cnt == 0) return RLX__OX_UNSUP("empty tensors (an empty shape)");
             if (!rlx__ox_set_hc(im, out[0], RLX_I64, 1, &cnt, d + s)) return 0;
+            if (!rlx__ox_unread(im, n)) return 0;
             continue;
         }
         f = -1;
@@ -27327,11 +27369,15 @@ static int rlx__ox_import(rlx__oximp* im, const rlx_onnx_graph_desc* desc) {
             f = rlx__ox_fold(im, n, in, n->nin, out);
             if (f == 0) return 0;
         }
-        if (f == 1) continue;
+        if (f == 1) {
+            if (!rlx__ox_unread(im, n)) return 0;
+            continue;
+        }
         for (j = 0; j < n->nout; j++) if (out[j]) out[j]->hc = 0;
         rlx_set_next_name(g, n->name[0] ? n->name : n->op);
         if (!rlx__ox_map(im, g, n, in, n->nin, res, out)) return 0;
         if (rlx_graph_status(g) != RLX_OK) return rlx__ox_nerr(im, rlx_graph_status(g), "%s", rlx_graph_error(g));
+        if (!rlx__ox_unread(im, n)) return 0;
         rlx_set_next_name(g, NULL);
         for (j = 0; j < n->nout; j++) {
             if (!out[j] || out[j]->hc) continue;
