@@ -117,6 +117,8 @@ $(BUILD)/asan/%: tests/%.c rlx.h rlx_kernels_spv.h rlx_kernels_ptx.h tests/harne
 	@$(SHARED_IMPL); echo "$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ $$* $(LDLIBS)"; \
 	$(CC) $(ASAN_CFLAGS) $(WARNINGS) -I. -Itests -o $@ "$$@" $(LDLIBS)
 
+# test_ocr runs the example program (examples/ocr.c) on rendered images
+$(BUILD)/tests/test_ocr $(BUILD)/asan/test_ocr: $(BUILD)/examples/ocr
 # the regression replay test includes the fuzzer
 $(BUILD)/tests/test_fuzz_regress $(BUILD)/asan/test_fuzz_regress: tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ops.h
 $(BUILD)/tests/test_onnx $(BUILD)/asan/test_onnx: tests/fuzz/fuzz_onnx.c
