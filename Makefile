@@ -65,7 +65,7 @@ SUMMARIZE = sh tests/summarize.sh
 # machine: the tests give a Vulkan run ten minutes before it counts as a lost device (default: one minute).
 export RLX_VULKAN_TIMEOUT_MS ?= 600000
 
-.PHONY: all examples tests asan-tests run test asan asan32 portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds fuzz-gguf fuzz-safetensors fuzz-onnx fuzz-onnx-seeds fuzz-quant fuzz-chat fuzz-llm fuzz-tok fuzz-hf fuzz-autodiff
+.PHONY: all examples tests asan-tests run test asan asan32 asan32-run portability bench kernels kernels-spv kernels-check clean fuzz fuzz-replay fuzz-seeds fuzz-gguf fuzz-safetensors fuzz-onnx fuzz-onnx-seeds fuzz-quant fuzz-chat fuzz-llm fuzz-tok fuzz-hf fuzz-autodiff
 
 all: examples tests
 
@@ -350,6 +350,12 @@ $(BUILD)/asan32/%: tests/%.c rlx.h tests/harness.h tests/fuzz/fuzz_api.c tests/f
 asan32:
 	@mkdir -p $(BUILD)
 	@: > $(BUILD)/asan32.log
+	@echo 'int main(void){return 0;}' > $(BUILD)/m32_probe.c
+	@if $(ASAN32_CC) -m32 -o $(BUILD)/m32_probe $(BUILD)/m32_probe.c >/dev/null 2>&1 && ! ./$(BUILD)/m32_probe 2>/dev/null; then \
+	    echo "SKIP: asan32: this kernel cannot run 32-bit programs (booted without ia32 emulation)"; \
+	    echo "0 passed, 0 failed, 1 skipped"; exit 0; fi; \
+	$(MAKE) --no-print-directory asan32-run
+asan32-run:
 	@-$(MAKE) --no-print-directory -k -j$(JOBS) $(ASAN32_TESTS:%=$(BUILD)/asan32/%)
 	@{ for t in $(ASAN32_TESTS); do echo "$$t ./$(BUILD)/asan32/$$t"; done; } | \
 	    env $(ASAN_ENV) bash tests/run_tests.sh $(BUILD)/asan32.log $(TEST_JOBS)

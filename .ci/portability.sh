@@ -168,6 +168,9 @@ run_toolchain() {
         if ! echo 'int main(void){return 0;}' | gcc -m32 -x c - -o "$out/m32-probe" >/dev/null 2>&1; then
             missing m32 "gcc -m32 (gcc-multilib)"; return
         fi
+        if ! "$out/m32-probe" >/dev/null 2>&1; then   # kernels booted without ia32 emulation cannot run them
+            missing m32 "a kernel that runs 32-bit programs (ia32 emulation)"; return
+        fi
         TEST_FLAGS="-m32 -msse2 -mfpmath=sse -O2 -Wall -Wextra -Werror"
         QUICK_OPT=-O0
         toolchain m32 "$out/m32.log" gcc "-m32 -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -Wshadow" \
