@@ -24296,6 +24296,8 @@ RLXDEF rlx_result rlx_safetensors_writer_write_file(rlx_safetensors_writer* w, c
 
 #define RLX__OX_MAX_STRINGS 16   /* string-list attribute values kept per attribute (RNN activations need 6) */
 #define RLX__OX_FOLD_MAX 65536   /* elements: constant nodes up to this size are evaluated while importing */
+#define RLX__OX_MAX_DEPTH 8      /* subgraphs (If, Loop, Scan bodies) nested at most this deep              */
+#define RLX__OX_UNROLL_MAX 200000 /* nodes imported from subgraphs (unrolled loops) in one rlx_onnx_graph    */
 
 typedef struct rlx__pbf { uint32_t num; int wt; uint64_t v; const uint8_t* p; size_t n; } rlx__pbf;
 typedef struct rlx__pb { const uint8_t* p; const uint8_t* end; } rlx__pb;
@@ -24338,6 +24340,7 @@ static int rlx__pb_next(rlx__pb* b, rlx__pbf* f) {
     }
 }
 
+typedef struct rlx__oxsub rlx__oxsub;
 typedef struct rlx__oxattr {
     char* name;
     int type;                 /* AttributeProto.AttributeType */
@@ -24349,6 +24352,7 @@ typedef struct rlx__oxattr {
     int64_t* ints; int nints;
     int nstrings;
     int has_f, has_i, has_s, has_g;
+    rlx__oxsub* g;            /* a graph attribute (If's branches, Loop's and Scan's body); NULL if none   */
     char** strings;           /* the first RLX__OX_MAX_STRINGS of the nstrings values (model memory) */
     int used;                 /* read by the import of its node (rlx__ox_a); one left unread is an error */
 } rlx__oxattr;
@@ -24381,6 +24385,14 @@ typedef struct rlx__oxvi {
     int64_t dims[RLX_MAX_RANK];
     char* dnames[RLX_MAX_RANK];
 } rlx__oxvi;
+
+/* a graph: the model's own, or a subgraph held by a graph attribute */
+struct rlx__oxsub {
+    rlx__oxnode* nodes; int nnodes, cnodes;
+    rlx__oxt* inits; int ninits, cinits;
+    rlx__oxvi* inputs; int ninputs, cinputs;
+    rlx__oxvi* outputs; int noutputs, coutputs;
+};
 
 struct rlx_onnx_model {
     rlx_allocator al;
@@ -24616,7 +24628,25 @@ done:
     return ok;
 }
 
-static int rlx__ox_attr(rlx_onnx_model* m, const uint8_t* p, size_t n, rlx__oxattr* a) {
+/* pushes a string pointer to a growable array */
+static int rlx__ox_push_str(rlx_onnx_model* m, char*** arr, int* n, int* cap, char* s) {
+    if (!rlx__grow(&m->al, (void**)arr, cap, *n + 1, sizeof(char*))) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    (*arr)[(*n)++] = s;
+    return 1;
+}
+/* moves a growable array into model memory (freed with the model) */
+static void* rlx__ox_keep(rlx_onnx_model* m, void* arr, size_t bytes) {
+    void* d;
+    if (!arr) return NULL;
+    d = rlx__ox_alloc(m, bytes);
+    if (d) memcpy(d, arr, bytes);
+    rlx__free(&m->al, arr);
+    if (!d) rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    return d;
+}
+
+static int rlx__ox_graph_parse(rlx_onnx_model* m, const uint8_t* p, size_t n, rlx__oxsub* G, int depth);
+static int rlx__ox_attr(rlx_onnx_model* m, const uint8_t* p, size_t n, rlx__oxattr* a, int depth) {
     rlx__pb b;
     rlx__pbf f;
     int r, nf = 0, cf = 0, ni = 0, ci = 0;
@@ -24641,7 +24671,25 @@ static int rlx__ox_attr(rlx_onnx_model* m, const uint8_t* p, size_t n, rlx__oxat
             if (!rlx__ox_tensor(m, f.p, f.n, t)) goto done;
             a->t = t; break;
         }
-        case 6: case 11: a->has_g = 1; break;
+        case 6: {   /* GraphProto: parsed into model memory, nesting bounded */
+            rlx__oxsub* G;
+            int ok2;
+            if (f.wt != 2) goto wire;
+            if (depth >= RLX__OX_MAX_DEPTH) { rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "attribute '%s': subgraphs nested deeper than %d", a->name ? a->name : "", RLX__OX_MAX_DEPTH); goto done; }
+            if (a->g) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "attribute '%s': two graphs", a->name ? a->name : ""); goto done; }
+            G = (rlx__oxsub*)rlx__ox_alloc(m, sizeof *G);
+            if (!G) { rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); goto done; }
+            memset(G, 0, sizeof *G);
+            ok2 = rlx__ox_graph_parse(m, f.p, f.n, G, depth + 1);
+            if (G->nodes && !(G->nodes = (rlx__oxnode*)rlx__ox_keep(m, G->nodes, (size_t)(G->nnodes ? G->nnodes : 1) * sizeof(rlx__oxnode)))) ok2 = 0;
+            if (G->inits && !(G->inits = (rlx__oxt*)rlx__ox_keep(m, G->inits, (size_t)(G->ninits ? G->ninits : 1) * sizeof(rlx__oxt)))) ok2 = 0;
+            if (G->inputs && !(G->inputs = (rlx__oxvi*)rlx__ox_keep(m, G->inputs, (size_t)(G->ninputs ? G->ninputs : 1) * sizeof(rlx__oxvi)))) ok2 = 0;
+            if (G->outputs && !(G->outputs = (rlx__oxvi*)rlx__ox_keep(m, G->outputs, (size_t)(G->noutputs ? G->noutputs : 1) * sizeof(rlx__oxvi)))) ok2 = 0;
+            a->g = G; a->has_g = 1;
+            if (!ok2) goto done;
+            break;
+        }
+        case 11: a->has_g = 1; break;   /* graphs: no ai.onnx op rlx.h imports has them (unread: an error) */
         case 7: if (!rlx__ox_reals(m, &f, 0, &fv, &nf, &cf, "AttributeProto.floats")) goto done; break;
         case 8: if (!rlx__ox_ints(m, &f, &a->ints, &ni, &ci, "AttributeProto.ints")) goto done; break;
         case 9:
@@ -24681,24 +24729,7 @@ done:
     return ok;
 }
 
-/* pushes a string pointer to a growable array */
-static int rlx__ox_push_str(rlx_onnx_model* m, char*** arr, int* n, int* cap, char* s) {
-    if (!rlx__grow(&m->al, (void**)arr, cap, *n + 1, sizeof(char*))) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
-    (*arr)[(*n)++] = s;
-    return 1;
-}
-/* moves a growable array into model memory (freed with the model) */
-static void* rlx__ox_keep(rlx_onnx_model* m, void* arr, size_t bytes) {
-    void* d;
-    if (!arr) return NULL;
-    d = rlx__ox_alloc(m, bytes);
-    if (d) memcpy(d, arr, bytes);
-    rlx__free(&m->al, arr);
-    if (!d) rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
-    return d;
-}
-
-static int rlx__ox_node(rlx_onnx_model* m, const uint8_t* p, size_t n, rlx__oxnode* nd) {
+static int rlx__ox_node(rlx_onnx_model* m, const uint8_t* p, size_t n, rlx__oxnode* nd, int depth) {
     rlx__pb b;
     rlx__pbf f;
     int r, ci = 0, co = 0, ca = 0, ok = 0;
@@ -24715,7 +24746,7 @@ static int rlx__ox_node(rlx_onnx_model* m, const uint8_t* p, size_t n, rlx__oxno
         case 5:
             if (f.wt != 2) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "NodeProto.attribute: wire type %d", f.wt); goto done; }
             if (!rlx__grow(&m->al, (void**)&nd->attrs, &ca, nd->nattr + 1, sizeof(rlx__oxattr))) { rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); goto done; }
-            if (!rlx__ox_attr(m, f.p, f.n, &nd->attrs[nd->nattr])) goto done;
+            if (!rlx__ox_attr(m, f.p, f.n, &nd->attrs[nd->nattr], depth)) goto done;
             nd->nattr++;
             break;
         default: break;
@@ -24784,7 +24815,7 @@ static int rlx__ox_vi(rlx_onnx_model* m, const uint8_t* p, size_t n, rlx__oxvi* 
     return 1;
 }
 
-static int rlx__ox_graph_parse(rlx_onnx_model* m, const uint8_t* p, size_t n) {
+static int rlx__ox_graph_parse(rlx_onnx_model* m, const uint8_t* p, size_t n, rlx__oxsub* G, int depth) {
     rlx__pb b;
     rlx__pbf f;
     int r;
@@ -24795,20 +24826,21 @@ static int rlx__ox_graph_parse(rlx_onnx_model* m, const uint8_t* p, size_t n) {
         }
         switch (f.num) {
         case 1:
-            if (!rlx__grow(&m->al, (void**)&m->nodes, &m->cnodes, m->nnodes + 1, sizeof(rlx__oxnode))) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
-            if (!rlx__ox_node(m, f.p, f.n, &m->nodes[m->nnodes])) return 0;
-            m->nnodes++;
+            if (!rlx__grow(&m->al, (void**)&G->nodes, &G->cnodes, G->nnodes + 1, sizeof(rlx__oxnode))) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+            if (!rlx__ox_node(m, f.p, f.n, &G->nodes[G->nnodes], depth)) return 0;
+            G->nnodes++;
             break;
         case 5:
-            if (!rlx__grow(&m->al, (void**)&m->inits, &m->cinits, m->ninits + 1, sizeof(rlx__oxt))) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
-            if (!rlx__ox_tensor(m, f.p, f.n, &m->inits[m->ninits])) return 0;
-            if (!m->inits[m->ninits].name || !m->inits[m->ninits].name[0]) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "initializer %d has no name", m->ninits);
-            m->ninits++;
+            if (!rlx__grow(&m->al, (void**)&G->inits, &G->cinits, G->ninits + 1, sizeof(rlx__oxt))) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+            if (!rlx__ox_tensor(m, f.p, f.n, &G->inits[G->ninits])) return 0;
+            if (!G->inits[G->ninits].name || !G->inits[G->ninits].name[0]) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "initializer %d has no name", G->ninits);
+            if (depth > 0 && G->inits[G->ninits].external) return rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "initializer '%s' of a subgraph: external data is not supported there", G->inits[G->ninits].name);
+            G->ninits++;
             break;
         case 11: case 12: {
-            rlx__oxvi** arr = f.num == 11 ? &m->inputs : &m->outputs;
-            int* cnt = f.num == 11 ? &m->ninputs : &m->noutputs;
-            int* cap = f.num == 11 ? &m->cinputs : &m->coutputs;
+            rlx__oxvi** arr = f.num == 11 ? &G->inputs : &G->outputs;
+            int* cnt = f.num == 11 ? &G->ninputs : &G->noutputs;
+            int* cap = f.num == 11 ? &G->cinputs : &G->coutputs;
             if (!rlx__grow(&m->al, (void**)arr, cap, *cnt + 1, sizeof(rlx__oxvi))) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
             if (!rlx__ox_vi(m, f.p, f.n, &(*arr)[*cnt])) return 0;
             (*cnt)++;
@@ -24851,7 +24883,16 @@ static int rlx__ox_model_parse(rlx_onnx_model* m) {
     if (r < 0) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "ModelProto: malformed field (truncated, a length past the end or a bad wire type)");
     if (!have_graph) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "ModelProto has no graph (not an ONNX model?)");
     if (m->opset < 0) m->opset = 1;
-    return rlx__ox_graph_parse(m, gp, gn);
+    {
+        rlx__oxsub G;
+        memset(&G, 0, sizeof G);
+        r = rlx__ox_graph_parse(m, gp, gn, &G, 0);
+        m->nodes = G.nodes; m->nnodes = G.nnodes; m->cnodes = G.cnodes;   /* freed with the model, also on failure */
+        m->inits = G.inits; m->ninits = G.ninits; m->cinits = G.cinits;
+        m->inputs = G.inputs; m->ninputs = G.ninputs; m->cinputs = G.cinputs;
+        m->outputs = G.outputs; m->noutputs = G.noutputs; m->coutputs = G.coutputs;
+        return r;
+    }
 }
 
 static int rlx__ox_path_ok(const char* s) {
@@ -25178,12 +25219,17 @@ typedef struct rlx__oxval {
     int init;                  /* initializer index, else -1 */
 } rlx__oxval;
 
+#define RLX__OX_VBLK 256          /* values are kept in blocks of this many, so pointers to them stay valid */
 typedef struct rlx__oximp {
     rlx_onnx_model* m;
     rlx_graph* g;
     int scratch;
-    rlx__oxval* v; int nv, cv;
-    int* hash; int hcap;
+    rlx__oxval** vb; int nvb;   /* value i is vb[i / RLX__OX_VBLK][i % RLX__OX_VBLK]                       */
+    int nv;
+    int* hash; int hcap;        /* open addressing; values are removed newest first (scopes), which is exact */
+    rlx_tensor* init_t;         /* the param of each initializer, once built                                 */
+    int unrolled;               /* nodes imported from subgraphs so far (RLX__OX_UNROLL_MAX)                 */
+    int depth;                  /* subgraphs being imported                                                  */
     void** owned; int nowned, cowned;
     const rlx__oxnode* node;
     int node_index;
@@ -25194,26 +25240,60 @@ static uint32_t rlx__ox_hash(const char* s) {
     while (*s) { h ^= (uint8_t)*s++; h *= 16777619u; }
     return h;
 }
+#define RLX__OX_V(im, i) (&(im)->vb[(i) / RLX__OX_VBLK][(i) % RLX__OX_VBLK])
 static rlx__oxval* rlx__ox_find(rlx__oximp* im, const char* name) {
     uint32_t h = rlx__ox_hash(name) & (uint32_t)(im->hcap - 1);
     while (im->hash[h] >= 0) {
-        if (!strcmp(im->v[im->hash[h]].name, name)) return &im->v[im->hash[h]];
+        if (!strcmp(RLX__OX_V(im, im->hash[h])->name, name)) return RLX__OX_V(im, im->hash[h]);
         h = (h + 1) & (uint32_t)(im->hcap - 1);
     }
     return NULL;
 }
+static void rlx__ox_hput(rlx__oximp* im, int i) {
+    uint32_t h = rlx__ox_hash(RLX__OX_V(im, i)->name) & (uint32_t)(im->hcap - 1);
+    while (im->hash[h] >= 0) h = (h + 1) & (uint32_t)(im->hcap - 1);
+    im->hash[h] = i;
+}
 /* a new value; NULL (with the error set) when the name exists or memory runs out */
 static rlx__oxval* rlx__ox_def(rlx__oximp* im, const char* name) {
-    uint32_t h;
+    rlx__oxval* v;
     if (rlx__ox_find(im, name)) { rlx__ox_fail(im->m, RLX_ERROR_DUPLICATE, "value '%s' is defined twice", name); return NULL; }
-    if (im->nv >= im->cv) { rlx__ox_fail(im->m, RLX_ERROR_INTERNAL, "value table full"); return NULL; }
-    h = rlx__ox_hash(name) & (uint32_t)(im->hcap - 1);
-    while (im->hash[h] >= 0) h = (h + 1) & (uint32_t)(im->hcap - 1);
-    im->hash[h] = im->nv;
-    memset(&im->v[im->nv], 0, sizeof im->v[0]);
-    im->v[im->nv].name = name;
-    im->v[im->nv].init = -1;
-    return &im->v[im->nv++];
+    if (im->nv % RLX__OX_VBLK == 0 && im->nv / RLX__OX_VBLK >= im->nvb) {   /* a new block */
+        rlx__oxval** nb = (rlx__oxval**)rlx__alloc(&im->m->al, (size_t)(im->nvb + 1) * sizeof(rlx__oxval*));
+        rlx__oxval* blk = (rlx__oxval*)rlx__alloc(&im->m->al, RLX__OX_VBLK * sizeof(rlx__oxval));
+        if (!nb || !blk) {
+            rlx__free(&im->m->al, nb); rlx__free(&im->m->al, blk);
+            rlx__ox_fail(im->m, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); return NULL;
+        }
+        if (im->nvb) memcpy(nb, im->vb, (size_t)im->nvb * sizeof(rlx__oxval*));
+        nb[im->nvb++] = blk;
+        rlx__free(&im->m->al, im->vb);
+        im->vb = nb;
+    }
+    if (2 * (im->nv + 1) > im->hcap) {   /* rehash into a table twice the size */
+        int i, cap = im->hcap ? 2 * im->hcap : 64;
+        int* nh = (int*)rlx__alloc(&im->m->al, (size_t)cap * sizeof(int));
+        if (!nh) { rlx__ox_fail(im->m, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); return NULL; }
+        for (i = 0; i < cap; i++) nh[i] = -1;
+        rlx__free(&im->m->al, im->hash);
+        im->hash = nh; im->hcap = cap;
+        for (i = 0; i < im->nv; i++) rlx__ox_hput(im, i);
+    }
+    v = RLX__OX_V(im, im->nv);
+    memset(v, 0, sizeof *v);
+    v->name = name;
+    v->init = -1;
+    rlx__ox_hput(im, im->nv++);
+    return v;
+}
+/* drops the values defined after mark (a subgraph's scope), newest first */
+static void rlx__ox_pop(rlx__oximp* im, int mark) {
+    while (im->nv > mark) {
+        int i = --im->nv;
+        uint32_t h = rlx__ox_hash(RLX__OX_V(im, i)->name) & (uint32_t)(im->hcap - 1);
+        while (im->hash[h] != i) h = (h + 1) & (uint32_t)(im->hcap - 1);
+        im->hash[h] = -1;
+    }
 }
 static void* rlx__ox_own(rlx__oximp* im, size_t n) {
     void* p;
@@ -25243,7 +25323,10 @@ static rlx_tensor rlx__ox_t(rlx__oximp* im, rlx_graph* g, rlx__oxval* v) {
         return v->st;
     }
     if (v->t.id) return v->t;
-    if (v->init >= 0) v->t = rlx_param(g, v->name, v->dt, v->rank, v->dims);
+    if (v->init >= 0) {   /* one param per initializer, also for values copied from it (subgraph inputs) */
+        if (!im->init_t[v->init].id) im->init_t[v->init] = rlx_param(g, im->m->inits[v->init].name, v->dt, v->rank, v->dims);
+        v->t = im->init_t[v->init];
+    }
     else if (v->hc) v->t = rlx_constant(g, v->dt, v->rank, v->dims, v->data);
     return v->t;
 }
@@ -27234,18 +27317,388 @@ static int rlx__ox_unread(rlx__oximp* im, const rlx__oxnode* n) {
     }
     return 1;
 }
+static int rlx__ox_nodes(rlx__oximp* im, const rlx__oxnode* nodes, int nnodes);
+/* ---- control flow: If, Loop and Scan are imported by inlining their subgraphs ----
+   A subgraph is imported in a scope of its own (its names are dropped afterwards), its inputs bound to copies of
+   values of the enclosing graph. If on a condition known while importing imports the chosen branch only; on a
+   condition known only at run time both branches are imported and each output is where(cond, then, else), which
+   needs equal shapes. Loop is unrolled: its trip count and condition must be known while importing (a constant,
+   or a graph input fixed by rlx_onnx_graph_desc.constants). Scan is unrolled over its scan axis. */
+static void rlx__ox_vcopy(rlx__oxval* dst, const rlx__oxval* src) {
+    const char* name = dst->name;
+    *dst = *src;
+    dst->name = name;
+    dst->st.id = 0; dst->st.graph = 0;
+}
+/* the shape of a value (a constant's, or its tensor's); -1 if none */
+static int rlx__ox_vshape(rlx__oximp* im, const rlx__oxval* v, int64_t* d) {
+    int i;
+    if (v->hc) { for (i = 0; i < v->rank; i++) d[i] = v->dims[i]; return v->rank; }
+    return v->t.id ? rlx__ox_shape(im->g, v->t, d) : -1;
+}
+/* the dtype of a value (graph inputs and node results carry it in their tensor) */
+static rlx_dtype rlx__ox_vdt(rlx__oximp* im, const rlx__oxval* v) {
+    return v->hc ? v->dt : v->t.id ? rlx_tensor_info(im->g, v->t, NULL, NULL) : v->dt;
+}
+/* prefixes the error of a failed subgraph import with the node that holds the subgraph */
+static int rlx__ox_wrap(rlx__oximp* im, const rlx__oxnode* n, int ni, const char* an) {
+    char msg[sizeof im->m->err];
+    rlx__strlcpy(msg, sizeof msg, im->m->err);
+    return rlx__ox_fail(im->m, im->m->rc != RLX_OK ? im->m->rc : RLX_ERROR_INTERNAL, "node %d '%s' (%s, opset %lld), subgraph '%s': %s",
+                        ni, n->name, n->op, (long long)im->m->opset, an, msg);
+}
+/* imports subgraph G (attribute `an` of node n, the ni-th of its list) with its inputs bound to copies of
+   binds[0 .. nb); res[0 .. G->noutputs) receives copies of its outputs; its own names are dropped again */
+static int rlx__ox_sub(rlx__oximp* im, const rlx__oxnode* n, int ni, const char* an, const rlx__oxsub* G,
+                       const rlx__oxval* binds, int nb, rlx__oxval* res) {
+    int mark = im->nv, i, ok = 0;
+    int64_t cost = G->nnodes > 0 ? G->nnodes : 1;
+    if (nb != G->ninputs) return rlx__ox_nerr(im, RLX_ERROR_BAD_GRAPH, "subgraph '%s' has %d inputs, the node gives it %d", an, G->ninputs, nb);
+    if (im->unrolled + cost > RLX__OX_UNROLL_MAX)
+        return RLX__OX_UNSUP("subgraphs (unrolled loops) would import more than %d nodes", RLX__OX_UNROLL_MAX);
+    im->unrolled += (int)cost;
+    for (i = 0; i < G->ninits; i++) {
+        const rlx__oxt* t = &G->inits[i];
+        rlx__oxval* v = rlx__ox_def(im, t->name);
+        int j;
+        if (!v) goto fail;
+        if (t->dtype == RLX_DTYPE_INVALID) continue;   /* an error only where a node uses it */
+        if (t->count == 0) { rlx__ox_fail(im->m, RLX_ERROR_UNSUPPORTED, "initializer '%s' is empty (a dim of 0)", t->name); goto fail; }
+        v->hc = 1; v->dt = t->dtype; v->rank = t->rank; v->count = t->count; v->data = t->data;
+        for (j = 0; j < t->rank; j++) v->dims[j] = t->dims[j];
+    }
+    for (i = 0; i < nb; i++) {
+        rlx__oxval* v = rlx__ox_def(im, G->inputs[i].name);
+        if (!v) goto fail;
+        rlx__ox_vcopy(v, &binds[i]);
+    }
+    if (!rlx__ox_nodes(im, G->nodes, G->nnodes)) goto fail;
+    for (i = 0; i < G->noutputs; i++) {
+        const rlx__oxval* v = rlx__ox_find(im, G->outputs[i].name);
+        if (!v) { rlx__ox_fail(im->m, RLX_ERROR_NOT_FOUND, "output '%s' is not defined in the subgraph", G->outputs[i].name); goto fail; }
+        res[i] = *v;
+        res[i].st.id = 0;
+    }
+    ok = 1;
+fail:
+    rlx__ox_pop(im, mark);
+    if (!ok) rlx__ox_wrap(im, n, ni, an);
+    im->node = n;
+    im->node_index = ni;
+    return ok;
+}
+/* the subgraph attribute `an` of n */
+static const rlx__oxsub* rlx__ox_ag(rlx__oximp* im, const rlx__oxnode* n, const char* an) {
+    const rlx__oxattr* a = rlx__ox_a(n, an);
+    if (!a || !a->g) { rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "needs the graph attribute '%s'", an); return NULL; }
+    return a->g;
+}
+/* a constant scalar as a truth value or an integer: 1 with *out set, 0 if v is not a one-element constant */
+static int rlx__ox_cscalar(const rlx__oxval* v, int64_t* out) {
+    double d;
+    if (!v || !v->hc || v->count != 1) return 0;
+    if (v->dt == RLX_BOOL || v->dt == RLX_U8) { *out = *(const uint8_t*)v->data != 0; return 1; }
+    if (v->dt == RLX_I64) { memcpy(out, v->data, 8); return 1; }
+    if (!rlx__ox_cdouble(v, &d)) return 0;
+    *out = (int64_t)d;
+    return 1;
+}
+/* value `o` = element idx of v along axis, the axis dropped */
+static int rlx__ox_take(rlx__oximp* im, const rlx__oxval* v, int axis, int64_t idx, rlx__oxval* o) {
+    int64_t d[RLX_MAX_RANK], nd[RLX_MAX_RANK];
+    int r = rlx__ox_vshape(im, v, d), i;
+    rlx_tensor t;
+    if (r < 1 || axis < 0 || axis >= r) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "a scan input of rank %d has no axis %d", r, axis);
+    for (i = 0; i < r - 1; i++) nd[i] = d[i < axis ? i : i + 1];
+    if (v->hc) {   /* on the host: outer x [one] x inner */
+        int64_t outer = 1, inner = 1, k;
+        size_t es = rlx_dtype_size(v->dt);
+        char* buf;
+        for (i = 0; i < axis; i++) outer *= d[i];
+        for (i = axis + 1; i < r; i++) inner *= d[i];
+        buf = (char*)rlx__ox_own(im, (size_t)(outer * inner) * es + 1);
+        if (!buf) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (k = 0; k < outer; k++)
+            memcpy(buf + (size_t)(k * inner) * es, (const char*)v->data + (size_t)((k * d[axis] + idx) * inner) * es, (size_t)inner * es);
+        memset(o, 0, sizeof *o);
+        o->init = -1; o->hc = 1; o->dt = v->dt; o->rank = r - 1; o->count = outer * inner; o->data = buf;
+        for (i = 0; i < r - 1; i++) o->dims[i] = nd[i];
+        return 1;
+    }
+    t = rlx_reshape(im->g, rlx_slice(im->g, v->t, axis, idx, 1, 1), r - 1, nd);
+    if (rlx_graph_status(im->g) != RLX_OK) return rlx__ox_nerr(im, rlx_graph_status(im->g), "%s", rlx_graph_error(im->g));
+    memset(o, 0, sizeof *o);
+    o->init = -1; o->t = t; o->dt = rlx__ox_vdt(im, v);
+    return 1;
+}
+/* value `o` = vs[0 .. cnt) stacked along a new axis `axis` (equal shapes and dtypes) */
+static int rlx__ox_stack(rlx__oximp* im, const rlx__oxval* vs, int cnt, int axis, rlx__oxval* o) {
+    int64_t d0[RLX_MAX_RANK], d[RLX_MAX_RANK], nd[RLX_MAX_RANK];
+    int r = rlx__ox_vshape(im, &vs[0], d0), i, k, allc = 1;
+    rlx_tensor* ts;
+    if (r < 0) return rlx__ox_nerr(im, RLX_ERROR_INTERNAL, "a scan output without a shape");
+    if (r + 1 > RLX_MAX_RANK) return RLX__OX_UNSUP("scan outputs of rank %d", r + 1);
+    if (axis < 0) axis += r + 1;
+    if (axis < 0 || axis > r) return rlx__ox_nerr(im, RLX_ERROR_AXIS, "scan output axis %d out of range for rank %d", axis, r + 1);
+    for (k = 0; k < cnt; k++) {
+        if (rlx__ox_vshape(im, &vs[k], d) != r || memcmp(d, d0, (size_t)r * sizeof(int64_t)) || rlx__ox_vdt(im, &vs[k]) != rlx__ox_vdt(im, &vs[0]))
+            return RLX__OX_UNSUP("scan outputs whose shape or dtype changes from one iteration to the next (iteration %d)", k);
+        if (!vs[k].hc) allc = 0;
+    }
+    for (i = 0; i <= r; i++) nd[i] = i < axis ? d0[i] : i == axis ? cnt : d0[i - 1];
+    memset(o, 0, sizeof *o);
+    o->init = -1; o->dt = rlx__ox_vdt(im, &vs[0]);
+    if (allc && vs[0].count * cnt <= RLX__OX_FOLD_MAX) {   /* on the host */
+        int64_t outer = 1, inner = 1, j;
+        size_t es = rlx_dtype_size(o->dt);
+        char* buf;
+        for (i = 0; i < axis; i++) outer *= d0[i];
+        for (i = axis; i < r; i++) inner *= d0[i];
+        buf = (char*)rlx__ox_own(im, (size_t)(outer * inner * cnt) * es + 1);
+        if (!buf) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (j = 0; j < outer; j++)
+            for (k = 0; k < cnt; k++)
+                memcpy(buf + (size_t)((j * cnt + k) * inner) * es, (const char*)vs[k].data + (size_t)(j * inner) * es, (size_t)inner * es);
+        o->hc = 1; o->rank = r + 1; o->count = outer * inner * cnt; o->data = buf;
+        for (i = 0; i <= r; i++) o->dims[i] = nd[i];
+        return 1;
+    }
+    ts = (rlx_tensor*)rlx__alloc(&im->m->al, (size_t)cnt * sizeof(rlx_tensor));
+    if (!ts) return rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; i <= r; i++) d[i] = i < axis ? d0[i] : i == axis ? 1 : d0[i - 1];
+    for (k = 0; k < cnt; k++) ts[k] = rlx_reshape(im->g, rlx__ox_t(im, im->g, (rlx__oxval*)(uintptr_t)&vs[k]), r + 1, d);
+    o->t = rlx_concat(im->g, cnt, ts, axis);
+    rlx__free(&im->m->al, ts);
+    if (rlx_graph_status(im->g) != RLX_OK) return rlx__ox_nerr(im, rlx_graph_status(im->g), "%s", rlx_graph_error(im->g));
+    return 1;
+}
+/* an array of n values (zeroed), freed by the caller */
+static rlx__oxval* rlx__ox_vals(rlx__oximp* im, int64_t n) {
+    rlx__oxval* v = n > 0 && n < (1 << 24) ? (rlx__oxval*)rlx__calloc(&im->m->al, (size_t)n * sizeof(rlx__oxval)) : NULL;
+    if (!v) rlx__ox_nerr(im, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    return v;
+}
+
+static int rlx__ox_if(rlx__oximp* im, const rlx__oxnode* n, int ni, rlx__oxval** in, rlx__oxval** out) {
+    const rlx__oxsub* gt = rlx__ox_ag(im, n, "then_branch");
+    const rlx__oxsub* ge = gt ? rlx__ox_ag(im, n, "else_branch") : NULL;
+    rlx__oxval* rv;
+    int64_t c;
+    int j, ok = 0;
+    if (!gt || !ge) return 0;
+    if (n->nin != 1 || !in[0]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "needs one input (the condition)");
+    if (gt->noutputs != n->nout || ge->noutputs != n->nout)
+        return rlx__ox_nerr(im, RLX_ERROR_BAD_GRAPH, "then_branch has %d outputs and else_branch %d; the node has %d", gt->noutputs, ge->noutputs, n->nout);
+    if (!(rv = rlx__ox_vals(im, 2 * n->nout))) return 0;
+    if (rlx__ox_cscalar(in[0], &c)) {   /* folded: the chosen branch only */
+        if (!rlx__ox_sub(im, n, ni, c ? "then_branch" : "else_branch", c ? gt : ge, NULL, 0, rv)) goto done;
+        for (j = 0; j < n->nout; j++) if (out[j]) rlx__ox_vcopy(out[j], &rv[j]);
+        ok = 1;
+        goto done;
+    }
+    {
+        int64_t dc[RLX_MAX_RANK], da[RLX_MAX_RANK], db[RLX_MAX_RANK];
+        int rc = rlx__ox_vshape(im, in[0], dc), k;
+        int64_t cnt = 1;
+        rlx_tensor cond;
+        for (k = 0; k < rc; k++) cnt *= dc[k];
+        if (rlx__ox_vdt(im, in[0]) != RLX_BOOL || rc < 0 || cnt != 1) { rlx__ox_nerr(im, RLX_ERROR_SHAPE, "the condition must be one bool"); goto done; }
+        if (!rlx__ox_sub(im, n, ni, "then_branch", gt, NULL, 0, rv) || !rlx__ox_sub(im, n, ni, "else_branch", ge, NULL, 0, rv + n->nout)) goto done;
+        cond = rlx_reshape(im->g, rlx__ox_t(im, im->g, in[0]), 0, NULL);
+        for (j = 0; j < n->nout; j++) {
+            rlx__oxval *a = &rv[j], *b = &rv[n->nout + j];
+            int ra = rlx__ox_vshape(im, a, da), rb = rlx__ox_vshape(im, b, db);
+            if (!out[j]) continue;
+            if (ra < 0 || ra != rb || memcmp(da, db, (size_t)ra * sizeof(int64_t)) || rlx__ox_vdt(im, a) != rlx__ox_vdt(im, b)) {
+                RLX__OX_UNSUP("a condition known only at run time needs branches whose outputs have one shape and dtype "
+                              "(output %d differs); fix the condition with rlx_onnx_graph_desc.constants", j);
+                goto done;
+            }
+            out[j]->hc = 0;
+            out[j]->t = rlx_where(im->g, cond, rlx__ox_t(im, im->g, a), rlx__ox_t(im, im->g, b));
+            out[j]->dt = rlx__ox_vdt(im, a);
+        }
+        if (rlx_graph_status(im->g) != RLX_OK) { rlx__ox_nerr(im, rlx_graph_status(im->g), "%s", rlx_graph_error(im->g)); goto done; }
+        ok = 1;
+    }
+done:
+    rlx__free(&im->m->al, rv);
+    return ok;
+}
+
+static int rlx__ox_loop(rlx__oximp* im, const rlx__oxnode* n, int ni, rlx__oxval** in, rlx__oxval** out) {
+    const rlx__oxsub* G = rlx__ox_ag(im, n, "body");
+    int nc = n->nin - 2, nk, j, ok = 0;
+    int64_t trip = 0, cond = 1, it, cap = 0;
+    rlx__oxval *cur = NULL, *binds = NULL, *res = NULL, *scans = NULL, *tmp = NULL;
+    if (!G) return 0;
+    if (nc < 0) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "needs the inputs M and cond (either may be empty)");
+    nk = n->nout - nc;
+    if (nk < 0 || G->ninputs != nc + 2 || G->noutputs != nc + 1 + nk)
+        return rlx__ox_nerr(im, RLX_ERROR_BAD_GRAPH, "%d loop-carried values and %d outputs do not fit a body of %d inputs and %d outputs", nc, n->nout, G->ninputs, G->noutputs);
+    if (in[0] && !rlx__ox_cscalar(in[0], &trip))
+        return RLX__OX_UNSUP("the trip count M must be a constant while importing (a graph input can be fixed by rlx_onnx_graph_desc.constants)");
+    if (in[1] && !rlx__ox_cscalar(in[1], &cond))
+        return RLX__OX_UNSUP("the condition must be a constant while importing (a graph input can be fixed by rlx_onnx_graph_desc.constants)");
+    if (!in[0] && !in[1]) return RLX__OX_UNSUP("a loop without a trip count or a condition (it would not end)");
+    if (!(cur = rlx__ox_vals(im, nc + 1)) || !(binds = rlx__ox_vals(im, nc + 2)) || !(res = rlx__ox_vals(im, nc + 1 + nk)) || !(tmp = rlx__ox_vals(im, 1))) goto done;
+    for (j = 0; j < nc; j++) {
+        if (!in[2 + j]) { rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "loop-carried input %d is empty", j); goto done; }
+        rlx__ox_vcopy(&cur[j], in[2 + j]);
+    }
+    for (it = 0; (!in[0] || it < trip) && cond; it++) {
+        uint8_t cb = 1;
+        if (nk && it >= cap) {   /* the scan outputs of every iteration, kept until they are stacked */
+            int64_t nc2 = cap ? 2 * cap : 16;
+            rlx__oxval* ns = rlx__ox_vals(im, nc2 * nk);
+            if (!ns) goto done;
+            if (scans) memcpy(ns, scans, (size_t)(cap * nk) * sizeof(rlx__oxval));
+            rlx__free(&im->m->al, scans);
+            scans = ns; cap = nc2;
+        }
+        memset(binds, 0, 2 * sizeof *binds);
+        binds[0].init = binds[1].init = -1;
+        if (!rlx__ox_set_hc(im, &binds[0], RLX_I64, 0, NULL, &it) || !rlx__ox_set_hc(im, &binds[1], RLX_BOOL, 0, NULL, &cb)) goto done;
+        for (j = 0; j < nc; j++) binds[2 + j] = cur[j];
+        if (!rlx__ox_sub(im, n, ni, "body", G, binds, nc + 2, res)) goto done;
+        if (!rlx__ox_cscalar(&res[0], &cond)) {
+            RLX__OX_UNSUP("the body's condition output must be a constant while importing (iteration %lld computes it at run time); loops are unrolled", (long long)it);
+            goto done;
+        }
+        for (j = 0; j < nc; j++) cur[j] = res[1 + j];
+        for (j = 0; j < nk; j++) scans[it * nk + j] = res[1 + nc + j];
+    }
+    for (j = 0; j < nc; j++) if (out[j]) rlx__ox_vcopy(out[j], &cur[j]);
+    for (j = 0; j < nk; j++) {
+        int64_t k;
+        if (!out[nc + j]) continue;
+        if (it == 0) { RLX__OX_UNSUP("a loop that runs no iteration has empty scan outputs"); goto done; }
+        {
+            rlx__oxval* col = rlx__ox_vals(im, it);
+            int r2;
+            if (!col) goto done;
+            for (k = 0; k < it; k++) col[k] = scans[k * nk + j];
+            r2 = rlx__ox_stack(im, col, (int)it, 0, tmp);
+            rlx__free(&im->m->al, col);
+            if (!r2) goto done;
+        }
+        rlx__ox_vcopy(out[nc + j], tmp);
+    }
+    ok = 1;
+done:
+    rlx__free(&im->m->al, cur);
+    rlx__free(&im->m->al, binds);
+    rlx__free(&im->m->al, res);
+    rlx__free(&im->m->al, scans);
+    rlx__free(&im->m->al, tmp);
+    return ok;
+}
+
+/* one Scan over T steps: states st[0 .. ns) and scan inputs xs[0 .. nx) (axes ax, directions dir) through body G;
+   o[0 .. ns) the final states, o[ns .. ns + nk) the scan outputs stacked along oax (reversed where odir) */
+static int rlx__ox_scan_run(rlx__oximp* im, const rlx__oxnode* n, int ni, const rlx__oxsub* G, int ns, const rlx__oxval* st,
+                            int nx, const rlx__oxval* xs, const int64_t* ax, const int64_t* dir, int64_t T,
+                            const int64_t* oax, const int64_t* odir, rlx__oxval* o) {
+    int nk = G->noutputs - ns, j, ok = 0;
+    int64_t t;
+    rlx__oxval *binds = rlx__ox_vals(im, ns + nx + 1), *res = rlx__ox_vals(im, G->noutputs + 1), *scans = NULL, *col = NULL;
+    if (!binds || !res) goto done;
+    if (nk < 0 || G->ninputs != ns + nx) { rlx__ox_nerr(im, RLX_ERROR_BAD_GRAPH, "%d states and %d scan inputs do not fit a body of %d inputs and %d outputs", ns, nx, G->ninputs, G->noutputs); goto done; }
+    if (nk && (!(scans = rlx__ox_vals(im, T * nk)) || !(col = rlx__ox_vals(im, T)))) goto done;
+    for (j = 0; j < ns; j++) binds[j] = st[j];
+    for (t = 0; t < T; t++) {
+        for (j = 0; j < nx; j++)
+            if (!rlx__ox_take(im, &xs[j], (int)ax[j], dir[j] ? T - 1 - t : t, &binds[ns + j])) goto done;
+        if (!rlx__ox_sub(im, n, ni, "body", G, binds, ns + nx, res)) goto done;
+        for (j = 0; j < ns; j++) binds[j] = res[j];
+        for (j = 0; j < nk; j++) scans[t * nk + j] = res[ns + j];
+    }
+    for (j = 0; j < ns; j++) o[j] = binds[j];
+    for (j = 0; j < nk; j++) {
+        for (t = 0; t < T; t++) col[t] = scans[(odir[j] ? T - 1 - t : t) * nk + j];
+        if (!rlx__ox_stack(im, col, (int)T, (int)oax[j], &o[ns + j])) goto done;
+    }
+    ok = 1;
+done:
+    rlx__free(&im->m->al, binds);
+    rlx__free(&im->m->al, res);
+    rlx__free(&im->m->al, scans);
+    rlx__free(&im->m->al, col);
+    return ok;
+}
+
+static int rlx__ox_scan(rlx__oximp* im, const rlx__oxnode* n, int ni, rlx__oxval** in, rlx__oxval** out) {
+    const rlx__oxsub* G = rlx__ox_ag(im, n, "body");
+    int v8 = im->m->opset < 9, first = v8 ? 1 : 0, nx, ns, nk, j, cnt, ok = 0;
+    int64_t ax[64], dir[64], oax[64], odir[64], T = -1, d[RLX_MAX_RANK], B = 1, b;
+    const int64_t* a;
+    rlx__oxval *st = NULL, *xs = NULL, *o = NULL, *ob = NULL, *col = NULL;
+    if (!G) return 0;
+    nx = (int)rlx__ox_ai(n, "num_scan_inputs", -1);
+    ns = n->nin - first - nx;
+    nk = n->nout - ns;
+    if (nx < 1 || ns < 0 || nk < 0) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "num_scan_inputs %d does not fit %d inputs and %d outputs", nx, n->nin, n->nout);
+    if (G->noutputs != n->nout) return rlx__ox_nerr(im, RLX_ERROR_BAD_GRAPH, "the body has %d outputs, the node %d", G->noutputs, n->nout);
+    for (j = 0; j < 64; j++) { ax[j] = v8; dir[j] = 0; oax[j] = v8; odir[j] = 0; }
+    if (v8) {
+        if (in[0]) return RLX__OX_UNSUP("sequence_lens (every sequence is taken at its full length)");
+        if ((a = rlx__ox_aints(n, "directions", &cnt)) != NULL) { if (cnt != nx) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "directions has %d values, not %d", cnt, nx); memcpy(dir, a, (size_t)cnt * 8); }
+    } else {
+        if ((a = rlx__ox_aints(n, "scan_input_axes", &cnt)) != NULL) { if (cnt != nx) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "scan_input_axes has %d values, not %d", cnt, nx); memcpy(ax, a, (size_t)cnt * 8); }
+        if ((a = rlx__ox_aints(n, "scan_input_directions", &cnt)) != NULL) { if (cnt != nx) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "scan_input_directions has %d values, not %d", cnt, nx); memcpy(dir, a, (size_t)cnt * 8); }
+        if ((a = rlx__ox_aints(n, "scan_output_axes", &cnt)) != NULL) { if (cnt != nk) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "scan_output_axes has %d values, not %d", cnt, nk); memcpy(oax, a, (size_t)cnt * 8); }
+        if ((a = rlx__ox_aints(n, "scan_output_directions", &cnt)) != NULL) { if (cnt != nk) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "scan_output_directions has %d values, not %d", cnt, nk); memcpy(odir, a, (size_t)cnt * 8); }
+    }
+    for (j = 0; j < n->nin - first; j++) if (!in[first + j]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "input %d is empty", first + j);
+    for (j = 0; j < nx; j++) {   /* T from the scan inputs; they must agree */
+        rlx__oxval* x = in[first + ns + j];
+        int r = rlx__ox_vshape(im, x, d);
+        if (ax[j] < 0) ax[j] += r;
+        if (r < 1 + v8 || ax[j] < 0 || ax[j] >= r) return rlx__ox_nerr(im, RLX_ERROR_AXIS, "scan input %d (rank %d) has no axis %lld", j, r, (long long)ax[j]);
+        if (T >= 0 && d[ax[j]] != T) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "scan input %d has %lld steps, an earlier one %lld", j, (long long)d[ax[j]], (long long)T);
+        T = d[ax[j]];
+        if (v8) { if (j && d[0] != B) return rlx__ox_nerr(im, RLX_ERROR_SHAPE, "scan inputs with different batch sizes"); B = d[0]; }
+        if (dir[j] != 0 && dir[j] != 1) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "direction %lld", (long long)dir[j]);
+    }
+    for (j = 0; j < nk; j++) if (odir[j] != 0 && odir[j] != 1) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "scan_output_directions %lld", (long long)odir[j]);
+    if (!(st = rlx__ox_vals(im, ns + 1)) || !(xs = rlx__ox_vals(im, nx + 1)) || !(o = rlx__ox_vals(im, n->nout + 1))) goto done;
+    if (!v8) {
+        for (j = 0; j < ns; j++) st[j] = *in[j];
+        for (j = 0; j < nx; j++) xs[j] = *in[ns + j];
+        if (!rlx__ox_scan_run(im, n, ni, G, ns, st, nx, xs, ax, dir, T, oax, odir, o)) goto done;
+    } else {   /* opset 8: axis 0 is a batch; each batch item is scanned on its own, then restacked */
+        int64_t zero[64];
+        memset(zero, 0, sizeof zero);
+        if (!(ob = rlx__ox_vals(im, B * n->nout)) || !(col = rlx__ox_vals(im, B))) goto done;
+        for (b = 0; b < B; b++) {
+            for (j = 0; j < ns; j++) if (!rlx__ox_take(im, in[1 + j], 0, b, &st[j])) goto done;
+            for (j = 0; j < nx; j++) if (!rlx__ox_take(im, in[1 + ns + j], 0, b, &xs[j])) goto done;
+            if (!rlx__ox_scan_run(im, n, ni, G, ns, st, nx, xs, zero, dir, T, zero, zero, ob + b * n->nout)) goto done;
+        }
+        for (j = 0; j < n->nout; j++) {
+            for (b = 0; b < B; b++) col[b] = ob[b * n->nout + j];
+            if (!rlx__ox_stack(im, col, (int)B, 0, &o[j])) goto done;
+        }
+    }
+    for (j = 0; j < n->nout; j++) if (out[j]) rlx__ox_vcopy(out[j], &o[j]);
+    ok = 1;
+done:
+    rlx__free(&im->m->al, st);
+    rlx__free(&im->m->al, xs);
+    rlx__free(&im->m->al, o);
+    rlx__free(&im->m->al, ob);
+    rlx__free(&im->m->al, col);
+    return ok;
+}
+
 static int rlx__ox_import(rlx__oximp* im, const rlx_onnx_graph_desc* desc) {
     rlx_onnx_model* m = im->m;
     rlx_graph* g = im->g;
-    int i, j, k, nvals;
-    /* capacity: inputs + initializers + node outputs */
-    nvals = m->ninputs + m->ninits;
-    for (i = 0; i < m->nnodes; i++) nvals += m->nodes[i].nout;
-    im->cv = nvals + 1;
-    for (im->hcap = 16; im->hcap < 2 * im->cv; im->hcap *= 2) {}
-    im->v = (rlx__oxval*)rlx__calloc(&m->al, (size_t)im->cv * sizeof(rlx__oxval));
+    int i, j, k;
+    im->hcap = 64;
     im->hash = (int*)rlx__alloc(&m->al, (size_t)im->hcap * sizeof(int));
-    if (!im->v || !im->hash) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
+    im->init_t = (rlx_tensor*)rlx__calloc(&m->al, (size_t)(m->ninits + 1) * sizeof(rlx_tensor));
+    if (!im->hash || !im->init_t) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
     for (i = 0; i < im->hcap; i++) im->hash[i] = -1;
     for (i = 0; i < m->ninits; i++) {
         rlx__oxt* t = &m->inits[i];
@@ -27294,8 +27747,27 @@ static int rlx__ox_import(rlx__oximp* im, const rlx_onnx_graph_desc* desc) {
         v->t = rlx_input(g, vi->name, dt, vi->rank, dims);
         if (rlx_graph_status(g) != RLX_OK) return rlx__ox_fail(m, rlx_graph_status(g), "input '%s': %s", vi->name, rlx_graph_error(g));
     }
-    for (i = 0; i < m->nnodes; i++) {
-        const rlx__oxnode* n = &m->nodes[i];
+    if (!rlx__ox_nodes(im, m->nodes, m->nnodes)) return 0;
+    for (i = 0; i < m->noutputs; i++) {
+        rlx__oxval* v = rlx__ox_find(im, m->outputs[i].name);
+        rlx_tensor t;
+        if (!v) return rlx__ox_fail(m, RLX_ERROR_NOT_FOUND, "graph output '%s' is not defined by any node, input or initializer", m->outputs[i].name);
+        im->scratch = 0;
+        if (v->hc && v->count == 0) return rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "graph output '%s' is empty (a dim of 0)", m->outputs[i].name);
+        t = v->t.id ? v->t : (v->hc && v->init < 0) ? rlx_constant(g, v->dt, v->rank, v->dims, v->data) : rlx__ox_t(im, g, v);
+        if (!t.id && rlx_graph_status(g) == RLX_OK) return rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "graph output '%s' has an unsupported element type", m->outputs[i].name);
+        rlx_output(g, m->outputs[i].name, t);
+        if (rlx_graph_status(g) != RLX_OK) return rlx__ox_fail(m, rlx_graph_status(g), "graph output '%s': %s", m->outputs[i].name, rlx_graph_error(g));
+    }
+    return 1;
+}
+
+/* imports a node list (the model's, or a subgraph's) into im->g */
+static int rlx__ox_nodes(rlx__oximp* im, const rlx__oxnode* nodes, int nnodes) {
+    rlx_graph* g = im->g;
+    int i, j, k;
+    for (i = 0; i < nnodes; i++) {
+        const rlx__oxnode* n = &nodes[i];
         rlx__oxval* in[64];
         rlx__oxval* out[64];
         rlx_tensor res[64];
@@ -27313,11 +27785,11 @@ static int rlx__ox_import(rlx__oximp* im, const rlx_onnx_graph_desc* desc) {
             if (!n->in[j][0]) continue;
             in[j] = rlx__ox_find(im, n->in[j]);
             if (!in[j]) {
-                for (k = i + 1; k < m->nnodes; k++) {
+                for (k = i + 1; k < nnodes; k++) {
                     int o;
-                    for (o = 0; o < m->nodes[k].nout; o++)
-                        if (!strcmp(m->nodes[k].out[o], n->in[j]))
-                            return rlx__ox_nerr(im, RLX_ERROR_BAD_GRAPH, "input '%s' comes from node %d '%s' after it (a cycle, or nodes not in topological order)", n->in[j], k, m->nodes[k].name);
+                    for (o = 0; o < nodes[k].nout; o++)
+                        if (!strcmp(nodes[k].out[o], n->in[j]))
+                            return rlx__ox_nerr(im, RLX_ERROR_BAD_GRAPH, "input '%s' comes from node %d '%s' after it (a cycle, or nodes not in topological order)", n->in[j], k, nodes[k].name);
                 }
                 return rlx__ox_nerr(im, RLX_ERROR_NOT_FOUND, "input '%s' is not defined by any node, input or initializer", n->in[j]);
             }
@@ -27364,6 +27836,14 @@ static int rlx__ox_import(rlx__oximp* im, const rlx_onnx_graph_desc* desc) {
             if (!rlx__ox_unread(im, n)) return 0;
             continue;
         }
+        if (!strcmp(n->op, "If") || !strcmp(n->op, "Loop") || !strcmp(n->op, "Scan")) {
+            int r = n->op[0] == 'I' ? rlx__ox_if(im, n, i, in, out) : n->op[0] == 'L' ? rlx__ox_loop(im, n, i, in, out)
+                                                                      : rlx__ox_scan(im, n, i, in, out);
+            if (!r) return 0;
+            im->node = n; im->node_index = i;
+            if (!rlx__ox_unread(im, n)) return 0;
+            continue;
+        }
         f = -1;
         if (any && all_const) {
             f = rlx__ox_fold(im, n, in, n->nin, out);
@@ -27385,17 +27865,6 @@ static int rlx__ox_import(rlx__oximp* im, const rlx_onnx_graph_desc* desc) {
             out[j]->t = res[j];
             out[j]->dt = rlx_tensor_info(g, res[j], NULL, NULL);
         }
-    }
-    for (i = 0; i < m->noutputs; i++) {
-        rlx__oxval* v = rlx__ox_find(im, m->outputs[i].name);
-        rlx_tensor t;
-        if (!v) return rlx__ox_fail(m, RLX_ERROR_NOT_FOUND, "graph output '%s' is not defined by any node, input or initializer", m->outputs[i].name);
-        im->scratch = 0;
-        if (v->hc && v->count == 0) return rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "graph output '%s' is empty (a dim of 0)", m->outputs[i].name);
-        t = v->t.id ? v->t : (v->hc && v->init < 0) ? rlx_constant(g, v->dt, v->rank, v->dims, v->data) : rlx__ox_t(im, g, v);
-        if (!t.id && rlx_graph_status(g) == RLX_OK) return rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "graph output '%s' has an unsupported element type", m->outputs[i].name);
-        rlx_output(g, m->outputs[i].name, t);
-        if (rlx_graph_status(g) != RLX_OK) return rlx__ox_fail(m, rlx_graph_status(g), "graph output '%s': %s", m->outputs[i].name, rlx_graph_error(g));
     }
     return 1;
 }
@@ -27423,8 +27892,10 @@ RLXDEF rlx_result rlx_onnx_graph(rlx_onnx_model* m, const rlx_onnx_graph_desc* d
     ok = rlx__ox_import(&im, desc);
     for (i = 0; i < im.nowned; i++) rlx__free(&m->al, im.owned[i]);
     rlx__free(&m->al, im.owned);
-    rlx__free(&m->al, im.v);
+    for (i = 0; i < im.nvb; i++) rlx__free(&m->al, im.vb[i]);
+    rlx__free(&m->al, im.vb);
     rlx__free(&m->al, im.hash);
+    rlx__free(&m->al, im.init_t);
     if (!ok) {
         if (m->rc == RLX_OK) m->rc = RLX_ERROR_INTERNAL;
         if (!m->err[0]) rlx__ox_fail(m, m->rc, "node %d: the import failed without a message (an rlx.h bug)", im.node_index);
