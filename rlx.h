@@ -24297,7 +24297,8 @@ RLXDEF rlx_result rlx_safetensors_writer_write_file(rlx_safetensors_writer* w, c
 #define RLX__OX_MAX_STRINGS 16   /* string-list attribute values kept per attribute (RNN activations need 6) */
 #define RLX__OX_FOLD_MAX 65536   /* elements: constant nodes up to this size are evaluated while importing */
 #define RLX__OX_MAX_DEPTH 8      /* subgraphs (If, Loop, Scan bodies) nested at most this deep              */
-#define RLX__OX_UNROLL_MAX 200000 /* nodes imported from subgraphs (unrolled loops) in one rlx_onnx_graph    */
+#define RLX__OX_UNROLL_MAX 65536 /* nodes imported from subgraphs (unrolled loops) in one rlx_onnx_graph     */
+#define RLX__OX_SUB_BYTES_MAX (256u << 20)   /* bytes of constants computed in subgraphs, plus twice the file size */
 
 typedef struct rlx__pbf { uint32_t num; int wt; uint64_t v; const uint8_t* p; size_t n; } rlx__pbf;
 typedef struct rlx__pb { const uint8_t* p; const uint8_t* end; } rlx__pb;
@@ -25230,6 +25231,8 @@ typedef struct rlx__oximp {
     rlx_tensor* init_t;         /* the param of each initializer, once built                                 */
     int unrolled;               /* nodes imported from subgraphs so far (RLX__OX_UNROLL_MAX)                 */
     int depth;                  /* subgraphs being imported                                                  */
+    size_t sub_bytes;           /* bytes of constants computed inside subgraphs (RLX__OX_SUB_BYTES_MAX)       */
+    int over;                   /* sub_bytes hit its bound (the error is set)                                */
     void** owned; int nowned, cowned;
     const rlx__oxnode* node;
     int node_index;
@@ -25297,6 +25300,15 @@ static void rlx__ox_pop(rlx__oximp* im, int mark) {
 }
 static void* rlx__ox_own(rlx__oximp* im, size_t n) {
     void* p;
+    if (im->depth > 0) {   /* unrolled subgraphs: their constants are bounded, whatever the trip count */
+        size_t cap = (size_t)RLX__OX_SUB_BYTES_MAX + 2 * im->m->size;
+        if (n > cap || im->sub_bytes > cap - n) {
+            rlx__ox_fail(im->m, RLX_ERROR_UNSUPPORTED, "constants computed in subgraphs (unrolled loops) would take more than %zu bytes", cap);
+            im->over = 1;
+            return NULL;
+        }
+        im->sub_bytes += n;
+    }
     if (!rlx__grow(&im->m->al, (void**)&im->owned, &im->cowned, im->nowned + 1, sizeof(void*))) return NULL;
     p = rlx__alloc(&im->m->al, n);
     if (p) im->owned[im->nowned++] = p;
@@ -25306,6 +25318,7 @@ static void* rlx__ox_own(rlx__oximp* im, size_t n) {
 static int rlx__ox_nerr(rlx__oximp* im, rlx_result rc, const char* fmt, ...) {
     char msg[400];
     va_list ap;
+    if (im->over) return 0;   /* rlx__ox_own's message says more than "out of memory" */
     va_start(ap, fmt);
     rlx__vfmt(msg, sizeof msg, fmt, ap);
     va_end(ap);
@@ -27357,6 +27370,7 @@ static int rlx__ox_sub(rlx__oximp* im, const rlx__oxnode* n, int ni, const char*
     if (im->unrolled + cost > RLX__OX_UNROLL_MAX)
         return RLX__OX_UNSUP("subgraphs (unrolled loops) would import more than %d nodes", RLX__OX_UNROLL_MAX);
     im->unrolled += (int)cost;
+    im->depth++;
     for (i = 0; i < G->ninits; i++) {
         const rlx__oxt* t = &G->inits[i];
         rlx__oxval* v = rlx__ox_def(im, t->name);
@@ -27381,6 +27395,7 @@ static int rlx__ox_sub(rlx__oximp* im, const rlx__oxnode* n, int ni, const char*
     }
     ok = 1;
 fail:
+    im->depth--;
     rlx__ox_pop(im, mark);
     if (!ok) rlx__ox_wrap(im, n, ni, an);
     im->node = n;

@@ -1,5 +1,6 @@
 /* PyTorch exports through the ONNX loader: a CNN with batch norm, grouped conv and HardSwish, an
-   nn.TransformerEncoder, a 2-layer bidirectional LSTM and a bidirectional GRU, each exported by
+   nn.TransformerEncoder, a 2-layer bidirectional LSTM, a bidirectional GRU and a scripted model with a Loop
+   (trip count from a dynamic dim) and an If on a value known only at run time (both branches), each exported by
    torch.onnx.export at opsets 13 and 17 (tests/torch_export.py, Debian python3-torch 1.13; the files are in
    tests/data/torch). PyTorch's own outputs are the reference: max |rlx - torch| <= 1e-4 * max |torch|.
 
@@ -36,7 +37,9 @@ static void tt_case(const char* root, const char* name, const rlx_device* devs, 
     char* shapes = NULL;
     rlx_onnx_model* m = NULL;
     rlx_onnx_load_desc ld;
-    int d;
+    rlx_onnx_dim dims[RLX_MAX_RANK];
+    rlx_onnx_graph_desc gd;
+    int d, nd = 0;
     snprintf(path, sizeof path, "%s/%s/input.bin", root, name);
     x = (float*)tt_read(path, &nin);
     snprintf(path, sizeof path, "%s/%s/output.bin", root, name);
@@ -52,6 +55,19 @@ static void tt_case(const char* root, const char* name, const rlx_device* devs, 
     ld.error_cap = sizeof err;
     if (rlx_onnx_load_file(path, &ld, &m) != RLX_OK) { TH_CHECK(0, "%s: load: %s", name, err); goto done; }
     got = (float*)malloc(nout * sizeof(float));
+    {   /* x's dims from shapes.txt bind its dynamic dims (the control-flow models' "T") */
+        const char* c = shapes;
+        char* e;
+        while (nd < RLX_MAX_RANK && *c && *c != '\n') {
+            long v = strtol(c, &e, 10);
+            if (e == c) break;
+            dims[nd].name = NULL; dims[nd].input = "x"; dims[nd].axis = nd; dims[nd].value = v;
+            nd++;
+            c = e;
+        }
+        memset(&gd, 0, sizeof gd);
+        gd.dims = dims; gd.num_dims = nd;
+    }
     for (d = 0; d < ndev; d++) {
         rlx_graph* g = NULL;
         rlx_store* s = NULL;
@@ -64,7 +80,7 @@ static void tt_case(const char* root, const char* name, const rlx_device* devs, 
         sd.device = devs[d];
         memset(&cd, 0, sizeof cd);
         cd.device = devs[d];
-        if (rlx_onnx_graph(m, NULL, &g) != RLX_OK) { TH_CHECK(0, "%s on %s: import: %s", name, rlx_device_name(devs[d]), rlx_onnx_error(m)); continue; }
+        if (rlx_onnx_graph(m, &gd, &g) != RLX_OK) { TH_CHECK(0, "%s on %s: import: %s", name, rlx_device_name(devs[d]), rlx_onnx_error(m)); continue; }
         if (rlx_onnx_store(m, &sd, &s) != RLX_OK) { TH_CHECK(0, "%s on %s: store: %s", name, rlx_device_name(devs[d]), rlx_onnx_error(m)); rlx_graph_destroy(g); continue; }
         cd.store = s;
         if (rlx_compile(g, &cd, &p) != RLX_OK) {
@@ -98,7 +114,8 @@ done:
 int main(int argc, char** argv) {
     static const char* names[] = { "cnn_bn_opset13", "cnn_bn_opset17", "transformer_encoder_opset13",
                                    "transformer_encoder_opset17", "lstm_opset13", "lstm_opset17", "gru_opset13",
-                                   "gru_opset17" };
+                                   "gru_opset17", "control_then_opset13", "control_then_opset17",
+                                   "control_else_opset13", "control_else_opset17" };
     const char* root = getenv("RLX_TORCH_DATA");
     rlx_device devs[4];
     rlx_device_info di[8];
