@@ -319,8 +319,9 @@
    differentiate attention with a fused kernel (its gradient goes through the
    quadratic decomposition), skip the update's compute on the non-final runs of gradient accumulation (a graph
    has no branches: the update is computed and dropped) or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
-   safetensors give weights and metadata), run ONNX models with control flow (If, Loop, Scan) or empty
-   tensors (yet; RNN, GRU and LSTM are unrolled while importing; see the README's operator table), use BLAS, read big-endian GGUF files, write files larger
+   safetensors give weights and metadata), run ONNX loops whose trip count or condition is known only at run
+   time, or empty tensors (yet: If, Loop, Scan, RNN, GRU and LSTM are inlined or unrolled while importing; see
+   the README's operator table), use BLAS, read big-endian GGUF files, write files larger
    than memory (the writers build the file in memory), move a store between devices (one store per device;
    add the tensors to each),
    spread one program over several GPUs (each program runs on one device; rlx_devices lists them all), pin
@@ -1490,7 +1491,10 @@ typedef struct rlx_onnx_graph_desc {
    shape arithmetic are folded away. Fails (rlx_onnx_error says why, naming the node, op_type and opset) on an
    unbound dynamic dim, a node of an unsupported op or attribute (also an attribute the import of its node did
    not read, unless it cannot change an inference result: see the README), a graph out of topological order, an
-   undefined input or a name defined twice. May be called many times (other dims) on one model. */
+   undefined input or a name defined twice. Control flow is inlined: If on a condition known while importing
+   keeps one branch, on a run-time condition both (outputs of equal shapes, selected by where); Loop and Scan
+   are unrolled, so a Loop's trip count and condition must be known while importing (fix graph inputs with
+   constants). May be called many times (other dims) on one model. */
 RLXDEF rlx_result rlx_onnx_graph(rlx_onnx_model* m, const rlx_onnx_graph_desc* desc, rlx_graph** out);
 /* A store holding every initializer the import can use (desc as rlx_store_create; NULL = AUTO). On the CPU it
    borrows the model's bytes (aligned raw_data is used in place; typed fields and external data are decoded
@@ -24284,13 +24288,14 @@ RLXDEF rlx_result rlx_safetensors_writer_write_file(rlx_safetensors_writer* w, c
    Protobuf wire format: rlx__pb_next reads one field (tag varint, then a varint, a fixed 4/8-byte value or a
    length-delimited slice checked against the end of its message; groups and unknown wire types are errors,
    unknown fields are skipped). The schema is read with one function per message (model, graph, node,
-   attribute, tensor, value info), so nesting is bounded by the schema itself (subgraphs of If/Loop are not
-   entered). Every string is copied NUL-terminated; repeated numbers are collected into arrays whose size is
+   attribute, tensor, value info); graph attributes (the bodies of If, Loop and Scan) recurse into the graph
+   reader, at most RLX__OX_MAX_DEPTH deep. Every string is copied NUL-terminated; repeated numbers are collected into arrays whose size is
    bounded by the bytes that encode them; tensor data is raw_data in place (checked to be exactly count × size)
    or decoded from the typed fields into owned memory. Import: values by name in a hash table; a node whose
    inputs are all constants and small is built in a scratch graph and evaluated on the CPU at once (shape
-   arithmetic of any supported op is folded this way); Shape/Size read shapes; everything else is built into
-   the caller's graph.
+   arithmetic of any supported op is folded this way); Shape/Size read shapes; If, Loop and Scan inline their
+   subgraphs (scoped names; loops unrolled, at most RLX__OX_UNROLL_MAX nodes in all); everything else is built
+   into the caller's graph.
    ------------------------------------------------------------------------------------------------------------ */
 #if !defined(RLX_NO_ONNX)
 
