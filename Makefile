@@ -317,6 +317,7 @@ test:
 	{ echo "test_train_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train"; \
 	  for t in $(RUN_ORDER); do echo "$$t ./$(BUILD)/tests/$$t"; done; \
 	  echo "test_onnx_node_vulkan ./$(BUILD)/tests/test_onnx_node vulkan"; \
+	  echo "test_onnx_control_vulkan ./$(BUILD)/tests/test_onnx_control vulkan"; \
 	  echo "test_train_accum_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train_accum"; \
 	  echo "test_autodiff_more_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_autodiff_more"; } | \
 	    bash tests/run_tests.sh $(BUILD)/test.log $(TEST_JOBS); \

@@ -4,7 +4,8 @@
    written here by the test's own protobuf writer; every value is checked against an f64 reference computed in
    the test. Then the errors: a condition or trip count known only at run time, branches of different shapes,
    a name defined in a subgraph and outside, wrong input counts, a missing subgraph output, a graph attribute
-   an op does not read, subgraphs nested too deep, and a loop too long to unroll. */
+   an op does not read, subgraphs nested too deep, and a loop too long to unroll.
+   Usage: test_onnx_control [cpu|vulkan|cuda]   (default cpu) */
 #ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
 #endif
@@ -16,6 +17,7 @@
 #include "onnx_pbw.h"
 
 enum { T_FLOAT = 1, T_INT64 = 7, T_BOOL = 9 };
+static rlx_device dev = RLX_DEVICE_CPU;   /* argv[1]: cpu (default), vulkan or cuda */
 
 /* NodeProto with any number of inputs and outputs ("" = an omitted optional input) */
 static void wn(pbw* g, const char* op, const char* ins, const char* outs, pbw* attrs) {
@@ -100,9 +102,13 @@ static int run_model(rlx_onnx_model* m, const char* in, const float* x, int rank
         gd.dims = dims; gd.num_dims = rank;
         gd.constants = cs; gd.num_constants = ncs;
         if (rlx_onnx_graph(m, &gd, &g) != RLX_OK) { TH_CHECK(0, "import: %s", rlx_onnx_error(m)); return 0; }
-        if (rlx_onnx_store(m, NULL, &s) != RLX_OK) { TH_CHECK(0, "store: %s", rlx_onnx_error(m)); rlx_graph_destroy(g); return 0; }
+        rlx_store_desc sd;
+        memset(&sd, 0, sizeof sd);
+        sd.device = dev;
+        if (rlx_onnx_store(m, &sd, &s) != RLX_OK) { TH_CHECK(0, "store: %s", rlx_onnx_error(m)); rlx_graph_destroy(g); return 0; }
         memset(&cd, 0, sizeof cd);
         cd.num_threads = 1;
+        cd.device = dev;
         cd.store = s;
         r = rlx_compile(g, &cd, &p);
         rlx_store_destroy(s);
@@ -488,7 +494,17 @@ static void test_errors(void) {
     free(mb.p);
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+    if (argc > 1) {
+        dev = !strcmp(argv[1], "vulkan") ? RLX_DEVICE_VULKAN : !strcmp(argv[1], "cuda") ? RLX_DEVICE_CUDA : RLX_DEVICE_CPU;
+        rlx_device_info di[8];
+        int nd = rlx_devices(di, 8), k, ok = dev == RLX_DEVICE_CPU;
+        for (k = 0; k < nd && k < 8; k++) if (di[k].device == dev && di[k].available) ok = 1;
+        if (!ok) {
+            th_skip("onnx_control on %s: no such device here", argv[1]);
+            return th_summary("onnx_control");
+        }
+    }
     test_if_folded();
     test_if_runtime();
     test_loop();
