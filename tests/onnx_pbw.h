@@ -31,6 +31,30 @@ static PBW_UNUSED void pb_str(pbw* b, unsigned field, const char* s) { pb_bytes(
 static PBW_UNUSED void pb_msg(pbw* b, unsigned field, pbw* sub) { pb_bytes(b, field, sub->p, sub->n); free(sub->p); memset(sub, 0, sizeof *sub); }
 static PBW_UNUSED void pb_float(pbw* b, unsigned field, float f) { pb_tag(b, field, 5); pb_put(b, &f, 4); }
 
+/* AttributeProto (in NodeProto field 5) of type INT, INTS and GRAPH */
+static PBW_UNUSED void a_int(pbw* attrs, const char* name, int64_t v) {
+    pbw a = {0};
+    pb_str(&a, 1, name);
+    pb_int(&a, 3, v);
+    pb_int(&a, 20, 2);
+    pb_msg(attrs, 5, &a);
+}
+static PBW_UNUSED void a_ints(pbw* attrs, const char* name, int n, const int64_t* v) {
+    pbw a = {0};
+    int i;
+    pb_str(&a, 1, name);
+    for (i = 0; i < n; i++) pb_int(&a, 8, v[i]);
+    pb_int(&a, 20, 7);
+    pb_msg(attrs, 5, &a);
+}
+static PBW_UNUSED void a_graph(pbw* attrs, const char* name, pbw* graph) {
+    pbw a = {0};
+    pb_str(&a, 1, name);
+    pb_msg(&a, 6, graph);
+    pb_int(&a, 20, 5);
+    pb_msg(attrs, 5, &a);
+}
+
 /* TensorProto with raw_data (f32 = 1, i64 = 7) */
 static PBW_UNUSED void w_tensor(pbw* b, unsigned field, const char* name, int dtype, int rank, const int64_t* dims, const void* raw, size_t rawn) {
     pbw t = {0};

@@ -42,28 +42,6 @@ static void wn(pbw* g, const char* op, const char* ins, const char* outs, pbw* a
     if (attrs) { free(attrs->p); memset(attrs, 0, sizeof *attrs); }
     pb_msg(g, 1, &n);
 }
-static void a_graph(pbw* attrs, const char* name, pbw* graph) {
-    pbw a = {0};
-    pb_str(&a, 1, name);
-    pb_msg(&a, 6, graph);
-    pb_int(&a, 20, 5);
-    pb_msg(attrs, 5, &a);
-}
-static void a_int(pbw* attrs, const char* name, int64_t v) {
-    pbw a = {0};
-    pb_str(&a, 1, name);
-    pb_int(&a, 3, v);
-    pb_int(&a, 20, 2);
-    pb_msg(attrs, 5, &a);
-}
-static void a_ints(pbw* attrs, const char* name, int n, const int64_t* v) {
-    pbw a = {0};
-    int i;
-    pb_str(&a, 1, name);
-    for (i = 0; i < n; i++) pb_int(&a, 8, v[i]);
-    pb_int(&a, 20, 7);
-    pb_msg(attrs, 5, &a);
-}
 static void init_f32(pbw* g, const char* name, float v) { w_tensor(g, 5, name, T_FLOAT, 0, NULL, &v, 4); }
 static void init_i64(pbw* g, const char* name, int64_t v) { w_tensor(g, 5, name, T_INT64, 0, NULL, &v, 8); }
 static void vi_scalar(pbw* g, unsigned field, const char* name, int elem) { w_vi(g, field, name, elem, 0, NULL, NULL); }
@@ -373,6 +351,26 @@ static void branch(pbw* b, const char* op, const char* in, const char* out) {
     wn(b, op, in, out, &at);
     w_vi(b, 12, out, T_FLOAT, 2, xd, NULL);
 }
+/* Loop(M = trip, no cond, x [3]) with the body (i, [c_in], v) -> (c_out, -v): c_out = Identity(c_in), or without
+   c_in (a body with too few inputs) Identity of the outer constant t */
+static void neg_loop(pbw* mb, int with_cond_in, int64_t trip) {
+    pbw g = {0}, b2 = {0}, at = {0};
+    int64_t vd[1] = {3};
+    vi_scalar(&b2, 11, "i", T_INT64);
+    if (with_cond_in) vi_scalar(&b2, 11, "c_in", T_BOOL);
+    w_vi(&b2, 11, "v", T_FLOAT, 1, vd, NULL);
+    wn(&b2, "Neg", "v", "v2", NULL);
+    wn(&b2, "Identity", with_cond_in ? "c_in" : "t", "c_out", NULL);
+    vi_scalar(&b2, 12, "c_out", T_BOOL);
+    w_vi(&b2, 12, "v2", T_FLOAT, 1, vd, NULL);
+    a_graph(&at, "body", &b2);
+    wn(&g, "Loop", "M,,x", "vf", &at);
+    init_i64(&g, "M", trip);
+    w_tensor(&g, 5, "t", T_BOOL, 0, NULL, "\1", 1);
+    w_vi(&g, 11, "x", T_FLOAT, 1, vd, NULL);
+    w_vi(&g, 12, "vf", T_FLOAT, 1, vd, NULL);
+    w_model(mb, &g, 13);
+}
 static void test_errors(void) {
     pbw mb = {0}, tg = {0}, eg = {0}, g = {0}, at = {0}, body = {0};
     int64_t xd[2] = {2, 3}, vd[1] = {3};
@@ -436,41 +434,11 @@ static void test_errors(void) {
         expect_import_fail("Loop with a condition computed at run time", &mb, RLX_ERROR_UNSUPPORTED, "condition output", "must be a constant");
     }
     /* a body with the wrong number of inputs: M, cond and one carried value, but a body of two inputs */
-    {
-        pbw b2 = {0};
-        vi_scalar(&b2, 11, "i", T_INT64);
-        w_vi(&b2, 11, "v", T_FLOAT, 1, vd, NULL);
-        wn(&b2, "Neg", "v", "v2", NULL);
-        wn(&b2, "Identity", "t", "c_out", NULL);
-        vi_scalar(&b2, 12, "c_out", T_BOOL);
-        w_vi(&b2, 12, "v2", T_FLOAT, 1, vd, NULL);
-        a_graph(&at, "body", &b2);
-        wn(&g, "Loop", "M,,x", "vf", &at);
-        init_i64(&g, "M", 4);
-        w_tensor(&g, 5, "t", T_BOOL, 0, NULL, "\1", 1);
-        w_vi(&g, 11, "x", T_FLOAT, 1, vd, NULL);
-        w_vi(&g, 12, "vf", T_FLOAT, 1, vd, NULL);
-        w_model(&mb, &g, 13);
-        expect_import_fail("Loop body with too few inputs", &mb, RLX_ERROR_BAD_GRAPH, "body", "inputs");
-    }
+    neg_loop(&mb, 0, 4);
+    expect_import_fail("Loop body with too few inputs", &mb, RLX_ERROR_BAD_GRAPH, "body", "inputs");
     /* a loop too long to unroll: an error, not a hang or an unbounded graph */
-    {
-        pbw b2 = {0};
-        vi_scalar(&b2, 11, "i", T_INT64);
-        vi_scalar(&b2, 11, "c_in", T_BOOL);
-        w_vi(&b2, 11, "v", T_FLOAT, 1, vd, NULL);
-        wn(&b2, "Neg", "v", "v2", NULL);
-        wn(&b2, "Identity", "c_in", "c_out", NULL);
-        vi_scalar(&b2, 12, "c_out", T_BOOL);
-        w_vi(&b2, 12, "v2", T_FLOAT, 1, vd, NULL);
-        a_graph(&at, "body", &b2);
-        wn(&g, "Loop", "M,,x", "vf", &at);
-        init_i64(&g, "M", (int64_t)1 << 40);
-        w_vi(&g, 11, "x", T_FLOAT, 1, vd, NULL);
-        w_vi(&g, 12, "vf", T_FLOAT, 1, vd, NULL);
-        w_model(&mb, &g, 13);
-        expect_import_fail("Loop with M = 2^40", &mb, RLX_ERROR_UNSUPPORTED, "more than", "unrolled");
-    }
+    neg_loop(&mb, 1, (int64_t)1 << 40);
+    expect_import_fail("Loop with M = 2^40", &mb, RLX_ERROR_UNSUPPORTED, "more than", "unrolled");
     /* If nested 12 deep: a load error, not unbounded recursion */
     branch(&tg, "Neg", "x", "b0");
     for (k = 1; k < 12; k++) {

@@ -16,11 +16,6 @@
 #include <stdlib.h>
 
 /* ---- model writing: nodes with any inputs, attributes ---- */
-static void a_int(pbw* a, const char* name, int64_t v) {
-    pbw t = {0};
-    pb_str(&t, 1, name); pb_int(&t, 3, v); pb_int(&t, 20, 2);
-    pb_msg(a, 5, &t);
-}
 static void a_float(pbw* a, const char* name, float v) {
     pbw t = {0};
     pb_str(&t, 1, name); pb_float(&t, 2, v); pb_int(&t, 20, 1);
@@ -37,14 +32,6 @@ static void a_strs(pbw* a, const char* name, int n, const char* const* v) {
     pb_str(&t, 1, name);
     for (i = 0; i < n; i++) pb_str(&t, 9, v[i]);
     pb_int(&t, 20, 8);
-    pb_msg(a, 5, &t);
-}
-static void a_ints(pbw* a, const char* name, int n, const int64_t* v) {
-    pbw t = {0};
-    int i;
-    pb_str(&t, 1, name);
-    for (i = 0; i < n; i++) pb_int(&t, 8, v[i]);
-    pb_int(&t, 20, 7);
     pb_msg(a, 5, &t);
 }
 /* a node with inputs ins[0..nin) ("" = absent) and outputs outs[0..nout) */

@@ -15,21 +15,6 @@ static void save(const char* dir, const char* name, pbw* m) {
     free(m->p);
     memset(m, 0, sizeof *m);
 }
-static void attr_ints(pbw* n, const char* name, int cnt, const int64_t* v) {
-    pbw a = {0};
-    int i;
-    pb_str(&a, 1, name);
-    for (i = 0; i < cnt; i++) pb_int(&a, 8, v[i]);
-    pb_int(&a, 20, 7);
-    pb_msg(n, 5, &a);
-}
-static void attr_int(pbw* n, const char* name, int64_t v) {
-    pbw a = {0};
-    pb_str(&a, 1, name);
-    pb_int(&a, 3, v);
-    pb_int(&a, 20, 2);
-    pb_msg(n, 5, &a);
-}
 
 int main(int argc, char** argv) {
     const char* dir = argc > 1 ? argv[1] : "tests/fuzz/onnx_corpus";
@@ -51,7 +36,7 @@ int main(int argc, char** argv) {
     w_model(&m, &g, 13);
     save(dir, "linear.onnx", &m);
     /* conv with pads, max pool, global average pool */
-    attr_ints(&at, "pads", 4, pads);
+    a_ints(&at, "pads", 4, pads);
     {
         pbw n = {0};
         pb_str(&n, 1, "X"); pb_str(&n, 1, "K"); pb_str(&n, 2, "C"); pb_str(&n, 3, "conv"); pb_str(&n, 4, "Conv");
@@ -59,7 +44,7 @@ int main(int argc, char** argv) {
         pb_msg(&g, 1, &n);
         free(at.p); memset(&at, 0, sizeof at);
         pb_str(&n, 1, "C"); pb_str(&n, 2, "P"); pb_str(&n, 3, "pool"); pb_str(&n, 4, "MaxPool");
-        attr_ints(&n, "kernel_shape", 2, ks);
+        a_ints(&n, "kernel_shape", 2, ks);
         pb_msg(&g, 1, &n);
     }
     w_node(&g, "GlobalAveragePool", "gap", "P", NULL, "Y", NULL);
@@ -76,20 +61,20 @@ int main(int argc, char** argv) {
     {
         pbw n = {0};
         pb_str(&n, 1, "D0u"); pb_str(&n, 1, "M1"); pb_str(&n, 2, "T"); pb_str(&n, 3, "cat"); pb_str(&n, 4, "Concat");
-        attr_int(&n, "axis", 0);
+        a_int(&n, "axis", 0);
         pb_msg(&g, 1, &n);
     }
     w_node(&g, "Reshape", "rs", "X", "T", "R", NULL);
     {
         pbw n = {0};
         pb_str(&n, 1, "X"); pb_str(&n, 2, "Tr"); pb_str(&n, 3, "tr"); pb_str(&n, 4, "Transpose");
-        attr_ints(&n, "perm", 3, perm);
+        a_ints(&n, "perm", 3, perm);
         pb_msg(&g, 1, &n);
     }
     {
         pbw n = {0};
         pb_str(&n, 1, "Tr"); pb_str(&n, 2, "Y2"); pb_str(&n, 3, "sm"); pb_str(&n, 4, "Softmax");
-        attr_int(&n, "axis", -1);
+        a_int(&n, "axis", -1);
         pb_msg(&g, 1, &n);
     }
     w_tensor(&g, 5, "I0", 7, 0, NULL, &zero, 8);
