@@ -91,6 +91,29 @@ static PBW_UNUSED void w_node(pbw* g, const char* op, const char* name, const ch
     if (attrs && attrs->n) pb_put(&n, attrs->p, attrs->n);
     pb_msg(g, 1, &n);
 }
+/* NodeProto with comma-separated inputs and outputs ("a,,b": an omitted optional input between a and b) */
+static PBW_UNUSED void wn(pbw* g, const char* op, const char* ins, const char* outs, pbw* attrs) {
+    pbw n = {0};
+    char buf[256];
+    const char* lists[2];
+    int k;
+    lists[0] = ins; lists[1] = outs;
+    for (k = 0; k < 2; k++) {   /* comma-separated names */
+        const char* c = lists[k];
+        while (c && *c) {
+            const char* e = strchr(c, ',');
+            size_t len = e ? (size_t)(e - c) : strlen(c);
+            memcpy(buf, c, len);
+            buf[len] = 0;
+            pb_str(&n, (unsigned)(k + 1), buf);
+            c = e ? e + 1 : c + len;
+        }
+    }
+    pb_str(&n, 4, op);
+    if (attrs && attrs->n) pb_put(&n, attrs->p, attrs->n);
+    if (attrs) { free(attrs->p); memset(attrs, 0, sizeof *attrs); }
+    pb_msg(g, 1, &n);
+}
 static PBW_UNUSED void w_model(pbw* m, pbw* g, int opset) {
     pbw os = {0};
     pb_int(m, 1, 8);

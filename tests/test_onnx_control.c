@@ -19,29 +19,6 @@
 enum { T_FLOAT = 1, T_INT64 = 7, T_BOOL = 9 };
 static rlx_device dev = RLX_DEVICE_CPU;   /* argv[1]: cpu (default), vulkan or cuda */
 
-/* NodeProto with any number of inputs and outputs ("" = an omitted optional input) */
-static void wn(pbw* g, const char* op, const char* ins, const char* outs, pbw* attrs) {
-    pbw n = {0};
-    char buf[256];
-    const char* lists[2];
-    int k;
-    lists[0] = ins; lists[1] = outs;
-    for (k = 0; k < 2; k++) {   /* comma-separated names */
-        const char* c = lists[k];
-        while (c && *c) {
-            const char* e = strchr(c, ',');
-            size_t len = e ? (size_t)(e - c) : strlen(c);
-            memcpy(buf, c, len);
-            buf[len] = 0;
-            pb_str(&n, (unsigned)(k + 1), buf);
-            c = e ? e + 1 : c + len;
-        }
-    }
-    pb_str(&n, 4, op);
-    if (attrs && attrs->n) pb_put(&n, attrs->p, attrs->n);
-    if (attrs) { free(attrs->p); memset(attrs, 0, sizeof *attrs); }
-    pb_msg(g, 1, &n);
-}
 static void init_f32(pbw* g, const char* name, float v) { w_tensor(g, 5, name, T_FLOAT, 0, NULL, &v, 4); }
 static void init_i64(pbw* g, const char* name, int64_t v) { w_tensor(g, 5, name, T_INT64, 0, NULL, &v, 8); }
 static void vi_scalar(pbw* g, unsigned field, const char* name, int elem) { w_vi(g, field, name, elem, 0, NULL, NULL); }

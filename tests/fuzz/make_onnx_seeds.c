@@ -1,6 +1,6 @@
 /* Writes the seed corpus of the ONNX fuzzer (tests/fuzz/onnx_corpus): a few small models that reach the
    loader's and the importer's main paths (initializers, dynamic dims, shape folding, conv/pool attributes,
-   softmax, layout ops). Usage: make_onnx_seeds DIR (make fuzz-onnx-seeds). */
+   softmax, layout ops, a Loop with an If in its body). Usage: make_onnx_seeds DIR (make fuzz-onnx-seeds). */
 #include <stdio.h>
 #include "../onnx_pbw.h"
 
@@ -84,6 +84,47 @@ int main(int argc, char** argv) {
     { int64_t r2[2] = {2, 12}, t3[3] = {2, 4, 3}; w_vi(&g, 12, "R", 1, 2, r2, NULL); w_vi(&g, 12, "Y2", 1, 3, t3, NULL); }
     w_model(&m, &g, 13);
     save(dir, "shape_fold.onnx", &m);
+    /* control flow: Loop (M = 3) whose body holds an If on i > 1, then an If on a value known at run time */
+    {
+        pbw body = {0}, tg = {0}, eg = {0}, t2 = {0}, e2 = {0}, a = {0};
+        int64_t vd[1] = {2}, three = 3;
+        float fzero = 0.0f;
+        w_vi(&body, 11, "i", 7, 0, NULL, NULL);
+        w_vi(&body, 11, "c", 9, 0, NULL, NULL);
+        w_vi(&body, 11, "v", 1, 1, vd, NULL);
+        wn(&body, "Greater", "i,I0", "big", NULL);
+        wn(&tg, "Neg", "v", "tv", NULL);
+        w_vi(&tg, 12, "tv", 1, 1, vd, NULL);
+        wn(&eg, "Abs", "v", "ev", NULL);
+        w_vi(&eg, 12, "ev", 1, 1, vd, NULL);
+        a_graph(&a, "then_branch", &tg);
+        a_graph(&a, "else_branch", &eg);
+        wn(&body, "If", "big", "v2", &a);
+        wn(&body, "Identity", "c", "c2", NULL);
+        w_vi(&body, 12, "c2", 9, 0, NULL, NULL);
+        wn(&body, "Identity", "v2", "sv", NULL);
+        w_vi(&body, 12, "v2", 1, 1, vd, NULL);
+        w_vi(&body, 12, "sv", 1, 1, vd, NULL);
+        a_graph(&a, "body", &body);
+        wn(&g, "Loop", "M,,X", "L,Ls", &a);
+        a_int(&a, "keepdims", 0);
+        wn(&g, "ReduceSum", "L", "s", &a);
+        wn(&g, "Greater", "s,F0", "cond", NULL);
+        wn(&t2, "Neg", "L", "ty", NULL);
+        w_vi(&t2, 12, "ty", 1, 1, vd, NULL);
+        wn(&e2, "Identity", "L", "ey", NULL);
+        w_vi(&e2, 12, "ey", 1, 1, vd, NULL);
+        a_graph(&a, "then_branch", &t2);
+        a_graph(&a, "else_branch", &e2);
+        wn(&g, "If", "cond", "Y", &a);
+        w_tensor(&g, 5, "M", 7, 0, NULL, &three, 8);
+        w_tensor(&g, 5, "I0", 7, 0, NULL, &one, 8);
+        w_tensor(&g, 5, "F0", 1, 0, NULL, &fzero, 4);
+        w_vi(&g, 11, "X", 1, 1, vd, NULL);
+        w_vi(&g, 12, "Y", 1, 1, vd, NULL);
+        w_model(&m, &g, 13);
+        save(dir, "control_flow.onnx", &m);
+    }
     /* external data (rejected without a folder) */
     {
         pbw t = {0}, e = {0};
