@@ -27681,6 +27681,7 @@ static int rlx__ox_scan(rlx__oximp* im, const rlx__oxnode* n, int ni, rlx__oxval
         if (dir[j] != 0 && dir[j] != 1) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "direction %lld", (long long)dir[j]);
     }
     for (j = 0; j < nk; j++) if (odir[j] != 0 && odir[j] != 1) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "scan_output_directions %lld", (long long)odir[j]);
+    if (T < 1) return RLX__OX_UNSUP("a scan over 0 steps (empty tensors)");
     if (!(st = rlx__ox_vals(im, ns + 1)) || !(xs = rlx__ox_vals(im, nx + 1)) || !(o = rlx__ox_vals(im, n->nout + 1))) goto done;
     if (!v8) {
         for (j = 0; j < ns; j++) st[j] = *in[j];
