@@ -261,8 +261,9 @@
        ONNX model files (>>onnx) are hostile input too: every varint, length, count, dim, offset and element
        count is checked against the bytes that hold it, allocations are bounded by a small multiple of the file
        size (tests/test_onnx.c checks 64×), external-data paths may not be absolute or contain "..", and
-       malformed files give RLX_ERROR_FORMAT with a message naming the field or tensor; the loader is fuzzed
-       (tests/fuzz/fuzz_onnx.c). The language-model builder (>>llm) checks every key and tensor it uses (presence,
+       malformed files give RLX_ERROR_FORMAT with a message naming the field or tensor; subgraphs (If, Loop,
+       Scan) nest at most 8 deep, and unrolling them imports at most 65,536 nodes and 256 MiB (plus twice the
+       file size) of constants per import; the loader is fuzzed (tests/fuzz/fuzz_onnx.c). The language-model builder (>>llm) checks every key and tensor it uses (presence,
        range, shape, type) before it builds anything, and is fuzzed with models described by the input
        (tests/fuzz/fuzz_llm.c); a Hugging Face folder's config.json is parsed strictly (depth 16, 16 MB at most)
        and checked key by key, its shard names may not leave the folder, and tokenizer.json (128 MB at most) /
