@@ -24408,10 +24408,7 @@ struct rlx_onnx_model {
     void** allocs; int nallocs, callocs;
     char* dir;
     int64_t ir_version, opset;
-    rlx__oxnode* nodes; int nnodes, cnodes;
-    rlx__oxt* inits; int ninits, cinits;
-    rlx__oxvi* inputs; int ninputs, cinputs;
-    rlx__oxvi* outputs; int noutputs, coutputs;
+    rlx__oxsub gr;            /* the model's graph */
     rlx_result rc;
     char err[512];
 };
@@ -24890,16 +24887,7 @@ static int rlx__ox_model_parse(rlx_onnx_model* m) {
     if (r < 0) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "ModelProto: malformed field (truncated, a length past the end or a bad wire type)");
     if (!have_graph) return rlx__ox_fail(m, RLX_ERROR_FORMAT, "ModelProto has no graph (not an ONNX model?)");
     if (m->opset < 0) m->opset = 1;
-    {
-        rlx__oxsub G;
-        memset(&G, 0, sizeof G);
-        r = rlx__ox_graph_parse(m, gp, gn, &G, 0);
-        m->nodes = G.nodes; m->nnodes = G.nnodes; m->cnodes = G.cnodes;   /* freed with the model, also on failure */
-        m->inits = G.inits; m->ninits = G.ninits; m->cinits = G.cinits;
-        m->inputs = G.inputs; m->ninputs = G.ninputs; m->cinputs = G.cinputs;
-        m->outputs = G.outputs; m->noutputs = G.noutputs; m->coutputs = G.coutputs;
-        return r;
-    }
+    return rlx__ox_graph_parse(m, gp, gn, &m->gr, 0);   /* its arrays are freed with the model, also on failure */
 }
 
 static int rlx__ox_path_ok(const char* s) {
@@ -24954,10 +24942,10 @@ static void rlx__ox_free_model(rlx_onnx_model* m) {
     rlx_allocator al = m->al;
     for (i = 0; i < m->nallocs; i++) rlx__free(&al, m->allocs[i]);
     rlx__free(&al, m->allocs);
-    rlx__free(&al, m->nodes);
-    rlx__free(&al, m->inits);
-    rlx__free(&al, m->inputs);
-    rlx__free(&al, m->outputs);
+    rlx__free(&al, m->gr.nodes);
+    rlx__free(&al, m->gr.inits);
+    rlx__free(&al, m->gr.inputs);
+    rlx__free(&al, m->gr.outputs);
     rlx__free(&al, m->buf);
     rlx__free(&al, m->dir);
     rlx__free(&al, m);
@@ -25003,10 +24991,10 @@ static rlx_result rlx__ox_load(const void* data, size_t size, int own, const rlx
     else if (desc && desc->base_dir) m->dir = rlx__strdup(&al, desc->base_dir);
     if ((dir || (desc && desc->base_dir)) && !m->dir) { rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); goto fail; }
     if (!rlx__ox_model_parse(m)) goto fail;
-    for (i = 0; i < m->ninits; i++) {   /* names unique; external data read and checked */
-        rlx__oxt* t = &m->inits[i];
+    for (i = 0; i < m->gr.ninits; i++) {   /* names unique; external data read and checked */
+        rlx__oxt* t = &m->gr.inits[i];
         for (j = 0; j < i; j++)
-            if (!strcmp(m->inits[j].name, t->name)) { rlx__ox_fail(m, RLX_ERROR_DUPLICATE, "initializer '%s' is defined twice", t->name); goto fail; }
+            if (!strcmp(m->gr.inits[j].name, t->name)) { rlx__ox_fail(m, RLX_ERROR_DUPLICATE, "initializer '%s' is defined twice", t->name); goto fail; }
         if (t->external && t->dtype != RLX_DTYPE_INVALID) {
             if (!t->location || !rlx__ox_path_ok(t->location)) { rlx__ox_fail(m, RLX_ERROR_FORMAT, "tensor '%s': external data path '%s' is absolute or leaves the model's folder", t->name, t->location); goto fail; }
             if (!m->dir) { rlx__ox_fail(m, RLX_ERROR_INVALID_ARGUMENT, "tensor '%s': external data '%s' needs a folder (rlx_onnx_load_file, or rlx_onnx_load_desc.base_dir)", t->name, t->location); goto fail; }
@@ -25018,12 +25006,12 @@ static rlx_result rlx__ox_load(const void* data, size_t size, int own, const rlx
 #endif
         }
     }
-    for (i = 0; i < m->noutputs; i++)
+    for (i = 0; i < m->gr.noutputs; i++)
         for (j = 0; j < i; j++)
-            if (!strcmp(m->outputs[i].name, m->outputs[j].name)) { rlx__ox_fail(m, RLX_ERROR_DUPLICATE, "graph output '%s' is listed twice", m->outputs[i].name); goto fail; }
-    for (i = 0; i < m->ninputs; i++)
+            if (!strcmp(m->gr.outputs[i].name, m->gr.outputs[j].name)) { rlx__ox_fail(m, RLX_ERROR_DUPLICATE, "graph output '%s' is listed twice", m->gr.outputs[i].name); goto fail; }
+    for (i = 0; i < m->gr.ninputs; i++)
         for (j = 0; j < i; j++)
-            if (!strcmp(m->inputs[i].name, m->inputs[j].name)) { rlx__ox_fail(m, RLX_ERROR_DUPLICATE, "graph input '%s' is listed twice", m->inputs[i].name); goto fail; }
+            if (!strcmp(m->gr.inputs[i].name, m->gr.inputs[j].name)) { rlx__ox_fail(m, RLX_ERROR_DUPLICATE, "graph input '%s' is listed twice", m->gr.inputs[i].name); goto fail; }
     m->rc = RLX_OK;
     m->err[0] = 0;
     *out = m;
@@ -25097,25 +25085,25 @@ RLXDEF int64_t rlx_onnx_opset(const rlx_onnx_model* m) { return m ? m->opset : 0
 
 static int rlx__ox_is_init(const rlx_onnx_model* m, const char* name) {
     int i;
-    for (i = 0; i < m->ninits; i++)
-        if (!strcmp(m->inits[i].name, name)) return 1;
+    for (i = 0; i < m->gr.ninits; i++)
+        if (!strcmp(m->gr.inits[i].name, name)) return 1;
     return 0;
 }
 static const rlx__oxvi* rlx__ox_real_input(const rlx_onnx_model* m, int index) {
     int i, k = 0;
-    for (i = 0; i < m->ninputs; i++) {
-        if (rlx__ox_is_init(m, m->inputs[i].name)) continue;
-        if (k++ == index) return &m->inputs[i];
+    for (i = 0; i < m->gr.ninputs; i++) {
+        if (rlx__ox_is_init(m, m->gr.inputs[i].name)) continue;
+        if (k++ == index) return &m->gr.inputs[i];
     }
     return NULL;
 }
 RLXDEF int rlx_onnx_input_count(const rlx_onnx_model* m) {
     int i, k = 0;
     if (!m) return 0;
-    for (i = 0; i < m->ninputs; i++) k += !rlx__ox_is_init(m, m->inputs[i].name);
+    for (i = 0; i < m->gr.ninputs; i++) k += !rlx__ox_is_init(m, m->gr.inputs[i].name);
     return k;
 }
-RLXDEF int rlx_onnx_output_count(const rlx_onnx_model* m) { return m ? m->noutputs : 0; }
+RLXDEF int rlx_onnx_output_count(const rlx_onnx_model* m) { return m ? m->gr.noutputs : 0; }
 static void rlx__ox_vinfo(const rlx__oxvi* v, rlx_onnx_value_info* info) {
     int i;
     memset(info, 0, sizeof *info);
@@ -25137,17 +25125,17 @@ RLXDEF rlx_result rlx_onnx_input(const rlx_onnx_model* m, int index, rlx_onnx_va
     return RLX_OK;
 }
 RLXDEF rlx_result rlx_onnx_output(const rlx_onnx_model* m, int index, rlx_onnx_value_info* info) {
-    if (!m || !info || index < 0 || index >= m->noutputs) return RLX_ERROR_INVALID_ARGUMENT;
-    rlx__ox_vinfo(&m->outputs[index], info);
+    if (!m || !info || index < 0 || index >= m->gr.noutputs) return RLX_ERROR_INVALID_ARGUMENT;
+    rlx__ox_vinfo(&m->gr.outputs[index], info);
     return RLX_OK;
 }
 
-RLXDEF int rlx_onnx_node_count(const rlx_onnx_model* m) { return m ? m->nnodes : 0; }
+RLXDEF int rlx_onnx_node_count(const rlx_onnx_model* m) { return m ? m->gr.nnodes : 0; }
 RLXDEF const char* rlx_onnx_node_op(const rlx_onnx_model* m, int index) {
-    return m && index >= 0 && index < m->nnodes ? m->nodes[index].op : NULL;
+    return m && index >= 0 && index < m->gr.nnodes ? m->gr.nodes[index].op : NULL;
 }
 RLXDEF const char* rlx_onnx_node_name(const rlx_onnx_model* m, int index) {
-    return m && index >= 0 && index < m->nnodes ? m->nodes[index].name : NULL;
+    return m && index >= 0 && index < m->gr.nnodes ? m->gr.nodes[index].name : NULL;
 }
 
 RLXDEF rlx_result rlx_onnx_read_tensor(const void* data, size_t size, const rlx_onnx_load_desc* desc, rlx_onnx_tensor* out) {
@@ -25192,8 +25180,8 @@ RLXDEF rlx_result rlx_onnx_store(rlx_onnx_model* m, const rlx_store_desc* desc, 
     if (!m || !out) return RLX_ERROR_INVALID_ARGUMENT;
     rc = rlx_store_create(desc, &s);
     if (rc != RLX_OK) { rlx__ox_fail(m, rc, "rlx_onnx_store: cannot create the store (%s)", rlx_result_string(rc)); return rc; }
-    for (i = 0; i < m->ninits; i++) {
-        const rlx__oxt* t = &m->inits[i];
+    for (i = 0; i < m->gr.ninits; i++) {
+        const rlx__oxt* t = &m->gr.inits[i];
         int k;
         if (t->dtype == RLX_DTYPE_INVALID || t->count == 0) continue;   /* never a param of an imported graph */
         for (k = 0; k < t->rank; k++) if (t->dims[k] < 1) break;
@@ -25231,7 +25219,7 @@ typedef struct rlx__oximp {
     rlx_onnx_model* m;
     rlx_graph* g;
     int scratch;
-    rlx__oxval** vb; int nvb;   /* value i is vb[i / RLX__OX_VBLK][i % RLX__OX_VBLK]                       */
+    rlx__oxval** vb; int nvb, cvb;   /* value i is vb[i / RLX__OX_VBLK][i % RLX__OX_VBLK]                  */
     int nv;
     int* hash; int hcap;        /* open addressing; values are removed newest first (scopes), which is exact */
     rlx_tensor* init_t;         /* the param of each initializer, once built                                 */
@@ -25268,16 +25256,12 @@ static rlx__oxval* rlx__ox_def(rlx__oximp* im, const char* name) {
     rlx__oxval* v;
     if (rlx__ox_find(im, name)) { rlx__ox_fail(im->m, RLX_ERROR_DUPLICATE, "value '%s' is defined twice", name); return NULL; }
     if (im->nv % RLX__OX_VBLK == 0 && im->nv / RLX__OX_VBLK >= im->nvb) {   /* a new block */
-        rlx__oxval** nb = (rlx__oxval**)rlx__alloc(&im->m->al, (size_t)(im->nvb + 1) * sizeof(rlx__oxval*));
-        rlx__oxval* blk = (rlx__oxval*)rlx__alloc(&im->m->al, RLX__OX_VBLK * sizeof(rlx__oxval));
-        if (!nb || !blk) {
-            rlx__free(&im->m->al, nb); rlx__free(&im->m->al, blk);
+        rlx__oxval* blk = NULL;
+        if (!rlx__grow(&im->m->al, (void**)&im->vb, &im->cvb, im->nvb + 1, sizeof(rlx__oxval*)) ||
+            !(blk = (rlx__oxval*)rlx__alloc(&im->m->al, RLX__OX_VBLK * sizeof(rlx__oxval)))) {
             rlx__ox_fail(im->m, RLX_ERROR_OUT_OF_MEMORY, "out of memory"); return NULL;
         }
-        if (im->nvb) memcpy(nb, im->vb, (size_t)im->nvb * sizeof(rlx__oxval*));
-        nb[im->nvb++] = blk;
-        rlx__free(&im->m->al, im->vb);
-        im->vb = nb;
+        im->vb[im->nvb++] = blk;
     }
     if (2 * (im->nv + 1) > im->hcap) {   /* rehash into a table twice the size */
         int i, cap = im->hcap ? 2 * im->hcap : 64;
@@ -25343,7 +25327,7 @@ static rlx_tensor rlx__ox_t(rlx__oximp* im, rlx_graph* g, rlx__oxval* v) {
     }
     if (v->t.id) return v->t;
     if (v->init >= 0) {   /* one param per initializer, also for values copied from it (subgraph inputs) */
-        if (!im->init_t[v->init].id) im->init_t[v->init] = rlx_param(g, im->m->inits[v->init].name, v->dt, v->rank, v->dims);
+        if (!im->init_t[v->init].id) im->init_t[v->init] = rlx_param(g, im->m->gr.inits[v->init].name, v->dt, v->rank, v->dims);
         v->t = im->init_t[v->init];
     }
     else if (v->hc) v->t = rlx_constant(g, v->dt, v->rank, v->dims, v->data);
@@ -27355,6 +27339,20 @@ static int rlx__ox_vshape(rlx__oximp* im, const rlx__oxval* v, int64_t* d) {
     if (v->hc) { for (i = 0; i < v->rank; i++) d[i] = v->dims[i]; return v->rank; }
     return v->t.id ? rlx__ox_shape(im->g, v->t, d) : -1;
 }
+/* values for initializers: constants; the model's own (top) also name their param (init = index) */
+static int rlx__ox_def_inits(rlx__oximp* im, const rlx__oxt* inits, int n, int top) {
+    int i, j;
+    for (i = 0; i < n; i++) {
+        const rlx__oxt* t = &inits[i];
+        rlx__oxval* v = rlx__ox_def(im, t->name);
+        if (!v) return 0;
+        if (t->dtype == RLX_DTYPE_INVALID) continue;   /* an error only where a node uses it */
+        v->hc = 1; v->dt = t->dtype; v->rank = t->rank; v->count = t->count; v->data = t->data;
+        v->init = top ? i : -1;
+        for (j = 0; j < t->rank; j++) v->dims[j] = t->dims[j];
+    }
+    return 1;
+}
 /* the dtype of a value (graph inputs and node results carry it in their tensor) */
 static rlx_dtype rlx__ox_vdt(rlx__oximp* im, const rlx__oxval* v) {
     return v->hc ? v->dt : v->t.id ? rlx_tensor_info(im->g, v->t, NULL, NULL) : v->dt;
@@ -27377,16 +27375,7 @@ static int rlx__ox_sub(rlx__oximp* im, const rlx__oxnode* n, int ni, const char*
         return RLX__OX_UNSUP("subgraphs (unrolled loops) would import more than %d nodes", RLX__OX_UNROLL_MAX);
     im->unrolled += (int)cost;
     im->depth++;
-    for (i = 0; i < G->ninits; i++) {
-        const rlx__oxt* t = &G->inits[i];
-        rlx__oxval* v = rlx__ox_def(im, t->name);
-        int j;
-        if (!v) goto fail;
-        if (t->dtype == RLX_DTYPE_INVALID) continue;   /* an error only where a node uses it */
-        if (t->count == 0) { rlx__ox_fail(im->m, RLX_ERROR_UNSUPPORTED, "initializer '%s' is empty (a dim of 0)", t->name); goto fail; }
-        v->hc = 1; v->dt = t->dtype; v->rank = t->rank; v->count = t->count; v->data = t->data;
-        for (j = 0; j < t->rank; j++) v->dims[j] = t->dims[j];
-    }
+    if (!rlx__ox_def_inits(im, G->inits, G->ninits, 0)) goto fail;
     for (i = 0; i < nb; i++) {
         rlx__oxval* v = rlx__ox_def(im, G->inputs[i].name);
         if (!v) goto fail;
@@ -27648,11 +27637,19 @@ done:
     return ok;
 }
 
+/* ints attribute `name` of n, if present, into dst; it must have want values */
+static int rlx__ox_scan_attr(rlx__oximp* im, const rlx__oxnode* n, const char* name, int want, int64_t* dst) {
+    int cnt;
+    const int64_t* a = rlx__ox_aints(n, name, &cnt);
+    if (!a) return 1;
+    if (cnt != want) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "%s has %d values, not %d", name, cnt, want);
+    memcpy(dst, a, (size_t)cnt * sizeof(int64_t));
+    return 1;
+}
 static int rlx__ox_scan(rlx__oximp* im, const rlx__oxnode* n, int ni, rlx__oxval** in, rlx__oxval** out) {
     const rlx__oxsub* G = rlx__ox_ag(im, n, "body");
-    int v8 = im->m->opset < 9, first = v8 ? 1 : 0, nx, ns, nk, j, cnt, ok = 0;
+    int v8 = im->m->opset < 9, first = v8 ? 1 : 0, nx, ns, nk, j, ok = 0;
     int64_t ax[64], dir[64], oax[64], odir[64], T = -1, d[RLX_MAX_RANK], B = 1, b;
-    const int64_t* a;
     rlx__oxval *st = NULL, *xs = NULL, *o = NULL, *ob = NULL, *col = NULL;
     if (!G) return 0;
     nx = (int)rlx__ox_ai(n, "num_scan_inputs", -1);
@@ -27661,15 +27658,11 @@ static int rlx__ox_scan(rlx__oximp* im, const rlx__oxnode* n, int ni, rlx__oxval
     if (nx < 1 || ns < 0 || nk < 0) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "num_scan_inputs %d does not fit %d inputs and %d outputs", nx, n->nin, n->nout);
     if (G->noutputs != n->nout) return rlx__ox_nerr(im, RLX_ERROR_BAD_GRAPH, "the body has %d outputs, the node %d", G->noutputs, n->nout);
     for (j = 0; j < 64; j++) { ax[j] = v8; dir[j] = 0; oax[j] = v8; odir[j] = 0; }
-    if (v8) {
-        if (in[0]) return RLX__OX_UNSUP("sequence_lens (every sequence is taken at its full length)");
-        if ((a = rlx__ox_aints(n, "directions", &cnt)) != NULL) { if (cnt != nx) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "directions has %d values, not %d", cnt, nx); memcpy(dir, a, (size_t)cnt * 8); }
-    } else {
-        if ((a = rlx__ox_aints(n, "scan_input_axes", &cnt)) != NULL) { if (cnt != nx) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "scan_input_axes has %d values, not %d", cnt, nx); memcpy(ax, a, (size_t)cnt * 8); }
-        if ((a = rlx__ox_aints(n, "scan_input_directions", &cnt)) != NULL) { if (cnt != nx) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "scan_input_directions has %d values, not %d", cnt, nx); memcpy(dir, a, (size_t)cnt * 8); }
-        if ((a = rlx__ox_aints(n, "scan_output_axes", &cnt)) != NULL) { if (cnt != nk) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "scan_output_axes has %d values, not %d", cnt, nk); memcpy(oax, a, (size_t)cnt * 8); }
-        if ((a = rlx__ox_aints(n, "scan_output_directions", &cnt)) != NULL) { if (cnt != nk) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "scan_output_directions has %d values, not %d", cnt, nk); memcpy(odir, a, (size_t)cnt * 8); }
-    }
+    if (v8 && in[0]) return RLX__OX_UNSUP("sequence_lens (every sequence is taken at its full length)");
+    if (!rlx__ox_scan_attr(im, n, v8 ? "directions" : "scan_input_directions", nx, dir) ||
+        (!v8 && (!rlx__ox_scan_attr(im, n, "scan_input_axes", nx, ax) || !rlx__ox_scan_attr(im, n, "scan_output_axes", nk, oax) ||
+                 !rlx__ox_scan_attr(im, n, "scan_output_directions", nk, odir))))
+        return 0;
     for (j = 0; j < n->nin - first; j++) if (!in[first + j]) return rlx__ox_nerr(im, RLX_ERROR_INVALID_ARGUMENT, "input %d is empty", first + j);
     for (j = 0; j < nx; j++) {   /* T from the scan inputs; they must agree */
         rlx__oxval* x = in[first + ns + j];
@@ -27719,19 +27712,12 @@ static int rlx__ox_import(rlx__oximp* im, const rlx_onnx_graph_desc* desc) {
     int i, j, k;
     im->hcap = 64;
     im->hash = (int*)rlx__alloc(&m->al, (size_t)im->hcap * sizeof(int));
-    im->init_t = (rlx_tensor*)rlx__calloc(&m->al, (size_t)(m->ninits + 1) * sizeof(rlx_tensor));
+    im->init_t = (rlx_tensor*)rlx__calloc(&m->al, (size_t)(m->gr.ninits + 1) * sizeof(rlx_tensor));
     if (!im->hash || !im->init_t) return rlx__ox_fail(m, RLX_ERROR_OUT_OF_MEMORY, "out of memory");
     for (i = 0; i < im->hcap; i++) im->hash[i] = -1;
-    for (i = 0; i < m->ninits; i++) {
-        rlx__oxt* t = &m->inits[i];
-        rlx__oxval* v = rlx__ox_def(im, t->name);
-        if (!v) return 0;
-        if (t->dtype == RLX_DTYPE_INVALID) continue;   /* an error only where a node uses it */
-        v->hc = 1; v->dt = t->dtype; v->rank = t->rank; v->count = t->count; v->data = t->data; v->init = i;
-        for (j = 0; j < t->rank; j++) v->dims[j] = t->dims[j];
-    }
-    for (i = 0; i < m->ninputs; i++) {
-        const rlx__oxvi* vi = &m->inputs[i];
+    if (!rlx__ox_def_inits(im, m->gr.inits, m->gr.ninits, 1)) return 0;
+    for (i = 0; i < m->gr.ninputs; i++) {
+        const rlx__oxvi* vi = &m->gr.inputs[i];
         rlx__oxval* v;
         int64_t dims[RLX_MAX_RANK];
         rlx_dtype dt = rlx__ox_dtype(vi->onnx_type);
@@ -27769,17 +27755,17 @@ static int rlx__ox_import(rlx__oximp* im, const rlx_onnx_graph_desc* desc) {
         v->t = rlx_input(g, vi->name, dt, vi->rank, dims);
         if (rlx_graph_status(g) != RLX_OK) return rlx__ox_fail(m, rlx_graph_status(g), "input '%s': %s", vi->name, rlx_graph_error(g));
     }
-    if (!rlx__ox_nodes(im, m->nodes, m->nnodes)) return 0;
-    for (i = 0; i < m->noutputs; i++) {
-        rlx__oxval* v = rlx__ox_find(im, m->outputs[i].name);
+    if (!rlx__ox_nodes(im, m->gr.nodes, m->gr.nnodes)) return 0;
+    for (i = 0; i < m->gr.noutputs; i++) {
+        rlx__oxval* v = rlx__ox_find(im, m->gr.outputs[i].name);
         rlx_tensor t;
-        if (!v) return rlx__ox_fail(m, RLX_ERROR_NOT_FOUND, "graph output '%s' is not defined by any node, input or initializer", m->outputs[i].name);
+        if (!v) return rlx__ox_fail(m, RLX_ERROR_NOT_FOUND, "graph output '%s' is not defined by any node, input or initializer", m->gr.outputs[i].name);
         im->scratch = 0;
-        if (v->hc && v->count == 0) return rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "graph output '%s' is empty (a dim of 0)", m->outputs[i].name);
+        if (v->hc && v->count == 0) return rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "graph output '%s' is empty (a dim of 0)", m->gr.outputs[i].name);
         t = v->t.id ? v->t : (v->hc && v->init < 0) ? rlx_constant(g, v->dt, v->rank, v->dims, v->data) : rlx__ox_t(im, g, v);
-        if (!t.id && rlx_graph_status(g) == RLX_OK) return rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "graph output '%s' has an unsupported element type", m->outputs[i].name);
-        rlx_output(g, m->outputs[i].name, t);
-        if (rlx_graph_status(g) != RLX_OK) return rlx__ox_fail(m, rlx_graph_status(g), "graph output '%s': %s", m->outputs[i].name, rlx_graph_error(g));
+        if (!t.id && rlx_graph_status(g) == RLX_OK) return rlx__ox_fail(m, RLX_ERROR_UNSUPPORTED, "graph output '%s' has an unsupported element type", m->gr.outputs[i].name);
+        rlx_output(g, m->gr.outputs[i].name, t);
+        if (rlx_graph_status(g) != RLX_OK) return rlx__ox_fail(m, rlx_graph_status(g), "graph output '%s': %s", m->gr.outputs[i].name, rlx_graph_error(g));
     }
     return 1;
 }

@@ -16,6 +16,20 @@ static void save(const char* dir, const char* name, pbw* m) {
     memset(m, 0, sizeof *m);
 }
 
+/* out = If(cond): then_op(x), else_op(x), each branch one node with a float output of shape [d[0]] */
+static void w_if(pbw* g, const char* cond, const char* out, const char* then_op, const char* else_op, const char* x,
+                 const int64_t* d) {
+    pbw br[2] = {{0}, {0}}, a = {0};
+    int k;
+    for (k = 0; k < 2; k++) {
+        const char* o = k ? "else_out" : "then_out";
+        wn(&br[k], k ? else_op : then_op, x, o, NULL);
+        w_vi(&br[k], 12, o, 1, 1, d, NULL);
+        a_graph(&a, k ? "else_branch" : "then_branch", &br[k]);
+    }
+    wn(g, "If", cond, out, &a);
+}
+
 int main(int argc, char** argv) {
     const char* dir = argc > 1 ? argv[1] : "tests/fuzz/onnx_corpus";
     pbw g = {0}, m = {0}, at = {0};
@@ -86,20 +100,14 @@ int main(int argc, char** argv) {
     save(dir, "shape_fold.onnx", &m);
     /* control flow: Loop (M = 3) whose body holds an If on i > 1, then an If on a value known at run time */
     {
-        pbw body = {0}, tg = {0}, eg = {0}, t2 = {0}, e2 = {0}, a = {0};
+        pbw body = {0}, a = {0};
         int64_t vd[1] = {2}, three = 3;
         float fzero = 0.0f;
         w_vi(&body, 11, "i", 7, 0, NULL, NULL);
         w_vi(&body, 11, "c", 9, 0, NULL, NULL);
         w_vi(&body, 11, "v", 1, 1, vd, NULL);
         wn(&body, "Greater", "i,I0", "big", NULL);
-        wn(&tg, "Neg", "v", "tv", NULL);
-        w_vi(&tg, 12, "tv", 1, 1, vd, NULL);
-        wn(&eg, "Abs", "v", "ev", NULL);
-        w_vi(&eg, 12, "ev", 1, 1, vd, NULL);
-        a_graph(&a, "then_branch", &tg);
-        a_graph(&a, "else_branch", &eg);
-        wn(&body, "If", "big", "v2", &a);
+        w_if(&body, "big", "v2", "Neg", "Abs", "v", vd);
         wn(&body, "Identity", "c", "c2", NULL);
         w_vi(&body, 12, "c2", 9, 0, NULL, NULL);
         wn(&body, "Identity", "v2", "sv", NULL);
@@ -110,13 +118,7 @@ int main(int argc, char** argv) {
         a_int(&a, "keepdims", 0);
         wn(&g, "ReduceSum", "L", "s", &a);
         wn(&g, "Greater", "s,F0", "cond", NULL);
-        wn(&t2, "Neg", "L", "ty", NULL);
-        w_vi(&t2, 12, "ty", 1, 1, vd, NULL);
-        wn(&e2, "Identity", "L", "ey", NULL);
-        w_vi(&e2, 12, "ey", 1, 1, vd, NULL);
-        a_graph(&a, "then_branch", &t2);
-        a_graph(&a, "else_branch", &e2);
-        wn(&g, "If", "cond", "Y", &a);
+        w_if(&g, "cond", "Y", "Neg", "Identity", "L", vd);
         w_tensor(&g, 5, "M", 7, 0, NULL, &three, 8);
         w_tensor(&g, 5, "I0", 7, 0, NULL, &one, 8);
         w_tensor(&g, 5, "F0", 1, 0, NULL, &fzero, 4);
