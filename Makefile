@@ -318,6 +318,7 @@ test:
 	  for t in $(RUN_ORDER); do echo "$$t ./$(BUILD)/tests/$$t"; done; \
 	  echo "test_onnx_node_vulkan ./$(BUILD)/tests/test_onnx_node vulkan"; \
 	  echo "test_onnx_control_vulkan ./$(BUILD)/tests/test_onnx_control vulkan"; \
+	  echo "test_quant_vulkan ./$(BUILD)/tests/test_quant vulkan"; \
 	  echo "test_train_accum_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train_accum"; \
 	  echo "test_autodiff_more_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_autodiff_more"; } | \
 	    bash tests/run_tests.sh $(BUILD)/test.log $(TEST_JOBS); \

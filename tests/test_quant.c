@@ -17,7 +17,11 @@
        of the largest output measured), and so does ggml's own repacked GEMM from its vec_dot. With m < 16,
        q4_0, q8_0 and q4_K against ggml's AVX2 build: the same floats, bit for bit.
    Without the package (no npm registry), on Windows or on a CPU/ABI the .so files do not fit, those cases are
-   skipped with the reason. The builder and GPU rejections run everywhere. */
+   skipped with the reason. The builder and GPU rejections run everywhere.
+   `test_quant vulkan|cuda|hip` runs the matmul grid alone on that device (summary quant_vulkan, ...): each
+   product's error against the f64 reference must again be at most ggml's CPU error on the same data plus 1e-6
+   of the largest output (the GPU kernels keep x in f32, where ggml rounds it to 8 bits); without the device
+   the run is skipped. */
 #ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
 #endif
@@ -69,6 +73,7 @@ static void (*g_cpu_init)(void);
 static char g_why[1024] = "not tried";
 static char g_cpu_why[1024] = "not tried";
 static int g_haswell;   /* the oracle is ggml's AVX2 build (its vec_dot lanes are the ones rlx's m < 16 path keeps) */
+static rlx_device g_dev = RLX_DEVICE_CPU;   /* argv[1]: the device test_matmul compiles for */
 
 /* Does this CPU run ggml's haswell variant (AVX2, FMA; F16C and BMI2 come with them on every such CPU, and
    clang 14 cannot ask for f16c)? */
@@ -293,6 +298,7 @@ static void test_matmul(void) {
     /* the issue's grid: m in {1, 3, 8, 64, 512} (decode and prefill paths), k in {256, 4096, 11008} (11008: the
        FFN width of 7B models, 43 super-blocks); n is smaller where m * k is large, to keep the f64 reference cheap */
     static const int64_t ms[5] = {1, 3, 8, 64, 512}, ks[3] = {256, 4096, 11008};
+    double worst = 0;   /* the largest error as a fraction of its bound (ggml's error + 1e-6 of the largest output) */
     int i, a, b;
     for (i = 0; i < NQ; i++) {
         for (b = 0; b < 3; b++) {
@@ -317,6 +323,7 @@ static void test_matmul(void) {
                 int have_g;
                 memset(&cd, 0, sizeof cd);
                 cd.num_threads = 2;
+                cd.device = g_dev;
                 xsh[0] = m; xsh[1] = k;
                 fill(x, m, k, 5u + (uint64_t)(a * 100 + i));
                 rlx_output(g, "y", rlx_matmul_quant(g, rlx_input(g, "x", RLX_F32, 2, xsh), rlx_param(g, "w", qt[i], 2, wsh)));
@@ -341,12 +348,13 @@ static void test_matmul(void) {
                     TH_CHECK(res == RLX_OK && err <= 1e-5 * mag, "%s m=%lld k=%lld: error %g (largest output %g)",
                              gname[i], (long long)m, (long long)k, err, mag);
                 } else {
+                    if (res == RLX_OK && gerr + 1e-6 * mag > 0 && err / (gerr + 1e-6 * mag) > worst) worst = err / (gerr + 1e-6 * mag);
                     TH_CHECK(res == RLX_OK && err <= gerr + 1e-6 * mag && mag > 0, "%s m=%lld k=%lld: rlx error %g > ggml's %g "
                              "(largest output %g) %s", gname[i], (long long)m, (long long)k, err, gerr, mag,
                              res == RLX_OK ? "" : rlx_graph_error(g));
                     /* m < 16 on an AVX2 CPU: q4_0, q8_0 and q4_K round x as ggml does and keep its AVX2 lanes and
                        order (the decode kernels included), so the floats are ggml's */
-                    if (g_haswell && m < 16 && (qt[i] == RLX_Q4_0 || qt[i] == RLX_Q8_0 || qt[i] == RLX_Q4_K))
+                    if (g_dev == RLX_DEVICE_CPU && g_haswell && m < 16 && (qt[i] == RLX_Q4_0 || qt[i] == RLX_Q8_0 || qt[i] == RLX_Q4_K))
                         TH_CHECK(res == RLX_OK && memcmp(y, yg, sizeof(float) * (size_t)(m * n)) == 0,
                                  "%s m=%lld k=%lld: rlx's floats are ggml's AVX2 vec_dot's", gname[i], (long long)m,
                                  (long long)k);
@@ -358,6 +366,8 @@ static void test_matmul(void) {
             free(w); free(wd); free(wq);
         }
     }
+    printf("matmul_quant on %s: the largest error is %.3g of its bound (ggml's error + 1e-6 of the largest output)\n",
+           rlx_device_name(g_dev), worst);
 }
 
 /* Everything that must be refused, with a message naming what was wrong; needs no ggml. */
@@ -506,7 +516,26 @@ static void test_gpu_rejects(void) {
     }
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+    if (argc > 1 && strcmp(argv[1], "cpu")) {   /* the matmul grid on a GPU backend */
+        static const struct { const char* arg; rlx_device dev; const char* name; } devs[3] = {
+            {"vulkan", RLX_DEVICE_VULKAN, "quant_vulkan"}, {"cuda", RLX_DEVICE_CUDA, "quant_cuda"},
+            {"hip", RLX_DEVICE_HIP, "quant_hip"}};
+        rlx_device_info di[8];
+        int d, k, nd, ok = 0;
+        for (d = 0; d < 3 && strcmp(argv[1], devs[d].arg); d++) {}
+        if (d == 3) {
+            fprintf(stderr, "usage: test_quant [cpu|vulkan|cuda|hip]\n");
+            return 2;
+        }
+        g_dev = devs[d].dev;
+        nd = rlx_devices(di, 8);
+        for (k = 0; k < nd && k < 8; k++) if (di[k].device == g_dev && di[k].available) ok = 1;
+        if (!ok) th_skip("quant on %s: no such device here", argv[1]);
+        else if (!load_ggml()) th_skip("ggml oracle: %s", g_why);
+        else test_matmul();
+        return th_summary(devs[d].name);
+    }
     test_rejections();
     test_gpu_rejects();
     if (!load_ggml()) {
