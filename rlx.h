@@ -15977,8 +15977,8 @@ static void rlx__qgemm_f32(rlx__pool* pool, void* ws, int64_t M, int64_t N, int6
    q4_0 and q8_0 take vpdpbusd (rlx__qrow8_vnni) where the CPU has AVX-512 VNNI and VL: the same lane sums;
    q6_K takes rlx__qrow8_q6k_vnni there (vpternlogd to assemble the 6-bit values, vpdpwssd for madd + add).
    With one row of x (decode), q4_0 and q8_0 run rlx__qcol8_vnni (q4_K: rlx__qcol8_q4k_vnni in >>qgemm): 4
-   weight rows per pass sharing x's loads,
-   unsigned weights in vpdpbusd with x's lane sums folded into the start value, the next rows prefetched.
+   weight rows per pass sharing x's loads, two rows per 512-bit register,
+   unsigned weights in vpdpbusd with x's lane sums folded into the start value, the rows 16 ahead prefetched.
    A call whose x holds a NaN or an infinity keeps the f32 path. */
 #if defined(RLX__GEMM_X86)
 static int rlx__qmm_has_q8(rlx_dtype t) { return t == RLX_Q4_0 || t == RLX_Q8_0 || t == RLX_Q4_K || t == RLX_Q6_K; }
@@ -16259,52 +16259,89 @@ RLX__TARGET_Q8VNNI static void rlx__qrow8_vnni(rlx_dtype t, const unsigned char*
    the loads of x and hide each other's FMA latency; each column keeps ggml's order (one sum per block). The
    weights enter vpdpbusd unsigned (q4_0: the nibble 0..15; q8_0: w + 128, i.e. w ^ 0x80) and the accumulator
    starts at xo = −8 or −128 times x's per-lane sums of 4 (rlx__q8x_lanes), so each lane is Σ w·x exactly, the
-   integers of ggml's maddubs/madd lanes. */
+   integers of ggml's maddubs/madd lanes. Two columns share each zmm register, one per 256-bit half (x, xo and
+   the scales broadcast to both halves): every half runs the 8 lanes of one column as a 256-bit register would,
+   so the sums are the same, with half the vector instructions; the 4 f16 block scales convert in one vcvtph2ps.
+   (With 256-bit registers, q4_0's 18 bytes per block-row kept one core busy for longer than its memory took.) */
+/* g++ (C++, -O2) reports the "undefined" pass-through operand inside AVX-512 intrinsics inlined here as maybe
+   uninitialized; every value this code reads is set */
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#  endif
+RLX__TARGET_Q8VNNI static inline uint64_t rlx__qh16(const unsigned char* p) { return (uint64_t)(p[0] | (p[1] << 8)); }
 RLX__TARGET_Q8VNNI static inline __attribute__((always_inline)) void rlx__qcol8_vnni_nc(
     rlx_dtype t, const unsigned char* w, size_t rb, int64_t K, const signed char* xq, const float* xd,
-    const int32_t* xo, const int nc, float* y) {
-    __m256 acc[4];
+    const int32_t* xo, const int nc, const size_t pfr, const size_t pfr2, float* y) {
+    __m512 acc[2];   /* columns 0 and 1, 2 and 3: one per 256-bit half */
     const int64_t nbx = K / 32;
     const int q4 = t == RLX_Q4_0;
     const size_t bb = q4 ? 18 : 34;
-    const __m256i m4 = _mm256_set1_epi8(0x0F), k80 = _mm256_set1_epi8((char)0x80);
+    const __m512i m4 = _mm512_set1_epi8(0x0F), k80 = _mm512_set1_epi8((char)0x80);
+    /* vpermps indices spreading the scales of columns 2p and 2p + 1 over the low and the high half */
+    const __m512i sel[2] = {_mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
+                            _mm512_set_epi32(3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2)};
     int64_t i;
     int c;
-    for (c = 0; c < 4; c++) acc[c] = _mm256_setzero_ps();
+    for (c = 0; c < 2; c++) acc[c] = _mm512_setzero_ps();
     for (i = 0; i < nbx; i++) {
-        const __m256i xv = _mm256_loadu_si256((const __m256i*)(const void*)(xq + 32 * i));
-        const __m256i o = _mm256_loadu_si256((const __m256i*)(const void*)(xo + 8 * i));
-        const float dx = xd[i];
-        /* one load instruction per column (written out, not a loop over c): each walks its row with a constant
-           stride, which the hardware prefetchers follow */
-#define RLX__QCOL(c)                                                                                             \
-    if (nc > (c)) {                                                                                              \
-        const unsigned char* b_ = w + (size_t)(c) * rb + (size_t)i * bb;                                         \
-        __m256i wq_;                                                                                             \
+        const __m512i xv = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i*)(const void*)(xq + 32 * i)));
+        const __m512i o = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i*)(const void*)(xo + 8 * i)));
+        const unsigned char* b = w + (size_t)i * bb;
+        /* the scales d_w · d_x of the 4 columns in lanes 0..3 (the only lanes vpermps reads): the same
+           products as one conversion and multiplication per column */
+        uint64_t h = rlx__qh16(b);
+        __m512 s;
+        if (nc > 1) h |= rlx__qh16(b + rb) << 16;
+        if (nc > 2) h |= rlx__qh16(b + 2 * rb) << 32;
+        if (nc > 3) h |= rlx__qh16(b + 3 * rb) << 48;
+        s = _mm512_castps128_ps512(_mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi64_si128((long long)h)), _mm_set1_ps(xd[i])));
+        /* columns 2p and 2p + 1: one load instruction per column (written out, not a loop), each walking its
+           row with a constant stride; q4_0 puts a row's 16 bytes in both 128-bit quarters of its half and
+           shifts the upper one right by 4 (nibbles 0..15 of the block low, 16..31 high); a lone last column
+           has zeros in the high half */
+#define RLX__QPAIR(p)                                                                                            \
+    if (nc > 2 * (p)) {                                                                                          \
+        const unsigned char* b_ = b + (size_t)(2 * (p)) * rb + 2;                                                \
+        __m512i wq_;                                                                                             \
         if (q4) {                                                                                                \
-            __m128i v_ = _mm_loadu_si128((const __m128i*)(const void*)(b_ + 2));                                 \
-            wq_ = _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(v_), _mm_srli_epi16(v_, 4), 1), m4); \
+            const __m256i a_ = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i*)(const void*)b_));   \
+            const __m512i u_ = _mm512_inserti64x4(                                                               \
+                _mm512_castsi256_si512(a_),                                                                      \
+                nc > 2 * (p) + 1 ? _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i*)(const void*)(b_ + rb))) \
+                                 : _mm256_setzero_si256(), 1);                                                   \
+            wq_ = _mm512_and_si512(_mm512_mask_srli_epi16(u_, 0xFF00FF00u, u_, 4), m4);                          \
         } else {                                                                                                 \
-            wq_ = _mm256_xor_si256(_mm256_loadu_si256((const __m256i*)(const void*)(b_ + 2)), k80);              \
+            const __m512i u_ = _mm512_inserti64x4(                                                               \
+                _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i*)(const void*)b_)),                     \
+                nc > 2 * (p) + 1 ? _mm256_loadu_si256((const __m256i*)(const void*)(b_ + rb)) : _mm256_setzero_si256(), 1); \
+            wq_ = _mm512_xor_si512(u_, k80);                                                                     \
         }                                                                                                        \
-        acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(rlx__qh2f_f16c(b_) * dx),                                        \
-                                 _mm256_cvtepi32_ps(_mm256_dpbusd_epi32(o, wq_, xv)), acc[c]);                   \
+        acc[p] = _mm512_fmadd_ps(_mm512_permutexvar_ps(sel[p], s),                                               \
+                                 _mm512_cvtepi32_ps(_mm512_dpbusd_epi32(o, wq_, xv)), acc[p]);                   \
     }
-        {   /* the next 4 rows (contiguous, 4·rb bytes), 4·bb bytes of them per block: interleaved short row
-               streams are not ones the hardware prefetchers fetch ahead */
-            const char* pf = (const char*)(w + 4 * rb) + (size_t)i * 4 * bb;
-            _mm_prefetch(pf, _MM_HINT_T0);
-            _mm_prefetch(pf + 64, _MM_HINT_T0);
-            if (!q4) _mm_prefetch(pf + 128, _MM_HINT_T0);
+        {   /* the 4 rows that start pfr rows ahead (contiguous, 4·rb bytes), 4·bb bytes of them per block, into
+               L2: interleaved short row streams are not ones the hardware prefetchers fetch ahead; pfr2 (not 0):
+               4 more rows, pfr2 ahead */
+            const char* pf = (const char*)(w + pfr * rb) + (size_t)i * 4 * bb;
+            _mm_prefetch(pf, _MM_HINT_T1);
+            _mm_prefetch(pf + 64, _MM_HINT_T1);
+            if (!q4) _mm_prefetch(pf + 128, _MM_HINT_T1);
+            if (pfr2) {
+                pf = (const char*)(w + pfr2 * rb) + (size_t)i * 4 * bb;
+                _mm_prefetch(pf, _MM_HINT_T1);
+                _mm_prefetch(pf + 64, _MM_HINT_T1);
+                if (!q4) _mm_prefetch(pf + 128, _MM_HINT_T1);
+            }
         }
-        RLX__QCOL(0)
-        RLX__QCOL(1)
-        RLX__QCOL(2)
-        RLX__QCOL(3)
-#undef RLX__QCOL
+        RLX__QPAIR(0)
+        RLX__QPAIR(1)
+#undef RLX__QPAIR
     }
     for (c = 0; c < nc; c++) {
-        __m128 hs = _mm_add_ps(_mm256_castps256_ps128(acc[c]), _mm256_extractf128_ps(acc[c], 1));
+        const __m256 a = c & 1 ? _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc[c >> 1]), 1))
+                               : _mm512_castps512_ps256(acc[c >> 1]);
+        __m128 hs = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
         hs = _mm_add_ps(hs, _mm_movehl_ps(hs, hs));
         hs = _mm_add_ss(hs, _mm_shuffle_ps(hs, hs, 1));
         y[c] = _mm_cvtss_f32(hs);
@@ -16312,12 +16349,15 @@ RLX__TARGET_Q8VNNI static inline __attribute__((always_inline)) void rlx__qcol8_
 }
 RLX__TARGET_Q8VNNI static void rlx__qcol8_vnni(rlx_dtype t, const unsigned char* w, size_t rb, int64_t K,
                                                const signed char* xq, const float* xd, const int32_t* xo, int nc,
-                                               float* y) {
-    if (nc >= 4) rlx__qcol8_vnni_nc(t, w, rb, K, xq, xd, xo, 4, y);
-    else if (nc == 3) rlx__qcol8_vnni_nc(t, w, rb, K, xq, xd, xo, 3, y);
-    else if (nc == 2) rlx__qcol8_vnni_nc(t, w, rb, K, xq, xd, xo, 2, y);
-    else rlx__qcol8_vnni_nc(t, w, rb, K, xq, xd, xo, 1, y);
+                                               size_t pfr, size_t pfr2, float* y) {
+    if (nc >= 4) rlx__qcol8_vnni_nc(t, w, rb, K, xq, xd, xo, 4, pfr, pfr2, y);
+    else if (nc == 3) rlx__qcol8_vnni_nc(t, w, rb, K, xq, xd, xo, 3, pfr, pfr2, y);
+    else if (nc == 2) rlx__qcol8_vnni_nc(t, w, rb, K, xq, xd, xo, 2, pfr, pfr2, y);
+    else rlx__qcol8_vnni_nc(t, w, rb, K, xq, xd, xo, 1, pfr, pfr2, y);
 }
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic pop
+#  endif
 /* xo [M, K/32, 8] = mul · (Σ of the 4 int8 of each 32-bit lane of every block of 32 of xq) */
 RLX__TARGET_F16C static void rlx__q8x_lanes(const signed char* xq, int64_t n, int mul, int32_t* xo) {
     const __m256i one8 = _mm256_set1_epi8(1), one16 = _mm256_set1_epi16(1), mv = _mm256_set1_epi32(mul);
@@ -16990,6 +17030,7 @@ typedef struct rlx__qmm_job {
     const int16_t* xs;   /* K-quants: Σq per 16 */
     const int32_t* xo;   /* vnni, M == 1: −8 (q4_0) or −128 (q8_0) times x's lane sums (rlx__q8x_lanes) */
     int q4k_col; /* q4_K, M == 1, AVX-512 VNNI and VL: rlx__qcol8_q4k_vnni (>>qgemm) */
+    int one_thread;   /* the tasks run in order on one thread */
 } rlx__qmm_job;
 
 static void rlx__dequant_row(rlx_dtype t, const unsigned char* b, float* y, int64_t n) {
@@ -17023,9 +17064,16 @@ static void rlx__qmm_task(void* ctx, int64_t task, int thread) {
         return;
     }
     if (j->vnni && j->xo) {   /* decode: 4 weight rows per pass */
-        for (r = 0; r < nr; r += 4)
+        for (r = 0; r < nr; r += 4) {
+            /* software prefetch 16 rows ahead (4 rows ahead is too close for the memory's latency at one
+               core). With several threads, not past the task's rows (the next task is likely another
+               thread's, whose first rows would land in this core's cache), and while the rows 16 ahead have
+               not yet covered the task's first 16, also the 4 rows after the current ones. */
+            int64_t ahead = j->one_thread ? 16 : RLX__MAX(0, RLX__MIN(16, nr - r - 4));
             rlx__qcol8_vnni(j->wt, j->w + (size_t)(n0 + r) * j->row_bytes, j->row_bytes, j->K, j->xq, j->xd, j->xo,
-                            (int)(nr - r), j->y + (size_t)(n0 + r));
+                            (int)(nr - r), (size_t)ahead, !j->one_thread && r < 12 && r + 4 < nr ? 4 : 0,
+                            j->y + (size_t)(n0 + r));
+        }
         return;
     }
     if (j->vnni) {
@@ -17138,6 +17186,7 @@ static void rlx__k_quant(const rlx_graph* g, const rlx__node* nd, void* const* i
         }
 #endif
         pool = rlx__pool_if(pool, (double)j.M * (double)j.N * (double)j.K);
+        j.one_thread = rlx__pool_threads(pool) <= 1;
 #if defined(RLX__GEMM_X86)
         if (j.M >= RLX__QMM_GEMM_M && rlx__qg_has(j.wt) && (rlx__cpu_features() & RLX__CPU_AVX512VNNI)) {   /* >>qgemm */
             rlx__qg_job q;
