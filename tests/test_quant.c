@@ -324,6 +324,7 @@ static void test_matmul(void) {
                 memset(&cd, 0, sizeof cd);
                 cd.num_threads = 2;
                 cd.device = g_dev;
+                if (g_dev != RLX_DEVICE_CPU) cd.flags = RLX_COMPILE_NO_FALLBACK;   /* the GPU's result, never the CPU's */
                 xsh[0] = m; xsh[1] = k;
                 fill(x, m, k, 5u + (uint64_t)(a * 100 + i));
                 rlx_output(g, "y", rlx_matmul_quant(g, rlx_input(g, "x", RLX_F32, 2, xsh), rlx_param(g, "w", qt[i], 2, wsh)));
