@@ -98,6 +98,18 @@ static TH_MAYBE_UNUSED double th_uniform(double lo, double hi) {
     return lo + (hi - lo) * (double)(th_rng() >> 11) * (1.0 / 9007199254740992.0);
 }
 
+#if defined(RLX_H)   /* after rlx.h: */
+/* is a device of this kind there and usable (the CPU always is)? */
+static TH_MAYBE_UNUSED int th_device_available(rlx_device th_dev_) {
+    rlx_device_info th_di_[16];
+    int th_n_ = rlx_devices(th_di_, 16), th_k_;
+    if (th_dev_ == RLX_DEVICE_CPU) return 1;
+    for (th_k_ = 0; th_k_ < th_n_ && th_k_ < 16; th_k_++)
+        if (th_di_[th_k_].device == th_dev_ && th_di_[th_k_].available) return 1;
+    return 0;
+}
+#endif
+
 static TH_MAYBE_UNUSED int th_summary(const char* area) {
     printf("%s: %d passed, %d failed, %d skipped\n", area, th_passed, th_failed, th_skipped);
     return th_failed ? 1 : 0;

@@ -599,12 +599,9 @@ done:
     free(b);
 }
 static void test_vulkan(void) {
-    rlx_device_info di[16];
-    int n = rlx_devices(di, 16), i, have = 0;
     model_spec ms = spec("llama", GT_F32, GT_F32, 0, 21), mq = spec("llama", GT_Q4_0, GT_Q4_0, 0, 22);
     const char *path = tmp_path("vk_f32"), *pq = tmp_path("vk_q4_0");
-    for (i = 0; i < n && i < 16; i++) if (di[i].device == RLX_DEVICE_VULKAN && di[i].available) have = 1;
-    if (!have) { th_skip("llm on Vulkan: no usable Vulkan device"); return; }
+    if (!th_device_available(RLX_DEVICE_VULKAN)) { th_skip("llm on Vulkan: no usable Vulkan device"); return; }
     if (!write_model(&ms, path) || !write_model(&mq, pq)) { TH_CHECK(0, "setup"); return; }
     vulkan_vs_cpu("f32", path, 1e-4, 0.999999);
     vulkan_vs_cpu("q4_0", pq, 5e-2, 0.999);

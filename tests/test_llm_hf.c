@@ -642,16 +642,14 @@ static void llama3_factors(float* out, double factor, double lo, double hi, doub
 
 /* A bf16 folder on Vulkan (lavapipe in CI): the borrowed matrices uploaded once, against the CPU. */
 static void test_vulkan_folder(const char* dir) {
-    rlx_device_info di[16];
-    int n = rlx_devices(di, 16), i, have = 0;
+    int i;
     float *a = (float*)malloc(sizeof(float) * V), *b = (float*)malloc(sizeof(float) * V);
     int32_t prompt[NP];
     char msg[512];
     rlx_llm *gpu = NULL, *cpu = NULL;
     rlx_llm_desc d;
     rlx_result rc;
-    for (i = 0; i < n && i < 16; i++) if (di[i].device == RLX_DEVICE_VULKAN && di[i].available) have = 1;
-    if (!have) { th_skip("a folder on Vulkan: no usable Vulkan device"); goto done; }
+    if (!th_device_available(RLX_DEVICE_VULKAN)) { th_skip("a folder on Vulkan: no usable Vulkan device"); goto done; }
     memset(&d, 0, sizeof d);
     d.device = RLX_DEVICE_VULKAN; d.n_ctx = 64; d.n_batch = 16; d.error = msg; d.error_cap = sizeof msg;
     rc = rlx_llm_load_hf(dir, &d, &gpu);

@@ -444,10 +444,7 @@ int main(int argc, char** argv) {
     if (argc > 1) {
         dev = !strcmp(argv[1], "vulkan") ? RLX_DEVICE_VULKAN : !strcmp(argv[1], "cuda") ? RLX_DEVICE_CUDA : RLX_DEVICE_CPU;
         name = dev == RLX_DEVICE_VULKAN ? "onnx_control_vulkan" : dev == RLX_DEVICE_CUDA ? "onnx_control_cuda" : name;
-        rlx_device_info di[8];
-        int nd = rlx_devices(di, 8), k, ok = dev == RLX_DEVICE_CPU;
-        for (k = 0; k < nd && k < 8; k++) if (di[k].device == dev && di[k].available) ok = 1;
-        if (!ok) {
+        if (!th_device_available(dev)) {
             th_skip("onnx_control on %s: no such device here", argv[1]);
             return th_summary(name);
         }

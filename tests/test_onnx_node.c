@@ -230,15 +230,10 @@ int main(int argc, char** argv) {
     if (devs && !strcmp(devs, "cuda")) dev = RLX_DEVICE_CUDA;
     d = opendir(root);
     if (!d) { th_skip("ONNX node tests: %s not found (Debian package libonnx-testdata)", root); return th_summary("onnx_node"); }
-    if (dev != RLX_DEVICE_CPU) {
-        rlx_device_info di[8];
-        int nd = rlx_devices(di, 8), k, ok = 0;
-        for (k = 0; k < nd && k < 8; k++) if (di[k].device == dev && di[k].available) ok = 1;
-        if (!ok) {
-            closedir(d);
-            th_skip("ONNX node tests on %s: no such device", rlx_device_name(dev));
-            return th_summary(dev == RLX_DEVICE_VULKAN ? "onnx_node_vulkan" : "onnx_node_cuda");
-        }
+    if (!th_device_available(dev)) {
+        closedir(d);
+        th_skip("ONNX node tests on %s: no such device", rlx_device_name(dev));
+        return th_summary(dev == RLX_DEVICE_VULKAN ? "onnx_node_vulkan" : "onnx_node_cuda");
     }
     while ((e = readdir(d))) {
         if (strncmp(e->d_name, "test_", 5)) continue;

@@ -522,17 +522,14 @@ int main(int argc, char** argv) {
         static const struct { const char* arg; rlx_device dev; const char* name; } devs[3] = {
             {"vulkan", RLX_DEVICE_VULKAN, "quant_vulkan"}, {"cuda", RLX_DEVICE_CUDA, "quant_cuda"},
             {"hip", RLX_DEVICE_HIP, "quant_hip"}};
-        rlx_device_info di[8];
-        int d, k, nd, ok = 0;
+        int d;
         for (d = 0; d < 3 && strcmp(argv[1], devs[d].arg); d++) {}
         if (d == 3) {
             fprintf(stderr, "usage: test_quant [cpu|vulkan|cuda|hip]\n");
             return 2;
         }
         g_dev = devs[d].dev;
-        nd = rlx_devices(di, 8);
-        for (k = 0; k < nd && k < 8; k++) if (di[k].device == g_dev && di[k].available) ok = 1;
-        if (!ok) th_skip("quant on %s: no such device here", argv[1]);
+        if (!th_device_available(g_dev)) th_skip("quant on %s: no such device here", argv[1]);
         else if (!load_ggml()) th_skip("ggml oracle: %s", g_why);
         else test_matmul();
         return th_summary(devs[d].name);
