@@ -13854,7 +13854,7 @@ static void rlx__k_misc(const rlx_graph* g, const rlx__node* nd, void* const* in
      matmul_tc.cu    matmul_tc matmul_tc_big (sm_80 and later)
      attention.cu    attention rope
      conv.cu         conv_direct conv_gemm pool resize
-     quant.cu        dequant qgemv qgemv4 qgemm (block dtypes, >>gpuquant)
+     quant.cu        dequant qgemv qgemv4 qgemm rows_h (block dtypes, >>gpuquant)
    Elementwise operands use the CPU's iteration (rlx__iter): size-1 dims dropped, dims merged where every
    operand is contiguous across them, broadcast dims with stride 0. The attribute layout each kernel reads from
    ia[]/fa[] is documented at the kernel. Every op the CPU backend executes runs natively, in every dtype its
@@ -13917,8 +13917,9 @@ typedef struct rlx__cl {
 #ifndef RLX__ATT_FILL
 #define RLX__ATT_FILL 4096
 #endif
-/* matmul_quant with more than 8 rows of x dequantizes w to f32 in scratch (shared by every step) and runs the f32
-   product when w's f32 copy takes at most this many bytes; larger weights run the qgemm kernel. */
+/* matmul_quant with more than 8 rows of x dequantizes w to f32 (f16 on CUDA's tensor cores) in scratch (shared by
+   every step) and runs that product when w's copy takes at most this many bytes; larger weights run the qgemm
+   kernel. */
 #ifndef RLX__GPU_QDQ_MAX
 #define RLX__GPU_QDQ_MAX (512.0 * 1024.0 * 1024.0)
 #endif
@@ -14335,9 +14336,16 @@ static void rlx__cl_convgeo(rlx__kargs* A, const rlx_graph* g, const rlx__node* 
    >>gpuquant  Block dtypes (>>quant) on CUDA, HIP and Vulkan: kernels/cuda/quant.cu, kernels/vulkan/quant.comp
      cast block -> f32/f16   quant.dequant   (the CPU's dequantization bit for bit; see rlx_dq in the kernels)
      gather of block rows    elementwise.gather over 16-bit units (every block is an even number of bytes)
-     matmul_quant            quant.qgemv for M <= 8 rows of x (M = 1: qgemv4 for q4_0/q8_0/q4_K/q6_K); else quant.dequant of w into scratch and the f32
-                             matmul launches (b stored [N, K]); quant.qgemm (64x64 tiles, w dequantized into shared
-                             memory) where w's f32 copy would exceed RLX__GPU_QDQ_MAX; f32 sums
+     matmul_quant            quant.qgemv for M <= 8 rows of x (M = 1: qgemv4 for q4_0/q8_0/q4_K/q6_K). Else, on
+                             CUDA sm_80+: quant.rows_h rounds w's rows and x's rows to f16, each row scaled by a
+                             power of two that puts its largest finite magnitude in [2^14, 2^15) (no overflow or
+                             underflow whatever the data), then matmul_tc's f16 tensor-core product with f32 sums
+                             multiplies every result by the two inverse factors (exact). The rounding to f16 is
+                             this path's only departure from f32 arithmetic: about 2^-12 relative per operand,
+                             far below the 8-bit rounding of x that ggml and the CPU's integer GEMM (>>qgemm)
+                             make. Elsewhere (CUDA below sm_80, HIP, Vulkan): quant.dequant of w into f32 scratch
+                             and the f32 matmul launches (b stored [N, K]). quant.qgemm (64x64 tiles, w dequantized
+                             into shared memory) where w's copy would exceed RLX__GPU_QDQ_MAX; f32 sums
    Every format of >>quant runs; cast f32 -> block (quantize) stays on the CPU: the GPU backends refuse it.
    ------------------------------------------------------------------------------------------------------------ */
 /* 1: the GPU lowering runs this node with a block dtype, 0: it does not, -1: the node touches no block dtype */
@@ -14404,9 +14412,46 @@ static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
         N = wt->shape[0];
         K = wt->shape[1];
         M = rlx__node_numel(x) / K;
+        if (M > 8 && sm >= 80 && (double)N * (double)K * 2.0 <= (double)RLX__GPU_QDQ_MAX) {
+            /* a prefill on CUDA's tensor cores: x and w as f16 rows scaled by powers of two (quant.rows_h; the
+               inverse factors rescale each result exactly), then the f16 product (m16n8k16, f32 sums) with b
+               stored [N, K] */
+            rlx__kargs A;
+            const uint64_t wh = rlx__cl_scratch(w, rlx__szmul(rlx__szmul((size_t)N, (size_t)K), 2));
+            const uint64_t xh = rlx__cl_scratch(w, rlx__szmul(rlx__szmul((size_t)M, (size_t)K), 2));
+            const uint64_t cs = rlx__cl_scratch(w, rlx__szmul((size_t)N, 4)), rs = rlx__cl_scratch(w, rlx__szmul((size_t)M, 4));
+            int pass;
+            for (pass = 0; pass < 2; pass++) {   /* w's rows, then x's */
+                const int64_t rows = pass ? M : N;
+                L = rlx__cl_add(w, "quant", "rows_h", nd);
+                L->args.out = pass ? xh : wh;
+                L->args.in[0] = rlx__cl_addr(g, nd, addr, pass ? 0 : 1);
+                L->args.in[1] = pass ? rs : cs;
+                L->args.dt_in[0] = pass ? RLX_F32 : (int)qt;
+                L->args.dt_out = RLX_F16;
+                L->args.n = rows * K;
+                L->args.ia[0] = pass ? 0 : qt;
+                L->args.ia[1] = be; L->args.ia[2] = bb; L->args.ia[3] = rows; L->args.ia[4] = K;
+                L->args.ia[5] = pass ? K * 4 : K / be * bb;
+                L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(rows, RLX__CU_THREADS / 32), RLX__CU_GRID_CAP);
+            }
+            memset(&A, 0, sizeof A);
+            A.rank = 1;
+            A.dims[0] = 1;
+            A.ia[0] = M; A.ia[1] = N; A.ia[2] = K; A.ia[3] = 1;
+            A.ia[9] = 1;
+            A.ia[13] = 1;
+            A.in[0] = xh;
+            A.in[1] = wh;
+            A.in[6] = rs;
+            A.in[7] = cs;
+            A.dt_in[0] = A.dt_in[1] = RLX_F16;
+            rlx__cl_mm_launch(w, nd, &A, 1, 0, sm, out);
+            return 1;
+        }
         if (M > 8 && (double)N * (double)K * 4.0 <= (double)RLX__GPU_QDQ_MAX) {
-            /* a prefill: w dequantized to f32 once (scratch), then the f32 product with b stored [N, K] (tensor
-               cores on sm_80+, SIMT tiles elsewhere and on Vulkan) */
+            /* a prefill elsewhere (CUDA below sm_80, HIP, Vulkan): w dequantized to f32 once (scratch), then the
+               f32 product with b stored [N, K] (SIMT tiles) */
             rlx__kargs A;
             const uint64_t wd = rlx__cl_scratch(w, rlx__szmul(rlx__szmul((size_t)N, (size_t)K), sizeof(float)));
             rlx__cl_dequant(w, nd, qt, rlx__cl_addr(g, nd, addr, 1), wd, N * K, RLX_F32);

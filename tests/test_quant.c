@@ -299,6 +299,7 @@ static void test_matmul(void) {
        FFN width of 7B models, 43 super-blocks); n is smaller where m * k is large, to keep the f64 reference cheap */
     static const int64_t ms[5] = {1, 3, 8, 64, 512}, ks[3] = {256, 4096, 11008};
     double worst = 0;   /* the largest error as a fraction of its bound (ggml's error + 1e-6 of the largest output) */
+    char worst_at[64] = "";
     int i, a, b;
     for (i = 0; i < NQ; i++) {
         for (b = 0; b < 3; b++) {
@@ -349,7 +350,10 @@ static void test_matmul(void) {
                     TH_CHECK(res == RLX_OK && err <= 1e-5 * mag, "%s m=%lld k=%lld: error %g (largest output %g)",
                              gname[i], (long long)m, (long long)k, err, mag);
                 } else {
-                    if (res == RLX_OK && gerr + 1e-6 * mag > 0 && err / (gerr + 1e-6 * mag) > worst) worst = err / (gerr + 1e-6 * mag);
+                    if (res == RLX_OK && gerr + 1e-6 * mag > 0 && err / (gerr + 1e-6 * mag) > worst) {
+                        worst = err / (gerr + 1e-6 * mag);
+                        snprintf(worst_at, sizeof worst_at, "%s m=%lld k=%lld", gname[i], (long long)m, (long long)k);
+                    }
                     TH_CHECK(res == RLX_OK && err <= gerr + 1e-6 * mag && mag > 0, "%s m=%lld k=%lld: rlx error %g > ggml's %g "
                              "(largest output %g) %s", gname[i], (long long)m, (long long)k, err, gerr, mag,
                              res == RLX_OK ? "" : rlx_graph_error(g));
@@ -367,8 +371,8 @@ static void test_matmul(void) {
             free(w); free(wd); free(wq);
         }
     }
-    printf("matmul_quant on %s: the largest error is %.3g of its bound (ggml's error + 1e-6 of the largest output)\n",
-           rlx_device_name(g_dev), worst);
+    printf("matmul_quant on %s: the largest error is %.3g of its bound (ggml's error + 1e-6 of the largest output), "
+           "at %s\n", rlx_device_name(g_dev), worst, worst_at);
 }
 
 /* Everything that must be refused, with a message naming what was wrong; needs no ggml. */

@@ -34,6 +34,10 @@
    when the tiles alone would leave most SMs idle (a prefill's M = 128), split s runs only the k-steps in
    [s·kc, (s+1)·kc) and stores its raw f32 sums to in[5] ([splits][M][N]); gemv_reduce (matmul.cu) adds the
    splits in order and applies the epilogue or the rounding to the output dtype.
+
+   Row and column factors (ia 13 != 0; >>gpuquant's prefill): every result, and every split's raw sum, is
+   multiplied by in[6][row] · in[7][column] (f32) before it is stored: the operands are f16 rows that quant.rows_h
+   scaled by powers of two, and these are the inverse factors, so the rescaling is exact.
 */
 #include "common.cuh"
 
@@ -78,6 +82,7 @@ RLX_D void rlx_tc_ksteps(const rlx_kargs& a, rlx_i64 K, int BK, rlx_i64* kt0, rl
 }
 /* Stores one result: the raw sum of this block's split, or the finished value. */
 RLX_D void rlx_tc_store(const rlx_kargs& a, rlx_i64 co, rlx_i64 r, rlx_i64 c, rlx_i64 N, float v, bool half) {
+    if (a.ia[13]) v = v * ((const float*)a.in[6])[r] * ((const float*)a.in[7])[c];   /* rows_h factors (exact) */
     if (a.ia[11] > 1) ((float*)a.in[5])[(rlx_i64)blockIdx.z * a.ia[0] * N + r * N + c] = v;
     else if (half) rlx_st_from_f((void*)a.out, a.dt_out, co + r * N + c, v);
     else ((float*)a.out)[co + r * N + c] = rlx_epilogue(a, v, r, c, N);
@@ -98,7 +103,7 @@ template <int MT, int NT, bool TCH>
 RLX_D void rlx_tc_write(const rlx_kargs& a, float (&acc)[MT][NT][4], rlx_i64 co, rlx_i64 M, rlx_i64 N, rlx_i64 r0,
                         rlx_i64 c0, bool half) {
     const bool split = a.ia[11] > 1;
-    if (split || (!half && !a.ia[4] && a.ia[5] == RLX_ACT_NONE && !a.ia[7])) {
+    if (!a.ia[13] && (split || (!half && !a.ia[4] && a.ia[5] == RLX_ACT_NONE && !a.ia[7]))) {
         float* out = split ? (float*)a.in[5] + (rlx_i64)blockIdx.z * a.ia[0] * N : (float*)a.out + co;
 #pragma unroll
         for (int mi = 0; mi < MT; mi++)

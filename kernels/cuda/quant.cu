@@ -18,6 +18,8 @@
      qgemm     the same product for any M: 64x64 output tiles, k-steps of 16 (inside one block: be is 32 or
                256), 256 threads each computing 4x4 outputs. Each step stages x's tile and the dequantized
                w tile in shared memory (f32), then multiplies in f32.
+     rows_h    rows of x or w to f16 with a power-of-two factor per row (below), for the f16 tensor-core
+               product of a prefill (matmul_tc with ia 13).
    ia (qgemv, qgemm): 0 dtype, 1 be, 2 bb, 3 M, 4 N, 5 K, 6 bytes per row of w. in: 0 x, 1 w. */
 #include "common.cuh"
 
@@ -226,6 +228,84 @@ RLX_D void rlx_qchunk(int t, const unsigned char* row, rlx_i64 c, float* wv) {
     }
     default:   /* not reached: the caller takes the element path for the other formats */
         return;
+    }
+}
+
+/* rows_h: R rows of K values, each row rounded to f16 after scaling it by a power of two 2^(14 - e), e the
+   exponent of the row's largest finite magnitude (clamped to [-100, 100]): the row's values land below 2^15,
+   inside f16's range whatever their magnitude, and keep f16's 11 significant bits down to 2^-29 of the row's
+   largest. The inverse factor 2^(e - 14) of row r goes to ((float*)in[1])[r] (1 for a row of zeros), so the
+   product of two such operands is rescaled exactly. Infinities and NaNs stay what they are. Rows are f32 (ia 0
+   = 0: the activations x of a prefill) or block dtype ia 0 (rows of a weight: rlx_qchunk / rlx_dq, the CPU's
+   floats). One warp per row, lane l taking the 32-element chunks l, l + 32, ... twice (the largest magnitude,
+   then the rounded values, stored 16 bytes at a time).
+   ia: 0 dtype (0 = f32), 1 be, 2 bb, 3 R, 4 K (a multiple of 32), 5 bytes per row. in: 0 rows, 1 the factors.
+   out: f16 [R, K]. */
+RLX_D unsigned short rlx_f2h_rn(float f) {   /* rlx_f2h's value (round to nearest even; NaN's payload aside) */
+#if defined(RLX_HIP)
+    return rlx_f2h(f);
+#else
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+#endif
+}
+RLX_D void rlx_rows_h_chunk(int t, const unsigned char* row, int be, int bb, rlx_i64 c, bool vec, float* v) {
+    if (t == 0) {
+        if (vec) {
+#pragma unroll
+            for (int i = 0; i < 8; i++) {
+                const float4 q = ((const float4*)row)[c * 8 + i];
+                v[4 * i] = q.x; v[4 * i + 1] = q.y; v[4 * i + 2] = q.z; v[4 * i + 3] = q.w;
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < 32; i++) v[i] = ((const float*)row)[c * 32 + i];
+        }
+    } else if (t == RLX_DT_Q4_0 || t == RLX_DT_Q8_0 || t == RLX_DT_Q4_K || t == RLX_DT_Q6_K) {
+        rlx_qchunk(t, row, c, v);
+    } else {
+        const int per = be / 32;
+        const unsigned char* b = row + (c / per) * bb;
+        const int j0 = (int)(c % per) * 32;
+#pragma unroll 4
+        for (int j = 0; j < 32; j++) v[j] = rlx_dq(t, b, j0 + j);
+    }
+}
+extern "C" __global__ void __launch_bounds__(256) rows_h(rlx_kargs a) {
+    const int t = (int)a.ia[0], be = (int)a.ia[1], bb = (int)a.ia[2];
+    const rlx_i64 R = a.ia[3], K = a.ia[4], rb = a.ia[5], nc = K / 32;
+    const int lane = threadIdx.x & 31;
+    const bool vec = ((a.in[0] | (rlx_u64)rb) & 15u) == 0;
+    const rlx_i64 nw = ((rlx_i64)gridDim.x * blockDim.x) >> 5;
+    for (rlx_i64 r = ((rlx_i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; r < R; r += nw) {
+        const unsigned char* row = (const unsigned char*)a.in[0] + r * rb;
+        uint4* out = (uint4*)((unsigned short*)a.out + r * K);
+        float amax = 0.0f, s, v[32];
+        int e = 14;
+        for (rlx_i64 c = lane; c < nc; c += 32) {
+            rlx_rows_h_chunk(t, row, be, bb, c, vec, v);
+#pragma unroll
+            for (int i = 0; i < 32; i++) {
+                const float m = fabsf(v[i]);
+                if (m <= 3.402823466e38f) amax = fmaxf(amax, m);   /* finite */
+            }
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, RLX_SHFL_XOR(amax, o));
+        if (amax > 0.0f) e = ilogbf(amax);
+        e = e < -100 ? -100 : e > 100 ? 100 : e;
+        s = ldexpf(1.0f, 14 - e);
+        for (rlx_i64 c = lane; c < nc; c += 32) {
+            unsigned h[16];
+            rlx_rows_h_chunk(t, row, be, bb, c, vec, v);
+#pragma unroll
+            for (int i = 0; i < 16; i++)
+                h[i] = (unsigned)rlx_f2h_rn(v[2 * i] * s) | ((unsigned)rlx_f2h_rn(v[2 * i + 1] * s) << 16);
+#pragma unroll
+            for (int i = 0; i < 4; i++) out[c * 4 + i] = make_uint4(h[4 * i], h[4 * i + 1], h[4 * i + 2], h[4 * i + 3]);
+        }
+        if (lane == 0) ((float*)a.in[1])[r] = ldexpf(1.0f, e - 14);
     }
 }
 
