@@ -13851,7 +13851,7 @@ static void rlx__k_misc(const rlx_graph* g, const rlx__node* nd, void* const* in
      reduce.cu       reduce_thread reduce_block reduce_final arg_reduce softmax norm_rows add_norm group_norm
                      cumsum topk sample
      matmul.cu       matmul_f32 gemv_f32 matmul_generic
-     matmul_tc.cu    matmul_tc matmul_tc_big (sm_80 and later)
+     matmul_tc.cu    matmul_tc matmul_tc_big attention_tc (sm_80 and later)
      attention.cu    attention rope
      conv.cu         conv_direct conv_gemm pool resize
      quant.cu        dequant qgemv qgemv4 qgemm rows_h (block dtypes, >>gpuquant)
@@ -14223,13 +14223,19 @@ static void rlx__cl_sortbuf(rlx__cl* w, rlx__launch* L, int64_t rows, int64_t P,
 }
 
 /* ---- attention ---- */
-static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, uint64_t out) {
+static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, const uint64_t* addr, uint64_t out,
+                              int sm) {
     const int64_t H = nd->ia[1], Hkv = nd->ia[2], D = nd->ia[8], Dv = nd->ia[9], B = nd->ia[10], Sq = nd->ia[11];
     const int64_t Sk = nd->ia[12], dvc = Dv < 256 ? Dv : 256;
     /* few query rows of grouped-query attention (decode): a block takes the rows of one kv head (the group's
        query heads x the queries), so its warps share every staged K/V tile */
     const int gq = Sq <= 8 && Hkv < H && Sk >= 64;
-    rlx__launch* L = rlx__cl_add(w, "attention", gq ? "attention_gq" : "attention", nd);
+    /* many query rows (a prefill) in f32 with head dims 64 or 128 and no keep mask or bias: tensor cores (CUDA
+       sm_80+, matmul_tc.cu's attention_tc, three TF32 products per multiply) */
+    const int tc = sm >= 80 && nd->dtype == RLX_F32 && D == Dv && (D == 64 || D == 128) && !nd->ia[5] && !nd->ia[6] &&
+                   Sq >= 16;
+    rlx__launch* L = tc ? rlx__cl_add(w, "matmul_tc", "attention_tc", nd)
+                        : rlx__cl_add(w, "attention", gq ? "attention_gq" : "attention", nd);
     rlx__kargs* A = &L->args;
     const int64_t HH = gq ? Hkv : H, NR = gq ? (H / Hkv) * Sq : Sq;   /* rows of a work item */
     int64_t W = NR < 8 ? NR : 8, TK = 32, nqb;
@@ -14271,6 +14277,16 @@ static void rlx__cl_attention(rlx__cl* w, const rlx_graph* g, const rlx__node* n
     if (nd->ia[7]) {   /* kv_len: a scalar (ia[10] = 1) or one per batch row (ia[10] = 2) */
         A->dt_in[5] = (int)rlx__cl_x(g, nd, slot)->dtype;
         A->in[5] = rlx__cl_addr(g, nd, addr, slot++);
+    }
+    if (tc) {   /* 64 queries of one head per 128-thread block; K and V tiles of 32 keys (rows padded by 4 and 8) */
+        A->ia[0] = H; A->ia[1] = H / Hkv; A->ia[2] = D; A->ia[3] = Dv; A->ia[4] = Sq; A->ia[5] = Sk;
+        A->ia[6] = nd->ia[3]; A->ia[7] = nd->ia[4]; A->ia[10] = nd->ia[7]; A->ia[13] = B;
+        A->fa[0] = nd->fa[0];
+        A->fa[1] = nd->fa[1];
+        L->block[0] = 128;
+        L->shmem = (unsigned)(32 * (2 * D + 12) * 4);
+        L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(Sq, 64) * H * B, RLX__CU_GRID_CAP);
+        return;
     }
     /* W queries per block, TK keys per tile: shrink the tile, then the block, until the rows fit */
     /* (in double: head dims reach 2^60, where the int64 product would overflow) */
@@ -14808,7 +14824,7 @@ static void rlx__cl_node(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
         return;
     }
     case RLX_OP_ATTENTION:
-        rlx__cl_attention(w, g, nd, addr, out);
+        rlx__cl_attention(w, g, nd, addr, out, sm);
         return;
     case RLX_OP_ROPE: {
         const int64_t H = nd->ia[2], nrot = nd->ia[3], D = nd->ia[6], B = nd->ia[7], S = nd->ia[8];

@@ -477,6 +477,19 @@ static void test_attention_values(void) {
     c.causal = 1; c.window = 40; c.kv_len = 90; c.nan_tail = 1; c.keep_rank = 3; check_both(c);
     c = A("gq rows partial block", RLX_LAYOUT_BHSD, 1, 4, 2, 6, 80, 16, 16); c.causal = 1; c.window = 3;
     c.kv_len = 70; check_both(c);
+    /* many query rows in f32 with head dims 64 and 128, neither keep mask nor bias: CUDA (sm_80+) runs these on
+       tensor cores (attention_tc: blocks of 64 queries, tiles of 32 keys), so rows past a block, keys past a
+       tile, causal offsets, windows, softcaps, kv_len with NaN keys behind it and rows that see no key */
+    c = A("prefill D64 causal", RLX_LAYOUT_BSHD, 2, 4, 2, 70, 70, 64, 64); c.causal = 1; check_both(c);
+    c = A("prefill D64 full", RLX_LAYOUT_BSHD, 2, 2, 2, 16, 37, 64, 64); c.scale = 0.3f; c.amp = 3.0; check_both(c);
+    c = A("prefill D64 window softcap", RLX_LAYOUT_BSHD, 1, 8, 2, 130, 130, 64, 64); c.causal = 1; c.window = 45;
+    c.softcap = 2.0f; c.amp = 2.0; check_both(c);
+    c = A("prefill D128 chunk", RLX_LAYOUT_BSHD, 1, 4, 1, 33, 200, 128, 128); c.causal = 1; c.kv_len = 150;
+    c.nan_tail = 1; check_both(c);
+    c = A("prefill D128 empty rows", RLX_LAYOUT_BSHD, 1, 2, 1, 40, 64, 128, 128); c.causal = 1; c.kv_len = 20;
+    c.nan_tail = 1; check_both(c);
+    c = A("prefill D64 kv_len i64", RLX_LAYOUT_BSHD, 2, 6, 3, 64, 300, 64, 64); c.causal = 1; c.kv_len = 260;
+    c.kv_dt = RLX_I64; c.nan_tail = 1; c.window = 100; check_both(c);
     /* constant folding evaluates the kernel at compile time */
     c = with_bias(A("folded", RLX_LAYOUT_BSHD, 1, 4, 2, 3, 7, 8, 8), 1, 7, 0, 0, 0);
     c.consts = 1; c.causal = 1; c.keep_rank = 2; c.kv_len = 5; check_both(c);

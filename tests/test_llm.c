@@ -17,7 +17,8 @@
    q4_K, q6_K) cosine >= 0.999 and the same greedy token, except where llama.cpp's own margin between its token
    and rlx's is within twice the step's max|Δ| (a near tie decided by the activation rounding, which differs:
    llama.cpp rounds every activation to 8 bits, rlx's prefill keeps f32; counted and printed).
-   Without the oracle: cached decode against full recomputation for every architecture, and bad input. */
+   Without the oracle: cached decode against full recomputation for every architecture, and bad input.
+   RLX_TEST_LLM_DEVICE=cuda|vulkan|hip runs rlx's side of those parts on that GPU (llama.cpp stays on the CPU). */
 #ifndef RLX_TEST_SHARED_IMPL   /* the Makefile links the one compiled implementation (tests/rlx_impl.c) */
 #define RLX_IMPLEMENTATION
 #endif
@@ -245,13 +246,17 @@ static model_spec spec(const char* arch, int wtype, int etype, int tied, uint64_
     return m;
 }
 
+/* The device of rlx's side in the oracle, recompute and bad-input parts: RLX_TEST_LLM_DEVICE=cuda|vulkan|hip
+   (default the CPU; llama.cpp, the oracle, stays on the CPU). */
+static rlx_device g_llm_dev = RLX_DEVICE_CPU;
+
 /* Opens path and loads it; returns NULL (with *rc and msg) on failure. */
 static rlx_llm* load(const char* path, int n_ctx, int n_batch, rlx_dtype kv, rlx_result* rc, char* msg, size_t cap) {
     rlx_gguf* gf = NULL;
     rlx_llm* m = NULL;
     rlx_llm_desc d;
     memset(&d, 0, sizeof d);
-    d.device = RLX_DEVICE_CPU;
+    d.device = g_llm_dev;
     d.n_ctx = n_ctx; d.n_batch = n_batch; d.kv_dtype = kv; d.num_threads = 2;
     d.error = msg; d.error_cap = cap;
     msg[0] = 0;
@@ -611,6 +616,17 @@ int main(void) {
     llama_api L;
     int have = load_llama(&L);
     model_spec ms;
+    const char* dv = getenv("RLX_TEST_LLM_DEVICE");
+
+    if (dv && *dv) {
+        g_llm_dev = !strcmp(dv, "cuda") ? RLX_DEVICE_CUDA : !strcmp(dv, "vulkan") ? RLX_DEVICE_VULKAN
+                  : !strcmp(dv, "hip") ? RLX_DEVICE_HIP : RLX_DEVICE_CPU;
+        if (g_llm_dev == RLX_DEVICE_CPU || !th_device_available(g_llm_dev)) {
+            th_skip("RLX_TEST_LLM_DEVICE=%s: no such device here", dv);
+            return th_summary("llm");
+        }
+        printf("rlx runs on %s (llama.cpp on the CPU)\n", dv);
+    }
 
     /* (1) oracle: llama first, every weight type; then qwen2 and qwen3 */
     {

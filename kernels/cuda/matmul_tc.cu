@@ -542,3 +542,229 @@ extern "C" __global__ void __launch_bounds__(256) matmul_tc_big(rlx_kargs a) {
     __shared__ __align__(128) float smem[RLX_TC_STAGES * (128 * RLX_TC_BK + RLX_TC_BK * 128)];
     rlx_tc_body<128, 128, 64, 32>(a, smem);
 }
+
+/* ---- attention_tc: fused attention of many query rows (a prefill) on tensor cores, as accurate as f32 ----------
+   The contract of attention.cu's kernel (same kargs: in 0 q, 1 k, 2 v, 5 kv_len; st[0..3] the strides of q, k, v,
+   out; ia 0 H, 1 group, 4 Sq, 5 Sk, 6 causal, 7 window, 10 has kv_len, 13 B; fa 0 scale, 1 softcap) for f32
+   operands with D = Dv = 64 or 128 and neither keep mask nor bias (the host picks it only then). A block of 4
+   warps takes 64 consecutive queries of one head (16 rows per warp) and walks the union of their visible keys
+   in tiles of 32, staged in shared memory as f32 (K rows padded to D + 4 floats and V rows to D + 8, so that
+   the fragment reads below are free of bank conflicts). Per tile a warp computes its 16 x 32 scores
+   S = Q Kᵀ with mma.m16n8k8 in three TF32 products per multiply (x ≈ x_hi + x_lo as in matmul_tc: f32
+   accuracy), masks and scales them, updates the online softmax (row max, NaN flag and sum over the 4 lanes
+   that share a row), and adds P V (P's fragments are the score accumulators themselves: the keys of a score
+   tile are taken in the order t, t + 4 for accumulator columns 2t, 2t + 1, which is the A fragment's layout)
+   into a zeroed register tile, added to the running output with f32 additions after its rescaling. The
+   masking, NaN and empty-row rules are attention.cu's. With D = 64 each warp keeps its Q fragments in
+   registers; with D = 128 it reads them from global memory (cached) per tile. */
+template <int D>
+RLX_D void rlx_att_tc(const rlx_kargs& a, float* smem) {
+    enum { BC = 32, KLD = D + 4, VLD = D + 8, NK = D / 8, QREG = D <= 64 };
+    const float* q = (const float*)a.in[0];
+    const float* kp = (const float*)a.in[1];
+    const float* vp = (const float*)a.in[2];
+    float* out = (float*)a.out;
+    const rlx_i64 H = a.ia[0], group = a.ia[1], Sq = a.ia[4], Sk = a.ia[5], window = a.ia[7], B = a.ia[13];
+    const int causal = (int)a.ia[6];
+    const float scale = (float)a.fa[0], softcap = (float)a.fa[1];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
+    const int pg = (g >> 1) + 4 * (g & 1);   /* score column g of an 8-key tile is key pg */
+    float* ks = smem;
+    float* vs = smem + BC * KLD;
+    const rlx_i64 nqb = (Sq + 63) / 64;
+    const bool vec = (((a.in[1] | a.in[2]) & 15u) == 0) &&
+                     (((a.st[1][0] | a.st[1][1] | a.st[1][2] | a.st[2][0] | a.st[2][1] | a.st[2][2]) & 3) == 0);
+    for (rlx_i64 item = blockIdx.x; item < nqb * H * B; item += gridDim.x) {
+        const rlx_i64 qb = item % nqb, h = (item / nqb) % H, b = item / (nqb * H), hk = h / group;
+        rlx_i64 kv = Sk;
+        if (a.ia[10]) {   /* 1: one kv_len, 2: one per batch row */
+            const rlx_i64 kb = a.ia[10] == 2 ? b : 0;
+            kv = a.dt_in[5] == RLX_DT_I32 ? (rlx_i64)((const int*)a.in[5])[kb] : ((const long long*)a.in[5])[kb];
+            kv = kv < 0 ? 0 : (kv > Sk ? Sk : kv);
+        }
+        const rlx_i64 off = kv - Sq, q0 = qb * 64, qlast = q0 + 63 < Sq ? q0 + 63 : Sq - 1;
+        rlx_i64 blo = 0, bhi = kv;
+        if (causal) bhi = qlast + off + 1 < kv ? qlast + off + 1 : kv;
+        if (window > 0) blo = q0 + off - window + 1 > 0 ? q0 + off - window + 1 : 0;
+        /* this lane's two rows r[0] = row g and r[1] = row g + 8 of the warp's 16; their visible keys [lo, hi) */
+        rlx_i64 r[2], lo[2], hi[2];
+        for (int u = 0; u < 2; u++) {
+            r[u] = q0 + 16 * warp + g + 8 * u;
+            hi[u] = causal ? (r[u] + off + 1 < kv ? r[u] + off + 1 : kv) : kv;
+            lo[u] = window > 0 ? (r[u] + off - window + 1 > 0 ? r[u] + off - window + 1 : 0) : 0;
+        }
+        const float* qr0 = q + b * a.st[0][0] + h * a.st[0][1] + r[0] * a.st[0][2];
+        const float* qr1 = q + b * a.st[0][0] + h * a.st[0][1] + r[1] * a.st[0][2];
+        const bool ok0 = r[0] < Sq, ok1 = r[1] < Sq;
+        float qf[QREG ? NK : 1][4];
+        if (QREG) {
+#pragma unroll
+            for (int kk = 0; kk < (QREG ? NK : 1); kk++) {
+                qf[kk][0] = ok0 ? qr0[8 * kk + t] : 0.0f;
+                qf[kk][1] = ok1 ? qr1[8 * kk + t] : 0.0f;
+                qf[kk][2] = ok0 ? qr0[8 * kk + t + 4] : 0.0f;
+                qf[kk][3] = ok1 ? qr1[8 * kk + t + 4] : 0.0f;
+            }
+        }
+        const rlx_i64 koff = b * a.st[1][0] + hk * a.st[1][1], voff = b * a.st[2][0] + hk * a.st[2][1];
+        float o[NK][4], m[2], l[2];
+        int nan[2] = {0, 0};
+#pragma unroll
+        for (int dn = 0; dn < NK; dn++)
+#pragma unroll
+            for (int c = 0; c < 4; c++) o[dn][c] = 0.0f;
+        m[0] = m[1] = -rlx_inf_f();
+        l[0] = l[1] = 0.0f;
+        for (rlx_i64 j0 = blo; j0 < bhi; j0 += BC) {
+            const int nk = bhi - j0 < BC ? (int)(bhi - j0) : BC;
+            __syncthreads();   /* every warp is done with the previous tile */
+            if (vec) {
+                for (int e = tid; e < BC * (D / 4); e += 128) {
+                    const int kr = e / (D / 4), c4 = (e % (D / 4)) * 4;
+                    float4 kq = make_float4(0.0f, 0.0f, 0.0f, 0.0f), vq = kq;
+                    if (kr < nk) {
+                        kq = *(const float4*)(kp + koff + (j0 + kr) * a.st[1][2] + c4);
+                        vq = *(const float4*)(vp + voff + (j0 + kr) * a.st[2][2] + c4);
+                    }
+                    *(float4*)(ks + kr * KLD + c4) = kq;
+                    *(float4*)(vs + kr * VLD + c4) = vq;
+                }
+            } else {
+                for (int e = tid; e < BC * D; e += 128) {
+                    const int kr = e / D, c = e % D;
+                    ks[kr * KLD + c] = kr < nk ? kp[koff + (j0 + kr) * a.st[1][2] + c] : 0.0f;
+                    vs[kr * VLD + c] = kr < nk ? vp[voff + (j0 + kr) * a.st[2][2] + c] : 0.0f;
+                }
+            }
+            __syncthreads();
+            float s[4][4];
+#pragma unroll
+            for (int nt = 0; nt < 4; nt++) {
+#pragma unroll
+                for (int c = 0; c < 4; c++) s[nt][c] = 0.0f;
+#pragma unroll
+                for (int kk = 0; kk < NK; kk++) {
+                    float x[4];
+                    unsigned ahi[4], alo[4];
+                    if (QREG) {
+#pragma unroll
+                        for (int c = 0; c < 4; c++) x[c] = qf[QREG ? kk : 0][c];
+                    } else {
+                        x[0] = ok0 ? qr0[8 * kk + t] : 0.0f;
+                        x[1] = ok1 ? qr1[8 * kk + t] : 0.0f;
+                        x[2] = ok0 ? qr0[8 * kk + t + 4] : 0.0f;
+                        x[3] = ok1 ? qr1[8 * kk + t + 4] : 0.0f;
+                    }
+#pragma unroll
+                    for (int c = 0; c < 4; c++) {
+                        ahi[c] = rlx_tf32(x[c]);
+                        alo[c] = rlx_tf32(x[c] - __uint_as_float(ahi[c]));
+                    }
+                    const float kb0 = ks[(8 * nt + pg) * KLD + 8 * kk + t], kb1 = ks[(8 * nt + pg) * KLD + 8 * kk + t + 4];
+                    const unsigned bh0 = rlx_tf32(kb0), bh1 = rlx_tf32(kb1);
+                    const unsigned bl0 = rlx_tf32(kb0 - __uint_as_float(bh0)), bl1 = rlx_tf32(kb1 - __uint_as_float(bh1));
+                    rlx_mma_tf32(s[nt], alo, bh0, bh1);
+                    rlx_mma_tf32(s[nt], ahi, bl0, bl1);
+                    rlx_mma_tf32(s[nt], ahi, bh0, bh1);
+                }
+            }
+            /* mask, scale, softcap; the tile's row maxima (NaN never wins; it is remembered) */
+            float mt[2] = {-rlx_inf_f(), -rlx_inf_f()};
+            int isn[2] = {0, 0};
+#pragma unroll
+            for (int nt = 0; nt < 4; nt++)
+#pragma unroll
+                for (int c = 0; c < 4; c++) {
+                    const int u = c >> 1;
+                    const rlx_i64 key = j0 + 8 * nt + t + 4 * (c & 1);
+                    float x = s[nt][c];
+                    if ((u ? ok1 : ok0) && key < j0 + nk && key >= lo[u] && key < hi[u]) {
+                        x *= scale;
+                        if (softcap > 0.0f) x = softcap * tanhf(x / softcap);
+                    } else {
+                        x = -rlx_inf_f();
+                    }
+                    s[nt][c] = x;
+                    if (x != x) isn[u] = 1;
+                    else if (x > mt[u]) mt[u] = x;
+                }
+            float corr[2];
+#pragma unroll
+            for (int u = 0; u < 2; u++) {
+#pragma unroll
+                for (int o2 = 1; o2 < 4; o2 <<= 1) {
+                    const float y = RLX_SHFL_XOR(mt[u], o2);
+                    mt[u] = y > mt[u] ? y : mt[u];
+                    isn[u] |= RLX_SHFL_XOR(isn[u], o2);
+                }
+                nan[u] |= isn[u];
+                const float mn = mt[u] > m[u] ? mt[u] : m[u];
+                corr[u] = mn == -rlx_inf_f() ? 1.0f : expf(m[u] - mn);
+                m[u] = mn;
+            }
+            float ps[2] = {0.0f, 0.0f};
+#pragma unroll
+            for (int nt = 0; nt < 4; nt++)
+#pragma unroll
+                for (int c = 0; c < 4; c++) {
+                    const int u = c >> 1;
+                    const float p = s[nt][c] == -rlx_inf_f() ? 0.0f : expf(s[nt][c] - m[u]);
+                    s[nt][c] = p;
+                    ps[u] += p;
+                }
+#pragma unroll
+            for (int u = 0; u < 2; u++) {
+#pragma unroll
+                for (int o2 = 1; o2 < 4; o2 <<= 1) ps[u] += RLX_SHFL_XOR(ps[u], o2);
+                l[u] = l[u] * corr[u] + ps[u];
+            }
+            /* P V for this tile into a zeroed tile, then o = o * corr + it */
+            float pv[NK][4];
+#pragma unroll
+            for (int dn = 0; dn < NK; dn++)
+#pragma unroll
+                for (int c = 0; c < 4; c++) pv[dn][c] = 0.0f;
+#pragma unroll
+            for (int kk = 0; kk < 4; kk++) {
+                const float x[4] = {s[kk][0], s[kk][2], s[kk][1], s[kk][3]};   /* P(g, t) (g+8, t) (g, t+4) (g+8, t+4) */
+                unsigned ahi[4], alo[4];
+#pragma unroll
+                for (int c = 0; c < 4; c++) {
+                    ahi[c] = rlx_tf32(x[c]);
+                    alo[c] = rlx_tf32(x[c] - __uint_as_float(ahi[c]));
+                }
+#pragma unroll
+                for (int dn = 0; dn < NK; dn++) {
+                    const float vb0 = vs[(8 * kk + t) * VLD + 8 * dn + g], vb1 = vs[(8 * kk + t + 4) * VLD + 8 * dn + g];
+                    const unsigned bh0 = rlx_tf32(vb0), bh1 = rlx_tf32(vb1);
+                    const unsigned bl0 = rlx_tf32(vb0 - __uint_as_float(bh0)), bl1 = rlx_tf32(vb1 - __uint_as_float(bh1));
+                    rlx_mma_tf32(pv[dn], alo, bh0, bh1);
+                    rlx_mma_tf32(pv[dn], ahi, bl0, bl1);
+                    rlx_mma_tf32(pv[dn], ahi, bh0, bh1);
+                }
+            }
+#pragma unroll
+            for (int dn = 0; dn < NK; dn++)
+#pragma unroll
+                for (int c = 0; c < 4; c++) o[dn][c] = o[dn][c] * corr[c >> 1] + pv[dn][c];
+        }
+        /* lane's results: rows r[0] (c 0, 1) and r[1] (c 2, 3), dims 8 dn + 2t, + 1 */
+#pragma unroll
+        for (int u = 0; u < 2; u++) {
+            if (!(u ? ok1 : ok0)) continue;
+            float* orow = out + b * a.st[3][0] + h * a.st[3][1] + r[u] * a.st[3][2];
+            const float inv = 1.0f / l[u];
+#pragma unroll
+            for (int dn = 0; dn < NK; dn++)
+#pragma unroll
+                for (int c = 0; c < 2; c++)
+                    orow[8 * dn + 2 * t + c] =
+                        m[u] == -rlx_inf_f() ? (nan[u] ? rlx_nan_f() : 0.0f) : o[dn][2 * u + c] * inv;
+        }
+    }
+}
+extern "C" __global__ void __launch_bounds__(128) attention_tc(rlx_kargs a) {
+    extern __shared__ __align__(16) float rlx_att_smem[];
+    if (a.ia[2] == 128) rlx_att_tc<128>(a, rlx_att_smem);
+    else rlx_att_tc<64>(a, rlx_att_smem);
+}
