@@ -14449,7 +14449,8 @@ static int rlx__cl_quant(rlx__cl* w, const rlx_graph* g, const rlx__node* nd, co
                 L->args.ia[0] = pass ? 0 : qt;
                 L->args.ia[1] = be; L->args.ia[2] = bb; L->args.ia[3] = rows; L->args.ia[4] = K;
                 L->args.ia[5] = pass ? K * 4 : K / be * bb;
-                L->grid[0] = rlx__cl_cap(rlx__cl_cdiv(rows, RLX__CU_THREADS / 32), RLX__CU_GRID_CAP);
+                /* a warp per weight row, a block per row of x */
+                L->grid[0] = rlx__cl_cap(pass ? rows : rlx__cl_cdiv(rows, RLX__CU_THREADS / 32), RLX__CU_GRID_CAP);
             }
             memset(&A, 0, sizeof A);
             A.rank = 1;

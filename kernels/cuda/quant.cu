@@ -237,8 +237,9 @@ RLX_D void rlx_qchunk(int t, const unsigned char* row, rlx_i64 c, float* wv) {
    largest. The inverse factor 2^(e - 14) of row r goes to ((float*)in[1])[r] (1 for a row of zeros), so the
    product of two such operands is rescaled exactly. Infinities and NaNs stay what they are. Rows are f32 (ia 0
    = 0: the activations x of a prefill) or block dtype ia 0 (rows of a weight: rlx_qchunk / rlx_dq, the CPU's
-   floats). One warp per row, lane l taking the 32-element chunks l, l + 32, ... twice (the largest magnitude,
-   then the rounded values, stored 16 bytes at a time).
+   floats). Weight rows: one warp per row, lane l taking the 32-element chunks l, l + 32, ... twice (the largest
+   magnitude, then the rounded values, stored 16 bytes at a time). f32 rows: one block per row (a prefill has
+   few rows), 4 values per thread and step, the largest magnitude a block reduction.
    ia: 0 dtype (0 = f32), 1 be, 2 bb, 3 R, 4 K (a multiple of 32), 5 bytes per row. in: 0 rows, 1 the factors.
    out: f16 [R, K]. */
 RLX_D unsigned short rlx_f2h_rn(float f) {   /* rlx_f2h's value (round to nearest even; NaN's payload aside) */
@@ -250,41 +251,79 @@ RLX_D unsigned short rlx_f2h_rn(float f) {   /* rlx_f2h's value (round to neares
     return h;
 #endif
 }
-RLX_D void rlx_rows_h_chunk(int t, const unsigned char* row, int be, int bb, rlx_i64 c, bool vec, float* v) {
-    if (t == 0) {
-        if (vec) {
+RLX_D void rlx_rows_h_scale(float amax, float* s, float* inv) {
+    int e = amax > 0.0f ? ilogbf(amax) : 14;
+    e = e < -100 ? -100 : e > 100 ? 100 : e;
+    *s = ldexpf(1.0f, 14 - e);
+    *inv = ldexpf(1.0f, e - 14);
+}
+/* f32 rows (x): one block of 256 threads per row, 4 values (a float4 where aligned) per thread and step */
+RLX_D void rlx_rows_h_f32(const rlx_kargs& a) {
+    __shared__ float red[8];
+    const rlx_i64 R = a.ia[3], K = a.ia[4];
+    const int tid = threadIdx.x;
+    const bool vec = (a.in[0] & 15u) == 0;   /* K is a multiple of 32 */
+    for (rlx_i64 r = blockIdx.x; r < R; r += gridDim.x) {
+        const float* row = (const float*)a.in[0] + r * K;
+        uint2* out = (uint2*)((unsigned short*)a.out + r * K);
+        float amax = 0.0f, s, inv;
+        for (rlx_i64 e = tid; e < K / 4; e += 256) {
+            const float4 v = vec ? ((const float4*)row)[e] : make_float4(row[4 * e], row[4 * e + 1], row[4 * e + 2], row[4 * e + 3]);
+            const float m[4] = {fabsf(v.x), fabsf(v.y), fabsf(v.z), fabsf(v.w)};
 #pragma unroll
-            for (int i = 0; i < 8; i++) {
-                const float4 q = ((const float4*)row)[c * 8 + i];
-                v[4 * i] = q.x; v[4 * i + 1] = q.y; v[4 * i + 2] = q.z; v[4 * i + 3] = q.w;
-            }
-        } else {
-#pragma unroll
-            for (int i = 0; i < 32; i++) v[i] = ((const float*)row)[c * 32 + i];
+            for (int i = 0; i < 4; i++)
+                if (m[i] <= 3.402823466e38f) amax = fmaxf(amax, m[i]);   /* finite */
         }
-    } else if (t == RLX_DT_Q4_0 || t == RLX_DT_Q8_0 || t == RLX_DT_Q4_K || t == RLX_DT_Q6_K) {
-        rlx_qchunk(t, row, c, v);
-    } else {
-        const int per = be / 32;
-        const unsigned char* b = row + (c / per) * bb;
-        const int j0 = (int)(c % per) * 32;
-#pragma unroll 4
-        for (int j = 0; j < 32; j++) v[j] = rlx_dq(t, b, j0 + j);
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, RLX_SHFL_XOR(amax, o));
+        __syncthreads();   /* the previous row's readers of red are done */
+        if ((tid & 31) == 0) red[tid >> 5] = amax;
+        __syncthreads();
+        amax = red[0];
+#pragma unroll
+        for (int w = 1; w < 8; w++) amax = fmaxf(amax, red[w]);
+        rlx_rows_h_scale(amax, &s, &inv);
+        for (rlx_i64 e = tid; e < K / 4; e += 256) {
+            const float4 v = vec ? ((const float4*)row)[e] : make_float4(row[4 * e], row[4 * e + 1], row[4 * e + 2], row[4 * e + 3]);
+            out[e] = make_uint2((unsigned)rlx_f2h_rn(v.x * s) | ((unsigned)rlx_f2h_rn(v.y * s) << 16),
+                                (unsigned)rlx_f2h_rn(v.z * s) | ((unsigned)rlx_f2h_rn(v.w * s) << 16));
+        }
+        if (tid == 0) ((float*)a.in[1])[r] = inv;
     }
 }
 extern "C" __global__ void __launch_bounds__(256) rows_h(rlx_kargs a) {
     const int t = (int)a.ia[0], be = (int)a.ia[1], bb = (int)a.ia[2];
     const rlx_i64 R = a.ia[3], K = a.ia[4], rb = a.ia[5], nc = K / 32;
     const int lane = threadIdx.x & 31;
-    const bool vec = ((a.in[0] | (rlx_u64)rb) & 15u) == 0;
+    if (t == 0) {
+        rlx_rows_h_f32(a);
+        return;
+    }
+    if (t != RLX_DT_Q4_0 && t != RLX_DT_Q8_0 && t != RLX_DT_Q4_K && t != RLX_DT_Q6_K) {   /* element by element */
+        for (rlx_i64 r = ((rlx_i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; r < R;
+             r += ((rlx_i64)gridDim.x * blockDim.x) >> 5) {
+            const unsigned char* row = (const unsigned char*)a.in[0] + r * rb;
+            unsigned short* out = (unsigned short*)a.out + r * K;
+            float amax = 0.0f, s, inv;
+            for (rlx_i64 k = lane; k < K; k += 32) {
+                const float m = fabsf(rlx_dq(t, row + (k / be) * bb, (int)(k % be)));
+                if (m <= 3.402823466e38f) amax = fmaxf(amax, m);   /* finite */
+            }
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, RLX_SHFL_XOR(amax, o));
+            rlx_rows_h_scale(amax, &s, &inv);
+            for (rlx_i64 k = lane; k < K; k += 32) out[k] = rlx_f2h_rn(rlx_dq(t, row + (k / be) * bb, (int)(k % be)) * s);
+            if (lane == 0) ((float*)a.in[1])[r] = inv;
+        }
+        return;
+    }
     const rlx_i64 nw = ((rlx_i64)gridDim.x * blockDim.x) >> 5;
     for (rlx_i64 r = ((rlx_i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; r < R; r += nw) {
         const unsigned char* row = (const unsigned char*)a.in[0] + r * rb;
         uint4* out = (uint4*)((unsigned short*)a.out + r * K);
-        float amax = 0.0f, s, v[32];
-        int e = 14;
+        float amax = 0.0f, s, inv, v[32];
         for (rlx_i64 c = lane; c < nc; c += 32) {
-            rlx_rows_h_chunk(t, row, be, bb, c, vec, v);
+            rlx_qchunk(t, row, c, v);
 #pragma unroll
             for (int i = 0; i < 32; i++) {
                 const float m = fabsf(v[i]);
@@ -293,19 +332,17 @@ extern "C" __global__ void __launch_bounds__(256) rows_h(rlx_kargs a) {
         }
 #pragma unroll
         for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, RLX_SHFL_XOR(amax, o));
-        if (amax > 0.0f) e = ilogbf(amax);
-        e = e < -100 ? -100 : e > 100 ? 100 : e;
-        s = ldexpf(1.0f, 14 - e);
+        rlx_rows_h_scale(amax, &s, &inv);
         for (rlx_i64 c = lane; c < nc; c += 32) {
             unsigned h[16];
-            rlx_rows_h_chunk(t, row, be, bb, c, vec, v);
+            rlx_qchunk(t, row, c, v);
 #pragma unroll
             for (int i = 0; i < 16; i++)
                 h[i] = (unsigned)rlx_f2h_rn(v[2 * i] * s) | ((unsigned)rlx_f2h_rn(v[2 * i + 1] * s) << 16);
 #pragma unroll
             for (int i = 0; i < 4; i++) out[c * 4 + i] = make_uint4(h[4 * i], h[4 * i + 1], h[4 * i + 2], h[4 * i + 3]);
         }
-        if (lane == 0) ((float*)a.in[1])[r] = ldexpf(1.0f, e - 14);
+        if (lane == 0) ((float*)a.in[1])[r] = inv;
     }
 }
 
