@@ -320,6 +320,7 @@ test:
 	  echo "test_onnx_control_vulkan ./$(BUILD)/tests/test_onnx_control vulkan"; \
 	  echo "test_quant_vulkan ./$(BUILD)/tests/test_quant vulkan"; \
 	  echo "test_train_accum_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train_accum"; \
+	  echo "test_train_master_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_train_master"; \
 	  echo "test_autodiff_more_vulkan env RLX_TEST_DEVICE=vulkan ./$(BUILD)/tests/test_autodiff_more"; } | \
 	    bash tests/run_tests.sh $(BUILD)/test.log $(TEST_JOBS); \
 	wait; cat $(BUILD)/compile.out; cat $(BUILD)/compile.log >> $(BUILD)/test.log

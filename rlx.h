@@ -313,13 +313,14 @@
        rlx_optimizer_desc.accumulate = k sums the gradients of k runs (micro-batches) and updates on
        the k-th with their mean; .check_finite makes a run whose loss or gradients hold a NaN or infinity
        leave every param and optimizer state untouched and return RLX_ERROR_NON_FINITE naming the step.
+       rlx_optimizer_desc.master = 1 trains f16/bf16 params on f32 master weights (states, with f32 moments).
        rlx_train_save / rlx_train_load write and read every state of a program (params, optimizer moments,
        step counter) as a safetensors checkpoint (>>trainckpt).
 
    rlx.h does NOT: train through prod or scatter (no gradient rules yet),
    differentiate attention with a fused kernel (its gradient goes through the
    quadratic decomposition), skip the update's compute on the non-final runs of gradient accumulation (a graph
-   has no branches: the update is computed and dropped) or keep f32 master weights for f16 params, build graphs from model files other than ONNX (yet: GGUF and
+   has no branches: the update is computed and dropped), build graphs from model files other than ONNX (yet: GGUF and
    safetensors give weights and metadata), run ONNX loops whose trip count or condition is known only at run
    time, or empty tensors (yet: If, Loop, Scan, RNN, GRU and LSTM are inlined or unrolled while importing; see
    the README's operator table), use BLAS, read big-endian GGUF files, write files larger
@@ -2104,6 +2105,16 @@ typedef struct rlx_optimizer_desc {
        second is RLX_ERROR_DUPLICATE); not yet on a graph with symbolic dims (RLX_ERROR_UNSUPPORTED). */
     int check_finite;
     rlx_tensor loss;     /* with check_finite: the loss (one float element), checked too; optional          */
+    /* 1: f16 and bf16 params train on f32 master weights. Each such param gets an f32 state
+       "<name>.<param>.master"; a step updates it in f32 (with f32 moments "<name>.<param>.m" / "v" /
+       "momentum" and the gradient widened to f32) and writes the param as the master rounded to its dtype, so
+       updates smaller than half a unit of the param's last place accumulate instead of rounding away
+       (gradient accumulation sums in f32 too: "<name>.<param>.grad" is f32). The
+       master in use is the state where it rounds to the param's current value, and the param widened to f32
+       where it does not: no initialisation is needed, and a param set with rlx_set_state (new weights, a
+       checkpoint without masters) restarts from its new value. f32 and f64 params are unchanged by the flag.
+       Checkpoints (rlx_train_save) hold the masters like every state. */
+    int master;
 } rlx_optimizer_desc;
 
 /* Appends one optimizer step for n params (each the handle rlx_state returned: float, rank >= 1) with their
@@ -33170,8 +33181,8 @@ RLXDEF rlx_result rlx_optimizer_step(rlx_graph* g, const rlx_optimizer_desc* des
         }
     }
     if (!rlx__optx_begin(g, &d, pre, n, params, &grads, &ox)) return g->status;   /* accumulate, check_finite */
-    upd = (rlx_tensor*)rlx__calloc(&g->al, sizeof(rlx_tensor) * (size_t)(3 * n + 1));
-    dst = (rlx_tensor*)rlx__calloc(&g->al, sizeof(rlx_tensor) * (size_t)(3 * n + 1));
+    upd = (rlx_tensor*)rlx__calloc(&g->al, sizeof(rlx_tensor) * (size_t)(4 * n + 1));
+    dst = (rlx_tensor*)rlx__calloc(&g->al, sizeof(rlx_tensor) * (size_t)(4 * n + 1));
     if (!upd || !dst) {
         rlx__free(&g->al, upd); rlx__free(&g->al, dst);
         rlx__optx_end(g, ox, 0, NULL, NULL, rlx__T(0), NULL, rlx__T(0));
@@ -33192,16 +33203,25 @@ RLXDEF rlx_result rlx_optimizer_step(rlx_graph* g, const rlx_optimizer_desc* des
         coef = rlx_min(g, coef, rlx_scalar(g, RLX_F32, 1.0));
     }
     for (k = 0; k < n && g->status == RLX_OK; k++) {
-        const rlx__node* np = rlx__N(g, params[k].id);
-        rlx_dtype dt = np->dtype;
+        const rlx__node* np = rlx__N(g, params[k].id);   /* (moves as nodes are added: read it first) */
+        const rlx_dtype pdt = np->dtype;
+        rlx_dtype dt = pdt;
         int rank = np->rank;
         int64_t shp[RLX_MAX_RANK];
         char pname[256];
-        rlx_tensor p = params[k], gk = grads[k], lrk = lr, pn;
+        rlx_tensor p = params[k], gk = grads[k], lrk = lr, pn, ms = rlx__T(0);
 #define RLX__C(t) (dt == RLX_F32 ? (t) : rlx_cast(g, (t), dt))
 #define RLX__S(v) rlx_scalar(g, dt, (v))
         memcpy(shp, np->shape, sizeof shp);
         rlx__strlcpy(pname, sizeof pname, np->name);
+        if (d.master && (dt == RLX_F16 || dt == RLX_BF16)) {   /* f32 master weights (rlx_optimizer_desc.master) */
+            rlx_tensor wide = rlx_cast(g, p, RLX_F32);
+            ms = rlx__opt_state(g, pre, pname, "master", RLX_F32, rank, shp);
+            /* the master where it rounds to the param, else the param itself (first step, a param set anew) */
+            p = rlx_where(g, rlx_eq(g, rlx_cast(g, ms, dt), params[k]), ms, wide);
+            gk = rlx_cast(g, gk, RLX_F32);
+            dt = RLX_F32;
+        }
         lrk = RLX__C(lr);
         if (coef.id) gk = rlx_mul(g, gk, RLX__C(coef));
         if (d.kind == RLX_OPTIMIZER_ADAMW) {
@@ -33231,6 +33251,11 @@ RLXDEF rlx_result rlx_optimizer_step(rlx_graph* g, const rlx_optimizer_desc* des
             int r2 = 0;
             rlx_tensor_info(g, pn, &r2, NULL);
             if (r2 != rank) pn = rlx_reshape(g, pn, rank, shp);
+        }
+        if (ms.id) {   /* the master takes the f32 update, the param its rounding */
+            upd[nw] = pn; dst[nw++] = ms;
+            pn = rlx_cast(g, pn, pdt);
+            p = params[k];
         }
         upd[nw] = pn; dst[nw++] = p;
 #undef RLX__C
@@ -33265,9 +33290,11 @@ static int rlx__optx_begin(rlx_graph* g, const rlx_optimizer_desc* d, const char
     int64_t one = 1;
     int i;
     *out = NULL;
-    if (d->accumulate < 0 || d->accumulate > (1 << 24) || d->check_finite < 0 || d->check_finite > 1) {
-        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rlx_optimizer_step: accumulate %d (need 0 to 16777216) or "
-                  "check_finite %d (need 0 or 1) out of range", d->accumulate, d->check_finite);
+    if (d->accumulate < 0 || d->accumulate > (1 << 24) || d->check_finite < 0 || d->check_finite > 1 ||
+        d->master < 0 || d->master > 1) {
+        rlx__gerr(g, RLX_ERROR_INVALID_ARGUMENT, "rlx_optimizer_step: accumulate %d (need 0 to 16777216), "
+                  "check_finite %d or master %d (need 0 or 1) out of range", d->accumulate, d->check_finite,
+                  d->master);
         return 0;
     }
     if (d->loss.id) {
@@ -33323,8 +33350,9 @@ static int rlx__optx_begin(rlx_graph* g, const rlx_optimizer_desc* d, const char
             char pname[256];
             memcpy(shp, np->shape, sizeof shp);
             rlx__strlcpy(pname, sizeof pname, np->name);
+            if (d->master && (dt == RLX_F16 || dt == RLX_BF16)) dt = RLX_F32;   /* master weights: f32 sums */
             x->acc[i] = rlx__opt_state(g, pre, pname, "grad", dt, np->rank, shp);
-            x->acc[n + i] = rlx_add(g, x->acc[i], gr[i]);
+            x->acc[n + i] = rlx_add(g, x->acc[i], dt == np->dtype ? gr[i] : rlx_cast(g, gr[i], dt));
             x->acc[2 * n + i] = rlx_mul(g, x->acc[n + i], rlx_scalar(g, dt, 1.0 / (double)x->k));
         }
         x->gate = rlx_ge(g, x->check ? rlx_where(g, x->ok, x->micro1, x->micro) : x->micro1,
