@@ -13,6 +13,10 @@
    Build: cc -O3 -I. bench/train.c -o build/bench/train -lm -lpthread -ldl
    Usage: build/bench/train [SECONDS per measurement, default 1]   (run from the repository root)
    Environment: RLX_BENCH_PROFILE=1 prints the top steps of rlx's training steps (2 threads).
+   RLX_BENCH_DEVICE=cuda|vulkan|hip runs rlx's side on that GPU (one row per model, no CPU fallback) and the peer
+   with PyTorch on CUDA (eager, the loss read each step as rlx does), where torch finds one; then it also prints
+   the memory: rlx's plan (per-run arena, kernel workspace, params and optimizer states, their sum) against
+   torch.cuda.max_memory_allocated over the peer's run (params, gradients, optimizer states, activations).
 */
 #if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* clock_gettime and popen under -std=c99 */
@@ -43,6 +47,8 @@
 #define TNP (2 + 12 * TL + 3)
 
 static double budget_s = 1.0;
+static rlx_device bench_dev = RLX_DEVICE_CPU;
+static const char* bench_dev_name = "cpu";
 
 static double now_s(void) {
     struct timespec ts;
@@ -80,7 +86,8 @@ static rlx_program* compile(rlx_graph* g, int threads) {
     rlx_compile_desc cd;
     rlx_program* p = NULL;
     memset(&cd, 0, sizeof cd);
-    cd.device = RLX_DEVICE_CPU;
+    cd.device = bench_dev;
+    if (bench_dev != RLX_DEVICE_CPU) cd.flags = RLX_COMPILE_NO_FALLBACK;
     cd.num_threads = threads;
     if (rlx_compile(g, &cd, &p) != RLX_OK) {
         fprintf(stderr, "compile: %s\n", rlx_graph_error(g));
@@ -204,19 +211,22 @@ static double time_rlx(rlx_program* p) {
     return reps[1];
 }
 
-/* the PyTorch peer's median steps/s, or 0 (with *why) where it cannot run */
-static double time_torch(const char* model, int threads, char* why, size_t cap) {
+/* the PyTorch peer's median steps/s, or 0 (with *why) where it cannot run; on a GPU also its peak bytes */
+static double time_torch(const char* model, int threads, char* why, size_t cap, double* peak) {
     const char* py = getenv("RLX_BENCH_PYTHON");
     char cmd[512], line[256];
     FILE* f;
     double v = 0;
-    snprintf(cmd, sizeof cmd, "%s bench/train_torch.py %s %d %g 2>/dev/null", py && *py ? py : "/usr/bin/python3",
-             model, threads, budget_s);
-    snprintf(why, cap, "python3-torch not found");
+    snprintf(cmd, sizeof cmd, "%s bench/train_torch.py %s %d %g %s 2>/dev/null", py && *py ? py : "/usr/bin/python3",
+             model, threads, budget_s, bench_dev == RLX_DEVICE_CPU ? "cpu" : "cuda");
+    snprintf(why, cap, bench_dev == RLX_DEVICE_CPU ? "python3-torch not found" : "PyTorch with CUDA not found");
+    *peak = 0;
     f = popen(cmd, "r");
     if (!f) return 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "steps/s %lf", &v) == 1) break;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "steps/s %lf", &v) == 1) continue;
+        if (sscanf(line, "peak_bytes %lf", peak) == 1) continue;
+    }
     pclose(f);
     return v;
 }
@@ -224,20 +234,36 @@ static double time_torch(const char* model, int threads, char* why, size_t cap) 
 int main(int argc, char** argv) {
     static const char* models[2] = {"mlp", "transformer"};
     const char* prof = getenv("RLX_BENCH_PROFILE");
+    const char* dv = getenv("RLX_BENCH_DEVICE");
     int m, t;
     if (argc > 1) budget_s = atof(argv[1]);
     if (!(budget_s > 0)) budget_s = 1.0;
-    printf("training steps/s on the CPU, AdamW + clipping, median of 3 x %.1f s (ratio > 1: rlx is faster)\n", budget_s);
+    if (dv && *dv) {
+        bench_dev = !strcmp(dv, "cuda") ? RLX_DEVICE_CUDA : !strcmp(dv, "vulkan") ? RLX_DEVICE_VULKAN
+                  : !strcmp(dv, "hip") ? RLX_DEVICE_HIP : RLX_DEVICE_CPU;
+        bench_dev_name = rlx_device_name(bench_dev);
+    }
+    printf("training steps/s on %s, AdamW + clipping, median of 3 x %.1f s (ratio > 1: rlx is faster)\n",
+           bench_dev == RLX_DEVICE_CPU ? "the CPU" : bench_dev_name, budget_s);
     printf("%-12s %7s %12s %12s %8s\n", "model", "threads", "rlx", "torch", "rlx/torch");
     for (m = 0; m < 2; m++)
-        for (t = 1; t <= 2; t++) {
+        for (t = 1; t <= (bench_dev == RLX_DEVICE_CPU ? 2 : 1); t++) {
             rlx_program* p = m == 0 ? build_mlp(t) : build_transformer(t);
-            double a = time_rlx(p), b;
+            double a = time_rlx(p), b, peak = 0;
             char why[128], tb[32];
-            b = time_torch(models[m], t, why, sizeof why);
+            b = time_torch(models[m], t, why, sizeof why, &peak);
             if (b > 0) snprintf(tb, sizeof tb, "%12.2f", b); else snprintf(tb, sizeof tb, "%12s", "skipped");
             if (b > 0) printf("%-12s %7d %12.2f %s %8.2f\n", models[m], t, a, tb, a / b);
             else printf("%-12s %7d %12.2f %s %8s  (%s)\n", models[m], t, a, tb, "-", why);
+            if (bench_dev != RLX_DEVICE_CPU) {
+                rlx_plan_info pi;
+                if (rlx_program_plan(p, &pi) == RLX_OK)
+                    printf("  memory: rlx arena %.2f MB + workspace %.2f + params %.2f + states %.2f = %.2f MB; "
+                           "torch peak allocated %.2f MB\n", pi.arena_bytes / 1e6, pi.workspace_bytes / 1e6,
+                           pi.weight_bytes / 1e6, pi.state_bytes / 1e6,
+                           (double)(pi.arena_bytes + pi.workspace_bytes + pi.weight_bytes + pi.state_bytes) / 1e6,
+                           peak / 1e6);
+            }
             fflush(stdout);
             if (prof && *prof && prof[0] != '0' && t == 2) {
                 char* buf = (char*)malloc(1 << 16);

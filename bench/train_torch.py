@@ -1,8 +1,10 @@
 # train_torch.py - the PyTorch CPU peer of bench/train.c: training steps/s of the same models, same shapes,
 # same optimizer (AdamW, weight decay 0.01, clipping by the global norm 1.0), same thread count.
 #
-# Usage: python3 bench/train_torch.py mlp|transformer THREADS SECONDS
-# Prints one line: "steps/s MEDIAN REP1 REP2 REP3" (three repetitions of SECONDS each after a warm-up).
+# Usage: python3 bench/train_torch.py mlp|transformer THREADS SECONDS [cpu|cuda]
+# Prints one line: "steps/s MEDIAN REP1 REP2 REP3" (three repetitions of SECONDS each after a warm-up); on cuda
+# also "peak_bytes N" (torch.cuda.max_memory_allocated over the whole run: params, gradients, AdamW states and
+# activations). Exits without output where the device is missing.
 # The shapes must stay those of bench/train.c.
 import sys
 import time
@@ -14,6 +16,9 @@ MLP = dict(batch=128, nin=784, nhid=256, ncls=10)
 TF = dict(batch=16, ctx=64, d=128, heads=4, layers=2, ff=512, vocab=96)
 
 
+DEV = "cpu"
+
+
 def mlp_model():
     torch.manual_seed(0)
     p = dict(
@@ -22,10 +27,9 @@ def mlp_model():
         w2=torch.randn(MLP["nhid"], MLP["ncls"]) * 0.05,
         b2=torch.zeros(MLP["ncls"]),
     )
-    for t in p.values():
-        t.requires_grad_(True)
-    x = torch.rand(MLP["batch"], MLP["nin"])
-    y = torch.randint(0, MLP["ncls"], (MLP["batch"],))
+    p = {k: t.to(DEV).requires_grad_(True) for k, t in p.items()}
+    x = torch.rand(MLP["batch"], MLP["nin"]).to(DEV)
+    y = torch.randint(0, MLP["ncls"], (MLP["batch"],)).to(DEV)
 
     def loss_fn():
         h = torch.relu(x @ p["w1"] + p["b1"])
@@ -41,6 +45,7 @@ def tf_model():
 
     def P(*shape, std=0.02, fill=None):
         t = torch.full(shape, fill) if fill is not None else torch.randn(*shape) * std
+        t = t.to(DEV)
         t.requires_grad_(True)
         ps.append(t)
         return t
@@ -53,9 +58,9 @@ def tf_model():
                            c2=P(d, fill=0.0)))
     gf, bf, head = P(d, fill=1.0), P(d, fill=0.0), P(d, v)
     B, H = TF["batch"], TF["heads"]
-    tokens = torch.randint(0, v, (B, c))
-    targets = torch.randint(0, v, (B, c))
-    mask = torch.triu(torch.full((c, c), float("-inf")), diagonal=1)
+    tokens = torch.randint(0, v, (B, c)).to(DEV)
+    targets = torch.randint(0, v, (B, c)).to(DEV)
+    mask = torch.triu(torch.full((c, c), float("-inf")), diagonal=1).to(DEV)
 
     def heads(t):
         return t.view(B, c, H, d // H).transpose(1, 2)
@@ -76,7 +81,11 @@ def tf_model():
 
 
 def main():
+    global DEV
     which, threads, seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+    DEV = sys.argv[4] if len(sys.argv) > 4 else "cpu"
+    if DEV == "cuda" and not torch.cuda.is_available():
+        return
     torch.set_num_threads(threads)
     params, loss_fn = mlp_model() if which == "mlp" else tf_model()
     opt = torch.optim.AdamW(params, lr=1e-3, weight_decay=0.01)
@@ -102,6 +111,8 @@ def main():
                 break
         reps.append(n / t)
     print("steps/s %.3f %s" % (sorted(reps)[1], " ".join("%.3f" % r for r in reps)))
+    if DEV == "cuda":
+        print("peak_bytes %d" % torch.cuda.max_memory_allocated())
 
 
 if __name__ == "__main__":
